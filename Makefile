@@ -1,0 +1,40 @@
+# The two commands a new user needs: `make demo` and `make test`. Both install what is missing
+# (scripts/setup), build the release preset into build/, then run.
+JOBS ?= $(shell nproc)
+FUZZ_SECONDS ?= 60
+
+.PHONY: all setup build test demo debug-test fuzz bench format clean
+
+all: build
+
+setup:
+	@bash scripts/setup
+
+build: setup
+	@cmake --preset release >/dev/null
+	@cmake --build --preset release -j $(JOBS)
+
+test: build
+	@ctest --preset release -j $(JOBS)
+
+demo: build
+	@bash scripts/demo
+
+debug-test: setup
+	@cmake --preset debug >/dev/null
+	@cmake --build --preset debug -j $(JOBS)
+	@ctest --preset debug -j $(JOBS) -E 'interop|compat'
+
+fuzz: setup
+	@cmake --preset fuzz >/dev/null
+	@cmake --build --preset fuzz -j $(JOBS)
+	@bash scripts/run_fuzzers build-fuzz $(FUZZ_SECONDS)
+
+bench: build
+	@bash scripts/run_benchmarks build
+
+format:
+	@find src include tools test bench -name '*.h' -o -name '*.cc' | xargs clang-format -i
+
+clean:
+	rm -rf build build-debug build-fuzz

@@ -1,0 +1,14 @@
+# silt_add_test(NAME name SOURCES a_test.cc ... LIBS silt_x ...)
+# Builds one GoogleTest binary and registers it with CTest. Tests find the shared data through
+# SILT_SHARED_DIR and the silt binary through SILT_BINARY.
+function(silt_add_test)
+  cmake_parse_arguments(T "" "NAME;TIMEOUT" "SOURCES;LIBS" ${ARGN})
+  add_executable(${T_NAME} ${T_SOURCES})
+  target_link_libraries(${T_NAME} PRIVATE ${T_LIBS} GTest::gtest GTest::gmock GTest::gtest_main silt_flags)
+  add_test(NAME ${T_NAME} COMMAND ${T_NAME})
+  if(NOT T_TIMEOUT)
+    set(T_TIMEOUT 600)
+  endif()
+  set_tests_properties(${T_NAME} PROPERTIES TIMEOUT ${T_TIMEOUT}
+    ENVIRONMENT "SILT_SHARED_DIR=${SILT_SHARED_DIR};SILT_BINARY=$<TARGET_FILE:silt>")
+endfunction()

@@ -1,0 +1,111 @@
+#include "silt/error.h"
+
+#include <array>
+
+#include "silt/base/check.h"
+#include "silt/base/error_class.h"
+
+namespace silt {
+namespace {
+
+constexpr std::array<ErrorClassInfo, static_cast<size_t>(ErrorClass::kCount)> kRegistry = {{
+#define SILT_ERROR_CLASS(name, sqlstate, category, message) \
+  {#name, sqlstate, ErrorCategory::category, message},
+#include "silt/base/error_classes.def"
+#undef SILT_ERROR_CLASS
+}};
+
+}  // namespace
+
+std::string_view ErrorCategoryName(ErrorCategory category) {
+  switch (category) {
+    case ErrorCategory::kUser: return "user";
+    case ErrorCategory::kConcurrentModification: return "concurrent_modification";
+    case ErrorCategory::kIo: return "io";
+    case ErrorCategory::kCorruption: return "corruption";
+    case ErrorCategory::kUnsupported: return "unsupported";
+    case ErrorCategory::kInternal: return "internal";
+  }
+  return "internal";
+}
+
+const ErrorClassInfo& GetErrorClassInfo(ErrorClassId id) {
+  if (id >= kRegistry.size()) return kRegistry[static_cast<size_t>(ErrorClass::INTERNAL_ERROR)];
+  return kRegistry[id];
+}
+
+ErrorClass FindErrorClass(std::string_view name) {
+  for (size_t i = 0; i < kRegistry.size(); ++i) {
+    if (kRegistry[i].name == name) return static_cast<ErrorClass>(i);
+  }
+  return ErrorClass::kCount;
+}
+
+Error::Error(ErrorClassId id, std::initializer_list<ErrorParam> params) : id_(id) {
+  Render(params.begin(), params.size());
+}
+
+Error::Error(ErrorClassId id, const std::vector<ErrorParam>& params) : id_(id) {
+  Render(params.data(), params.size());
+}
+
+void Error::Render(const ErrorParam* params, size_t count) {
+  std::string_view tmpl = GetErrorClassInfo(id_).message_template;
+  message_.reserve(tmpl.size() + 32);
+  size_t i = 0;
+  while (i < tmpl.size()) {
+    if (tmpl[i] == '<') {
+      size_t close = tmpl.find('>', i + 1);
+      if (close != std::string_view::npos) {
+        std::string_view name = tmpl.substr(i + 1, close - i - 1);
+        const ErrorParam* found = nullptr;
+        for (size_t p = 0; p < count; ++p) {
+          if (params[p].name == name) found = &params[p];
+        }
+        if (found != nullptr) {
+          message_ += found->value;
+          i = close + 1;
+          continue;
+        }
+      }
+    }
+    message_ += tmpl[i++];
+  }
+  RebuildFull();
+}
+
+void Error::RebuildFull() {
+  full_.clear();
+  full_ += '[';
+  full_ += error_class();
+  full_ += "] ";
+  full_ += message_;
+  if (!context_.empty()) {
+    full_ += " (";
+    full_ += context_;
+    full_ += ')';
+  }
+}
+
+std::string_view Error::error_class() const { return GetErrorClassInfo(id_).name; }
+std::string_view Error::sqlstate() const { return GetErrorClassInfo(id_).sqlstate; }
+ErrorCategory Error::category() const { return GetErrorClassInfo(id_).category; }
+
+Error Error::WithContext(std::string_view more) const {
+  Error copy = *this;
+  if (!copy.context_.empty()) copy.context_ += "; ";
+  copy.context_ += more;
+  copy.RebuildFull();
+  return copy;
+}
+
+namespace internal {
+void ThrowCheckFailure(const char* condition, const char* file, int line,
+                       const std::string& message) {
+  std::string text = std::string(message) + " (check '" + condition + "' failed at " + file + ":" +
+                     std::to_string(line) + ")";
+  throw MakeError(ErrorClass::INTERNAL_ERROR, {{"message", text}});
+}
+}  // namespace internal
+
+}  // namespace silt

@@ -1,0 +1,78 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "silt/io/file_system.h"
+#include "silt/parquet/metadata.h"
+#include "silt/vector/batch.h"
+
+namespace silt {
+class ThreadPool;
+}
+
+namespace silt::parquet {
+
+/// A literal for statistics-based row-group skipping, in the column's silt type: integers, dates
+/// (days) and timestamps (µs) as int_value, floats as double_value, decimals as the unscaled
+/// decimal_value, strings and binary as string_value (byte-wise order).
+struct StatsLiteral {
+  std::optional<int64_t> int_value;
+  std::optional<double> double_value;
+  std::optional<Decimal128> decimal_value;
+  std::optional<std::string> string_value;
+};
+
+/// `column op literal` on one top-level primitive column; a row group is skipped only when its
+/// statistics prove no row can satisfy the predicate.
+struct ColumnPredicate {
+  enum class Op { kEqual, kLess, kLessOrEqual, kGreater, kGreaterOrEqual, kIsNull, kIsNotNull };
+  std::string column;
+  Op op = Op::kEqual;
+  StatsLiteral literal;  // unused for kIsNull / kIsNotNull
+};
+
+struct ReadOptions {
+  /// Top-level columns to read, by name, in this order; empty = every column.
+  std::vector<std::string> columns;
+  /// Alternatively, top-level columns by Parquet field id (used when `columns` is empty).
+  std::vector<int32_t> field_ids;
+  /// Row groups to read; empty = all (after predicate skipping).
+  std::vector<int> row_groups;
+  /// Conjunction of predicates used to skip row groups.
+  std::vector<ColumnPredicate> predicates;
+  /// Pool for parallel decoding across row groups and columns; nullptr = ThreadPool::Default().
+  ThreadPool* pool = nullptr;
+  /// Upper bound of parallel tasks; 1 decodes on the calling thread only.
+  size_t max_parallelism = 0;
+};
+
+/// Reads one Parquet file into silt batches (one per row group). The file's schema is mapped
+/// to silt types the way Spark reads it (see docs/format/parquet.md). Thread-safe after Open.
+class FileReader {
+ public:
+  /// Reads and validates the footer. `path` is used in error messages. Throws
+  /// PARQUET_CORRUPT_FILE for anything malformed, PARQUET_UNSUPPORTED_FEATURE for what silt
+  /// cannot read.
+  static std::unique_ptr<FileReader> Open(std::shared_ptr<io::RandomAccessFile> file);
+  static std::unique_ptr<FileReader> Open(io::FileSystem& fs, const std::string& path);
+  virtual ~FileReader() = default;
+
+  virtual const FileMetaData& metadata() const = 0;
+  /// The file's columns as a silt schema (field ids in field metadata "parquet.field.id").
+  virtual const Schema& schema() const = 0;
+  virtual int64_t num_rows() const = 0;
+  virtual int num_row_groups() const = 0;
+
+  /// The row groups `options` selects, after skipping by statistics.
+  virtual std::vector<int> SelectRowGroups(const ReadOptions& options) const = 0;
+  /// Reads all rows of row group `index` with the projected columns.
+  virtual Batch ReadRowGroup(int index, const ReadOptions& options) const = 0;
+  /// Reads every selected row group (in parallel), in file order.
+  virtual std::vector<Batch> Read(const ReadOptions& options = {}) const = 0;
+};
+
+}  // namespace silt::parquet

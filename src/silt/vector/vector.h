@@ -1,0 +1,202 @@
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "silt/types/data_type.h"
+
+namespace silt {
+
+/// Decimal values: unscaled 128-bit two's complement integers (Arrow decimal128 layout).
+using Decimal128 = __int128;
+
+/// An owned, 64-byte aligned, growable byte buffer. Not thread-safe while being written;
+/// immutable (and so shareable) once a Vector refers to it.
+class Buffer {
+ public:
+  /// A buffer of `size` bytes (zeroed when `zero`), with room for at least `capacity` bytes.
+  static std::shared_ptr<Buffer> Allocate(size_t size, bool zero = false, size_t capacity = 0);
+  ~Buffer();
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+
+  uint8_t* data() { return data_; }
+  const uint8_t* data() const { return data_; }
+  template <typename T>
+  T* as() { return reinterpret_cast<T*>(data_); }
+  template <typename T>
+  const T* as() const { return reinterpret_cast<const T*>(data_); }
+  size_t size() const { return size_; }
+  size_t capacity() const { return capacity_; }
+  /// Grows or shrinks to `size` bytes, keeping the content; new bytes are zeroed when `zero`.
+  void Resize(size_t size, bool zero = false);
+  /// Ensures room for `capacity` bytes without changing the size.
+  void Reserve(size_t capacity);
+  /// Appends `length` bytes.
+  void Append(const void* bytes, size_t length) {
+    if (size_ + length > capacity_) Reserve(GrowTo(size_ + length));
+    std::memcpy(data_ + size_, bytes, length);
+    size_ += length;
+  }
+
+ private:
+  Buffer() = default;
+  size_t GrowTo(size_t needed) const { return needed > capacity_ * 2 ? needed : capacity_ * 2; }
+
+  uint8_t* data_ = nullptr;
+  size_t size_ = 0;
+  size_t capacity_ = 0;
+};
+using BufferPtr = std::shared_ptr<Buffer>;
+
+class Vector;
+using VectorPtr = std::shared_ptr<const Vector>;
+
+/// An immutable column of values in the Arrow memory layout:
+///  - buffer(0): validity bitmap (LSB first; bit set = valid). May be null: every value valid.
+///  - fixed width (bool bit-packed, int8..int64, float, double, decimal128, date32, timestamps):
+///    buffer(1) holds the values.
+///  - string, binary: buffer(1) holds length+1 int32 offsets, buffer(2) the bytes.
+///  - list, map: buffer(1) holds length+1 int32 offsets into child(0) (for map a struct of
+///    "key" and "value").
+///  - struct: no value buffer; one child per field, each of the struct's length.
+///  - null type: no buffers; every value is NULL.
+/// `offset` is the logical start into the buffers (Arrow's slicing); children are not sliced by
+/// a struct slice either: child values are read at offset + i as in Arrow.
+/// Thread-safe for concurrent reads.
+class Vector {
+ public:
+  /// Wraps buffers in a vector. `null_count` may be -1 to have it computed from the bitmap.
+  static VectorPtr Make(DataTypePtr type, int64_t length, std::vector<BufferPtr> buffers,
+                        std::vector<VectorPtr> children = {}, int64_t null_count = -1,
+                        int64_t offset = 0);
+  /// A vector of `length` NULLs of any type.
+  static VectorPtr MakeAllNull(DataTypePtr type, int64_t length);
+
+  const DataTypePtr& type() const { return type_; }
+  TypeId type_id() const { return type_->id(); }
+  int64_t length() const { return length_; }
+  int64_t offset() const { return offset_; }
+  int64_t null_count() const { return null_count_; }
+  const std::vector<BufferPtr>& buffers() const { return buffers_; }
+  const BufferPtr& buffer(size_t i) const { return buffers_[i]; }
+  const std::vector<VectorPtr>& children() const { return children_; }
+  const VectorPtr& child(size_t i) const { return children_[i]; }
+
+  bool IsValid(int64_t i) const {
+    if (type_->id() == TypeId::kNull) return false;
+    if (null_count_ == 0 || !buffers_[0]) return true;
+    int64_t bit = offset_ + i;
+    return (buffers_[0]->data()[bit >> 3] >> (bit & 7)) & 1;
+  }
+  bool IsNull(int64_t i) const { return !IsValid(i); }
+
+  /// Fixed-width values, already advanced by offset(): `values<int64_t>()[i]` is row i.
+  template <typename T>
+  const T* values() const {
+    return buffers_[1]->as<T>() + offset_;
+  }
+  bool GetBool(int64_t i) const {
+    int64_t bit = offset_ + i;
+    return (buffers_[1]->data()[bit >> 3] >> (bit & 7)) & 1;
+  }
+  /// String or binary value of row i (unspecified content for NULL rows).
+  std::string_view GetString(int64_t i) const {
+    const int32_t* offsets = buffers_[1]->as<int32_t>() + offset_;
+    return std::string_view(reinterpret_cast<const char*>(buffers_[2]->data()) + offsets[i],
+                            static_cast<size_t>(offsets[i + 1] - offsets[i]));
+  }
+  /// List or map: the child range of row i is [ListStart(i), ListStart(i) + ListLength(i)).
+  int32_t ListStart(int64_t i) const { return buffers_[1]->as<int32_t>()[offset_ + i]; }
+  int32_t ListLength(int64_t i) const {
+    const int32_t* offsets = buffers_[1]->as<int32_t>() + offset_;
+    return offsets[i + 1] - offsets[i];
+  }
+
+  /// A zero-copy view of rows [offset, offset + length).
+  VectorPtr Slice(int64_t offset, int64_t length) const;
+
+  /// Deep value equality (types, nulls and values; float NaN equals NaN). For tests and checks.
+  bool Equals(const Vector& other) const;
+
+  /// Row i as Spark prints it inside show(): NULL as "NULL", strings raw, binary as
+  /// "[01 FF]", decimals with their scale, dates "2024-01-31", timestamps
+  /// "2024-01-31 12:00:00" (fraction only when non-zero, UTC), doubles as Java's
+  /// Double.toString, arrays "[1, 2]", structs "{1, a}", maps "{k -> v}".
+  std::string ValueToString(int64_t i) const;
+
+  Vector(DataTypePtr type, int64_t length, int64_t offset, int64_t null_count,
+         std::vector<BufferPtr> buffers, std::vector<VectorPtr> children)
+      : type_(std::move(type)),
+        length_(length),
+        offset_(offset),
+        null_count_(null_count),
+        buffers_(std::move(buffers)),
+        children_(std::move(children)) {}
+
+ private:
+  DataTypePtr type_;
+  int64_t length_;
+  int64_t offset_;
+  int64_t null_count_;
+  std::vector<BufferPtr> buffers_;
+  std::vector<VectorPtr> children_;
+};
+
+/// Appends values of one type and produces a Vector. Nested types have child builders:
+///  - struct: append each field's value to child(i), then AppendStruct() (or AppendNull(),
+///    which also appends a NULL to every child so lengths stay aligned);
+///  - list/map: append the row's elements to child(0) (map: to the entries struct's key and value
+///    children, then child(0).AppendStruct()), then FinishList(); AppendNull() adds a NULL row.
+/// Not thread-safe.
+class VectorBuilder {
+ public:
+  explicit VectorBuilder(DataTypePtr type, int64_t capacity_hint = 0);
+  ~VectorBuilder();
+  VectorBuilder(const VectorBuilder&) = delete;
+  VectorBuilder& operator=(const VectorBuilder&) = delete;
+
+  const DataTypePtr& type() const { return type_; }
+  int64_t length() const { return length_; }
+
+  void AppendNull();
+  void AppendBool(bool value);
+  /// Integers, dates (days) and timestamps (µs); stored at the type's width.
+  void AppendInt(int64_t value);
+  void AppendFloat(float value);
+  void AppendDouble(double value);
+  /// The unscaled value of a decimal.
+  void AppendDecimal(Decimal128 unscaled);
+  /// String or binary bytes.
+  void AppendString(std::string_view value);
+  /// Struct: the children already hold this row's values.
+  void AppendStruct();
+  /// List/map: closes a row holding the child values appended since the previous row.
+  void FinishList();
+  /// Copies row `row` of `source` (same type; nested values deeply).
+  void AppendFrom(const Vector& source, int64_t row);
+  /// Copies rows [start, start + count) of `source`.
+  void AppendRange(const Vector& source, int64_t start, int64_t count);
+
+  VectorBuilder& child(size_t i) { return *children_[i]; }
+
+  /// Returns the built vector and resets the builder to empty.
+  VectorPtr Finish();
+
+ private:
+  void AppendValidity(bool valid);
+
+  DataTypePtr type_;
+  int64_t length_ = 0;
+  int64_t null_count_ = 0;
+  BufferPtr validity_;
+  BufferPtr values_;  // values, or offsets for string/binary/list/map
+  BufferPtr data_;    // string/binary bytes
+  std::vector<std::unique_ptr<VectorBuilder>> children_;
+};
+
+}  // namespace silt
