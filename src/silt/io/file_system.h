@@ -70,12 +70,20 @@ class FileSystem {
  public:
   virtual ~FileSystem() = default;
 
-  /// Returns the entry at `path`, or nullopt when nothing is there.
+  /// Returns the entry at `path`, or nullopt when nothing is there. A folder is reported with
+  /// `is_directory`, size 0 (its modification time is backend-specific). Throws IO_ERROR when the
+  /// storage cannot answer.
   virtual std::optional<FileInfo> Stat(const std::string& path) = 0;
 
   /// Lists the entries directly inside folder `dir` (or, with `recursive`, every file below it,
   /// without folder entries), sorted by path in byte order, keeping only paths greater than
-  /// `start_after` when it is not empty. A missing folder lists as empty.
+  /// `start_after` when it is not empty. A missing folder (or a file) lists as empty.
+  ///
+  /// Returned paths are `JoinPath(dir, relative name)`, e.g.
+  /// "t/_delta_log/00000000000000000003.json" for `dir` "t/_delta_log" or "t/_delta_log/".
+  /// `start_after` may be written either the same way (a full path beginning with `dir` + '/') or
+  /// relative to `dir` ("00000000000000000003.json"); both mean the same bound. Throws IO_ERROR
+  /// when the folder exists but cannot be read.
   virtual std::vector<FileInfo> List(const std::string& dir, const std::string& start_after = "",
                                      bool recursive = false) = 0;
 
