@@ -46,6 +46,8 @@ struct Field {
 
   /// The raw JSON value of metadata `key`, or nullptr.
   const std::string* FindMetadata(std::string_view key) const;
+  /// Equality of name, type (deep), nullability and metadata (unlike DataType::Equals, which
+  /// ignores metadata).
   bool operator==(const Field& other) const;
 };
 
@@ -71,7 +73,7 @@ class DataType {
   bool is_nested() const {
     return id_ == TypeId::kStruct || id_ == TypeId::kList || id_ == TypeId::kMap;
   }
-  /// Index of the struct field named `name` (exact match), or -1.
+  /// Index of the struct field named `name` (exact match), or -1 (also for non-struct types).
   int FieldIndex(std::string_view name) const;
 
   /// Deep equality of types, nullability and field names (metadata ignored).
@@ -98,7 +100,9 @@ class DataType {
   std::vector<Field> fields_;
 };
 
-// Factories. Primitive types are shared singletons.
+// Factories. Primitive types are shared singletons (thread-safe). The nested factories throw
+// INTERNAL_ERROR for a null child type. Map keys are never nullable (the "key" field has
+// nullable = false).
 DataTypePtr NullType();
 DataTypePtr BooleanType();
 DataTypePtr ByteType();
@@ -132,7 +136,12 @@ class Schema {
   int FieldIndex(std::string_view name, bool case_sensitive = true) const;
   /// This schema as a struct type.
   DataTypePtr AsStruct() const;
+  /// Throws DELTA_DUPLICATE_COLUMNS_FOUND when two fields of the schema, or of any struct nested
+  /// in it (also inside arrays and maps), have names that are equal ignoring ASCII case: Delta
+  /// requires unique column names case-insensitively.
+  void CheckNoDuplicateNames() const;
 
+  /// Equality of names, types and nullability; metadata ignored, as in DataType::Equals.
   bool Equals(const Schema& other) const;
   bool operator==(const Schema& other) const { return Equals(other); }
 

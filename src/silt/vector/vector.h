@@ -19,6 +19,8 @@ using Decimal128 = __int128;
 class Buffer {
  public:
   /// A buffer of `size` bytes (zeroed when `zero`), with room for at least `capacity` bytes.
+  /// The memory is 64-byte aligned and data() is never null, even for an empty buffer. Throws
+  /// std::bad_alloc when memory runs out.
   static std::shared_ptr<Buffer> Allocate(size_t size, bool zero = false, size_t capacity = 0);
   ~Buffer();
   Buffer(const Buffer&) = delete;
@@ -27,12 +29,17 @@ class Buffer {
   uint8_t* data() { return data_; }
   const uint8_t* data() const { return data_; }
   template <typename T>
-  T* as() { return reinterpret_cast<T*>(data_); }
+  T* as() {
+    return reinterpret_cast<T*>(data_);
+  }
   template <typename T>
-  const T* as() const { return reinterpret_cast<const T*>(data_); }
+  const T* as() const {
+    return reinterpret_cast<const T*>(data_);
+  }
   size_t size() const { return size_; }
   size_t capacity() const { return capacity_; }
   /// Grows or shrinks to `size` bytes, keeping the content; new bytes are zeroed when `zero`.
+  /// Growth is amortised (capacity at least doubles), so appending n bytes costs O(n).
   void Resize(size_t size, bool zero = false);
   /// Ensures room for `capacity` bytes without changing the size.
   void Reserve(size_t capacity);
@@ -70,11 +77,15 @@ using VectorPtr = std::shared_ptr<const Vector>;
 /// Thread-safe for concurrent reads.
 class Vector {
  public:
-  /// Wraps buffers in a vector. `null_count` may be -1 to have it computed from the bitmap.
+  /// Wraps buffers in a vector. `null_count` may be -1 to have it computed from the bitmap
+  /// (without a bitmap it is 0; for the null type always `length`). Checks the layout: buffer
+  /// count and sizes for offset + length rows, offsets within the data or child, child types and
+  /// lengths; a mismatch is a bug in the caller and throws INTERNAL_ERROR.
   static VectorPtr Make(DataTypePtr type, int64_t length, std::vector<BufferPtr> buffers,
                         std::vector<VectorPtr> children = {}, int64_t null_count = -1,
                         int64_t offset = 0);
-  /// A vector of `length` NULLs of any type.
+  /// A vector of `length` NULLs of any type (with zeroed value buffers and, for structs, all-NULL
+  /// children of the same length).
   static VectorPtr MakeAllNull(DataTypePtr type, int64_t length);
 
   const DataTypePtr& type() const { return type_; }
@@ -117,16 +128,25 @@ class Vector {
     return offsets[i + 1] - offsets[i];
   }
 
-  /// A zero-copy view of rows [offset, offset + length).
+  /// A zero-copy view of rows [offset, offset + length). Throws INTERNAL_ERROR when the range
+  /// is not inside the vector.
   VectorPtr Slice(int64_t offset, int64_t length) const;
+
+  /// Struct only: field `i` as a vector aligned with this struct's rows (row r of the result is
+  /// the field of row r), i.e. child(i) sliced by this vector's offset and length. Zero-copy.
+  VectorPtr StructField(size_t i) const;
 
   /// Deep value equality (types, nulls and values; float NaN equals NaN). For tests and checks.
   bool Equals(const Vector& other) const;
+  /// Deep equality of row i of this vector and row j of `other` (of an equal type).
+  bool RowEquals(int64_t i, const Vector& other, int64_t j) const;
 
-  /// Row i as Spark prints it inside show(): NULL as "NULL", strings raw, binary as
-  /// "[01 FF]", decimals with their scale, dates "2024-01-31", timestamps
-  /// "2024-01-31 12:00:00" (fraction only when non-zero, UTC), doubles as Java's
-  /// Double.toString, arrays "[1, 2]", structs "{1, a}", maps "{k -> v}".
+  /// Row i as Spark prints it inside show(): NULL as "NULL" (also inside nested values),
+  /// booleans "true"/"false", strings raw, binary as "[01 FF]", decimals with exactly `scale`
+  /// fraction digits ("1.50"), dates "2024-01-31", timestamps and timestamp_ntz
+  /// "2024-01-31 12:00:00.5" (fraction only when non-zero, trailing zeros trimmed, UTC),
+  /// floats/doubles as Java's Float/Double.toString ("1.0", "1.0E-4", "NaN"), arrays
+  /// "[1, 2, NULL]", structs "{1, a}", maps "{a -> 1, b -> 2}". See value_text.h.
   std::string ValueToString(int64_t i) const;
 
   Vector(DataTypePtr type, int64_t length, int64_t offset, int64_t null_count,
@@ -163,28 +183,43 @@ class VectorBuilder {
   const DataTypePtr& type() const { return type_; }
   int64_t length() const { return length_; }
 
+  /// Appending a value of the wrong kind (AppendString to a bigint builder, anything but
+  /// AppendNull to a void builder, ...) throws VECTOR_TYPE_MISMATCH and appends nothing.
+
   void AppendNull();
+  /// Appends `count` NULLs (as `count` AppendNull() calls, in bulk for flat types).
+  void AppendNulls(int64_t count);
+  /// Fixed-width types only (not boolean): appends `count` valid values copied from `values`,
+  /// which holds count * type()->FixedWidth() bytes in the vector's layout (int8..int64, float,
+  /// double, int32 days, int64 µs, 16-byte decimals). For decoders that produce runs of values.
+  void AppendValues(const void* values, int64_t count);
   void AppendBool(bool value);
-  /// Integers, dates (days) and timestamps (µs); stored at the type's width.
+  /// Integers, dates (days) and timestamps (µs); stored at the type's width. A value outside
+  /// that width's range throws INTERNAL_ERROR.
   void AppendInt(int64_t value);
   void AppendFloat(float value);
   void AppendDouble(double value);
   /// The unscaled value of a decimal.
   void AppendDecimal(Decimal128 unscaled);
-  /// String or binary bytes.
+  /// String or binary bytes. More than 2^31-1 bytes in one vector throws
+  /// VECTOR_CAPACITY_EXCEEDED (offsets are int32, as in Arrow's non-large layout).
   void AppendString(std::string_view value);
-  /// Struct: the children already hold this row's values.
+  /// Struct: the children already hold this row's values (each child must have exactly one
+  /// value more than before; INTERNAL_ERROR otherwise).
   void AppendStruct();
   /// List/map: closes a row holding the child values appended since the previous row.
   void FinishList();
-  /// Copies row `row` of `source` (same type; nested values deeply).
+  /// Copies row `row` of `source` (an equal type, else VECTOR_TYPE_MISMATCH; nested values
+  /// deeply; slices honoured).
   void AppendFrom(const Vector& source, int64_t row);
-  /// Copies rows [start, start + count) of `source`.
+  /// Copies rows [start, start + count) of `source`; fixed-width values and list children are
+  /// copied in bulk.
   void AppendRange(const Vector& source, int64_t start, int64_t count);
 
   VectorBuilder& child(size_t i) { return *children_[i]; }
 
-  /// Returns the built vector and resets the builder to empty.
+  /// Returns the built vector and resets the builder (and its children) to empty. The validity
+  /// bitmap is left out (null buffer(0)) when no value is NULL.
   VectorPtr Finish();
 
  private:

@@ -1,0 +1,30 @@
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "silt/vector/vector.h"
+
+namespace silt {
+
+/// Java's Double.toString with the shortest round-trip digits: "1.0", "0.001", "1.0E-4",
+/// "1.2345678E7", "-0.0", "NaN", "Infinity", "-Infinity". Plain notation when
+/// 1e-3 <= |value| < 1e7, scientific otherwise (Spark prints doubles this way).
+std::string FormatJavaDouble(double value);
+/// Java's Float.toString, with the shortest digits that round-trip through float.
+std::string FormatJavaFloat(float value);
+/// The unscaled decimal `unscaled` with exactly `scale` fraction digits: (150, 2) -> "1.50",
+/// (-5, 2) -> "-0.05", (7, 0) -> "7".
+std::string FormatDecimal(Decimal128 unscaled, int scale);
+/// Parses decimal text ("1.5", "-0.05", "+12", ".5", "1.5E+3") into the unscaled value of a
+/// decimal(precision, scale): extra fraction digits are rounded half away from zero (Spark's
+/// HALF_UP). Returns nullopt when the text is malformed or the value needs more than
+/// `precision` digits. Used for Delta partition values and literals.
+std::optional<Decimal128> ParseDecimal(std::string_view text, int precision, int scale);
+/// Spark's show() form of binary: "[01 FF]" (upper-case hex bytes separated by spaces).
+std::string FormatBinaryHex(std::string_view bytes);
+/// Standard base64 with padding (RFC 4648 §4), as Spark's JSON writer emits binary.
+std::string EncodeBase64(std::string_view bytes);
+
+}  // namespace silt
