@@ -1,0 +1,754 @@
+#include "silt/parquet/column_reader.h"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include "silt/base/check.h"
+#include "silt/parquet/codec.h"
+
+namespace silt::parquet {
+namespace {
+
+// An uncompressed page larger than this is refused rather than allocated.
+constexpr int64_t kMaxPageBytes = int64_t{1} << 30;
+// Dictionary indices are decoded and gathered this many at a time.
+constexpr size_t kIndexBatch = 4096;
+
+[[noreturn]] void Corrupt(const std::string& what) { ThrowCorruptPage(what); }
+
+[[noreturn]] void Unsupported(const std::string& what) {
+  SILT_THROW(PARQUET_UNSUPPORTED_FEATURE, {{"path", "<page>"}, {"feature", what}});
+}
+
+std::string EncodingName(Encoding encoding) {
+  switch (encoding) {
+    case Encoding::kPlain:
+      return "PLAIN";
+    case Encoding::kPlainDictionary:
+      return "PLAIN_DICTIONARY";
+    case Encoding::kRle:
+      return "RLE";
+    case Encoding::kBitPacked:
+      return "BIT_PACKED";
+    case Encoding::kDeltaBinaryPacked:
+      return "DELTA_BINARY_PACKED";
+    case Encoding::kDeltaLengthByteArray:
+      return "DELTA_LENGTH_BYTE_ARRAY";
+    case Encoding::kDeltaByteArray:
+      return "DELTA_BYTE_ARRAY";
+    case Encoding::kRleDictionary:
+      return "RLE_DICTIONARY";
+    case Encoding::kByteStreamSplit:
+      return "BYTE_STREAM_SPLIT";
+  }
+  return "encoding " + std::to_string(static_cast<int>(encoding));
+}
+
+// Decodes the pages of one chunk. One object per chunk; the decompression buffer is reused
+// across its pages.
+class ChunkDecoder {
+ public:
+  ChunkDecoder(const ColumnMetaData& meta, const LeafColumn& leaf) : meta_(meta), leaf_(leaf) {}
+
+  ColumnChunkData Decode(const uint8_t* bytes, size_t size) {
+    ColumnChunkData data;
+    data.values = std::make_unique<PhysicalValues>(leaf_.physical_type, leaf_.type_length);
+    int64_t target = meta_.num_values;
+    if (target < 0) Corrupt("negative num_values in column metadata");
+    if (target > kMaxLevelsPerColumnChunk) {
+      Unsupported("a column chunk of more than 2^28 values");
+    }
+    // Size the value buffers once from the metadata, bounded by what the chunk's bytes could
+    // plausibly expand to, so that a lying footer cannot reserve unbounded memory.
+    size_t plausible = size * 64;
+    size_t width = std::max<size_t>(data.values->width(), 4);
+    size_t hinted_values = std::min(static_cast<size_t>(target), plausible / width);
+    size_t hinted_bytes = std::min(
+        static_cast<size_t>(std::max<int64_t>(meta_.total_uncompressed_size, 0)), plausible);
+    data.values->Reserve(static_cast<int64_t>(hinted_values),
+                         leaf_.physical_type == PhysicalType::kByteArray ? hinted_bytes : 0);
+    size_t position = 0;
+    while (position < size && data.num_levels < target) {
+      size_t header_size = 0;
+      PageHeader header = DecodePageHeader(bytes + position, size - position, &header_size);
+      position += header_size;
+      size_t compressed = static_cast<size_t>(header.compressed_page_size);
+      if (compressed > size - position) Corrupt("page runs past the end of the column chunk");
+      const uint8_t* page = bytes + position;
+      position += compressed;
+      if (header.uncompressed_page_size > kMaxPageBytes) Unsupported("a page larger than 1 GiB");
+      switch (header.type) {
+        case PageType::kDictionaryPage:
+          ReadDictionaryPage(header, page, compressed);
+          break;
+        case PageType::kDataPage:
+          ReadDataPageV1(header, page, compressed, &data);
+          break;
+        case PageType::kDataPageV2:
+          ReadDataPageV2(header, page, compressed, &data);
+          break;
+        default:
+          break;  // Index pages and unknown page types carry no values.
+      }
+    }
+    if (data.num_levels != target) {
+      Corrupt("column chunk holds " + std::to_string(data.num_levels) + " values, metadata says " +
+              std::to_string(target));
+    }
+    data.num_defined = data.values->count();
+    return data;
+  }
+
+ private:
+  // Returns the page body uncompressed: the input itself when the codec is UNCOMPRESSED.
+  const uint8_t* Uncompress(const uint8_t* input, size_t input_size, size_t output_size,
+                            bool compressed) {
+    if (!compressed || meta_.codec == CompressionCodec::kUncompressed) {
+      if (input_size != output_size) Corrupt("uncompressed page sizes differ");
+      return input;
+    }
+    if (output_size > page_capacity_) {
+      page_buffer_ = std::make_unique_for_overwrite<uint8_t[]>(output_size);
+      page_capacity_ = output_size;
+    }
+    Decompress(meta_.codec, input, input_size, page_buffer_.get(), output_size);
+    return page_buffer_.get();
+  }
+
+  void ReadDictionaryPage(const PageHeader& header, const uint8_t* page, size_t compressed) {
+    if (!header.dictionary_page_header) Corrupt("dictionary page without its header");
+    if (dictionary_) Corrupt("second dictionary page in a column chunk");
+    const DictionaryPageHeader& dictionary_header = *header.dictionary_page_header;
+    if (dictionary_header.encoding != Encoding::kPlain &&
+        dictionary_header.encoding != Encoding::kPlainDictionary) {
+      Unsupported("dictionary page encoding " + EncodingName(dictionary_header.encoding));
+    }
+    if (dictionary_header.num_values < 0) Corrupt("negative dictionary size");
+    size_t body_size = static_cast<size_t>(header.uncompressed_page_size);
+    const uint8_t* body = Uncompress(page, compressed, body_size, true);
+    dictionary_ = std::make_unique<PhysicalValues>(leaf_.physical_type, leaf_.type_length);
+    if (leaf_.physical_type != PhysicalType::kByteArray &&
+        static_cast<uint64_t>(dictionary_header.num_values) * dictionary_->width() > body_size) {
+      Corrupt("dictionary page shorter than its values");
+    }
+    if (leaf_.physical_type == PhysicalType::kByteArray &&
+        static_cast<uint64_t>(dictionary_header.num_values) * 4 > body_size) {
+      Corrupt("dictionary page shorter than its values");
+    }
+    DecodePlain(body, body_size, dictionary_header.num_values, dictionary_.get());
+  }
+
+  // Decodes `count` levels with `encoding`; v1 RLE levels carry a 4-byte length prefix.
+  size_t ReadLevels(Encoding encoding, const uint8_t* data, size_t size, int64_t count,
+                    int16_t max_level, bool length_prefixed, std::vector<int16_t>* levels) {
+    size_t start = levels->size();
+    levels->resize(start + static_cast<size_t>(count));
+    int bit_width = BitWidthOf(static_cast<uint64_t>(max_level));
+    if (encoding == Encoding::kRle) {
+      size_t used = 0;
+      size_t run_bytes = size;
+      if (length_prefixed) {
+        if (size < 4) Corrupt("truncated level length");
+        uint32_t length;
+        std::memcpy(&length, data, 4);
+        if (length > size - 4) Corrupt("levels run past the page");
+        data += 4;
+        run_bytes = length;
+        used = 4 + length;
+      } else {
+        used = size;
+      }
+      RleBitPackedDecoder decoder(data, run_bytes, bit_width);
+      decoder.GetLevels(levels->data() + start, static_cast<size_t>(count), max_level);
+      return used;
+    }
+    if (encoding == Encoding::kBitPacked) {
+      return DecodeBitPackedLevels(data, size, bit_width, static_cast<size_t>(count), max_level,
+                                   levels->data() + start);
+    }
+    Unsupported("level encoding " + EncodingName(encoding));
+  }
+
+  void CheckLevelCount(const ColumnChunkData& data, int64_t count) {
+    if (count < 0) Corrupt("negative page value count");
+    if (data.num_levels + count > meta_.num_values) {
+      Corrupt("pages hold more values than the column metadata says");
+    }
+  }
+
+  static int64_t CountDefined(const std::vector<int16_t>& levels, size_t start, int16_t max) {
+    int64_t defined = 0;
+    for (size_t i = start; i < levels.size(); ++i) defined += levels[i] == max;
+    return defined;
+  }
+
+  void CheckFirstRepetition(const ColumnChunkData& data, size_t start) {
+    // A page (and so a chunk) begins a record: its first repetition level is 0.
+    if (start < data.repetition_levels.size() && data.repetition_levels[start] != 0 && start == 0) {
+      Corrupt("column chunk does not start at a record boundary");
+    }
+  }
+
+  void ReadDataPageV1(const PageHeader& header, const uint8_t* page, size_t compressed,
+                      ColumnChunkData* data) {
+    if (!header.data_page_header) Corrupt("data page without its header");
+    const DataPageHeader& page_header = *header.data_page_header;
+    int64_t count = page_header.num_values;
+    CheckLevelCount(*data, count);
+    size_t body_size = static_cast<size_t>(header.uncompressed_page_size);
+    const uint8_t* body = Uncompress(page, compressed, body_size, true);
+    size_t position = 0;
+    if (leaf_.max_repetition_level > 0) {
+      size_t start = data->repetition_levels.size();
+      position += ReadLevels(page_header.repetition_level_encoding, body, body_size, count,
+                             leaf_.max_repetition_level, true, &data->repetition_levels);
+      CheckFirstRepetition(*data, start);
+    }
+    int64_t defined = count;
+    if (leaf_.max_definition_level > 0) {
+      size_t start = data->definition_levels.size();
+      position +=
+          ReadLevels(page_header.definition_level_encoding, body + position, body_size - position,
+                     count, leaf_.max_definition_level, true, &data->definition_levels);
+      defined = CountDefined(data->definition_levels, start, leaf_.max_definition_level);
+    }
+    DecodeValues(page_header.encoding, body + position, body_size - position, defined,
+                 data->values.get());
+    data->num_levels += count;
+  }
+
+  void ReadDataPageV2(const PageHeader& header, const uint8_t* page, size_t compressed,
+                      ColumnChunkData* data) {
+    if (!header.data_page_header_v2) Corrupt("data page v2 without its header");
+    const DataPageHeaderV2& page_header = *header.data_page_header_v2;
+    int64_t count = page_header.num_values;
+    CheckLevelCount(*data, count);
+    if (page_header.repetition_levels_byte_length < 0 ||
+        page_header.definition_levels_byte_length < 0) {
+      Corrupt("negative level length");
+    }
+    size_t repetition_bytes = static_cast<size_t>(page_header.repetition_levels_byte_length);
+    size_t definition_bytes = static_cast<size_t>(page_header.definition_levels_byte_length);
+    size_t level_bytes = repetition_bytes + definition_bytes;
+    if (level_bytes > compressed ||
+        level_bytes > static_cast<size_t>(header.uncompressed_page_size)) {
+      Corrupt("v2 levels larger than the page");
+    }
+    // v2 levels are never compressed and carry no length prefix.
+    if (leaf_.max_repetition_level > 0) {
+      size_t start = data->repetition_levels.size();
+      ReadLevels(Encoding::kRle, page, repetition_bytes, count, leaf_.max_repetition_level, false,
+                 &data->repetition_levels);
+      CheckFirstRepetition(*data, start);
+    }
+    int64_t defined = count;
+    if (leaf_.max_definition_level > 0) {
+      size_t start = data->definition_levels.size();
+      ReadLevels(Encoding::kRle, page + repetition_bytes, definition_bytes, count,
+                 leaf_.max_definition_level, false, &data->definition_levels);
+      defined = CountDefined(data->definition_levels, start, leaf_.max_definition_level);
+    }
+    size_t values_size = static_cast<size_t>(header.uncompressed_page_size) - level_bytes;
+    const uint8_t* values = Uncompress(page + level_bytes, compressed - level_bytes, values_size,
+                                       page_header.is_compressed);
+    if (!page_header.is_compressed || meta_.codec == CompressionCodec::kUncompressed) {
+      values_size = compressed - level_bytes;
+    }
+    DecodeValues(page_header.encoding, values, values_size, defined, data->values.get());
+    data->num_levels += count;
+  }
+
+  void DecodeValues(Encoding encoding, const uint8_t* data, size_t size, int64_t count,
+                    PhysicalValues* out) {
+    if (count == 0) return;
+    switch (encoding) {
+      case Encoding::kPlain:
+        DecodePlain(data, size, count, out);
+        return;
+      case Encoding::kPlainDictionary:
+      case Encoding::kRleDictionary: {
+        if (!dictionary_) Corrupt("dictionary-encoded page without a dictionary page");
+        if (size < 1) Corrupt("dictionary page data without a bit width");
+        int bit_width = data[0];
+        if (bit_width > 32) Corrupt("dictionary index bit width above 32");
+        RleBitPackedDecoder decoder(data + 1, size - 1, bit_width);
+        indices_.resize(std::min<size_t>(kIndexBatch, static_cast<size_t>(count)));
+        int64_t remaining = count;
+        while (remaining > 0) {
+          size_t want = std::min<size_t>(indices_.size(), static_cast<size_t>(remaining));
+          size_t got = decoder.GetBatch(indices_.data(), want);
+          if (got != want) Corrupt("dictionary indices end early");
+          out->AppendGather(*dictionary_, indices_.data(), got);
+          remaining -= static_cast<int64_t>(got);
+        }
+        return;
+      }
+      case Encoding::kRle: {
+        if (out->type() != PhysicalType::kBoolean)
+          Unsupported("RLE values on a non-boolean column");
+        if (size < 4) Corrupt("truncated RLE boolean length");
+        uint32_t length;
+        std::memcpy(&length, data, 4);
+        if (length > size - 4) Corrupt("RLE booleans run past the page");
+        RleBitPackedDecoder decoder(data + 4, length, 1);
+        indices_.resize(std::min<size_t>(kIndexBatch, static_cast<size_t>(count)));
+        int64_t remaining = count;
+        while (remaining > 0) {
+          size_t want = std::min<size_t>(indices_.size(), static_cast<size_t>(remaining));
+          if (decoder.GetBatch(indices_.data(), want) != want) Corrupt("RLE booleans end early");
+          uint8_t* target = out->ReserveFixed(static_cast<int64_t>(want));
+          for (size_t i = 0; i < want; ++i) target[i] = static_cast<uint8_t>(indices_[i]);
+          out->CommitFixed(static_cast<int64_t>(want));
+          remaining -= static_cast<int64_t>(want);
+        }
+        return;
+      }
+      case Encoding::kDeltaBinaryPacked:
+        DecodeDeltaBinaryPackedValues(data, size, count, out);
+        return;
+      case Encoding::kDeltaLengthByteArray:
+        DecodeDeltaLengthByteArray(data, size, count, out);
+        return;
+      case Encoding::kDeltaByteArray:
+        if (out->type() != PhysicalType::kByteArray &&
+            out->type() != PhysicalType::kFixedLenByteArray) {
+          Corrupt("DELTA_BYTE_ARRAY on a column that is not a byte array");
+        }
+        DecodeDeltaByteArray(data, size, count, out, &delta_previous_);
+        return;
+      case Encoding::kByteStreamSplit:
+        DecodeByteStreamSplit(data, size, count, out);
+        return;
+      default:
+        Unsupported("value encoding " + EncodingName(encoding));
+    }
+  }
+
+  const ColumnMetaData& meta_;
+  const LeafColumn& leaf_;
+  std::unique_ptr<PhysicalValues> dictionary_;
+  std::unique_ptr<uint8_t[]> page_buffer_;
+  size_t page_capacity_ = 0;
+  std::vector<uint32_t> indices_;
+  std::vector<uint8_t> delta_previous_;
+};
+
+// ---- conversion of dense physical values to silt's layout ----
+
+struct DenseValues {
+  BufferPtr values;   // fixed width (booleans: one byte per value)
+  BufferPtr offsets;  // string/binary
+  BufferPtr data;
+  int64_t count = 0;
+};
+
+template <typename From, typename To, typename Function>
+BufferPtr MapValues(const uint8_t* input, int64_t count, Function&& function) {
+  BufferPtr output = Buffer::Allocate(static_cast<size_t>(count) * sizeof(To));
+  auto* out = output->as<To>();
+  for (int64_t i = 0; i < count; ++i) {
+    From value;
+    std::memcpy(&value, input + i * static_cast<int64_t>(sizeof(From)), sizeof(From));
+    out[i] = function(value);
+  }
+  return output;
+}
+
+int64_t FloorDivide(int64_t value, int64_t divisor) {
+  int64_t quotient = value / divisor;
+  if ((value % divisor != 0) && ((value < 0) != (divisor < 0))) --quotient;
+  return quotient;
+}
+
+int64_t WrappingMultiply(int64_t value, int64_t factor) {
+  return static_cast<int64_t>(static_cast<uint64_t>(value) * static_cast<uint64_t>(factor));
+}
+
+// Big-endian two's complement of any length to a 128-bit integer; longer inputs must be pure
+// sign extension.
+Decimal128 BigEndianToDecimal(const uint8_t* bytes, size_t length) {
+  if (length == 0) return 0;
+  bool negative = (bytes[0] & 0x80) != 0;
+  size_t skip = 0;
+  if (length > 16) {
+    skip = length - 16;
+    for (size_t i = 0; i < skip; ++i) {
+      if (bytes[i] != (negative ? 0xFF : 0x00)) Corrupt("decimal value wider than 128 bits");
+    }
+  }
+  unsigned __int128 value = negative ? ~static_cast<unsigned __int128>(0) : 0;
+  for (size_t i = skip; i < length; ++i) value = (value << 8) | bytes[i];
+  return static_cast<Decimal128>(value);
+}
+
+DenseValues ConvertValues(const LeafColumn& leaf, PhysicalValues& physical) {
+  DenseValues dense;
+  dense.count = physical.count();
+  int64_t n = dense.count;
+  switch (leaf.conversion) {
+    case ValueConversion::kNone:
+      dense.values = physical.TakeFixed();
+      break;
+    case ValueConversion::kInt32ToByte:
+      dense.values = MapValues<int32_t, int8_t>(physical.fixed_data(), n,
+                                                [](int32_t v) { return static_cast<int8_t>(v); });
+      break;
+    case ValueConversion::kInt32ToShort:
+      dense.values = MapValues<int32_t, int16_t>(physical.fixed_data(), n,
+                                                 [](int32_t v) { return static_cast<int16_t>(v); });
+      break;
+    case ValueConversion::kUint32ToLong:
+      dense.values = MapValues<uint32_t, int64_t>(
+          physical.fixed_data(), n, [](uint32_t v) { return static_cast<int64_t>(v); });
+      break;
+    case ValueConversion::kUint64ToDecimal:
+      dense.values = MapValues<uint64_t, Decimal128>(
+          physical.fixed_data(), n, [](uint64_t v) { return static_cast<Decimal128>(v); });
+      break;
+    case ValueConversion::kInt32ToDecimal:
+      dense.values = MapValues<int32_t, Decimal128>(
+          physical.fixed_data(), n, [](int32_t v) { return static_cast<Decimal128>(v); });
+      break;
+    case ValueConversion::kInt64ToDecimal:
+      dense.values = MapValues<int64_t, Decimal128>(
+          physical.fixed_data(), n, [](int64_t v) { return static_cast<Decimal128>(v); });
+      break;
+    case ValueConversion::kBytesToDecimal: {
+      dense.values = Buffer::Allocate(static_cast<size_t>(n) * sizeof(Decimal128));
+      auto* out = dense.values->as<Decimal128>();
+      if (physical.is_byte_array()) {
+        const int32_t* offsets = physical.offsets();
+        for (int64_t i = 0; i < n; ++i) {
+          out[i] = BigEndianToDecimal(physical.byte_data() + offsets[i],
+                                      static_cast<size_t>(offsets[i + 1] - offsets[i]));
+        }
+      } else {
+        size_t width = physical.width();
+        for (int64_t i = 0; i < n; ++i) {
+          out[i] = BigEndianToDecimal(physical.fixed_data() + i * width, width);
+        }
+      }
+      break;
+    }
+    case ValueConversion::kInt96ToTimestamp: {
+      dense.values = Buffer::Allocate(static_cast<size_t>(n) * sizeof(int64_t));
+      auto* out = dense.values->as<int64_t>();
+      const uint8_t* in = physical.fixed_data();
+      constexpr int64_t kUnixEpochJulianDay = 2440588;
+      constexpr int64_t kMicrosPerDay = 86400LL * 1000 * 1000;
+      for (int64_t i = 0; i < n; ++i) {
+        int64_t nanos;
+        int32_t julian_day;
+        std::memcpy(&nanos, in + i * 12, 8);
+        std::memcpy(&julian_day, in + i * 12 + 8, 4);
+        out[i] = WrappingMultiply(julian_day - kUnixEpochJulianDay, kMicrosPerDay) +
+                 FloorDivide(nanos, 1000);
+      }
+      break;
+    }
+    case ValueConversion::kMillisToMicros:
+      dense.values = MapValues<int64_t, int64_t>(
+          physical.fixed_data(), n, [](int64_t v) { return WrappingMultiply(v, 1000); });
+      break;
+    case ValueConversion::kNanosToMicros:
+      dense.values = MapValues<int64_t, int64_t>(physical.fixed_data(), n,
+                                                 [](int64_t v) { return FloorDivide(v, 1000); });
+      break;
+    case ValueConversion::kTimeMillisToLong:
+      dense.values = MapValues<int32_t, int64_t>(
+          physical.fixed_data(), n, [](int32_t v) { return static_cast<int64_t>(v) * 1000; });
+      break;
+    case ValueConversion::kByteArray:
+      dense.offsets = physical.TakeOffsets();
+      dense.data = physical.TakeData();
+      break;
+    case ValueConversion::kFixedToBinary: {
+      size_t width = physical.width();
+      if (static_cast<uint64_t>(n) * width > static_cast<uint64_t>(INT32_MAX)) {
+        Unsupported("a binary column chunk of more than 2 GiB");
+      }
+      dense.offsets = Buffer::Allocate(static_cast<size_t>(n + 1) * sizeof(int32_t));
+      auto* offsets = dense.offsets->as<int32_t>();
+      for (int64_t i = 0; i <= n; ++i)
+        offsets[i] = static_cast<int32_t>(i * static_cast<int64_t>(width));
+      dense.data = physical.TakeFixed();
+      break;
+    }
+  }
+  return dense;
+}
+
+// ---- assembly ----
+
+size_t BitmapBytes(int64_t bits) { return static_cast<size_t>((bits + 7) / 8); }
+
+inline bool GetBit(const uint8_t* bits, int64_t i) { return (bits[i >> 3] >> (i & 7)) & 1; }
+inline void SetBit(uint8_t* bits, int64_t i) {
+  bits[i >> 3] |= static_cast<uint8_t>(1u << (i & 7));
+}
+
+// Places dense fixed-width values into their slots (nulls get zero bytes).
+template <size_t kWidth>
+void ScatterFixed(const uint8_t* dense, const uint8_t* validity, int64_t slots, uint8_t* out) {
+  int64_t next = 0;
+  for (int64_t s = 0; s < slots; ++s) {
+    if (GetBit(validity, s)) {
+      std::memcpy(out + s * kWidth, dense + next * kWidth, kWidth);
+      ++next;
+    }
+  }
+}
+
+void ScatterFixedAnyWidth(const uint8_t* dense, const uint8_t* validity, int64_t slots,
+                          size_t width, uint8_t* out) {
+  switch (width) {
+    case 1:
+      ScatterFixed<1>(dense, validity, slots, out);
+      return;
+    case 2:
+      ScatterFixed<2>(dense, validity, slots, out);
+      return;
+    case 4:
+      ScatterFixed<4>(dense, validity, slots, out);
+      return;
+    case 8:
+      ScatterFixed<8>(dense, validity, slots, out);
+      return;
+    case 16:
+      ScatterFixed<16>(dense, validity, slots, out);
+      return;
+    default:
+      break;
+  }
+  int64_t next = 0;
+  for (int64_t s = 0; s < slots; ++s) {
+    if (GetBit(validity, s)) {
+      std::memcpy(out + s * static_cast<int64_t>(width), dense + next * static_cast<int64_t>(width),
+                  width);
+      ++next;
+    }
+  }
+}
+
+class Assembler {
+ public:
+  Assembler(const std::vector<LeafColumn>& leaves, std::vector<ColumnChunkData>& chunks)
+      : leaves_(leaves), chunks_(chunks) {}
+
+  VectorPtr Build(const SchemaNode& node) {
+    switch (node.kind) {
+      case SchemaNode::Kind::kLeaf:
+        return BuildLeaf(node);
+      case SchemaNode::Kind::kStruct:
+        return BuildStruct(node);
+      case SchemaNode::Kind::kList:
+      case SchemaNode::Kind::kMap:
+        return BuildList(node);
+    }
+    SILT_CHECK(false, "unknown schema node kind");
+  }
+
+ private:
+  const ColumnChunkData& ChunkOf(int leaf_index) const {
+    SILT_CHECK(leaf_index >= 0 && static_cast<size_t>(leaf_index) < chunks_.size(),
+               "leaf index out of range");
+    return chunks_[static_cast<size_t>(leaf_index)];
+  }
+
+  static int16_t Definition(const ColumnChunkData& chunk, int64_t i) {
+    return chunk.definition_levels.empty() ? 0 : chunk.definition_levels[static_cast<size_t>(i)];
+  }
+  static int16_t Repetition(const ColumnChunkData& chunk, int64_t i) {
+    return chunk.repetition_levels.empty() ? 0 : chunk.repetition_levels[static_cast<size_t>(i)];
+  }
+
+  VectorPtr BuildLeaf(const SchemaNode& node) {
+    ColumnChunkData& chunk = chunks_[static_cast<size_t>(node.leaf_index)];
+    const LeafColumn& leaf = leaves_[static_cast<size_t>(node.leaf_index)];
+    DenseValues dense = ConvertValues(leaf, *chunk.values);
+    const DataTypePtr& type = leaf.type;
+    int16_t max_definition = leaf.max_definition_level;
+    int16_t repeated_ancestor_level = node.repeated_ancestor_definition_level;
+
+    int64_t slots;
+    BufferPtr validity;
+    if (chunk.definition_levels.empty() ||
+        (repeated_ancestor_level == 0 && chunk.num_defined == chunk.num_levels)) {
+      // Fast path: every entry is a slot and every slot has a value.
+      slots = chunk.num_levels;
+    } else {
+      validity = Buffer::Allocate(BitmapBytes(chunk.num_levels), true);
+      uint8_t* bits = validity->data();
+      const int16_t* levels = chunk.definition_levels.data();
+      slots = 0;
+      for (int64_t i = 0; i < chunk.num_levels; ++i) {
+        int16_t d = levels[i];
+        if (d < repeated_ancestor_level) continue;
+        if (d >= max_definition) SetBit(bits, slots);
+        ++slots;
+      }
+      if (slots == dense.count) validity.reset();
+    }
+    int64_t null_count = slots - dense.count;
+    if (null_count < 0) Corrupt("more values than value slots");
+
+    if (type->id() == TypeId::kString || type->id() == TypeId::kBinary) {
+      BufferPtr offsets = dense.offsets;
+      if (validity) {
+        offsets = Buffer::Allocate(static_cast<size_t>(slots + 1) * sizeof(int32_t));
+        int32_t* out = offsets->as<int32_t>();
+        const int32_t* in = dense.offsets->as<int32_t>();
+        const uint8_t* bits = validity->data();
+        int64_t next = 0;
+        out[0] = in[0];
+        for (int64_t s = 0; s < slots; ++s) {
+          if (GetBit(bits, s)) ++next;
+          out[s + 1] = in[next];
+        }
+      }
+      return Vector::Make(type, slots, {validity, offsets, dense.data}, {}, null_count);
+    }
+    if (type->id() == TypeId::kBoolean) {
+      BufferPtr bits_out = Buffer::Allocate(BitmapBytes(slots), true);
+      uint8_t* out = bits_out->data();
+      const uint8_t* in = dense.values->data();
+      if (validity) {
+        const uint8_t* valid = validity->data();
+        int64_t next = 0;
+        for (int64_t s = 0; s < slots; ++s) {
+          if (GetBit(valid, s) && in[next++]) SetBit(out, s);
+        }
+      } else {
+        for (int64_t s = 0; s < slots; ++s) {
+          if (in[s]) SetBit(out, s);
+        }
+      }
+      return Vector::Make(type, slots, {validity, bits_out}, {}, null_count);
+    }
+    size_t width = static_cast<size_t>(type->FixedWidth());
+    BufferPtr values = dense.values;
+    if (validity) {
+      values = Buffer::Allocate(static_cast<size_t>(slots) * width, true);
+      ScatterFixedAnyWidth(dense.values->data(), validity->data(), slots, width, values->data());
+    }
+    return Vector::Make(type, slots, {validity, values}, {}, null_count);
+  }
+
+  // Slots and validity of a struct, list or map from its first leaf's levels.
+  VectorPtr BuildStruct(const SchemaNode& node) {
+    const ColumnChunkData& chunk = ChunkOf(node.first_leaf);
+    int16_t repeated_ancestor_level = node.repeated_ancestor_definition_level;
+    int16_t rep = node.repetition_level;
+    int16_t def = node.definition_level;
+    BufferPtr validity = Buffer::Allocate(BitmapBytes(chunk.num_levels), true);
+    uint8_t* bits = validity->data();
+    int64_t slots = 0;
+    int64_t valid = 0;
+    for (int64_t i = 0; i < chunk.num_levels; ++i) {
+      int16_t d = Definition(chunk, i);
+      if (Repetition(chunk, i) > rep || d < repeated_ancestor_level) continue;
+      if (d >= def) {
+        SetBit(bits, slots);
+        ++valid;
+      }
+      ++slots;
+    }
+    if (valid == slots) validity.reset();
+    std::vector<VectorPtr> children;
+    for (const SchemaNode& child : node.children) {
+      children.push_back(Build(child));
+      if (children.back()->length() != slots) Corrupt("struct fields disagree on their length");
+    }
+    return Vector::Make(node.field.type, slots, {validity}, std::move(children), slots - valid);
+  }
+
+  VectorPtr BuildList(const SchemaNode& node) {
+    const ColumnChunkData& chunk = ChunkOf(node.first_leaf);
+    int16_t repeated_ancestor_level = node.repeated_ancestor_definition_level;
+    int16_t rep = node.repetition_level;
+    int16_t def = node.definition_level;
+    int16_t element_def = node.element_definition_level;
+    BufferPtr validity = Buffer::Allocate(BitmapBytes(chunk.num_levels), true);
+    BufferPtr offsets = Buffer::Allocate(static_cast<size_t>(chunk.num_levels + 1) * 4);
+    uint8_t* bits = validity->data();
+    int32_t* out = offsets->as<int32_t>();
+    int64_t slots = 0;
+    int64_t valid = 0;
+    int32_t elements = 0;
+    for (int64_t i = 0; i < chunk.num_levels; ++i) {
+      int16_t d = Definition(chunk, i);
+      int16_t r = Repetition(chunk, i);
+      if (r <= rep && d >= repeated_ancestor_level) {
+        out[slots] = elements;
+        if (d >= def) {
+          SetBit(bits, slots);
+          ++valid;
+        }
+        ++slots;
+      }
+      if (r <= rep + 1 && d >= element_def) {
+        if (slots == 0) Corrupt("list element before the first list");
+        ++elements;
+      }
+    }
+    out[slots] = elements;
+    offsets->Resize(static_cast<size_t>(slots + 1) * 4);
+    if (valid == slots) validity.reset();
+    VectorPtr child;
+    if (node.kind == SchemaNode::Kind::kList) {
+      child = Build(node.children[0]);
+    } else {
+      VectorPtr keys = Build(node.children[0]);
+      VectorPtr values = Build(node.children[1]);
+      if (keys->length() != values->length()) Corrupt("map keys and values disagree in length");
+      child = Vector::Make(StructType(node.field.type->fields()), keys->length(), {nullptr},
+                           {keys, values}, 0);
+    }
+    if (child->length() != elements) Corrupt("list elements disagree with the levels");
+    return Vector::Make(node.field.type, slots, {validity, offsets}, {child}, slots - valid);
+  }
+
+  const std::vector<LeafColumn>& leaves_;
+  std::vector<ColumnChunkData>& chunks_;
+};
+
+}  // namespace
+
+ColumnChunkData ReadColumnChunk(io::RandomAccessFile& file, uint64_t file_size,
+                                const ColumnChunk& chunk, const LeafColumn& leaf) {
+  if (!chunk.meta_data) Corrupt("column chunk without metadata");
+  if (chunk.file_path) Unsupported("column chunks in other files");
+  const ColumnMetaData& meta = *chunk.meta_data;
+  if (meta.type != leaf.physical_type) Corrupt("column metadata type differs from the schema");
+  int64_t start = meta.data_page_offset;
+  if (meta.dictionary_page_offset && *meta.dictionary_page_offset > 0 &&
+      *meta.dictionary_page_offset < start) {
+    start = *meta.dictionary_page_offset;
+  }
+  int64_t size = meta.total_compressed_size;
+  if (start < 0 || size < 0 || static_cast<uint64_t>(start) > file_size ||
+      static_cast<uint64_t>(size) > file_size - static_cast<uint64_t>(start)) {
+    Corrupt("column chunk [" + std::to_string(start) + ", +" + std::to_string(size) +
+            ") outside the file of " + std::to_string(file_size) + " bytes");
+  }
+  // One read per chunk; the pages are decoded from memory.
+  auto bytes = std::make_unique_for_overwrite<uint8_t[]>(static_cast<size_t>(size));
+  if (size > 0)
+    file.ReadExactly(static_cast<uint64_t>(start), static_cast<size_t>(size), bytes.get());
+  ChunkDecoder decoder(meta, leaf);
+  return decoder.Decode(bytes.get(), static_cast<size_t>(size));
+}
+
+VectorPtr AssembleColumn(const SchemaNode& node, const std::vector<LeafColumn>& leaves,
+                         std::vector<ColumnChunkData>& chunks, int64_t expected_length) {
+  Assembler assembler(leaves, chunks);
+  VectorPtr vector = assembler.Build(node);
+  if (expected_length >= 0 && vector->length() != expected_length) {
+    Corrupt("column " + node.field.name + " has " + std::to_string(vector->length()) +
+            " rows, the row group " + std::to_string(expected_length));
+  }
+  return vector;
+}
+
+}  // namespace silt::parquet

@@ -51,7 +51,7 @@ struct ReadOptions {
 };
 
 /// Reads one Parquet file into silt batches (one per row group). The file's schema is mapped
-/// to silt types the way Spark reads it (see docs/format/parquet.md). Thread-safe after Open.
+/// to silt types the way Spark reads it (see docs/format/parquet-reading.md). Thread-safe after Open.
 class FileReader {
  public:
   /// Reads and validates the footer. `path` is used in error messages. Throws

@@ -1,0 +1,235 @@
+// Parquet write and full-scan speed of silt against DuckDB on the same table shape:
+//   id BIGINT 0..N-1, name STRING (10 hex chars of a hash of id), city STRING (1,000 values),
+//   amount DECIMAL(18,2), updated_at TIMESTAMP.
+// Usage: parquet_bench [--rows N] [--threads T] [--silt-only]
+//   (defaults: 10,000,000 rows, 2 threads; --silt-only times the silt write alone, for profiling)
+// Prints one line per measurement with the ratio silt/DuckDB (below 1.0: silt is faster).
+
+#include <time.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "silt/base/thread_pool.h"
+#include "silt/error.h"
+#include "silt/io/file_system.h"
+#include "silt/parquet/reader.h"
+#include "silt/parquet/writer.h"
+#include "silt/vector/batch.h"
+#include "support/duckdb_peer.h"
+#include "support/temp_dir.h"
+
+namespace silt {
+namespace {
+
+constexpr int64_t kBatchRows = 1 << 20;
+constexpr int64_t kBaseMicros = 1672531200ll * 1000000;  // 2023-01-01 00:00:00 UTC
+
+uint64_t Hash(uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+VectorPtr FixedVector(DataTypePtr type, int64_t rows, size_t width,
+                      const std::function<void(uint8_t*, int64_t)>& fill) {
+  BufferPtr values = Buffer::Allocate(static_cast<size_t>(rows) * width);
+  for (int64_t i = 0; i < rows; ++i) fill(values->data() + i * static_cast<int64_t>(width), i);
+  return Vector::Make(std::move(type), rows, {nullptr, values}, {}, 0);
+}
+
+VectorPtr StringVector(int64_t rows, const std::function<std::string_view(int64_t, char*)>& make) {
+  BufferPtr offsets = Buffer::Allocate(static_cast<size_t>(rows + 1) * 4);
+  BufferPtr data = Buffer::Allocate(0, false, static_cast<size_t>(rows) * 10);
+  auto* offset = offsets->as<int32_t>();
+  offset[0] = 0;
+  char scratch[32];
+  for (int64_t i = 0; i < rows; ++i) {
+    std::string_view value = make(i, scratch);
+    data->Append(value.data(), value.size());
+    offset[i + 1] = static_cast<int32_t>(data->size());
+  }
+  return Vector::Make(StringType(), rows, {nullptr, offsets, data}, {}, 0);
+}
+
+std::vector<Batch> MakeTable(int64_t rows, const SchemaPtr& schema) {
+  std::vector<Batch> batches;
+  for (int64_t start = 0; start < rows; start += kBatchRows) {
+    int64_t count = std::min(kBatchRows, rows - start);
+    std::vector<VectorPtr> columns;
+    columns.push_back(FixedVector(LongType(), count, 8, [&](uint8_t* out, int64_t i) {
+      int64_t id = start + i;
+      std::memcpy(out, &id, 8);
+    }));
+    columns.push_back(StringVector(count, [&](int64_t i, char* scratch) {
+      static const char kDigits[] = "0123456789abcdef";
+      uint64_t hash = Hash(static_cast<uint64_t>(start + i));
+      for (int d = 0; d < 10; ++d) scratch[d] = kDigits[(hash >> (4 * d)) & 15];
+      return std::string_view(scratch, 10);
+    }));
+    columns.push_back(StringVector(count, [&](int64_t i, char* scratch) {
+      uint64_t city = Hash(static_cast<uint64_t>(start + i) ^ 0xC17) % 1000;
+      std::snprintf(scratch, 32, "city_%04d", static_cast<int>(city));
+      return std::string_view(scratch, 9);
+    }));
+    columns.push_back(FixedVector(DecimalType(18, 2), count, 16, [&](uint8_t* out, int64_t i) {
+      Decimal128 cents =
+          static_cast<Decimal128>(Hash(static_cast<uint64_t>(start + i) + 7) % 100000000);
+      std::memcpy(out, &cents, 16);
+    }));
+    columns.push_back(FixedVector(TimestampType(), count, 8, [&](uint8_t* out, int64_t i) {
+      int64_t micros =
+          kBaseMicros +
+          static_cast<int64_t>(Hash(static_cast<uint64_t>(start + i) * 3) % 31536000) * 1000000;
+      std::memcpy(out, &micros, 8);
+    }));
+    batches.emplace_back(schema, std::move(columns), count);
+  }
+  return batches;
+}
+
+double MillisecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+void PrintLine(const char* what, int64_t rows, double silt, double duckdb) {
+  std::printf("%s %lld rows: silt %.0f ms, duckdb %.0f ms, ratio %.2f\n", what,
+              static_cast<long long>(rows), silt, duckdb, duckdb > 0 ? silt / duckdb : 0.0);
+  std::fflush(stdout);
+}
+
+double CpuMilliseconds() {
+  timespec now;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
+  return static_cast<double>(now.tv_sec) * 1e3 + static_cast<double>(now.tv_nsec) / 1e6;
+}
+
+// `silt_only` skips the scans and DuckDB (for profiling the write path).
+int Run(int64_t rows, int threads, bool silt_only) {
+  auto schema = std::make_shared<Schema>(std::vector<Field>{
+      {"id", LongType(), true, {}},
+      {"name", StringType(), true, {}},
+      {"city", StringType(), true, {}},
+      {"amount", DecimalType(18, 2), true, {}},
+      {"updated_at", TimestampType(), true, {}},
+  });
+  std::vector<Batch> batches = MakeTable(rows, schema);
+  test::TempDir dir;
+  std::string silt_file = dir.Child("silt.parquet");
+  std::string duckdb_file = dir.Child("duckdb.parquet");
+  auto fs = io::MakeLocalFileSystem();
+  ThreadPool pool(static_cast<size_t>(threads));
+
+  // silt write.
+  parquet::WriterOptions options;
+  options.codec = parquet::CompressionCodec::kSnappy;
+  options.pool = &pool;
+  options.max_parallelism = static_cast<size_t>(threads);
+  double cpu_start = CpuMilliseconds();
+  auto start = std::chrono::steady_clock::now();
+  auto writer = parquet::FileWriter::Open(fs->OpenWrite(silt_file), *schema, options);
+  for (const Batch& batch : batches) writer->Write(batch);
+  writer->Close();
+  double silt_write = MillisecondsSince(start);
+  double silt_write_cpu = CpuMilliseconds() - cpu_start;
+  uint64_t silt_bytes = writer->bytes_written();
+  batches.clear();
+  // CPU time tells the work apart from waiting on a machine shared with other jobs.
+  std::printf("silt write: %.0f ms wall, %.0f ms cpu, %.1f MB\n", silt_write, silt_write_cpu,
+              static_cast<double>(silt_bytes) / 1e6);
+  if (silt_only) return 0;
+
+  // silt full scan of its own file.
+  parquet::ReadOptions read_options;
+  read_options.pool = &pool;
+  read_options.max_parallelism = static_cast<size_t>(threads);
+  cpu_start = CpuMilliseconds();
+  start = std::chrono::steady_clock::now();
+  auto reader = parquet::FileReader::Open(*fs, silt_file);
+  std::vector<Batch> scanned = reader->Read(read_options);
+  double silt_scan = MillisecondsSince(start);
+  std::printf("silt scan: %.0f ms wall, %.0f ms cpu\n", silt_scan, CpuMilliseconds() - cpu_start);
+  int64_t scanned_rows = 0;
+  for (const Batch& batch : scanned) scanned_rows += batch.num_rows();
+  scanned.clear();
+  if (scanned_rows != rows) {
+    std::fprintf(stderr, "silt scanned %lld rows, expected %lld\n",
+                 static_cast<long long>(scanned_rows), static_cast<long long>(rows));
+    return 1;
+  }
+
+  // DuckDB: the same table built in SQL (not timed), then the timed COPY and scans.
+  std::string n = std::to_string(rows);
+  std::string scan =
+      "SELECT count(*), max(id), max(name), max(city), sum(amount), "
+      "max(updated_at) FROM read_parquet(";
+  std::vector<double> times = test::TimeDuckDb(
+      {"CREATE TABLE t AS SELECT range::BIGINT AS id, substr(md5(range::VARCHAR), 1, 10) AS name, "
+       "'city_' || lpad((hash(range) % 1000)::VARCHAR, 4, '0') AS city, "
+       "((hash(range + 7) % 100000000)::BIGINT / 100)::DECIMAL(18,2) AS amount, "
+       "(TIMESTAMP '2023-01-01' + to_seconds((hash(range * 3) % 31536000)::BIGINT))::TIMESTAMPTZ "
+       "AS updated_at FROM range(" +
+           n + ")",
+       "COPY t TO " + test::SqlQuote(duckdb_file) + " (FORMAT parquet, COMPRESSION snappy)",
+       scan + test::SqlQuote(silt_file) + ")", scan + test::SqlQuote(duckdb_file) + ")"},
+      threads);
+  if (times.size() < 4) {
+    std::fprintf(stderr, "DuckDB reported %zu timings, expected 4\n", times.size());
+    return 1;
+  }
+  auto duckdb_bytes = fs->Stat(duckdb_file)->size;
+
+  std::printf("parquet files: silt %.1f MB, duckdb %.1f MB (snappy, %d threads)\n",
+              static_cast<double>(silt_bytes) / 1e6, static_cast<double>(duckdb_bytes) / 1e6,
+              threads);
+  PrintLine("parquet write", rows, silt_write, times[1]);
+  PrintLine("parquet scan (silt's file)", rows, silt_scan, times[2]);
+
+  // silt scanning DuckDB's file, against DuckDB scanning it.
+  start = std::chrono::steady_clock::now();
+  auto duckdb_reader = parquet::FileReader::Open(*fs, duckdb_file);
+  scanned = duckdb_reader->Read(read_options);
+  double silt_scan_duckdb_file = MillisecondsSince(start);
+  scanned.clear();
+  PrintLine("parquet scan (duckdb's file)", rows, silt_scan_duckdb_file, times[3]);
+  return 0;
+}
+
+}  // namespace
+}  // namespace silt
+
+int main(int argc, char** argv) {
+  int64_t rows = 10000000;
+  int threads = 2;
+  bool silt_only = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--rows" && i + 1 < argc) {
+      rows = std::atoll(argv[++i]);
+    } else if (arg == "--threads" && i + 1 < argc) {
+      threads = std::atoi(argv[++i]);
+    } else if (arg == "--silt-only") {
+      silt_only = true;
+    } else {
+      std::fprintf(stderr, "usage: parquet_bench [--rows N] [--threads T] [--silt-only]\n");
+      return 2;
+    }
+  }
+  if (rows <= 0 || threads <= 0) {
+    std::fprintf(stderr, "--rows and --threads must be positive\n");
+    return 2;
+  }
+  try {
+    return silt::Run(rows, threads, silt_only);
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "parquet_bench failed: %s\n", error.what());
+    return 1;
+  }
+}

@@ -1,0 +1,47 @@
+#pragma once
+
+// Reads column chunks (all their pages) into levels and dense values, and assembles silt
+// vectors from them using the level thresholds of schema_from_parquet.h.
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "silt/io/file_system.h"
+#include "silt/parquet/decoding.h"
+#include "silt/parquet/metadata.h"
+#include "silt/parquet/schema_from_parquet.h"
+#include "silt/vector/vector.h"
+
+namespace silt::parquet {
+
+/// The decoded content of one column chunk. `definition_levels` is empty when the maximum
+/// definition level is 0 (every entry is defined), `repetition_levels` when the maximum
+/// repetition level is 0. `values` holds only the defined (non-null) values, converted to the
+/// leaf's silt layout by ConvertLeafValues.
+struct ColumnChunkData {
+  int64_t num_levels = 0;
+  /// Entries whose definition level is the maximum, i.e. `values.count()`.
+  int64_t num_defined = 0;
+  std::vector<int16_t> definition_levels;
+  std::vector<int16_t> repetition_levels;
+  std::unique_ptr<PhysicalValues> values;
+};
+
+/// Hard limit on the level entries of one column chunk, so that run-length encoded counts in a
+/// hostile file cannot request unbounded memory. Larger chunks raise PARQUET_UNSUPPORTED_FEATURE.
+inline constexpr int64_t kMaxLevelsPerColumnChunk = int64_t{1} << 28;
+
+/// Reads every page of `chunk` with a single ReadAt. `file_size` bounds every offset. Throws
+/// PARQUET_CORRUPT_FILE / PARQUET_UNSUPPORTED_FEATURE (path "<page>": the caller adds context).
+/// Thread-safe for distinct chunks (the file's ReadAt is thread-safe).
+ColumnChunkData ReadColumnChunk(io::RandomAccessFile& file, uint64_t file_size,
+                                const ColumnChunk& chunk, const LeafColumn& leaf);
+
+/// Assembles the vector of `node` from the chunks of its leaves (`chunks[leaf_index]`), which
+/// it may consume. The result has `expected_length` rows when `expected_length` >= 0; a mismatch
+/// is PARQUET_CORRUPT_FILE.
+VectorPtr AssembleColumn(const SchemaNode& node, const std::vector<LeafColumn>& leaves,
+                         std::vector<ColumnChunkData>& chunks, int64_t expected_length);
+
+}  // namespace silt::parquet

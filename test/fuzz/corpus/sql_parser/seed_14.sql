@@ -1,0 +1,1 @@
+SELECT * FROM range(10) LATERAL VIEW OUTER explode(array(1, 2)) e AS x

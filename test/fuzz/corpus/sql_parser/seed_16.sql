@@ -1,0 +1,1 @@
+CREATE OR REPLACE TABLE IF NOT EXISTS db.t (id BIGINT NOT NULL COMMENT 'pk', d DATE GENERATED ALWAYS AS (CAST(ts AS DATE)), v INT DEFAULT 0, CONSTRAINT pos CHECK (v >= 0)) USING delta PARTITIONED BY (d) LOCATION '/tmp/t' COMMENT 'c' TBLPROPERTIES ('delta.enableChangeDataFeed' = 'true', delta.appendOnly = false)

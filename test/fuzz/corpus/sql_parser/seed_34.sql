@@ -1,0 +1,1 @@
+CONVERT TO DELTA parquet.`/p` PARTITIONED BY (d DATE, h INT)

@@ -1,0 +1,1 @@
+SELECT /* nested /* comment */ */ 1 -- trailing

@@ -1,0 +1,1 @@
+t.id = s.id AND s.deleted = false

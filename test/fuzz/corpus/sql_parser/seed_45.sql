@@ -1,0 +1,1 @@
+SELECT extract(YEAR FROM ts), date_part('MONTH', ts) FROM t
