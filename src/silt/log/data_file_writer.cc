@@ -1,0 +1,268 @@
+#include "silt/log/data_file_writer.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "silt/base/check.h"
+#include "silt/io/path.h"
+#include "silt/log/partition_values.h"
+#include "silt/log/random_uuid.h"
+#include "silt/log/table_features.h"
+#include "silt/types/schema_json.h"
+
+namespace silt::log {
+
+namespace {
+
+int64_t SystemNowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string_view CodecSuffix(parquet::CompressionCodec codec) {
+  switch (codec) {
+    case parquet::CompressionCodec::kSnappy: return ".snappy";
+    case parquet::CompressionCodec::kGzip: return ".gz";
+    case parquet::CompressionCodec::kZstd: return ".zstd";
+    case parquet::CompressionCodec::kLz4:
+    case parquet::CompressionCodec::kLz4Raw: return ".lz4";
+    case parquet::CompressionCodec::kBrotli: return ".br";
+    default: return "";
+  }
+}
+
+bool NeedsEscape(unsigned char c) {
+  if (c < 0x20 || c == 0x7F) return true;
+  switch (c) {
+    case '"': case '#': case '%': case '\'': case '*': case '/': case ':': case '=': case '?':
+    case '\\': case '{': case '[': case ']': case '^':
+      return true;
+    default:
+      return false;
+  }
+}
+
+// The partition text of row `row` of `vector` (protocol §10), nullopt for NULL.
+std::optional<std::string> PartitionText(const Vector& vector, int64_t row) {
+  if (vector.IsNull(row)) return std::nullopt;
+  const DataType& type = *vector.type();
+  Scalar value;
+  switch (type.id()) {
+    case TypeId::kBoolean: value = vector.GetBool(row); break;
+    case TypeId::kByte: value = static_cast<int64_t>(vector.values<int8_t>()[row]); break;
+    case TypeId::kShort: value = static_cast<int64_t>(vector.values<int16_t>()[row]); break;
+    case TypeId::kInteger:
+    case TypeId::kDate: value = static_cast<int64_t>(vector.values<int32_t>()[row]); break;
+    case TypeId::kLong:
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampNtz: value = vector.values<int64_t>()[row]; break;
+    case TypeId::kFloat: value = static_cast<double>(vector.values<float>()[row]); break;
+    case TypeId::kDouble: value = vector.values<double>()[row]; break;
+    case TypeId::kDecimal: value = vector.values<Decimal128>()[row]; break;
+    case TypeId::kString:
+    case TypeId::kBinary: value = std::string(vector.GetString(row)); break;
+    default:
+      SILT_THROW(UNSUPPORTED_DATA_TYPE, {{"type", type.ToString() + " as a partition column"}});
+  }
+  std::string text = FormatPartitionValue(type, value);
+  // An empty string partition value reads back as NULL (protocol §10), as in Spark.
+  if (text.empty()) return std::nullopt;
+  return text;
+}
+
+// Makes a data file durable before it is closed: a commit must never reference a file that a
+// power loss could take away.
+class SyncingOutputStream final : public io::OutputStream {
+ public:
+  explicit SyncingOutputStream(std::unique_ptr<io::OutputStream> inner) : inner_(std::move(inner)) {}
+  void Write(const void* data, size_t length) override { inner_->Write(data, length); }
+  void Sync() override { inner_->Sync(); }
+  void Close() override {
+    inner_->Sync();
+    inner_->Close();
+  }
+  uint64_t position() const override { return inner_->position(); }
+
+ private:
+  std::unique_ptr<io::OutputStream> inner_;
+};
+
+}  // namespace
+
+std::string EscapePartitionPathValue(const std::optional<std::string>& value) {
+  if (!value || value->empty()) return "__HIVE_DEFAULT_PARTITION__";
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : *value) {
+    if (NeedsEscape(c)) {
+      out.push_back('%');
+      out.push_back(kHex[c >> 4]);
+      out.push_back(kHex[c & 0xF]);
+    } else {
+      out.push_back(static_cast<char>(c));
+    }
+  }
+  return out;
+}
+
+struct DataFileWriter::OpenFile {
+  std::string relative_path;
+  PartitionValueMap partition_values;
+  std::unique_ptr<parquet::FileWriter> writer;
+  std::unique_ptr<StatsCollector> stats;
+  int64_t rows = 0;
+};
+
+DataFileWriter::~DataFileWriter() = default;
+
+std::unique_ptr<DataFileWriter> DataFileWriter::Make(std::shared_ptr<io::FileSystem> fs, std::string table_root,
+                                                     const Metadata& metadata, DataFileWriterOptions options) {
+  if (GetColumnMappingMode(metadata) != ColumnMappingMode::kNone) {
+    SILT_THROW(NOT_IMPLEMENTED, {{"feature", "Writing data files to a table with column mapping"}});
+  }
+  std::unique_ptr<DataFileWriter> writer(new DataFileWriter());
+  writer->fs_ = std::move(fs);
+  writer->table_root_ = std::move(table_root);
+  writer->options_ = std::move(options);
+  Schema schema = ParseDeltaSchema(metadata.schema_string);
+  writer->table_schema_ = std::make_shared<const Schema>(schema);
+  std::vector<Field> data_fields;
+  for (const auto& column : metadata.partition_columns) {
+    int index = schema.FieldIndex(column);
+    if (index < 0) {
+      SILT_THROW(DELTA_PARTITION_COLUMN_NOT_FOUND, {{"columnName", column}, {"schemaMap", metadata.schema_string}});
+    }
+    writer->partition_indexes_.push_back(static_cast<size_t>(index));
+  }
+  for (size_t i = 0; i < schema.num_fields(); ++i) {
+    if (std::find(writer->partition_indexes_.begin(), writer->partition_indexes_.end(), i) ==
+        writer->partition_indexes_.end()) {
+      writer->data_indexes_.push_back(i);
+      data_fields.push_back(schema.field(i));
+    }
+  }
+  writer->data_schema_ = std::make_shared<const Schema>(std::move(data_fields));
+  if (const std::string* indexed = FindValue(metadata.configuration, "delta.dataSkippingNumIndexedCols")) {
+    try {
+      writer->stats_options_.num_indexed_columns = std::stoi(*indexed);
+    } catch (const std::exception&) {
+      SILT_THROW(INVALID_CONFIGURATION, {{"value", *indexed},
+                                         {"key", "delta.dataSkippingNumIndexedCols"},
+                                         {"reason", "expected an integer"}});
+    }
+  }
+  const std::string* dvs = FindValue(metadata.configuration, "delta.enableDeletionVectors");
+  writer->stats_options_.write_tight_bounds = dvs != nullptr && *dvs == "true";
+  return writer;
+}
+
+DataFileWriter::OpenFile& DataFileWriter::FileFor(const PartitionValueMap& values, const std::string& key) {
+  auto it = open_files_.find(key);
+  if (it != open_files_.end()) return *it->second;
+  auto file = std::make_unique<OpenFile>();
+  file->partition_values = values;
+  std::string folder;
+  for (const auto& [column, value] : values) {
+    folder = io::JoinPath(folder, column + "=" + EscapePartitionPathValue(value));
+  }
+  std::string name = "part-00000-" + RandomUuid() + ".c000" +
+                     std::string(CodecSuffix(options_.parquet.codec)) + ".parquet";
+  file->relative_path = io::JoinPath(folder, name);
+  file->writer = parquet::FileWriter::Open(
+      std::make_unique<SyncingOutputStream>(fs_->OpenWrite(io::JoinPath(table_root_, file->relative_path))),
+      *data_schema_, options_.parquet);
+  file->stats = std::make_unique<StatsCollector>(*data_schema_, stats_options_);
+  OpenFile& result = *file;
+  open_files_.emplace(key, std::move(file));
+  return result;
+}
+
+void DataFileWriter::CloseFile(OpenFile& file) {
+  file.writer->Close();
+  AddFile add;
+  add.path = EncodeLogPath(file.relative_path);
+  add.partition_values = file.partition_values;
+  add.size = static_cast<int64_t>(file.writer->bytes_written());
+  add.modification_time = SystemNowMs();
+  add.data_change = options_.data_change;
+  add.stats = file.stats->ToJson();
+  finished_.push_back(std::move(add));
+}
+
+void DataFileWriter::Write(const Batch& batch) {
+  const Schema& table = *table_schema_;
+  bool same = batch.num_columns() == table.num_fields();
+  for (size_t i = 0; same && i < table.num_fields(); ++i) {
+    const Field& given = batch.schema()->field(i);
+    same = given.name == table.field(i).name && given.type->Equals(*table.field(i).type);
+  }
+  if (!same) {
+    SILT_THROW(DELTA_METADATA_MISMATCH,
+               {{"details", "A schema mismatch detected when writing to the Delta table. Table schema: " +
+                                table.AsStruct()->ToString() + " Data schema: " + batch.schema()->AsStruct()->ToString()}});
+  }
+  for (size_t i = 0; i < table.num_fields(); ++i) {
+    if (!table.field(i).nullable && batch.column(i)->null_count() > 0) {
+      SILT_THROW(DELTA_NOT_NULL_CONSTRAINT_VIOLATED, {{"columnName", table.field(i).name}});
+    }
+  }
+  if (batch.num_rows() == 0) return;
+
+  // Group rows by partition; runs of equal keys are written as zero-copy slices.
+  std::vector<std::string> keys(static_cast<size_t>(batch.num_rows()));
+  std::map<std::string, PartitionValueMap> values_by_key;
+  for (int64_t row = 0; row < batch.num_rows(); ++row) {
+    PartitionValueMap values;
+    std::string key;
+    for (size_t index : partition_indexes_) {
+      std::optional<std::string> text = PartitionText(*batch.column(index), row);
+      key += text ? "v" + *text : "n";
+      key.push_back('\0');
+      values.emplace_back(table.field(index).name, std::move(text));
+    }
+    values_by_key.emplace(key, std::move(values));
+    keys[static_cast<size_t>(row)] = std::move(key);
+  }
+  auto write_rows = [&](const std::string& key, const std::vector<int64_t>& rows) {
+    std::vector<VectorPtr> columns;
+    for (size_t index : data_indexes_) {
+      const VectorPtr& source = batch.column(index);
+      bool contiguous = rows.back() - rows.front() + 1 == static_cast<int64_t>(rows.size());
+      if (contiguous) {
+        columns.push_back(source->Slice(rows.front(), static_cast<int64_t>(rows.size())));
+      } else {
+        VectorBuilder builder(source->type(), static_cast<int64_t>(rows.size()));
+        for (int64_t row : rows) builder.AppendFrom(*source, row);
+        columns.push_back(builder.Finish());
+      }
+    }
+    Batch part(data_schema_, std::move(columns), static_cast<int64_t>(rows.size()));
+    int64_t offset = 0;
+    while (offset < part.num_rows()) {
+      OpenFile& file = FileFor(values_by_key[key], key);
+      int64_t take = part.num_rows() - offset;
+      if (options_.max_rows_per_file > 0) take = std::min(take, options_.max_rows_per_file - file.rows);
+      Batch piece = part.Slice(offset, take);
+      file.writer->Write(piece);
+      file.stats->Update(piece);
+      file.rows += take;
+      offset += take;
+      if (options_.max_rows_per_file > 0 && file.rows >= options_.max_rows_per_file) {
+        CloseFile(file);
+        open_files_.erase(key);
+      }
+    }
+  };
+  std::map<std::string, std::vector<int64_t>> rows_by_key;
+  for (int64_t row = 0; row < batch.num_rows(); ++row) rows_by_key[keys[static_cast<size_t>(row)]].push_back(row);
+  for (const auto& [key, rows] : rows_by_key) write_rows(key, rows);
+}
+
+std::vector<AddFile> DataFileWriter::Finish() {
+  for (auto& [key, file] : open_files_) CloseFile(*file);
+  open_files_.clear();
+  return std::move(finished_);
+}
+
+}  // namespace silt::log

@@ -1,0 +1,466 @@
+#include "silt/log/table_scan.h"
+
+#include <simdjson.h>
+
+#include <algorithm>
+#include <cctype>
+
+#include "silt/base/check.h"
+#include "silt/base/thread_pool.h"
+#include "silt/log/deletion_vector.h"
+#include "silt/log/file_stats.h"
+#include "silt/log/partition_values.h"
+#include "silt/parquet/reader.h"
+
+namespace silt::log {
+
+namespace {
+
+constexpr const char* kPhysicalNameKey = "delta.columnMapping.physicalName";
+constexpr const char* kColumnIdKey = "delta.columnMapping.id";
+constexpr const char* kParquetFieldIdKey = "parquet.field.id";
+
+bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) ==
+                  std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+// Field metadata values are raw JSON; a physical name is a JSON string.
+std::optional<std::string> MetadataString(const Field& field, std::string_view key) {
+  const std::string* raw = field.FindMetadata(key);
+  if (raw == nullptr) return std::nullopt;
+  simdjson::dom::parser parser;
+  std::string_view text;
+  if (parser.parse(*raw).get_string().get(text) == simdjson::SUCCESS) return std::string(text);
+  return *raw;
+}
+
+std::optional<int64_t> MetadataInt(const Field& field, std::string_view key) {
+  const std::string* raw = field.FindMetadata(key);
+  if (raw == nullptr) return std::nullopt;
+  try {
+    return std::stoll(*raw);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+// How a logical field finds its stored counterpart.
+struct FieldLocator {
+  ColumnMappingMode mode;
+
+  std::string PhysicalName(const Field& logical) const {
+    if (mode == ColumnMappingMode::kNone) return logical.name;
+    return MetadataString(logical, kPhysicalNameKey).value_or(logical.name);
+  }
+
+  // Index of `logical` among `stored` fields, or -1.
+  int Find(const Field& logical, const std::vector<Field>& stored) const {
+    if (mode == ColumnMappingMode::kId) {
+      auto id = MetadataInt(logical, kColumnIdKey);
+      if (id) {
+        for (size_t i = 0; i < stored.size(); ++i) {
+          if (MetadataInt(stored[i], kParquetFieldIdKey) == id) return static_cast<int>(i);
+        }
+        return -1;
+      }
+    }
+    std::string name = PhysicalName(logical);
+    for (size_t i = 0; i < stored.size(); ++i) {
+      if (stored[i].name == name) return static_cast<int>(i);
+    }
+    for (size_t i = 0; i < stored.size(); ++i) {
+      if (EqualsIgnoreCase(stored[i].name, name)) return static_cast<int>(i);
+    }
+    return -1;
+  }
+};
+
+bool IsInteger(TypeId id) {
+  return id == TypeId::kByte || id == TypeId::kShort || id == TypeId::kInteger || id == TypeId::kLong;
+}
+
+int64_t IntegerAt(const Vector& vector, int64_t row) {
+  switch (vector.type_id()) {
+    case TypeId::kByte: return vector.values<int8_t>()[row];
+    case TypeId::kShort: return vector.values<int16_t>()[row];
+    case TypeId::kInteger:
+    case TypeId::kDate: return vector.values<int32_t>()[row];
+    default: return vector.values<int64_t>()[row];
+  }
+}
+
+Decimal128 PowerOfTen(int exponent) {
+  Decimal128 value = 1;
+  for (int i = 0; i < exponent; ++i) value *= 10;
+  return value;
+}
+
+// Widens a stored primitive vector to the table's type (type widening, protocol §13.16, and
+// writers that stored a narrower physical type).
+VectorPtr CastPrimitive(const VectorPtr& source, const DataTypePtr& target, std::string_view column) {
+  TypeId from = source->type_id();
+  TypeId to = target->id();
+  auto unsupported = [&]() -> VectorPtr {
+    SILT_THROW(PARQUET_SCHEMA_MISMATCH, {{"column", std::string(column)},
+                                         {"path", "data file"},
+                                         {"actual", source->type()->ToString()},
+                                         {"expected", target->ToString()}});
+  };
+  bool supported = (IsInteger(from) && (IsInteger(to) || to == TypeId::kDouble || to == TypeId::kDecimal)) ||
+                   (from == TypeId::kFloat && to == TypeId::kDouble) ||
+                   (from == TypeId::kDecimal && to == TypeId::kDecimal) ||
+                   (from == TypeId::kDate && to == TypeId::kTimestampNtz) ||
+                   (from == TypeId::kTimestamp && to == TypeId::kTimestampNtz) ||
+                   (from == TypeId::kTimestampNtz && to == TypeId::kTimestamp) ||
+                   (from == TypeId::kString && to == TypeId::kBinary) ||
+                   (from == TypeId::kBinary && to == TypeId::kString);
+  if (!supported) return unsupported();
+  VectorBuilder builder(target, source->length());
+  for (int64_t row = 0; row < source->length(); ++row) {
+    if (source->IsNull(row)) {
+      builder.AppendNull();
+      continue;
+    }
+    if (IsInteger(from)) {
+      int64_t value = IntegerAt(*source, row);
+      if (to == TypeId::kDouble) {
+        builder.AppendDouble(static_cast<double>(value));
+      } else if (to == TypeId::kDecimal) {
+        builder.AppendDecimal(Decimal128(value) * PowerOfTen(target->scale()));
+      } else {
+        builder.AppendInt(value);
+      }
+    } else if (from == TypeId::kFloat) {
+      builder.AppendDouble(static_cast<double>(source->values<float>()[row]));
+    } else if (from == TypeId::kDecimal) {
+      int shift = target->scale() - source->type()->scale();
+      if (shift < 0) return unsupported();
+      builder.AppendDecimal(source->values<Decimal128>()[row] * PowerOfTen(shift));
+    } else if (from == TypeId::kDate) {
+      builder.AppendInt(int64_t(source->values<int32_t>()[row]) * 86'400'000'000LL);
+    } else if (from == TypeId::kTimestamp || from == TypeId::kTimestampNtz) {
+      builder.AppendInt(source->values<int64_t>()[row]);
+    } else {
+      builder.AppendString(source->GetString(row));
+    }
+  }
+  return builder.Finish();
+}
+
+// Maps a stored vector onto the logical type: nested fields by physical name or field id,
+// missing ones as NULL, primitives widened where needed.
+VectorPtr Adapt(const VectorPtr& stored, const DataTypePtr& logical, const FieldLocator& locator,
+                std::string_view column) {
+  if (logical->id() == TypeId::kNull) return Vector::MakeAllNull(logical, stored->length());
+  if (!logical->is_nested()) {
+    if (stored->type()->Equals(*logical)) {
+      return Vector::Make(logical, stored->length(), stored->buffers(), stored->children(),
+                          stored->null_count(), stored->offset());
+    }
+    if (stored->type()->is_nested()) {
+      SILT_THROW(PARQUET_SCHEMA_MISMATCH, {{"column", std::string(column)},
+                                           {"path", "data file"},
+                                           {"actual", stored->type()->ToString()},
+                                           {"expected", logical->ToString()}});
+    }
+    return CastPrimitive(stored, logical, column);
+  }
+  if (stored->type_id() != logical->id()) {
+    SILT_THROW(PARQUET_SCHEMA_MISMATCH, {{"column", std::string(column)},
+                                         {"path", "data file"},
+                                         {"actual", stored->type()->ToString()},
+                                         {"expected", logical->ToString()}});
+  }
+  std::vector<VectorPtr> children;
+  if (logical->id() == TypeId::kStruct) {
+    // Children are indexed at the struct's offset + row, so missing ones must cover that range.
+    int64_t child_length = stored->offset() + stored->length();
+    for (const Field& field : logical->fields()) {
+      int index = locator.Find(field, stored->type()->fields());
+      if (index < 0) {
+        children.push_back(Vector::MakeAllNull(field.type, child_length));
+      } else {
+        children.push_back(Adapt(stored->child(static_cast<size_t>(index)), field.type, locator,
+                                 field.name));
+      }
+    }
+  } else {
+    // List element or map entries: positions match one to one.
+    const Field& element = logical->fields()[0];
+    if (logical->id() == TypeId::kList) {
+      children.push_back(Adapt(stored->child(0), element.type, locator, column));
+    } else {
+      auto entries = StructType({logical->fields()[0], logical->fields()[1]});
+      children.push_back(Adapt(stored->child(0), entries, locator, column));
+    }
+  }
+  return Vector::Make(logical, stored->length(), stored->buffers(), children, stored->null_count(),
+                      stored->offset());
+}
+
+// Keeps the rows whose mask bit is set.
+VectorPtr FilterRows(const VectorPtr& vector, const std::vector<bool>& keep, int64_t kept) {
+  VectorBuilder builder(vector->type(), kept);
+  int64_t row = 0;
+  int64_t length = vector->length();
+  while (row < length) {
+    if (!keep[static_cast<size_t>(row)]) {
+      ++row;
+      continue;
+    }
+    int64_t start = row;
+    while (row < length && keep[static_cast<size_t>(row)]) ++row;
+    builder.AppendRange(*vector, start, row - start);
+  }
+  return builder.Finish();
+}
+
+}  // namespace
+
+struct TableScan::Column {
+  Field field;                    // logical
+  bool partition = false;
+  std::string physical_name;      // key of partitionValues and of stats
+};
+
+std::unique_ptr<TableScan> TableScan::Make(std::shared_ptr<const Snapshot> snapshot,
+                                           ScanOptions options) {
+  std::unique_ptr<TableScan> scan(new TableScan());
+  const Schema& schema = snapshot->schema();
+  FieldLocator locator{snapshot->column_mapping_mode()};
+  const auto& partition_columns = snapshot->metadata().partition_columns;
+  auto make_column = [&](const Field& field) {
+    auto column = std::make_shared<Column>();
+    column->field = field;
+    column->physical_name = locator.PhysicalName(field);
+    column->partition = std::any_of(partition_columns.begin(), partition_columns.end(),
+                                    [&](const std::string& name) { return EqualsIgnoreCase(name, field.name); });
+    return column;
+  };
+  std::vector<Field> output_fields;
+  if (options.columns.empty()) {
+    for (const Field& field : schema.fields()) {
+      scan->columns_.push_back(make_column(field));
+      output_fields.push_back(field);
+    }
+  } else {
+    for (const auto& name : options.columns) {
+      int index = schema.FieldIndex(name, /*case_sensitive=*/false);
+      SILT_USER_CHECK(index >= 0, INVALID_ARGUMENT,
+                      {{"message", "column " + name + " is not in the table schema"}});
+      scan->columns_.push_back(make_column(schema.field(static_cast<size_t>(index))));
+      output_fields.push_back(schema.field(static_cast<size_t>(index)));
+    }
+  }
+  for (const auto& predicate : options.predicates) {
+    int index = schema.FieldIndex(predicate.column, /*case_sensitive=*/false);
+    SILT_USER_CHECK(index >= 0, INVALID_ARGUMENT,
+                    {{"message", "predicate column " + predicate.column + " is not in the table"}});
+    if (predicate.op != ScanPredicate::Op::kIsNull && predicate.op != ScanPredicate::Op::kIsNotNull) {
+      // Validate the literal up front, so a bad one fails the scan rather than a file.
+      const Field& field = schema.field(static_cast<size_t>(index));
+      SILT_USER_CHECK(ParsePartitionValue(*field.type, predicate.value, field.name).has_value(),
+                      INVALID_ARGUMENT,
+                      {{"message", "a comparison with NULL matches no rows; use kIsNull"}});
+    }
+  }
+  scan->output_schema_ = std::make_shared<const Schema>(std::move(output_fields));
+  scan->snapshot_ = std::move(snapshot);
+  scan->options_ = std::move(options);
+  for (const AddFile& file : scan->snapshot_->files()) {
+    if (scan->MayMatch(file)) scan->files_.push_back(&file);
+  }
+  return scan;
+}
+
+bool TableScan::MayMatch(const AddFile& file) const {
+  if (options_.predicates.empty()) return true;
+  const Schema& schema = snapshot_->schema();
+  FieldLocator locator{snapshot_->column_mapping_mode()};
+  const auto& partition_columns = snapshot_->metadata().partition_columns;
+  std::optional<FileStats> stats;
+  bool stats_parsed = false;
+  for (const auto& predicate : options_.predicates) {
+    const Field& field = schema.field(static_cast<size_t>(schema.FieldIndex(predicate.column, false)));
+    std::string physical = locator.PhysicalName(field);
+    bool partition = std::any_of(partition_columns.begin(), partition_columns.end(),
+                                 [&](const std::string& name) { return EqualsIgnoreCase(name, field.name); });
+    bool null_test = predicate.op == ScanPredicate::Op::kIsNull ||
+                     predicate.op == ScanPredicate::Op::kIsNotNull;
+    std::optional<Scalar> literal;
+    if (!null_test) literal = ParsePartitionValue(*field.type, predicate.value, field.name);
+    if (partition) {
+      std::optional<std::string> text;
+      for (const auto& [key, value] : file.partition_values) {
+        if (key == physical) text = value;
+      }
+      std::optional<Scalar> value = ParsePartitionValue(*field.type, text, field.name);
+      bool matches = false;
+      switch (predicate.op) {
+        case ScanPredicate::Op::kIsNull: matches = !value; break;
+        case ScanPredicate::Op::kIsNotNull: matches = value.has_value(); break;
+        default: {
+          if (!value) break;
+          int order = CompareScalars(*value, *literal);
+          matches = predicate.op == ScanPredicate::Op::kEqual ? order == 0
+                    : predicate.op == ScanPredicate::Op::kLess ? order < 0
+                    : predicate.op == ScanPredicate::Op::kLessOrEqual ? order <= 0
+                    : predicate.op == ScanPredicate::Op::kGreater ? order > 0
+                                                                  : order >= 0;
+        }
+      }
+      if (!matches) return false;
+      continue;
+    }
+    if (!stats_parsed) {
+      stats_parsed = true;
+      if (file.stats) {
+        try {
+          stats = FileStats::Parse(*file.stats, file.path);
+        } catch (const Error&) {
+          // Unusable statistics only mean the file cannot be skipped.
+        }
+      }
+    }
+    if (!stats) continue;
+    std::vector<std::string> path = {physical};
+    if (predicate.op == ScanPredicate::Op::kIsNull) {
+      if (stats->NullCount(path) == 0) return false;
+      continue;
+    }
+    auto null_count = stats->NullCount(path);
+    if (predicate.op == ScanPredicate::Op::kIsNotNull) {
+      if (null_count && stats->num_records() && *null_count == *stats->num_records()) return false;
+      continue;
+    }
+    auto min = stats->Min(path, *field.type);
+    auto max = stats->Max(path, *field.type);
+    if (max && (field.type->id() == TypeId::kTimestamp || field.type->id() == TypeId::kTimestampNtz)) {
+      // Stats are truncated to milliseconds: the real maximum may be up to 999 µs higher.
+      max = Scalar(std::get<int64_t>(*max) + 999);
+    }
+    switch (predicate.op) {
+      case ScanPredicate::Op::kEqual:
+        if ((min && CompareScalars(*min, *literal) > 0) || (max && CompareScalars(*max, *literal) < 0)) {
+          return false;
+        }
+        break;
+      case ScanPredicate::Op::kLess:
+        if (min && CompareScalars(*min, *literal) >= 0) return false;
+        break;
+      case ScanPredicate::Op::kLessOrEqual:
+        if (min && CompareScalars(*min, *literal) > 0) return false;
+        break;
+      case ScanPredicate::Op::kGreater:
+        if (max && CompareScalars(*max, *literal) <= 0) return false;
+        break;
+      case ScanPredicate::Op::kGreaterOrEqual:
+        if (max && CompareScalars(*max, *literal) < 0) return false;
+        break;
+      default:
+        break;
+    }
+  }
+  return true;
+}
+
+std::vector<Batch> TableScan::ReadFile(const AddFile& file) const {
+  io::FileSystem& fs = *snapshot_->file_system();
+  std::string path = snapshot_->ResolvePath(file.path);
+  FieldLocator locator{snapshot_->column_mapping_mode()};
+  auto reader = parquet::FileReader::Open(fs, path);
+  const Schema& file_schema = reader->schema();
+
+  // Where each output column comes from: a file column, the partition values, or nowhere.
+  std::vector<int> file_index(columns_.size(), -1);
+  parquet::ReadOptions read_options;
+  read_options.pool = options_.pool;
+  std::vector<int> projected_position(columns_.size(), -1);
+  for (size_t i = 0; i < columns_.size(); ++i) {
+    const Column& column = *columns_[i];
+    if (column.partition || column.field.type->id() == TypeId::kNull) continue;
+    int index = locator.Find(column.field, file_schema.fields());
+    if (index < 0) continue;
+    const std::string& name = file_schema.field(static_cast<size_t>(index)).name;
+    auto existing = std::find(read_options.columns.begin(), read_options.columns.end(), name);
+    if (existing == read_options.columns.end()) {
+      projected_position[i] = static_cast<int>(read_options.columns.size());
+      read_options.columns.push_back(name);
+    } else {
+      projected_position[i] = static_cast<int>(existing - read_options.columns.begin());
+    }
+  }
+  std::vector<Batch> stored_batches;
+  if (read_options.columns.empty()) {
+    // Only partition or missing columns: row counts still come from the file's row groups.
+    for (int group = 0; group < reader->num_row_groups(); ++group) {
+      int64_t rows = reader->metadata().row_groups[static_cast<size_t>(group)].num_rows;
+      stored_batches.emplace_back(std::make_shared<const Schema>(), std::vector<VectorPtr>{}, rows);
+    }
+  } else {
+    stored_batches = reader->Read(read_options);
+  }
+
+  std::optional<DeletedRows> deleted;
+  if (file.deletion_vector) {
+    deleted = LoadDeletionVector(fs, snapshot_->table_root(), *file.deletion_vector);
+  }
+  std::vector<std::optional<Scalar>> partition_values(columns_.size());
+  for (size_t i = 0; i < columns_.size(); ++i) {
+    const Column& column = *columns_[i];
+    if (!column.partition) continue;
+    std::optional<std::string> text;
+    for (const auto& [key, value] : file.partition_values) {
+      if (key == column.physical_name || (!text && EqualsIgnoreCase(key, column.physical_name))) {
+        text = value;
+      }
+    }
+    partition_values[i] = ParsePartitionValue(*column.field.type, text, column.field.name);
+  }
+
+  std::vector<Batch> result;
+  uint64_t first_row = 0;
+  for (const Batch& stored : stored_batches) {
+    int64_t rows = stored.num_rows();
+    std::vector<VectorPtr> columns;
+    for (size_t i = 0; i < columns_.size(); ++i) {
+      const Column& column = *columns_[i];
+      if (column.partition) {
+        columns.push_back(MakeConstantVector(column.field.type, partition_values[i], rows));
+      } else if (projected_position[i] < 0) {
+        columns.push_back(Vector::MakeAllNull(column.field.type, rows));
+      } else {
+        columns.push_back(Adapt(stored.column(static_cast<size_t>(projected_position[i])),
+                                column.field.type, locator, column.field.name));
+      }
+    }
+    if (deleted) {
+      std::vector<bool> keep;
+      deleted->FillKeepMask(first_row, static_cast<uint64_t>(rows), keep);
+      int64_t kept = std::count(keep.begin(), keep.end(), true);
+      if (kept != rows) {
+        for (auto& vector : columns) vector = FilterRows(vector, keep, kept);
+      }
+      first_row += static_cast<uint64_t>(rows);
+      rows = kept;
+    }
+    result.emplace_back(output_schema_, std::move(columns), rows);
+  }
+  return result;
+}
+
+std::vector<Batch> TableScan::Read() const {
+  ThreadPool& pool = options_.pool != nullptr ? *options_.pool : ThreadPool::Default();
+  std::vector<std::vector<Batch>> per_file(files_.size());
+  pool.ParallelFor(files_.size(), [&](size_t i) { per_file[i] = ReadFile(*files_[i]); });
+  std::vector<Batch> batches;
+  for (auto& file_batches : per_file) {
+    for (auto& batch : file_batches) batches.push_back(std::move(batch));
+  }
+  return batches;
+}
+
+}  // namespace silt::log

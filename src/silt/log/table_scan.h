@@ -1,0 +1,75 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "silt/log/actions.h"
+#include "silt/log/snapshot.h"
+#include "silt/vector/batch.h"
+
+namespace silt {
+class ThreadPool;
+}
+
+namespace silt::log {
+
+/// One conjunct of a scan's pruning predicate: `column op value` on a top-level column.
+struct ScanPredicate {
+  enum class Op { kEqual, kLess, kLessOrEqual, kGreater, kGreaterOrEqual, kIsNull, kIsNotNull };
+  std::string column;  ///< Logical column name (matched case-insensitively, as Spark does).
+  Op op = Op::kEqual;
+  std::string value;   ///< The literal in partition-value text form; unused for the null tests.
+};
+
+/// What to scan.
+struct ScanOptions {
+  /// Logical top-level columns to return, in this order; empty = the whole table schema.
+  std::vector<std::string> columns;
+  /// A conjunction used to skip files by partition values and min/max/null-count statistics.
+  /// It only prunes files: rows of kept files are returned whether or not they match, and the
+  /// caller filters rows (exec's Filter operator).
+  std::vector<ScanPredicate> predicates;
+  ThreadPool* pool = nullptr;  ///< nullptr: the default pool.
+};
+
+/// Reads the live rows of a snapshot: the Parquet data of every live file that the predicate
+/// does not rule out, with partition columns filled in from the log, column mapping applied
+/// (physical names, or field ids in id mode, mapped to the logical schema; missing columns read
+/// as NULL; narrower stored types widened) and rows deleted by deletion vectors left out.
+/// Immutable after Make; ReadFile and Read may be called from several threads.
+class TableScan {
+ public:
+  /// Throws DELTA_PARTITION_COLUMN_CAST_FAILED for a literal that does not fit its column and
+  /// INVALID_ARGUMENT for an unknown column.
+  static std::unique_ptr<TableScan> Make(std::shared_ptr<const Snapshot> snapshot,
+                                         ScanOptions options = {});
+
+  /// The logical schema of the batches returned.
+  const SchemaPtr& schema() const { return output_schema_; }
+  /// The files kept after pruning.
+  const std::vector<const AddFile*>& files() const { return files_; }
+  /// Live files before pruning.
+  size_t num_live_files() const { return snapshot_->files().size(); }
+
+  /// The live rows of one file, one batch per row group (rows deleted by its DV removed).
+  /// Throws PATH_NOT_FOUND for a missing data file, the Parquet reader's errors, and the DV
+  /// loader's.
+  std::vector<Batch> ReadFile(const AddFile& file) const;
+  /// The live rows of every kept file (files read in parallel; batches in file order).
+  std::vector<Batch> Read() const;
+
+ private:
+  struct Column;
+  TableScan() = default;
+  bool MayMatch(const AddFile& file) const;
+
+  std::shared_ptr<const Snapshot> snapshot_;
+  ScanOptions options_;
+  SchemaPtr output_schema_;
+  std::vector<std::shared_ptr<const Column>> columns_;
+  std::vector<const AddFile*> files_;
+};
+
+}  // namespace silt::log

@@ -1,0 +1,206 @@
+#include "silt/log/table_scan.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "silt/error.h"
+#include "silt/log/deletion_vector.h"
+#include "silt/log/file_stats.h"
+#include "silt/log/log_segment.h"
+#include "silt/parquet/writer.h"
+
+namespace silt::log {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::UnorderedElementsAre;
+
+// Writes a Parquet file with columns (`id_name` long, `value_name` string).
+void WriteDataFile(io::FileSystem& fs, const std::string& path, const std::string& id_name,
+                   const std::string& value_name, const std::vector<int64_t>& ids,
+                   bool field_ids = false) {
+  Field id{id_name, LongType(), true, {}};
+  Field value{value_name, StringType(), true, {}};
+  if (field_ids) {
+    id.metadata.emplace_back("parquet.field.id", "1");
+    value.metadata.emplace_back("parquet.field.id", "2");
+  }
+  auto schema = std::make_shared<const Schema>(std::vector<Field>{id, value});
+  VectorBuilder id_builder(LongType());
+  VectorBuilder value_builder(StringType());
+  for (int64_t i : ids) {
+    id_builder.AppendInt(i);
+    value_builder.AppendString("v" + std::to_string(i));
+  }
+  Batch batch(schema, {id_builder.Finish(), value_builder.Finish()},
+              static_cast<int64_t>(ids.size()));
+  parquet::WriterOptions options;
+  options.write_field_ids = field_ids;
+  options.max_parallelism = 1;
+  auto writer = parquet::FileWriter::Open(fs.OpenWrite(path), *schema, options);
+  writer->Write(batch);
+  writer->Close();
+}
+
+std::string SchemaString(const std::string& id_metadata, const std::string& value_metadata) {
+  return R"({\"type\":\"struct\",\"fields\":[{\"name\":\"id\",\"type\":\"long\",\"nullable\":true,\"metadata\":{)" +
+         id_metadata +
+         R"(}},{\"name\":\"v\",\"type\":\"string\",\"nullable\":true,\"metadata\":{)" +
+         value_metadata +
+         R"(}},{\"name\":\"part\",\"type\":\"integer\",\"nullable\":true,\"metadata\":{}}]})";
+}
+
+std::vector<std::string> RowsOf(const std::vector<Batch>& batches) {
+  std::vector<std::string> rows;
+  for (const auto& batch : batches) {
+    for (int64_t r = 0; r < batch.num_rows(); ++r) {
+      std::string row;
+      for (size_t c = 0; c < batch.num_columns(); ++c) {
+        if (c > 0) row += ",";
+        row += batch.column(c)->ValueToString(r);
+      }
+      rows.push_back(row);
+    }
+  }
+  return rows;
+}
+
+class TableScanTest : public ::testing::Test {
+ protected:
+  void WriteLog(const std::string& configuration, const std::string& schema,
+                const std::vector<std::string>& adds) {
+    std::string text = R"({"protocol":{"minReaderVersion":3,"minWriterVersion":7,"readerFeatures":["deletionVectors","columnMapping"],"writerFeatures":["deletionVectors","columnMapping"]}})"
+                       "\n";
+    text += R"({"metaData":{"id":"t","format":{"provider":"parquet","options":{}},"schemaString":")" +
+            schema + R"(","partitionColumns":["part"],"configuration":{)" + configuration + "}}}\n";
+    for (const auto& add : adds) text += add + "\n";
+    fs_->WriteFile("t/_delta_log/" + FormatVersion(0) + ".json", text);
+  }
+  std::string Add(const std::string& path, const std::string& part, const std::string& stats,
+                  const std::string& dv = "") {
+    std::string json = R"({"add":{"path":")" + path + R"(","partitionValues":{"part":)" + part +
+                       R"(},"size":1,"modificationTime":1,"dataChange":true,"stats":")" + stats +
+                       "\"";
+    if (!dv.empty()) json += R"(,"deletionVector":)" + dv;
+    return json + "}}";
+  }
+
+  std::shared_ptr<io::FileSystem> fs_ = io::MakeMemoryFileSystem();
+};
+
+TEST_F(TableScanTest, FillsPartitionsAndHonoursDeletionVectors) {
+  WriteDataFile(*fs_, "t/part=7/a.parquet", "id", "v", {0, 1, 2, 3});
+  WriteDataFile(*fs_, "t/part=__HIVE_DEFAULT_PARTITION__/b.parquet", "id", "v", {10});
+  auto deleted = DeletedRows::FromIndexes({1, 3});
+  fs_->WriteFile("t/deletion_vector_d2c639aa-8816-431a-aaf6-d3fe2512ff61.bin",
+                 MakeDeletionVectorFile(deleted));
+  std::string dv = R"({"storageType":"u","pathOrInlineDv":"^-aqEH.-t@S}K{vb[*k^","offset":1,"sizeInBytes":)" +
+                   std::to_string(deleted.Serialize().size()) + R"(,"cardinality":2})";
+  WriteLog("", SchemaString("", ""),
+           {Add("part=7/a.parquet", "\"7\"",
+                R"({\"numRecords\":4,\"minValues\":{\"id\":0},\"maxValues\":{\"id\":3},\"nullCount\":{\"id\":0}})",
+                dv),
+            Add("part=__HIVE_DEFAULT_PARTITION__/b.parquet", "null",
+                R"({\"numRecords\":1,\"minValues\":{\"id\":10},\"maxValues\":{\"id\":10},\"nullCount\":{\"id\":0}})")});
+  auto snapshot = Snapshot::Load(fs_, "t");
+  auto scan = TableScan::Make(snapshot);
+  EXPECT_THAT(RowsOf(scan->Read()), UnorderedElementsAre("0,v0,7", "2,v2,7", "10,v10,NULL"));
+  EXPECT_EQ(scan->schema()->field(2).name, "part");
+
+  ScanOptions projected;
+  projected.columns = {"PART", "id"};
+  EXPECT_THAT(RowsOf(TableScan::Make(snapshot, projected)->Read()),
+              UnorderedElementsAre("7,0", "7,2", "NULL,10"));
+}
+
+TEST_F(TableScanTest, PrunesByPartitionValuesAndStatistics) {
+  WriteDataFile(*fs_, "t/a.parquet", "id", "v", {0, 1});
+  WriteDataFile(*fs_, "t/b.parquet", "id", "v", {10, 11});
+  WriteLog("", SchemaString("", ""),
+           {Add("a.parquet", "\"1\"",
+                R"({\"numRecords\":2,\"minValues\":{\"id\":0,\"v\":\"v0\"},\"maxValues\":{\"id\":1,\"v\":\"v1\"},\"nullCount\":{\"id\":0,\"v\":0}})"),
+            Add("b.parquet", "\"2\"",
+                R"({\"numRecords\":2,\"minValues\":{\"id\":10,\"v\":\"v10\"},\"maxValues\":{\"id\":11,\"v\":\"v11\"},\"nullCount\":{\"id\":0,\"v\":2}})")});
+  auto snapshot = Snapshot::Load(fs_, "t");
+  auto files_for = [&](std::vector<ScanPredicate> predicates) {
+    ScanOptions options;
+    options.predicates = std::move(predicates);
+    std::vector<std::string> paths;
+    auto scan = TableScan::Make(snapshot, options);
+    for (const AddFile* file : scan->files()) paths.push_back(file->path);
+    return paths;
+  };
+  using Op = ScanPredicate::Op;
+  EXPECT_THAT(files_for({{"part", Op::kEqual, "2"}}), ElementsAre("b.parquet"));
+  EXPECT_THAT(files_for({{"part", Op::kLess, "2"}}), ElementsAre("a.parquet"));
+  EXPECT_THAT(files_for({{"id", Op::kGreater, "5"}}), ElementsAre("b.parquet"));
+  EXPECT_THAT(files_for({{"id", Op::kEqual, "5"}}), ElementsAre());
+  EXPECT_THAT(files_for({{"id", Op::kLessOrEqual, "10"}}), ElementsAre("a.parquet", "b.parquet"));
+  EXPECT_THAT(files_for({{"v", Op::kGreaterOrEqual, "v10"}}), ElementsAre("b.parquet"));
+  EXPECT_THAT(files_for({{"id", Op::kIsNull, ""}}), ElementsAre());
+  EXPECT_THAT(files_for({{"v", Op::kIsNotNull, ""}}), ElementsAre("a.parquet"));
+  EXPECT_THAT(files_for({{"part", Op::kIsNull, ""}}), ElementsAre());
+  EXPECT_THAT(files_for({{"part", Op::kEqual, "1"}, {"id", Op::kGreater, "0"}}), ElementsAre("a.parquet"));
+  ScanOptions bad;
+  bad.predicates = {{"part", Op::kEqual, "x"}};
+  EXPECT_THROW(TableScan::Make(snapshot, bad), Error);
+  bad.predicates = {{"nope", Op::kEqual, "1"}};
+  EXPECT_THROW(TableScan::Make(snapshot, bad), Error);
+}
+
+TEST_F(TableScanTest, ColumnMappingByNameAndById) {
+  std::string name_schema = SchemaString(
+      R"(\"delta.columnMapping.id\":1,\"delta.columnMapping.physicalName\":\"col-a\")",
+      R"(\"delta.columnMapping.id\":2,\"delta.columnMapping.physicalName\":\"col-b\")");
+  WriteDataFile(*fs_, "t/a.parquet", "col-a", "col-b", {5, 6});
+  WriteLog(R"("delta.columnMapping.mode":"name")", name_schema,
+           {Add("a.parquet", "\"1\"", R"({\"numRecords\":2})")});
+  EXPECT_THAT(RowsOf(TableScan::Make(Snapshot::Load(fs_, "t"))->Read()),
+              UnorderedElementsAre("5,v5,1", "6,v6,1"));
+
+  // Id mode: the stored names are irrelevant, the field ids decide.
+  WriteDataFile(*fs_, "t/a.parquet", "old_name_1", "old_name_2", {5, 6}, /*field_ids=*/true);
+  WriteLog(R"("delta.columnMapping.mode":"id")", name_schema,
+           {Add("a.parquet", "\"1\"", R"({\"numRecords\":2})")});
+  EXPECT_THAT(RowsOf(TableScan::Make(Snapshot::Load(fs_, "t"))->Read()),
+              UnorderedElementsAre("5,v5,1", "6,v6,1"));
+
+  // A column the file does not have reads as NULL.
+  WriteDataFile(*fs_, "t/a.parquet", "col-a", "other", {5});
+  WriteLog(R"("delta.columnMapping.mode":"name")", name_schema,
+           {Add("a.parquet", "\"1\"", R"({\"numRecords\":1})")});
+  EXPECT_THAT(RowsOf(TableScan::Make(Snapshot::Load(fs_, "t"))->Read()), ElementsAre("5,NULL,1"));
+}
+
+TEST_F(TableScanTest, MissingDataFileIsAnError) {
+  WriteLog("", SchemaString("", ""), {Add("gone.parquet", "\"1\"", R"({\"numRecords\":1})")});
+  try {
+    TableScan::Make(Snapshot::Load(fs_, "t"))->Read();
+    FAIL();
+  } catch (const Error& error) {
+    EXPECT_EQ(error.error_class(), "PATH_NOT_FOUND");
+  }
+}
+
+TEST(FileStatsTest, ParsesLazilyTypedValues) {
+  auto stats = FileStats::Parse(
+      R"({"numRecords":3,"minValues":{"a":1,"s":{"x":"abc"},"d":-3.1661E-8,"ts":"2000-01-01T00:00:00.000-08:00","dt":"2000-01-01"},"maxValues":{"a":9},"nullCount":{"a":0,"s":{"x":1}},"tightBounds":false})",
+      "f");
+  EXPECT_EQ(stats.num_records(), 3);
+  EXPECT_FALSE(stats.tight_bounds());
+  EXPECT_EQ(std::get<int64_t>(*stats.Min({"a"}, *LongType())), 1);
+  EXPECT_EQ(std::get<int64_t>(*stats.Max({"a"}, *LongType())), 9);
+  EXPECT_EQ(std::get<std::string>(*stats.Min({"s", "x"}, *StringType())), "abc");
+  EXPECT_EQ(std::get<Decimal128>(*stats.Min({"d"}, *DecimalType(20, 15))), -31661000);
+  EXPECT_EQ(std::get<int64_t>(*stats.Min({"ts"}, *TimestampType())), 946713600000000LL);
+  EXPECT_EQ(std::get<int64_t>(*stats.Min({"dt"}, *DateType())), 10957);
+  EXPECT_EQ(stats.NullCount({"s", "x"}), 1);
+  EXPECT_FALSE(stats.Max({"s", "x"}, *StringType()).has_value());
+  EXPECT_FALSE(stats.Min({"a"}, *BooleanType()).has_value());
+  EXPECT_TRUE(FileStats::Parse("{}", "f").tight_bounds());
+  EXPECT_THROW(FileStats::Parse("[1]", "f"), Error);
+  EXPECT_THROW(FileStats::Parse(R"({"numRecords":"x"})", "f"), Error);
+}
+
+}  // namespace
+}  // namespace silt::log
