@@ -1,0 +1,488 @@
+// Date and time functions. Timestamps are read in the session time zone, which is UTC for now
+// (EvalContext::time_zone is not applied yet; see docs/format/expressions.md).
+
+#include <cctype>
+
+#include "silt/expr/cast.h"
+#include "silt/expr/function_kernels_internal.h"
+#include "silt/types/date_time.h"
+
+namespace silt::expr::internal {
+namespace {
+
+int64_t FloorDivide(int64_t value, int64_t divisor) {
+  return value / divisor - ((value % divisor != 0) && ((value < 0) != (divisor < 0)) ? 1 : 0);
+}
+
+int64_t FloorModulo(int64_t value, int64_t divisor) { return value - FloorDivide(value, divisor) * divisor; }
+
+ExpressionPtr DateArgument(std::string_view name, size_t index, ExpressionPtr argument) {
+  return ImplicitCast(name, index, std::move(argument), DateType());
+}
+
+ExpressionPtr TimestampArgument(std::string_view name, size_t index, ExpressionPtr argument) {
+  if (argument->type()->id() == TypeId::kTimestampNtz) return argument;
+  return ImplicitCast(name, index, std::move(argument), TimestampType());
+}
+
+ExpressionPtr IntegerArgument(std::string_view name, size_t index, ExpressionPtr argument) {
+  if (argument->type()->id() != TypeId::kNull && argument->type()->id() != TypeId::kString &&
+      !IsIntegral(*argument->type())) {
+    ThrowArgumentType(name, index, argument, "\"INT\"");
+  }
+  return ImplicitCast(name, index, std::move(argument), IntegerType());
+}
+
+const char* const kMonthNames[] = {"January", "February", "March",     "April",   "May",      "June",
+                                   "July",    "August",   "September", "October", "November", "December"};
+const char* const kDayNames[] = {"Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"};
+
+std::string Padded(int64_t value, size_t width) {
+  std::string digits = std::to_string(value < 0 ? -value : value);
+  while (digits.size() < width) digits.insert(digits.begin(), '0');
+  return value < 0 ? "-" + digits : digits;
+}
+
+}  // namespace
+
+/// Formats µs since the epoch with a Spark datetime pattern: y, M (MMM/MMMM names), d, H, h, m,
+/// s, S (fraction), a, E (EEE/EEEE), D (day of year) and quoted literals.
+std::string FormatWithPattern(int64_t micros, std::string_view pattern) {
+  int64_t days = FloorDivide(micros, kMicrosPerDay);
+  int64_t micros_of_day = FloorModulo(micros, kMicrosPerDay);
+  CivilDate date = CivilFromDays(days);
+  int64_t hour = micros_of_day / (3600 * kMicrosPerSecond);
+  int64_t minute = micros_of_day / (60 * kMicrosPerSecond) % 60;
+  int64_t second = micros_of_day / kMicrosPerSecond % 60;
+  int64_t fraction = micros_of_day % kMicrosPerSecond;
+  std::string out;
+  for (size_t i = 0; i < pattern.size();) {
+    char letter = pattern[i];
+    if (letter == '\'') {
+      size_t end = pattern.find('\'', i + 1);
+      if (end == i + 1) {
+        out += '\'';
+        i += 2;
+        continue;
+      }
+      if (end == std::string_view::npos) end = pattern.size();
+      out.append(pattern.substr(i + 1, end - i - 1));
+      i = end + 1;
+      continue;
+    }
+    if (!std::isalpha(static_cast<unsigned char>(letter))) {
+      out += letter;
+      ++i;
+      continue;
+    }
+    size_t count = 1;
+    while (i + count < pattern.size() && pattern[i + count] == letter) ++count;
+    switch (letter) {
+      case 'y':
+      case 'u':
+        out += count == 2 ? Padded(FloorModulo(date.year, 100), 2) : Padded(date.year, count);
+        break;
+      case 'M':
+      case 'L':
+        if (count >= 4) out += kMonthNames[date.month - 1];
+        else if (count == 3) out += std::string(kMonthNames[date.month - 1]).substr(0, 3);
+        else out += Padded(date.month, count);
+        break;
+      case 'd': out += Padded(date.day, count); break;
+      case 'D': out += Padded(days - DaysFromCivil(date.year, 1, 1) + 1, count); break;
+      case 'H': out += Padded(hour, count); break;
+      case 'h': out += Padded(hour % 12 == 0 ? 12 : hour % 12, count); break;
+      case 'm': out += Padded(minute, count); break;
+      case 's': out += Padded(second, count); break;
+      case 'a': out += hour < 12 ? "AM" : "PM"; break;
+      case 'E': {
+        int weekday = static_cast<int>(FloorModulo(days + 3, 7));  // 1970-01-01 was a Thursday
+        out += count >= 4 ? kDayNames[weekday] : std::string(kDayNames[weekday]).substr(0, 3);
+        break;
+      }
+      case 'S': {
+        std::string digits = Padded(fraction, 6);
+        if (count <= 6) out += digits.substr(0, count);
+        else out += digits + std::string(count - 6, '0');
+        break;
+      }
+      default:
+        SILT_THROW(INVALID_PARAMETER_VALUE, {{"parameter", "`format`"}, {"functionName", "`date_format`"},
+                                             {"message", "unsupported pattern letter '" + std::string(1, letter) + "'."}});
+    }
+    i += count;
+  }
+  return out;
+}
+
+namespace {
+
+// Date parts as functions of days (for dates) or µs (for timestamps).
+template <typename Part>
+void RegisterDatePart(FunctionRegistry& registry, std::string_view name, Part part) {
+  registry.Register(name, [name, part](std::vector<ExpressionPtr> arguments) {
+    CheckArgumentCount(name, arguments, 1, 1);
+    arguments[0] = DateArgument(name, 0, std::move(arguments[0]));
+    return MakeCall(name, IntegerType(), std::move(arguments),
+                    [part](const std::vector<VectorPtr>& args, int64_t num_rows, EvalContext&, RowMask) {
+                      return MapRows(IntegerType(), args, num_rows, [&](int64_t row, VectorBuilder& out) {
+                        int64_t days = args[0]->values<int32_t>()[row];
+                        out.AppendInt(part(days, CivilFromDays(days)));
+                      });
+                    });
+  });
+}
+
+void RegisterTimePart(FunctionRegistry& registry, std::string_view name, int64_t unit, int64_t modulo) {
+  registry.Register(name, [name, unit, modulo](std::vector<ExpressionPtr> arguments) {
+    CheckArgumentCount(name, arguments, 1, 1);
+    arguments[0] = TimestampArgument(name, 0, std::move(arguments[0]));
+    return MakeCall(name, IntegerType(), std::move(arguments),
+                    [unit, modulo](const std::vector<VectorPtr>& args, int64_t num_rows, EvalContext& context, RowMask) {
+                      int64_t offset = args[0]->type_id() == TypeId::kTimestamp ? context.ZoneOffsetMicros() : 0;
+                      return MapRows(IntegerType(), args, num_rows, [&](int64_t row, VectorBuilder& out) {
+                        int64_t micros = FloorModulo(args[0]->values<int64_t>()[row] + offset, kMicrosPerDay);
+                        out.AppendInt(micros / unit % modulo);
+                      });
+                    });
+  });
+}
+
+int32_t AddMonths(int64_t days, int64_t months) {
+  CivilDate date = CivilFromDays(days);
+  int64_t month_index = date.year * 12 + (date.month - 1) + months;
+  int64_t year = FloorDivide(month_index, 12);
+  int month = static_cast<int>(FloorModulo(month_index, 12)) + 1;
+  int day = date.day;
+  while (!IsValidCivilDate(year, month, day)) --day;  // clamp to the month's last day
+  return static_cast<int32_t>(DaysFromCivil(year, month, day));
+}
+
+int64_t TruncateTimestamp(int64_t micros, const std::string& unit, bool* known) {
+  *known = true;
+  int64_t days = FloorDivide(micros, kMicrosPerDay);
+  CivilDate date = CivilFromDays(days);
+  if (unit == "YEAR" || unit == "YYYY" || unit == "YY") return DaysFromCivil(date.year, 1, 1) * kMicrosPerDay;
+  if (unit == "QUARTER") return DaysFromCivil(date.year, (date.month - 1) / 3 * 3 + 1, 1) * kMicrosPerDay;
+  if (unit == "MONTH" || unit == "MM" || unit == "MON") return DaysFromCivil(date.year, date.month, 1) * kMicrosPerDay;
+  if (unit == "WEEK") return (days - FloorModulo(days + 3, 7)) * kMicrosPerDay;  // weeks start on Monday
+  if (unit == "DAY" || unit == "DD") return days * kMicrosPerDay;
+  if (unit == "HOUR") return FloorDivide(micros, 3600 * kMicrosPerSecond) * 3600 * kMicrosPerSecond;
+  if (unit == "MINUTE") return FloorDivide(micros, 60 * kMicrosPerSecond) * 60 * kMicrosPerSecond;
+  if (unit == "SECOND") return FloorDivide(micros, kMicrosPerSecond) * kMicrosPerSecond;
+  if (unit == "MILLISECOND") return FloorDivide(micros, 1000) * 1000;
+  if (unit == "MICROSECOND") return micros;
+  *known = false;
+  return 0;
+}
+
+std::string UpperCase(std::string_view text) {
+  std::string upper(text);
+  for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return upper;
+}
+
+/// Parses `text` with a Spark datetime pattern (y, M, d, H, h, m, s, S, a and quoted literals;
+/// numeric fields accept up to their width, or more digits for a single letter). Returns µs
+/// since the epoch (UTC), or nullopt when the text does not match or is not a real date/time.
+std::optional<int64_t> ParseWithPattern(std::string_view text, std::string_view pattern) {
+  int64_t year = 1970, month = 1, day = 1, hour = 0, minute = 0, second = 0, fraction = 0;
+  bool afternoon = false, twelve_hour = false;
+  size_t position = 0;
+  for (size_t i = 0; i < pattern.size();) {
+    char letter = pattern[i];
+    if (letter == '\'') {
+      size_t end = pattern.find('\'', i + 1);
+      if (end == std::string_view::npos) end = pattern.size();
+      std::string_view literal = pattern.substr(i + 1, end - i - 1);
+      if (literal.empty()) literal = "'";
+      if (text.substr(position, literal.size()) != literal) return std::nullopt;
+      position += literal.size();
+      i = end + 1;
+      continue;
+    }
+    if (!std::isalpha(static_cast<unsigned char>(letter))) {
+      if (position >= text.size() || text[position] != letter) return std::nullopt;
+      ++position;
+      ++i;
+      continue;
+    }
+    size_t count = 1;
+    while (i + count < pattern.size() && pattern[i + count] == letter) ++count;
+    i += count;
+    if (letter == 'a') {
+      std::string marker = UpperCase(text.substr(position, 2));
+      if (marker != "AM" && marker != "PM") return std::nullopt;
+      afternoon = marker == "PM";
+      position += 2;
+      continue;
+    }
+    // A single letter reads a variable number of digits; repeated letters read exactly that many.
+    size_t maximum = count == 1 ? (letter == 'y' ? 9 : 2) : count;
+    if (letter == 'y' && count == 4) maximum = 4;
+    size_t start = position;
+    int64_t value = 0;
+    while (position < text.size() && position - start < maximum && std::isdigit(static_cast<unsigned char>(text[position]))) {
+      value = value * 10 + (text[position] - '0');
+      ++position;
+    }
+    size_t digits = position - start;
+    if (digits == 0 || (count > 1 && letter != 'S' && digits != count && letter != 'y')) return std::nullopt;
+    switch (letter) {
+      case 'y': year = count == 2 ? 2000 + value : value; break;
+      case 'M': month = value; break;
+      case 'd': day = value; break;
+      case 'H': hour = value; break;
+      case 'h': hour = value; twelve_hour = true; break;
+      case 'm': minute = value; break;
+      case 's': second = value; break;
+      case 'S':
+        fraction = value;
+        for (size_t k = digits; k < 6; ++k) fraction *= 10;
+        for (size_t k = 6; k < digits; ++k) fraction /= 10;
+        break;
+      default: return std::nullopt;
+    }
+  }
+  if (position != text.size()) return std::nullopt;
+  if (twelve_hour) {
+    if (hour < 1 || hour > 12) return std::nullopt;
+    hour = hour % 12 + (afternoon ? 12 : 0);
+  }
+  if (!IsValidCivilDate(year, static_cast<int>(month), static_cast<int>(day)) || hour > 23 || minute > 59 || second > 59) {
+    return std::nullopt;
+  }
+  return DaysFromCivil(year, static_cast<int>(month), static_cast<int>(day)) * kMicrosPerDay +
+         ((hour * 60 + minute) * 60 + second) * kMicrosPerSecond + fraction;
+}
+
+// to_date/to_timestamp/try_to_timestamp with a pattern: ANSI raises CANNOT_PARSE_TIMESTAMP for
+// text that does not match; otherwise (and for the TRY form) the result is NULL.
+ExpressionPtr BindParseWithPattern(std::string_view name, std::vector<ExpressionPtr> arguments, bool to_date, bool try_mode) {
+  arguments[0] = ImplicitCast(name, 0, std::move(arguments[0]), StringType());
+  arguments[1] = ImplicitCast(name, 1, std::move(arguments[1]), StringType());
+  DataTypePtr type = to_date ? DateType() : TimestampType();
+  return MakeCall(name, type, std::move(arguments),
+                  [type, to_date, try_mode](const std::vector<VectorPtr>& args, int64_t num_rows, EvalContext& context,
+                                            RowMask mask) {
+                    return MapRows(type, args, num_rows, [&](int64_t row, VectorBuilder& out) {
+                      std::string_view text = args[0]->GetString(row);
+                      std::string_view pattern = args[1]->GetString(row);
+                      auto micros = ParseWithPattern(text, pattern);
+                      if (!micros) {
+                        if (context.ansi && !try_mode && mask.Contains(row)) {
+                          context.RecordError(MakeError(ErrorClass::CANNOT_PARSE_TIMESTAMP,
+                                                        {{"message", "Text '" + std::string(text) +
+                                                                         "' could not be parsed with pattern '" +
+                                                                         std::string(pattern) + "'"}}));
+                        }
+                        return out.AppendNull();
+                      }
+                      out.AppendInt(to_date ? FloorDivide(*micros, kMicrosPerDay) : *micros - context.ZoneOffsetMicros());
+                    });
+                  });
+}
+
+}  // namespace
+
+void RegisterDatetimeFunctions(FunctionRegistry& registry) {
+  registry.Register("current_timestamp", [](std::vector<ExpressionPtr> arguments) {
+    CheckArgumentCount("current_timestamp", arguments, 0, 0);
+    return MakeCall("current_timestamp", TimestampType(), {},
+                    [](const std::vector<VectorPtr>&, int64_t num_rows, EvalContext& context, RowMask) {
+                      return Scalar::Timestamp(context.statement_timestamp_micros).ToVector(num_rows);
+                    });
+  });
+  registry.Register("now", [&registry](std::vector<ExpressionPtr> arguments) {
+    return registry.Bind("current_timestamp", std::move(arguments));
+  });
+  registry.Register("current_date", [](std::vector<ExpressionPtr> arguments) {
+    CheckArgumentCount("current_date", arguments, 0, 0);
+    return MakeCall("current_date", DateType(), {},
+                    [](const std::vector<VectorPtr>&, int64_t num_rows, EvalContext& context, RowMask) {
+                      auto days = static_cast<int32_t>(
+                          FloorDivide(context.statement_timestamp_micros + context.ZoneOffsetMicros(), kMicrosPerDay));
+                      return Scalar::Date(days).ToVector(num_rows);
+                    });
+  });
+  for (std::string_view name : {"date_add", "date_sub"}) {
+    bool subtract = name == "date_sub";
+    registry.Register(name, [name, subtract](std::vector<ExpressionPtr> arguments) {
+      CheckArgumentCount(name, arguments, 2, 2);
+      arguments[0] = DateArgument(name, 0, std::move(arguments[0]));
+      arguments[1] = IntegerArgument(name, 1, std::move(arguments[1]));
+      return MakeCall(name, DateType(), std::move(arguments),
+                      [subtract](const std::vector<VectorPtr>& args, int64_t num_rows, EvalContext&, RowMask) {
+                        return MapRows(DateType(), args, num_rows, [&](int64_t row, VectorBuilder& out) {
+                          int64_t delta = args[1]->values<int32_t>()[row];
+                          out.AppendInt(static_cast<int32_t>(args[0]->values<int32_t>()[row] + (subtract ? -delta : delta)));
+                        });
+                      });
+    });
+  }
+  registry.Register("datediff", [](std::vector<ExpressionPtr> arguments) {
+    CheckArgumentCount("datediff", arguments, 2, 2);
+    arguments[0] = DateArgument("datediff", 0, std::move(arguments[0]));
+    arguments[1] = DateArgument("datediff", 1, std::move(arguments[1]));
+    return MakeCall("datediff", IntegerType(), std::move(arguments),
+                    [](const std::vector<VectorPtr>& args, int64_t num_rows, EvalContext&, RowMask) {
+                      return MapRows(IntegerType(), args, num_rows, [&](int64_t row, VectorBuilder& out) {
+                        out.AppendInt(static_cast<int64_t>(args[0]->values<int32_t>()[row]) - args[1]->values<int32_t>()[row]);
+                      });
+                    });
+  });
+  registry.Register("add_months", [](std::vector<ExpressionPtr> arguments) {
+    CheckArgumentCount("add_months", arguments, 2, 2);
+    arguments[0] = DateArgument("add_months", 0, std::move(arguments[0]));
+    arguments[1] = IntegerArgument("add_months", 1, std::move(arguments[1]));
+    return MakeCall("add_months", DateType(), std::move(arguments),
+                    [](const std::vector<VectorPtr>& args, int64_t num_rows, EvalContext&, RowMask) {
+                      return MapRows(DateType(), args, num_rows, [&](int64_t row, VectorBuilder& out) {
+                        out.AppendInt(AddMonths(args[0]->values<int32_t>()[row], args[1]->values<int32_t>()[row]));
+                      });
+                    });
+  });
+  registry.Register("to_date", [](std::vector<ExpressionPtr> arguments) {
+    CheckArgumentCount("to_date", arguments, 1, 2);
+    if (arguments.size() == 2) return BindParseWithPattern("to_date", std::move(arguments), true, false);
+    return Cast(arguments[0], DateType());
+  });
+  registry.Register("to_timestamp", [](std::vector<ExpressionPtr> arguments) {
+    CheckArgumentCount("to_timestamp", arguments, 1, 2);
+    if (arguments.size() == 2) return BindParseWithPattern("to_timestamp", std::move(arguments), false, false);
+    return Cast(arguments[0], TimestampType());
+  });
+  registry.Register("try_to_timestamp", [](std::vector<ExpressionPtr> arguments) {
+    CheckArgumentCount("try_to_timestamp", arguments, 1, 2);
+    if (arguments.size() == 2) return BindParseWithPattern("try_to_timestamp", std::move(arguments), false, true);
+    return Cast(arguments[0], TimestampType(), ErrorMode::kTry);
+  });
+  registry.Register("date_format", [](std::vector<ExpressionPtr> arguments) {
+    CheckArgumentCount("date_format", arguments, 2, 2);
+    arguments[0] = TimestampArgument("date_format", 0, std::move(arguments[0]));
+    arguments[1] = ImplicitCast("date_format", 1, std::move(arguments[1]), StringType());
+    return MakeCall("date_format", StringType(), std::move(arguments),
+                    [](const std::vector<VectorPtr>& args, int64_t num_rows, EvalContext& context, RowMask) {
+                      int64_t offset = args[0]->type_id() == TypeId::kTimestamp ? context.ZoneOffsetMicros() : 0;
+                      return MapRows(StringType(), args, num_rows, [&](int64_t row, VectorBuilder& out) {
+                        out.AppendString(FormatWithPattern(args[0]->values<int64_t>()[row] + offset, args[1]->GetString(row)));
+                      });
+                    });
+  });
+  registry.Register("from_unixtime", [](std::vector<ExpressionPtr> arguments) {
+    CheckArgumentCount("from_unixtime", arguments, 1, 2);
+    arguments[0] = ImplicitCast("from_unixtime", 0, std::move(arguments[0]), LongType());
+    if (arguments.size() < 2) arguments.push_back(Literal(Scalar::String("yyyy-MM-dd HH:mm:ss")));
+    arguments[1] = ImplicitCast("from_unixtime", 1, std::move(arguments[1]), StringType());
+    return MakeCall("from_unixtime", StringType(), std::move(arguments),
+                    [](const std::vector<VectorPtr>& args, int64_t num_rows, EvalContext& context, RowMask) {
+                      int64_t offset = context.ZoneOffsetMicros();
+                      return MapRows(StringType(), args, num_rows, [&](int64_t row, VectorBuilder& out) {
+                        int64_t seconds = args[0]->values<int64_t>()[row];
+                        out.AppendString(FormatWithPattern(seconds * kMicrosPerSecond + offset, args[1]->GetString(row)));
+                      });
+                    });
+  });
+  registry.Register("unix_timestamp", [](std::vector<ExpressionPtr> arguments) {
+    CheckArgumentCount("unix_timestamp", arguments, 0, 1);
+    if (arguments.empty()) {
+      return MakeCall("unix_timestamp", LongType(), {},
+                      [](const std::vector<VectorPtr>&, int64_t num_rows, EvalContext& context, RowMask) {
+                        return Scalar::Long(FloorDivide(context.statement_timestamp_micros, kMicrosPerSecond)).ToVector(num_rows);
+                      });
+    }
+    arguments[0] = TimestampArgument("unix_timestamp", 0, std::move(arguments[0]));
+    return MakeCall("unix_timestamp", LongType(), std::move(arguments),
+                    [](const std::vector<VectorPtr>& args, int64_t num_rows, EvalContext&, RowMask) {
+                      return MapRows(LongType(), args, num_rows, [&](int64_t row, VectorBuilder& out) {
+                        out.AppendInt(FloorDivide(args[0]->values<int64_t>()[row], kMicrosPerSecond));
+                      });
+                    });
+  });
+  struct EpochFunction {
+    std::string_view name;
+    int64_t micros_per_unit;
+  };
+  for (EpochFunction function : {EpochFunction{"timestamp_seconds", kMicrosPerSecond},
+                                 EpochFunction{"timestamp_millis", 1000}, EpochFunction{"timestamp_micros", 1}}) {
+    registry.Register(function.name, [function](std::vector<ExpressionPtr> arguments) {
+      CheckArgumentCount(function.name, arguments, 1, 1);
+      if (arguments[0]->type()->id() != TypeId::kNull && !IsIntegral(*arguments[0]->type())) {
+        ThrowArgumentType(function.name, 0, arguments[0], "\"INTEGRAL\"");
+      }
+      arguments[0] = ImplicitCast(function.name, 0, std::move(arguments[0]), LongType());
+      return MakeCall(function.name, TimestampType(), std::move(arguments),
+                      [function](const std::vector<VectorPtr>& args, int64_t num_rows, EvalContext& context, RowMask mask) {
+                        return MapRows(TimestampType(), args, num_rows, [&](int64_t row, VectorBuilder& out) {
+                          int64_t micros = 0;
+                          if (__builtin_mul_overflow(args[0]->values<int64_t>()[row], function.micros_per_unit, &micros)) {
+                            if (context.ansi && mask.Contains(row)) {
+                              context.RecordError(MakeError(ErrorClass::ARITHMETIC_OVERFLOW,
+                                                            {{"message", "long overflow"}, {"alternative", ""}}));
+                            }
+                            return out.AppendNull();
+                          }
+                          out.AppendInt(micros);
+                        });
+                      });
+    });
+  }
+  registry.Register("make_date", [](std::vector<ExpressionPtr> arguments) {
+    CheckArgumentCount("make_date", arguments, 3, 3);
+    for (size_t i = 0; i < 3; ++i) arguments[i] = IntegerArgument("make_date", i, std::move(arguments[i]));
+    return MakeCall("make_date", DateType(), std::move(arguments),
+                    [](const std::vector<VectorPtr>& args, int64_t num_rows, EvalContext& context, RowMask mask) {
+                      return MapRows(DateType(), args, num_rows, [&](int64_t row, VectorBuilder& out) {
+                        int64_t year = args[0]->values<int32_t>()[row];
+                        int month = args[1]->values<int32_t>()[row];
+                        int day = args[2]->values<int32_t>()[row];
+                        if (!IsValidCivilDate(year, month, day) || year < 1 || year > 9999) {
+                          if (context.ansi && mask.Contains(row)) {
+                            context.RecordError(MakeError(ErrorClass::DATETIME_FIELD_OUT_OF_BOUNDS,
+                                                          {{"rangeMessage", "Invalid date " + std::to_string(year) + "-" +
+                                                                                std::to_string(month) + "-" + std::to_string(day)}}));
+                          }
+                          return out.AppendNull();
+                        }
+                        out.AppendInt(DaysFromCivil(year, month, day));
+                      });
+                    });
+  });
+  registry.Register("date_trunc", [](std::vector<ExpressionPtr> arguments) {
+    CheckArgumentCount("date_trunc", arguments, 2, 2);
+    arguments[0] = ImplicitCast("date_trunc", 0, std::move(arguments[0]), StringType());
+    arguments[1] = TimestampArgument("date_trunc", 1, std::move(arguments[1]));
+    return MakeCall("date_trunc", TimestampType(), std::move(arguments),
+                    [](const std::vector<VectorPtr>& args, int64_t num_rows, EvalContext& context, RowMask) {
+                      // Truncation happens on the local wall clock; an unknown unit gives NULL.
+                      int64_t offset = args[1]->type_id() == TypeId::kTimestamp ? context.ZoneOffsetMicros() : 0;
+                      VectorBuilder out(TimestampType(), num_rows);
+                      for (int64_t row = 0; row < num_rows; ++row) {
+                        bool known = false;
+                        int64_t value = 0;
+                        if (AllValid(args, row)) {
+                          value = TruncateTimestamp(args[1]->values<int64_t>()[row] + offset, UpperCase(args[0]->GetString(row)),
+                                                    &known) - offset;
+                        }
+                        if (known) out.AppendInt(value); else out.AppendNull();
+                      }
+                      return out.Finish();
+                    });
+  });
+  RegisterDatePart(registry, "year", [](int64_t, const CivilDate& date) { return date.year; });
+  RegisterDatePart(registry, "quarter", [](int64_t, const CivilDate& date) { return (date.month - 1) / 3 + 1; });
+  RegisterDatePart(registry, "month", [](int64_t, const CivilDate& date) { return date.month; });
+  RegisterDatePart(registry, "day", [](int64_t, const CivilDate& date) { return date.day; });
+  RegisterDatePart(registry, "dayofmonth", [](int64_t, const CivilDate& date) { return date.day; });
+  RegisterDatePart(registry, "dayofweek", [](int64_t days, const CivilDate&) {
+    return FloorModulo(days + 4, 7) + 1;  // 1 = Sunday
+  });
+  RegisterDatePart(registry, "dayofyear", [](int64_t days, const CivilDate& date) {
+    return days - DaysFromCivil(date.year, 1, 1) + 1;
+  });
+  RegisterTimePart(registry, "hour", 3600 * kMicrosPerSecond, 24);
+  RegisterTimePart(registry, "minute", 60 * kMicrosPerSecond, 60);
+  RegisterTimePart(registry, "second", kMicrosPerSecond, 60);
+}
+
+}  // namespace silt::expr::internal

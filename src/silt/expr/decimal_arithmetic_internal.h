@@ -1,0 +1,59 @@
+#pragma once
+
+#include <cmath>
+#include <optional>
+
+#include "silt/vector/vector.h"
+
+namespace silt::expr {
+
+/// 10^exponent for 0 <= exponent <= 38.
+inline Decimal128 Pow10(int exponent) {
+  Decimal128 value = 1;
+  for (int i = 0; i < exponent; ++i) value *= 10;
+  return value;
+}
+
+/// True when |unscaled| < 10^precision.
+inline bool FitsPrecision(Decimal128 unscaled, int precision) {
+  Decimal128 limit = Pow10(precision);
+  return unscaled < limit && unscaled > -limit;
+}
+
+/// Divides with rounding half away from zero (Java's RoundingMode.HALF_UP). `divisor` != 0.
+inline Decimal128 DivideHalfUp(Decimal128 dividend, Decimal128 divisor) {
+  Decimal128 quotient = dividend / divisor;
+  Decimal128 remainder = dividend % divisor;
+  Decimal128 twice = remainder < 0 ? -remainder * 2 : remainder * 2;
+  Decimal128 absolute_divisor = divisor < 0 ? -divisor : divisor;
+  if (twice >= absolute_divisor) quotient += ((dividend < 0) != (divisor < 0)) ? -1 : 1;
+  return quotient;
+}
+
+/// Changes the scale of an unscaled value, rounding HALF_UP when the scale shrinks; nullopt when
+/// the value no longer fits in 128 bits.
+inline std::optional<Decimal128> RescaleDecimal(Decimal128 unscaled, int from_scale, int to_scale) {
+  if (to_scale == from_scale) return unscaled;
+  if (to_scale > from_scale) {
+    Decimal128 result = 0;
+    if (__builtin_mul_overflow(unscaled, Pow10(to_scale - from_scale), &result)) return std::nullopt;
+    return result;
+  }
+  return DivideHalfUp(unscaled, Pow10(from_scale - to_scale));
+}
+
+inline double DecimalToDouble(Decimal128 unscaled, int scale) {
+  return static_cast<double>(static_cast<long double>(unscaled) / std::pow(10.0L, scale));
+}
+
+/// The decimal(precision, scale) nearest to `value` (HALF_UP); nullopt for NaN, infinities and
+/// values needing more than `precision` digits.
+inline std::optional<Decimal128> DecimalFromDouble(double value, int precision, int scale) {
+  if (!std::isfinite(value)) return std::nullopt;
+  long double scaled = static_cast<long double>(value) * std::pow(10.0L, scale);
+  long double rounded = scaled < 0 ? -std::floor(-scaled + 0.5L) : std::floor(scaled + 0.5L);
+  if (std::fabs(rounded) >= std::pow(10.0L, precision)) return std::nullopt;
+  return static_cast<Decimal128>(rounded);
+}
+
+}  // namespace silt::expr

@@ -1,0 +1,59 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "silt/base/check.h"
+
+namespace silt::expr {
+
+/// Session settings and per-batch error collection for evaluation. Not thread-safe: use one
+/// context per thread (settings are plain values, so copying a context is cheap).
+class EvalContext {
+ public:
+  /// spark.sql.ansi.enabled (Spark 4's default: true). With ANSI on, overflow, malformed casts
+  /// and division by zero raise errors; off, they give NULL (or wrap, for integer arithmetic).
+  bool ansi = true;
+  /// spark.sql.session.timeZone: "UTC"/"GMT"/"Z", or a fixed offset ("+02:00", "-05:30",
+  /// "UTC+01:00", "GMT-3"). Region names (e.g. "Europe/Paris") need a time zone database and
+  /// raise NOT_IMPLEMENTED when a timestamp is converted. Timestamps are stored in UTC; the zone
+  /// is applied when they are read from or shown as local text, and in date/time fields.
+  std::string time_zone = "UTC";
+  /// The statement's start time in µs since the epoch: current_timestamp()/now()/current_date()
+  /// return it for every row of the statement, as Spark fixes them per query.
+  int64_t statement_timestamp_micros = 0;
+
+  /// The session zone's offset from UTC in µs (local = UTC + offset). Throws NOT_IMPLEMENTED for
+  /// region names and INVALID_CONFIGURATION for malformed zones.
+  int64_t ZoneOffsetMicros() const;
+
+  /// Records an error raised by row evaluation; only the first one of a batch is kept (Spark
+  /// reports the first failing row too). Kernels call this instead of throwing per row.
+  void RecordError(Error error) {
+    if (!pending_error_) pending_error_ = std::move(error);
+  }
+  bool has_error() const { return pending_error_.has_value(); }
+  /// Throws the recorded error, if any, and clears it. Evaluate() calls this once per batch.
+  void ThrowIfError() {
+    if (pending_error_) {
+      Error error = std::move(*pending_error_);
+      pending_error_.reset();
+      throw error;
+    }
+  }
+
+ private:
+  std::optional<Error> pending_error_;
+};
+
+/// The rows of a batch whose results matter: one byte per row (non-zero = active), or null for
+/// all rows. Rows outside the mask are still computed (to keep loops branch-free) but never raise
+/// errors; this is how CASE/IF/AND/OR/COALESCE skip errors of rows they do not select, as Spark's
+/// short-circuit evaluation does.
+struct RowMask {
+  const uint8_t* bytes = nullptr;
+  bool Contains(int64_t row) const { return bytes == nullptr || bytes[row] != 0; }
+};
+
+}  // namespace silt::expr

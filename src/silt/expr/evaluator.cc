@@ -1,0 +1,612 @@
+#include "silt/expr/evaluator.h"
+
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <type_traits>
+
+#include "silt/base/check.h"
+#include "silt/expr/cast.h"
+#include "silt/expr/decimal_arithmetic_internal.h"
+#include "silt/vector/value_text.h"
+
+namespace silt::expr {
+namespace {
+
+using ByteMask = std::vector<uint8_t>;
+
+// Validity of every row as one byte per row.
+ByteMask ValidityBytes(const Vector& vector) {
+  ByteMask valid(static_cast<size_t>(vector.length()), 1);
+  if (vector.type_id() == TypeId::kNull) {
+    std::fill(valid.begin(), valid.end(), 0);
+  } else if (vector.null_count() > 0 && vector.buffer(0)) {
+    const uint8_t* bits = vector.buffer(0)->data();
+    int64_t offset = vector.offset();
+    for (int64_t i = 0; i < vector.length(); ++i) {
+      valid[static_cast<size_t>(i)] = (bits[(offset + i) >> 3] >> ((offset + i) & 7)) & 1;
+    }
+  }
+  return valid;
+}
+
+// Packs one byte per row into an Arrow bitmap; returns the number of zero bytes via `zeros`.
+BufferPtr PackBits(const uint8_t* bytes, int64_t num_rows, int64_t* zeros) {
+  BufferPtr bits = Buffer::Allocate(static_cast<size_t>((num_rows + 7) / 8), true);
+  uint8_t* out = bits->data();
+  int64_t zero_count = 0;
+  for (int64_t i = 0; i < num_rows; ++i) {
+    uint8_t bit = bytes[i] != 0;
+    out[i >> 3] |= static_cast<uint8_t>(bit << (i & 7));
+    zero_count += 1 - bit;
+  }
+  if (zeros) *zeros = zero_count;
+  return bits;
+}
+
+// Wraps a filled values buffer and validity bytes (null = all valid) into a vector.
+VectorPtr MakeFixedVector(DataTypePtr type, BufferPtr values, const uint8_t* valid, int64_t num_rows) {
+  BufferPtr validity;
+  int64_t null_count = 0;
+  if (valid) {
+    validity = PackBits(valid, num_rows, &null_count);
+    if (null_count == 0) validity = nullptr;
+  }
+  return Vector::Make(std::move(type), num_rows, {validity, values}, {}, null_count);
+}
+
+template <typename T>
+const T* ValuesOf(const Vector& vector) {
+  return vector.values<T>();
+}
+
+// Total order over floating values as Spark compares them: NaN equals NaN and is the largest.
+template <typename T>
+int CompareValues(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    bool a_nan = std::isnan(a), b_nan = std::isnan(b);
+    if (a_nan || b_nan) return a_nan == b_nan ? 0 : (a_nan ? 1 : -1);
+  }
+  return a < b ? -1 : (b < a ? 1 : 0);
+}
+
+bool ApplyComparison(ComparisonOperator op, int order) {
+  switch (op) {
+    case ComparisonOperator::kEqual:
+    case ComparisonOperator::kNullSafeEqual: return order == 0;
+    case ComparisonOperator::kNotEqual: return order != 0;
+    case ComparisonOperator::kLess: return order < 0;
+    case ComparisonOperator::kLessOrEqual: return order <= 0;
+    case ComparisonOperator::kGreater: return order > 0;
+    case ComparisonOperator::kGreaterOrEqual: return order >= 0;
+  }
+  return false;
+}
+
+// Fills `result[i]` with the ordering of row i of the two vectors (valid rows only matter).
+template <typename T>
+void OrderFixed(const Vector& left, const Vector& right, int8_t* order) {
+  const T* a = ValuesOf<T>(left);
+  const T* b = ValuesOf<T>(right);
+  for (int64_t i = 0; i < left.length(); ++i) order[i] = static_cast<int8_t>(CompareValues(a[i], b[i]));
+}
+
+// Ordering of nested or otherwise uncommon rows via their text (equality only is exact).
+int CompareGeneric(const Vector& left, int64_t i, const Vector& right, int64_t j) {
+  if (left.RowEquals(i, right, j)) return 0;
+  std::string a = CastValueToString(left, i), b = CastValueToString(right, j);
+  return a < b ? -1 : 1;
+}
+
+void OrderRows(const Vector& left, const Vector& right, int8_t* order) {
+  int64_t num_rows = left.length();
+  switch (left.type_id()) {
+    case TypeId::kByte: return OrderFixed<int8_t>(left, right, order);
+    case TypeId::kShort: return OrderFixed<int16_t>(left, right, order);
+    case TypeId::kInteger:
+    case TypeId::kDate: return OrderFixed<int32_t>(left, right, order);
+    case TypeId::kLong:
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampNtz: return OrderFixed<int64_t>(left, right, order);
+    case TypeId::kFloat: return OrderFixed<float>(left, right, order);
+    case TypeId::kDouble: return OrderFixed<double>(left, right, order);
+    case TypeId::kDecimal: return OrderFixed<Decimal128>(left, right, order);
+    case TypeId::kBoolean:
+      for (int64_t i = 0; i < num_rows; ++i) {
+        order[i] = static_cast<int8_t>(static_cast<int>(left.GetBool(i)) - static_cast<int>(right.GetBool(i)));
+      }
+      return;
+    case TypeId::kString:
+    case TypeId::kBinary:
+      for (int64_t i = 0; i < num_rows; ++i) {
+        if (left.IsNull(i) || right.IsNull(i)) {
+          order[i] = 0;
+          continue;
+        }
+        int c = left.GetString(i).compare(right.GetString(i));  // byte order = UTF-8 code point order
+        order[i] = static_cast<int8_t>(c < 0 ? -1 : (c > 0 ? 1 : 0));
+      }
+      return;
+    case TypeId::kNull:
+      std::memset(order, 0, static_cast<size_t>(num_rows));
+      return;
+    default:
+      for (int64_t i = 0; i < num_rows; ++i) {
+        order[i] = (left.IsNull(i) || right.IsNull(i)) ? 0 : static_cast<int8_t>(CompareGeneric(left, i, right, i));
+      }
+  }
+}
+
+// ---- arithmetic ----
+
+std::string OverflowAlternative(ArithmeticOperator op) {
+  switch (op) {
+    case ArithmeticOperator::kAdd: return " Use 'try_add' to tolerate overflow and return NULL instead.";
+    case ArithmeticOperator::kSubtract: return " Use 'try_subtract' to tolerate overflow and return NULL instead.";
+    case ArithmeticOperator::kMultiply: return " Use 'try_multiply' to tolerate overflow and return NULL instead.";
+    default: return "";
+  }
+}
+
+struct ArithmeticState {
+  ArithmeticOperator op;
+  bool raise;     // ANSI session mode: record errors
+  bool try_mode;  // TRY: errors give NULL
+  EvalContext* context;
+  RowMask mask;
+};
+
+template <typename T>
+VectorPtr IntegralArithmetic(const ArithmeticState& state, const DataTypePtr& type, const Vector& left,
+                             const Vector& right, ByteMask& valid) {
+  int64_t num_rows = left.length();
+  BufferPtr values = Buffer::Allocate(static_cast<size_t>(num_rows) * sizeof(T));
+  T* out = values->as<T>();
+  const T* a = ValuesOf<T>(left);
+  const T* b = ValuesOf<T>(right);
+  bool any_error = false;
+  switch (state.op) {
+    case ArithmeticOperator::kAdd:
+      for (int64_t i = 0; i < num_rows; ++i) any_error |= __builtin_add_overflow(a[i], b[i], &out[i]) & valid[i];
+      break;
+    case ArithmeticOperator::kSubtract:
+      for (int64_t i = 0; i < num_rows; ++i) any_error |= __builtin_sub_overflow(a[i], b[i], &out[i]) & valid[i];
+      break;
+    case ArithmeticOperator::kMultiply:
+      for (int64_t i = 0; i < num_rows; ++i) any_error |= __builtin_mul_overflow(a[i], b[i], &out[i]) & valid[i];
+      break;
+    case ArithmeticOperator::kRemainder:
+      for (int64_t i = 0; i < num_rows; ++i) {
+        // x % -1 is 0; computing it directly traps for the minimum value.
+        out[i] = (b[i] == 0 || b[i] == -1) ? T{0} : static_cast<T>(a[i] % b[i]);
+        any_error |= (b[i] == 0) & valid[i];
+      }
+      break;
+    case ArithmeticOperator::kDivide: SILT_CHECK(false, "integral division is done in double");
+  }
+  if (any_error) {
+    // Rare path: find the failing rows again and apply the error mode.
+    for (int64_t i = 0; i < num_rows; ++i) {
+      if (!valid[i]) continue;
+      T ignored;
+      bool failed = false;
+      bool divide_by_zero = false;
+      switch (state.op) {
+        case ArithmeticOperator::kAdd: failed = __builtin_add_overflow(a[i], b[i], &ignored); break;
+        case ArithmeticOperator::kSubtract: failed = __builtin_sub_overflow(a[i], b[i], &ignored); break;
+        case ArithmeticOperator::kMultiply: failed = __builtin_mul_overflow(a[i], b[i], &ignored); break;
+        default: failed = divide_by_zero = b[i] == 0; break;
+      }
+      if (!failed) continue;
+      if (divide_by_zero) {
+        // Remainder by zero is NULL outside ANSI and with try_mod.
+        valid[i] = 0;
+        if (state.raise && state.mask.Contains(i)) state.context->RecordError(MakeError(ErrorClass::DIVIDE_BY_ZERO, {}));
+      } else if (state.try_mode) {
+        valid[i] = 0;
+      } else if (state.raise) {
+        valid[i] = 0;
+        if (state.mask.Contains(i)) {
+          std::string width = sizeof(T) == 8 ? "long" : sizeof(T) == 4 ? "integer" : sizeof(T) == 2 ? "short" : "byte";
+          state.context->RecordError(MakeError(ErrorClass::ARITHMETIC_OVERFLOW,
+                                               {{"message", width + " overflow"},
+                                                {"alternative", OverflowAlternative(state.op)}}));
+        }
+      }
+      // Otherwise legacy mode keeps the wrapped (two's complement) result, as Java does.
+    }
+  }
+  return MakeFixedVector(type, values, valid.data(), num_rows);
+}
+
+template <typename T>
+VectorPtr FloatingArithmetic(const ArithmeticState& state, const DataTypePtr& type, const Vector& left,
+                             const Vector& right, ByteMask& valid) {
+  int64_t num_rows = left.length();
+  BufferPtr values = Buffer::Allocate(static_cast<size_t>(num_rows) * sizeof(T));
+  T* out = values->as<T>();
+  const T* a = ValuesOf<T>(left);
+  const T* b = ValuesOf<T>(right);
+  switch (state.op) {
+    case ArithmeticOperator::kAdd: for (int64_t i = 0; i < num_rows; ++i) out[i] = a[i] + b[i]; break;
+    case ArithmeticOperator::kSubtract: for (int64_t i = 0; i < num_rows; ++i) out[i] = a[i] - b[i]; break;
+    case ArithmeticOperator::kMultiply: for (int64_t i = 0; i < num_rows; ++i) out[i] = a[i] * b[i]; break;
+    case ArithmeticOperator::kDivide:
+    case ArithmeticOperator::kRemainder: {
+      bool divide = state.op == ArithmeticOperator::kDivide;
+      for (int64_t i = 0; i < num_rows; ++i) {
+        if (b[i] == 0) {
+          // Spark: a zero divisor gives NULL (or DIVIDE_BY_ZERO in ANSI), never Infinity.
+          out[i] = 0;
+          if (valid[i]) {
+            valid[i] = 0;
+            if (state.raise && state.mask.Contains(i)) {
+              state.context->RecordError(MakeError(ErrorClass::DIVIDE_BY_ZERO, {}));
+            }
+          }
+        } else {
+          out[i] = divide ? a[i] / b[i] : std::fmod(a[i], b[i]);
+        }
+      }
+      break;
+    }
+  }
+  return MakeFixedVector(type, values, valid.data(), num_rows);
+}
+
+VectorPtr DecimalArithmetic(const ArithmeticState& state, const DataTypePtr& type, const Vector& left,
+                            const Vector& right, ByteMask& valid) {
+  int64_t num_rows = left.length();
+  int s1 = left.type()->scale(), s2 = right.type()->scale();
+  int result_scale = type->scale(), result_precision = type->precision();
+  BufferPtr values = Buffer::Allocate(static_cast<size_t>(num_rows) * sizeof(Decimal128), true);
+  Decimal128* out = values->as<Decimal128>();
+  const Decimal128* a = ValuesOf<Decimal128>(left);
+  const Decimal128* b = ValuesOf<Decimal128>(right);
+  for (int64_t i = 0; i < num_rows; ++i) {
+    if (!valid[i]) continue;
+    std::optional<Decimal128> result;
+    bool divide_by_zero = false;
+    switch (state.op) {
+      case ArithmeticOperator::kAdd:
+      case ArithmeticOperator::kSubtract:
+      case ArithmeticOperator::kRemainder: {
+        int scale = std::max(s1, s2);
+        auto x = RescaleDecimal(a[i], s1, scale);
+        auto y = RescaleDecimal(b[i], s2, scale);
+        if (!x || !y) break;
+        Decimal128 combined = 0;
+        if (state.op == ArithmeticOperator::kRemainder) {
+          if (*y == 0) {
+            divide_by_zero = true;
+            break;
+          }
+          combined = *x % *y;
+        } else if (state.op == ArithmeticOperator::kAdd ? __builtin_add_overflow(*x, *y, &combined)
+                                                         : __builtin_sub_overflow(*x, *y, &combined)) {
+          break;
+        }
+        result = RescaleDecimal(combined, scale, result_scale);
+        break;
+      }
+      case ArithmeticOperator::kMultiply: {
+        Decimal128 product = 0;
+        if (__builtin_mul_overflow(a[i], b[i], &product)) break;
+        result = RescaleDecimal(product, s1 + s2, result_scale);
+        break;
+      }
+      case ArithmeticOperator::kDivide: {
+        if (b[i] == 0) {
+          divide_by_zero = true;
+          break;
+        }
+        // a / b at result_scale: (a * 10^(result_scale - s1 + s2)) / b, rounded HALF_UP.
+        int shift = result_scale - s1 + s2;
+        Decimal128 dividend = a[i], divisor = b[i];
+        if (shift >= 0) {
+          if (__builtin_mul_overflow(dividend, Pow10(shift), &dividend)) break;
+        } else if (__builtin_mul_overflow(divisor, Pow10(-shift), &divisor)) {
+          break;
+        }
+        result = DivideHalfUp(dividend, divisor);
+        break;
+      }
+    }
+    if (result && FitsPrecision(*result, result_precision)) {
+      out[i] = *result;
+      continue;
+    }
+    valid[i] = 0;
+    if (divide_by_zero) {
+      if (state.raise && state.mask.Contains(i)) state.context->RecordError(MakeError(ErrorClass::DIVIDE_BY_ZERO, {}));
+    } else if (state.raise && state.mask.Contains(i)) {
+      state.context->RecordError(MakeError(
+          ErrorClass::NUMERIC_VALUE_OUT_OF_RANGE,
+          {{"value", result ? FormatDecimal(*result, result_scale) : std::string("(beyond 38 digits)")},
+           {"precision", std::to_string(result_precision)},
+           {"scale", std::to_string(result_scale)}}));
+    }
+  }
+  return MakeFixedVector(type, values, valid.data(), num_rows);
+}
+
+// Combines two validity masks into `valid`.
+ByteMask BothValid(const Vector& left, const Vector& right) {
+  ByteMask valid = ValidityBytes(left);
+  if (right.null_count() > 0 || right.type_id() == TypeId::kNull) {
+    ByteMask other = ValidityBytes(right);
+    for (size_t i = 0; i < valid.size(); ++i) valid[i] &= other[i];
+  }
+  return valid;
+}
+
+// Picks row i of the result from `choices[source[i]]` (-1 = NULL).
+VectorPtr Gather(const DataTypePtr& type, const std::vector<VectorPtr>& choices, const std::vector<int>& source,
+                 int64_t num_rows) {
+  int width = type->FixedWidth();
+  if (width > 0) {
+    BufferPtr values = Buffer::Allocate(static_cast<size_t>(num_rows) * width, true);
+    ByteMask valid(static_cast<size_t>(num_rows), 0);
+    for (int64_t i = 0; i < num_rows; ++i) {
+      int choice = source[i];
+      if (choice < 0) continue;
+      const Vector& vector = *choices[choice];
+      if (vector.IsNull(i)) continue;
+      valid[i] = 1;
+      std::memcpy(values->data() + i * width, vector.buffer(1)->data() + (vector.offset() + i) * width, width);
+    }
+    return MakeFixedVector(type, values, valid.data(), num_rows);
+  }
+  VectorBuilder builder(type, num_rows);
+  for (int64_t i = 0; i < num_rows; ++i) {
+    if (source[i] < 0) {
+      builder.AppendNull();
+    } else {
+      builder.AppendFrom(*choices[source[i]], i);
+    }
+  }
+  return builder.Finish();
+}
+
+// Active rows as bytes (all ones when the mask is empty).
+ByteMask MaskBytes(RowMask mask, int64_t num_rows) {
+  if (mask.bytes) return ByteMask(mask.bytes, mask.bytes + num_rows);
+  return ByteMask(static_cast<size_t>(num_rows), 1);
+}
+
+VectorPtr EvaluateLogic(const Expression& expression, const Batch& batch, EvalContext& context, RowMask mask) {
+  int64_t num_rows = batch.num_rows();
+  bool is_and = expression.kind() == ExpressionKind::kAnd;
+  VectorPtr left = EvaluateMasked(*expression.child(0), batch, context, mask);
+  ByteMask left_valid = ValidityBytes(*left);
+  // The right side matters only where the left does not decide the result (FALSE for AND,
+  // TRUE for OR), so its errors elsewhere are ignored.
+  ByteMask right_active = MaskBytes(mask, num_rows);
+  for (int64_t i = 0; i < num_rows; ++i) {
+    if (left_valid[i] && left->GetBool(i) != is_and) right_active[i] = 0;
+  }
+  VectorPtr right = EvaluateMasked(*expression.child(1), batch, context, RowMask{right_active.data()});
+  ByteMask right_valid = ValidityBytes(*right);
+  ByteMask values(static_cast<size_t>(num_rows)), valid(static_cast<size_t>(num_rows));
+  for (int64_t i = 0; i < num_rows; ++i) {
+    bool a = left_valid[i] && left->GetBool(i);
+    bool b = right_valid[i] && right->GetBool(i);
+    if (is_and) {
+      bool left_false = left_valid[i] && !a, right_false = right_valid[i] && !b;
+      values[i] = a && b;
+      valid[i] = left_false || right_false || (left_valid[i] && right_valid[i]);
+    } else {
+      values[i] = a || b;
+      valid[i] = a || b || (left_valid[i] && right_valid[i]);
+    }
+  }
+  return MakeBooleanVector(values.data(), valid.data(), num_rows);
+}
+
+VectorPtr EvaluateCase(const Expression& expression, const Batch& batch, EvalContext& context, RowMask mask) {
+  int64_t num_rows = batch.num_rows();
+  ByteMask remaining = MaskBytes(mask, num_rows);
+  std::vector<int> source(static_cast<size_t>(num_rows), -1);
+  std::vector<VectorPtr> choices;
+  size_t num_branches = (expression.children().size() - (expression.has_else() ? 1 : 0)) / 2;
+  for (size_t branch = 0; branch < num_branches; ++branch) {
+    VectorPtr condition = EvaluateMasked(*expression.child(2 * branch), batch, context, RowMask{remaining.data()});
+    ByteMask taken(static_cast<size_t>(num_rows), 0);
+    bool any = false;
+    for (int64_t i = 0; i < num_rows; ++i) {
+      if (remaining[i] && condition->IsValid(i) && condition->GetBool(i)) {
+        taken[i] = 1;
+        remaining[i] = 0;
+        any = true;
+      }
+    }
+    if (!any) {
+      choices.push_back(nullptr);
+      continue;
+    }
+    // Only rows whose condition chose this branch may raise errors in its value.
+    choices.push_back(EvaluateMasked(*expression.child(2 * branch + 1), batch, context, RowMask{taken.data()}));
+    for (int64_t i = 0; i < num_rows; ++i) {
+      if (taken[i]) source[i] = static_cast<int>(branch);
+    }
+  }
+  if (expression.has_else()) {
+    choices.push_back(EvaluateMasked(*expression.children().back(), batch, context, RowMask{remaining.data()}));
+    for (int64_t i = 0; i < num_rows; ++i) {
+      if (remaining[i]) source[i] = static_cast<int>(choices.size() - 1);
+    }
+  }
+  return Gather(expression.type(), choices, source, num_rows);
+}
+
+VectorPtr EvaluateCoalesce(const Expression& expression, const Batch& batch, EvalContext& context, RowMask mask) {
+  int64_t num_rows = batch.num_rows();
+  ByteMask remaining = MaskBytes(mask, num_rows);
+  std::vector<int> source(static_cast<size_t>(num_rows), -1);
+  std::vector<VectorPtr> choices;
+  for (size_t argument = 0; argument < expression.children().size(); ++argument) {
+    VectorPtr value = EvaluateMasked(*expression.child(argument), batch, context, RowMask{remaining.data()});
+    choices.push_back(value);
+    bool any_left = false;
+    for (int64_t i = 0; i < num_rows; ++i) {
+      if (remaining[i] && value->IsValid(i)) {
+        source[i] = static_cast<int>(argument);
+        remaining[i] = 0;
+      }
+      any_left |= remaining[i] != 0;
+    }
+    if (!any_left) break;  // later arguments are not evaluated, as in Spark
+  }
+  // Rows outside the mask are not needed; give them NULL.
+  return Gather(expression.type(), choices, source, num_rows);
+}
+
+VectorPtr EvaluateIn(const Expression& expression, const Batch& batch, EvalContext& context, RowMask mask) {
+  int64_t num_rows = batch.num_rows();
+  VectorPtr value = EvaluateMasked(*expression.child(0), batch, context, mask);
+  ByteMask found(static_cast<size_t>(num_rows), 0);
+  ByteMask saw_null = ValidityBytes(*value);
+  for (uint8_t& byte : saw_null) byte = !byte;
+  for (size_t item = 1; item < expression.children().size(); ++item) {
+    VectorPtr candidate = EvaluateMasked(*expression.child(item), batch, context, mask);
+    VectorPtr equal = CompareVectors(ComparisonOperator::kEqual, *value, *candidate);
+    for (int64_t i = 0; i < num_rows; ++i) {
+      if (equal->IsNull(i)) {
+        saw_null[i] = 1;
+      } else if (equal->GetBool(i)) {
+        found[i] = 1;
+      }
+    }
+  }
+  ByteMask valid(static_cast<size_t>(num_rows));
+  for (int64_t i = 0; i < num_rows; ++i) valid[i] = found[i] || !saw_null[i];
+  return MakeBooleanVector(found.data(), valid.data(), num_rows);
+}
+
+VectorPtr EvaluateArithmetic(const Expression& expression, const Batch& batch, EvalContext& context, RowMask mask) {
+  VectorPtr left = EvaluateMasked(*expression.child(0), batch, context, mask);
+  VectorPtr right = EvaluateMasked(*expression.child(1), batch, context, mask);
+  ByteMask valid = BothValid(*left, *right);
+  ArithmeticState state{expression.arithmetic(), expression.error_mode() == ErrorMode::kSession && context.ansi,
+                        expression.error_mode() == ErrorMode::kTry, &context, mask};
+  const DataTypePtr& type = expression.type();
+  switch (type->id()) {
+    case TypeId::kByte: return IntegralArithmetic<int8_t>(state, type, *left, *right, valid);
+    case TypeId::kShort: return IntegralArithmetic<int16_t>(state, type, *left, *right, valid);
+    case TypeId::kInteger: return IntegralArithmetic<int32_t>(state, type, *left, *right, valid);
+    case TypeId::kLong: return IntegralArithmetic<int64_t>(state, type, *left, *right, valid);
+    case TypeId::kFloat: return FloatingArithmetic<float>(state, type, *left, *right, valid);
+    case TypeId::kDouble: return FloatingArithmetic<double>(state, type, *left, *right, valid);
+    case TypeId::kDecimal: return DecimalArithmetic(state, type, *left, *right, valid);
+    default: SILT_CHECK(false, "arithmetic on type " + type->ToString());
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+VectorPtr MakeBooleanVector(const uint8_t* values, const uint8_t* valid, int64_t num_rows) {
+  BufferPtr bits = PackBits(values, num_rows, nullptr);
+  BufferPtr validity;
+  int64_t null_count = 0;
+  if (valid) {
+    validity = PackBits(valid, num_rows, &null_count);
+    if (null_count == 0) validity = nullptr;
+  }
+  return Vector::Make(BooleanType(), num_rows, {validity, bits}, {}, null_count);
+}
+
+VectorPtr CompareVectors(ComparisonOperator op, const Vector& left, const Vector& right) {
+  int64_t num_rows = left.length();
+  SILT_CHECK(right.length() == num_rows, "CompareVectors needs vectors of one length");
+  std::vector<int8_t> order(static_cast<size_t>(num_rows));
+  OrderRows(left, right, order.data());
+  ByteMask values(static_cast<size_t>(num_rows));
+  if (op == ComparisonOperator::kNullSafeEqual) {
+    ByteMask left_valid = ValidityBytes(left), right_valid = ValidityBytes(right);
+    for (int64_t i = 0; i < num_rows; ++i) {
+      values[i] = (left_valid[i] && right_valid[i]) ? order[i] == 0 : left_valid[i] == right_valid[i];
+    }
+    return MakeBooleanVector(values.data(), nullptr, num_rows);
+  }
+  for (int64_t i = 0; i < num_rows; ++i) values[i] = ApplyComparison(op, order[i]);
+  if (left.null_count() == 0 && right.null_count() == 0 && left.type_id() != TypeId::kNull) {
+    return MakeBooleanVector(values.data(), nullptr, num_rows);
+  }
+  ByteMask valid = BothValid(left, right);
+  return MakeBooleanVector(values.data(), valid.data(), num_rows);
+}
+
+VectorPtr EvaluateMasked(const Expression& expression, const Batch& batch, EvalContext& context, RowMask mask) {
+  int64_t num_rows = batch.num_rows();
+  switch (expression.kind()) {
+    case ExpressionKind::kLiteral: return expression.literal().ToVector(num_rows);
+    case ExpressionKind::kColumn: {
+      int index = expression.column_index();
+      SILT_CHECK(index >= 0 && static_cast<size_t>(index) < batch.num_columns(), "column index out of range");
+      const VectorPtr& column = batch.column(static_cast<size_t>(index));
+      SILT_CHECK(column->type()->Equals(*expression.type()),
+                 "column " + std::to_string(index) + " has type " + column->type()->ToString() +
+                     ", the expression expects " + expression.type()->ToString());
+      return column;
+    }
+    case ExpressionKind::kCast:
+      return CastVector(EvaluateMasked(*expression.child(0), batch, context, mask), expression.type(),
+                        expression.error_mode(), context, mask);
+    case ExpressionKind::kIsNull:
+    case ExpressionKind::kIsNotNull: {
+      VectorPtr value = EvaluateMasked(*expression.child(0), batch, context, mask);
+      ByteMask valid = ValidityBytes(*value);
+      if (expression.kind() == ExpressionKind::kIsNull) {
+        for (uint8_t& byte : valid) byte = !byte;
+      }
+      return MakeBooleanVector(valid.data(), nullptr, num_rows);
+    }
+    case ExpressionKind::kNot: {
+      VectorPtr value = EvaluateMasked(*expression.child(0), batch, context, mask);
+      ByteMask values(static_cast<size_t>(num_rows));
+      for (int64_t i = 0; i < num_rows; ++i) values[i] = !value->GetBool(i);
+      ByteMask valid = ValidityBytes(*value);
+      return MakeBooleanVector(values.data(), valid.data(), num_rows);
+    }
+    case ExpressionKind::kAnd:
+    case ExpressionKind::kOr: return EvaluateLogic(expression, batch, context, mask);
+    case ExpressionKind::kComparison: {
+      VectorPtr left = EvaluateMasked(*expression.child(0), batch, context, mask);
+      VectorPtr right = EvaluateMasked(*expression.child(1), batch, context, mask);
+      return CompareVectors(expression.comparison(), *left, *right);
+    }
+    case ExpressionKind::kArithmetic: return EvaluateArithmetic(expression, batch, context, mask);
+    case ExpressionKind::kCase: return EvaluateCase(expression, batch, context, mask);
+    case ExpressionKind::kCoalesce: return EvaluateCoalesce(expression, batch, context, mask);
+    case ExpressionKind::kIn: return EvaluateIn(expression, batch, context, mask);
+    case ExpressionKind::kCall: {
+      std::vector<VectorPtr> arguments;
+      arguments.reserve(expression.children().size());
+      for (const ExpressionPtr& child : expression.children()) {
+        arguments.push_back(EvaluateMasked(*child, batch, context, mask));
+      }
+      VectorPtr result = expression.function().kernel(arguments, num_rows, context, mask);
+      SILT_CHECK(result && result->length() == num_rows, "function kernel returned a wrong length");
+      return result;
+    }
+  }
+  SILT_CHECK(false, "unknown expression kind");
+  return nullptr;
+}
+
+VectorPtr Evaluate(const Expression& expression, const Batch& batch, EvalContext& context) {
+  VectorPtr result = EvaluateMasked(expression, batch, context, RowMask{});
+  context.ThrowIfError();
+  return result;
+}
+
+std::vector<uint8_t> EvaluateFilter(const Expression& predicate, const Batch& batch, EvalContext& context) {
+  SILT_CHECK(predicate.type()->id() == TypeId::kBoolean, "a filter needs a boolean predicate");
+  VectorPtr result = Evaluate(predicate, batch, context);
+  std::vector<uint8_t> keep(static_cast<size_t>(batch.num_rows()));
+  for (int64_t i = 0; i < batch.num_rows(); ++i) keep[i] = result->IsValid(i) && result->GetBool(i);
+  return keep;
+}
+
+}  // namespace silt::expr

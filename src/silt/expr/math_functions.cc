@@ -1,0 +1,231 @@
+// Math functions: abs, round, floor, ceil, mod, pmod, sqrt, pow and the TRY arithmetic
+// functions. Rounding is HALF_UP (away from zero at .5), as Spark's round.
+
+#include <cmath>
+
+#include "silt/expr/decimal_arithmetic_internal.h"
+#include "silt/expr/function_kernels_internal.h"
+#include "silt/vector/value_text.h"
+
+namespace silt::expr::internal {
+namespace {
+
+ExpressionPtr NumericArgument(std::string_view name, size_t index, ExpressionPtr argument) {
+  if (argument->type()->id() == TypeId::kNull) return Cast(std::move(argument), DoubleType());
+  if (argument->type()->id() == TypeId::kString) return ImplicitCast(name, index, std::move(argument), DoubleType());
+  if (!IsNumeric(*argument->type())) ThrowArgumentType(name, index, argument, "\"NUMERIC\"");
+  return argument;
+}
+
+// Rounds a double to `digits` fraction digits HALF_UP on its shortest decimal text, as Spark
+// rounds BigDecimal(value.toString).
+double RoundDouble(double value, int digits) {
+  if (!std::isfinite(value)) return value;
+  std::string text = FormatJavaDouble(value);
+  auto unscaled = ParseDecimal(text, kMaxDecimalPrecision, std::max(digits, 0));
+  if (!unscaled) return value;  // beyond 38 digits: no fraction left to round
+  if (digits >= 0) return DecimalToDouble(*unscaled, digits);
+  Decimal128 whole = DivideHalfUp(*unscaled, Pow10(-digits)) * Pow10(-digits);
+  return static_cast<double>(whole);
+}
+
+int64_t RoundInteger(int64_t value, int digits) {
+  if (digits >= 0) return value;
+  if (digits < -18) return 0;
+  Decimal128 factor = Pow10(-digits);
+  return static_cast<int64_t>(DivideHalfUp(value, factor) * factor);
+}
+
+void RegisterRound(FunctionRegistry& registry, std::string_view name) {
+  registry.Register(name, [name](std::vector<ExpressionPtr> arguments) {
+    CheckArgumentCount(name, arguments, 1, 2);
+    arguments[0] = NumericArgument(name, 0, std::move(arguments[0]));
+    int digits = 0;
+    if (arguments.size() == 2) {
+      SILT_USER_CHECK(arguments[1]->kind() == ExpressionKind::kLiteral && IsIntegral(*arguments[1]->type()) &&
+                          !arguments[1]->literal().is_null(),
+                      DATATYPE_MISMATCH,
+                      {{"sqlExpr", "\"" + std::string(name) + "\""}, {"message", "the scale must be a constant integer."}});
+      digits = static_cast<int>(arguments[1]->literal().GetInt());
+    }
+    arguments.resize(1);
+    DataTypePtr input = arguments[0]->type();
+    DataTypePtr type = input;
+    if (input->id() == TypeId::kFloat) {
+      type = DoubleType();
+      arguments[0] = Cast(std::move(arguments[0]), DoubleType());
+    }
+    if (input->id() == TypeId::kDecimal) {
+      int integral_digits = input->precision() - input->scale() + 1;
+      int scale = digits < 0 ? 0 : std::min(digits, input->scale());
+      type = DecimalType(std::min(integral_digits + scale, kMaxDecimalPrecision), scale);
+    }
+    return MakeCall(name, type, std::move(arguments),
+                    [type, digits](const std::vector<VectorPtr>& args, int64_t num_rows, EvalContext&, RowMask) {
+                      const Vector& value = *args[0];
+                      return MapRows(type, args, num_rows, [&](int64_t row, VectorBuilder& out) {
+                        switch (value.type_id()) {
+                          case TypeId::kDouble: return out.AppendDouble(RoundDouble(value.values<double>()[row], digits));
+                          case TypeId::kDecimal: {
+                            int from_scale = value.type()->scale();
+                            Decimal128 unscaled = value.values<Decimal128>()[row];
+                            if (digits < 0) {
+                              Decimal128 factor = Pow10(from_scale - digits);
+                              return out.AppendDecimal(DivideHalfUp(unscaled, factor) * Pow10(-digits));
+                            }
+                            return out.AppendDecimal(*RescaleDecimal(unscaled, from_scale, type->scale()));
+                          }
+                          default: return out.AppendInt(RoundInteger(ReadInteger(value, row), digits));
+                        }
+                      });
+                    });
+  });
+}
+
+void RegisterFloorCeil(FunctionRegistry& registry, std::string_view name, bool ceil) {
+  registry.Register(name, [name, ceil](std::vector<ExpressionPtr> arguments) {
+    CheckArgumentCount(name, arguments, 1, 1);
+    arguments[0] = NumericArgument(name, 0, std::move(arguments[0]));
+    DataTypePtr input = arguments[0]->type();
+    DataTypePtr type = LongType();
+    if (input->id() == TypeId::kDecimal) {
+      type = DecimalType(std::min(input->precision() - input->scale() + 1, kMaxDecimalPrecision), 0);
+    } else if (input->id() == TypeId::kFloat) {
+      arguments[0] = Cast(std::move(arguments[0]), DoubleType());
+    } else if (IsIntegral(*input)) {
+      arguments[0] = Cast(std::move(arguments[0]), LongType());
+    }
+    return MakeCall(name, type, std::move(arguments),
+                    [ceil](const std::vector<VectorPtr>& args, int64_t num_rows, EvalContext&, RowMask) {
+                      const Vector& value = *args[0];
+                      DataTypePtr type = value.type_id() == TypeId::kDecimal
+                                             ? DecimalType(std::min(value.type()->precision() - value.type()->scale() + 1,
+                                                                    kMaxDecimalPrecision), 0)
+                                             : LongType();
+                      return MapRows(type, args, num_rows, [&](int64_t row, VectorBuilder& out) {
+                        switch (value.type_id()) {
+                          case TypeId::kDouble: {
+                            double rounded = ceil ? std::ceil(value.values<double>()[row]) : std::floor(value.values<double>()[row]);
+                            // Java's (long) conversion saturates and maps NaN to 0.
+                            if (std::isnan(rounded)) return out.AppendInt(0);
+                            if (rounded >= 9223372036854775807.0) return out.AppendInt(INT64_MAX);
+                            if (rounded <= -9223372036854775808.0) return out.AppendInt(INT64_MIN);
+                            return out.AppendInt(static_cast<int64_t>(rounded));
+                          }
+                          case TypeId::kDecimal: {
+                            Decimal128 factor = Pow10(value.type()->scale());
+                            Decimal128 unscaled = value.values<Decimal128>()[row];
+                            Decimal128 whole = unscaled / factor;
+                            Decimal128 remainder = unscaled % factor;
+                            if (ceil && remainder > 0) ++whole;
+                            if (!ceil && remainder < 0) --whole;
+                            return out.AppendDecimal(whole);
+                          }
+                          default: return out.AppendInt(value.values<int64_t>()[row]);
+                        }
+                      });
+                    });
+  });
+}
+
+template <typename Function>
+void RegisterDoubleFunction(FunctionRegistry& registry, std::string_view name, size_t arity, Function function) {
+  registry.Register(name, [name, arity, function](std::vector<ExpressionPtr> arguments) {
+    CheckArgumentCount(name, arguments, arity, arity);
+    for (size_t i = 0; i < arguments.size(); ++i) {
+      arguments[i] = Cast(NumericArgument(name, i, std::move(arguments[i])), DoubleType());
+    }
+    return MakeCall(name, DoubleType(), std::move(arguments),
+                    [function](const std::vector<VectorPtr>& args, int64_t num_rows, EvalContext&, RowMask) {
+                      return MapRows(DoubleType(), args, num_rows, [&](int64_t row, VectorBuilder& out) {
+                        double a = args[0]->values<double>()[row];
+                        double b = args.size() > 1 ? args[1]->values<double>()[row] : 0.0;
+                        out.AppendDouble(function(a, b));
+                      });
+                    });
+  });
+}
+
+}  // namespace
+
+void RegisterMathFunctions(FunctionRegistry& registry) {
+  registry.Register("abs", [](std::vector<ExpressionPtr> arguments) {
+    CheckArgumentCount("abs", arguments, 1, 1);
+    arguments[0] = NumericArgument("abs", 0, std::move(arguments[0]));
+    DataTypePtr type = arguments[0]->type();
+    return MakeCall("abs", type, std::move(arguments),
+                    [type](const std::vector<VectorPtr>& args, int64_t num_rows, EvalContext& context, RowMask mask) {
+                      const Vector& value = *args[0];
+                      return MapRows(type, args, num_rows, [&](int64_t row, VectorBuilder& out) {
+                        switch (value.type_id()) {
+                          case TypeId::kFloat: return out.AppendFloat(std::fabs(value.values<float>()[row]));
+                          case TypeId::kDouble: return out.AppendDouble(std::fabs(value.values<double>()[row]));
+                          case TypeId::kDecimal: {
+                            Decimal128 unscaled = value.values<Decimal128>()[row];
+                            return out.AppendDecimal(unscaled < 0 ? -unscaled : unscaled);
+                          }
+                          default: {
+                            int64_t integer = ReadInteger(value, row);
+                            int64_t minimum = value.type_id() == TypeId::kLong      ? INT64_MIN
+                                              : value.type_id() == TypeId::kInteger ? INT32_MIN
+                                              : value.type_id() == TypeId::kShort   ? INT16_MIN
+                                                                                    : INT8_MIN;
+                            if (integer == minimum) {
+                              // The minimum has no positive counterpart: ANSI raises, legacy wraps.
+                              if (context.ansi) {
+                                if (mask.Contains(row)) {
+                                  context.RecordError(MakeError(ErrorClass::ARITHMETIC_OVERFLOW,
+                                                                {{"message", "Overflow in function abs"}, {"alternative", ""}}));
+                                }
+                                return out.AppendNull();
+                              }
+                              return out.AppendInt(integer);
+                            }
+                            return out.AppendInt(integer < 0 ? -integer : integer);
+                          }
+                        }
+                      });
+                    });
+  });
+  RegisterRound(registry, "round");
+  RegisterFloorCeil(registry, "floor", false);
+  RegisterFloorCeil(registry, "ceil", true);
+  RegisterFloorCeil(registry, "ceiling", true);
+  registry.Register("mod", [](std::vector<ExpressionPtr> arguments) {
+    CheckArgumentCount("mod", arguments, 2, 2);
+    return Arithmetic(ArithmeticOperator::kRemainder, arguments[0], arguments[1]);
+  });
+  registry.Register("pmod", [](std::vector<ExpressionPtr> arguments) {
+    CheckArgumentCount("pmod", arguments, 2, 2);
+    // pmod(a, b) = ((a % b) + b) % b when a % b is negative; written as expressions so that the
+    // remainder's type and error rules apply.
+    ExpressionPtr remainder = Arithmetic(ArithmeticOperator::kRemainder, arguments[0], arguments[1]);
+    ExpressionPtr negative = Compare(ComparisonOperator::kLess, remainder, Literal(Scalar::Integer(0)));
+    ExpressionPtr adjusted = Arithmetic(ArithmeticOperator::kRemainder,
+                                        Arithmetic(ArithmeticOperator::kAdd, remainder, arguments[1]), arguments[1]);
+    return If(negative, CastIfNeeded(adjusted, remainder->type()), remainder);
+  });
+  struct TryFunction {
+    std::string_view name;
+    ArithmeticOperator op;
+  };
+  for (TryFunction function : {TryFunction{"try_add", ArithmeticOperator::kAdd},
+                               TryFunction{"try_subtract", ArithmeticOperator::kSubtract},
+                               TryFunction{"try_multiply", ArithmeticOperator::kMultiply},
+                               TryFunction{"try_divide", ArithmeticOperator::kDivide},
+                               TryFunction{"try_mod", ArithmeticOperator::kRemainder}}) {
+    registry.Register(function.name, [function](std::vector<ExpressionPtr> arguments) {
+      CheckArgumentCount(function.name, arguments, 2, 2);
+      return Arithmetic(function.op, arguments[0], arguments[1], ErrorMode::kTry);
+    });
+  }
+  RegisterDoubleFunction(registry, "sqrt", 1, [](double a, double) { return std::sqrt(a); });
+  RegisterDoubleFunction(registry, "exp", 1, [](double a, double) { return std::exp(a); });
+  RegisterDoubleFunction(registry, "pow", 2, [](double a, double b) { return std::pow(a, b); });
+  RegisterDoubleFunction(registry, "power", 2, [](double a, double b) { return std::pow(a, b); });
+  RegisterDoubleFunction(registry, "sign", 1, [](double a, double) {
+    return std::isnan(a) ? a : (a > 0 ? 1.0 : (a < 0 ? -1.0 : 0.0));
+  });
+}
+
+}  // namespace silt::expr::internal

@@ -1,0 +1,490 @@
+// String functions. Lengths and positions count Unicode code points of the UTF-8 text, as
+// Spark's UTF8String does.
+
+#include <cctype>
+#include <regex>
+
+#include "silt/expr/function_kernels_internal.h"
+
+namespace silt::expr::internal {
+namespace {
+
+bool IsContinuationByte(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
+
+int64_t CodePointCount(std::string_view text) {
+  int64_t count = 0;
+  for (char c : text) count += !IsContinuationByte(c);
+  return count;
+}
+
+// Byte offset of code point `index` (clamped to the end).
+size_t ByteOffsetOfCodePoint(std::string_view text, int64_t index) {
+  size_t position = 0;
+  int64_t seen = 0;
+  while (position < text.size()) {
+    if (!IsContinuationByte(text[position])) {
+      if (seen == index) return position;
+      ++seen;
+    }
+    ++position;
+  }
+  return text.size();
+}
+
+ExpressionPtr StringArgument(std::string_view name, size_t index, ExpressionPtr argument) {
+  return ImplicitCast(name, index, std::move(argument), StringType());
+}
+
+// Registers a function of one string returning a string computed by `transform`.
+template <typename Transform>
+void RegisterStringToString(FunctionRegistry& registry, std::string_view name, Transform transform) {
+  registry.Register(name, [name, transform](std::vector<ExpressionPtr> arguments) {
+    CheckArgumentCount(name, arguments, 1, 1);
+    arguments[0] = StringArgument(name, 0, std::move(arguments[0]));
+    return MakeCall(name, StringType(), std::move(arguments),
+                    [transform](const std::vector<VectorPtr>& args, int64_t num_rows, EvalContext&, RowMask) {
+                      std::string scratch;
+                      return MapRows(StringType(), args, num_rows, [&](int64_t row, VectorBuilder& out) {
+                        scratch.clear();
+                        transform(args[0]->GetString(row), scratch);
+                        out.AppendString(scratch);
+                      });
+                    });
+  });
+}
+
+std::string_view TrimCharacters(std::string_view text, std::string_view characters, bool left, bool right) {
+  // Spark trims whole code points of the trim string; for ASCII trim strings bytes suffice, and
+  // a multi-byte trim string is matched by its full sequences below.
+  auto starts_with_any = [&](std::string_view value, size_t* length) {
+    size_t position = 0;
+    while (position < characters.size()) {
+      size_t next = position + 1;
+      while (next < characters.size() && IsContinuationByte(characters[next])) ++next;
+      std::string_view character = characters.substr(position, next - position);
+      if (value.substr(0, character.size()) == character) {
+        *length = character.size();
+        return true;
+      }
+      position = next;
+    }
+    return false;
+  };
+  auto ends_with_any = [&](std::string_view value, size_t* length) {
+    size_t position = 0;
+    while (position < characters.size()) {
+      size_t next = position + 1;
+      while (next < characters.size() && IsContinuationByte(characters[next])) ++next;
+      std::string_view character = characters.substr(position, next - position);
+      if (value.size() >= character.size() && value.substr(value.size() - character.size()) == character) {
+        *length = character.size();
+        return true;
+      }
+      position = next;
+    }
+    return false;
+  };
+  size_t length = 0;
+  if (left) {
+    while (!text.empty() && starts_with_any(text, &length)) text.remove_prefix(length);
+  }
+  if (right) {
+    while (!text.empty() && ends_with_any(text, &length)) text.remove_suffix(length);
+  }
+  return text;
+}
+
+void RegisterTrim(FunctionRegistry& registry, std::string_view name, bool left, bool right) {
+  registry.Register(name, [name, left, right](std::vector<ExpressionPtr> arguments) {
+    CheckArgumentCount(name, arguments, 1, 2);
+    for (size_t i = 0; i < arguments.size(); ++i) arguments[i] = StringArgument(name, i, std::move(arguments[i]));
+    return MakeCall(name, StringType(), std::move(arguments),
+                    [left, right](const std::vector<VectorPtr>& args, int64_t num_rows, EvalContext&, RowMask) {
+                      return MapRows(StringType(), args, num_rows, [&](int64_t row, VectorBuilder& out) {
+                        std::string_view characters = args.size() > 1 ? args[1]->GetString(row) : " ";
+                        out.AppendString(TrimCharacters(args[0]->GetString(row), characters, left, right));
+                      });
+                    });
+  });
+}
+
+void RegisterPad(FunctionRegistry& registry, std::string_view name, bool left) {
+  registry.Register(name, [name, left](std::vector<ExpressionPtr> arguments) {
+    CheckArgumentCount(name, arguments, 2, 3);
+    arguments[0] = StringArgument(name, 0, std::move(arguments[0]));
+    arguments[1] = ImplicitCast(name, 1, std::move(arguments[1]), IntegerType());
+    if (arguments.size() == 3) arguments[2] = StringArgument(name, 2, std::move(arguments[2]));
+    return MakeCall(name, StringType(), std::move(arguments),
+                    [left](const std::vector<VectorPtr>& args, int64_t num_rows, EvalContext&, RowMask) {
+                      return MapRows(StringType(), args, num_rows, [&](int64_t row, VectorBuilder& out) {
+                        std::string_view text = args[0]->GetString(row);
+                        int64_t target = args[1]->values<int32_t>()[row];
+                        std::string_view pad = args.size() > 2 ? args[2]->GetString(row) : " ";
+                        int64_t length = CodePointCount(text);
+                        if (target <= 0) return out.AppendString("");
+                        if (length >= target) return out.AppendString(text.substr(0, ByteOffsetOfCodePoint(text, target)));
+                        int64_t pad_length = CodePointCount(pad);
+                        if (pad_length == 0) return out.AppendString(text);
+                        std::string padding;
+                        int64_t needed = target - length;
+                        while (needed >= pad_length) {
+                          padding += pad;
+                          needed -= pad_length;
+                        }
+                        padding += pad.substr(0, ByteOffsetOfCodePoint(pad, needed));
+                        out.AppendString(left ? padding + std::string(text) : std::string(text) + padding);
+                      });
+                    });
+  });
+}
+
+// Spark's substring positions: 1-based; 0 acts as 1; negative counts from the end.
+std::string_view Substring(std::string_view text, int64_t position, int64_t length) {
+  int64_t count = CodePointCount(text);
+  int64_t start = position > 0 ? position - 1 : (position < 0 ? count + position : 0);
+  int64_t end = length == INT64_MAX ? count : start + length;
+  if (position < 0 && start < 0) {
+    // The window starts before the text: only the part inside the text remains.
+    start = 0;
+  }
+  start = std::max<int64_t>(start, 0);
+  end = std::min(end, count);
+  if (length < 0 || end <= start) return {};
+  size_t begin_byte = ByteOffsetOfCodePoint(text, start);
+  size_t end_byte = ByteOffsetOfCodePoint(text, end);
+  return text.substr(begin_byte, end_byte - begin_byte);
+}
+
+// Translates a SQL LIKE pattern into a matcher; `escape` escapes '%' and '_'.
+bool LikeMatch(std::string_view text, std::string_view pattern, char escape, bool ignore_case) {
+  auto lower = [&](char c) {
+    return ignore_case ? static_cast<char>(std::tolower(static_cast<unsigned char>(c))) : c;
+  };
+  // Iterative wildcard matching with backtracking to the last '%'.
+  size_t t = 0, p = 0, star_p = std::string_view::npos, star_t = 0;
+  while (t < text.size()) {
+    if (p < pattern.size()) {
+      char c = pattern[p];
+      if (c == escape && p + 1 < pattern.size()) {
+        if (lower(pattern[p + 1]) == lower(text[t])) {
+          p += 2;
+          ++t;
+          continue;
+        }
+      } else if (c == '%') {
+        star_p = p++;
+        star_t = t;
+        continue;
+      } else if (c == '_') {
+        // '_' matches one code point.
+        ++t;
+        while (t < text.size() && IsContinuationByte(text[t])) ++t;
+        ++p;
+        continue;
+      } else if (lower(c) == lower(text[t])) {
+        ++p;
+        ++t;
+        continue;
+      }
+    }
+    if (star_p == std::string_view::npos) return false;
+    p = star_p + 1;
+    t = ++star_t;
+  }
+  while (p < pattern.size() && pattern[p] == '%') ++p;
+  return p == pattern.size();
+}
+
+void RegisterLike(FunctionRegistry& registry, std::string_view name, bool ignore_case) {
+  registry.Register(name, [name, ignore_case](std::vector<ExpressionPtr> arguments) {
+    CheckArgumentCount(name, arguments, 2, 3);
+    for (size_t i = 0; i < arguments.size(); ++i) arguments[i] = StringArgument(name, i, std::move(arguments[i]));
+    return MakeCall(name, BooleanType(), std::move(arguments),
+                    [name, ignore_case](const std::vector<VectorPtr>& args, int64_t num_rows, EvalContext&, RowMask) {
+                      return MapRows(BooleanType(), args, num_rows, [&](int64_t row, VectorBuilder& out) {
+                        char escape = '\\';
+                        if (args.size() > 2) {
+                          std::string_view escape_text = args[2]->GetString(row);
+                          SILT_USER_CHECK(escape_text.size() == 1, INVALID_PARAMETER_VALUE,
+                                          {{"parameter", "`escape`"}, {"functionName", std::string("`") + std::string(name) + "`"},
+                                           {"message", "the escape must be one character, got '" + std::string(escape_text) + "'."}});
+                          escape = escape_text[0];
+                        }
+                        out.AppendBool(LikeMatch(args[0]->GetString(row), args[1]->GetString(row), escape, ignore_case));
+                      });
+                    });
+  });
+}
+
+// Compiles a Java-style regular expression with std::regex (ECMAScript, close to Java for
+// common patterns). std::regex is slow; a faster engine is future work. Patterns are cached per
+// batch when they are constant across rows.
+class RegexCache {
+ public:
+  const std::regex& Get(std::string_view pattern, std::string_view function_name) {
+    if (!compiled_ || pattern != pattern_) {
+      try {
+        compiled_.emplace(std::string(pattern), std::regex::ECMAScript);
+      } catch (const std::regex_error& error) {
+        SILT_THROW(INVALID_PARAMETER_VALUE, {{"parameter", "`regexp`"},
+                                            {"functionName", "`" + std::string(function_name) + "`"},
+                                            {"message", "invalid pattern '" + std::string(pattern) + "': " + error.what()}});
+      }
+      pattern_ = std::string(pattern);
+    }
+    return *compiled_;
+  }
+
+ private:
+  std::string pattern_;
+  std::optional<std::regex> compiled_;
+};
+
+// Rewrites Java's "$1" group references for std::regex (which uses the same "$n" syntax) and
+// Java's "\$" literal dollar.
+std::string ReplacementText(std::string_view java) {
+  std::string result;
+  for (size_t i = 0; i < java.size(); ++i) {
+    if (java[i] == '\\' && i + 1 < java.size()) {
+      if (java[i + 1] == '$') {
+        result += "$$";
+      } else {
+        result += java[i + 1];
+      }
+      ++i;
+    } else {
+      result += java[i];
+    }
+  }
+  return result;
+}
+
+}  // namespace
+
+void RegisterStringFunctions(FunctionRegistry& registry) {
+  RegisterStringToString(registry, "upper", [](std::string_view text, std::string& out) {
+    // ASCII case mapping; non-ASCII letters keep their case (Java's full Unicode mapping is
+    // future work).
+    for (char c : text) out += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  });
+  RegisterStringToString(registry, "ucase", [](std::string_view text, std::string& out) {
+    for (char c : text) out += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  });
+  RegisterStringToString(registry, "lower", [](std::string_view text, std::string& out) {
+    for (char c : text) out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  });
+  RegisterStringToString(registry, "lcase", [](std::string_view text, std::string& out) {
+    for (char c : text) out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  });
+  RegisterStringToString(registry, "reverse", [](std::string_view text, std::string& out) {
+    size_t end = text.size();
+    while (end > 0) {
+      size_t start = end - 1;
+      while (start > 0 && IsContinuationByte(text[start])) --start;
+      out.append(text.substr(start, end - start));
+      end = start;
+    }
+  });
+  RegisterTrim(registry, "trim", true, true);
+  RegisterTrim(registry, "btrim", true, true);
+  RegisterTrim(registry, "ltrim", true, false);
+  RegisterTrim(registry, "rtrim", false, true);
+  RegisterPad(registry, "lpad", true);
+  RegisterPad(registry, "rpad", false);
+  RegisterLike(registry, "like", false);
+  RegisterLike(registry, "ilike", true);
+
+  registry.Register("concat", [](std::vector<ExpressionPtr> arguments) {
+    for (size_t i = 0; i < arguments.size(); ++i) arguments[i] = StringArgument("concat", i, std::move(arguments[i]));
+    return MakeCall("concat", StringType(), std::move(arguments),
+                    [](const std::vector<VectorPtr>& args, int64_t num_rows, EvalContext&, RowMask) {
+                      std::string scratch;
+                      return MapRows(StringType(), args, num_rows, [&](int64_t row, VectorBuilder& out) {
+                        scratch.clear();
+                        for (const VectorPtr& argument : args) scratch.append(argument->GetString(row));
+                        out.AppendString(scratch);
+                      });
+                    });
+  });
+  registry.Register("concat_ws", [](std::vector<ExpressionPtr> arguments) {
+    CheckArgumentCount("concat_ws", arguments, 1, SIZE_MAX);
+    for (size_t i = 0; i < arguments.size(); ++i) {
+      arguments[i] = StringArgument("concat_ws", i, std::move(arguments[i]));
+    }
+    return MakeCall("concat_ws", StringType(), std::move(arguments),
+                    [](const std::vector<VectorPtr>& args, int64_t num_rows, EvalContext&, RowMask) {
+                      // NULL values are skipped; only a NULL separator gives NULL.
+                      VectorBuilder out(StringType(), num_rows);
+                      std::string scratch;
+                      for (int64_t row = 0; row < num_rows; ++row) {
+                        if (args[0]->IsNull(row)) {
+                          out.AppendNull();
+                          continue;
+                        }
+                        scratch.clear();
+                        bool first = true;
+                        for (size_t i = 1; i < args.size(); ++i) {
+                          if (args[i]->IsNull(row)) continue;
+                          if (!first) scratch.append(args[0]->GetString(row));
+                          scratch.append(args[i]->GetString(row));
+                          first = false;
+                        }
+                        out.AppendString(scratch);
+                      }
+                      return out.Finish();
+                    });
+  });
+  for (std::string_view name : {"substring", "substr"}) {
+    registry.Register(name, [name](std::vector<ExpressionPtr> arguments) {
+      CheckArgumentCount(name, arguments, 2, 3);
+      arguments[0] = StringArgument(name, 0, std::move(arguments[0]));
+      for (size_t i = 1; i < arguments.size(); ++i) {
+        arguments[i] = ImplicitCast(name, i, std::move(arguments[i]), IntegerType());
+      }
+      return MakeCall(name, StringType(), std::move(arguments),
+                      [](const std::vector<VectorPtr>& args, int64_t num_rows, EvalContext&, RowMask) {
+                        return MapRows(StringType(), args, num_rows, [&](int64_t row, VectorBuilder& out) {
+                          int64_t length = args.size() > 2 ? args[2]->values<int32_t>()[row] : INT64_MAX;
+                          out.AppendString(Substring(args[0]->GetString(row), args[1]->values<int32_t>()[row], length));
+                        });
+                      });
+    });
+  }
+  for (std::string_view name : {"length", "char_length", "character_length"}) {
+    registry.Register(name, [name](std::vector<ExpressionPtr> arguments) {
+      CheckArgumentCount(name, arguments, 1, 1);
+      bool binary = arguments[0]->type()->id() == TypeId::kBinary;
+      if (!binary) arguments[0] = StringArgument(name, 0, std::move(arguments[0]));
+      return MakeCall(name, IntegerType(), std::move(arguments),
+                      [binary](const std::vector<VectorPtr>& args, int64_t num_rows, EvalContext&, RowMask) {
+                        return MapRows(IntegerType(), args, num_rows, [&](int64_t row, VectorBuilder& out) {
+                          std::string_view text = args[0]->GetString(row);
+                          out.AppendInt(binary ? static_cast<int64_t>(text.size()) : CodePointCount(text));
+                        });
+                      });
+    });
+  }
+  registry.Register("replace", [](std::vector<ExpressionPtr> arguments) {
+    CheckArgumentCount("replace", arguments, 2, 3);
+    for (size_t i = 0; i < arguments.size(); ++i) arguments[i] = StringArgument("replace", i, std::move(arguments[i]));
+    return MakeCall("replace", StringType(), std::move(arguments),
+                    [](const std::vector<VectorPtr>& args, int64_t num_rows, EvalContext&, RowMask) {
+                      std::string scratch;
+                      return MapRows(StringType(), args, num_rows, [&](int64_t row, VectorBuilder& out) {
+                        std::string_view text = args[0]->GetString(row);
+                        std::string_view search = args[1]->GetString(row);
+                        std::string_view replacement = args.size() > 2 ? args[2]->GetString(row) : "";
+                        if (search.empty()) return out.AppendString(text);
+                        scratch.clear();
+                        size_t position = 0;
+                        while (true) {
+                          size_t found = text.find(search, position);
+                          if (found == std::string_view::npos) break;
+                          scratch.append(text.substr(position, found - position));
+                          scratch.append(replacement);
+                          position = found + search.size();
+                        }
+                        scratch.append(text.substr(position));
+                        out.AppendString(scratch);
+                      });
+                    });
+  });
+  for (std::string_view name : {"rlike", "regexp", "regexp_like"}) {
+    registry.Register(name, [name](std::vector<ExpressionPtr> arguments) {
+      CheckArgumentCount(name, arguments, 2, 2);
+      for (size_t i = 0; i < 2; ++i) arguments[i] = StringArgument(name, i, std::move(arguments[i]));
+      return MakeCall(name, BooleanType(), std::move(arguments),
+                      [name](const std::vector<VectorPtr>& args, int64_t num_rows, EvalContext&, RowMask) {
+                        RegexCache cache;
+                        return MapRows(BooleanType(), args, num_rows, [&](int64_t row, VectorBuilder& out) {
+                          std::string_view text = args[0]->GetString(row);
+                          out.AppendBool(std::regex_search(text.begin(), text.end(), cache.Get(args[1]->GetString(row), name)));
+                        });
+                      });
+    });
+  }
+  registry.Register("regexp_replace", [](std::vector<ExpressionPtr> arguments) {
+    CheckArgumentCount("regexp_replace", arguments, 3, 3);
+    for (size_t i = 0; i < 3; ++i) arguments[i] = StringArgument("regexp_replace", i, std::move(arguments[i]));
+    return MakeCall("regexp_replace", StringType(), std::move(arguments),
+                    [](const std::vector<VectorPtr>& args, int64_t num_rows, EvalContext&, RowMask) {
+                      RegexCache cache;
+                      return MapRows(StringType(), args, num_rows, [&](int64_t row, VectorBuilder& out) {
+                        std::string text(args[0]->GetString(row));
+                        const std::regex& pattern = cache.Get(args[1]->GetString(row), "regexp_replace");
+                        out.AppendString(std::regex_replace(text, pattern, ReplacementText(args[2]->GetString(row))));
+                      });
+                    });
+  });
+  registry.Register("regexp_extract", [](std::vector<ExpressionPtr> arguments) {
+    CheckArgumentCount("regexp_extract", arguments, 2, 3);
+    for (size_t i = 0; i < 2; ++i) arguments[i] = StringArgument("regexp_extract", i, std::move(arguments[i]));
+    if (arguments.size() < 3) arguments.push_back(Literal(Scalar::Integer(1)));
+    arguments[2] = ImplicitCast("regexp_extract", 2, std::move(arguments[2]), IntegerType());
+    return MakeCall("regexp_extract", StringType(), std::move(arguments),
+                    [](const std::vector<VectorPtr>& args, int64_t num_rows, EvalContext&, RowMask) {
+                      RegexCache cache;
+                      return MapRows(StringType(), args, num_rows, [&](int64_t row, VectorBuilder& out) {
+                        std::string text(args[0]->GetString(row));
+                        const std::regex& pattern = cache.Get(args[1]->GetString(row), "regexp_extract");
+                        int32_t group = args[2]->values<int32_t>()[row];
+                        SILT_USER_CHECK(group >= 0 && static_cast<size_t>(group) <= pattern.mark_count(),
+                                        INVALID_PARAMETER_VALUE,
+                                        {{"parameter", "`idx`"}, {"functionName", "`regexp_extract`"},
+                                         {"message", "Expects group index between 0 and " + std::to_string(pattern.mark_count()) +
+                                                         ", but got " + std::to_string(group) + "."}});
+                        std::smatch match;
+                        if (!std::regex_search(text, match, pattern)) return out.AppendString("");
+                        out.AppendString(match[group].matched ? match[group].str() : "");
+                      });
+                    });
+  });
+  registry.Register("split", [](std::vector<ExpressionPtr> arguments) {
+    CheckArgumentCount("split", arguments, 2, 3);
+    for (size_t i = 0; i < 2; ++i) arguments[i] = StringArgument("split", i, std::move(arguments[i]));
+    if (arguments.size() < 3) arguments.push_back(Literal(Scalar::Integer(-1)));
+    arguments[2] = ImplicitCast("split", 2, std::move(arguments[2]), IntegerType());
+    DataTypePtr type = ListType(StringType(), false);
+    return MakeCall("split", type, std::move(arguments),
+                    [type](const std::vector<VectorPtr>& args, int64_t num_rows, EvalContext&, RowMask) {
+                      RegexCache cache;
+                      return MapRows(type, args, num_rows, [&](int64_t row, VectorBuilder& out) {
+                        std::string text(args[0]->GetString(row));
+                        std::string_view pattern_text = args[1]->GetString(row);
+                        int32_t limit = args[2]->values<int32_t>()[row];
+                        VectorBuilder& elements = out.child(0);
+                        if (pattern_text.empty()) {
+                          // Java splits between every character for an empty pattern.
+                          size_t position = 0;
+                          int32_t pieces = 0;
+                          while (position < text.size()) {
+                            size_t next = position + 1;
+                            while (next < text.size() && IsContinuationByte(text[next])) ++next;
+                            if (limit > 0 && pieces == limit - 1) next = text.size();
+                            elements.AppendString(std::string_view(text).substr(position, next - position));
+                            ++pieces;
+                            position = next;
+                          }
+                          if (text.empty()) elements.AppendString("");
+                          return out.FinishList();
+                        }
+                        const std::regex& pattern = cache.Get(pattern_text, "split");
+                        size_t position = 0;
+                        int32_t pieces = 0;
+                        for (auto it = std::sregex_iterator(text.begin(), text.end(), pattern);
+                             it != std::sregex_iterator(); ++it) {
+                          if (limit > 0 && pieces == limit - 1) break;
+                          size_t start = static_cast<size_t>(it->position());
+                          if (it->length() == 0 && start == 0) continue;
+                          elements.AppendString(std::string_view(text).substr(position, start - position));
+                          ++pieces;
+                          position = start + static_cast<size_t>(it->length());
+                        }
+                        elements.AppendString(std::string_view(text).substr(position));
+                        out.FinishList();
+                      });
+                    });
+  });
+}
+
+}  // namespace silt::expr::internal

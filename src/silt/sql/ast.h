@@ -1,0 +1,422 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "silt/sql/lexer.h"
+#include "silt/types/data_type.h"
+
+/// The abstract syntax tree of Spark SQL statements, as the parser produces it: names are kept as
+/// written (case preserved; resolution is the binder's job), every node keeps its source
+/// position. Nodes are plain structs; each documents which fields a kind uses, the rest stay empty.
+namespace silt::sql {
+
+struct Expression;
+struct Query;
+struct TableReference;
+struct Statement;
+using ExpressionPtr = std::shared_ptr<Expression>;
+using QueryPtr = std::shared_ptr<Query>;
+using TableReferencePtr = std::shared_ptr<TableReference>;
+using StatementPtr = std::shared_ptr<Statement>;
+
+/// A possibly qualified name (`db.t`, `t.col.field`), one part per element, as written.
+using QualifiedName = std::vector<std::string>;
+
+enum class LiteralKind {
+  kNull,
+  kBoolean,       ///< text "true" / "false"
+  kInteger,       ///< fits in int32; text = digits
+  kBigint,        ///< L suffix, or an unsuffixed integer that needs 64 bits
+  kSmallint,      ///< S suffix
+  kTinyint,       ///< Y suffix
+  kDecimal,       ///< 1.5, an integer too large for 64 bits, or the BD suffix; text = digits
+  kDouble,        ///< exponent or D suffix
+  kFloat,         ///< F suffix
+  kString,        ///< text = the value (adjacent literals concatenated)
+  kBinary,        ///< X'..'; text = the hex digits
+  kDate,          ///< DATE '...'; text = the value as written, validated
+  kTimestamp,     ///< TIMESTAMP / TIMESTAMP_LTZ '...'
+  kTimestampNtz,  ///< TIMESTAMP_NTZ '...'
+  kInterval,      ///< INTERVAL ...; interval_parts hold (value, unit)
+};
+
+enum class ExpressionKind {
+  kLiteral,         ///< literal_kind, text (+ interval_parts)
+  kColumn,          ///< name: qualifiers then column (`t.a` = {"t","a"}); may also be a field path
+  kStar,            ///< name: qualifier (empty for `*`); except_columns for `* EXCEPT (a, b)`
+  kUnary,           ///< op in {"-", "+", "~", "NOT"}; children[0]
+  kBinary,          ///< op: "OR","AND","=","==","<>","!=","<","<=",">",">=","<=>","+","-","*","/",
+                    ///< "%","DIV","||","&","|","^","<<",">>",">>>"; children[0] op children[1]
+  kIs,              ///< children[0] IS [NOT] op, op in {"NULL","TRUE","FALSE","UNKNOWN"}; negated
+  kIsDistinctFrom,  ///< children[0] IS [NOT] DISTINCT FROM children[1]; negated = IS NOT
+  kIn,              ///< children[0] [NOT] IN (children[1..]) or IN (subquery)
+  kBetween,         ///< children[0] [NOT] BETWEEN children[1] AND children[2]
+  kLike,            ///< op in {"LIKE","ILIKE","RLIKE"} (REGEXP is RLIKE); children[0..1]; escape
+  kCase,            ///< case_operand (simple form), when_clauses, else_result
+  kCast,            ///< children[0], cast_type; try_cast for TRY_CAST; op "::" for the :: form
+  kFunction,        ///< name, children = arguments, distinct, filter, window (OVER)
+  kLambda,          ///< lambda_parameters -> children[0]
+  kFieldAccess,     ///< children[0].name[0] (a field of a non-column expression, e.g. `f(x).a`)
+  kSubscript,       ///< children[0][children[1]]
+  kScalarSubquery,  ///< (subquery)
+  kExists,          ///< EXISTS (subquery); negated for NOT EXISTS is expressed as kUnary NOT
+};
+
+enum class SortDirection { kDefault, kAscending, kDescending };
+enum class NullOrder { kDefault, kNullsFirst, kNullsLast };
+
+/// One ORDER BY / SORT item.
+struct OrderItem {
+  ExpressionPtr expression;
+  SortDirection direction = SortDirection::kDefault;
+  NullOrder null_order = NullOrder::kDefault;
+};
+
+enum class FrameUnit { kRows, kRange };
+enum class FrameBoundKind {
+  kUnboundedPreceding,
+  kPreceding,
+  kCurrentRow,
+  kFollowing,
+  kUnboundedFollowing,
+};
+
+/// One end of a window frame; `offset` is set for kPreceding / kFollowing.
+struct FrameBound {
+  FrameBoundKind kind = FrameBoundKind::kCurrentRow;
+  ExpressionPtr offset;
+};
+
+/// ROWS|RANGE BETWEEN start AND end (or a single start bound, end = CURRENT ROW).
+struct WindowFrame {
+  FrameUnit unit = FrameUnit::kRows;
+  FrameBound start;
+  FrameBound end;
+};
+
+/// OVER (...) or OVER name, and the WINDOW clause's definitions. `reference_name` is the named
+/// window the specification refers to (`OVER w`, or `OVER (w ORDER BY x)`).
+struct WindowSpec {
+  std::string reference_name;
+  std::vector<ExpressionPtr> partition_by;
+  std::vector<OrderItem> order_by;
+  std::optional<WindowFrame> frame;
+};
+
+/// An expression node. See ExpressionKind for the fields each kind uses.
+struct Expression {
+  ExpressionKind kind = ExpressionKind::kLiteral;
+  /// Where the node starts in the SQL text; for operators and postfix forms (binary, IS, IN,
+  /// BETWEEN, LIKE, `.field`, `[i]`, `::`) the operator's own token, as Spark points errors there.
+  SourcePosition position;
+
+  LiteralKind literal_kind = LiteralKind::kNull;
+  /// Literal value (see LiteralKind).
+  std::string text;
+  /// INTERVAL literal parts: (value as written, unit upper-cased), e.g. {"'1'", "DAY"}, or for
+  /// `INTERVAL '1-2' YEAR TO MONTH` {"'1-2'", "YEAR TO MONTH"}.
+  std::vector<std::pair<std::string, std::string>> interval_parts;
+
+  /// Column / star qualifier / function / field name.
+  QualifiedName name;
+  std::string op;
+  bool negated = false;
+  std::vector<ExpressionPtr> children;
+
+  /// kStar: `* EXCEPT (a, t.b)`.
+  std::vector<QualifiedName> except_columns;
+  /// kLike: the ESCAPE character, empty when absent.
+  std::string escape;
+
+  /// kCase.
+  ExpressionPtr case_operand;
+  std::vector<std::pair<ExpressionPtr, ExpressionPtr>> when_clauses;
+  ExpressionPtr else_result;
+
+  /// kCast.
+  DataTypePtr cast_type;
+  bool try_cast = false;
+
+  /// kFunction.
+  bool distinct = false;
+  ExpressionPtr filter;
+  std::shared_ptr<WindowSpec> window;
+
+  /// kLambda.
+  std::vector<std::string> lambda_parameters;
+
+  /// kIn with a subquery, kScalarSubquery, kExists.
+  QueryPtr subquery;
+};
+
+/// VERSION AS OF n / TIMESTAMP AS OF expr / `t@v5` / `t@20240101000000000`.
+struct TimeTravel {
+  enum class Kind { kVersion, kTimestamp };
+  Kind kind = Kind::kVersion;
+  /// The version (an integer literal) or timestamp expression. For `@yyyyMMddHHmmssSSS` the
+  /// timestamp is a string literal with the digits as written.
+  ExpressionPtr value;
+};
+
+enum class TableReferenceKind {
+  kTable,        ///< name (`db.t`, `delta.`/path``, `parquet.`/p``); time_travel; alias
+  kSubquery,     ///< (query) alias [(columns)]
+  kValues,       ///< VALUES rows alias [(columns)]
+  kFunction,     ///< table function call (`range(10)`, `table_changes('t', 1)`): function
+  kJoin,         ///< left join_type right [ON condition | USING (using_columns)]; natural
+  kLateralView,  ///< left LATERAL VIEW [OUTER] function alias AS column_aliases
+};
+
+enum class JoinType { kInner, kLeftOuter, kRightOuter, kFullOuter, kCross, kLeftSemi, kLeftAnti };
+
+/// An item of FROM. See TableReferenceKind for the fields each kind uses.
+struct TableReference {
+  TableReferenceKind kind = TableReferenceKind::kTable;
+  SourcePosition position;
+  QualifiedName name;
+  std::optional<TimeTravel> time_travel;
+  std::string alias;
+  std::vector<std::string> column_aliases;
+  QueryPtr subquery;
+  std::vector<std::vector<ExpressionPtr>> values;
+  ExpressionPtr function;
+  // Joins and lateral views.
+  TableReferencePtr left;
+  TableReferencePtr right;
+  JoinType join_type = JoinType::kInner;
+  bool natural = false;
+  ExpressionPtr condition;
+  std::vector<std::string> using_columns;
+  bool outer = false;  ///< LATERAL VIEW OUTER
+};
+
+/// One item of a SELECT list.
+struct SelectItem {
+  ExpressionPtr expression;
+  std::string alias;
+  /// `AS (a, b)` for generators, e.g. `SELECT explode(m) AS (k, v)`.
+  std::vector<std::string> column_aliases;
+};
+
+/// WITH name [(columns)] AS (query).
+struct CommonTableExpression {
+  std::string name;
+  std::vector<std::string> columns;
+  QueryPtr query;
+};
+
+enum class QueryKind {
+  kSelect,        ///< SELECT ... FROM ...
+  kValues,        ///< VALUES (..), (..) used as a query
+  kSetOperation,  ///< left set_operator right
+  kTable,         ///< TABLE t
+};
+
+enum class SetOperator { kUnion, kIntersect, kExcept };
+
+/// A query expression. ORDER BY / LIMIT / OFFSET and WITH apply to the whole node, whatever its
+/// kind (so `SELECT .. UNION SELECT .. ORDER BY x` orders the union).
+struct Query {
+  QueryKind kind = QueryKind::kSelect;
+  SourcePosition position;
+  std::vector<CommonTableExpression> with;
+
+  // kSelect.
+  bool distinct = false;
+  std::vector<SelectItem> select_list;
+  /// Comma-separated FROM items (each may be a join tree); empty without FROM.
+  std::vector<TableReferencePtr> from;
+  ExpressionPtr where;
+  std::vector<ExpressionPtr> group_by;
+  bool group_by_all = false;
+  ExpressionPtr having;
+  ExpressionPtr qualify;
+  std::vector<std::pair<std::string, WindowSpec>> windows;
+
+  // kValues.
+  std::vector<std::vector<ExpressionPtr>> values;
+
+  // kTable.
+  QualifiedName table_name;
+
+  // kSetOperation.
+  SetOperator set_operator = SetOperator::kUnion;
+  bool set_all = false;  ///< UNION ALL; DISTINCT is the default
+  QueryPtr left;
+  QueryPtr right;
+
+  // Any kind.
+  std::vector<OrderItem> order_by;
+  ExpressionPtr limit;  ///< null for no LIMIT or LIMIT ALL
+  bool limit_all = false;
+  ExpressionPtr offset;
+};
+
+/// GENERATED ALWAYS|BY DEFAULT AS IDENTITY [(START WITH start INCREMENT BY step)].
+struct IdentitySpec {
+  bool always = true;  ///< false for BY DEFAULT
+  int64_t start = 1;
+  int64_t step = 1;
+};
+
+/// A column in CREATE TABLE / ADD COLUMNS / CONVERT ... PARTITIONED BY.
+struct ColumnDefinition {
+  std::string name;
+  DataTypePtr type;
+  bool nullable = true;
+  ExpressionPtr generated_as;  ///< GENERATED ALWAYS AS (expr)
+  std::optional<IdentitySpec> identity;
+  ExpressionPtr default_value;
+  std::optional<std::string> comment;
+};
+
+/// CONSTRAINT name CHECK (expr).
+struct CheckConstraint {
+  std::string name;
+  ExpressionPtr check;
+};
+
+/// `column = value` of UPDATE SET / MERGE UPDATE SET; column may be a nested field path.
+struct Assignment {
+  QualifiedName column;
+  ExpressionPtr value;
+};
+
+enum class MergeMatch { kMatched, kNotMatchedByTarget, kNotMatchedBySource };
+enum class MergeAction { kUpdate, kUpdateStar, kDelete, kInsert, kInsertStar };
+
+/// WHEN [NOT] MATCHED [BY TARGET|SOURCE] [AND condition] THEN action.
+struct MergeClause {
+  MergeMatch match = MergeMatch::kMatched;
+  ExpressionPtr condition;
+  MergeAction action = MergeAction::kDelete;
+  std::vector<Assignment> assignments;        ///< kUpdate
+  std::vector<QualifiedName> insert_columns;  ///< kInsert
+  std::vector<ExpressionPtr> insert_values;   ///< kInsert
+  SourcePosition position;
+};
+
+enum class AlterTableAction {
+  kSetProperties,
+  kUnsetProperties,
+  kAddColumns,
+  kAddConstraint,
+  kDropConstraint,
+  kRenameColumn,
+  kAlterColumn,  ///< ALTER COLUMN c [TYPE t | SET NOT NULL | DROP NOT NULL | COMMENT '..']
+  kDropColumns,
+};
+
+enum class StatementKind {
+  kQuery,
+  kCreateTable,  ///< also CREATE OR REPLACE TABLE and REPLACE TABLE (replace = true)
+  kCreateView,
+  kCreateDatabase,
+  kDropTable,
+  kDropView,
+  kDropDatabase,
+  kUse,
+  kInsert,
+  kMerge,
+  kUpdate,
+  kDelete,
+  kAlterTable,
+  kDescribeTable,
+  kDescribeDetail,
+  kDescribeHistory,
+  kShowTables,
+  kShowDatabases,
+  kShowTableProperties,
+  kShowCreateTable,
+  kShowColumns,
+  kExplain,
+  kSet,
+  kReset,
+  kRestore,
+  kVacuum,
+  kOptimize,
+  kConvertToDelta,
+};
+
+/// A parsed statement. Which fields a kind uses:
+/// - kQuery: query.
+/// - kCreateTable: name, columns, constraints, provider, partition_columns, location, comment,
+///   properties, query (AS ...), or_replace (OR REPLACE), replace (REPLACE TABLE), if_not_exists.
+/// - kCreateView: name, temporary, or_replace, if_not_exists, column_names, comment, query.
+/// - kCreateDatabase: name, if_not_exists, comment, location. kDrop*: name, if_exists.
+/// - kUse: name (always present; `USE DATABASE d` and `USE d` give the same node).
+/// - kInsert: name, overwrite, column_names, replace_where, query (VALUES is a kValues query).
+/// - kMerge: target (kTable, alias), source, condition, merge_clauses, schema_evolution.
+/// - kUpdate: target, assignments, where. kDelete: target, where.
+/// - kAlterTable: name, alter_action and: properties / property_keys + if_exists (UNSET),
+///   columns (ADD COLUMNS, ALTER COLUMN TYPE), constraints[0] (ADD CONSTRAINT), constraint_name +
+///   if_exists (DROP CONSTRAINT), column_path + new_name (RENAME COLUMN), column_path +
+///   alter_column_change (ALTER COLUMN), column_paths (DROP COLUMNS).
+/// - kDescribeTable: name, extended. kDescribeDetail: name. kDescribeHistory: name, limit.
+/// - kShowTables: name (IN db), pattern. kShowDatabases: pattern. kShowTableProperties: name,
+///   property_keys. kShowCreateTable / kShowColumns: name (+ database for SHOW COLUMNS IN t IN db).
+/// - kExplain: explain_mode ("" or EXTENDED/FORMATTED/...), explained.
+/// - kSet: key (empty for bare SET), value (nullopt for `SET key`). kReset: key (may be empty).
+/// - kRestore: name, time_travel. kVacuum: name, retain_hours, dry_run.
+/// - kOptimize: name, where, column_names (ZORDER BY). kConvertToDelta: name, columns (partition).
+struct Statement {
+  StatementKind kind = StatementKind::kQuery;
+  SourcePosition position;
+  /// The statement's own text (without the `;`), for history and EXPLAIN.
+  std::string source_text;
+
+  QualifiedName name;
+  QueryPtr query;
+  bool or_replace = false;
+  bool replace = false;
+  bool if_not_exists = false;
+  bool if_exists = false;
+  bool temporary = false;
+  bool extended = false;
+  bool overwrite = false;
+  bool dry_run = false;
+  bool schema_evolution = false;
+
+  std::vector<ColumnDefinition> columns;
+  std::vector<CheckConstraint> constraints;
+  std::string provider;
+  std::vector<std::string> partition_columns;
+  std::optional<std::string> location;
+  std::optional<std::string> comment;
+  std::vector<std::pair<std::string, std::string>> properties;
+  std::vector<std::string> property_keys;
+  std::vector<std::string> column_names;
+  /// ALTER TABLE DROP COLUMNS: the (possibly nested) columns.
+  std::vector<QualifiedName> column_paths;
+
+  TableReferencePtr target;
+  TableReferencePtr source;
+  ExpressionPtr condition;
+  std::vector<MergeClause> merge_clauses;
+  std::vector<Assignment> assignments;
+  ExpressionPtr where;
+  ExpressionPtr replace_where;
+
+  AlterTableAction alter_action = AlterTableAction::kSetProperties;
+  std::string constraint_name;
+  QualifiedName column_path;
+  std::string new_name;
+  /// ALTER COLUMN: "TYPE", "SET NOT NULL", "DROP NOT NULL", "COMMENT", "FIRST", "AFTER <col>".
+  std::string alter_column_change;
+
+  std::string pattern;
+  ExpressionPtr limit;
+  std::optional<TimeTravel> time_travel;
+  ExpressionPtr retain_hours;
+  std::string explain_mode;
+  StatementPtr explained;
+  std::string key;
+  std::optional<std::string> value;
+};
+
+}  // namespace silt::sql
