@@ -9,6 +9,14 @@ function(silt_add_test)
   if(NOT T_TIMEOUT)
     set(T_TIMEOUT 600)
   endif()
-  set_tests_properties(${T_NAME} PROPERTIES TIMEOUT ${T_TIMEOUT}
+  # Tests beside the code are unit tests (make debug-test runs those under ASan/UBSan); tests
+  # under test/ are integration tests (DuckDB peer, golden tables, processes, the CLI).
+  string(FIND "${CMAKE_CURRENT_SOURCE_DIR}" "${PROJECT_SOURCE_DIR}/src/" in_src)
+  if(in_src EQUAL 0)
+    set(T_LABEL unit)
+  else()
+    set(T_LABEL integration)
+  endif()
+  set_tests_properties(${T_NAME} PROPERTIES TIMEOUT ${T_TIMEOUT} LABELS ${T_LABEL}
     ENVIRONMENT "SILT_SHARED_DIR=${SILT_SHARED_DIR};SILT_BINARY=$<TARGET_FILE:silt>")
 endfunction()

@@ -1,0 +1,34 @@
+#pragma once
+
+#include "silt/error.h"
+
+namespace silt::cli {
+
+/// Process exit codes. Persisted in users' scripts; never renumber.
+enum ExitCode : int {
+  kExitOk = 0,
+  kExitUserError = 1,    ///< bad SQL or input, violated constraint, unsupported feature
+  kExitUsage = 2,        ///< bad command line
+  kExitConflict = 3,     ///< lost a commit race (retryable)
+  kExitStorage = 4,      ///< I/O failure or corrupt file
+  kExitInternal = 70,    ///< a bug in silt (EX_SOFTWARE)
+};
+
+/// The exit code for an error of `category`.
+inline int ExitCodeFor(ErrorCategory category) {
+  switch (category) {
+    case ErrorCategory::kUser:
+    case ErrorCategory::kUnsupported:
+      return kExitUserError;
+    case ErrorCategory::kConcurrentModification:
+      return kExitConflict;
+    case ErrorCategory::kIo:
+    case ErrorCategory::kCorruption:
+      return kExitStorage;
+    case ErrorCategory::kInternal:
+      return kExitInternal;
+  }
+  return kExitInternal;
+}
+
+}  // namespace silt::cli
