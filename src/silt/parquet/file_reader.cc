@@ -1,5 +1,6 @@
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -235,6 +236,23 @@ class FileReaderImpl final : public FileReader {
         columns.size(), [&](size_t c) { vectors[c] = ReadColumn(index, columns[c]); },
         options.max_parallelism);
     return MakeBatch(columns, std::move(vectors), index);
+  }
+
+  void Scan(const ReadOptions& options,
+            const std::function<void(int, Batch)>& consume) const override {
+    std::vector<int> groups = SelectRowGroups(options);
+    if (groups.size() == 1) {
+      consume(groups[0], ReadRowGroup(groups[0], options));
+      return;
+    }
+    // A row group per task: each thread decodes a whole row group, hands it over and frees it
+    // before taking the next, so memory stays at a few row groups whatever the file's size.
+    ReadOptions per_group = options;
+    per_group.max_parallelism = 1;
+    ThreadPool& pool = options.pool != nullptr ? *options.pool : ThreadPool::Default();
+    pool.ParallelFor(
+        groups.size(), [&](size_t i) { consume(groups[i], ReadRowGroup(groups[i], per_group)); },
+        options.max_parallelism);
   }
 
   std::vector<Batch> Read(const ReadOptions& options) const override {

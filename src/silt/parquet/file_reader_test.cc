@@ -1,7 +1,11 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <fstream>
+#include <mutex>
+#include <set>
+#include <stdexcept>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -11,6 +15,7 @@
 #include "silt/io/file_system.h"
 #include "silt/parquet/reader.h"
 #include "silt/parquet/schema_from_parquet.h"
+#include "silt/parquet/writer.h"
 
 namespace silt::parquet {
 namespace {
@@ -224,6 +229,67 @@ TEST(FileReaderTest, ParallelReadMatchesSerialRead) {
   std::vector<Batch> b = reader->Read(serial);
   ASSERT_EQ(a.size(), b.size());
   for (size_t i = 0; i < a.size(); ++i) EXPECT_TRUE(a[i].Equals(b[i]));
+}
+
+// Writes `groups` row groups of `rows_per_group` rows (id, name) into `fs` at `path`.
+void WriteRowGroups(io::FileSystem& fs, const std::string& path, int groups, int rows_per_group) {
+  Schema schema({{"id", LongType(), false, {}}, {"name", StringType(), true, {}}});
+  WriterOptions options;
+  options.row_group_max_rows = rows_per_group;
+  auto writer = FileWriter::Open(fs.OpenWrite(path), schema, options);
+  VectorBuilder ids(LongType()), names(StringType());
+  for (int i = 0; i < groups * rows_per_group; ++i) {
+    ids.AppendInt(i);
+    if (i % 5 == 0) {
+      names.AppendNull();
+    } else {
+      names.AppendString("n" + std::to_string(i));
+    }
+  }
+  int64_t rows = groups * rows_per_group;
+  writer->Write(Batch(std::make_shared<const Schema>(schema), {ids.Finish(), names.Finish()}, rows));
+  writer->Close();
+}
+
+TEST(FileReaderTest, ScanStreamsEveryRowGroupOnceWithReadsValues) {
+  auto fs = io::MakeMemoryFileSystem();
+  WriteRowGroups(*fs, "groups.parquet", 7, 1000);
+  auto reader = FileReader::Open(*fs, "groups.parquet");
+  ASSERT_EQ(reader->num_row_groups(), 7);
+  std::vector<Batch> expected = reader->Read();
+
+  ThreadPool pool(3);
+  ReadOptions options;
+  options.pool = &pool;
+  std::mutex mutex;
+  std::multiset<int> seen;
+  reader->Scan(options, [&](int group, Batch batch) {
+    EXPECT_TRUE(batch.Equals(expected[static_cast<size_t>(group)])) << "row group " << group;
+    std::lock_guard<std::mutex> lock(mutex);
+    seen.insert(group);
+  });
+  EXPECT_THAT(seen, ElementsAre(0, 1, 2, 3, 4, 5, 6));
+
+  // Row-group selection and projection apply as in Read.
+  options.row_groups = {2, 5};
+  options.columns = {"name"};
+  std::atomic<int64_t> rows{0};
+  reader->Scan(options, [&](int group, Batch batch) {
+    EXPECT_TRUE(group == 2 || group == 5);
+    EXPECT_EQ(batch.num_columns(), 1u);
+    rows += batch.num_rows();
+  });
+  EXPECT_EQ(rows.load(), 2000);
+}
+
+TEST(FileReaderTest, ScanRethrowsTheConsumersError) {
+  auto fs = io::MakeMemoryFileSystem();
+  WriteRowGroups(*fs, "groups.parquet", 4, 100);
+  auto reader = FileReader::Open(*fs, "groups.parquet");
+  EXPECT_THROW(reader->Scan({}, [](int group, Batch) {
+    if (group == 1) throw std::runtime_error("consumer failed");
+  }),
+               std::runtime_error);
 }
 
 TEST(SchemaFromParquetTest, LegacyListLayoutsAndRepeatedFields) {

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -73,6 +74,12 @@ class FileReader {
   virtual Batch ReadRowGroup(int index, const ReadOptions& options) const = 0;
   /// Reads every selected row group (in parallel), in file order.
   virtual std::vector<Batch> Read(const ReadOptions& options = {}) const = 0;
+  /// Streams the selected row groups: decodes them in parallel (a row group per task) and calls
+  /// `consume(row_group_index, batch)` for each as soon as it is decoded, without keeping them.
+  /// `consume` may run on several threads at once and in any row-group order; an exception it
+  /// throws stops the scan and is rethrown here.
+  virtual void Scan(const ReadOptions& options,
+                    const std::function<void(int, Batch)>& consume) const = 0;
 };
 
 }  // namespace silt::parquet
