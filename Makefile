@@ -3,7 +3,9 @@
 JOBS ?= $(shell nproc)
 FUZZ_SECONDS ?= 60
 
-.PHONY: all setup build test demo debug-test fuzz bench format clean
+DUCKDB ?= ../shared/tools/duckdb/duckdb
+
+.PHONY: all setup build duckdb-peer test demo debug-test fuzz bench format clean
 
 all: build
 
@@ -14,13 +16,18 @@ build: setup
 	@cmake --preset release >/dev/null
 	@cmake --build --preset release -j $(JOBS)
 
-test: build
+# The DuckDB peer installs itself from the npm registry on first use; do that once, before tests
+# that run in parallel would race to install it.
+duckdb-peer:
+	@$(DUCKDB) --quiet "SELECT 1" >/dev/null
+
+test: build duckdb-peer
 	@ctest --preset release -j $(JOBS)
 
-demo: build
+demo: build duckdb-peer
 	@bash scripts/demo
 
-debug-test: setup
+debug-test: setup duckdb-peer
 	@cmake --preset debug >/dev/null
 	@cmake --build --preset debug -j $(JOBS)
 	@ctest --preset debug -j $(JOBS) -L unit
@@ -30,7 +37,7 @@ fuzz: setup
 	@cmake --build --preset fuzz -j $(JOBS)
 	@bash scripts/run_fuzzers build-fuzz $(FUZZ_SECONDS)
 
-bench: build
+bench: build duckdb-peer
 	@bash scripts/run_benchmarks build
 
 format:

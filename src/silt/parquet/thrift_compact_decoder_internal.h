@@ -12,25 +12,9 @@
 
 #include "silt/base/check.h"
 #include "silt/parquet/metadata.h"
+#include "silt/parquet/thrift_compact_internal.h"
 
 namespace silt::parquet::internal {
-
-/// Compact-protocol type codes. Persisted; never renumber.
-enum class CompactType : uint8_t {
-  kStop = 0,
-  kBooleanTrue = 1,
-  kBooleanFalse = 2,
-  kByte = 3,
-  kI16 = 4,
-  kI32 = 5,
-  kI64 = 6,
-  kDouble = 7,
-  kBinary = 8,
-  kList = 9,
-  kSet = 10,
-  kMap = 11,
-  kStruct = 12,
-};
 
 /// Reads one compact-protocol message from a byte range. Not thread-safe; cheap to create.
 class ThriftCompactDecoder {

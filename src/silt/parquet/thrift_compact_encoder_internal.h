@@ -9,25 +9,9 @@
 #include <string_view>
 #include <vector>
 
-namespace silt::parquet::internal {
+#include "silt/parquet/thrift_compact_internal.h"
 
-/// Compact-protocol type codes as they appear in field headers and list headers.
-/// Persisted; never renumber.
-enum class CompactType : uint8_t {
-  kStop = 0,
-  kBooleanTrue = 1,
-  kBooleanFalse = 2,
-  kByte = 3,
-  kI16 = 4,
-  kI32 = 5,
-  kI64 = 6,
-  kDouble = 7,
-  kBinary = 8,
-  kList = 9,
-  kSet = 10,
-  kMap = 11,
-  kStruct = 12,
-};
+namespace silt::parquet::internal {
 
 /// Appends compact-protocol bytes to a string. Callers bracket each struct with BeginStruct /
 /// EndStruct and write fields in increasing id order (ids are delta-encoded against the previous
