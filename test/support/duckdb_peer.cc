@@ -29,8 +29,15 @@ void RunPeer(const std::vector<std::string>& statements, const std::string& flag
     std::ofstream file(script);
     for (const std::string& statement : statements) file << statement << ";\n";
   }
-  std::string command = "'" + SharedDir() + "/tools/duckdb/duckdb' " + flags + " -f '" + script +
-                        "' > '" + dir.Child("out") + "' 2> '" + dir.Child("err") + "' < /dev/null";
+  // The peer's launcher rewrites its script file on every start, so two peers started at once
+  // (tests run in parallel) can load a half-copied script and print nothing. A lock file held
+  // for the whole run (flock(1), util-linux) keeps the peers of concurrent tests one at a time.
+  const char* tmp = std::getenv("TMPDIR");
+  std::string lock = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") +
+                     "/silt-duckdb-peer.lock";
+  std::string command = "flock '" + lock + "' '" + SharedDir() + "/tools/duckdb/duckdb' " + flags +
+                        " -f '" + script + "' > '" + dir.Child("out") + "' 2> '" +
+                        dir.Child("err") + "' < /dev/null";
   int status = std::system(command.c_str());
   *out = ReadWholeFile(dir.Child("out"));
   *err = ReadWholeFile(dir.Child("err"));

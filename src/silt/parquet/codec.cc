@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include "silt/base/check.h"
+#include "silt/parquet/snappy_decoder_internal.h"
 
 namespace silt::parquet {
 namespace {
@@ -163,7 +164,7 @@ void Decompress(CompressionCodec codec, const uint8_t* input, size_t input_size,
         Corrupt(codec, "decompressed size " + std::to_string(length) + ", expected " +
                            std::to_string(output_size));
       }
-      if (!snappy::RawUncompress(source, input_size, reinterpret_cast<char*>(output))) {
+      if (!internal::DecompressSnappy(input, input_size, output, output_size)) {
         Corrupt(codec, "invalid data");
       }
       return;

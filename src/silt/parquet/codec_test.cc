@@ -2,10 +2,13 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <random>
 #include <string>
 #include <vector>
 
 #include "silt/base/check.h"
+#include "silt/parquet/snappy_decoder_internal.h"
 
 namespace silt::parquet {
 namespace {
@@ -97,6 +100,67 @@ TEST(CodecTest, Lz4FallsBackToRawBlocks) {
   Decompress(CompressionCodec::kLz4, reinterpret_cast<const uint8_t*>(raw.data()), raw.size(),
              output.data(), output.size());
   EXPECT_EQ(std::string(output.begin(), output.end()), input);
+}
+
+// Inputs that exercise every Snappy element kind: short and long literals (1-byte tags and 1..4
+// extra length bytes), copies with 1-, 2- and 4-byte offsets, overlapping pattern copies with
+// offsets below 8 and between 8 and 16, and elements ending right at the output's end.
+std::vector<std::string> SnappyShapes() {
+  std::mt19937 random(7);
+  auto noise = [&](size_t n) {
+    std::string text(n, '\0');
+    for (char& c : text) c = static_cast<char>(random());
+    return text;
+  };
+  std::vector<std::string> shapes = {"", "a", "abc", std::string(100, 'x'), noise(15), noise(16),
+                                     noise(17), noise(61), noise(300), noise(70000)};
+  for (size_t period = 1; period <= 20; ++period) {
+    std::string base = noise(period), text;
+    while (text.size() < 1000 + period) text += base;
+    shapes.push_back(text);
+  }
+  std::string mixed;  // short values with repeats near and far, as in Parquet string pages
+  for (int i = 0; i < 200000; ++i) {
+    mixed += "city_" + std::to_string(random() % 1000);
+    if (i % 7 == 0) mixed += noise(random() % 40);
+  }
+  shapes.push_back(mixed);
+  return shapes;
+}
+
+TEST(SnappyDecoderTest, DecodesWhatLibsnappyEncodes) {
+  for (const std::string& original : SnappyShapes()) {
+    std::string compressed;
+    Compress(CompressionCodec::kSnappy, reinterpret_cast<const uint8_t*>(original.data()),
+             original.size(), &compressed);
+    std::string decoded(original.size(), '\0');
+    ASSERT_TRUE(internal::DecompressSnappy(reinterpret_cast<const uint8_t*>(compressed.data()),
+                                           compressed.size(),
+                                           reinterpret_cast<uint8_t*>(decoded.data()),
+                                           decoded.size()))
+        << original.size();
+    EXPECT_EQ(decoded, original);
+  }
+}
+
+TEST(SnappyDecoderTest, RejectsMalformedBlocks) {
+  auto decodes = [](const std::vector<uint8_t>& block, size_t output_size) {
+    std::vector<uint8_t> output(output_size + 32);
+    return internal::DecompressSnappy(block.data(), block.size(), output.data(), output_size);
+  };
+  EXPECT_TRUE(decodes({3, 0x08, 'a', 'b', 'c'}, 3));           // literal "abc"
+  EXPECT_FALSE(decodes({3, 0x08, 'a', 'b', 'c'}, 4));          // length header disagrees
+  EXPECT_FALSE(decodes({3, 0x08, 'a', 'b'}, 3));               // literal runs past the input
+  EXPECT_FALSE(decodes({2, 0x08, 'a', 'b', 'c'}, 2));          // literal runs past the output
+  EXPECT_FALSE(decodes({4, 0xf0}, 4));                         // missing extra length byte
+  EXPECT_TRUE(decodes({5, 0x00, 'a', 0x01, 0x01}, 5));         // "a" then copy 4 at offset 1
+  EXPECT_FALSE(decodes({5, 0x00, 'a', 0x01, 0x00}, 5));        // offset 0
+  EXPECT_FALSE(decodes({5, 0x00, 'a', 0x01, 0x02}, 5));        // offset before the start
+  EXPECT_FALSE(decodes({4, 0x00, 'a', 0x01, 0x01}, 4));        // copy past the output's end
+  EXPECT_FALSE(decodes({5, 0x00, 'a', 0x02, 0x01}, 5));        // truncated 2-byte offset
+  EXPECT_FALSE(decodes({5, 0x00, 'a', 0x03, 0x01, 0x00}, 5));  // truncated 4-byte offset
+  EXPECT_FALSE(decodes({2, 0x00, 'a'}, 2));                    // ends before the length
+  EXPECT_FALSE(decodes({0x80, 0x80, 0x80, 0x80, 0x80, 0x01}, 0));  // varint too long
 }
 
 TEST(CodecTest, LzoIsUnsupported) {
