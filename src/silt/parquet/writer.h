@@ -19,7 +19,7 @@ struct WriterOptions {
   CompressionCodec codec = CompressionCodec::kSnappy;  ///< As Spark and delta-rs write.
   int compression_level = 0;                           ///< 0 = the codec's default.
   int64_t row_group_bytes = 128ll << 20;    ///< Target uncompressed bytes per row group.
-  int64_t row_group_max_rows = 1ll << 20;   ///< Upper bound of rows per row group.
+  int64_t row_group_max_rows = 1ll << 18;   ///< Upper bound of rows per row group.
   int64_t page_bytes = 1ll << 20;           ///< Target uncompressed bytes per data page.
   bool dictionary = true;                   ///< Try dictionary encoding first.
   int64_t dictionary_page_bytes = 1ll << 20;  ///< Fall back to PLAIN beyond this.
