@@ -63,11 +63,8 @@ bool DataType::Equals(const DataType& other) const {
 }
 
 std::string DataType::ToString() const {
+  // Spark's simpleString differs from Delta's names only for the integral and nested types.
   switch (id_) {
-    case TypeId::kNull:
-      return "void";
-    case TypeId::kBoolean:
-      return "boolean";
     case TypeId::kByte:
       return "tinyint";
     case TypeId::kShort:
@@ -76,22 +73,6 @@ std::string DataType::ToString() const {
       return "int";
     case TypeId::kLong:
       return "bigint";
-    case TypeId::kFloat:
-      return "float";
-    case TypeId::kDouble:
-      return "double";
-    case TypeId::kDecimal:
-      return "decimal(" + std::to_string(precision_) + "," + std::to_string(scale_) + ")";
-    case TypeId::kDate:
-      return "date";
-    case TypeId::kTimestamp:
-      return "timestamp";
-    case TypeId::kTimestampNtz:
-      return "timestamp_ntz";
-    case TypeId::kString:
-      return "string";
-    case TypeId::kBinary:
-      return "binary";
     case TypeId::kStruct: {
       std::string out = "struct<";
       for (size_t i = 0; i < fields_.size(); ++i) {
@@ -107,8 +88,9 @@ std::string DataType::ToString() const {
       return "array<" + element_type()->ToString() + ">";
     case TypeId::kMap:
       return "map<" + key_type()->ToString() + "," + value_type()->ToString() + ">";
+    default:
+      return DeltaName();
   }
-  return "unknown";
 }
 
 std::string DataType::DeltaName() const {
