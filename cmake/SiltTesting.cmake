@@ -20,3 +20,20 @@ function(silt_add_test)
   set_tests_properties(${T_NAME} PROPERTIES TIMEOUT ${T_TIMEOUT} LABELS ${T_LABEL}
     ENVIRONMENT "SILT_SHARED_DIR=${SILT_SHARED_DIR};SILT_BINARY=$<TARGET_FILE:silt>")
 endfunction()
+
+# silt_add_layer_tests(PREFIX silt_exec LIBS silt_exec [EXCLUDE a_test.cc ...])
+# One test binary per *_test.cc file of the current folder (named PREFIX_<file stem>), so that
+# each part of a layer owns its tests without editing a shared list.
+function(silt_add_layer_tests)
+  cmake_parse_arguments(T "" "PREFIX" "LIBS;EXCLUDE" ${ARGN})
+  file(GLOB test_files CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*_test.cc)
+  foreach(test_file ${test_files})
+    get_filename_component(file_name ${test_file} NAME)
+    if(file_name IN_LIST T_EXCLUDE)
+      continue()
+    endif()
+    get_filename_component(stem ${test_file} NAME_WE)
+    string(REGEX REPLACE "_test$" "" stem ${stem})
+    silt_add_test(NAME ${T_PREFIX}_${stem}_test SOURCES ${test_file} LIBS ${T_LIBS})
+  endforeach()
+endfunction()

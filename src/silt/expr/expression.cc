@@ -106,6 +106,18 @@ std::string Expression::ToString() const {
   return "?";
 }
 
+ExpressionPtr Expression::WithChildren(std::vector<ExpressionPtr> children) const {
+  SILT_CHECK(children.size() == children_.size(), "WithChildren needs as many children as the node");
+  auto node = std::make_shared<Expression>(*this);
+  node->deterministic_ = true;
+  for (const ExpressionPtr& child : children) {
+    node->deterministic_ = node->deterministic_ && child->deterministic();
+  }
+  if (function_ && !function_->deterministic) node->deterministic_ = false;
+  node->children_ = std::move(children);
+  return node;
+}
+
 ExpressionPtr Literal(Scalar value) {
   DataTypePtr type = value.type();
   bool nullable = value.is_null();

@@ -101,6 +101,10 @@ class Expression {
   /// A readable SQL-like form for plans and error messages: "(a#0 + 2)", "CAST(x#1 AS INT)".
   std::string ToString() const;
 
+  /// A copy of this node (kind, type, attributes) over other children of the same types; for
+  /// plan rewrites (expression_rewrite.h). `children` must match children() in number.
+  ExpressionPtr WithChildren(std::vector<ExpressionPtr> children) const;
+
   /// Used by the factories; prefer them.
   Expression(ExpressionKind kind, DataTypePtr type, bool nullable, std::vector<ExpressionPtr> children)
       : kind_(kind), type_(std::move(type)), nullable_(nullable), children_(std::move(children)) {

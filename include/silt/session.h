@@ -1,0 +1,74 @@
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "silt/error.h"
+#include "silt/vector/batch.h"
+
+namespace silt {
+
+namespace sql {
+class SessionState;
+}
+
+/// How a Session starts.
+struct SessionOptions {
+  /// The warehouse folder for named tables; empty = $SILT_WAREHOUSE, else "./silt-warehouse".
+  std::string warehouse;
+  /// Initial options, as `--conf key=value` or `SET key=value` would set them.
+  std::map<std::string, std::string> conf;
+};
+
+/// The rows one statement returned (none for statements that return nothing).
+class StatementOutput {
+ public:
+  StatementOutput() = default;
+  StatementOutput(SchemaPtr schema, std::vector<Batch> batches, std::string statement_text)
+      : schema_(std::move(schema)), batches_(std::move(batches)), text_(std::move(statement_text)) {}
+  /// False for statements that return nothing (CREATE TABLE, INSERT, SET key=value, ...).
+  bool has_rows() const { return schema_ != nullptr; }
+  const SchemaPtr& schema() const { return schema_; }
+  const std::vector<Batch>& batches() const { return batches_; }
+  int64_t num_rows() const;
+  /// The statement's source text.
+  const std::string& statement_text() const { return text_; }
+
+ private:
+  SchemaPtr schema_;
+  std::vector<Batch> batches_;
+  std::string text_;
+};
+
+/// A SQL session: the entry point of the C++ API, and what the shell and Python module drive.
+/// One statement at a time (not thread-safe); several sessions may share a warehouse.
+class Session {
+ public:
+  explicit Session(SessionOptions options = {});
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  /// Runs every `;`-separated statement of `sql` in order and returns the last one's output.
+  /// The first failing statement throws; the statements before it stay committed.
+  StatementOutput Sql(std::string_view sql);
+  /// As Sql, calling `on_output` after each statement (the shell prints as it goes).
+  void SqlEach(std::string_view sql, const std::function<void(const StatementOutput&)>& on_output);
+
+  void SetConf(const std::string& key, const std::string& value);
+  std::optional<std::string> GetConf(const std::string& key) const;
+  const std::string& warehouse() const;
+
+  /// The engine state behind the session, for layers built on it (DeltaTable, DataFrame).
+  sql::SessionState& state() { return *state_; }
+
+ private:
+  std::unique_ptr<sql::SessionState> state_;
+};
+
+}  // namespace silt

@@ -1,0 +1,53 @@
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "silt/expr/expression.h"
+#include "silt/types/data_type.h"
+
+/// Aggregate functions: names, type resolution and the call descriptions operators run.
+namespace silt::exec {
+
+/// Whether `name` (any case) is an aggregate function: count, sum, avg/mean, min, max, min_by,
+/// max_by, first/first_value, last/last_value, any_value, collect_list/array_agg, collect_set,
+/// approx_count_distinct, stddev/stddev_samp/std, stddev_pop, variance/var_samp, var_pop,
+/// bool_or/any/some, bool_and/every, count_if.
+bool IsAggregateFunction(std::string_view name);
+
+/// The argument and result types of an aggregate call, as Spark resolves them.
+struct AggregateSignature {
+  /// Types the arguments must be cast to before the call (same count as the arguments).
+  std::vector<DataTypePtr> argument_types;
+  DataTypePtr result_type;
+  /// Whether the result can be NULL (count and count_if never are).
+  bool nullable = true;
+};
+/// Resolves `name` over arguments of `argument_types` (count(*) = no arguments). Spark's result
+/// types: count BIGINT; sum of integrals BIGINT, of decimal(p,s) decimal(min(38,p+10),s), of
+/// floats DOUBLE; avg DOUBLE, of decimal(p,s) decimal(p+4,s+4) (adjusted to 38); stddev and
+/// variance DOUBLE; min/max/first/last/any_value the argument's type; collect_* ARRAY.
+/// Throws WRONG_NUM_ARGS or DATATYPE_MISMATCH (e.g. sum of a STRING under ANSI), and
+/// UNRESOLVED_ROUTINE for a name that is not an aggregate.
+AggregateSignature ResolveAggregate(std::string_view name,
+                                    const std::vector<DataTypePtr>& argument_types, bool distinct);
+
+/// One aggregate to compute per group.
+struct AggregateCall {
+  std::string function;  ///< lower-case canonical name (e.g. "avg" for mean)
+  /// Arguments over the aggregate's input columns, already cast to the signature's types.
+  std::vector<expr::ExpressionPtr> arguments;
+  bool distinct = false;
+  /// FILTER (WHERE ...): only rows where it is TRUE are aggregated; null = every row.
+  expr::ExpressionPtr filter;
+  /// first/last/any_value(x, true), first_value(x) IGNORE NULLS.
+  bool ignore_nulls = false;
+  DataTypePtr result_type;
+  bool nullable = true;
+  /// For EXPLAIN: "sum(amount#3)".
+  std::string ToString() const;
+};
+
+}  // namespace silt::exec

@@ -1,0 +1,52 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "silt/exec/aggregate_function.h"
+#include "silt/exec/operator.h"
+#include "silt/expr/expression.h"
+
+/// Hash-based operators: joins, aggregation, DISTINCT and the INTERSECT / EXCEPT set operations.
+/// Keys compare as GROUP BY and join equality do in Spark: NULL keys never match in a join
+/// (unless null-safe), NULLs form one group, NaN equals NaN and -0.0 equals 0.0.
+namespace silt::exec {
+
+struct HashJoinSpec {
+  JoinType type = JoinType::kInner;  ///< any but kCross
+  /// Equi-join keys: left_keys[i] (over the left input) = right_keys[i] (over the right input);
+  /// each pair already cast to one type. At least one pair.
+  std::vector<expr::ExpressionPtr> left_keys;
+  std::vector<expr::ExpressionPtr> right_keys;
+  /// Per key: `<=>` (NULL matches NULL) instead of `=`; empty = all false.
+  std::vector<bool> null_safe;
+  /// Extra condition over left columns followed by right columns; null = none. A pair matches
+  /// when the keys are equal and this is TRUE.
+  expr::ExpressionPtr residual;
+  /// NOT IN (subquery) semantics for kLeftAnti with one key: a left row is dropped when the
+  /// right side has any NULL key (and the right side is not empty), or when its own key is NULL
+  /// and the right side is not empty.
+  bool null_aware_anti = false;
+};
+/// Builds a hash table of the right input (in parallel), then streams the left input through it.
+/// Output: left columns then right columns (semi / anti: left only); outer sides nullable.
+/// Memory: the right side plus one left batch.
+OperatorPtr MakeHashJoin(OperatorPtr left, OperatorPtr right, HashJoinSpec spec);
+
+/// GROUP BY: output columns are the group keys (named `key_names`) then one per aggregate (named
+/// `aggregate_names`). With no keys exactly one row is produced, also for empty input. Uses the
+/// worker threads (partial aggregation per thread, then merge) when the input is large.
+OperatorPtr MakeHashAggregate(OperatorPtr child, std::vector<expr::ExpressionPtr> keys,
+                              std::vector<std::string> key_names,
+                              std::vector<AggregateCall> aggregates,
+                              std::vector<std::string> aggregate_names);
+
+/// Distinct rows of the child (SELECT DISTINCT, UNION): every column is a key.
+OperatorPtr MakeDistinct(OperatorPtr child);
+
+/// INTERSECT [ALL] / EXCEPT [ALL] by position; both inputs have the same column types (the
+/// planner casts); output has the left schema. Without ALL the result is distinct.
+enum class SetOperation { kIntersect, kExcept };
+OperatorPtr MakeSetOperation(OperatorPtr left, OperatorPtr right, SetOperation operation, bool all);
+
+}  // namespace silt::exec

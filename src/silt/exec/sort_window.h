@@ -1,0 +1,77 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "silt/exec/operator.h"
+#include "silt/expr/expression.h"
+#include "silt/expr/scalar.h"
+
+/// Ordering operators: sort, top-N, and window functions.
+namespace silt::exec {
+
+/// ORDER BY: rows of `child` ordered by `keys` (compared as Spark does: NaN above every number,
+/// NULLs per key's nulls_first, strings by bytes); stable. With `limit`, a top-N that keeps
+/// only offset + limit rows in memory, and returns rows [offset, offset + limit).
+OperatorPtr MakeSort(OperatorPtr child, std::vector<SortKey> keys,
+                     std::optional<int64_t> limit = std::nullopt, int64_t offset = 0);
+
+/// Compares row `i` of `left` columns with row `j` of `right` columns by `keys` (the same column
+/// indexes in both): negative, zero or positive. For operators that order or merge rows.
+int CompareRows(const std::vector<VectorPtr>& left, int64_t i, const std::vector<VectorPtr>& right,
+                int64_t j, const std::vector<SortKey>& keys);
+
+/// ROWS / RANGE frame of a window call.
+struct WindowFrame {
+  enum class Unit { kRows, kRange };
+  enum class BoundKind { kUnboundedPreceding, kPreceding, kCurrentRow, kFollowing, kUnboundedFollowing };
+  struct Bound {
+    BoundKind kind = BoundKind::kCurrentRow;
+    /// kPreceding / kFollowing: a non-negative offset (rows: an integer; range: a value of the
+    /// ORDER BY key's type, or an interval for dates and timestamps).
+    std::optional<expr::Scalar> offset;
+  };
+  Unit unit = Unit::kRows;
+  Bound start;
+  Bound end;
+};
+
+/// Whether `name` is a window-only function (row_number, rank, dense_rank, percent_rank,
+/// cume_dist, ntile, lag, lead, nth_value, first_value, last_value). Aggregates
+/// (IsAggregateFunction) may also be used with OVER.
+bool IsWindowFunction(std::string_view name);
+
+/// Spark's result type of a window function call over `argument_types`: ranking functions INT
+/// (percent_rank, cume_dist DOUBLE); lag/lead/first_value/last_value/nth_value the value's type;
+/// aggregates as ResolveAggregate. Throws WRONG_NUM_ARGS / DATATYPE_MISMATCH.
+DataTypePtr ResolveWindowFunction(std::string_view name, const std::vector<DataTypePtr>& argument_types);
+
+/// One window function call.
+struct WindowCall {
+  std::string function;  ///< lower-case
+  /// Arguments over the child's columns, already cast; lag/lead: value, offset literal,
+  /// default (same type as value); ntile: bucket count literal.
+  std::vector<expr::ExpressionPtr> arguments;
+  bool ignore_nulls = false;
+  /// nullopt = Spark's default frame: with ORDER BY, RANGE BETWEEN UNBOUNDED PRECEDING AND
+  /// CURRENT ROW (peers included); without, the whole partition. Ranking and lag/lead ignore it.
+  std::optional<WindowFrame> frame;
+  DataTypePtr result_type;
+};
+
+/// The PARTITION BY / ORDER BY shared by a Window operator's calls.
+struct WindowOrdering {
+  std::vector<int> partition_by;  ///< input column indexes
+  std::vector<SortKey> order_by;
+};
+
+/// Evaluates `calls` (all of one ordering) for each row. Output: the child's columns then one
+/// column per call, named `names`. Rows come out grouped by partition and sorted by order_by.
+/// Materialises its input.
+OperatorPtr MakeWindow(OperatorPtr child, WindowOrdering ordering, std::vector<WindowCall> calls,
+                       std::vector<std::string> names);
+
+}  // namespace silt::exec

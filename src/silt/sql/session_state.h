@@ -1,0 +1,94 @@
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "silt/expr/eval_context.h"
+#include "silt/sql/ast.h"
+#include "silt/sql/catalog.h"
+
+namespace silt {
+class ThreadPool;
+}
+namespace silt::io {
+class FileSystem;
+}
+
+namespace silt::sql {
+
+/// A temporary view: its query, re-bound at each use (as Spark stores views as plans of text).
+struct TempView {
+  std::string name;
+  QueryPtr query;
+  std::vector<std::string> column_names;  ///< CREATE VIEW v (a, b) AS ...; empty = the query's
+  std::string sql_text;
+};
+
+/// What a table name in FROM (or a DML target) refers to.
+struct TableSource {
+  enum class Kind { kDelta, kParquet, kJson, kCsv, kView };
+  Kind kind = Kind::kDelta;
+  /// As Spark prints it in messages and plans: `spark_catalog`.`default`.`t`, delta.`/p`.
+  std::string display_name;
+  /// {database, table} for catalog tables; empty for path tables and views.
+  std::vector<std::string> identifier;
+  /// Table root (kDelta) or file / folder path (raw files).
+  std::string location;
+  /// kView only.
+  const TempView* view = nullptr;
+};
+
+/// The state of one SQL session: catalog, current database, temp views and options. Not
+/// thread-safe: one statement at a time per session.
+class SessionState {
+ public:
+  SessionState(std::shared_ptr<io::FileSystem> fs, std::string warehouse);
+
+  const std::shared_ptr<io::FileSystem>& fs() const { return fs_; }
+  Catalog& catalog() { return catalog_; }
+  const Catalog& catalog() const { return catalog_; }
+
+  const std::string& current_database() const { return current_database_; }
+  /// USE db: throws SCHEMA_NOT_FOUND.
+  void SetCurrentDatabase(const std::string& name);
+
+  /// Session options (SET key=value, --conf). Keys are case-sensitive, as Spark's.
+  void SetConf(const std::string& key, const std::string& value);
+  void UnsetConf(const std::string& key);
+  std::optional<std::string> GetConf(const std::string& key) const;
+  /// A boolean option ("true"/"false", any case); INVALID_CONFIGURATION for other text.
+  bool GetBoolConf(const std::string& key, bool default_value) const;
+  const std::map<std::string, std::string>& conf() const { return conf_; }
+
+  /// Evaluation settings from the options: spark.sql.ansi.enabled (default true),
+  /// spark.sql.session.timeZone (default UTC), and the statement time (now).
+  expr::EvalContext MakeEvalContext() const;
+
+  /// Temp views by case-insensitive name. Create throws TABLE_OR_VIEW_ALREADY_EXISTS unless
+  /// replace; Drop returns whether one existed.
+  void CreateTempView(TempView view, bool replace);
+  bool DropTempView(const std::string& name);
+  const TempView* FindTempView(const std::string& name) const;
+  std::vector<std::string> TempViewNames() const;
+
+  /// Resolves a table name as written: `t` (temp view first, then current database), `db.t`,
+  /// `spark_catalog.db.t`, delta.`/path`, parquet.`/path`, json.`/path`, csv.`/path`. Throws
+  /// TABLE_OR_VIEW_NOT_FOUND (with the position) when nothing matches; a delta.`path` that is
+  /// not a Delta table throws DELTA_MISSING_DELTA_TABLE.
+  TableSource ResolveTable(const QualifiedName& name, const SourcePosition& position) const;
+
+  /// Worker threads for query execution.
+  ThreadPool& pool() const;
+
+ private:
+  std::shared_ptr<io::FileSystem> fs_;
+  Catalog catalog_;
+  std::string current_database_ = "default";
+  std::map<std::string, std::string> conf_;
+  std::map<std::string, TempView> temp_views_;  // lower-case name
+};
+
+}  // namespace silt::sql
