@@ -9,6 +9,7 @@
 
 #include "exit_codes.h"
 #include "parquet_command.h"
+#include "sql_command.h"
 #include "silt/error.h"
 
 namespace {
@@ -24,6 +25,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("-V,--version", std::string("silt ") + SILT_VERSION);
   app.require_subcommand(0, 1);
   app.footer("Run 'silt <command> --help' for the options of a command.");
+  silt::cli::AddSqlCommand(app);
   silt::cli::AddParquetCommands(app);
 
   try {

@@ -37,11 +37,17 @@ struct DeltaScanSpec {
 };
 /// Reads files in parallel (up to ExecContext::Parallelism() files or row groups in flight) and
 /// streams batches with bounded buffering (memory stays a few batches per worker, not the
-/// table). Updates ExecCounters (files_scanned, files_pruned, rows_scanned).
+/// table). Updates ExecCounters (files_scanned, files_pruned, rows_scanned). Batches are row
+/// groups (after the deletion vector and the filter) in no particular order. Row groups whose
+/// statistics rule out `options.predicates` are skipped too. Make throws what TableScan::Make
+/// throws (INVALID_ARGUMENT for an unknown column); Next throws the first error of any worker
+/// (PATH_NOT_FOUND, Parquet and evaluation errors). Destroying the operator early stops the
+/// workers.
 OperatorPtr MakeDeltaScan(DeltaScanSpec spec);
 
 /// A scan of plain Parquet files (`parquet.`/path``): every file must have a schema that holds
-/// `schema`'s columns (by name, case-insensitively).
+/// `schema`'s columns (by name, case-insensitively) with the same types: Next throws
+/// PARQUET_COLUMN_NOT_FOUND or PARQUET_SCHEMA_MISMATCH otherwise. Streams like MakeDeltaScan.
 struct ParquetScanSpec {
   std::shared_ptr<io::FileSystem> fs;
   std::vector<std::string> files;  ///< absolute paths

@@ -30,8 +30,10 @@ struct WindowFrame {
   enum class BoundKind { kUnboundedPreceding, kPreceding, kCurrentRow, kFollowing, kUnboundedFollowing };
   struct Bound {
     BoundKind kind = BoundKind::kCurrentRow;
-    /// kPreceding / kFollowing: a non-negative offset (rows: an integer; range: a value of the
-    /// ORDER BY key's type, or an interval for dates and timestamps).
+    /// kPreceding / kFollowing: a non-negative offset (rows: an integer; range: a number for
+    /// numeric ORDER BY keys (a decimal offset is brought to the key's scale), an integer number
+    /// of days for DATE keys and of microseconds for TIMESTAMP keys, as there is no interval
+    /// type yet).
     std::optional<expr::Scalar> offset;
   };
   Unit unit = Unit::kRows;
@@ -68,9 +70,15 @@ struct WindowOrdering {
   std::vector<SortKey> order_by;
 };
 
-/// Evaluates `calls` (all of one ordering) for each row. Output: the child's columns then one
-/// column per call, named `names`. Rows come out grouped by partition and sorted by order_by.
-/// Materialises its input.
+/// Evaluates `calls` (all of one ordering) for each row. Supported: the window-only functions
+/// above and the aggregates count, count_if, sum, avg, min, max, first/first_value/any_value,
+/// last/last_value, stddev*, var*, bool_and/bool_or over any frame (UNSUPPORTED_FEATURE for other
+/// aggregates). Frames are checked here: RANGE value offsets need exactly one numeric, DATE or
+/// TIMESTAMP ORDER BY key, offsets must be non-negative literals (DATATYPE_MISMATCH otherwise);
+/// ntile's bucket count and nth_value's offset must be positive integer literals. Output: the
+/// child's columns then one column per call, named `names`. Rows come out grouped by partition
+/// (partitions in ascending key order, NULL keys first) and sorted by order_by. Materialises its
+/// input; sorts and gathers on up to ExecContext::Parallelism() threads.
 OperatorPtr MakeWindow(OperatorPtr child, WindowOrdering ordering, std::vector<WindowCall> calls,
                        std::vector<std::string> names);
 

@@ -2,6 +2,7 @@
 // (EvalContext::time_zone is not applied yet; see docs/format/expressions.md).
 
 #include <cctype>
+#include <cmath>
 
 #include "silt/expr/cast.h"
 #include "silt/expr/function_kernels_internal.h"
@@ -41,6 +42,41 @@ std::string Padded(int64_t value, size_t width) {
   std::string digits = std::to_string(value < 0 ? -value : value);
   while (digits.size() < width) digits.insert(digits.begin(), '0');
   return value < 0 ? "-" + digits : digits;
+}
+
+// timestamp_seconds of a decimal or floating-point count: the fraction is kept to the
+// microsecond (truncated); NaN and infinities give NULL; a count beyond the range raises
+// ARITHMETIC_OVERFLOW in ANSI mode.
+ExpressionPtr FractionalSecondsToTimestamp(ExpressionPtr seconds) {
+  if (seconds->type()->id() == TypeId::kFloat) seconds = Cast(std::move(seconds), DoubleType());
+  return MakeCall("timestamp_seconds", TimestampType(), {std::move(seconds)},
+                  [](const std::vector<VectorPtr>& args, int64_t num_rows, EvalContext& context, RowMask mask) {
+                    const Vector& input = *args[0];
+                    return MapRows(TimestampType(), args, num_rows, [&](int64_t row, VectorBuilder& out) {
+                      bool overflow = false;
+                      int64_t micros = 0;
+                      if (input.type_id() == TypeId::kDouble) {
+                        double value = input.values<double>()[row] * static_cast<double>(kMicrosPerSecond);
+                        if (std::isnan(value) || std::isinf(value)) return out.AppendNull();
+                        overflow = !(value >= -9.2e18 && value <= 9.2e18);
+                        if (!overflow) micros = static_cast<int64_t>(value);
+                      } else {
+                        int scale = input.type()->scale();
+                        Decimal128 scaled = input.values<Decimal128>()[row] * static_cast<Decimal128>(kMicrosPerSecond);
+                        for (int i = 0; i < scale; ++i) scaled /= 10;
+                        overflow = scaled > INT64_MAX || scaled < INT64_MIN;
+                        if (!overflow) micros = static_cast<int64_t>(scaled);
+                      }
+                      if (overflow) {
+                        if (context.ansi && mask.Contains(row)) {
+                          context.RecordError(MakeError(ErrorClass::ARITHMETIC_OVERFLOW,
+                                                        {{"message", "long overflow"}, {"alternative", ""}}));
+                        }
+                        return out.AppendNull();
+                      }
+                      out.AppendInt(micros);
+                    });
+                  });
 }
 
 }  // namespace
@@ -383,8 +419,10 @@ void RegisterDatetimeFunctions(FunctionRegistry& registry) {
                       });
                     });
   });
-  registry.Register("unix_timestamp", [](std::vector<ExpressionPtr> arguments) {
-    CheckArgumentCount("unix_timestamp", arguments, 0, 1);
+  registry.Register("unix_timestamp", [&registry](std::vector<ExpressionPtr> arguments) {
+    CheckArgumentCount("unix_timestamp", arguments, 0, 2);
+    // With a format, the text is parsed as to_timestamp(text, format) does.
+    if (arguments.size() == 2) arguments = {registry.Bind("to_timestamp", std::move(arguments))};
     if (arguments.empty()) {
       return MakeCall("unix_timestamp", LongType(), {},
                       [](const std::vector<VectorPtr>&, int64_t num_rows, EvalContext& context, RowMask) {
@@ -407,6 +445,11 @@ void RegisterDatetimeFunctions(FunctionRegistry& registry) {
                                  EpochFunction{"timestamp_millis", 1000}, EpochFunction{"timestamp_micros", 1}}) {
     registry.Register(function.name, [function](std::vector<ExpressionPtr> arguments) {
       CheckArgumentCount(function.name, arguments, 1, 1);
+      TypeId input = arguments[0]->type()->id();
+      if (function.name == "timestamp_seconds" &&
+          (input == TypeId::kDecimal || input == TypeId::kFloat || input == TypeId::kDouble)) {
+        return FractionalSecondsToTimestamp(std::move(arguments[0]));
+      }
       if (arguments[0]->type()->id() != TypeId::kNull && !IsIntegral(*arguments[0]->type())) {
         ThrowArgumentType(function.name, 0, arguments[0], "\"INTEGRAL\"");
       }

@@ -1,4 +1,4 @@
-// Message digests as hex strings: md5, sha1, sha2 (224 and 256 bits; 0 means 256), sha. The
+// Message digests as hex strings: md5, sha1, sha2 (224, 256, 384 and 512 bits; 0 means 256), sha. The
 // round constants are derived from their mathematical definitions (sines, square and cube roots
 // of primes) rather than tabulated, and checked by the standard test vectors in the tests.
 
@@ -206,6 +206,97 @@ std::string Sha256(std::string_view message, bool truncate_to_224) {
   return Hex(digest, static_cast<size_t>(4 * words));
 }
 
+// The SHA-512 constants (FIPS 180-4 §4.2.3, §5.3.4, §5.3.5): the first 64 fraction bits of the
+// cube roots of the first 80 primes, and of the square roots of the first 8 primes (SHA-512) and
+// of the 9th to 16th primes (SHA-384).
+constexpr uint64_t kSha512RoundConstants[80] = {
+    0x428a2f98d728ae22ULL, 0x7137449123ef65cdULL, 0xb5c0fbcfec4d3b2fULL, 0xe9b5dba58189dbbcULL,
+    0x3956c25bf348b538ULL, 0x59f111f1b605d019ULL, 0x923f82a4af194f9bULL, 0xab1c5ed5da6d8118ULL,
+    0xd807aa98a3030242ULL, 0x12835b0145706fbeULL, 0x243185be4ee4b28cULL, 0x550c7dc3d5ffb4e2ULL,
+    0x72be5d74f27b896fULL, 0x80deb1fe3b1696b1ULL, 0x9bdc06a725c71235ULL, 0xc19bf174cf692694ULL,
+    0xe49b69c19ef14ad2ULL, 0xefbe4786384f25e3ULL, 0x0fc19dc68b8cd5b5ULL, 0x240ca1cc77ac9c65ULL,
+    0x2de92c6f592b0275ULL, 0x4a7484aa6ea6e483ULL, 0x5cb0a9dcbd41fbd4ULL, 0x76f988da831153b5ULL,
+    0x983e5152ee66dfabULL, 0xa831c66d2db43210ULL, 0xb00327c898fb213fULL, 0xbf597fc7beef0ee4ULL,
+    0xc6e00bf33da88fc2ULL, 0xd5a79147930aa725ULL, 0x06ca6351e003826fULL, 0x142929670a0e6e70ULL,
+    0x27b70a8546d22ffcULL, 0x2e1b21385c26c926ULL, 0x4d2c6dfc5ac42aedULL, 0x53380d139d95b3dfULL,
+    0x650a73548baf63deULL, 0x766a0abb3c77b2a8ULL, 0x81c2c92e47edaee6ULL, 0x92722c851482353bULL,
+    0xa2bfe8a14cf10364ULL, 0xa81a664bbc423001ULL, 0xc24b8b70d0f89791ULL, 0xc76c51a30654be30ULL,
+    0xd192e819d6ef5218ULL, 0xd69906245565a910ULL, 0xf40e35855771202aULL, 0x106aa07032bbd1b8ULL,
+    0x19a4c116b8d2d0c8ULL, 0x1e376c085141ab53ULL, 0x2748774cdf8eeb99ULL, 0x34b0bcb5e19b48a8ULL,
+    0x391c0cb3c5c95a63ULL, 0x4ed8aa4ae3418acbULL, 0x5b9cca4f7763e373ULL, 0x682e6ff3d6b2b8a3ULL,
+    0x748f82ee5defb2fcULL, 0x78a5636f43172f60ULL, 0x84c87814a1f0ab72ULL, 0x8cc702081a6439ecULL,
+    0x90befffa23631e28ULL, 0xa4506cebde82bde9ULL, 0xbef9a3f7b2c67915ULL, 0xc67178f2e372532bULL,
+    0xca273eceea26619cULL, 0xd186b8c721c0c207ULL, 0xeada7dd6cde0eb1eULL, 0xf57d4f7fee6ed178ULL,
+    0x06f067aa72176fbaULL, 0x0a637dc5a2c898a6ULL, 0x113f9804bef90daeULL, 0x1b710b35131c471bULL,
+    0x28db77f523047d84ULL, 0x32caab7b40c72493ULL, 0x3c9ebe0a15c9bebcULL, 0x431d67c49c100d4cULL,
+    0x4cc5d4becb3e42b6ULL, 0x597f299cfc657e2aULL, 0x5fcb6fab3ad6faecULL, 0x6c44198c4a475817ULL,
+};
+constexpr uint64_t kSha512Initial[8] = {
+    0x6a09e667f3bcc908ULL, 0xbb67ae8584caa73bULL, 0x3c6ef372fe94f82bULL, 0xa54ff53a5f1d36f1ULL,
+    0x510e527fade682d1ULL, 0x9b05688c2b3e6c1fULL, 0x1f83d9abfb41bd6bULL, 0x5be0cd19137e2179ULL,
+};
+constexpr uint64_t kSha384Initial[8] = {
+    0xcbbb9d5dc1059ed8ULL, 0x629a292a367cd507ULL, 0x9159015a3070dd17ULL, 0x152fecd8f70e5939ULL,
+    0x67332667ffc00b31ULL, 0x8eb44a8768581511ULL, 0xdb0c2e0d64f98fa7ULL, 0x47b5481dbefa4fa4ULL,
+};
+
+uint64_t RotateRight64(uint64_t value, int bits) { return (value >> bits) | (value << (64 - bits)); }
+
+// SHA-512, or SHA-384 (other initial state, digest truncated to 6 words).
+std::string Sha512(std::string_view message, bool truncate_to_384) {
+  uint64_t state[8];
+  std::memcpy(state, truncate_to_384 ? kSha384Initial : kSha512Initial, sizeof(state));
+  // Padding: 0x80, zeros up to 112 mod 128 bytes, then the bit length as a 128-bit big-endian.
+  std::string padded(message);
+  padded += static_cast<char>(0x80);
+  while (padded.size() % 128 != 112) padded += '\0';
+  padded.append(8, '\0');
+  uint64_t bits = static_cast<uint64_t>(message.size()) * 8;
+  for (int shift = 56; shift >= 0; shift -= 8) padded += static_cast<char>((bits >> shift) & 0xFF);
+  for (size_t block = 0; block < padded.size(); block += 128) {
+    uint64_t w[80];
+    for (int i = 0; i < 16; ++i) {
+      w[i] = (static_cast<uint64_t>(ReadBigEndian(padded.data() + block + 8 * i)) << 32) |
+             ReadBigEndian(padded.data() + block + 8 * i + 4);
+    }
+    for (int i = 16; i < 80; ++i) {
+      uint64_t s0 = RotateRight64(w[i - 15], 1) ^ RotateRight64(w[i - 15], 8) ^ (w[i - 15] >> 7);
+      uint64_t s1 = RotateRight64(w[i - 2], 19) ^ RotateRight64(w[i - 2], 61) ^ (w[i - 2] >> 6);
+      w[i] = w[i - 16] + s0 + w[i - 7] + s1;
+    }
+    uint64_t a = state[0], b = state[1], c = state[2], d = state[3], e = state[4], f = state[5], g = state[6],
+             h = state[7];
+    for (int i = 0; i < 80; ++i) {
+      uint64_t s1 = RotateRight64(e, 14) ^ RotateRight64(e, 18) ^ RotateRight64(e, 41);
+      uint64_t choose = (e & f) ^ (~e & g);
+      uint64_t temporary1 = h + s1 + choose + kSha512RoundConstants[i] + w[i];
+      uint64_t s0 = RotateRight64(a, 28) ^ RotateRight64(a, 34) ^ RotateRight64(a, 39);
+      uint64_t majority = (a & b) ^ (a & c) ^ (b & c);
+      uint64_t temporary2 = s0 + majority;
+      h = g;
+      g = f;
+      f = e;
+      e = d + temporary1;
+      d = c;
+      c = b;
+      b = a;
+      a = temporary1 + temporary2;
+    }
+    state[0] += a;
+    state[1] += b;
+    state[2] += c;
+    state[3] += d;
+    state[4] += e;
+    state[5] += f;
+    state[6] += g;
+    state[7] += h;
+  }
+  int words = truncate_to_384 ? 6 : 8;
+  uint8_t digest[64];
+  for (int i = 0; i < 8 * words; ++i) digest[i] = static_cast<uint8_t>(state[i / 8] >> (56 - 8 * (i % 8)));
+  return Hex(digest, static_cast<size_t>(8 * words));
+}
+
 // Digest arguments are binary; strings are read as their UTF-8 bytes (Spark's implicit cast).
 ExpressionPtr BinaryArgument(std::string_view name, ExpressionPtr argument) {
   TypeId id = argument->type()->id();
@@ -248,7 +339,7 @@ void RegisterDigestFunctions(FunctionRegistry& registry) {
                         } else if (bits == 224) {
                           out.AppendString(Sha256(args[0]->GetString(row), true));
                         } else if (bits == 384 || bits == 512) {
-                          SILT_THROW(NOT_IMPLEMENTED, {{"feature", "sha2 with " + std::to_string(bits) + " bits"}});
+                          out.AppendString(Sha512(args[0]->GetString(row), bits == 384));
                         } else {
                           out.AppendNull();  // Spark returns NULL for unsupported bit lengths
                         }

@@ -66,5 +66,14 @@ void RegisterDatetimeFunctions(FunctionRegistry& registry);
 void RegisterHashFunctions(FunctionRegistry& registry);
 void RegisterDigestFunctions(FunctionRegistry& registry);
 void RegisterCollectionFunctions(FunctionRegistry& registry);
+void RegisterTextFunctions(FunctionRegistry& registry);
+void RegisterArrayFunctions(FunctionRegistry& registry);
+void RegisterCalendarFunctions(FunctionRegistry& registry);
+void RegisterOperatorFunctions(FunctionRegistry& registry);
+void RegisterRandomFunctions(FunctionRegistry& registry);
+
+/// concat over arrays: the arrays joined, NULL when any is NULL (string concat delegates here
+/// when its arguments are arrays).
+ExpressionPtr BindArrayConcat(std::vector<ExpressionPtr> arguments);
 
 }  // namespace silt::expr::internal

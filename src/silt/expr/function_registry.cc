@@ -33,6 +33,11 @@ const FunctionRegistry& FunctionRegistry::Default() {
     internal::RegisterHashFunctions(*built);
     internal::RegisterDigestFunctions(*built);
     internal::RegisterCollectionFunctions(*built);
+    internal::RegisterTextFunctions(*built);
+    internal::RegisterArrayFunctions(*built);
+    internal::RegisterCalendarFunctions(*built);
+    internal::RegisterOperatorFunctions(*built);
+    internal::RegisterRandomFunctions(*built);
     return built;
   }();
   return *registry;
@@ -74,10 +79,15 @@ void CheckArgumentCount(std::string_view name, const std::vector<ExpressionPtr>&
 
 void ThrowArgumentType(std::string_view name, size_t index, const ExpressionPtr& argument,
                        const std::string& expected) {
+  // Spark's DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE wording; the SQL binder replaces the bound
+  // argument text (`#0`) with the argument's SQL.
+  static const char* const kOrdinals[] = {"first", "second", "third"};
+  std::string ordinal = index < 3 ? kOrdinals[index] : std::to_string(index + 1) + "th";
+  std::string required = (!expected.empty() && expected[0] == '"' ? "the " : "") + expected + " type";
   SILT_THROW(DATATYPE_MISMATCH,
              {{"sqlExpr", "\"" + std::string(name) + "(...)\""},
-              {"message", "parameter " + std::to_string(index + 1) + " requires " + expected + " type, however, " +
-                              argument->ToString() + " is of " + QuotedTypeName(argument->type()) + " type."}});
+              {"message", "The " + ordinal + " parameter requires " + required + ", however \"" + argument->ToString() +
+                              "\" has the type " + QuotedTypeName(argument->type()) + "."}});
 }
 
 ExpressionPtr ImplicitCast(std::string_view name, size_t index, ExpressionPtr argument, const DataTypePtr& type) {

@@ -17,11 +17,36 @@ ExpressionPtr NumericArgument(std::string_view name, size_t index, ExpressionPtr
   return argument;
 }
 
-// Rounds a double to `digits` fraction digits HALF_UP on its shortest decimal text, as Spark
-// rounds BigDecimal(value.toString).
-double RoundDouble(double value, int digits) {
+// Divides rounding HALF_UP, or HALF_EVEN (banker's rounding, for bround).
+Decimal128 DivideRounding(Decimal128 dividend, Decimal128 divisor, bool half_even) {
+  if (!half_even) return DivideHalfUp(dividend, divisor);
+  Decimal128 quotient = dividend / divisor;
+  Decimal128 remainder = dividend % divisor;
+  Decimal128 twice = remainder < 0 ? -remainder * 2 : remainder * 2;
+  Decimal128 absolute_divisor = divisor < 0 ? -divisor : divisor;
+  if (twice > absolute_divisor || (twice == absolute_divisor && quotient % 2 != 0)) {
+    quotient += ((dividend < 0) != (divisor < 0)) ? -1 : 1;
+  }
+  return quotient;
+}
+
+// Rounds a double to `digits` fraction digits on its shortest decimal text, as Spark rounds
+// BigDecimal(value.toString): HALF_UP, or HALF_EVEN for bround.
+double RoundDouble(double value, int digits, bool half_even = false) {
   if (!std::isfinite(value)) return value;
   std::string text = FormatJavaDouble(value);
+  if (half_even) {
+    // Reads the text exactly (at a finer scale than the result), then rounds once.
+    int target = std::max(digits, 0);
+    for (int fine = target + 20; fine >= target; --fine) {
+      auto exact = ParseDecimal(text, kMaxDecimalPrecision, fine);
+      if (!exact) continue;
+      Decimal128 rounded = DivideRounding(*exact, Pow10(fine - digits), true);
+      if (digits >= 0) return DecimalToDouble(rounded, digits);
+      return static_cast<double>(rounded * Pow10(-digits));
+    }
+    return value;  // beyond 38 digits: no fraction left to round
+  }
   auto unscaled = ParseDecimal(text, kMaxDecimalPrecision, std::max(digits, 0));
   if (!unscaled) return value;  // beyond 38 digits: no fraction left to round
   if (digits >= 0) return DecimalToDouble(*unscaled, digits);
@@ -29,15 +54,15 @@ double RoundDouble(double value, int digits) {
   return static_cast<double>(whole);
 }
 
-int64_t RoundInteger(int64_t value, int digits) {
+int64_t RoundInteger(int64_t value, int digits, bool half_even = false) {
   if (digits >= 0) return value;
   if (digits < -18) return 0;
   Decimal128 factor = Pow10(-digits);
-  return static_cast<int64_t>(DivideHalfUp(value, factor) * factor);
+  return static_cast<int64_t>(DivideRounding(value, factor, half_even) * factor);
 }
 
-void RegisterRound(FunctionRegistry& registry, std::string_view name) {
-  registry.Register(name, [name](std::vector<ExpressionPtr> arguments) {
+void RegisterRound(FunctionRegistry& registry, std::string_view name, bool half_even) {
+  registry.Register(name, [name, half_even](std::vector<ExpressionPtr> arguments) {
     CheckArgumentCount(name, arguments, 1, 2);
     arguments[0] = NumericArgument(name, 0, std::move(arguments[0]));
     int digits = 0;
@@ -61,21 +86,27 @@ void RegisterRound(FunctionRegistry& registry, std::string_view name) {
       type = DecimalType(std::min(integral_digits + scale, kMaxDecimalPrecision), scale);
     }
     return MakeCall(name, type, std::move(arguments),
-                    [type, digits](const std::vector<VectorPtr>& args, int64_t num_rows, EvalContext&, RowMask) {
+                    [type, digits, half_even](const std::vector<VectorPtr>& args, int64_t num_rows, EvalContext&,
+                                              RowMask) {
                       const Vector& value = *args[0];
                       return MapRows(type, args, num_rows, [&](int64_t row, VectorBuilder& out) {
                         switch (value.type_id()) {
-                          case TypeId::kDouble: return out.AppendDouble(RoundDouble(value.values<double>()[row], digits));
+                          case TypeId::kDouble:
+                            return out.AppendDouble(RoundDouble(value.values<double>()[row], digits, half_even));
                           case TypeId::kDecimal: {
                             int from_scale = value.type()->scale();
                             Decimal128 unscaled = value.values<Decimal128>()[row];
                             if (digits < 0) {
                               Decimal128 factor = Pow10(from_scale - digits);
-                              return out.AppendDecimal(DivideHalfUp(unscaled, factor) * Pow10(-digits));
+                              return out.AppendDecimal(DivideRounding(unscaled, factor, half_even) * Pow10(-digits));
+                            }
+                            if (type->scale() < from_scale) {
+                              return out.AppendDecimal(
+                                  DivideRounding(unscaled, Pow10(from_scale - type->scale()), half_even));
                             }
                             return out.AppendDecimal(*RescaleDecimal(unscaled, from_scale, type->scale()));
                           }
-                          default: return out.AppendInt(RoundInteger(ReadInteger(value, row), digits));
+                          default: return out.AppendInt(RoundInteger(ReadInteger(value, row), digits, half_even));
                         }
                       });
                     });
@@ -146,6 +177,40 @@ void RegisterDoubleFunction(FunctionRegistry& registry, std::string_view name, s
   });
 }
 
+// ln, log10, log2 and log(base, x): NULL for a non-positive operand or base, as Spark's
+// Logarithm (which never raises).
+void RegisterLogarithm(FunctionRegistry& registry, std::string_view name, double fixed_base) {
+  registry.Register(name, [name, fixed_base](std::vector<ExpressionPtr> arguments) {
+    const bool with_base = fixed_base == 0 && arguments.size() == 2;
+    CheckArgumentCount(name, arguments, 1, fixed_base == 0 ? 2 : 1);
+    for (size_t i = 0; i < arguments.size(); ++i) {
+      arguments[i] = Cast(NumericArgument(name, i, std::move(arguments[i])), DoubleType());
+    }
+    const double default_base = fixed_base == 0 ? M_E : fixed_base;
+    return MakeCall(name, DoubleType(), std::move(arguments),
+                    [default_base, with_base](const std::vector<VectorPtr>& args, int64_t num_rows, EvalContext&,
+                                              RowMask) {
+                      return MapRows(DoubleType(), args, num_rows, [&](int64_t row, VectorBuilder& out) {
+                        double value = args.back()->values<double>()[row];
+                        double base = with_base ? args[0]->values<double>()[row] : default_base;
+                        if (value <= 0 || (with_base && base <= 0)) return out.AppendNull();
+                        // log10 is Java's Math.log10 (exact for powers of ten); other bases divide
+                        // natural logarithms, as Spark does.
+                        if (!with_base && base == 10) return out.AppendDouble(std::log10(value));
+                        double natural = std::log(value);
+                        out.AppendDouble(base == M_E ? natural : natural / std::log(base));
+                      });
+                    });
+  });
+}
+
+void RegisterConstant(FunctionRegistry& registry, std::string_view name, double value) {
+  registry.Register(name, [name, value](std::vector<ExpressionPtr> arguments) {
+    CheckArgumentCount(name, arguments, 0, 0);
+    return Literal(Scalar::Double(value));
+  });
+}
+
 }  // namespace
 
 void RegisterMathFunctions(FunctionRegistry& registry) {
@@ -187,7 +252,8 @@ void RegisterMathFunctions(FunctionRegistry& registry) {
                       });
                     });
   });
-  RegisterRound(registry, "round");
+  RegisterRound(registry, "round", false);
+  RegisterRound(registry, "bround", true);
   RegisterFloorCeil(registry, "floor", false);
   RegisterFloorCeil(registry, "ceil", true);
   RegisterFloorCeil(registry, "ceiling", true);
@@ -226,6 +292,30 @@ void RegisterMathFunctions(FunctionRegistry& registry) {
   RegisterDoubleFunction(registry, "sign", 1, [](double a, double) {
     return std::isnan(a) ? a : (a > 0 ? 1.0 : (a < 0 ? -1.0 : 0.0));
   });
+  RegisterDoubleFunction(registry, "signum", 1, [](double a, double) {
+    return std::isnan(a) ? a : (a > 0 ? 1.0 : (a < 0 ? -1.0 : 0.0));
+  });
+  RegisterDoubleFunction(registry, "cbrt", 1, [](double a, double) {
+    // libm's cbrt may miss exact cubes by an ulp; Java's (Spark's) returns them exactly.
+    double root = std::cbrt(a);
+    double nearest = std::nearbyint(root);
+    return nearest * nearest * nearest == a ? nearest : root;
+  });
+  RegisterDoubleFunction(registry, "sin", 1, [](double a, double) { return std::sin(a); });
+  RegisterDoubleFunction(registry, "cos", 1, [](double a, double) { return std::cos(a); });
+  RegisterDoubleFunction(registry, "tan", 1, [](double a, double) { return std::tan(a); });
+  RegisterDoubleFunction(registry, "asin", 1, [](double a, double) { return std::asin(a); });
+  RegisterDoubleFunction(registry, "acos", 1, [](double a, double) { return std::acos(a); });
+  RegisterDoubleFunction(registry, "atan", 1, [](double a, double) { return std::atan(a); });
+  RegisterDoubleFunction(registry, "atan2", 2, [](double a, double b) { return std::atan2(a, b); });
+  RegisterDoubleFunction(registry, "degrees", 1, [](double a, double) { return a * 180.0 / M_PI; });
+  RegisterDoubleFunction(registry, "radians", 1, [](double a, double) { return a * M_PI / 180.0; });
+  RegisterLogarithm(registry, "ln", M_E);
+  RegisterLogarithm(registry, "log10", 10);
+  RegisterLogarithm(registry, "log2", 2);
+  RegisterLogarithm(registry, "log", 0);  // log(x) is ln(x); log(base, x)
+  RegisterConstant(registry, "pi", M_PI);
+  RegisterConstant(registry, "e", M_E);
 }
 
 }  // namespace silt::expr::internal

@@ -2,6 +2,10 @@
 // Spark's UTF8String does.
 
 #include <cctype>
+#include <clocale>
+#include <cwctype>
+#include <locale.h>
+#include <wctype.h>
 #include <regex>
 
 #include "silt/expr/function_kernels_internal.h"
@@ -29,6 +33,55 @@ size_t ByteOffsetOfCodePoint(std::string_view text, int64_t index) {
     ++position;
   }
   return text.size();
+}
+
+// Appends code point `code` as UTF-8.
+void AppendUtf8(std::string& out, uint32_t code) {
+  if (code < 0x80) {
+    out += static_cast<char>(code);
+  } else if (code < 0x800) {
+    out += static_cast<char>(0xC0 | (code >> 6));
+    out += static_cast<char>(0x80 | (code & 0x3F));
+  } else if (code < 0x10000) {
+    out += static_cast<char>(0xE0 | (code >> 12));
+    out += static_cast<char>(0x80 | ((code >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (code & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (code >> 18));
+    out += static_cast<char>(0x80 | ((code >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((code >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (code & 0x3F));
+  }
+}
+
+// Upper- or lower-cases UTF-8 text with Unicode's simple case mappings (the C.UTF-8 locale's
+// towupper/towlower), plus Java's full mapping of 'ß' to "SS" when upper-casing. Malformed
+// bytes are copied as they are.
+void MapCase(std::string_view text, std::string& out, bool upper) {
+  static const locale_t utf8 = newlocale(LC_CTYPE_MASK, "C.UTF-8", static_cast<locale_t>(nullptr));
+  for (size_t i = 0; i < text.size();) {
+    auto lead = static_cast<unsigned char>(text[i]);
+    if (lead < 0x80) {
+      out += static_cast<char>(upper ? std::toupper(lead) : std::tolower(lead));
+      ++i;
+      continue;
+    }
+    size_t length = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
+    if (length == 1 || i + length > text.size() || utf8 == static_cast<locale_t>(nullptr)) {
+      out.append(text.substr(i, length == 1 ? 1 : std::min(length, text.size() - i)));
+      i += length == 1 ? 1 : std::min(length, text.size() - i);
+      continue;
+    }
+    uint32_t code = lead & (0x7F >> length);
+    for (size_t k = 1; k < length; ++k) code = (code << 6) | (static_cast<unsigned char>(text[i + k]) & 0x3F);
+    if (upper && code == 0xDF) {
+      out += "SS";
+    } else {
+      AppendUtf8(out, static_cast<uint32_t>(upper ? towupper_l(static_cast<wint_t>(code), utf8)
+                                                  : towlower_l(static_cast<wint_t>(code), utf8)));
+    }
+    i += length;
+  }
 }
 
 ExpressionPtr StringArgument(std::string_view name, size_t index, ExpressionPtr argument) {
@@ -262,20 +315,10 @@ std::string ReplacementText(std::string_view java) {
 }  // namespace
 
 void RegisterStringFunctions(FunctionRegistry& registry) {
-  RegisterStringToString(registry, "upper", [](std::string_view text, std::string& out) {
-    // ASCII case mapping; non-ASCII letters keep their case (Java's full Unicode mapping is
-    // future work).
-    for (char c : text) out += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  });
-  RegisterStringToString(registry, "ucase", [](std::string_view text, std::string& out) {
-    for (char c : text) out += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  });
-  RegisterStringToString(registry, "lower", [](std::string_view text, std::string& out) {
-    for (char c : text) out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  });
-  RegisterStringToString(registry, "lcase", [](std::string_view text, std::string& out) {
-    for (char c : text) out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  });
+  RegisterStringToString(registry, "upper", [](std::string_view text, std::string& out) { MapCase(text, out, true); });
+  RegisterStringToString(registry, "ucase", [](std::string_view text, std::string& out) { MapCase(text, out, true); });
+  RegisterStringToString(registry, "lower", [](std::string_view text, std::string& out) { MapCase(text, out, false); });
+  RegisterStringToString(registry, "lcase", [](std::string_view text, std::string& out) { MapCase(text, out, false); });
   RegisterStringToString(registry, "reverse", [](std::string_view text, std::string& out) {
     size_t end = text.size();
     while (end > 0) {
@@ -295,6 +338,9 @@ void RegisterStringFunctions(FunctionRegistry& registry) {
   RegisterLike(registry, "ilike", true);
 
   registry.Register("concat", [](std::vector<ExpressionPtr> arguments) {
+    for (const ExpressionPtr& argument : arguments) {
+      if (argument->type()->id() == TypeId::kList) return BindArrayConcat(std::move(arguments));
+    }
     for (size_t i = 0; i < arguments.size(); ++i) arguments[i] = StringArgument("concat", i, std::move(arguments[i]));
     return MakeCall("concat", StringType(), std::move(arguments),
                     [](const std::vector<VectorPtr>& args, int64_t num_rows, EvalContext&, RowMask) {
@@ -309,6 +355,11 @@ void RegisterStringFunctions(FunctionRegistry& registry) {
   registry.Register("concat_ws", [](std::vector<ExpressionPtr> arguments) {
     CheckArgumentCount("concat_ws", arguments, 1, SIZE_MAX);
     for (size_t i = 0; i < arguments.size(); ++i) {
+      // Arrays after the separator contribute their elements (as strings).
+      if (i > 0 && arguments[i]->type()->id() == TypeId::kList) {
+        arguments[i] = CastIfNeeded(std::move(arguments[i]), ListType(StringType(), true));
+        continue;
+      }
       arguments[i] = StringArgument("concat_ws", i, std::move(arguments[i]));
     }
     return MakeCall("concat_ws", StringType(), std::move(arguments),
@@ -323,11 +374,22 @@ void RegisterStringFunctions(FunctionRegistry& registry) {
                         }
                         scratch.clear();
                         bool first = true;
+                        auto append = [&](const Vector& values, int64_t index) {
+                          if (values.IsNull(index)) return;
+                          if (!first) scratch.append(args[0]->GetString(row));
+                          scratch.append(values.GetString(index));
+                          first = false;
+                        };
                         for (size_t i = 1; i < args.size(); ++i) {
                           if (args[i]->IsNull(row)) continue;
-                          if (!first) scratch.append(args[0]->GetString(row));
-                          scratch.append(args[i]->GetString(row));
-                          first = false;
+                          if (args[i]->type_id() != TypeId::kList) {
+                            append(*args[i], row);
+                            continue;
+                          }
+                          int64_t start = args[i]->ListStart(row);
+                          for (int64_t e = start; e < start + args[i]->ListLength(row); ++e) {
+                            append(*args[i]->child(0), e);
+                          }
                         }
                         out.AppendString(scratch);
                       }

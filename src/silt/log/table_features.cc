@@ -179,13 +179,17 @@ bool IsFeatureActive(std::string_view feature, const Metadata& metadata) {
 }
 
 void CheckWriteSupported(const Protocol& protocol, const Metadata& metadata,
-                         std::string_view table) {
+                         std::string_view table,
+                         const std::vector<std::string>& enforced_by_writer) {
   CheckReadSupported(protocol, table);
   CheckVersions(protocol, table, /*writing=*/true);
   std::vector<std::string> unsupported;
   auto check = [&](const std::string& name) {
     const TableFeatureInfo* feature = FindTableFeature(name);
-    bool ok = feature != nullptr && (feature->write_supported || !IsFeatureActive(name, metadata));
+    bool enforced = std::find(enforced_by_writer.begin(), enforced_by_writer.end(), name) !=
+                    enforced_by_writer.end();
+    bool ok = feature != nullptr &&
+              (feature->write_supported || enforced || !IsFeatureActive(name, metadata));
     if (!ok && std::find(unsupported.begin(), unsupported.end(), name) == unsupported.end()) {
       unsupported.push_back(name);
     }

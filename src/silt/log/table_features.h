@@ -55,8 +55,11 @@ bool IsFeatureActive(std::string_view feature, const Metadata& metadata);
 /// Refuses to write: the read check, then DELTA_INVALID_PROTOCOL_VERSION when minWriterVersion
 /// > 7, and DELTA_UNSUPPORTED_FEATURES_FOR_WRITE naming every feature in effect (writer or
 /// reader) that silt's commit path does not implement and that is active for `metadata`.
+/// `enforced_by_writer` names features the calling writer enforces itself (the SQL statements
+/// check CHECK constraints and compute generated columns), which are then writable.
 void CheckWriteSupported(const Protocol& protocol, const Metadata& metadata,
-                         std::string_view table);
+                         std::string_view table,
+                         const std::vector<std::string>& enforced_by_writer = {});
 
 /// The table's column-mapping mode from its configuration; an unknown value throws
 /// DELTA_INVALID_LOG_ENTRY (it would make every column unresolvable).

@@ -463,4 +463,171 @@ std::vector<Batch> TableScan::Read() const {
   return batches;
 }
 
+namespace {
+
+// A scan predicate as a Parquet row-group predicate on the stored column, when the stored type
+// is the logical one (so that the statistics compare in the literal's terms); nullopt when the
+// statistics cannot be used for it.
+std::optional<parquet::ColumnPredicate> RowGroupPredicate(const ScanPredicate& predicate,
+                                                          const Field& logical,
+                                                          const Field& stored) {
+  if (logical.type->is_nested() || !stored.type->Equals(*logical.type)) return std::nullopt;
+  TypeId type = logical.type->id();
+  if (type == TypeId::kBoolean || type == TypeId::kNull) return std::nullopt;
+  parquet::ColumnPredicate result;
+  result.column = stored.name;
+  switch (predicate.op) {
+    case ScanPredicate::Op::kEqual: result.op = parquet::ColumnPredicate::Op::kEqual; break;
+    case ScanPredicate::Op::kLess: result.op = parquet::ColumnPredicate::Op::kLess; break;
+    case ScanPredicate::Op::kLessOrEqual:
+      result.op = parquet::ColumnPredicate::Op::kLessOrEqual;
+      break;
+    case ScanPredicate::Op::kGreater: result.op = parquet::ColumnPredicate::Op::kGreater; break;
+    case ScanPredicate::Op::kGreaterOrEqual:
+      result.op = parquet::ColumnPredicate::Op::kGreaterOrEqual;
+      break;
+    case ScanPredicate::Op::kIsNull: result.op = parquet::ColumnPredicate::Op::kIsNull; return result;
+    case ScanPredicate::Op::kIsNotNull:
+      result.op = parquet::ColumnPredicate::Op::kIsNotNull;
+      return result;
+  }
+  std::optional<Scalar> literal = ParsePartitionValue(*logical.type, predicate.value, logical.name);
+  if (!literal) return std::nullopt;
+  if (const auto* integer = std::get_if<int64_t>(&*literal)) {
+    result.literal.int_value = *integer;
+  } else if (const auto* real = std::get_if<double>(&*literal)) {
+    result.literal.double_value = *real;
+  } else if (const auto* decimal = std::get_if<Decimal128>(&*literal)) {
+    result.literal.decimal_value = *decimal;
+  } else if (const auto* text = std::get_if<std::string>(&*literal)) {
+    result.literal.string_value = *text;
+  } else {
+    return std::nullopt;
+  }
+  return result;
+}
+
+}  // namespace
+
+class TableScan::OpenedFileImpl final : public TableScan::OpenedFile {
+ public:
+  OpenedFileImpl(const TableScan& scan, const AddFile& file)
+      : scan_(scan), locator_mode_(scan.snapshot_->column_mapping_mode()) {
+    io::FileSystem& fs = *scan.snapshot_->file_system();
+    FieldLocator locator{locator_mode_};
+    reader_ = parquet::FileReader::Open(fs, scan.snapshot_->ResolvePath(file.path));
+    const Schema& file_schema = reader_->schema();
+    const auto& columns = scan.columns_;
+    projected_position_.assign(columns.size(), -1);
+    read_options_.max_parallelism = 1;
+    read_options_.pool = scan.options_.pool;
+    for (size_t i = 0; i < columns.size(); ++i) {
+      const Column& column = *columns[i];
+      if (column.partition || column.field.type->id() == TypeId::kNull) continue;
+      int index = locator.Find(column.field, file_schema.fields());
+      if (index < 0) continue;
+      const std::string& name = file_schema.field(static_cast<size_t>(index)).name;
+      auto existing = std::find(read_options_.columns.begin(), read_options_.columns.end(), name);
+      projected_position_[i] = static_cast<int>(existing - read_options_.columns.begin());
+      if (existing == read_options_.columns.end()) read_options_.columns.push_back(name);
+    }
+
+    // Row-group skipping on data columns; partition columns were already decided per file.
+    parquet::ReadOptions selection;
+    const Schema& table_schema = scan.snapshot_->schema();
+    const auto& partition_columns = scan.snapshot_->metadata().partition_columns;
+    for (const ScanPredicate& predicate : scan.options_.predicates) {
+      const Field& logical =
+          table_schema.field(static_cast<size_t>(table_schema.FieldIndex(predicate.column, false)));
+      bool partition = std::any_of(partition_columns.begin(), partition_columns.end(),
+                                   [&](const std::string& name) {
+                                     return EqualsIgnoreCase(name, logical.name);
+                                   });
+      if (partition) continue;
+      int stored = locator.Find(logical, file_schema.fields());
+      if (stored < 0) continue;
+      auto row_group_predicate =
+          RowGroupPredicate(predicate, logical, file_schema.field(static_cast<size_t>(stored)));
+      if (row_group_predicate) selection.predicates.push_back(std::move(*row_group_predicate));
+    }
+    row_groups_ = reader_->SelectRowGroups(selection);
+
+    uint64_t first_row = 0;
+    for (const auto& group : reader_->metadata().row_groups) {
+      first_rows_.push_back(first_row);
+      first_row += static_cast<uint64_t>(group.num_rows);
+    }
+    if (file.deletion_vector) {
+      deleted_ = LoadDeletionVector(fs, scan.snapshot_->table_root(), *file.deletion_vector);
+    }
+    partition_values_.resize(columns.size());
+    for (size_t i = 0; i < columns.size(); ++i) {
+      const Column& column = *columns[i];
+      if (!column.partition) continue;
+      std::optional<std::string> text;
+      for (const auto& [key, value] : file.partition_values) {
+        if (key == column.physical_name || (!text && EqualsIgnoreCase(key, column.physical_name))) {
+          text = value;
+        }
+      }
+      partition_values_[i] = ParsePartitionValue(*column.field.type, text, column.field.name);
+    }
+  }
+
+  const std::vector<int>& row_groups() const override { return row_groups_; }
+  int num_row_groups() const override { return reader_->num_row_groups(); }
+
+  Batch ReadRowGroup(int index) const override {
+    SILT_USER_CHECK(index >= 0 && index < reader_->num_row_groups(), INVALID_ARGUMENT,
+                    {{"message", "row group " + std::to_string(index) + " out of range"}});
+    FieldLocator locator{locator_mode_};
+    int64_t rows = reader_->metadata().row_groups[static_cast<size_t>(index)].num_rows;
+    Batch stored;
+    if (!read_options_.columns.empty()) {
+      stored = reader_->ReadRowGroup(index, read_options_);
+      rows = stored.num_rows();
+    }
+    const auto& columns = scan_.columns_;
+    std::vector<VectorPtr> vectors;
+    vectors.reserve(columns.size());
+    for (size_t i = 0; i < columns.size(); ++i) {
+      const Column& column = *columns[i];
+      if (column.partition) {
+        vectors.push_back(MakeConstantVector(column.field.type, partition_values_[i], rows));
+      } else if (projected_position_[i] < 0) {
+        vectors.push_back(Vector::MakeAllNull(column.field.type, rows));
+      } else {
+        vectors.push_back(Adapt(stored.column(static_cast<size_t>(projected_position_[i])),
+                                column.field.type, locator, column.field.name));
+      }
+    }
+    if (deleted_) {
+      std::vector<bool> keep;
+      deleted_->FillKeepMask(first_rows_[static_cast<size_t>(index)], static_cast<uint64_t>(rows),
+                             keep);
+      int64_t kept = std::count(keep.begin(), keep.end(), true);
+      if (kept != rows) {
+        for (auto& vector : vectors) vector = FilterRows(vector, keep, kept);
+        rows = kept;
+      }
+    }
+    return Batch(scan_.output_schema_, std::move(vectors), rows);
+  }
+
+ private:
+  const TableScan& scan_;
+  ColumnMappingMode locator_mode_;
+  std::unique_ptr<parquet::FileReader> reader_;
+  parquet::ReadOptions read_options_;
+  std::vector<int> projected_position_;  // per output column: index among read columns, or -1
+  std::vector<int> row_groups_;
+  std::vector<uint64_t> first_rows_;     // per row group: index of its first row in the file
+  std::optional<DeletedRows> deleted_;
+  std::vector<std::optional<Scalar>> partition_values_;
+};
+
+std::unique_ptr<TableScan::OpenedFile> TableScan::OpenFile(const AddFile& file) const {
+  return std::make_unique<OpenedFileImpl>(*this, file);
+}
+
 }  // namespace silt::log

@@ -60,8 +60,28 @@ class TableScan {
   /// The live rows of every kept file (files read in parallel; batches in file order).
   std::vector<Batch> Read() const;
 
+  /// A kept data file opened for reading one row group at a time, so that a caller can spread
+  /// the row groups of one large file over several threads and stream them. Immutable;
+  /// ReadRowGroup may be called from several threads at once. Must not outlive its TableScan.
+  class OpenedFile {
+   public:
+    virtual ~OpenedFile() = default;
+    /// The row groups to read, in file order, after skipping those whose min/max/null-count
+    /// statistics prove that no row satisfies the scan's predicates.
+    virtual const std::vector<int>& row_groups() const = 0;
+    /// Row groups of the file before skipping.
+    virtual int num_row_groups() const = 0;
+    /// The live rows of row group `index` (as ReadFile returns them: DV rows removed, partition
+    /// columns filled, column mapping applied), decoded on the calling thread only.
+    virtual Batch ReadRowGroup(int index) const = 0;
+  };
+  /// Opens `file` (one of files()): reads its footer and deletion vector. Throws what ReadFile
+  /// throws.
+  std::unique_ptr<OpenedFile> OpenFile(const AddFile& file) const;
+
  private:
   struct Column;
+  class OpenedFileImpl;
   TableScan() = default;
   bool MayMatch(const AddFile& file) const;
 

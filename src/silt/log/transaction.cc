@@ -240,6 +240,10 @@ Protocol RequiredProtocol(const Metadata& metadata) {
   for (const auto& [key, value] : metadata.configuration) {
     if (key.rfind("delta.constraints.", 0) == 0) legacy_writer = std::max(legacy_writer, 3);
   }
+  // Generated columns need writer version 4 (protocol "Generated Columns").
+  if (!metadata.schema_string.empty() && IsFeatureActive("generatedColumns", metadata)) {
+    legacy_writer = std::max(legacy_writer, 4);
+  }
   if (GetColumnMappingMode(metadata) != ColumnMappingMode::kNone) {
     legacy_writer = std::max(legacy_writer, 5);
     legacy_reader = 2;
@@ -358,21 +362,31 @@ Transaction::Transaction(std::shared_ptr<io::FileSystem> fs, std::string table_r
 
 Transaction::~Transaction() = default;
 
-std::unique_ptr<Transaction> Transaction::Start(std::shared_ptr<const Snapshot> snapshot) {
+std::unique_ptr<Transaction> Transaction::Start(std::shared_ptr<const Snapshot> snapshot,
+                                                std::vector<std::string> enforced_features) {
   SILT_CHECK(snapshot != nullptr, "Transaction::Start needs a snapshot");
-  CheckWriteSupported(snapshot->protocol(), snapshot->metadata(), snapshot->table_root());
+  CheckWriteSupported(snapshot->protocol(), snapshot->metadata(), snapshot->table_root(),
+                      enforced_features);
   auto fs = snapshot->file_system();
   std::string root = snapshot->table_root();
-  return std::unique_ptr<Transaction>(new Transaction(std::move(fs), std::move(root), std::move(snapshot)));
+  auto txn = std::unique_ptr<Transaction>(
+      new Transaction(std::move(fs), std::move(root), std::move(snapshot)));
+  txn->enforced_features_ = std::move(enforced_features);
+  return txn;
 }
 
 std::unique_ptr<Transaction> Transaction::StartCreate(std::shared_ptr<io::FileSystem> fs,
-                                                      std::string table_root) {
-  return std::unique_ptr<Transaction>(new Transaction(std::move(fs), std::move(table_root), nullptr));
+                                                      std::string table_root,
+                                                      std::vector<std::string> enforced_features) {
+  auto txn = std::unique_ptr<Transaction>(
+      new Transaction(std::move(fs), std::move(table_root), nullptr));
+  txn->enforced_features_ = std::move(enforced_features);
+  return txn;
 }
 
 std::unique_ptr<Transaction> Transaction::StartLatest(std::shared_ptr<io::FileSystem> fs,
-                                                      std::string table_root) {
+                                                      std::string table_root,
+                                                      std::vector<std::string> enforced_features) {
   std::string log_dir = io::JoinPath(table_root, "_delta_log");
   bool has_log = false;
   for (const auto& entry : fs->List(log_dir)) {
@@ -381,8 +395,10 @@ std::unique_ptr<Transaction> Transaction::StartLatest(std::shared_ptr<io::FileSy
       break;
     }
   }
-  if (!has_log) return StartCreate(std::move(fs), std::move(table_root));
-  return Start(Snapshot::Load(std::move(fs), std::move(table_root)));
+  if (!has_log) {
+    return StartCreate(std::move(fs), std::move(table_root), std::move(enforced_features));
+  }
+  return Start(Snapshot::Load(std::move(fs), std::move(table_root)), std::move(enforced_features));
 }
 
 const Metadata& Transaction::metadata() const {
@@ -511,7 +527,7 @@ void Transaction::Validate() const {
                  {{"columnName", column}, {"schemaMap", effective.schema_string}});
     }
   }
-  CheckWriteSupported(protocol(), effective, table_root_);
+  CheckWriteSupported(protocol(), effective, table_root_, enforced_features_);
   if (!domains_.empty() && !IsFeatureSupported(protocol(), "domainMetadata")) {
     std::string names;
     for (const auto& domain : domains_) names += (names.empty() ? "" : ", ") + domain.domain;
@@ -639,7 +655,8 @@ void Transaction::CheckConflicts(int64_t version, const std::vector<Action>& win
       SILT_THROW(DELTA_PROTOCOL_CHANGED, {{"additionalInfo", ""}, {"conflictingCommit", conflicting}});
     }
     // Otherwise this transaction may continue under the new protocol if silt can write it.
-    CheckWriteSupported(*winner_protocol, winner_metadata ? *winner_metadata : metadata(), table_root_);
+    CheckWriteSupported(*winner_protocol, winner_metadata ? *winner_metadata : metadata(), table_root_,
+                        enforced_features_);
   }
   // 2. Metadata (Delta's default "legacy" rule: any concurrent metadata change conflicts).
   if (winner_metadata != nullptr) {

@@ -67,16 +67,21 @@ struct CommitOptions {
 class Transaction {
  public:
   /// Starts a transaction reading `snapshot`. Throws what CheckWriteSupported throws when silt
-  /// cannot write the table.
-  static std::unique_ptr<Transaction> Start(std::shared_ptr<const Snapshot> snapshot);
+  /// cannot write the table. `enforced_features` names the table features the caller enforces
+  /// itself (e.g. "checkConstraints", "generatedColumns" for the SQL statements, which check
+  /// constraints and compute generated columns before writing); see CheckWriteSupported.
+  static std::unique_ptr<Transaction> Start(std::shared_ptr<const Snapshot> snapshot,
+                                            std::vector<std::string> enforced_features = {});
   /// Starts a transaction that creates a new table at `table_root` (it must then set metadata;
   /// the protocol is chosen from the features the metadata uses unless set explicitly).
   static std::unique_ptr<Transaction> StartCreate(std::shared_ptr<io::FileSystem> fs,
-                                                  std::string table_root);
+                                                  std::string table_root,
+                                                  std::vector<std::string> enforced_features = {});
   /// Loads the latest snapshot of `table_root` and starts on it, or starts a creating
   /// transaction when the folder holds no Delta log yet.
   static std::unique_ptr<Transaction> StartLatest(std::shared_ptr<io::FileSystem> fs,
-                                                  std::string table_root);
+                                                  std::string table_root,
+                                                  std::vector<std::string> enforced_features = {});
 
   Transaction(const Transaction&) = delete;
   Transaction& operator=(const Transaction&) = delete;
@@ -172,6 +177,7 @@ class Transaction {
   std::string log_dir_;
   std::shared_ptr<const Snapshot> snapshot_;
   std::string txn_id_;
+  std::vector<std::string> enforced_features_;
 
   std::optional<Metadata> new_metadata_;
   std::optional<Protocol> new_protocol_;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -15,7 +16,9 @@ namespace silt::sql {
 /// every process) pointed at the same folder sees the same tables. Spark's layout: tables of
 /// the `default` database are `<warehouse>/<table>`, of database d `<warehouse>/d.db/<table>`
 /// (managed tables); a table created with LOCATION (external) is recorded in the database's
-/// registry file `_silt_tables.json` inside its folder, mapping the name to the location.
+/// registry file `_silt_tables.json` inside its folder, mapping the name to the location. A
+/// database other than `default` exists when its folder does; CREATE DATABASE writes the marker
+/// file `_silt_database.json` (name, comment) into it, since object stores have no empty folders.
 /// Names are case-insensitive and stored lower-case, as Spark's session catalog does.
 /// Thread-safe for concurrent readers; writers go through the file system's atomic operations.
 class Catalog {
@@ -33,6 +36,10 @@ class Catalog {
   /// drops its tables).
   void DropDatabase(const std::string& name, bool if_exists, bool cascade);
   bool DatabaseExists(const std::string& name) const;
+  /// The COMMENT given at creation. Throws SCHEMA_NOT_FOUND.
+  std::optional<std::string> DatabaseComment(const std::string& name) const;
+  /// Throws SCHEMA_NOT_FOUND naming the database when it does not exist.
+  void CheckDatabase(const std::string& database) const;
   /// Sorted.
   std::vector<std::string> ListDatabases() const;
 
@@ -50,8 +57,15 @@ class Catalog {
   void DropTable(const std::string& database, const std::string& table, bool if_exists);
   /// Table names of a database, sorted.
   std::vector<std::string> ListTables(const std::string& database) const;
+  /// True when `database.table` was registered with a LOCATION. Throws SCHEMA_NOT_FOUND.
+  bool IsExternalTable(const std::string& database, const std::string& table) const;
 
  private:
+  std::string DatabaseFolder(const std::string& database) const;
+  std::map<std::string, std::string> ReadRegistry(const std::string& database) const;
+  void WriteRegistry(const std::string& database, const std::map<std::string, std::string>& tables);
+  bool IsDeltaTableFolder(const std::string& location) const;
+
   std::shared_ptr<io::FileSystem> fs_;
   std::string warehouse_;
 };

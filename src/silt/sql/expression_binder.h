@@ -57,9 +57,17 @@ class ExpressionBinder {
   expr::ExpressionPtr Bind(const Expression& expression);
 
   /// Binds `expression` and requires BOOLEAN (DATATYPE_MISMATCH otherwise), for WHERE/ON/HAVING.
+  /// `clause` ("WHERE", "JOIN", "HAVING", ...) picks Spark's wording: a "Filter expression" for
+  /// filters, a "Join condition" for JOIN. An untyped NULL becomes a BOOLEAN NULL.
   expr::ExpressionPtr BindPredicate(const Expression& expression, const std::string& clause);
 
  private:
+  expr::ExpressionPtr BindNode(const Expression& node);
+  expr::ExpressionPtr BindLiteral(const Expression& node);
+  expr::ExpressionPtr BindUnary(const Expression& node);
+  expr::ExpressionPtr BindBinary(const Expression& node);
+  expr::ExpressionPtr BindFunction(const Expression& node);
+
   BindingScope& scope_;
   const expr::FunctionRegistry& functions_;
 };
@@ -70,17 +78,24 @@ expr::ExpressionPtr GetStructField(expr::ExpressionPtr struct_value, const std::
                                    const SourcePosition& position);
 
 /// The column name Spark gives an unaliased select item: a column's own name (`t.a` gives `a`,
-/// `s.f` gives `f`), and otherwise the expression's SQL text as Spark prints it: `(a + 1)`,
+/// `s.f` gives `f`; a CAST of a column keeps the column's name), and otherwise the expression's SQL text as Spark prints it: `(a + 1)`,
 /// `count(1)` for count(*), `sum(x)`, `CAST(x AS INT)`, `CASE WHEN (a > 1) THEN x ELSE y END`,
 /// `1`, `abc` for 'abc', `NULL`, `(a = 1)`, `upper(name)`, `max(DISTINCT x)`.
 std::string AutoColumnName(const Expression& expression);
 
-/// The Spark SQL text of an AST expression as above, used in messages and plan text.
+/// The Spark SQL text of an AST expression as above, used in messages and plan text. Columns
+/// print without their table qualifier; as the AST cannot tell `t.a` from a struct field `s.f`,
+/// a two-part name prints its last part and a longer one its last two.
 std::string ExpressionSql(const Expression& expression);
+
+/// Spark's SQL name of a type: INT, BIGINT, DECIMAL(10,2), ARRAY<INT>, STRUCT<a: INT>.
+std::string DataTypeSql(const DataType& type);
 
 /// Evaluates an expression that must be constant (LIMIT, OFFSET, TIMESTAMP AS OF, table
 /// function arguments, frame offsets): binds it with no columns in scope and evaluates it.
-/// Throws what binding and evaluation throw; `what` names the clause in errors.
+/// Throws what binding and evaluation throw (a column reference is UNRESOLVED_COLUMN without
+/// suggestions); `what` names the clause for the caller's own checks and is not part of these
+/// errors, as Spark's are the same in every clause.
 expr::Scalar EvaluateConstant(const Expression& expression, const std::string& what,
                               const expr::EvalContext& context);
 

@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cstdint>
 #include <initializer_list>
+#include <set>
 #include <string>
 #include <utility>
 
@@ -739,6 +740,23 @@ class Parser {
       ExpectOperator(")");
       return function;
     }
+    if (function->name.size() == 1 && EqualsIgnoreCase(function->name[0], "TRIM") &&
+        ParseTrimFromForm(*function)) {
+      return function;
+    }
+    // `position(substr IN str)`: the first operand is a value expression, so that IN is not
+    // read as the IN predicate.
+    if (function->name.size() == 1 && EqualsIgnoreCase(function->name[0], "POSITION") &&
+        !IsOperator(Current(), ")")) {
+      size_t start = index_;
+      ExpressionPtr substring = ParseBinary(1);
+      if (MatchKeyword("IN")) {
+        function->children = {substring, ParseExpr()};
+        ExpectOperator(")");
+        return function;
+      }
+      index_ = start;
+    }
     if (!MatchOperator(")")) {
       if (MatchKeyword("DISTINCT")) {
         function->distinct = true;
@@ -746,6 +764,7 @@ class Parser {
         MatchKeyword("ALL");
       }
       function->children.push_back(ParseExpr());
+      if (function->name.size() == 1 && !function->distinct) ParseSqlStandardArguments(*function);
       while (MatchOperator(",")) function->children.push_back(ParseExpr());
       ExpectOperator(")");
     }
@@ -755,6 +774,10 @@ class Parser {
       ExpectKeyword("WHERE");
       function->filter = ParseExpr();
       ExpectOperator(")");
+    }
+    if ((IsKeyword(Current(), "IGNORE") || IsKeyword(Current(), "RESPECT")) &&
+        IsKeyword(Peek(1), "NULLS")) {
+      ParseNullsOption(*function);
     }
     if (MatchKeyword("OVER")) {
       if (IsIdentifierToken(Current())) {
@@ -767,6 +790,74 @@ class Parser {
       }
     }
     return function;
+  }
+
+  // `trim([BOTH | LEADING | TRAILING] [characters] FROM source)`: Spark's SQL-standard form,
+  // rewritten to trim / ltrim / rtrim(source[, characters]). Returns false (consuming nothing)
+  // when the call is an ordinary `trim(...)`.
+  bool ParseTrimFromForm(Expression& function) {
+    size_t start = index_;
+    std::string name = "trim";
+    if (MatchKeyword("BOTH")) {
+    } else if (MatchKeyword("LEADING")) {
+      name = "ltrim";
+    } else if (MatchKeyword("TRAILING")) {
+      name = "rtrim";
+    }
+    ExpressionPtr characters;
+    if (!MatchKeyword("FROM")) {
+      if (IsOperator(Current(), ")")) {
+        index_ = start;
+        return false;
+      }
+      characters = ParseExpr();
+      if (!MatchKeyword("FROM")) {
+        index_ = start;
+        return false;
+      }
+    }
+    function.name = {name};
+    function.children = {ParseExpr()};
+    if (characters) function.children.push_back(characters);
+    ExpectOperator(")");
+    return true;
+  }
+
+  // After a function's first argument: `substring(s FROM p [FOR n])`, the SQL-standard form
+  // Spark accepts.
+  void ParseSqlStandardArguments(Expression& function) {
+    const std::string& name = function.name[0];
+    if ((EqualsIgnoreCase(name, "SUBSTRING") || EqualsIgnoreCase(name, "SUBSTR")) &&
+        MatchKeyword("FROM")) {
+      function.children.push_back(ParseExpr());
+      if (MatchKeyword("FOR")) function.children.push_back(ParseExpr());
+    }
+  }
+
+  // `IGNORE NULLS` / `RESPECT NULLS` after a call. For the functions that take Spark's
+  // ignoreNulls flag as an argument (first, last, first_value, last_value, any_value) IGNORE
+  // NULLS becomes that argument; RESPECT NULLS is their default. Other functions have no
+  // null-skipping form in silt, so the option is refused rather than silently ignored.
+  void ParseNullsOption(Expression& function) {
+    const Token& option = Current();
+    bool ignore = IsKeyword(Advance(), "IGNORE");
+    Advance();  // NULLS
+    static const std::set<std::string> kFlagFunctions = {"first", "last", "first_value",
+                                                         "last_value", "any_value"};
+    std::string name = function.name.size() == 1 ? ToUpper(function.name[0]) : "";
+    for (char& c : name) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+    if (!kFlagFunctions.count(name)) {
+      if (!ignore) return;
+      throw MakeError(ErrorClass::UNSUPPORTED_FEATURE,
+                      {{"message", "IGNORE NULLS for the function " + name}})
+          .WithContext(FormatPosition(option.position));
+    }
+    if (!ignore) return;
+    if (function.children.size() != 1) SyntaxError(option);
+    auto flag = MakeExpression(ExpressionKind::kLiteral, option.position);
+    flag->literal_kind = LiteralKind::kBoolean;
+    flag->text = "true";
+    function.children.push_back(flag);
   }
 
   // The inside of `OVER ( ... )` and of a WINDOW clause definition.
@@ -1412,14 +1503,20 @@ class Parser {
     }
   }
 
+  // `[FOR] VERSION | SYSTEM_VERSION | TIMESTAMP | SYSTEM_TIME AS OF ...`.
   bool StartsTimeTravel() const {
-    return (IsKeyword(Current(), "VERSION") || IsKeyword(Current(), "TIMESTAMP")) &&
-           IsKeyword(Peek(1), "AS") && IsKeyword(Peek(2), "OF");
+    size_t at = IsKeyword(Current(), "FOR") ? 1 : 0;
+    const Token& kind = Peek(at);
+    return (IsKeyword(kind, "VERSION") || IsKeyword(kind, "TIMESTAMP") ||
+            IsKeyword(kind, "SYSTEM_VERSION") || IsKeyword(kind, "SYSTEM_TIME")) &&
+           IsKeyword(Peek(at + 1), "AS") && IsKeyword(Peek(at + 2), "OF");
   }
 
   TimeTravel ParseTimeTravelSpec() {
     TimeTravel travel;
-    bool is_version = IsKeyword(Advance(), "VERSION");
+    MatchKeyword("FOR");
+    const Token& kind = Advance();
+    bool is_version = IsKeyword(kind, "VERSION") || IsKeyword(kind, "SYSTEM_VERSION");
     Advance();  // AS
     Advance();  // OF
     if (is_version) {

@@ -16,6 +16,26 @@ void ExpectRoundTrip(std::string_view sql) {
   EXPECT_EQ(Expr(once), once) << "from " << sql;
 }
 
+TEST(ParserExpressionTest, SqlStandardFunctionForms) {
+  EXPECT_EQ(Expr("trim(BOTH 'x' FROM s)"), "trim(s, 'x')");
+  EXPECT_EQ(Expr("trim(LEADING FROM s)"), "ltrim(s)");
+  EXPECT_EQ(Expr("trim(TRAILING 'ab' FROM s)"), "rtrim(s, 'ab')");
+  EXPECT_EQ(Expr("trim('x' FROM s)"), "trim(s, 'x')");
+  EXPECT_EQ(Expr("trim(s)"), "trim(s)");
+  EXPECT_EQ(Expr("substring(s FROM 7 FOR 5)"), "substring(s, 7, 5)");
+  EXPECT_EQ(Expr("substr(s FROM 2)"), "substr(s, 2)");
+  EXPECT_EQ(Expr("position('a' IN s)"), "position('a', s)");
+  EXPECT_EQ(Expr("last_value(x) IGNORE NULLS OVER (ORDER BY t)"),
+            "last_value(x, TRUE) OVER (ORDER BY t)");
+  EXPECT_EQ(Expr("first(x) RESPECT NULLS"), "first(x)");
+  try {
+    Expr("lag(x) IGNORE NULLS OVER (ORDER BY t)");
+    FAIL() << "IGNORE NULLS on lag should be refused";
+  } catch (const Error& error) {
+    EXPECT_EQ(error.error_class(), "UNSUPPORTED_FEATURE");
+  }
+}
+
 TEST(ParserExpressionTest, SparkPrecedenceTable) {
   EXPECT_EQ(Expr("a OR b AND NOT c = d + e * f"), "(a OR (b AND (NOT (c = (d + (e * f))))))");
   EXPECT_EQ(Expr("-a.b[1]"), "(- a.b[1])");

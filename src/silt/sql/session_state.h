@@ -76,14 +76,20 @@ class SessionState {
 
   /// Resolves a table name as written: `t` (temp view first, then current database), `db.t`,
   /// `spark_catalog.db.t`, delta.`/path`, parquet.`/path`, json.`/path`, csv.`/path`. Throws
-  /// TABLE_OR_VIEW_NOT_FOUND (with the position) when nothing matches; a delta.`path` that is
-  /// not a Delta table throws DELTA_MISSING_DELTA_TABLE.
+  /// TABLE_OR_VIEW_NOT_FOUND (with the position) when nothing matches (also for an unknown
+  /// database, as Spark does); a delta.`path` that is not a Delta table throws
+  /// DELTA_MISSING_DELTA_TABLE, a raw-file path that does not exist PATH_NOT_FOUND. Raw files
+  /// are read with exec::ReadJsonFiles / ReadCsvFiles (exec/text_format.h) or the Parquet reader.
   TableSource ResolveTable(const QualifiedName& name, const SourcePosition& position) const;
 
   /// Worker threads for query execution.
   ThreadPool& pool() const;
 
  private:
+  TableSource ResolveCatalogTable(const std::string& database, const std::string& table,
+                                  const QualifiedName& written,
+                                  const SourcePosition& position) const;
+
   std::shared_ptr<io::FileSystem> fs_;
   Catalog catalog_;
   std::string current_database_ = "default";

@@ -1,0 +1,432 @@
+#include "silt/commands/statement_executor.h"
+
+#include <algorithm>
+#include <cctype>
+#include <regex>
+
+#include "silt/base/check.h"
+#include "silt/base/json_writer.h"
+#include "silt/commands/statement_internal.h"
+#include "silt/sql/expression_binder.h"
+#include "silt/sql/lexer.h"
+#include "silt/sql/planner.h"
+
+namespace silt::commands {
+namespace internal {
+
+// The change data feed needs nothing of CREATE, ALTER and INSERT INTO / OVERWRITE: readers
+// derive their changes from add and remove actions. Partial rewrites (REPLACE WHERE) check it
+// themselves.
+std::vector<std::string> EnforcedFeatures() {
+  return {"checkConstraints", "generatedColumns", "changeDataFeed"};
+}
+
+std::string Lower(std::string_view text) {
+  std::string out(text);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+std::string QuotedJson(std::string_view text) {
+  std::string out;
+  AppendJsonString(out, text);
+  return out;
+}
+
+DeltaTarget ResolveDeltaTarget(sql::SessionState& session, const sql::QualifiedName& name,
+                               const sql::SourcePosition& position, const std::string& operation) {
+  sql::TableSource source = session.ResolveTable(name, position);
+  if (source.kind == sql::TableSource::Kind::kView) {
+    SILT_THROW(EXPECT_TABLE_NOT_VIEW,
+               {{"operation", operation}, {"viewName", source.display_name}});
+  }
+  if (source.kind != sql::TableSource::Kind::kDelta) {
+    SILT_THROW(UNSUPPORTED_FEATURE, {{"message", operation + " on " + source.display_name +
+                                                     ", which is not a Delta table"}});
+  }
+  return DeltaTarget{source.location, source.display_name, source.identifier};
+}
+
+ResultBuilder::ResultBuilder(std::vector<Field> fields)
+    : schema_(std::make_shared<Schema>(std::move(fields))) {
+  for (const Field& field : schema_->fields()) {
+    builders_.push_back(std::make_unique<VectorBuilder>(field.type));
+  }
+}
+
+void ResultBuilder::AddStringRow(const std::vector<std::optional<std::string>>& values) {
+  SILT_CHECK(values.size() == builders_.size(), "result row of the wrong width");
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (values[i]) {
+      builders_[i]->AppendString(*values[i]);
+    } else {
+      builders_[i]->AppendNull();
+    }
+  }
+}
+
+StatementResult ResultBuilder::Finish() {
+  std::vector<VectorPtr> columns;
+  for (auto& builder : builders_) columns.push_back(builder->Finish());
+  int64_t rows = columns.empty() ? 0 : columns[0]->length();
+  StatementResult result;
+  result.schema = schema_;
+  if (rows > 0) result.batches.emplace_back(schema_, std::move(columns), rows);
+  return result;
+}
+
+std::vector<std::pair<std::string, std::string>> CheckConstraints(const log::Metadata& metadata) {
+  constexpr std::string_view kPrefix = "delta.constraints.";
+  std::vector<std::pair<std::string, std::string>> constraints;
+  for (const auto& [key, value] : metadata.configuration) {
+    if (key.rfind(kPrefix, 0) == 0) constraints.emplace_back(key.substr(kPrefix.size()), value);
+  }
+  return constraints;
+}
+
+StatementResult RunQuery(sql::SessionState& session, const sql::Query& query) {
+  exec::ExecContext context;
+  context.eval = session.MakeEvalContext();
+  context.pool = &session.pool();
+  sql::PlannedQuery planned = sql::PlanQuery(session, query, context);
+  StatementResult result;
+  result.schema = planned.schema;
+  result.batches = exec::Collect(*planned.root, context);
+  return result;
+}
+
+}  // namespace internal
+
+namespace {
+
+using internal::Lower;
+using internal::ResultBuilder;
+using internal::RunQuery;
+
+Field StringField(std::string name, bool nullable = true) {
+  return Field{std::move(name), StringType(), nullable, {}};
+}
+
+// The database a statement names ({db}, {spark_catalog, db}), lower-cased.
+std::string DatabaseName(const sql::QualifiedName& name) {
+  if (name.size() == 2 && Lower(name[0]) == "spark_catalog") return Lower(name[1]);
+  SILT_USER_CHECK(name.size() == 1, INVALID_SCHEMA_OR_RELATION_NAME,
+                  {{"name", [&] {
+                      std::string text;
+                      for (const auto& part : name) text += (text.empty() ? "" : ".") + part;
+                      return text;
+                    }()}});
+  return Lower(name[0]);
+}
+
+// Spark's SHOW ... LIKE patterns: '*' matches anything, '|' separates alternatives, matched
+// case-insensitively against the whole name.
+bool MatchesShowPattern(const std::string& pattern, const std::string& name) {
+  if (pattern.empty()) return true;
+  std::string lower_name = Lower(name);
+  size_t start = 0;
+  while (start <= pattern.size()) {
+    size_t end = pattern.find('|', start);
+    if (end == std::string::npos) end = pattern.size();
+    std::string alternative = Lower(pattern.substr(start, end - start));
+    alternative.erase(0, alternative.find_first_not_of(' '));
+    alternative.erase(alternative.find_last_not_of(' ') + 1);
+    std::string regex;
+    for (char c : alternative) {
+      if (c == '*') {
+        regex += ".*";
+      } else if (std::isalnum(static_cast<unsigned char>(c)) || c == '_') {
+        regex += c;
+      } else {
+        regex += '\\';
+        regex += c;
+      }
+    }
+    if (std::regex_match(lower_name, std::regex(regex))) return true;
+    start = end + 1;
+  }
+  return false;
+}
+
+StatementResult ExecuteCreateView(sql::SessionState& session, const sql::Statement& statement) {
+  if (!statement.temporary) {
+    SILT_THROW(NOT_IMPLEMENTED,
+               {{"feature", "CREATE VIEW (permanent views; use CREATE TEMP VIEW)"}});
+  }
+  SILT_USER_CHECK(statement.name.size() == 1, INVALID_SCHEMA_OR_RELATION_NAME,
+                  {{"name", statement.name.back()}});
+  if (statement.if_not_exists && session.FindTempView(statement.name[0]) != nullptr) return {};
+  // Bind now so that a view over a missing table or column fails at creation, as in Spark.
+  exec::ExecContext context;
+  context.eval = session.MakeEvalContext();
+  sql::PlannedQuery planned = sql::PlanQuery(session, *statement.query, context);
+  if (!statement.column_names.empty() &&
+      statement.column_names.size() != planned.schema->num_fields()) {
+    SILT_THROW(
+        INVALID_ARGUMENT,
+        {{"message", "The view column list has " + std::to_string(statement.column_names.size()) +
+                         " names but the query returns " +
+                         std::to_string(planned.schema->num_fields()) + " columns"}});
+  }
+  sql::TempView view;
+  view.name = statement.name[0];
+  view.query = statement.query;
+  view.column_names = statement.column_names;
+  view.sql_text = statement.source_text;
+  session.CreateTempView(std::move(view), statement.or_replace);
+  return {};
+}
+
+StatementResult ExecuteDropTable(sql::SessionState& session, const sql::Statement& statement) {
+  const sql::QualifiedName& name = statement.name;
+  // DROP TABLE also drops a temporary view of that name, as Spark does.
+  if (name.size() == 1 && session.DropTempView(name[0])) return {};
+  std::string database;
+  std::string table;
+  if (name.size() == 1) {
+    database = session.current_database();
+    table = name[0];
+  } else if (name.size() == 2) {
+    database = name[0];
+    table = name[1];
+  } else if (name.size() == 3 && Lower(name[0]) == "spark_catalog") {
+    database = name[1];
+    table = name[2];
+  } else {
+    SILT_THROW(INVALID_SCHEMA_OR_RELATION_NAME, {{"name", name.back()}});
+  }
+  if (!session.catalog().DatabaseExists(database)) {
+    if (statement.if_exists) return {};
+    std::string written;
+    for (const auto& part : name) written += (written.empty() ? "`" : ".`") + part + "`";
+    throw MakeError(ErrorClass::TABLE_OR_VIEW_NOT_FOUND, {{"relationName", written}})
+        .WithContext(sql::FormatPosition(statement.position));
+  }
+  session.catalog().DropTable(database, table, statement.if_exists);
+  return {};
+}
+
+StatementResult ExecuteDropView(sql::SessionState& session, const sql::Statement& statement) {
+  if (statement.name.size() == 1 && session.DropTempView(statement.name[0])) return {};
+  if (statement.if_exists) return {};
+  // A table is not a view: Spark refuses DROP VIEW on it.
+  if (statement.name.size() == 1 &&
+      session.catalog().TableLocation(session.current_database(), statement.name[0])) {
+    SILT_THROW(EXPECT_VIEW_NOT_TABLE,
+               {{"tableName", "`spark_catalog`.`" + session.current_database() + "`.`" +
+                                  Lower(statement.name[0]) + "`"},
+                {"operation", "DROP VIEW"},
+                {"alternative", "DROP TABLE"}});
+  }
+  std::string written;
+  for (const auto& part : statement.name) written += (written.empty() ? "`" : ".`") + part + "`";
+  throw MakeError(ErrorClass::TABLE_OR_VIEW_NOT_FOUND, {{"relationName", written}})
+      .WithContext(sql::FormatPosition(statement.position));
+}
+
+StatementResult ExecuteShowTables(sql::SessionState& session, const sql::Statement& statement) {
+  std::string database =
+      statement.name.empty() ? session.current_database() : DatabaseName(statement.name);
+  ResultBuilder result({StringField("namespace", false), StringField("tableName", false),
+                        Field{"isTemporary", BooleanType(), false, {}}});
+  auto add = [&](const std::string& ns, const std::string& table, bool temporary) {
+    if (!MatchesShowPattern(statement.pattern, table)) return;
+    result.column(0).AppendString(ns);
+    result.column(1).AppendString(table);
+    result.column(2).AppendBool(temporary);
+  };
+  for (const std::string& table : session.catalog().ListTables(database))
+    add(database, table, false);
+  for (const std::string& view : session.TempViewNames()) add("", view, true);
+  return result.Finish();
+}
+
+StatementResult ExecuteShowDatabases(sql::SessionState& session, const sql::Statement& statement) {
+  ResultBuilder result({StringField("namespace", false)});
+  for (const std::string& name : session.catalog().ListDatabases()) {
+    if (MatchesShowPattern(statement.pattern, name)) result.AddStringRow({name});
+  }
+  return result.Finish();
+}
+
+// Spark shows the value of a few well-known options even when they were never set.
+std::optional<std::string> ConfDefault(const std::string& key) {
+  if (key == "spark.sql.ansi.enabled") return "true";
+  if (key == "spark.sql.session.timeZone") return "UTC";
+  return std::nullopt;
+}
+
+StatementResult ExecuteSet(sql::SessionState& session, const sql::Statement& statement) {
+  if (statement.key.empty()) {
+    ResultBuilder result({StringField("key", false), StringField("value", true)});
+    for (const auto& [key, value] : session.conf()) result.AddStringRow({key, value});
+    return result.Finish();
+  }
+  if (statement.value) {
+    // Validate the options the engine reads, so a typo fails here and not in a later query.
+    if (statement.key == "spark.sql.ansi.enabled") {
+      std::string lower = Lower(*statement.value);
+      SILT_USER_CHECK(lower == "true" || lower == "false", INVALID_CONFIGURATION,
+                      {{"value", *statement.value},
+                       {"key", statement.key},
+                       {"reason", "expected true or false"}});
+    }
+    std::optional<std::string> previous = session.GetConf(statement.key);
+    session.SetConf(statement.key, *statement.value);
+    if (statement.key == "spark.sql.session.timeZone") {
+      // A malformed zone is refused here; a region name is kept (it fails only when a
+      // timestamp is converted, which silt cannot do without a time zone database).
+      try {
+        session.MakeEvalContext().ZoneOffsetMicros();
+      } catch (const Error& error) {
+        if (error.error_class() != "NOT_IMPLEMENTED") {
+          if (previous) {
+            session.SetConf(statement.key, *previous);
+          } else {
+            session.UnsetConf(statement.key);
+          }
+          throw;
+        }
+      }
+    }
+    ResultBuilder result({StringField("key", false), StringField("value", true)});
+    result.AddStringRow({statement.key, *statement.value});
+    return result.Finish();
+  }
+  ResultBuilder result({StringField("key", false), StringField("value", true)});
+  std::optional<std::string> value = session.GetConf(statement.key);
+  if (!value) value = ConfDefault(statement.key);
+  result.AddStringRow({statement.key, value ? *value : std::string("<undefined>")});
+  return result.Finish();
+}
+
+StatementResult ExecuteReset(sql::SessionState& session, const sql::Statement& statement) {
+  if (statement.key.empty()) {
+    std::vector<std::string> keys;
+    for (const auto& [key, value] : session.conf()) keys.push_back(key);
+    for (const std::string& key : keys) session.UnsetConf(key);
+  } else {
+    session.UnsetConf(statement.key);
+  }
+  return {};
+}
+
+StatementResult ExecuteExplain(sql::SessionState& session, const sql::Statement& statement) {
+  SILT_CHECK(statement.explained != nullptr, "EXPLAIN without a statement");
+  const sql::Statement& explained = *statement.explained;
+  std::string mode = Lower(statement.explain_mode);
+  std::string text;
+  if (explained.kind == sql::StatementKind::kQuery) {
+    exec::ExecContext context;
+    context.eval = session.MakeEvalContext();
+    text = sql::ExplainQuery(session, *explained.query, context, mode == "extended");
+  } else if ((explained.kind == sql::StatementKind::kInsert ||
+              explained.kind == sql::StatementKind::kCreateTable) &&
+             explained.query != nullptr) {
+    exec::ExecContext context;
+    context.eval = session.MakeEvalContext();
+    std::string command = explained.kind == sql::StatementKind::kInsert
+                              ? "Execute InsertIntoDeltaTable"
+                              : "Execute CreateTableAsSelect";
+    std::string plan = sql::ExplainQuery(session, *explained.query, context, false);
+    text = "== Physical Plan ==\n" + command + "\n";
+    // Indent the query's operator tree under the command.
+    constexpr std::string_view kHeader = "== Physical Plan ==\n";
+    std::string tree = plan.rfind(kHeader, 0) == 0 ? plan.substr(kHeader.size()) : plan;
+    size_t start = 0;
+    bool first = true;
+    while (start < tree.size()) {
+      size_t end = tree.find('\n', start);
+      if (end == std::string::npos) end = tree.size();
+      std::string line = tree.substr(start, end - start);
+      if (!line.empty()) text += (first ? "+- " : "   ") + line + "\n";
+      first = false;
+      start = end + 1;
+    }
+  } else {
+    text = "== Physical Plan ==\nExecute " + explained.source_text + "\n";
+  }
+  ResultBuilder result({StringField("plan", true)});
+  result.AddStringRow({text});
+  return result.Finish();
+}
+
+}  // namespace
+
+StatementResult ExecuteStatement(sql::SessionState& session, const sql::Statement& statement) {
+  using sql::StatementKind;
+  switch (statement.kind) {
+    case StatementKind::kQuery:
+      return RunQuery(session, *statement.query);
+    case StatementKind::kCreateTable:
+      return internal::ExecuteCreateTable(session, statement);
+    case StatementKind::kCreateView:
+      return ExecuteCreateView(session, statement);
+    case StatementKind::kCreateDatabase:
+      if (statement.location) {
+        SILT_THROW(NOT_IMPLEMENTED, {{"feature", "CREATE DATABASE ... LOCATION"}});
+      }
+      session.catalog().CreateDatabase(DatabaseName(statement.name), statement.if_not_exists,
+                                       statement.comment);
+      return {};
+    case StatementKind::kDropTable:
+      return ExecuteDropTable(session, statement);
+    case StatementKind::kDropView:
+      return ExecuteDropView(session, statement);
+    case StatementKind::kDropDatabase:
+      // The parser records CASCADE in `extended`; RESTRICT is the default.
+      session.catalog().DropDatabase(DatabaseName(statement.name), statement.if_exists,
+                                     statement.extended);
+      if (Lower(session.current_database()) == DatabaseName(statement.name)) {
+        session.SetCurrentDatabase("default");
+      }
+      return {};
+    case StatementKind::kUse:
+      session.SetCurrentDatabase(DatabaseName(statement.name));
+      return {};
+    case StatementKind::kInsert:
+      return internal::ExecuteInsert(session, statement);
+    case StatementKind::kAlterTable:
+      return internal::ExecuteAlterTable(session, statement);
+    case StatementKind::kDescribeTable:
+      return internal::ExecuteDescribeTable(session, statement);
+    case StatementKind::kDescribeDetail:
+      return internal::ExecuteDescribeDetail(session, statement);
+    case StatementKind::kDescribeHistory:
+      return internal::ExecuteDescribeHistory(session, statement);
+    case StatementKind::kShowTables:
+      return ExecuteShowTables(session, statement);
+    case StatementKind::kShowDatabases:
+      return ExecuteShowDatabases(session, statement);
+    case StatementKind::kShowTableProperties:
+      return internal::ExecuteShowTableProperties(session, statement);
+    case StatementKind::kShowCreateTable:
+      return internal::ExecuteShowCreateTable(session, statement);
+    case StatementKind::kShowColumns:
+      return internal::ExecuteShowColumns(session, statement);
+    case StatementKind::kExplain:
+      return ExecuteExplain(session, statement);
+    case StatementKind::kSet:
+      return ExecuteSet(session, statement);
+    case StatementKind::kReset:
+      return ExecuteReset(session, statement);
+    case StatementKind::kMerge:
+      SILT_THROW(NOT_IMPLEMENTED, {{"feature", "MERGE INTO"}});
+    case StatementKind::kUpdate:
+      SILT_THROW(NOT_IMPLEMENTED, {{"feature", "UPDATE"}});
+    case StatementKind::kDelete:
+      SILT_THROW(NOT_IMPLEMENTED, {{"feature", "DELETE"}});
+    case StatementKind::kRestore:
+      SILT_THROW(NOT_IMPLEMENTED, {{"feature", "RESTORE"}});
+    case StatementKind::kVacuum:
+      SILT_THROW(NOT_IMPLEMENTED, {{"feature", "VACUUM"}});
+    case StatementKind::kOptimize:
+      SILT_THROW(NOT_IMPLEMENTED, {{"feature", "OPTIMIZE"}});
+    case StatementKind::kConvertToDelta:
+      SILT_THROW(NOT_IMPLEMENTED, {{"feature", "CONVERT TO DELTA"}});
+  }
+  SILT_THROW(NOT_IMPLEMENTED, {{"feature", "this statement"}});
+}
+
+}  // namespace silt::commands

@@ -1,0 +1,71 @@
+#pragma once
+
+// Shared by the statement implementations of src/silt/commands (private to the folder).
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "silt/commands/statement_executor.h"
+#include "silt/log/snapshot.h"
+#include "silt/vector/vector.h"
+
+namespace silt::commands::internal {
+
+/// The table features the statements enforce themselves before writing: CHECK constraints are
+/// evaluated and generated columns computed or checked on every written row.
+std::vector<std::string> EnforcedFeatures();
+
+/// A Delta table a statement acts on.
+struct DeltaTarget {
+  std::string location;
+  std::string display_name;             ///< as Spark prints it: `spark_catalog`.`db`.`t`
+  std::vector<std::string> identifier;  ///< {db, table}; empty for delta.`path`
+};
+
+/// Resolves `name` for `operation` ("INSERT", "ALTER TABLE", "DESCRIBE HISTORY", ...): a view
+/// throws EXPECT_TABLE_NOT_VIEW, raw files UNSUPPORTED_FEATURE, unknown names
+/// TABLE_OR_VIEW_NOT_FOUND.
+DeltaTarget ResolveDeltaTarget(sql::SessionState& session, const sql::QualifiedName& name,
+                               const sql::SourcePosition& position, const std::string& operation);
+
+/// Lower-cased ASCII.
+std::string Lower(std::string_view text);
+
+/// A string parameter as commitInfo stores it: a JSON string.
+std::string QuotedJson(std::string_view text);
+
+/// Builds a result table column by column (all columns given as typed builders).
+class ResultBuilder {
+ public:
+  explicit ResultBuilder(std::vector<Field> fields);
+  VectorBuilder& column(size_t i) { return *builders_[i]; }
+  /// Appends a row of strings (nullopt = NULL) to an all-string result.
+  void AddStringRow(const std::vector<std::optional<std::string>>& values);
+  StatementResult Finish();
+
+ private:
+  SchemaPtr schema_;
+  std::vector<std::unique_ptr<VectorBuilder>> builders_;
+};
+
+/// Plans and runs a query with the session's settings.
+StatementResult RunQuery(sql::SessionState& session, const sql::Query& query);
+
+/// The CHECK constraints of a table: (name, expression text) from `delta.constraints.*`.
+std::vector<std::pair<std::string, std::string>> CheckConstraints(const log::Metadata& metadata);
+
+StatementResult ExecuteCreateTable(sql::SessionState& session, const sql::Statement& statement);
+StatementResult ExecuteInsert(sql::SessionState& session, const sql::Statement& statement);
+StatementResult ExecuteAlterTable(sql::SessionState& session, const sql::Statement& statement);
+
+StatementResult ExecuteDescribeTable(sql::SessionState& session, const sql::Statement& statement);
+StatementResult ExecuteDescribeDetail(sql::SessionState& session, const sql::Statement& statement);
+StatementResult ExecuteDescribeHistory(sql::SessionState& session, const sql::Statement& statement);
+StatementResult ExecuteShowTableProperties(sql::SessionState& session,
+                                           const sql::Statement& statement);
+StatementResult ExecuteShowCreateTable(sql::SessionState& session, const sql::Statement& statement);
+StatementResult ExecuteShowColumns(sql::SessionState& session, const sql::Statement& statement);
+
+}  // namespace silt::commands::internal

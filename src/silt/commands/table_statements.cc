@@ -1,0 +1,942 @@
+// CREATE TABLE, INSERT and ALTER TABLE: the statements that commit to Delta tables.
+
+#include <algorithm>
+#include <cctype>
+#include <set>
+
+#include "silt/base/check.h"
+#include "silt/base/json_writer.h"
+#include "silt/commands/statement_internal.h"
+#include "silt/exec/text_format.h"
+#include "silt/expr/cast.h"
+#include "silt/expr/evaluator.h"
+#include "silt/expr/type_coercion.h"
+#include "silt/io/file_system.h"
+#include "silt/io/path.h"
+#include "silt/log/data_file_writer.h"
+#include "silt/log/table_features.h"
+#include "silt/log/table_scan.h"
+#include "silt/log/transaction.h"
+#include "silt/sql/expression_binder.h"
+#include "silt/sql/lexer.h"
+#include "silt/sql/parser.h"
+#include "silt/types/schema_json.h"
+
+namespace silt::commands::internal {
+namespace {
+
+constexpr std::string_view kGenerationExpressionKey = "delta.generationExpression";
+constexpr std::string_view kDefaultsPrefix = "spark.databricks.delta.properties.defaults.";
+
+std::string Upper(std::string_view text) {
+  std::string out(text);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+  return out;
+}
+
+std::string SqlTypeName(const DataType& type) { return "\"" + Upper(type.ToString()) + "\""; }
+
+std::string JsonStringArray(const std::vector<std::string>& values) {
+  JsonWriter json;
+  json.BeginArray();
+  for (const auto& value : values) json.String(value);
+  json.EndArray();
+  return json.Release();
+}
+
+std::string JsonStringObject(const log::StringMap& values) {
+  JsonWriter json;
+  json.BeginObject();
+  for (const auto& [key, value] : values) {
+    json.Key(key);
+    json.String(value);
+  }
+  json.EndObject();
+  return json.Release();
+}
+
+// The unquoted text of a metadata value stored as a JSON string.
+std::optional<std::string> MetadataString(const Field& field, std::string_view key) {
+  const std::string* raw = field.FindMetadata(key);
+  if (raw == nullptr) return std::nullopt;
+  exec::JsonValue value = exec::ParseJson(*raw);
+  if (value.kind != exec::JsonValue::Kind::kString) return std::nullopt;
+  return value.text;
+}
+
+// Binds `text` (a stored SQL expression) against the table's columns.
+expr::ExpressionPtr BindTableExpression(const std::string& text, const SchemaPtr& schema) {
+  sql::ExpressionPtr parsed = sql::ParseExpression(text);
+  sql::SchemaScope scope(schema);
+  sql::ExpressionBinder binder(scope);
+  return binder.Bind(*parsed);
+}
+
+void CollectColumns(const expr::Expression& expression, std::set<int>& columns) {
+  if (expression.kind() == expr::ExpressionKind::kColumn) columns.insert(expression.column_index());
+  for (const auto& child : expression.children()) CollectColumns(*child, columns);
+}
+
+// " - a : 1" lines, as Delta lists the values of the columns a failing check used.
+std::string RowValues(const expr::Expression& expression, const Batch& batch, int64_t row) {
+  std::set<int> columns;
+  CollectColumns(expression, columns);
+  std::string text;
+  for (int column : columns) {
+    const Vector& vector = *batch.column(static_cast<size_t>(column));
+    text += "\n - " + batch.schema()->field(static_cast<size_t>(column)).name + " : " +
+            (vector.IsNull(row) ? "null" : vector.ValueToString(row));
+  }
+  return text;
+}
+
+// The rows of `batch` whose `keep` byte is set.
+Batch SelectRows(const Batch& batch, const std::vector<uint8_t>& keep) {
+  std::vector<VectorPtr> columns;
+  int64_t kept = 0;
+  for (uint8_t k : keep) kept += k != 0;
+  if (kept == batch.num_rows()) return batch;
+  for (const VectorPtr& column : batch.columns()) {
+    VectorBuilder builder(column->type(), kept);
+    for (int64_t row = 0; row < batch.num_rows(); ++row) {
+      if (keep[static_cast<size_t>(row)]) builder.AppendFrom(*column, row);
+    }
+    columns.push_back(builder.Finish());
+  }
+  return Batch(batch.schema(), std::move(columns), kept);
+}
+
+size_t LeftmostOffset(const sql::Expression& expression) {
+  size_t offset = expression.position.offset;
+  auto visit = [&](const sql::ExpressionPtr& child) {
+    if (child) offset = std::min(offset, LeftmostOffset(*child));
+  };
+  for (const auto& child : expression.children) visit(child);
+  visit(expression.case_operand);
+  for (const auto& [when, then] : expression.when_clauses) {
+    visit(when);
+    visit(then);
+  }
+  visit(expression.else_result);
+  return offset;
+}
+
+// The text of a CHECK or GENERATED ALWAYS AS expression as the user wrote it between the
+// parentheses after CHECK / AS, which is what Delta stores; the canonical SQL of the AST when
+// the text cannot be located.
+std::string WrittenExpressionText(const sql::Statement& statement,
+                                  const sql::Expression& expression) {
+  const std::string& text = statement.source_text;
+  size_t start = LeftmostOffset(expression);
+  if (start < statement.position.offset || start - statement.position.offset >= text.size()) {
+    return sql::ExpressionSql(expression);
+  }
+  size_t position = start - statement.position.offset;
+  // Walk back over blanks and opening parentheses to the one that follows the keyword.
+  size_t wrapper = std::string::npos;
+  size_t cursor = position;
+  while (cursor > 0) {
+    char c = text[cursor - 1];
+    if (c == '(') {
+      wrapper = cursor - 1;
+    } else if (!std::isspace(static_cast<unsigned char>(c))) {
+      break;
+    }
+    --cursor;
+  }
+  size_t word_end = cursor;
+  while (cursor > 0 && std::isalpha(static_cast<unsigned char>(text[cursor - 1]))) --cursor;
+  std::string keyword = Upper(text.substr(cursor, word_end - cursor));
+  if (wrapper == std::string::npos || (keyword != "CHECK" && keyword != "AS")) {
+    return sql::ExpressionSql(expression);
+  }
+  int depth = 0;
+  for (size_t i = wrapper; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '\'' || c == '"' || c == '`') {
+      size_t close = i + 1;
+      while (close < text.size() && text[close] != c) close += text[close] == '\\' ? 2 : 1;
+      i = close;
+      continue;
+    }
+    if (c == '(') ++depth;
+    if (c == ')' && --depth == 0) {
+      std::string inner = text.substr(wrapper + 1, i - wrapper - 1);
+      size_t first = inner.find_first_not_of(" \t\r\n");
+      size_t last = inner.find_last_not_of(" \t\r\n");
+      if (first == std::string::npos) break;
+      return inner.substr(first, last - first + 1);
+    }
+  }
+  return sql::ExpressionSql(expression);
+}
+
+// Everything a write must enforce on the rows of one table.
+class RowValidator {
+ public:
+  RowValidator(const SchemaPtr& schema, const log::Metadata& metadata) : schema_(schema) {
+    for (const auto& [name, text] : CheckConstraints(metadata)) {
+      checks_.push_back({name, text, BindTableExpression(text, schema)});
+    }
+  }
+
+  // Throws the first violation of NOT NULL (top-level columns) or a CHECK constraint.
+  void Check(const Batch& batch, expr::EvalContext& context) const {
+    for (size_t i = 0; i < schema_->num_fields(); ++i) {
+      if (!schema_->field(i).nullable && batch.column(i)->null_count() > 0) {
+        SILT_THROW(DELTA_NOT_NULL_CONSTRAINT_VIOLATED, {{"columnName", schema_->field(i).name}});
+      }
+    }
+    for (const auto& check : checks_) {
+      VectorPtr result = expr::Evaluate(*check.bound, batch, context);
+      for (int64_t row = 0; row < batch.num_rows(); ++row) {
+        // Delta rejects a row whose check is NULL as well as FALSE.
+        if (result->IsNull(row) || !result->GetBool(row)) {
+          SILT_THROW(DELTA_VIOLATE_CONSTRAINT_WITH_VALUES,
+                     {{"constraintName", check.name},
+                      {"expression", check.text},
+                      {"values", RowValues(*check.bound, batch, row)}});
+        }
+      }
+    }
+  }
+
+ private:
+  struct BoundCheck {
+    std::string name;
+    std::string text;
+    expr::ExpressionPtr bound;
+  };
+  SchemaPtr schema_;
+  std::vector<BoundCheck> checks_;
+};
+
+// Casts a column to the table's type under Spark's ANSI store-assignment rules.
+VectorPtr StoreAssign(const VectorPtr& input, const Field& target, const std::string& table,
+                      expr::EvalContext& context) {
+  if (input->type()->Equals(*target.type)) return input;
+  if (!expr::CanStoreAssign(input->type(), target.type)) {
+    SILT_THROW(INCOMPATIBLE_DATA_FOR_TABLE, {{"tableName", table},
+                                             {"message", "Cannot safely cast `" + target.name +
+                                                             "`: " + SqlTypeName(*input->type()) +
+                                                             " to " + SqlTypeName(*target.type)}});
+  }
+  expr::EvalContext strict = context;
+  strict.ansi = true;  // store assignment checks overflow whatever the session's ANSI mode
+  VectorPtr cast = expr::CastVector(input, target.type, expr::ErrorMode::kSession, strict);
+  try {
+    strict.ThrowIfError();
+  } catch (const Error& error) {
+    std::string_view cls = error.error_class();
+    if (cls == "CAST_OVERFLOW" || cls == "NUMERIC_VALUE_OUT_OF_RANGE" ||
+        cls == "ARITHMETIC_OVERFLOW") {
+      SILT_THROW(CAST_OVERFLOW_IN_TABLE_INSERT, {{"sourceType", SqlTypeName(*input->type())},
+                                                 {"targetType", SqlTypeName(*target.type)},
+                                                 {"columnName", "`" + target.name + "`"}});
+    }
+    throw;
+  }
+  return cast;
+}
+
+// Writes `batches` (in the table's schema) as data files of the transaction's table.
+struct WrittenFiles {
+  std::vector<log::AddFile> adds;
+  int64_t rows = 0;
+  int64_t bytes = 0;
+};
+
+WrittenFiles WriteFiles(sql::SessionState& session, const std::string& location,
+                        const log::Metadata& metadata, const std::vector<Batch>& batches) {
+  WrittenFiles written;
+  bool any_rows = false;
+  for (const Batch& batch : batches) any_rows = any_rows || batch.num_rows() > 0;
+  if (!any_rows) return written;
+  auto writer = log::DataFileWriter::Make(session.fs(), location, metadata);
+  for (const Batch& batch : batches) {
+    if (batch.num_rows() == 0) continue;
+    writer->Write(batch);
+    written.rows += batch.num_rows();
+  }
+  written.adds = writer->Finish();
+  for (const auto& add : written.adds) written.bytes += add.size;
+  return written;
+}
+
+// Relabels query output with the table's schema (same types in order).
+std::vector<Batch> WithSchema(const std::vector<Batch>& batches, const SchemaPtr& schema) {
+  std::vector<Batch> out;
+  for (const Batch& batch : batches) {
+    if (batch.num_rows() == 0) continue;
+    out.emplace_back(schema, batch.columns(), batch.num_rows());
+  }
+  return out;
+}
+
+// Completes rows for a table: maps query columns to table columns, casts, fills generated
+// columns and checks constraints. `mapping[i]` is the source column of table column i, or -1.
+class RowAssembler {
+ public:
+  RowAssembler(SchemaPtr schema, const log::Metadata& metadata, std::string table_name)
+      : schema_(std::move(schema)),
+        table_name_(std::move(table_name)),
+        validator_(schema_, metadata) {
+    for (size_t i = 0; i < schema_->num_fields(); ++i) {
+      if (auto text = MetadataString(schema_->field(i), kGenerationExpressionKey)) {
+        generated_.push_back({i, *text, BindTableExpression(*text, schema_)});
+      }
+    }
+  }
+
+  bool IsGenerated(size_t column) const {
+    return std::any_of(generated_.begin(), generated_.end(),
+                       [&](const Generated& g) { return g.column == column; });
+  }
+
+  Batch Assemble(const Batch& source, const std::vector<int>& mapping,
+                 expr::EvalContext& context) const {
+    std::vector<VectorPtr> columns;
+    for (size_t i = 0; i < schema_->num_fields(); ++i) {
+      const Field& field = schema_->field(i);
+      if (mapping[i] >= 0) {
+        columns.push_back(StoreAssign(source.column(static_cast<size_t>(mapping[i])), field,
+                                      table_name_, context));
+      } else {
+        columns.push_back(Vector::MakeAllNull(field.type, source.num_rows()));
+      }
+    }
+    Batch batch(schema_, columns, source.num_rows());
+    for (const Generated& g : generated_) {
+      VectorPtr computed = expr::Evaluate(*g.bound, batch, context);
+      context.ThrowIfError();
+      const Field& field = schema_->field(g.column);
+      if (!computed->type()->Equals(*field.type)) {
+        computed = expr::CastVector(computed, field.type, expr::ErrorMode::kSession, context);
+        context.ThrowIfError();
+      }
+      if (mapping[g.column] >= 0) {
+        const Vector& given = *columns[g.column];
+        for (int64_t row = 0; row < batch.num_rows(); ++row) {
+          bool both_null = given.IsNull(row) && computed->IsNull(row);
+          bool equal =
+              !given.IsNull(row) && !computed->IsNull(row) && given.RowEquals(row, *computed, row);
+          if (!both_null && !equal) {
+            SILT_THROW(DELTA_GENERATED_COLUMN_VALUE_MISMATCH,
+                       {{"columnName", field.name},
+                        {"expression", g.text},
+                        {"values", RowValues(*g.bound, batch, row) + "\n - " + field.name + " : " +
+                                       (given.IsNull(row) ? "null" : given.ValueToString(row))}});
+          }
+        }
+      } else {
+        columns[g.column] = computed;
+        batch = Batch(schema_, columns, source.num_rows());
+      }
+    }
+    validator_.Check(batch, context);
+    return batch;
+  }
+
+ private:
+  struct Generated {
+    size_t column;
+    std::string text;
+    expr::ExpressionPtr bound;
+  };
+  SchemaPtr schema_;
+  std::string table_name_;
+  RowValidator validator_;
+  std::vector<Generated> generated_;
+};
+
+// ---- CREATE TABLE ----
+
+struct CreateTarget {
+  std::string location;
+  std::optional<std::string> database;  // catalog tables
+  std::string table;
+  std::string display_name;
+  bool exists = false;
+  bool external = false;
+};
+
+CreateTarget ResolveCreateTarget(sql::SessionState& session, const sql::Statement& statement) {
+  const sql::QualifiedName& name = statement.name;
+  CreateTarget target;
+  if (name.size() == 2 && Lower(name[0]) == "delta" && name[1].find('/') != std::string::npos) {
+    target.location = name[1];
+    target.display_name = "delta.`" + name[1] + "`";
+    target.external = true;
+    target.exists = !session.fs()->List(name[1] + "/_delta_log").empty();
+    return target;
+  }
+  std::string database;
+  if (name.size() == 1) {
+    database = session.current_database();
+  } else if (name.size() == 2) {
+    database = Lower(name[0]);
+  } else if (name.size() == 3 && Lower(name[0]) == "spark_catalog") {
+    database = Lower(name[1]);
+  } else {
+    SILT_THROW(INVALID_SCHEMA_OR_RELATION_NAME, {{"name", name.back()}});
+  }
+  session.catalog().CheckDatabase(database);
+  target.database = database;
+  target.table = Lower(name.back());
+  SILT_USER_CHECK(!target.table.empty() && target.table.find('/') == std::string::npos,
+                  INVALID_SCHEMA_OR_RELATION_NAME, {{"name", name.back()}});
+  target.display_name = "`spark_catalog`.`" + database + "`.`" + target.table + "`";
+  std::optional<std::string> existing = session.catalog().TableLocation(database, target.table);
+  if (existing) {
+    target.exists = true;
+    target.location = *existing;
+    target.external = session.catalog().IsExternalTable(database, target.table);
+    if (statement.location &&
+        io::NormalizePath(*statement.location) != io::NormalizePath(*existing)) {
+      // Replacing a table at another location is not something silt supports.
+      if (statement.or_replace || statement.replace) {
+        SILT_THROW(NOT_IMPLEMENTED, {{"feature", "REPLACE TABLE with a different LOCATION"}});
+      }
+    }
+  } else if (statement.location) {
+    target.location = *statement.location;
+    target.external = true;
+  } else {
+    target.location = session.catalog().ManagedLocation(database, target.table);
+  }
+  return target;
+}
+
+Field ColumnField(const sql::Statement& statement, const sql::ColumnDefinition& column) {
+  Field field{column.name, column.type, column.nullable, {}};
+  if (column.comment) field.metadata.emplace_back("comment", QuotedJson(*column.comment));
+  if (column.generated_as) {
+    field.metadata.emplace_back(std::string(kGenerationExpressionKey),
+                                QuotedJson(WrittenExpressionText(statement, *column.generated_as)));
+  }
+  if (column.identity) {
+    SILT_THROW(NOT_IMPLEMENTED, {{"feature", "identity columns"}});
+  }
+  if (column.default_value) {
+    SILT_THROW(NOT_IMPLEMENTED, {{"feature", "column DEFAULT values"}});
+  }
+  return field;
+}
+
+// Table properties: TBLPROPERTIES plus the session's defaults for properties not given.
+log::StringMap TableProperties(const sql::SessionState& session, const sql::Statement& statement) {
+  log::StringMap properties;
+  for (const auto& [key, value] : statement.properties) properties.emplace_back(key, value);
+  for (const auto& [key, value] : session.conf()) {
+    if (key.rfind(kDefaultsPrefix, 0) != 0) continue;
+    std::string property = "delta." + key.substr(kDefaultsPrefix.size());
+    if (!log::FindValue(properties, property)) properties.emplace_back(property, value);
+  }
+  return properties;
+}
+
+// Checks generated-column and CHECK expressions against the schema before anything is written.
+void ValidateTableExpressions(const SchemaPtr& schema, const log::StringMap& properties) {
+  for (const Field& field : schema->fields()) {
+    if (auto text = MetadataString(field, kGenerationExpressionKey)) {
+      expr::ExpressionPtr bound = BindTableExpression(*text, schema);
+      if (!bound->deterministic()) {
+        SILT_THROW(UNSUPPORTED_FEATURE,
+                   {{"message", "non-deterministic generation expression " + *text}});
+      }
+      std::set<int> used;
+      CollectColumns(*bound, used);
+      for (int column : used) {
+        if (MetadataString(schema->field(static_cast<size_t>(column)), kGenerationExpressionKey)) {
+          SILT_THROW(UNSUPPORTED_FEATURE,
+                     {{"message",
+                       "A generated column cannot use another generated column: " + field.name}});
+        }
+      }
+      if (!expr::CanStoreAssign(bound->type(), field.type)) {
+        SILT_THROW(DATATYPE_MISMATCH, {{"sqlExpr", *text},
+                                       {"message", "the generation expression of " + field.name +
+                                                       " is " + SqlTypeName(*bound->type()) +
+                                                       ", not " + SqlTypeName(*field.type)}});
+      }
+    }
+  }
+  log::Metadata metadata;
+  metadata.configuration = properties;
+  for (const auto& [name, text] : CheckConstraints(metadata)) {
+    expr::ExpressionPtr bound = BindTableExpression(text, schema);
+    if (bound->type()->id() != TypeId::kBoolean) {
+      SILT_THROW(DATATYPE_MISMATCH, {{"sqlExpr", text},
+                                     {"message", "a CHECK constraint must be BOOLEAN, not " +
+                                                     SqlTypeName(*bound->type())}});
+    }
+  }
+}
+
+std::vector<std::pair<std::string, std::string>> CreateParameters(
+    const CreateTarget& target, const sql::Statement& statement, const log::StringMap& properties) {
+  return {{"isManaged", QuotedJson(target.external ? "false" : "true")},
+          {"description", statement.comment ? QuotedJson(*statement.comment) : "null"},
+          {"partitionBy", QuotedJson(JsonStringArray(statement.partition_columns))},
+          {"properties", QuotedJson(JsonStringObject(properties))}};
+}
+
+}  // namespace
+
+StatementResult ExecuteCreateTable(sql::SessionState& session, const sql::Statement& statement) {
+  if (!statement.provider.empty() && Lower(statement.provider) != "delta") {
+    SILT_THROW(UNSUPPORTED_FILE_FORMAT,
+               {{"format", statement.provider},
+                {"message", "silt creates Delta tables only (USING delta)"}});
+  }
+  CreateTarget target = ResolveCreateTarget(session, statement);
+  bool replacing = statement.or_replace || statement.replace;
+  if (target.exists && !replacing) {
+    if (statement.if_not_exists) return {};
+    SILT_THROW(TABLE_OR_VIEW_ALREADY_EXISTS, {{"relationName", target.display_name}});
+  }
+  if (!target.exists && statement.replace && !statement.or_replace) {
+    SILT_THROW(TABLE_OR_VIEW_NOT_FOUND, {{"relationName", target.display_name}});
+  }
+  // The Delta log at a new location, e.g. LOCATION pointing at an existing table.
+  bool location_has_log =
+      !target.exists && !session.fs()->List(io::JoinPath(target.location, "_delta_log")).empty();
+  if (target.database && !target.exists && location_has_log && !target.external) {
+    SILT_THROW(TABLE_OR_VIEW_ALREADY_EXISTS, {{"relationName", target.display_name}});
+  }
+
+  std::vector<Field> fields;
+  for (const auto& column : statement.columns) fields.push_back(ColumnField(statement, column));
+  std::vector<Batch> rows;
+  if (statement.query) {
+    SILT_USER_CHECK(statement.columns.empty(), UNSUPPORTED_FEATURE,
+                    {{"message", "CREATE TABLE AS SELECT with a column list"}});
+    StatementResult result = RunQuery(session, *statement.query);
+    for (const Field& field : result.schema->fields()) {
+      fields.push_back(Field{field.name, field.type, true, {}});
+    }
+    rows = result.batches;
+  }
+  auto schema = std::make_shared<Schema>(fields);
+  schema->CheckNoDuplicateNames();
+  log::StringMap properties = TableProperties(session, statement);
+  for (const auto& constraint : statement.constraints) {
+    properties.emplace_back("delta.constraints." + Lower(constraint.name),
+                            WrittenExpressionText(statement, *constraint.check));
+  }
+  ValidateTableExpressions(schema, properties);
+  for (const std::string& column : statement.partition_columns) {
+    if (schema->FieldIndex(column, /*case_sensitive=*/false) < 0) {
+      SILT_THROW(DELTA_PARTITION_COLUMN_NOT_FOUND,
+                 {{"columnName", column}, {"schemaMap", ToDeltaSchemaJson(*schema)}});
+    }
+  }
+
+  if ((target.exists || location_has_log) && !replacing) {
+    // Rows cannot be added to a table that CREATE TABLE ... AS SELECT did not create.
+    if (statement.query) {
+      SILT_THROW(TABLE_OR_VIEW_ALREADY_EXISTS,
+                 {{"relationName", "delta.`" + target.location + "`"}});
+    }
+    // Adopting an existing table: the given schema (if any) must be the table's.
+    auto snapshot = log::Snapshot::Load(session.fs(), target.location);
+    if (!fields.empty() && !snapshot->schema().Equals(*schema)) {
+      SILT_THROW(DELTA_CREATE_TABLE_SCHEME_MISMATCH, {{"path", target.location}});
+    }
+    if (target.database) {
+      session.catalog().RegisterExternalTable(*target.database, target.table, target.location);
+    }
+    return {};
+  }
+
+  log::Metadata metadata;
+  metadata.description = statement.comment;
+  metadata.schema_string = ToDeltaSchemaJson(*schema);
+  std::vector<std::string> partition_columns;
+  for (const std::string& column : statement.partition_columns) {
+    partition_columns.push_back(
+        schema->field(static_cast<size_t>(schema->FieldIndex(column, false))).name);
+  }
+  metadata.partition_columns = partition_columns;
+  metadata.configuration = properties;
+
+  std::unique_ptr<log::Transaction> txn;
+  std::shared_ptr<const log::Snapshot> old_snapshot;
+  if (target.exists || location_has_log) {
+    old_snapshot = log::Snapshot::Load(session.fs(), target.location);
+    txn = log::Transaction::Start(old_snapshot, EnforcedFeatures());
+    // A replaced table keeps its id, as Delta's REPLACE does.
+    metadata.id = old_snapshot->metadata().id;
+    metadata.created_time = old_snapshot->metadata().created_time;
+  } else {
+    txn = log::Transaction::StartCreate(session.fs(), target.location, EnforcedFeatures());
+  }
+  txn->UpdateMetadata(metadata);
+  if (old_snapshot) {
+    txn->RecordReadWholeTable();
+    for (const auto& file : old_snapshot->files()) txn->RemoveLiveFile(file);
+  }
+
+  expr::EvalContext context = session.MakeEvalContext();
+  RowAssembler assembler(schema, metadata, target.display_name);
+  std::vector<int> identity(schema->num_fields());
+  for (size_t i = 0; i < identity.size(); ++i) identity[i] = static_cast<int>(i);
+  std::vector<Batch> table_rows;
+  for (const Batch& batch : WithSchema(rows, schema)) {
+    table_rows.push_back(assembler.Assemble(batch, identity, context));
+  }
+  WrittenFiles written = WriteFiles(session, target.location, metadata, table_rows);
+  for (auto& add : written.adds) txn->Add(std::move(add));
+
+  std::string operation;
+  if (statement.query) {
+    operation = replacing ? (statement.or_replace ? "CREATE OR REPLACE TABLE AS SELECT"
+                                                  : "REPLACE TABLE AS SELECT")
+                          : "CREATE TABLE AS SELECT";
+  } else {
+    operation = replacing ? (statement.or_replace ? "CREATE OR REPLACE TABLE" : "REPLACE TABLE")
+                          : "CREATE TABLE";
+  }
+  log::StringMap metrics;
+  if (statement.query) {
+    metrics = {{"numFiles", std::to_string(written.adds.size())},
+               {"numOutputRows", std::to_string(written.rows)},
+               {"numOutputBytes", std::to_string(written.bytes)}};
+  }
+  txn->SetOperation(operation, CreateParameters(target, statement, properties), metrics);
+  txn->Commit();
+  if (target.database && target.external && !target.exists) {
+    session.catalog().RegisterExternalTable(*target.database, target.table, target.location);
+  }
+  return {};
+}
+
+// ---- INSERT ----
+
+StatementResult ExecuteInsert(sql::SessionState& session, const sql::Statement& statement) {
+  DeltaTarget target = ResolveDeltaTarget(session, statement.name, statement.position, "INSERT");
+  auto snapshot = log::Snapshot::Load(session.fs(), target.location);
+  auto schema = std::make_shared<Schema>(snapshot->schema());
+  const log::Metadata& metadata = snapshot->metadata();
+  RowAssembler assembler(schema, metadata, target.display_name);
+
+  StatementResult source = RunQuery(session, *statement.query);
+  size_t source_columns = source.schema->num_fields();
+
+  auto column_list = [](const Schema& s) {
+    std::string text;
+    for (const Field& field : s.fields()) text += (text.empty() ? "`" : ", `") + field.name + "`";
+    return text;
+  };
+  std::vector<int> mapping(schema->num_fields(), -1);
+  if (!statement.column_names.empty()) {
+    std::set<int> seen;
+    for (size_t i = 0; i < statement.column_names.size(); ++i) {
+      int index = schema->FieldIndex(statement.column_names[i], /*case_sensitive=*/false);
+      if (index < 0) {
+        std::string proposal;
+        for (const Field& field : schema->fields())
+          proposal += (proposal.empty() ? "`" : ", `") + field.name + "`";
+        SILT_THROW(UNRESOLVED_COLUMN,
+                   {{"objectName", "`" + statement.column_names[i] + "`"}, {"proposal", proposal}});
+      }
+      if (!seen.insert(index).second) {
+        SILT_THROW(COLUMN_ALREADY_EXISTS,
+                   {{"columnName", "`" + Lower(statement.column_names[i]) + "`"}});
+      }
+      mapping[static_cast<size_t>(index)] = static_cast<int>(i);
+    }
+    if (statement.column_names.size() != source_columns) {
+      SILT_THROW(
+          INSERT_COLUMN_ARITY_MISMATCH,
+          {{"tableName", target.display_name},
+           {"reason", source_columns > statement.column_names.size() ? "too many data columns"
+                                                                     : "not enough data columns"},
+           {"tableColumns",
+            [&] {
+              std::string text;
+              for (const auto& name : statement.column_names)
+                text += (text.empty() ? "`" : ", `") + name + "`";
+              return text;
+            }()},
+           {"dataColumns", column_list(*source.schema)}});
+    }
+  } else {
+    size_t non_generated = 0;
+    for (size_t i = 0; i < schema->num_fields(); ++i) non_generated += !assembler.IsGenerated(i);
+    if (source_columns == schema->num_fields()) {
+      for (size_t i = 0; i < mapping.size(); ++i) mapping[i] = static_cast<int>(i);
+    } else if (source_columns == non_generated && non_generated < schema->num_fields()) {
+      int next = 0;
+      for (size_t i = 0; i < mapping.size(); ++i) {
+        if (!assembler.IsGenerated(i)) mapping[i] = next++;
+      }
+    } else {
+      SILT_THROW(INSERT_COLUMN_ARITY_MISMATCH,
+                 {{"tableName", target.display_name},
+                  {"reason", source_columns > schema->num_fields() ? "too many data columns"
+                                                                   : "not enough data columns"},
+                  {"tableColumns", column_list(*schema)},
+                  {"dataColumns", column_list(*source.schema)}});
+    }
+  }
+
+  expr::EvalContext context = session.MakeEvalContext();
+  std::vector<Batch> rows;
+  for (const Batch& batch : source.batches) {
+    if (batch.num_rows() > 0) rows.push_back(assembler.Assemble(batch, mapping, context));
+  }
+
+  std::optional<std::string> replace_where_text;
+  expr::ExpressionPtr replace_where;
+  if (statement.replace_where) {
+    replace_where_text = sql::ExpressionSql(*statement.replace_where);
+    sql::SchemaScope scope(schema);
+    sql::ExpressionBinder binder(scope);
+    replace_where = binder.BindPredicate(*statement.replace_where, "REPLACE WHERE");
+    for (const Batch& batch : rows) {
+      std::vector<uint8_t> matches = expr::EvaluateFilter(*replace_where, batch, context);
+      context.ThrowIfError();
+      if (std::find(matches.begin(), matches.end(), 0) != matches.end()) {
+        SILT_THROW(DELTA_REPLACE_WHERE_MISMATCH, {{"replaceWhere", *replace_where_text}});
+      }
+    }
+  }
+
+  // INSERT INTO t REPLACE WHERE is an overwrite of the rows matching the predicate.
+  bool overwrite = statement.overwrite || statement.replace_where != nullptr;
+  auto txn = log::Transaction::Start(snapshot, EnforcedFeatures());
+  int64_t removed_files = 0;
+  int64_t removed_bytes = 0;
+  int64_t deleted_rows = 0;
+  std::vector<Batch> kept_rows;
+  if (overwrite) {
+    txn->RecordReadWholeTable();
+    std::unique_ptr<log::TableScan> scan;
+    if (replace_where) scan = log::TableScan::Make(snapshot);
+    for (const auto& file : snapshot->files()) {
+      txn->RecordReadFile(file);
+      if (replace_where) {
+        // Rows outside the predicate survive: files without matching rows stay as they are,
+        // the others are rewritten without the matching rows.
+        std::vector<Batch> file_rows = scan->ReadFile(file);
+        bool any_match = false;
+        std::vector<Batch> survivors;
+        for (const Batch& batch : file_rows) {
+          Batch relabeled(schema, batch.columns(), batch.num_rows());
+          std::vector<uint8_t> matches = expr::EvaluateFilter(*replace_where, relabeled, context);
+          context.ThrowIfError();
+          std::vector<uint8_t> keep(matches.size());
+          for (size_t i = 0; i < matches.size(); ++i) {
+            keep[i] = matches[i] == 0;
+            if (matches[i]) {
+              any_match = true;
+              ++deleted_rows;
+            }
+          }
+          Batch kept = SelectRows(relabeled, keep);
+          if (kept.num_rows() > 0) survivors.push_back(std::move(kept));
+        }
+        if (!any_match) continue;
+        if (!survivors.empty() && (log::IsFeatureActive("changeDataFeed", metadata))) {
+          // Rows copied into new files would read as deleted and re-inserted without
+          // change-data files, which this statement does not write yet.
+          SILT_THROW(
+              NOT_IMPLEMENTED,
+              {{"feature", "REPLACE WHERE rewriting files of a table with the change data feed"}});
+        }
+        for (auto& batch : survivors) kept_rows.push_back(std::move(batch));
+      }
+      txn->RemoveLiveFile(file);
+      removed_bytes += file.size;
+      ++removed_files;
+    }
+  }
+  WrittenFiles written = WriteFiles(session, target.location, metadata, rows);
+  WrittenFiles rewritten = WriteFiles(session, target.location, metadata, kept_rows);
+  for (auto& add : written.adds) txn->Add(std::move(add));
+  for (auto& add : rewritten.adds) txn->Add(std::move(add));
+
+  std::vector<std::pair<std::string, std::string>> parameters = {
+      {"mode", QuotedJson(overwrite ? "Overwrite" : "Append")},
+      {"partitionBy", QuotedJson(JsonStringArray(metadata.partition_columns))}};
+  if (replace_where_text) {
+    parameters.emplace_back("predicate", QuotedJson(JsonStringArray({*replace_where_text})));
+  }
+  log::StringMap metrics = {
+      {"numFiles", std::to_string(written.adds.size() + rewritten.adds.size())},
+      {"numOutputRows", std::to_string(written.rows + rewritten.rows)},
+      {"numOutputBytes", std::to_string(written.bytes + rewritten.bytes)}};
+  if (overwrite) {
+    metrics.emplace_back("numRemovedFiles", std::to_string(removed_files));
+    metrics.emplace_back("numRemovedBytes", std::to_string(removed_bytes));
+  }
+  if (replace_where_text) {
+    metrics.emplace_back("numCopiedRows", std::to_string(rewritten.rows));
+    metrics.emplace_back("numDeletedRows", std::to_string(deleted_rows));
+    metrics.emplace_back("numAddedChangeFiles", "0");
+  }
+  txn->SetOperation("WRITE", std::move(parameters), std::move(metrics));
+  txn->Commit();
+  return {};
+}
+
+// ---- ALTER TABLE ----
+
+StatementResult ExecuteAlterTable(sql::SessionState& session, const sql::Statement& statement) {
+  DeltaTarget target =
+      ResolveDeltaTarget(session, statement.name, statement.position, "ALTER TABLE");
+  auto snapshot = log::Snapshot::Load(session.fs(), target.location);
+  log::Metadata metadata = snapshot->metadata();
+  auto txn = log::Transaction::Start(snapshot, EnforcedFeatures());
+  std::string operation;
+  std::vector<std::pair<std::string, std::string>> parameters;
+  auto schema = std::make_shared<Schema>(snapshot->schema());
+
+  switch (statement.alter_action) {
+    case sql::AlterTableAction::kSetProperties: {
+      log::StringMap set;
+      for (const auto& [key, value] : statement.properties) {
+        if (Lower(key).rfind("delta.constraints.", 0) == 0) {
+          SILT_THROW(UNSUPPORTED_FEATURE,
+                     {{"message",
+                       "Setting delta.constraints.* directly; use ALTER TABLE ADD CONSTRAINT"}});
+        }
+        bool replaced = false;
+        for (auto& [existing_key, existing_value] : metadata.configuration) {
+          if (existing_key == key) {
+            existing_value = value;
+            replaced = true;
+          }
+        }
+        if (!replaced) metadata.configuration.emplace_back(key, value);
+        set.emplace_back(key, value);
+      }
+      operation = "SET TBLPROPERTIES";
+      parameters = {{"properties", QuotedJson(JsonStringObject(set))}};
+      break;
+    }
+    case sql::AlterTableAction::kUnsetProperties: {
+      for (const std::string& key : statement.property_keys) {
+        auto it = std::find_if(metadata.configuration.begin(), metadata.configuration.end(),
+                               [&](const auto& entry) { return entry.first == key; });
+        if (it == metadata.configuration.end()) {
+          if (statement.if_exists) continue;
+          SILT_THROW(DELTA_UNSET_NON_EXISTENT_PROPERTY,
+                     {{"property", key}, {"tableName", target.display_name}});
+        }
+        metadata.configuration.erase(it);
+      }
+      operation = "UNSET TBLPROPERTIES";
+      parameters = {{"properties", QuotedJson(JsonStringArray(statement.property_keys))},
+                    {"ifExists", QuotedJson(statement.if_exists ? "true" : "false")}};
+      break;
+    }
+    case sql::AlterTableAction::kAddColumns: {
+      std::vector<Field> fields = schema->fields();
+      for (const auto& column : statement.columns) {
+        if (schema->FieldIndex(column.name, false) >= 0) {
+          SILT_THROW(COLUMN_ALREADY_EXISTS, {{"columnName", "`" + Lower(column.name) + "`"}});
+        }
+        if (!column.nullable) {
+          SILT_THROW(UNSUPPORTED_FEATURE, {{"message", "Adding a NOT NULL column " + column.name +
+                                                           " to an existing table"}});
+        }
+        if (column.generated_as) {
+          SILT_THROW(UNSUPPORTED_FEATURE, {{"message", "Adding a generated column " + column.name +
+                                                           " to an existing table"}});
+        }
+        fields.push_back(ColumnField(statement, column));
+      }
+      Schema updated(fields);
+      updated.CheckNoDuplicateNames();
+      metadata.schema_string = ToDeltaSchemaJson(updated);
+      // Delta records each added column as {"column": <struct field JSON>}.
+      JsonWriter added;
+      added.BeginArray();
+      for (size_t i = schema->num_fields(); i < fields.size(); ++i) {
+        // The field's JSON is the one element of a one-field struct's "fields" array.
+        std::string struct_json = ToDeltaSchemaJson(Schema({fields[i]}));
+        size_t start = struct_json.find('[');
+        size_t end = struct_json.rfind(']');
+        SILT_CHECK(start != std::string::npos && end > start, "unexpected schema JSON");
+        added.BeginObject();
+        added.Key("column");
+        added.Raw(struct_json.substr(start + 1, end - start - 1));
+        added.EndObject();
+      }
+      added.EndArray();
+      operation = "ADD COLUMNS";
+      parameters = {{"columns", QuotedJson(added.str())}};
+      break;
+    }
+    case sql::AlterTableAction::kAddConstraint: {
+      SILT_CHECK(!statement.constraints.empty(), "ADD CONSTRAINT without a constraint");
+      const sql::CheckConstraint& constraint = statement.constraints[0];
+      std::string key = "delta.constraints." + Lower(constraint.name);
+      if (const std::string* old = log::FindValue(metadata.configuration, key)) {
+        SILT_THROW(DELTA_CONSTRAINT_ALREADY_EXISTS,
+                   {{"constraintName", Lower(constraint.name)}, {"oldConstraint", *old}});
+      }
+      std::string text = WrittenExpressionText(statement, *constraint.check);
+      metadata.configuration.emplace_back(key, text);
+      ValidateTableExpressions(schema, metadata.configuration);
+      // Existing rows must satisfy the new constraint.
+      expr::ExpressionPtr bound = BindTableExpression(text, schema);
+      expr::EvalContext context = session.MakeEvalContext();
+      int64_t violations = 0;
+      auto scan = log::TableScan::Make(snapshot);
+      txn->RecordReadWholeTable();
+      for (const auto& file : snapshot->files()) {
+        txn->RecordReadFile(file);
+        for (const Batch& batch : scan->ReadFile(file)) {
+          Batch relabeled(schema, batch.columns(), batch.num_rows());
+          VectorPtr result = expr::Evaluate(*bound, relabeled, context);
+          context.ThrowIfError();
+          for (int64_t row = 0; row < relabeled.num_rows(); ++row) {
+            if (result->IsNull(row) || !result->GetBool(row)) ++violations;
+          }
+        }
+      }
+      if (violations > 0) {
+        SILT_THROW(DELTA_NEW_CHECK_CONSTRAINT_VIOLATION, {{"numRows", std::to_string(violations)},
+                                                          {"tableName", target.display_name},
+                                                          {"checkConstraint", text}});
+      }
+      operation = "ADD CONSTRAINT";
+      parameters = {{"name", QuotedJson(Lower(constraint.name))}, {"expr", QuotedJson(text)}};
+      break;
+    }
+    case sql::AlterTableAction::kDropConstraint: {
+      std::string name = Lower(statement.constraint_name);
+      std::string key = "delta.constraints." + name;
+      const std::string* old = log::FindValue(snapshot->metadata().configuration, key);
+      auto it = std::find_if(metadata.configuration.begin(), metadata.configuration.end(),
+                             [&](const auto& entry) { return entry.first == key; });
+      if (it == metadata.configuration.end()) {
+        if (!statement.if_exists) {
+          SILT_THROW(
+              DELTA_CONSTRAINT_DOES_NOT_EXIST,
+              {{"constraintName", name},
+               {"tableName", target.display_name},
+               {"config", "spark.databricks.delta.constraints.allowUnenforcedNotNull.enabled"},
+               {"confValue", "true"}});
+        }
+      } else {
+        metadata.configuration.erase(it);
+      }
+      operation = "DROP CONSTRAINT";
+      parameters = {{"constraint", QuotedJson(name)}, {"expr", old ? QuotedJson(*old) : "null"}};
+      break;
+    }
+    default:
+      SILT_THROW(NOT_IMPLEMENTED, {{"feature", "this ALTER TABLE action"}});
+  }
+  txn->UpdateMetadata(metadata);
+  txn->SetOperation(operation, std::move(parameters));
+  txn->Commit();
+  return {};
+}
+
+}  // namespace silt::commands::internal

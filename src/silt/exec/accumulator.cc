@@ -1,0 +1,970 @@
+#include "silt/exec/accumulator.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <optional>
+#include <string>
+
+#include "silt/base/check.h"
+#include "silt/exec/aggregate_kind_internal.h"
+#include "silt/exec/hash_table.h"
+#include "silt/exec/row_hash.h"
+#include "silt/expr/scalar.h"
+
+namespace silt::exec {
+
+namespace {
+
+using expr::EvalContext;
+
+// Whether row i takes part: selected by the FILTER and (for `arg`) not NULL.
+inline bool Selected(const uint8_t* selected, int64_t i) { return selected == nullptr || selected[i] != 0; }
+
+template <typename T>
+T* Downcast(Accumulator& other) {
+  return static_cast<T*>(&other);
+}
+
+VectorPtr MakeFixedResult(const DataTypePtr& type, const void* values, size_t width, const uint8_t* valid,
+                          size_t num_groups) {
+  BufferPtr buffer = Buffer::Allocate(std::max<size_t>(num_groups * width, 1));
+  if (num_groups > 0) std::memcpy(buffer->data(), values, num_groups * width);
+  return Vector::Make(type, static_cast<int64_t>(num_groups),
+                      {ValidityFromBytes(valid, static_cast<int64_t>(num_groups)), buffer});
+}
+
+Decimal128 PowerOfTen(int exponent) {
+  Decimal128 value = 1;
+  for (int i = 0; i < exponent; ++i) value *= 10;
+  return value;
+}
+
+[[noreturn]] void ThrowDecimalSumOverflow() {
+  SILT_THROW(ARITHMETIC_OVERFLOW, {{"message", "Overflow in sum of decimals"},
+                                   {"alternative", " Use 'try_sum' to tolerate overflow and return NULL instead."}});
+}
+
+// ---- count(*), count(x, ...), count_if(x) ----
+
+class CountAccumulator final : public Accumulator {
+ public:
+  explicit CountAccumulator(bool count_if) : count_if_(count_if) {}
+
+  void Resize(size_t num_groups) override {
+    if (counts_.size() < num_groups) counts_.resize(num_groups, 0);
+  }
+
+  void Update(const std::vector<VectorPtr>& arguments, const uint32_t* groups, const uint8_t* selected,
+              int64_t num_rows, EvalContext&) override {
+    int64_t* counts = counts_.data();
+    if (count_if_) {
+      const Vector& flags = *arguments[0];
+      for (int64_t i = 0; i < num_rows; ++i) {
+        if (Selected(selected, i) && flags.IsValid(i) && flags.GetBool(i)) ++counts[groups[i]];
+      }
+      return;
+    }
+    bool any_nulls = false;
+    for (const VectorPtr& argument : arguments) any_nulls |= argument->null_count() != 0;
+    if (!any_nulls) {
+      if (selected == nullptr) {
+        for (int64_t i = 0; i < num_rows; ++i) ++counts[groups[i]];
+      } else {
+        for (int64_t i = 0; i < num_rows; ++i) counts[groups[i]] += selected[i] != 0;
+      }
+      return;
+    }
+    for (int64_t i = 0; i < num_rows; ++i) {
+      if (!Selected(selected, i)) continue;
+      bool all_valid = true;
+      for (const VectorPtr& argument : arguments) all_valid = all_valid && argument->IsValid(i);
+      counts[groups[i]] += all_valid;
+    }
+  }
+
+  void Merge(Accumulator& other_base, const uint32_t* group_map, size_t other_groups, EvalContext& context) override {
+    auto& other = *Downcast<CountAccumulator>(other_base);
+    for (size_t g = 0; g < other_groups; ++g) counts_[group_map[g]] += other.counts_[g];
+  }
+
+  VectorPtr Finalize(size_t num_groups, EvalContext&) override {
+    Resize(num_groups);
+    std::vector<uint8_t> valid(num_groups, 1);
+    return MakeFixedResult(LongType(), counts_.data(), sizeof(int64_t), valid.data(), num_groups);
+  }
+
+ private:
+  bool count_if_;
+  std::vector<int64_t> counts_;
+};
+
+// ---- sum and avg ----
+
+// The running sum of a group: value and whether any non-NULL input was seen; for decimals also
+// whether the 128-bit sum overflowed.
+template <typename T>
+class SumState {
+ public:
+  void Resize(size_t num_groups) {
+    if (sums_.size() >= num_groups) return;
+    sums_.resize(num_groups, T{});
+    counts_.resize(num_groups, 0);
+    overflow_.resize(num_groups, 0);
+  }
+
+  // Adds the selected non-NULL values; a long sum that overflows throws under ANSI (and wraps
+  // otherwise, as Spark's legacy mode does); decimal overflow is flagged for Finalize.
+  void Update(const Vector& input, const uint32_t* groups, const uint8_t* selected, int64_t num_rows,
+              EvalContext& context) {
+    const T* values = input.values<T>();
+    const bool has_nulls = input.null_count() != 0;
+    T* sums = sums_.data();
+    int64_t* counts = counts_.data();
+    if constexpr (std::is_same_v<T, double>) {
+      for (int64_t i = 0; i < num_rows; ++i) {
+        if (!Selected(selected, i) || (has_nulls && input.IsNull(i))) continue;
+        sums[groups[i]] += values[i];
+        ++counts[groups[i]];
+      }
+    } else {
+      bool overflow = false;
+      for (int64_t i = 0; i < num_rows; ++i) {
+        if (!Selected(selected, i) || (has_nulls && input.IsNull(i))) continue;
+        uint32_t g = groups[i];
+        if (__builtin_add_overflow(sums[g], values[i], &sums[g])) {
+          overflow_[g] = 1;
+          overflow = true;
+        }
+        ++counts[g];
+      }
+      if constexpr (std::is_same_v<T, int64_t>) {
+        if (overflow && context.ansi) {
+          SILT_THROW(ARITHMETIC_OVERFLOW,
+                     {{"message", "long overflow"},
+                      {"alternative", " Use 'try_sum' to tolerate overflow and return NULL instead."}});
+        }
+      }
+    }
+  }
+
+  void Merge(const SumState& other, const uint32_t* group_map, size_t other_groups, EvalContext& context) {
+    for (size_t g = 0; g < other_groups; ++g) {
+      uint32_t target = group_map[g];
+      counts_[target] += other.counts_[g];
+      overflow_[target] |= other.overflow_[g];
+      if constexpr (std::is_same_v<T, double>) {
+        sums_[target] += other.sums_[g];
+      } else {
+        if (__builtin_add_overflow(sums_[target], other.sums_[g], &sums_[target])) {
+          overflow_[target] = 1;
+          if constexpr (std::is_same_v<T, int64_t>) {
+            if (context.ansi) {
+              SILT_THROW(ARITHMETIC_OVERFLOW,
+                         {{"message", "long overflow"},
+                          {"alternative", " Use 'try_sum' to tolerate overflow and return NULL instead."}});
+            }
+          }
+        }
+      }
+    }
+  }
+
+  std::vector<T> sums_;
+  std::vector<int64_t> counts_;
+  std::vector<uint8_t> overflow_;
+};
+
+template <typename T>
+class SumAccumulator final : public Accumulator {
+ public:
+  explicit SumAccumulator(DataTypePtr result_type) : result_type_(std::move(result_type)) {}
+
+  void Resize(size_t num_groups) override { state_.Resize(num_groups); }
+  void Update(const std::vector<VectorPtr>& arguments, const uint32_t* groups, const uint8_t* selected,
+              int64_t num_rows, EvalContext& context) override {
+    state_.Update(*arguments[0], groups, selected, num_rows, context);
+  }
+  void Merge(Accumulator& other, const uint32_t* group_map, size_t other_groups, EvalContext& context) override {
+    state_.Merge(Downcast<SumAccumulator>(other)->state_, group_map, other_groups, context);
+  }
+  VectorPtr Finalize(size_t num_groups, EvalContext& context) override {
+    Resize(num_groups);
+    std::vector<uint8_t> valid(num_groups);
+    if constexpr (std::is_same_v<T, Decimal128>) {
+      const Decimal128 limit = PowerOfTen(result_type_->precision());
+      for (size_t g = 0; g < num_groups; ++g) {
+        bool overflow = state_.overflow_[g] || state_.sums_[g] >= limit || state_.sums_[g] <= -limit;
+        if (overflow && state_.counts_[g] > 0 && context.ansi) ThrowDecimalSumOverflow();
+        valid[g] = state_.counts_[g] > 0 && !overflow;
+        if (!valid[g]) state_.sums_[g] = 0;
+      }
+    } else {
+      for (size_t g = 0; g < num_groups; ++g) valid[g] = state_.counts_[g] > 0;
+    }
+    return MakeFixedResult(result_type_, state_.sums_.data(), sizeof(T), valid.data(), num_groups);
+  }
+
+ private:
+  DataTypePtr result_type_;
+  SumState<T> state_;
+};
+
+template <typename T>
+class AvgAccumulator final : public Accumulator {
+ public:
+  AvgAccumulator(DataTypePtr input_type, DataTypePtr result_type)
+      : input_type_(std::move(input_type)), result_type_(std::move(result_type)) {}
+
+  void Resize(size_t num_groups) override { state_.Resize(num_groups); }
+  void Update(const std::vector<VectorPtr>& arguments, const uint32_t* groups, const uint8_t* selected,
+              int64_t num_rows, EvalContext& context) override {
+    state_.Update(*arguments[0], groups, selected, num_rows, context);
+  }
+  void Merge(Accumulator& other, const uint32_t* group_map, size_t other_groups, EvalContext& context) override {
+    state_.Merge(Downcast<AvgAccumulator>(other)->state_, group_map, other_groups, context);
+  }
+  VectorPtr Finalize(size_t num_groups, EvalContext& context) override {
+    Resize(num_groups);
+    std::vector<uint8_t> valid(num_groups);
+    if constexpr (std::is_same_v<T, double>) {
+      std::vector<double> results(num_groups);
+      for (size_t g = 0; g < num_groups; ++g) {
+        valid[g] = state_.counts_[g] > 0;
+        if (valid[g]) results[g] = state_.sums_[g] / static_cast<double>(state_.counts_[g]);
+      }
+      return MakeFixedResult(result_type_, results.data(), sizeof(double), valid.data(), num_groups);
+    } else {
+      // Spark sums into decimal(p+10, s), then divides by the count into decimal(p+4, s+4),
+      // rounding HALF_UP.
+      const Decimal128 sum_limit = PowerOfTen(std::min(38, input_type_->precision() + 10));
+      const Decimal128 result_limit = PowerOfTen(result_type_->precision());
+      const Decimal128 scale_up = PowerOfTen(result_type_->scale() - input_type_->scale());
+      std::vector<Decimal128> results(num_groups, 0);
+      for (size_t g = 0; g < num_groups; ++g) {
+        int64_t count = state_.counts_[g];
+        if (count == 0) continue;
+        Decimal128 sum = state_.sums_[g];
+        bool overflow = state_.overflow_[g] || sum >= sum_limit || sum <= -sum_limit;
+        Decimal128 result = 0;
+        if (!overflow) {
+          bool negative = sum < 0;
+          Decimal128 magnitude = negative ? -sum : sum;
+          Decimal128 quotient = magnitude / count;
+          Decimal128 remainder = magnitude % count;
+          Decimal128 scaled = 0;
+          overflow = __builtin_mul_overflow(quotient, scale_up, &scaled);
+          Decimal128 fraction_numerator = remainder * scale_up;  // remainder < count < 2^63 and scale_up <= 10^4
+          Decimal128 fraction = fraction_numerator / count;
+          Decimal128 rest = fraction_numerator % count;
+          if (rest * 2 >= count) ++fraction;
+          overflow = overflow || __builtin_add_overflow(scaled, fraction, &result) || result >= result_limit;
+          if (negative) result = -result;
+        }
+        if (overflow) {
+          if (context.ansi) ThrowDecimalSumOverflow();
+          continue;
+        }
+        valid[g] = 1;
+        results[g] = result;
+      }
+      return MakeFixedResult(result_type_, results.data(), sizeof(Decimal128), valid.data(), num_groups);
+    }
+  }
+
+ private:
+  DataTypePtr input_type_;
+  DataTypePtr result_type_;
+  SumState<T> state_;
+};
+
+// ---- stddev / variance (Welford's running moments; Chan's formula to merge) ----
+
+class MomentAccumulator final : public Accumulator {
+ public:
+  explicit MomentAccumulator(AggregateKind kind) : kind_(kind) {}
+
+  void Resize(size_t num_groups) override {
+    if (count_.size() >= num_groups) return;
+    count_.resize(num_groups, 0);
+    mean_.resize(num_groups, 0);
+    m2_.resize(num_groups, 0);
+  }
+  void Update(const std::vector<VectorPtr>& arguments, const uint32_t* groups, const uint8_t* selected,
+              int64_t num_rows, EvalContext&) override {
+    const Vector& input = *arguments[0];
+    const double* values = input.values<double>();
+    const bool has_nulls = input.null_count() != 0;
+    for (int64_t i = 0; i < num_rows; ++i) {
+      if (!Selected(selected, i) || (has_nulls && input.IsNull(i))) continue;
+      uint32_t g = groups[i];
+      double n = ++count_[g];
+      double delta = values[i] - mean_[g];
+      mean_[g] += delta / n;
+      m2_[g] += delta * (values[i] - mean_[g]);
+    }
+  }
+  void Merge(Accumulator& other_base, const uint32_t* group_map, size_t other_groups, EvalContext& context) override {
+    auto& other = *Downcast<MomentAccumulator>(other_base);
+    for (size_t g = 0; g < other_groups; ++g) {
+      if (other.count_[g] == 0) continue;
+      uint32_t t = group_map[g];
+      double n1 = count_[t], n2 = other.count_[g], n = n1 + n2;
+      double delta = other.mean_[g] - mean_[t];
+      mean_[t] += delta * n2 / n;
+      m2_[t] += other.m2_[g] + delta * delta * n1 * n2 / n;
+      count_[t] = n;
+    }
+  }
+  VectorPtr Finalize(size_t num_groups, EvalContext&) override {
+    Resize(num_groups);
+    std::vector<double> results(num_groups, 0);
+    std::vector<uint8_t> valid(num_groups, 0);
+    const bool sample = kind_ == AggregateKind::kStddevSamp || kind_ == AggregateKind::kVarSamp;
+    const bool root = kind_ == AggregateKind::kStddevSamp || kind_ == AggregateKind::kStddevPop;
+    for (size_t g = 0; g < num_groups; ++g) {
+      double n = count_[g];
+      // Spark 3.4+ returns NULL (not NaN) for the sample variants over a single row.
+      if (n == 0 || (sample && n == 1)) continue;
+      double variance = m2_[g] / (sample ? n - 1 : n);
+      results[g] = root ? std::sqrt(variance) : variance;
+      valid[g] = 1;
+    }
+    return MakeFixedResult(DoubleType(), results.data(), sizeof(double), valid.data(), num_groups);
+  }
+
+ private:
+  AggregateKind kind_;
+  std::vector<double> count_;
+  std::vector<double> mean_;
+  std::vector<double> m2_;
+};
+
+// ---- bool_and / bool_or ----
+
+class BoolAccumulator final : public Accumulator {
+ public:
+  explicit BoolAccumulator(bool is_and) : is_and_(is_and) {}
+
+  void Resize(size_t num_groups) override {
+    if (values_.size() >= num_groups) return;
+    values_.resize(num_groups, is_and_ ? 1 : 0);
+    seen_.resize(num_groups, 0);
+  }
+  void Update(const std::vector<VectorPtr>& arguments, const uint32_t* groups, const uint8_t* selected,
+              int64_t num_rows, EvalContext&) override {
+    const Vector& input = *arguments[0];
+    for (int64_t i = 0; i < num_rows; ++i) {
+      if (!Selected(selected, i) || input.IsNull(i)) continue;
+      uint32_t g = groups[i];
+      seen_[g] = 1;
+      bool value = input.GetBool(i);
+      values_[g] = is_and_ ? (values_[g] && value) : (values_[g] || value);
+    }
+  }
+  void Merge(Accumulator& other_base, const uint32_t* group_map, size_t other_groups, EvalContext& context) override {
+    auto& other = *Downcast<BoolAccumulator>(other_base);
+    for (size_t g = 0; g < other_groups; ++g) {
+      if (!other.seen_[g]) continue;
+      uint32_t t = group_map[g];
+      seen_[t] = 1;
+      values_[t] = is_and_ ? (values_[t] && other.values_[g]) : (values_[t] || other.values_[g]);
+    }
+  }
+  VectorPtr Finalize(size_t num_groups, EvalContext&) override {
+    Resize(num_groups);
+    return BuildResult(num_groups);
+  }
+
+ private:
+  VectorPtr BuildResult(size_t num_groups) {
+    VectorBuilder builder(BooleanType(), static_cast<int64_t>(num_groups));
+    for (size_t g = 0; g < num_groups; ++g) {
+      if (seen_[g]) {
+        builder.AppendBool(values_[g] != 0);
+      } else {
+        builder.AppendNull();
+      }
+    }
+    return builder.Finish();
+  }
+
+  bool is_and_;
+  std::vector<uint8_t> values_;
+  std::vector<uint8_t> seen_;
+};
+
+// ---- min / max ----
+
+// Spark's ordering of values of one type: NULL first, NaN above every number, structs field by
+// field, arrays element by element then by length.
+int CompareValues(const Vector& a, int64_t i, const Vector& b, int64_t j) {
+  bool a_null = a.IsNull(i), b_null = b.IsNull(j);
+  if (a_null || b_null) return a_null == b_null ? 0 : (a_null ? -1 : 1);
+  auto three_way = [](auto x, auto y) { return x < y ? -1 : (y < x ? 1 : 0); };
+  auto floating = [](auto x, auto y) {
+    bool x_nan = std::isnan(x), y_nan = std::isnan(y);
+    if (x_nan || y_nan) return x_nan == y_nan ? 0 : (x_nan ? 1 : -1);
+    return x < y ? -1 : (y < x ? 1 : 0);
+  };
+  switch (a.type_id()) {
+    case TypeId::kNull: return 0;
+    case TypeId::kBoolean: return three_way(a.GetBool(i), b.GetBool(j));
+    case TypeId::kByte: return three_way(a.values<int8_t>()[i], b.values<int8_t>()[j]);
+    case TypeId::kShort: return three_way(a.values<int16_t>()[i], b.values<int16_t>()[j]);
+    case TypeId::kInteger:
+    case TypeId::kDate: return three_way(a.values<int32_t>()[i], b.values<int32_t>()[j]);
+    case TypeId::kLong:
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampNtz: return three_way(a.values<int64_t>()[i], b.values<int64_t>()[j]);
+    case TypeId::kFloat: return floating(a.values<float>()[i], b.values<float>()[j]);
+    case TypeId::kDouble: return floating(a.values<double>()[i], b.values<double>()[j]);
+    case TypeId::kDecimal: return three_way(a.values<Decimal128>()[i], b.values<Decimal128>()[j]);
+    case TypeId::kString:
+    case TypeId::kBinary: {
+      int c = a.GetString(i).compare(b.GetString(j));
+      return c < 0 ? -1 : (c > 0 ? 1 : 0);
+    }
+    case TypeId::kStruct:
+      for (size_t f = 0; f < a.children().size(); ++f) {
+        int c = CompareValues(*a.child(f), a.offset() + i, *b.child(f), b.offset() + j);
+        if (c != 0) return c;
+      }
+      return 0;
+    case TypeId::kList:
+    case TypeId::kMap: {
+      int32_t a_start = a.ListStart(i), a_length = a.ListLength(i);
+      int32_t b_start = b.ListStart(j), b_length = b.ListLength(j);
+      for (int32_t k = 0; k < std::min(a_length, b_length); ++k) {
+        int c = CompareValues(*a.child(0), a_start + k, *b.child(0), b_start + k);
+        if (c != 0) return c;
+      }
+      return three_way(a_length, b_length);
+    }
+  }
+  return 0;
+}
+
+template <typename T>
+inline bool FixedLess(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (std::isnan(a)) return false;
+    if (std::isnan(b)) return true;
+  }
+  return a < b;
+}
+
+template <typename T, bool kMax>
+class FixedMinMaxAccumulator final : public Accumulator {
+ public:
+  explicit FixedMinMaxAccumulator(DataTypePtr type) : type_(std::move(type)) {}
+
+  void Resize(size_t num_groups) override {
+    if (values_.size() >= num_groups) return;
+    values_.resize(num_groups, T{});
+    seen_.resize(num_groups, 0);
+  }
+  void Update(const std::vector<VectorPtr>& arguments, const uint32_t* groups, const uint8_t* selected,
+              int64_t num_rows, EvalContext&) override {
+    const Vector& input = *arguments[0];
+    const T* values = input.values<T>();
+    const bool has_nulls = input.null_count() != 0;
+    for (int64_t i = 0; i < num_rows; ++i) {
+      if (!Selected(selected, i) || (has_nulls && input.IsNull(i))) continue;
+      Offer(groups[i], values[i]);
+    }
+  }
+  void Merge(Accumulator& other_base, const uint32_t* group_map, size_t other_groups, EvalContext& context) override {
+    auto& other = *Downcast<FixedMinMaxAccumulator>(other_base);
+    for (size_t g = 0; g < other_groups; ++g) {
+      if (other.seen_[g]) Offer(group_map[g], other.values_[g]);
+    }
+  }
+  VectorPtr Finalize(size_t num_groups, EvalContext&) override {
+    Resize(num_groups);
+    return MakeFixedResult(type_, values_.data(), sizeof(T), seen_.data(), num_groups);
+  }
+
+ private:
+  void Offer(uint32_t g, T value) {
+    bool better = kMax ? FixedLess(values_[g], value) : FixedLess(value, values_[g]);
+    if (!seen_[g] || better) {
+      values_[g] = value;
+      seen_[g] = 1;
+    }
+  }
+
+  DataTypePtr type_;
+  std::vector<T> values_;
+  std::vector<uint8_t> seen_;
+};
+
+template <bool kMax>
+class StringMinMaxAccumulator final : public Accumulator {
+ public:
+  explicit StringMinMaxAccumulator(DataTypePtr type) : type_(std::move(type)) {}
+
+  void Resize(size_t num_groups) override {
+    if (values_.size() >= num_groups) return;
+    values_.resize(num_groups);
+    seen_.resize(num_groups, 0);
+  }
+  void Update(const std::vector<VectorPtr>& arguments, const uint32_t* groups, const uint8_t* selected,
+              int64_t num_rows, EvalContext&) override {
+    const Vector& input = *arguments[0];
+    for (int64_t i = 0; i < num_rows; ++i) {
+      if (!Selected(selected, i) || input.IsNull(i)) continue;
+      Offer(groups[i], input.GetString(i));
+    }
+  }
+  void Merge(Accumulator& other_base, const uint32_t* group_map, size_t other_groups, EvalContext& context) override {
+    auto& other = *Downcast<StringMinMaxAccumulator>(other_base);
+    for (size_t g = 0; g < other_groups; ++g) {
+      if (other.seen_[g]) Offer(group_map[g], other.values_[g]);
+    }
+  }
+  VectorPtr Finalize(size_t num_groups, EvalContext&) override {
+    Resize(num_groups);
+    VectorBuilder builder(type_, static_cast<int64_t>(num_groups));
+    for (size_t g = 0; g < num_groups; ++g) {
+      if (seen_[g]) {
+        builder.AppendString(values_[g]);
+      } else {
+        builder.AppendNull();
+      }
+    }
+    return builder.Finish();
+  }
+
+ private:
+  void Offer(uint32_t g, std::string_view value) {
+    if (!seen_[g] || (kMax ? value > values_[g] : value < values_[g])) {
+      values_[g].assign(value);
+      seen_[g] = 1;
+    }
+  }
+
+  DataTypePtr type_;
+  std::vector<std::string> values_;
+  std::vector<uint8_t> seen_;
+};
+
+// Per group: one value of any type, kept as a one-row copy.
+class ScalarSlots {
+ public:
+  void Resize(size_t num_groups) {
+    if (values_.size() < num_groups) values_.resize(num_groups);
+  }
+  bool has(size_t g) const { return values_[g].has_value(); }
+  const Vector& vector(size_t g) const { return *values_[g]->vector(); }
+  void Set(size_t g, const Vector& source, int64_t row) { values_[g] = expr::Scalar::FromVector(source, row); }
+  void Set(size_t g, const expr::Scalar& value) { values_[g] = value; }
+  const expr::Scalar& value(size_t g) const { return *values_[g]; }
+
+  VectorPtr Finish(const DataTypePtr& type, size_t num_groups) const {
+    VectorBuilder builder(type, static_cast<int64_t>(num_groups));
+    for (size_t g = 0; g < num_groups; ++g) {
+      if (g < values_.size() && values_[g]) {
+        builder.AppendFrom(*values_[g]->vector(), 0);
+      } else {
+        builder.AppendNull();
+      }
+    }
+    return builder.Finish();
+  }
+
+ private:
+  std::vector<std::optional<expr::Scalar>> values_;
+};
+
+// min/max of booleans and nested values, and min_by/max_by: compared with CompareValues.
+class GenericMinMaxAccumulator final : public Accumulator {
+ public:
+  // `by`: min_by/max_by (argument 1 orders, argument 0 is returned).
+  GenericMinMaxAccumulator(DataTypePtr type, bool is_max, bool by)
+      : type_(std::move(type)), is_max_(is_max), by_(by) {}
+
+  void Resize(size_t num_groups) override {
+    order_.Resize(num_groups);
+    result_.Resize(num_groups);
+  }
+  void Update(const std::vector<VectorPtr>& arguments, const uint32_t* groups, const uint8_t* selected,
+              int64_t num_rows, EvalContext&) override {
+    const Vector& order = *arguments[by_ ? 1 : 0];
+    const Vector& value = *arguments[0];
+    for (int64_t i = 0; i < num_rows; ++i) {
+      if (!Selected(selected, i) || order.IsNull(i)) continue;
+      uint32_t g = groups[i];
+      if (order_.has(g)) {
+        int c = CompareValues(order, i, order_.vector(g), 0);
+        if (is_max_ ? c <= 0 : c >= 0) continue;
+      }
+      order_.Set(g, order, i);
+      if (by_) result_.Set(g, value, i);
+    }
+  }
+  void Merge(Accumulator& other_base, const uint32_t* group_map, size_t other_groups, EvalContext& context) override {
+    auto& other = *Downcast<GenericMinMaxAccumulator>(other_base);
+    for (size_t g = 0; g < other_groups; ++g) {
+      if (!other.order_.has(g)) continue;
+      uint32_t t = group_map[g];
+      if (order_.has(t)) {
+        int c = CompareValues(other.order_.vector(g), 0, order_.vector(t), 0);
+        if (is_max_ ? c <= 0 : c >= 0) continue;
+      }
+      order_.Set(t, other.order_.value(g));
+      if (by_) result_.Set(t, other.result_.value(g));
+    }
+  }
+  VectorPtr Finalize(size_t num_groups, EvalContext&) override {
+    return (by_ ? result_ : order_).Finish(type_, num_groups);
+  }
+
+ private:
+  DataTypePtr type_;
+  bool is_max_;
+  bool by_;
+  ScalarSlots order_;
+  ScalarSlots result_;
+};
+
+// ---- first / last / any_value ----
+
+class FirstLastAccumulator final : public Accumulator {
+ public:
+  FirstLastAccumulator(DataTypePtr type, bool last, bool ignore_nulls)
+      : type_(std::move(type)), last_(last), ignore_nulls_(ignore_nulls) {}
+
+  void Resize(size_t num_groups) override {
+    values_.Resize(num_groups);
+    if (stamps_.size() < num_groups) stamps_.resize(num_groups, 0);
+  }
+  void Update(const std::vector<VectorPtr>& arguments, const uint32_t* groups, const uint8_t* selected,
+              int64_t num_rows, EvalContext&) override {
+    const Vector& input = *arguments[0];
+    if (!last_) {
+      for (int64_t i = 0; i < num_rows; ++i) {
+        if (!Selected(selected, i) || (ignore_nulls_ && input.IsNull(i))) continue;
+        if (!values_.has(groups[i])) values_.Set(groups[i], input, i);
+      }
+      return;
+    }
+    // The last row of each group in this batch replaces the value of earlier batches.
+    ++batch_stamp_;
+    for (int64_t i = num_rows - 1; i >= 0; --i) {
+      if (!Selected(selected, i) || (ignore_nulls_ && input.IsNull(i))) continue;
+      uint32_t g = groups[i];
+      if (stamps_[g] == batch_stamp_) continue;
+      stamps_[g] = batch_stamp_;
+      values_.Set(g, input, i);
+    }
+  }
+  void Merge(Accumulator& other_base, const uint32_t* group_map, size_t other_groups, EvalContext& context) override {
+    auto& other = *Downcast<FirstLastAccumulator>(other_base);
+    for (size_t g = 0; g < other_groups; ++g) {
+      if (!other.values_.has(g)) continue;
+      uint32_t t = group_map[g];
+      if (last_ || !values_.has(t)) values_.Set(t, other.values_.value(g));
+    }
+  }
+  VectorPtr Finalize(size_t num_groups, EvalContext&) override { return values_.Finish(type_, num_groups); }
+
+ private:
+  DataTypePtr type_;
+  bool last_;
+  bool ignore_nulls_;
+  ScalarSlots values_;
+  std::vector<uint64_t> stamps_;
+  uint64_t batch_stamp_ = 0;
+};
+
+// ---- collect_list / collect_set ----
+
+class CollectAccumulator final : public Accumulator {
+ public:
+  CollectAccumulator(DataTypePtr element_type, DataTypePtr result_type, bool set)
+      : result_type_(std::move(result_type)), values_(element_type), set_(set) {}
+
+  void Resize(size_t num_groups) override { num_groups_ = std::max(num_groups_, num_groups); }
+  void Update(const std::vector<VectorPtr>& arguments, const uint32_t* groups, const uint8_t* selected,
+              int64_t num_rows, EvalContext&) override {
+    const Vector& input = *arguments[0];
+    for (int64_t i = 0; i < num_rows; ++i) {
+      if (!Selected(selected, i) || input.IsNull(i)) continue;
+      values_.AppendFrom(input, i);
+      value_groups_.push_back(groups[i]);
+    }
+  }
+  void Merge(Accumulator& other_base, const uint32_t* group_map, size_t, EvalContext&) override {
+    auto& other = *Downcast<CollectAccumulator>(other_base);
+    VectorPtr values = other.values_.Finish();
+    for (size_t k = 0; k < other.value_groups_.size(); ++k) {
+      values_.AppendFrom(*values, static_cast<int64_t>(k));
+      value_groups_.push_back(group_map[other.value_groups_[k]]);
+    }
+  }
+  VectorPtr Finalize(size_t num_groups, EvalContext&) override {
+    VectorPtr values = values_.Finish();
+    // Counting sort of the values by group, keeping input order within a group.
+    std::vector<int64_t> starts(num_groups + 1, 0);
+    for (uint32_t g : value_groups_) ++starts[g + 1];
+    for (size_t g = 0; g < num_groups; ++g) starts[g + 1] += starts[g];
+    std::vector<int64_t> order(value_groups_.size());
+    std::vector<int64_t> cursor(starts.begin(), starts.end() - 1);
+    for (size_t k = 0; k < value_groups_.size(); ++k) order[cursor[value_groups_[k]]++] = static_cast<int64_t>(k);
+
+    std::vector<uint8_t> keep(value_groups_.size(), 1);
+    if (set_ && !value_groups_.empty()) {
+      EncodedKeys encoded;
+      EncodeKeys({values}, values->length(), encoded);
+      KeyTable seen;
+      std::string key;
+      for (size_t k = 0; k < value_groups_.size(); ++k) {
+        key.assign(reinterpret_cast<const char*>(&value_groups_[k]), sizeof(uint32_t));
+        key.append(encoded.key(static_cast<int64_t>(k)));
+        bool inserted = false;
+        seen.FindOrInsert(key, HashBytes(key.data(), key.size()), &inserted);
+        keep[k] = inserted;
+      }
+    }
+    VectorBuilder builder(result_type_, static_cast<int64_t>(num_groups));
+    for (size_t g = 0; g < num_groups; ++g) {
+      for (int64_t p = starts[g]; p < starts[g + 1]; ++p) {
+        if (keep[order[p]]) builder.child(0).AppendFrom(*values, order[p]);
+      }
+      builder.FinishList();
+    }
+    return builder.Finish();
+  }
+
+ private:
+  DataTypePtr result_type_;
+  VectorBuilder values_;
+  std::vector<uint32_t> value_groups_;
+  size_t num_groups_ = 0;
+  bool set_;
+};
+
+// ---- approx_count_distinct: HyperLogLog with 2^p registers per group ----
+
+class ApproxDistinctAccumulator final : public Accumulator {
+ public:
+  explicit ApproxDistinctAccumulator(double relative_sd) {
+    // Spark: p = ceil(2 * log2(1.106 / rsd)); rsd 0.05 gives 2^9 registers.
+    int p = static_cast<int>(std::ceil(2.0 * std::log2(1.106 / relative_sd)));
+    precision_ = std::clamp(p, 4, 18);
+    registers_per_group_ = size_t{1} << precision_;
+  }
+
+  void Resize(size_t num_groups) override {
+    if (registers_.size() < num_groups * registers_per_group_) registers_.resize(num_groups * registers_per_group_, 0);
+  }
+  void Update(const std::vector<VectorPtr>& arguments, const uint32_t* groups, const uint8_t* selected,
+              int64_t num_rows, EvalContext&) override {
+    const Vector& input = *arguments[0];
+    EncodeKeys({arguments[0]}, num_rows, encoded_);
+    for (int64_t i = 0; i < num_rows; ++i) {
+      if (!Selected(selected, i) || input.IsNull(i)) continue;
+      uint64_t hash = encoded_.hashes[i];
+      size_t index = hash >> (64 - precision_);
+      uint64_t rest = (hash << precision_) | (uint64_t{1} << (precision_ - 1));
+      uint8_t rank = static_cast<uint8_t>(std::countl_zero(rest) + 1);
+      uint8_t& slot = registers_[groups[i] * registers_per_group_ + index];
+      slot = std::max(slot, rank);
+    }
+  }
+  void Merge(Accumulator& other_base, const uint32_t* group_map, size_t other_groups, EvalContext& context) override {
+    auto& other = *Downcast<ApproxDistinctAccumulator>(other_base);
+    for (size_t g = 0; g < other_groups; ++g) {
+      uint8_t* target = &registers_[group_map[g] * registers_per_group_];
+      const uint8_t* source = &other.registers_[g * registers_per_group_];
+      for (size_t r = 0; r < registers_per_group_; ++r) target[r] = std::max(target[r], source[r]);
+    }
+  }
+  VectorPtr Finalize(size_t num_groups, EvalContext&) override {
+    Resize(num_groups);
+    const double m = static_cast<double>(registers_per_group_);
+    const double alpha = 0.7213 / (1 + 1.079 / m);
+    std::vector<int64_t> results(num_groups);
+    for (size_t g = 0; g < num_groups; ++g) {
+      const uint8_t* slots = &registers_[g * registers_per_group_];
+      double sum = 0;
+      size_t zeros = 0;
+      for (size_t r = 0; r < registers_per_group_; ++r) {
+        sum += std::ldexp(1.0, -slots[r]);
+        zeros += slots[r] == 0;
+      }
+      double estimate = alpha * m * m / sum;
+      // Linear counting is far more accurate while registers are still empty.
+      if (estimate <= 2.5 * m && zeros > 0) estimate = m * std::log(m / static_cast<double>(zeros));
+      results[g] = static_cast<int64_t>(std::llround(estimate));
+    }
+    std::vector<uint8_t> valid(num_groups, 1);
+    return MakeFixedResult(LongType(), results.data(), sizeof(int64_t), valid.data(), num_groups);
+  }
+
+ private:
+  int precision_ = 9;
+  size_t registers_per_group_ = 512;
+  std::vector<uint8_t> registers_;
+  EncodedKeys encoded_;
+};
+
+// ---- DISTINCT: keeps each group's distinct argument rows and aggregates them at the end ----
+
+class DistinctAccumulator final : public Accumulator {
+ public:
+  DistinctAccumulator(std::unique_ptr<Accumulator> inner, const std::vector<DataTypePtr>& argument_types)
+      : inner_(std::move(inner)) {
+    for (const DataTypePtr& type : argument_types) builders_.push_back(std::make_unique<VectorBuilder>(type));
+  }
+
+  void Resize(size_t num_groups) override { num_groups_ = std::max(num_groups_, num_groups); }
+  void Update(const std::vector<VectorPtr>& arguments, const uint32_t* groups, const uint8_t* selected,
+              int64_t num_rows, EvalContext&) override {
+    EncodeKeys(arguments, num_rows, encoded_);
+    std::string key;
+    for (int64_t i = 0; i < num_rows; ++i) {
+      if (!Selected(selected, i)) continue;
+      key.assign(reinterpret_cast<const char*>(&groups[i]), sizeof(uint32_t));
+      key.append(encoded_.key(i));
+      bool inserted = false;
+      seen_.FindOrInsert(key, HashBytes(key.data(), key.size()), &inserted);
+      if (!inserted) continue;
+      for (size_t a = 0; a < arguments.size(); ++a) builders_[a]->AppendFrom(*arguments[a], i);
+      kept_groups_.push_back(groups[i]);
+    }
+  }
+  void Merge(Accumulator& other_base, const uint32_t* group_map, size_t, EvalContext&) override {
+    auto& other = *Downcast<DistinctAccumulator>(other_base);
+    std::vector<VectorPtr> values;
+    for (auto& builder : other.builders_) values.push_back(builder->Finish());
+    std::string key;
+    for (size_t k = 0; k < other.kept_groups_.size(); ++k) {
+      uint32_t target = group_map[other.kept_groups_[k]];
+      std::string_view other_key = other.seen_.key(static_cast<uint32_t>(k));
+      key.assign(reinterpret_cast<const char*>(&target), sizeof(uint32_t));
+      key.append(other_key.substr(sizeof(uint32_t)));
+      bool inserted = false;
+      seen_.FindOrInsert(key, HashBytes(key.data(), key.size()), &inserted);
+      if (!inserted) continue;
+      for (size_t a = 0; a < values.size(); ++a) builders_[a]->AppendFrom(*values[a], static_cast<int64_t>(k));
+      kept_groups_.push_back(target);
+    }
+  }
+  VectorPtr Finalize(size_t num_groups, EvalContext& context) override {
+    std::vector<VectorPtr> values;
+    for (auto& builder : builders_) values.push_back(builder->Finish());
+    inner_->Resize(num_groups);
+    // Aggregate in slices so that very many distinct values do not need one huge pass.
+    const int64_t total = static_cast<int64_t>(kept_groups_.size());
+    for (int64_t start = 0; start < total; start += 1 << 16) {
+      int64_t length = std::min<int64_t>(1 << 16, total - start);
+      std::vector<VectorPtr> slice;
+      for (const VectorPtr& value : values) slice.push_back(value->Slice(start, length));
+      inner_->Update(slice, kept_groups_.data() + start, nullptr, length, context);
+    }
+    return inner_->Finalize(num_groups, context);
+  }
+
+ private:
+  std::unique_ptr<Accumulator> inner_;
+  std::vector<std::unique_ptr<VectorBuilder>> builders_;
+  std::vector<uint32_t> kept_groups_;
+  KeyTable seen_;
+  EncodedKeys encoded_;
+  size_t num_groups_ = 0;
+};
+
+template <bool kMax>
+std::unique_ptr<Accumulator> MakeMinMax(const DataTypePtr& type) {
+  switch (type->id()) {
+    case TypeId::kByte: return std::make_unique<FixedMinMaxAccumulator<int8_t, kMax>>(type);
+    case TypeId::kShort: return std::make_unique<FixedMinMaxAccumulator<int16_t, kMax>>(type);
+    case TypeId::kInteger:
+    case TypeId::kDate: return std::make_unique<FixedMinMaxAccumulator<int32_t, kMax>>(type);
+    case TypeId::kLong:
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampNtz: return std::make_unique<FixedMinMaxAccumulator<int64_t, kMax>>(type);
+    case TypeId::kFloat: return std::make_unique<FixedMinMaxAccumulator<float, kMax>>(type);
+    case TypeId::kDouble: return std::make_unique<FixedMinMaxAccumulator<double, kMax>>(type);
+    case TypeId::kDecimal: return std::make_unique<FixedMinMaxAccumulator<Decimal128, kMax>>(type);
+    case TypeId::kString:
+    case TypeId::kBinary: return std::make_unique<StringMinMaxAccumulator<kMax>>(type);
+    default: return std::make_unique<GenericMinMaxAccumulator>(type, kMax, false);
+  }
+}
+
+std::unique_ptr<Accumulator> MakePlainAccumulator(AggregateKind kind, const AggregateCall& call,
+                                                  const std::vector<DataTypePtr>& types) {
+  const DataTypePtr& result = call.result_type;
+  switch (kind) {
+    case AggregateKind::kCount: return std::make_unique<CountAccumulator>(false);
+    case AggregateKind::kCountIf: return std::make_unique<CountAccumulator>(true);
+    case AggregateKind::kSum:
+      switch (types[0]->id()) {
+        case TypeId::kLong: return std::make_unique<SumAccumulator<int64_t>>(result);
+        case TypeId::kDecimal: return std::make_unique<SumAccumulator<Decimal128>>(result);
+        default: return std::make_unique<SumAccumulator<double>>(result);
+      }
+    case AggregateKind::kAvg:
+      if (types[0]->id() == TypeId::kDecimal) return std::make_unique<AvgAccumulator<Decimal128>>(types[0], result);
+      return std::make_unique<AvgAccumulator<double>>(types[0], result);
+    case AggregateKind::kMin: return MakeMinMax<false>(types[0]);
+    case AggregateKind::kMax: return MakeMinMax<true>(types[0]);
+    case AggregateKind::kMinBy: return std::make_unique<GenericMinMaxAccumulator>(types[0], false, true);
+    case AggregateKind::kMaxBy: return std::make_unique<GenericMinMaxAccumulator>(types[0], true, true);
+    case AggregateKind::kFirst:
+    case AggregateKind::kAnyValue:
+      return std::make_unique<FirstLastAccumulator>(types[0], false, call.ignore_nulls);
+    case AggregateKind::kLast: return std::make_unique<FirstLastAccumulator>(types[0], true, call.ignore_nulls);
+    case AggregateKind::kCollectList: return std::make_unique<CollectAccumulator>(types[0], result, false);
+    case AggregateKind::kCollectSet: return std::make_unique<CollectAccumulator>(types[0], result, true);
+    case AggregateKind::kApproxCountDistinct: {
+      double relative_sd = 0.05;
+      if (call.arguments.size() == 2) {
+        const expr::Expression& argument = *call.arguments[1];
+        SILT_USER_CHECK(argument.kind() == expr::ExpressionKind::kLiteral && !argument.literal().is_null(),
+                        DATATYPE_MISMATCH,
+                        {{"sqlExpr", "\"approx_count_distinct\""},
+                         {"message", "The relativeSD argument must be a constant."}});
+        relative_sd = argument.literal().GetDouble();
+        SILT_USER_CHECK(relative_sd > 0 && relative_sd < 1, INVALID_PARAMETER_VALUE,
+                        {{"parameter", "`relativeSD`"},
+                         {"functionName", "`approx_count_distinct`"},
+                         {"message", "must be between 0 and 1"}});
+      }
+      return std::make_unique<ApproxDistinctAccumulator>(relative_sd);
+    }
+    case AggregateKind::kStddevSamp:
+    case AggregateKind::kStddevPop:
+    case AggregateKind::kVarSamp:
+    case AggregateKind::kVarPop: return std::make_unique<MomentAccumulator>(kind);
+    case AggregateKind::kBoolOr: return std::make_unique<BoolAccumulator>(false);
+    case AggregateKind::kBoolAnd: return std::make_unique<BoolAccumulator>(true);
+  }
+  SILT_CHECK(false, "unknown aggregate kind");
+  return nullptr;
+}
+
+}  // namespace
+
+std::unique_ptr<Accumulator> MakeAccumulator(const AggregateCall& call, const std::vector<DataTypePtr>& argument_types) {
+  std::optional<AggregateKind> kind = AggregateKindOf(call.function);
+  if (!kind) {
+    SILT_THROW(UNRESOLVED_ROUTINE, {{"routineName", "`" + call.function + "`"}, {"searchPath", "[`system`.`builtin`]"}});
+  }
+  std::unique_ptr<Accumulator> accumulator = MakePlainAccumulator(*kind, call, argument_types);
+  // DISTINCT changes nothing for these; skip the cost of keeping distinct rows.
+  const bool distinct_matters = *kind != AggregateKind::kMin && *kind != AggregateKind::kMax &&
+                                *kind != AggregateKind::kCollectSet && *kind != AggregateKind::kApproxCountDistinct &&
+                                *kind != AggregateKind::kBoolAnd && *kind != AggregateKind::kBoolOr;
+  if (call.distinct && distinct_matters) {
+    accumulator = std::make_unique<DistinctAccumulator>(std::move(accumulator), argument_types);
+  }
+  return accumulator;
+}
+
+}  // namespace silt::exec

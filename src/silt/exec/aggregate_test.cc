@@ -1,0 +1,404 @@
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "silt/base/thread_pool.h"
+#include "silt/error.h"
+#include "silt/exec/aggregate_function.h"
+#include "silt/exec/hash_operators.h"
+#include "silt/expr/test_batch_internal.h"
+#include "silt/vector/batch.h"
+
+namespace silt::exec {
+namespace {
+
+using expr::Scalar;
+using expr::testing::BoolColumn;
+using expr::testing::DoubleColumn;
+using expr::testing::IntColumn;
+using expr::testing::StringColumn;
+using ::testing::ElementsAre;
+using ::testing::UnorderedElementsAre;
+
+class TestSource final : public Operator {
+ public:
+  TestSource(SchemaPtr schema, std::vector<Batch> batches) : Operator(std::move(schema)), batches_(std::move(batches)) {}
+  std::optional<Batch> Next(ExecContext&) override {
+    if (next_ >= batches_.size()) return std::nullopt;
+    return batches_[next_++];
+  }
+  std::string Describe() const override { return "TestSource"; }
+
+ private:
+  std::vector<Batch> batches_;
+  size_t next_ = 0;
+};
+
+Batch MakeBatch(const std::vector<VectorPtr>& columns) { return expr::testing::MakeBatch(columns); }
+
+VectorPtr DecimalColumn(int precision, int scale, const std::vector<std::optional<int64_t>>& unscaled) {
+  VectorBuilder builder(DecimalType(precision, scale));
+  for (const auto& value : unscaled) {
+    if (value) {
+      builder.AppendDecimal(*value);
+    } else {
+      builder.AppendNull();
+    }
+  }
+  return builder.Finish();
+}
+
+expr::ExpressionPtr Col(const Batch& batch, int index) {
+  return expr::Column(index, batch.column(static_cast<size_t>(index))->type());
+}
+
+AggregateCall Agg(std::string function, std::vector<expr::ExpressionPtr> arguments, bool distinct = false,
+                  expr::ExpressionPtr filter = nullptr) {
+  AggregateCall call;
+  call.function = std::move(function);
+  call.arguments = std::move(arguments);
+  call.distinct = distinct;
+  call.filter = std::move(filter);
+  return call;
+}
+
+struct AggregateRun {
+  std::vector<std::string> rows;  // values joined by ","
+  SchemaPtr schema;
+};
+
+AggregateRun RunAggregate(const std::vector<Batch>& batches, std::vector<expr::ExpressionPtr> keys,
+                 std::vector<AggregateCall> calls, size_t parallelism = 1, bool ansi = true) {
+  ThreadPool pool(2);
+  ExecContext context;
+  context.pool = &pool;
+  context.parallelism = parallelism;
+  context.eval.ansi = ansi;
+  std::vector<std::string> key_names, names;
+  for (size_t k = 0; k < keys.size(); ++k) key_names.push_back("k" + std::to_string(k));
+  for (size_t a = 0; a < calls.size(); ++a) names.push_back("a" + std::to_string(a));
+  OperatorPtr source = std::make_unique<TestSource>(batches.front().schema(), batches);
+  OperatorPtr aggregate = MakeHashAggregate(std::move(source), std::move(keys), key_names, std::move(calls), names);
+  AggregateRun run;
+  run.schema = aggregate->schema();
+  for (const Batch& batch : Collect(*aggregate, context)) {
+    for (int64_t row = 0; row < batch.num_rows(); ++row) {
+      std::string text;
+      for (size_t c = 0; c < batch.num_columns(); ++c) text += (c ? "," : "") + batch.column(c)->ValueToString(row);
+      run.rows.push_back(text);
+    }
+  }
+  std::sort(run.rows.begin(), run.rows.end());
+  return run;
+}
+
+std::string ErrorClassOf(const std::function<void()>& body) {
+  try {
+    body();
+  } catch (const Error& error) {
+    return std::string(error.error_class());
+  }
+  return "no error";
+}
+
+TEST(AggregateFunctionTest, ResolvesSparkResultTypes) {
+  EXPECT_TRUE(IsAggregateFunction("SUM"));
+  EXPECT_TRUE(IsAggregateFunction("array_agg"));
+  EXPECT_FALSE(IsAggregateFunction("upper"));
+  EXPECT_EQ(ResolveAggregate("sum", {IntegerType()}, false).result_type->ToString(), "bigint");
+  EXPECT_EQ(ResolveAggregate("sum", {DecimalType(10, 2)}, false).result_type->ToString(), "decimal(20,2)");
+  EXPECT_EQ(ResolveAggregate("sum", {DecimalType(35, 2)}, false).result_type->ToString(), "decimal(38,2)");
+  EXPECT_EQ(ResolveAggregate("sum", {FloatType()}, false).result_type->ToString(), "double");
+  EXPECT_EQ(ResolveAggregate("avg", {DecimalType(10, 2)}, false).result_type->ToString(), "decimal(14,6)");
+  EXPECT_EQ(ResolveAggregate("mean", {LongType()}, false).result_type->ToString(), "double");
+  EXPECT_EQ(ResolveAggregate("count", {}, false).result_type->ToString(), "bigint");
+  EXPECT_FALSE(ResolveAggregate("count", {StringType()}, true).nullable);
+  EXPECT_EQ(ResolveAggregate("collect_list", {IntegerType()}, false).result_type->ToString(), "array<int>");
+  EXPECT_EQ(ResolveAggregate("max", {DateType()}, false).result_type->ToString(), "date");
+  EXPECT_EQ(ResolveAggregate("stddev", {IntegerType()}, false).argument_types[0]->ToString(), "double");
+  EXPECT_EQ(ErrorClassOf([] { ResolveAggregate("sum", {StringType()}, false); }), "DATATYPE_MISMATCH");
+  EXPECT_EQ(ErrorClassOf([] { ResolveAggregate("bool_and", {IntegerType()}, false); }), "DATATYPE_MISMATCH");
+  EXPECT_EQ(ErrorClassOf([] { ResolveAggregate("min_by", {IntegerType()}, false); }), "WRONG_NUM_ARGS");
+  EXPECT_EQ(ErrorClassOf([] { ResolveAggregate("median_of_nothing", {IntegerType()}, false); }),
+            "UNRESOLVED_ROUTINE");
+}
+
+TEST(AggregateFunctionTest, ToStringAsSparkPlans) {
+  AggregateCall call = Agg("sum", {expr::Column(3, LongType())});
+  EXPECT_EQ(call.ToString(), "sum(" + call.arguments[0]->ToString() + ")");
+  EXPECT_EQ(Agg("count", {}).ToString(), "count(1)");
+  EXPECT_THAT(Agg("count", {expr::Column(0, LongType())}, true).ToString(), ::testing::StartsWith("count(distinct "));
+}
+
+TEST(HashAggregateTest, GlobalAggregatesSkipNulls) {
+  Batch batch = MakeBatch({IntColumn(IntegerType(), {3, std::nullopt, 1, 5, std::nullopt})});
+  auto x = Col(batch, 0);
+  AggregateRun run = RunAggregate({batch}, {},
+                         {Agg("count", {}), Agg("count", {x}), Agg("sum", {x}), Agg("avg", {x}), Agg("min", {x}),
+                          Agg("max", {x})});
+  EXPECT_THAT(run.rows, ElementsAre("5,3,9,3.0,1,5"));
+  EXPECT_EQ(run.schema->field(2).type->ToString(), "bigint");
+  EXPECT_FALSE(run.schema->field(0).nullable);
+  EXPECT_TRUE(run.schema->field(2).nullable);
+}
+
+TEST(HashAggregateTest, EmptyInputWithoutKeysGivesOneRow) {
+  Batch empty = MakeBatch({IntColumn(IntegerType(), {})});
+  auto x = Col(empty, 0);
+  AggregateRun run = RunAggregate({empty}, {},
+                         {Agg("count", {}), Agg("sum", {x}), Agg("avg", {x}), Agg("max", {x}),
+                          Agg("collect_list", {x}), Agg("count_if", {expr::Compare(expr::ComparisonOperator::kGreater, x,
+                                                                                   expr::Literal(Scalar::Integer(0)))})});
+  EXPECT_THAT(run.rows, ElementsAre("0,NULL,NULL,NULL,[],0"));
+  // With keys, empty input gives no groups.
+  EXPECT_TRUE(RunAggregate({empty}, {x}, {Agg("count", {})}).rows.empty());
+}
+
+TEST(HashAggregateTest, NullKeysFormOneGroupAndStringKeysGroup) {
+  Batch batch = MakeBatch({StringColumn({"b", std::nullopt, "a", "b", std::nullopt, "a", "a"}),
+                           IntColumn(LongType(), {1, 2, 3, 4, 5, 6, std::nullopt})});
+  AggregateRun run = RunAggregate({batch}, {Col(batch, 0)}, {Agg("sum", {Col(batch, 1)}), Agg("count", {Col(batch, 1)})});
+  EXPECT_THAT(run.rows, ElementsAre("NULL,7,2", "a,9,2", "b,5,2"));
+}
+
+TEST(HashAggregateTest, NanEqualsNanAndNegativeZeroEqualsZero) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  Batch batch = MakeBatch({DoubleColumn({nan, -0.0, 0.0, -nan, 1.5}), IntColumn(IntegerType(), {1, 1, 1, 1, 1})});
+  AggregateRun run = RunAggregate({batch}, {Col(batch, 0)}, {Agg("count", {})});
+  EXPECT_THAT(run.rows, UnorderedElementsAre("0.0,2", "NaN,2", "1.5,1"));
+}
+
+TEST(HashAggregateTest, StructDateBooleanAndDecimalKeys) {
+  VectorBuilder structs(StructType({{"a", IntegerType(), true, {}}, {"b", StringType(), true, {}}}));
+  for (int i = 0; i < 4; ++i) {
+    structs.child(0).AppendInt(i % 2);
+    structs.child(1).AppendString("x");
+    structs.AppendStruct();
+  }
+  Batch batch = MakeBatch({structs.Finish(), IntColumn(DateType(), {0, 0, 1, 1}), BoolColumn({true, true, false, false}),
+                           DecimalColumn(5, 2, {150, 150, 150, 151})});
+  EXPECT_THAT(RunAggregate({batch}, {Col(batch, 0)}, {Agg("count", {})}).rows, ElementsAre("{0, x},2", "{1, x},2"));
+  EXPECT_THAT(RunAggregate({batch}, {Col(batch, 1), Col(batch, 2)}, {Agg("count", {})}).rows,
+              ElementsAre("1970-01-01,true,2", "1970-01-02,false,2"));
+  EXPECT_THAT(RunAggregate({batch}, {Col(batch, 3)}, {Agg("count", {})}).rows, ElementsAre("1.50,3", "1.51,1"));
+}
+
+TEST(HashAggregateTest, DecimalSumAndAverageTypesAndRounding) {
+  Batch batch = MakeBatch({DecimalColumn(5, 2, {1, 2, 2, std::nullopt})});
+  auto x = Col(batch, 0);
+  AggregateRun run = RunAggregate({batch}, {}, {Agg("sum", {x}), Agg("avg", {x}), Agg("min", {x}), Agg("max", {x})});
+  // 0.05 / 3 = 0.0166666... rounds HALF_UP at scale 6.
+  EXPECT_THAT(run.rows, ElementsAre("0.05,0.016667,0.01,0.02"));
+  EXPECT_EQ(run.schema->field(0).type->ToString(), "decimal(15,2)");
+  EXPECT_EQ(run.schema->field(1).type->ToString(), "decimal(9,6)");
+  Batch negative = MakeBatch({DecimalColumn(5, 2, {-1, -2, -2})});
+  EXPECT_THAT(RunAggregate({negative}, {}, {Agg("avg", {Col(negative, 0)})}).rows, ElementsAre("-0.016667"));
+}
+
+TEST(HashAggregateTest, SumOverflowIsAnsiError) {
+  Batch batch = MakeBatch({IntColumn(LongType(), {std::numeric_limits<int64_t>::max(), 1})});
+  EXPECT_EQ(ErrorClassOf([&] { RunAggregate({batch}, {}, {Agg("sum", {Col(batch, 0)})}); }), "ARITHMETIC_OVERFLOW");
+  // Legacy (non-ANSI) mode wraps as Java's long addition does.
+  EXPECT_THAT(RunAggregate({batch}, {}, {Agg("sum", {Col(batch, 0)})}, 1, false).rows,
+              ElementsAre(std::to_string(std::numeric_limits<int64_t>::min())));
+  // 20 * 10^37 does not fit decimal(38,0).
+  VectorBuilder big(DecimalType(38, 0));
+  for (int i = 0; i < 20; ++i) big.AppendDecimal(static_cast<Decimal128>(1000000000000000000LL) * 10000000000000000000ULL);
+  Batch decimals = MakeBatch({big.Finish()});
+  EXPECT_EQ(ErrorClassOf([&] { RunAggregate({decimals}, {}, {Agg("sum", {Col(decimals, 0)})}); }), "ARITHMETIC_OVERFLOW");
+  EXPECT_THAT(RunAggregate({decimals}, {}, {Agg("sum", {Col(decimals, 0)})}, 1, false).rows, ElementsAre("NULL"));
+}
+
+TEST(HashAggregateTest, DistinctAggregates) {
+  Batch batch = MakeBatch({IntColumn(IntegerType(), {1, 1, 2, std::nullopt, 2, 3}),
+                           StringColumn({"a", "a", "a", "b", std::nullopt, "a"})});
+  auto x = Col(batch, 0);
+  auto y = Col(batch, 1);
+  AggregateRun run = RunAggregate({batch}, {},
+                         {Agg("count", {x}, true), Agg("sum", {x}, true), Agg("avg", {x}, true),
+                          Agg("count", {x, y}, true), Agg("collect_list", {x}, true)});
+  // count(DISTINCT x, y) counts distinct pairs with no NULL: (1,a) (2,a) (3,a).
+  EXPECT_THAT(run.rows, ElementsAre("3,6,2.0,3,[1, 2, 3]"));
+}
+
+TEST(HashAggregateTest, FilterClause) {
+  Batch batch = MakeBatch({IntColumn(IntegerType(), {1, 2, 3, 4}), StringColumn({"a", "a", "b", "b"})});
+  auto x = Col(batch, 0);
+  auto over_one = expr::Compare(expr::ComparisonOperator::kGreater, x, expr::Literal(Scalar::Integer(1)));
+  AggregateRun run = RunAggregate({batch}, {Col(batch, 1)},
+                         {Agg("sum", {x}, false, over_one), Agg("count", {}, false, over_one),
+                          Agg("count", {x}, true, over_one)});
+  EXPECT_THAT(run.rows, ElementsAre("a,2,1,1", "b,7,2,2"));
+}
+
+TEST(HashAggregateTest, VarianceAndStandardDeviation) {
+  Batch batch = MakeBatch({IntColumn(IntegerType(), {1, 2, 3, 4, 7}), IntColumn(IntegerType(), {0, 0, 0, 0, 1})});
+  auto x = Col(batch, 0);
+  AggregateRun run = RunAggregate({batch}, {Col(batch, 1)},
+                         {Agg("var_samp", {x}), Agg("var_pop", {x}), Agg("stddev", {x}), Agg("stddev_pop", {x}),
+                          Agg("variance", {x}), Agg("std", {x})});
+  EXPECT_THAT(run.rows, ElementsAre("0,1.6666666666666667,1.25,1.2909944487358056,1.118033988749895,"
+                                    "1.6666666666666667,1.2909944487358056",
+                                    "1,NULL,0.0,NULL,0.0,NULL,NULL"));
+}
+
+TEST(HashAggregateTest, BooleanAggregatesAndCountIf) {
+  Batch batch = MakeBatch({BoolColumn({true, false, std::nullopt, true}), IntColumn(IntegerType(), {0, 0, 1, 1})});
+  auto b = Col(batch, 0);
+  AggregateRun run = RunAggregate({batch}, {Col(batch, 1)},
+                         {Agg("bool_and", {b}), Agg("bool_or", {b}), Agg("every", {b}), Agg("some", {b}),
+                          Agg("count_if", {b})});
+  EXPECT_THAT(run.rows, ElementsAre("0,false,true,false,true,1", "1,true,true,true,true,1"));
+  Batch nulls = MakeBatch({BoolColumn({std::nullopt})});
+  EXPECT_THAT(RunAggregate({nulls}, {}, {Agg("bool_or", {Col(nulls, 0)})}).rows, ElementsAre("NULL"));
+}
+
+TEST(HashAggregateTest, MinByMaxByFirstLastAnyValue) {
+  Batch batch = MakeBatch({StringColumn({std::nullopt, "b", "c", std::nullopt}), IntColumn(IntegerType(), {5, 1, 9, 3})});
+  auto s = Col(batch, 0);
+  auto n = Col(batch, 1);
+  AggregateCall first_ignoring = Agg("first", {s});
+  first_ignoring.ignore_nulls = true;
+  AggregateCall last_ignoring = Agg("last", {s, expr::Literal(Scalar::Boolean(true))});
+  AggregateRun run = RunAggregate({batch}, {},
+                         {Agg("min_by", {s, n}), Agg("max_by", {s, n}), Agg("first", {s}), Agg("last", {s}),
+                          first_ignoring, last_ignoring, Agg("any_value", {n}), Agg("max_by", {n, s})});
+  EXPECT_THAT(run.rows, ElementsAre("b,c,NULL,NULL,b,c,5,9"));
+}
+
+TEST(HashAggregateTest, MinMaxOfStringsDatesAndNested) {
+  VectorBuilder lists(ListType(IntegerType()));
+  for (auto& values : std::vector<std::vector<int>>{{1, 2}, {1}, {0, 9}}) {
+    for (int v : values) lists.child(0).AppendInt(v);
+    lists.FinishList();
+  }
+  Batch batch = MakeBatch({StringColumn({"pear", "apple", std::nullopt}), IntColumn(DateType(), {10, 3, 7}), lists.Finish(),
+                           DoubleColumn({1.0, std::numeric_limits<double>::quiet_NaN(), -2.0})});
+  AggregateRun run = RunAggregate({batch}, {},
+                         {Agg("min", {Col(batch, 0)}), Agg("max", {Col(batch, 0)}), Agg("min", {Col(batch, 1)}),
+                          Agg("max", {Col(batch, 1)}), Agg("min", {Col(batch, 2)}), Agg("max", {Col(batch, 2)}),
+                          Agg("max", {Col(batch, 3)}), Agg("min", {Col(batch, 3)})});
+  EXPECT_THAT(run.rows, ElementsAre("apple,pear,1970-01-04,1970-01-11,[0, 9],[1, 2],NaN,-2.0"));
+}
+
+TEST(HashAggregateTest, CollectListAndSet) {
+  Batch batch = MakeBatch({IntColumn(IntegerType(), {1, 1, 2, 1, std::nullopt}), IntColumn(IntegerType(), {3, 3, 4, 5, 6})});
+  AggregateRun run = RunAggregate({batch}, {Col(batch, 0)},
+                         {Agg("collect_list", {Col(batch, 1)}), Agg("collect_set", {Col(batch, 1)}),
+                          Agg("array_agg", {Col(batch, 1)})});
+  EXPECT_THAT(run.rows, ElementsAre("1,[3, 3, 5],[3, 5],[3, 3, 5]", "2,[4],[4],[4]", "NULL,[6],[6],[6]"));
+  EXPECT_EQ(run.schema->field(1).type->ToString(), "array<int>");
+}
+
+TEST(HashAggregateTest, ApproxCountDistinctWithinErrorBound) {
+  std::vector<std::optional<int64_t>> values;
+  for (int64_t i = 0; i < 20000; ++i) values.push_back(i % 10000);
+  values.push_back(std::nullopt);
+  Batch batch = MakeBatch({IntColumn(LongType(), values)});
+  AggregateRun run = RunAggregate({batch}, {}, {Agg("approx_count_distinct", {Col(batch, 0)})});
+  ASSERT_EQ(run.rows.size(), 1u);
+  double estimate = std::stod(run.rows[0]);
+  EXPECT_NEAR(estimate, 10000, 10000 * 0.05 * 3);  // three standard deviations
+  Batch small = MakeBatch({StringColumn({"a", "b", "a", "c", std::nullopt})});
+  EXPECT_THAT(RunAggregate({small}, {}, {Agg("approx_count_distinct", {Col(small, 0)})}).rows, ElementsAre("3"));
+}
+
+TEST(HashAggregateTest, ParallelMatchesSerial) {
+  std::vector<Batch> batches;
+  for (int b = 0; b < 24; ++b) {
+    std::vector<std::optional<int64_t>> keys, values;
+    std::vector<std::optional<std::string>> names;
+    for (int i = 0; i < 1000; ++i) {
+      int64_t v = b * 1000 + i;
+      keys.push_back(v % 37 == 0 ? std::nullopt : std::optional<int64_t>(v % 101));
+      values.push_back(v % 11 == 0 ? std::nullopt : std::optional<int64_t>(v));
+      names.push_back("n" + std::to_string(v % 53));
+    }
+    batches.push_back(MakeBatch({IntColumn(LongType(), keys), IntColumn(LongType(), values), StringColumn(names)}));
+  }
+  const Batch& shape = batches[0];
+  auto calls = [&] {
+    return std::vector<AggregateCall>{Agg("count", {}),
+                                      Agg("sum", {Col(shape, 1)}),
+                                      Agg("avg", {Col(shape, 1)}),
+                                      Agg("min", {Col(shape, 2)}),
+                                      Agg("max", {Col(shape, 1)}),
+                                      Agg("count", {Col(shape, 2)}, true),
+                                      Agg("var_pop", {Col(shape, 1)}),
+                                      Agg("approx_count_distinct", {Col(shape, 2)})};
+  };
+  AggregateRun serial = RunAggregate(batches, {Col(shape, 0)}, calls(), 1);
+  AggregateRun parallel = RunAggregate(batches, {Col(shape, 0)}, calls(), 2);
+  EXPECT_EQ(serial.rows.size(), 102u);
+  ASSERT_EQ(serial.rows.size(), parallel.rows.size());
+  // Floating sums may differ in the last digits with another addition order; compare the rest.
+  for (size_t r = 0; r < serial.rows.size(); ++r) {
+    auto strip = [](const std::string& row) {
+      std::vector<std::string> parts;
+      size_t start = 0;
+      for (size_t p = 0; p <= row.size(); ++p) {
+        if (p == row.size() || row[p] == ',') {
+          parts.push_back(row.substr(start, p - start));
+          start = p + 1;
+        }
+      }
+      parts[3] = parts[3].substr(0, 8);  // avg
+      parts[7] = parts[7].substr(0, 8);  // var_pop
+      return parts;
+    };
+    EXPECT_EQ(strip(serial.rows[r]), strip(parallel.rows[r]));
+  }
+  AggregateRun global = RunAggregate(batches, {}, {Agg("count", {}), Agg("sum", {Col(shape, 1)}, true)}, 2);
+  EXPECT_THAT(global.rows, ElementsAre("24000,261813819"));
+}
+
+TEST(HashAggregateTest, EveryAggregateOverEmptyAndAllNullInput) {
+  Batch all_null = MakeBatch({IntColumn(IntegerType(), {std::nullopt, std::nullopt}), BoolColumn({std::nullopt, std::nullopt})});
+  Batch empty = MakeBatch({IntColumn(IntegerType(), {}), BoolColumn({})});
+  auto x = Col(all_null, 0);
+  auto b = Col(all_null, 1);
+  auto calls = [&] {
+    std::vector<AggregateCall> calls;
+    for (const char* name : {"count", "sum", "avg", "min", "max", "first", "last", "any_value", "collect_list",
+                             "collect_set", "approx_count_distinct", "stddev", "stddev_pop", "var_samp", "var_pop"}) {
+      calls.push_back(Agg(name, {x}));
+    }
+    calls.push_back(Agg("min_by", {x, x}));
+    calls.push_back(Agg("max_by", {x, x}));
+    calls.push_back(Agg("bool_and", {b}));
+    calls.push_back(Agg("bool_or", {b}));
+    calls.push_back(Agg("count_if", {b}));
+    calls.push_back(Agg("sum", {x}, true));
+    calls.push_back(Agg("count", {x}, true));
+    return calls;
+  };
+  const std::string expected = "0,NULL,NULL,NULL,NULL,NULL,NULL,NULL,[],[],0,NULL,NULL,NULL,NULL,NULL,NULL,NULL,NULL,0,NULL,0";
+  EXPECT_THAT(RunAggregate({all_null}, {}, calls()).rows, ElementsAre(expected));
+  EXPECT_THAT(RunAggregate({empty}, {}, calls()).rows, ElementsAre(expected));
+  EXPECT_THAT(RunAggregate({empty, empty, empty}, {}, calls(), 2).rows, ElementsAre(expected));
+}
+
+TEST(HashAggregateTest, OverflowFoundWhileMergingThreadTablesIsAnsiError) {
+  // Each batch alone fits a long; only their sum overflows, possibly while merging.
+  std::vector<Batch> batches;
+  for (int i = 0; i < 4; ++i) batches.push_back(MakeBatch({IntColumn(LongType(), {std::numeric_limits<int64_t>::max()})}));
+  EXPECT_EQ(ErrorClassOf([&] { RunAggregate(batches, {}, {Agg("sum", {Col(batches[0], 0)})}, 2); }),
+            "ARITHMETIC_OVERFLOW");
+}
+
+TEST(HashAggregateTest, DescribeListsKeysAndFunctions) {
+  Batch batch = MakeBatch({IntColumn(IntegerType(), {1})});
+  auto key = Col(batch, 0);
+  OperatorPtr aggregate = MakeHashAggregate(std::make_unique<TestSource>(batch.schema(), std::vector<Batch>{batch}),
+                                            {key}, {"k"}, {Agg("sum", {key})}, {"s"});
+  EXPECT_EQ(aggregate->Describe(), "HashAggregate(keys=[" + key->ToString() + "], functions=[sum(" +
+                                       expr::Cast(key, LongType())->ToString() + ")])");
+}
+
+}  // namespace
+}  // namespace silt::exec

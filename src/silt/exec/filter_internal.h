@@ -1,0 +1,29 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "silt/expr/expression.h"
+#include "silt/vector/batch.h"
+
+// Row selection and plan text shared by the row operators and scans.
+namespace silt::exec {
+
+/// Rows `rows` of `vector`, in that order (repeats allowed); a row index of -1 gives NULL.
+/// Fixed-width and string columns are gathered with typed loops; other types row by row.
+VectorPtr GatherRows(const Vector& vector, const std::vector<int64_t>& rows);
+
+/// Rows `rows` of every column of `batch`, relabelled with `schema` (same types).
+Batch GatherBatchRows(const Batch& batch, const std::vector<int64_t>& rows, SchemaPtr schema);
+
+/// The rows of `batch` whose `keep` byte is non-zero; the batch itself when all are kept.
+Batch SelectRows(const Batch& batch, const std::vector<uint8_t>& keep);
+
+/// `expression` as plan text with its columns named after `schema`: "(a#0 > 1)".
+std::string ExpressionText(const expr::Expression& expression, const Schema& schema);
+
+/// "a#0, b#1" for the fields of `schema` (or just "a, b" when `with_index` is false).
+std::string ColumnListText(const Schema& schema, bool with_index);
+
+}  // namespace silt::exec

@@ -1,0 +1,277 @@
+#include <algorithm>
+#include <atomic>
+#include <deque>
+#include <mutex>
+
+#include "silt/base/check.h"
+#include "silt/base/thread_pool.h"
+#include "silt/exec/accumulator.h"
+#include "silt/exec/aggregate_kind_internal.h"
+#include "silt/exec/hash_operators.h"
+#include "silt/exec/hash_table.h"
+#include "silt/exec/row_hash.h"
+#include "silt/expr/evaluator.h"
+
+namespace silt::exec {
+
+namespace {
+
+using expr::EvalContext;
+using expr::ExpressionPtr;
+
+// An aggregate call with its arguments cast to the resolved signature.
+struct PreparedAggregate {
+  AggregateCall call;
+  std::vector<DataTypePtr> argument_types;
+};
+
+PreparedAggregate Prepare(AggregateCall call) {
+  std::optional<AggregateKind> kind = AggregateKindOf(call.function);
+  // first(x, true) / last(x, true): the flag is the second argument in the call form.
+  if (kind && (*kind == AggregateKind::kFirst || *kind == AggregateKind::kLast || *kind == AggregateKind::kAnyValue) &&
+      call.arguments.size() == 2) {
+    const expr::Expression& flag = *call.arguments[1];
+    SILT_USER_CHECK(flag.kind() == expr::ExpressionKind::kLiteral && flag.type()->id() == TypeId::kBoolean,
+                    DATATYPE_MISMATCH,
+                    {{"sqlExpr", "\"" + call.function + "\""},
+                     {"message", "The ignoreNulls argument must be a boolean constant."}});
+    call.ignore_nulls = call.ignore_nulls || (!flag.literal().is_null() && flag.literal().GetBool());
+    call.arguments.resize(1);
+  }
+  std::vector<DataTypePtr> types;
+  for (const ExpressionPtr& argument : call.arguments) types.push_back(argument->type());
+  AggregateSignature signature = ResolveAggregate(call.function, types, call.distinct);
+  for (size_t i = 0; i < call.arguments.size(); ++i) {
+    if (!call.arguments[i]->type()->Equals(*signature.argument_types[i])) {
+      call.arguments[i] = expr::Cast(call.arguments[i], signature.argument_types[i]);
+    }
+  }
+  // The accumulators produce the resolved type; a caller's type that differs (e.g. only in an
+  // array's containsNull) must not make the output disagree with the schema.
+  if (!call.result_type || !call.result_type->Equals(*signature.result_type)) {
+    call.result_type = signature.result_type;
+    call.nullable = signature.nullable;
+  }
+  return {std::move(call), std::move(signature.argument_types)};
+}
+
+// The groups one thread has seen: their keys, key values and aggregate states.
+class GroupTable {
+ public:
+  GroupTable(const std::vector<ExpressionPtr>& keys, const std::vector<PreparedAggregate>& aggregates)
+      : keys_(keys), aggregates_(aggregates) {
+    for (const ExpressionPtr& key : keys_) key_builders_.push_back(std::make_unique<VectorBuilder>(key->type()));
+    for (const PreparedAggregate& aggregate : aggregates_) {
+      accumulators_.push_back(MakeAccumulator(aggregate.call, aggregate.argument_types));
+    }
+    if (keys_.empty()) {
+      // A global aggregate has exactly one group, also for empty input.
+      bool inserted = false;
+      table_.FindOrInsert(std::string_view(), HashBytes(nullptr, 0), &inserted);
+      ResizeStates();
+    }
+  }
+
+  void Consume(const Batch& batch, EvalContext& context) {
+    const int64_t num_rows = batch.num_rows();
+    groups_.resize(static_cast<size_t>(num_rows));
+    if (keys_.empty()) {
+      std::fill(groups_.begin(), groups_.end(), 0);
+    } else {
+      std::vector<VectorPtr> key_values;
+      for (const ExpressionPtr& key : keys_) key_values.push_back(expr::Evaluate(*key, batch, context));
+      EncodeKeys(key_values, num_rows, encoded_);
+      inserted_.clear();
+      table_.FindOrInsert(encoded_, groups_.data(), &inserted_);
+      for (size_t k = 0; k < key_values.size(); ++k) AppendKeys(*key_values[k], *key_builders_[k]);
+      ResizeStates();
+    }
+    std::vector<VectorPtr> arguments;
+    for (size_t a = 0; a < aggregates_.size(); ++a) {
+      const AggregateCall& call = aggregates_[a].call;
+      arguments.clear();
+      for (const ExpressionPtr& argument : call.arguments) arguments.push_back(expr::Evaluate(*argument, batch, context));
+      std::vector<uint8_t> selected;
+      if (call.filter) selected = expr::EvaluateFilter(*call.filter, batch, context);
+      accumulators_[a]->Update(arguments, groups_.data(), call.filter ? selected.data() : nullptr, num_rows, context);
+    }
+  }
+
+  // Moves `other`'s groups into this table.
+  void Merge(GroupTable& other, EvalContext& context) {
+    std::vector<VectorPtr> other_keys;
+    for (auto& builder : other.key_builders_) other_keys.push_back(builder->Finish());
+    const size_t other_groups = other.table_.num_groups();
+    std::vector<uint32_t> group_map(other_groups);
+    for (uint32_t g = 0; g < other_groups; ++g) {
+      bool inserted = false;
+      group_map[g] = table_.FindOrInsert(other.table_.key(g), other.table_.hash(g), &inserted);
+      if (inserted) {
+        for (size_t k = 0; k < other_keys.size(); ++k) key_builders_[k]->AppendFrom(*other_keys[k], g);
+      }
+    }
+    ResizeStates();
+    for (size_t a = 0; a < accumulators_.size(); ++a) {
+      accumulators_[a]->Merge(*other.accumulators_[a], group_map.data(), other_groups, context);
+    }
+  }
+
+  // The key columns then one column per aggregate, one row per group.
+  std::vector<VectorPtr> Finish(EvalContext& context) {
+    std::vector<VectorPtr> columns;
+    for (auto& builder : key_builders_) columns.push_back(builder->Finish());
+    for (auto& accumulator : accumulators_) columns.push_back(accumulator->Finalize(table_.num_groups(), context));
+    return columns;
+  }
+
+  size_t num_groups() const { return table_.num_groups(); }
+
+ private:
+  // A group's key value is its first row's, with -0.0 shown as 0.0 (Spark normalises floating
+  // grouping keys).
+  void AppendKeys(const Vector& values, VectorBuilder& builder) const {
+    const TypeId type = values.type_id();
+    for (int64_t row : inserted_) {
+      if (type == TypeId::kDouble && values.IsValid(row) && values.values<double>()[row] == 0) {
+        builder.AppendDouble(0.0);
+      } else if (type == TypeId::kFloat && values.IsValid(row) && values.values<float>()[row] == 0) {
+        builder.AppendFloat(0.0f);
+      } else {
+        builder.AppendFrom(values, row);
+      }
+    }
+  }
+
+  void ResizeStates() {
+    for (auto& accumulator : accumulators_) accumulator->Resize(table_.num_groups());
+  }
+
+  const std::vector<ExpressionPtr>& keys_;
+  const std::vector<PreparedAggregate>& aggregates_;
+  KeyTable table_;
+  std::vector<std::unique_ptr<VectorBuilder>> key_builders_;
+  std::vector<std::unique_ptr<Accumulator>> accumulators_;
+  EncodedKeys encoded_;
+  std::vector<uint32_t> groups_;
+  std::vector<int64_t> inserted_;
+};
+
+SchemaPtr AggregateSchema(const std::vector<ExpressionPtr>& keys, const std::vector<std::string>& key_names,
+                          const std::vector<PreparedAggregate>& aggregates,
+                          const std::vector<std::string>& aggregate_names) {
+  SILT_CHECK(keys.size() == key_names.size(), "one name per group key");
+  SILT_CHECK(aggregates.size() == aggregate_names.size(), "one name per aggregate");
+  std::vector<Field> fields;
+  for (size_t k = 0; k < keys.size(); ++k) fields.push_back({key_names[k], keys[k]->type(), keys[k]->nullable(), {}});
+  for (size_t a = 0; a < aggregates.size(); ++a) {
+    fields.push_back({aggregate_names[a], aggregates[a].call.result_type, aggregates[a].call.nullable, {}});
+  }
+  return std::make_shared<Schema>(std::move(fields));
+}
+
+std::vector<PreparedAggregate> PrepareAll(std::vector<AggregateCall> calls) {
+  std::vector<PreparedAggregate> prepared;
+  for (AggregateCall& call : calls) prepared.push_back(Prepare(std::move(call)));
+  return prepared;
+}
+
+class HashAggregateOperator final : public Operator {
+ public:
+  HashAggregateOperator(OperatorPtr child, std::vector<ExpressionPtr> keys, std::vector<std::string> key_names,
+                        std::vector<PreparedAggregate> aggregates, std::vector<std::string> aggregate_names)
+      : Operator(AggregateSchema(keys, key_names, aggregates, aggregate_names)),
+        child_(std::move(child)),
+        keys_(std::move(keys)),
+        aggregates_(std::move(aggregates)) {}
+
+  std::optional<Batch> Next(ExecContext& context) override {
+    if (!aggregated_) {
+      Aggregate(context);
+      aggregated_ = true;
+    }
+    if (pending_.empty()) return std::nullopt;
+    Batch batch = std::move(pending_.front());
+    pending_.pop_front();
+    return batch;
+  }
+
+  std::string Describe() const override {
+    std::string out = "HashAggregate(keys=[";
+    for (size_t k = 0; k < keys_.size(); ++k) out += (k ? ", " : "") + keys_[k]->ToString();
+    out += "], functions=[";
+    for (size_t a = 0; a < aggregates_.size(); ++a) out += (a ? ", " : "") + aggregates_[a].call.ToString();
+    return out + "])";
+  }
+  std::vector<const Operator*> children() const override { return {child_.get()}; }
+
+ private:
+  void Aggregate(ExecContext& context) {
+    const size_t parallelism = std::max<size_t>(1, context.Parallelism());
+    std::vector<std::unique_ptr<GroupTable>> tables;
+    for (size_t t = 0; t < parallelism; ++t) tables.push_back(std::make_unique<GroupTable>(keys_, aggregates_));
+    if (parallelism == 1) {
+      while (std::optional<Batch> batch = child_->Next(context)) tables[0]->Consume(*batch, context.eval);
+    } else {
+      // Every worker pulls batches from the child (one at a time) and aggregates them into its
+      // own table; the tables are merged at the end.
+      std::mutex child_mutex;
+      std::atomic<bool> stop{false};
+      std::vector<EvalContext> contexts(parallelism, context.eval);
+      context.Pool().ParallelFor(
+          parallelism,
+          [&](size_t worker) {
+            try {
+              while (!stop.load(std::memory_order_relaxed)) {
+                std::optional<Batch> batch;
+                {
+                  std::lock_guard<std::mutex> lock(child_mutex);
+                  if (stop.load(std::memory_order_relaxed)) return;
+                  batch = child_->Next(context);
+                }
+                if (!batch) {
+                  stop = true;
+                  return;
+                }
+                tables[worker]->Consume(*batch, contexts[worker]);
+              }
+            } catch (...) {
+              stop = true;
+              throw;
+            }
+          },
+          parallelism);
+      for (size_t t = 1; t < parallelism; ++t) {
+        tables[0]->Merge(*tables[t], context.eval);
+        tables[t].reset();
+      }
+    }
+    std::vector<VectorPtr> columns = tables[0]->Finish(context.eval);
+    const int64_t num_groups = static_cast<int64_t>(tables[0]->num_groups());
+    for (int64_t start = 0; start < num_groups; start += kTargetBatchRows) {
+      int64_t length = std::min(kTargetBatchRows, num_groups - start);
+      std::vector<VectorPtr> slice;
+      for (const VectorPtr& column : columns) {
+        slice.push_back(start == 0 && length == num_groups ? column : column->Slice(start, length));
+      }
+      pending_.emplace_back(schema(), std::move(slice), length);
+    }
+  }
+
+  OperatorPtr child_;
+  std::vector<ExpressionPtr> keys_;
+  std::vector<PreparedAggregate> aggregates_;
+  bool aggregated_ = false;
+  std::deque<Batch> pending_;
+};
+
+}  // namespace
+
+OperatorPtr MakeHashAggregate(OperatorPtr child, std::vector<expr::ExpressionPtr> keys,
+                              std::vector<std::string> key_names, std::vector<AggregateCall> aggregates,
+                              std::vector<std::string> aggregate_names) {
+  SILT_CHECK(child != nullptr, "hash aggregate without input");
+  return std::make_unique<HashAggregateOperator>(std::move(child), std::move(keys), std::move(key_names),
+                                                 PrepareAll(std::move(aggregates)), std::move(aggregate_names));
+}
+
+}  // namespace silt::exec

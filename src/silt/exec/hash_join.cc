@@ -1,0 +1,476 @@
+#include <algorithm>
+#include <atomic>
+#include <deque>
+#include <memory>
+
+#include "silt/base/check.h"
+#include "silt/base/thread_pool.h"
+#include "silt/exec/hash_operators.h"
+#include "silt/exec/hash_table.h"
+#include "silt/exec/row_hash.h"
+#include "silt/expr/evaluator.h"
+#include "silt/expr/type_coercion.h"
+
+namespace silt::exec {
+
+namespace {
+
+using expr::EvalContext;
+using expr::ExpressionPtr;
+
+constexpr int64_t kEncodeChunkRows = 64 * 1024;
+// Rows ahead of the current one whose hash-table memory is prefetched.
+constexpr int64_t kPrefetchDistance = 48;
+
+// Reads row i of an integral, date or timestamp vector as int64.
+template <typename T>
+void WidenKeys(const Vector& keys, int64_t* out) {
+  const T* values = keys.values<T>();
+  for (int64_t i = 0; i < keys.length(); ++i) out[i] = values[i];
+}
+
+std::vector<int64_t> IntegerKeys(const Vector& keys) {
+  std::vector<int64_t> out(static_cast<size_t>(keys.length()));
+  switch (keys.type()->FixedWidth()) {
+    case 1: WidenKeys<int8_t>(keys, out.data()); break;
+    case 2: WidenKeys<int16_t>(keys, out.data()); break;
+    case 4: WidenKeys<int32_t>(keys, out.data()); break;
+    default: WidenKeys<int64_t>(keys, out.data()); break;
+  }
+  return out;
+}
+
+// The build side of a join on one integer-like key: open addressing over (key, first row)
+// slots, so a probe costs one cache miss where the general KeyTable needs three.
+class IntegerKeyIndex {
+ public:
+  static bool Supports(const DataType& type) {
+    switch (type.id()) {
+      case TypeId::kByte:
+      case TypeId::kShort:
+      case TypeId::kInteger:
+      case TypeId::kLong:
+      case TypeId::kDate:
+      case TypeId::kTimestamp:
+      case TypeId::kTimestampNtz: return true;
+      default: return false;
+    }
+  }
+
+  // Indexes the rows of `keys` whose `null_rows` byte is 0, chaining rows of one key through
+  // `next` in row order.
+  IntegerKeyIndex(const Vector& keys, const uint8_t* null_rows, int64_t* next) {
+    const int64_t num_rows = keys.length();
+    size_t capacity = 16;
+    while (capacity < static_cast<size_t>(num_rows) * 2) capacity *= 2;
+    slots_.assign(capacity, Slot{0, -1});
+    mask_ = capacity - 1;
+    std::vector<int64_t> values = IntegerKeys(keys);
+    for (int64_t row = num_rows - 1; row >= 0; --row) {
+      if (null_rows[row]) continue;
+      Slot& slot = SlotFor(values[row]);
+      slot.key = values[row];
+      next[row] = slot.head;
+      slot.head = row;
+    }
+  }
+
+  // For each row of `keys`: the first build row with an equal key, or -1 (also where `skip`).
+  void FindAll(const Vector& keys, const uint8_t* skip, int64_t* heads) const {
+    std::vector<int64_t> values = IntegerKeys(keys);
+    const int64_t num_rows = keys.length();
+    for (int64_t i = 0; i < num_rows; ++i) {
+      if (i + kPrefetchDistance < num_rows) __builtin_prefetch(&slots_[MixHash(values[i + kPrefetchDistance]) & mask_]);
+      heads[i] = skip[i] ? -1 : Find(values[i]);
+    }
+  }
+
+ private:
+  struct Slot {
+    int64_t key;
+    int64_t head;  // -1 = empty
+  };
+
+  Slot& SlotFor(int64_t key) {
+    size_t index = MixHash(static_cast<uint64_t>(key)) & mask_;
+    while (slots_[index].head >= 0 && slots_[index].key != key) index = (index + 1) & mask_;
+    return slots_[index];
+  }
+  int64_t Find(int64_t key) const {
+    size_t index = MixHash(static_cast<uint64_t>(key)) & mask_;
+    while (slots_[index].head >= 0) {
+      if (slots_[index].key == key) return slots_[index].head;
+      index = (index + 1) & mask_;
+    }
+    return -1;
+  }
+
+  std::vector<Slot> slots_;
+  size_t mask_ = 0;
+};
+
+bool KeepsLeftOnly(JoinType type) { return type == JoinType::kLeftSemi || type == JoinType::kLeftAnti; }
+
+// The join's output columns (as JoinOutputSchema in operators.h): left then right, the outer
+// sides' columns nullable; semi and anti joins keep the left columns only.
+SchemaPtr HashJoinSchema(const Schema& left, const Schema& right, JoinType type) {
+  std::vector<Field> fields;
+  const bool left_nullable = type == JoinType::kRightOuter || type == JoinType::kFullOuter;
+  const bool right_nullable = type == JoinType::kLeftOuter || type == JoinType::kFullOuter;
+  for (const Field& field : left.fields()) {
+    fields.push_back(field);
+    fields.back().nullable = field.nullable || left_nullable;
+  }
+  if (!KeepsLeftOnly(type)) {
+    for (const Field& field : right.fields()) {
+      fields.push_back(field);
+      fields.back().nullable = field.nullable || right_nullable;
+    }
+  }
+  return std::make_shared<Schema>(std::move(fields));
+}
+
+// Per row: whether a key that is not null-safe is NULL (such a row matches nothing).
+std::vector<uint8_t> NullKeyRows(const std::vector<VectorPtr>& keys, const std::vector<bool>& null_safe,
+                                 int64_t num_rows) {
+  std::vector<uint8_t> null_rows(static_cast<size_t>(num_rows), 0);
+  for (size_t k = 0; k < keys.size(); ++k) {
+    if (null_safe[k] || keys[k]->null_count() == 0) continue;
+    for (int64_t i = 0; i < num_rows; ++i) null_rows[i] |= keys[k]->IsNull(i);
+  }
+  return null_rows;
+}
+
+class HashJoinOperator final : public Operator {
+ public:
+  HashJoinOperator(OperatorPtr left, OperatorPtr right, HashJoinSpec spec)
+      : Operator(HashJoinSchema(*left->schema(), *right->schema(), spec.type)),
+        left_(std::move(left)),
+        right_(std::move(right)),
+        spec_(std::move(spec)) {
+    SILT_CHECK(spec_.type != JoinType::kCross, "a hash join needs equi-join keys; cross joins use nested loops");
+    SILT_CHECK(!spec_.left_keys.empty() && spec_.left_keys.size() == spec_.right_keys.size(),
+               "a hash join needs pairs of keys");
+    spec_.null_safe.resize(spec_.left_keys.size(), false);
+    for (size_t k = 0; k < spec_.left_keys.size(); ++k) {
+      const DataTypePtr& left_type = spec_.left_keys[k]->type();
+      const DataTypePtr& right_type = spec_.right_keys[k]->type();
+      if (left_type->Equals(*right_type)) continue;
+      std::optional<DataTypePtr> common = expr::ComparisonType(left_type, right_type);
+      SILT_USER_CHECK(common.has_value(), DATATYPE_MISMATCH,
+                      {{"sqlExpr", "\"" + spec_.left_keys[k]->ToString() + " = " + spec_.right_keys[k]->ToString() + "\""},
+                       {"message", "the join keys have incomparable types " + left_type->ToString() + " and " +
+                                       right_type->ToString() + "."}});
+      spec_.left_keys[k] = expr::CastIfNeeded(spec_.left_keys[k], *common);
+      spec_.right_keys[k] = expr::CastIfNeeded(spec_.right_keys[k], *common);
+    }
+  }
+
+  std::optional<Batch> Next(ExecContext& context) override {
+    if (!built_) {
+      Build(context);
+      built_ = true;
+    }
+    while (pending_.empty()) {
+      if (left_done_) {
+        if (!unmatched_emitted_) {
+          unmatched_emitted_ = true;
+          EmitUnmatchedRight();
+          continue;
+        }
+        return std::nullopt;
+      }
+      ProbeSome(context);
+    }
+    Batch batch = std::move(pending_.front());
+    pending_.pop_front();
+    return batch;
+  }
+
+  std::string Describe() const override {
+    auto list = [](const std::vector<ExpressionPtr>& keys) {
+      std::string out = "[";
+      for (size_t k = 0; k < keys.size(); ++k) out += (k ? ", " : "") + keys[k]->ToString();
+      return out + "]";
+    };
+    std::string out = "HashJoin " + JoinTypeName(spec_.type) + " " + list(spec_.left_keys) + " = " + list(spec_.right_keys);
+    if (spec_.residual) out += " AND " + spec_.residual->ToString();
+    if (spec_.null_aware_anti) out += " (null aware)";
+    return out;
+  }
+  std::vector<const Operator*> children() const override { return {left_.get(), right_.get()}; }
+
+ private:
+  void Build(ExecContext& context) {
+    std::vector<Batch> batches;
+    while (std::optional<Batch> batch = right_->Next(context)) batches.push_back(std::move(*batch));
+    const Schema& right_schema = *right_->schema();
+    if (batches.empty()) {
+      std::vector<VectorPtr> columns;
+      for (const Field& field : right_schema.fields()) columns.push_back(Vector::MakeAllNull(field.type, 0));
+      build_ = Batch(right_->schema(), std::move(columns), 0);
+    } else {
+      build_ = ConcatenateBatches(batches);
+    }
+    batches.clear();
+    const int64_t num_rows = build_.num_rows();
+    std::vector<VectorPtr> keys;
+    for (const ExpressionPtr& key : spec_.right_keys) keys.push_back(expr::Evaluate(*key, build_, context.eval));
+    std::vector<uint8_t> null_rows = NullKeyRows(keys, spec_.null_safe, num_rows);
+    for (int64_t i = 0; i < num_rows; ++i) build_has_null_key_ |= null_rows[i] != 0;
+
+    next_.assign(static_cast<size_t>(num_rows), -1);
+    if (keys.size() == 1 && !spec_.null_safe[0] && IntegerKeyIndex::Supports(*keys[0]->type())) {
+      integer_index_ = std::make_unique<IntegerKeyIndex>(*keys[0], null_rows.data(), next_.data());
+    } else {
+      BuildKeyTable(keys, null_rows, context);
+    }
+    if (spec_.type == JoinType::kRightOuter || spec_.type == JoinType::kFullOuter) {
+      build_matched_ = std::make_unique<std::atomic<uint8_t>[]>(static_cast<size_t>(std::max<int64_t>(num_rows, 1)));
+      for (int64_t i = 0; i < num_rows; ++i) build_matched_[i].store(0, std::memory_order_relaxed);
+    }
+  }
+
+  void BuildKeyTable(const std::vector<VectorPtr>& keys, const std::vector<uint8_t>& null_rows, ExecContext& context) {
+    const int64_t num_rows = build_.num_rows();
+    // Encode in chunks on the worker threads, then insert on this one.
+    const size_t num_chunks = static_cast<size_t>((num_rows + kEncodeChunkRows - 1) / kEncodeChunkRows);
+    std::vector<EncodedKeys> chunks(num_chunks);
+    context.Pool().ParallelFor(
+        num_chunks,
+        [&](size_t c) {
+          int64_t start = static_cast<int64_t>(c) * kEncodeChunkRows;
+          int64_t length = std::min(kEncodeChunkRows, num_rows - start);
+          std::vector<VectorPtr> slices;
+          for (const VectorPtr& key : keys) slices.push_back(key->Slice(start, length));
+          EncodeKeys(slices, length, chunks[c]);
+        },
+        context.Parallelism());
+    // Rows are inserted last to first so that each key's chain lists its rows in input order.
+    for (size_t c = num_chunks; c-- > 0;) {
+      const int64_t start = static_cast<int64_t>(c) * kEncodeChunkRows;
+      const EncodedKeys& chunk = chunks[c];
+      for (int64_t i = chunk.num_rows() - 1; i >= 0; --i) {
+        const int64_t row = start + i;
+        if (null_rows[row]) continue;
+        bool inserted = false;
+        uint32_t group = table_.FindOrInsert(chunk.key(i), chunk.hashes[i], &inserted);
+        if (inserted) heads_.push_back(-1);
+        next_[row] = heads_[group];
+        heads_[group] = row;
+      }
+      chunks[c] = EncodedKeys();
+    }
+  }
+
+  // Pulls up to Parallelism() probe batches and joins them on the worker threads.
+  void ProbeSome(ExecContext& context) {
+    const size_t parallelism = std::max<size_t>(1, context.Parallelism());
+    std::vector<Batch> inputs;
+    while (inputs.size() < parallelism) {
+      std::optional<Batch> batch = left_->Next(context);
+      if (!batch) {
+        left_done_ = true;
+        break;
+      }
+      inputs.push_back(std::move(*batch));
+    }
+    if (inputs.empty()) return;
+    std::vector<std::vector<Batch>> outputs(inputs.size());
+    if (inputs.size() == 1) {
+      ProbeBatch(inputs[0], context.eval, outputs[0]);
+    } else {
+      std::vector<EvalContext> contexts(inputs.size(), context.eval);
+      context.Pool().ParallelFor(
+          inputs.size(), [&](size_t i) { ProbeBatch(inputs[i], contexts[i], outputs[i]); }, parallelism);
+    }
+    for (auto& output : outputs) {
+      for (Batch& batch : output) pending_.push_back(std::move(batch));
+    }
+  }
+
+  void ProbeBatch(const Batch& probe, EvalContext& context, std::vector<Batch>& out) const {
+    const int64_t num_rows = probe.num_rows();
+    const JoinType type = spec_.type;
+    const bool build_empty = build_.num_rows() == 0;
+    if (spec_.null_aware_anti && !build_empty && build_has_null_key_) return;  // NOT IN over a NULL: no row
+
+    std::vector<VectorPtr> keys;
+    for (const ExpressionPtr& key : spec_.left_keys) keys.push_back(expr::Evaluate(*key, probe, context));
+    std::vector<uint8_t> null_rows = NullKeyRows(keys, spec_.null_safe, num_rows);
+    // The first build row of each probe row's key (-1: no match).
+    std::vector<int64_t> first_match(static_cast<size_t>(num_rows), -1);
+    if (integer_index_) {
+      integer_index_->FindAll(*keys[0], null_rows.data(), first_match.data());
+    } else {
+      EncodedKeys encoded;
+      EncodeKeys(keys, num_rows, encoded);
+      std::vector<int64_t> groups(static_cast<size_t>(num_rows));
+      table_.FindAll(encoded, null_rows.data(), groups.data());
+      for (int64_t i = 0; i < num_rows; ++i) {
+        if (i + kPrefetchDistance < num_rows && groups[i + kPrefetchDistance] >= 0) {
+          __builtin_prefetch(&heads_[groups[i + kPrefetchDistance]]);
+        }
+        if (groups[i] >= 0) first_match[i] = heads_[groups[i]];
+      }
+    }
+
+    // Candidate pairs (probe row, build row) in probe row order.
+    std::vector<int64_t> probe_rows;
+    std::vector<int64_t> build_rows;
+    const bool need_pairs = !KeepsLeftOnly(type) || spec_.residual != nullptr;
+    if (need_pairs) {
+      probe_rows.reserve(static_cast<size_t>(num_rows));
+      build_rows.reserve(static_cast<size_t>(num_rows));
+      for (int64_t i = 0; i < num_rows; ++i) {
+        if (i + kPrefetchDistance < num_rows && first_match[i + kPrefetchDistance] >= 0) {
+          __builtin_prefetch(&next_[first_match[i + kPrefetchDistance]]);
+        }
+        for (int64_t row = first_match[i]; row >= 0; row = next_[row]) {
+          probe_rows.push_back(i);
+          build_rows.push_back(row);
+        }
+      }
+    }
+
+    if (spec_.residual && !probe_rows.empty()) {
+      std::vector<VectorPtr> columns;
+      std::vector<Field> fields;
+      for (size_t c = 0; c < probe.num_columns(); ++c) {
+        columns.push_back(TakeRows(*probe.column(c), probe_rows.data(), static_cast<int64_t>(probe_rows.size())));
+        fields.push_back(probe.schema()->field(c));
+      }
+      for (size_t c = 0; c < build_.num_columns(); ++c) {
+        columns.push_back(TakeRows(*build_.column(c), build_rows.data(), static_cast<int64_t>(build_rows.size())));
+        fields.push_back(build_.schema()->field(c));
+        fields.back().nullable = true;
+      }
+      for (Field& field : fields) field.nullable = true;
+      Batch pairs(std::make_shared<Schema>(std::move(fields)), std::move(columns), static_cast<int64_t>(probe_rows.size()));
+      std::vector<uint8_t> keep = expr::EvaluateFilter(*spec_.residual, pairs, context);
+      size_t kept = 0;
+      for (size_t p = 0; p < probe_rows.size(); ++p) {
+        if (!keep[p]) continue;
+        probe_rows[kept] = probe_rows[p];
+        build_rows[kept] = build_rows[p];
+        ++kept;
+      }
+      probe_rows.resize(kept);
+      build_rows.resize(kept);
+    }
+
+    if (KeepsLeftOnly(type)) {
+      std::vector<uint8_t> matched(static_cast<size_t>(num_rows), 0);
+      if (need_pairs) {
+        for (int64_t row : probe_rows) matched[row] = 1;
+      } else {
+        for (int64_t i = 0; i < num_rows; ++i) matched[i] = first_match[i] >= 0;
+      }
+      std::vector<int64_t> rows;
+      const bool want_matched = type == JoinType::kLeftSemi;
+      for (int64_t i = 0; i < num_rows; ++i) {
+        if ((matched[i] != 0) != want_matched) continue;
+        // NOT IN: a NULL probe key is unknown against a non-empty build side, so the row goes.
+        if (spec_.null_aware_anti && !build_empty && null_rows[i]) continue;
+        rows.push_back(i);
+      }
+      if (rows.empty()) return;
+      std::vector<VectorPtr> columns;
+      for (size_t c = 0; c < probe.num_columns(); ++c) {
+        columns.push_back(static_cast<int64_t>(rows.size()) == num_rows
+                              ? probe.column(c)
+                              : TakeRows(*probe.column(c), rows.data(), static_cast<int64_t>(rows.size())));
+      }
+      Emit(std::move(columns), static_cast<int64_t>(rows.size()), out);
+      return;
+    }
+
+    if (build_matched_) {
+      for (int64_t row : build_rows) build_matched_[row].store(1, std::memory_order_relaxed);
+    }
+    if (type == JoinType::kLeftOuter || type == JoinType::kFullOuter) {
+      // Interleave each unmatched probe row (with NULLs) at its place in probe order.
+      std::vector<int64_t> all_probe, all_build;
+      all_probe.reserve(probe_rows.size() + static_cast<size_t>(num_rows));
+      all_build.reserve(probe_rows.size() + static_cast<size_t>(num_rows));
+      size_t p = 0;
+      for (int64_t i = 0; i < num_rows; ++i) {
+        if (p < probe_rows.size() && probe_rows[p] == i) {
+          while (p < probe_rows.size() && probe_rows[p] == i) {
+            all_probe.push_back(i);
+            all_build.push_back(build_rows[p]);
+            ++p;
+          }
+        } else {
+          all_probe.push_back(i);
+          all_build.push_back(-1);
+        }
+      }
+      probe_rows.swap(all_probe);
+      build_rows.swap(all_build);
+    }
+    if (probe_rows.empty()) return;
+    const int64_t total = static_cast<int64_t>(probe_rows.size());
+    for (int64_t start = 0; start < total; start += kTargetBatchRows) {
+      int64_t length = std::min(kTargetBatchRows, total - start);
+      std::vector<VectorPtr> columns;
+      for (size_t c = 0; c < probe.num_columns(); ++c) {
+        columns.push_back(TakeRows(*probe.column(c), probe_rows.data() + start, length));
+      }
+      for (size_t c = 0; c < build_.num_columns(); ++c) {
+        columns.push_back(TakeRows(*build_.column(c), build_rows.data() + start, length));
+      }
+      Emit(std::move(columns), length, out);
+    }
+  }
+
+  void EmitUnmatchedRight() {
+    if (!build_matched_) return;
+    std::vector<int64_t> rows;
+    for (int64_t i = 0; i < build_.num_rows(); ++i) {
+      if (!build_matched_[i].load(std::memory_order_relaxed)) rows.push_back(i);
+    }
+    const int64_t total = static_cast<int64_t>(rows.size());
+    const Schema& left_schema = *left_->schema();
+    for (int64_t start = 0; start < total; start += kTargetBatchRows) {
+      int64_t length = std::min(kTargetBatchRows, total - start);
+      std::vector<VectorPtr> columns;
+      for (const Field& field : left_schema.fields()) columns.push_back(Vector::MakeAllNull(field.type, length));
+      for (size_t c = 0; c < build_.num_columns(); ++c) {
+        columns.push_back(TakeRows(*build_.column(c), rows.data() + start, length));
+      }
+      Emit(std::move(columns), length, pending_);
+    }
+  }
+
+  template <typename Sink>
+  void Emit(std::vector<VectorPtr> columns, int64_t num_rows, Sink& sink) const {
+    sink.emplace_back(schema(), std::move(columns), num_rows);
+  }
+
+  OperatorPtr left_;
+  OperatorPtr right_;
+  HashJoinSpec spec_;
+
+  bool built_ = false;
+  Batch build_;
+  KeyTable table_;
+  std::vector<int64_t> heads_;  // per distinct build key: its first build row
+  std::vector<int64_t> next_;   // per build row: the next row of the same key, or -1
+  std::unique_ptr<IntegerKeyIndex> integer_index_;  // replaces table_ and heads_ for one integer key
+  bool build_has_null_key_ = false;
+  std::unique_ptr<std::atomic<uint8_t>[]> build_matched_;
+
+  bool left_done_ = false;
+  bool unmatched_emitted_ = false;
+  std::deque<Batch> pending_;
+};
+
+}  // namespace
+
+OperatorPtr MakeHashJoin(OperatorPtr left, OperatorPtr right, HashJoinSpec spec) {
+  SILT_CHECK(left != nullptr && right != nullptr, "hash join without inputs");
+  return std::make_unique<HashJoinOperator>(std::move(left), std::move(right), std::move(spec));
+}
+
+}  // namespace silt::exec

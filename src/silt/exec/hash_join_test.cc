@@ -1,0 +1,237 @@
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "silt/base/thread_pool.h"
+#include "silt/error.h"
+#include "silt/exec/hash_operators.h"
+#include "silt/expr/test_batch_internal.h"
+#include "silt/vector/batch.h"
+
+namespace silt::exec {
+namespace {
+
+using expr::ComparisonOperator;
+using expr::Scalar;
+using expr::testing::IntColumn;
+using expr::testing::StringColumn;
+using ::testing::ElementsAre;
+
+class TestSource final : public Operator {
+ public:
+  TestSource(SchemaPtr schema, std::vector<Batch> batches) : Operator(std::move(schema)), batches_(std::move(batches)) {}
+  std::optional<Batch> Next(ExecContext&) override {
+    if (next_ >= batches_.size()) return std::nullopt;
+    return batches_[next_++];
+  }
+  std::string Describe() const override { return "TestSource"; }
+
+ private:
+  std::vector<Batch> batches_;
+  size_t next_ = 0;
+};
+
+OperatorPtr Source(const std::vector<Batch>& batches) {
+  return std::make_unique<TestSource>(batches.front().schema(), batches);
+}
+
+// An input with no batches at all (as a scan of an empty table).
+OperatorPtr EmptySource(const Batch& shape) { return std::make_unique<TestSource>(shape.schema(), std::vector<Batch>{}); }
+
+std::vector<std::string> Rows(Operator& root, size_t parallelism = 1) {
+  ThreadPool pool(2);
+  ExecContext context;
+  context.pool = &pool;
+  context.parallelism = parallelism;
+  std::vector<std::string> rows;
+  for (const Batch& batch : Collect(root, context)) {
+    EXPECT_TRUE(batch.schema()->Equals(*root.schema()));
+    for (int64_t row = 0; row < batch.num_rows(); ++row) {
+      std::string text;
+      for (size_t c = 0; c < batch.num_columns(); ++c) text += (c ? "," : "") + batch.column(c)->ValueToString(row);
+      rows.push_back(text);
+    }
+  }
+  std::sort(rows.begin(), rows.end());
+  return rows;
+}
+
+Batch LeftBatch() {
+  return expr::testing::MakeBatch(
+      {IntColumn(IntegerType(), {1, 2, 2, std::nullopt, 4}), StringColumn({"a", "b", "c", "d", "e"})});
+}
+Batch RightBatch() {
+  return expr::testing::MakeBatch(
+      {IntColumn(IntegerType(), {2, 2, 3, std::nullopt, 1}), StringColumn({"x", "y", "z", "w", "v"})});
+}
+
+HashJoinSpec Spec(JoinType type) {
+  HashJoinSpec spec;
+  spec.type = type;
+  spec.left_keys = {expr::Column(0, IntegerType())};
+  spec.right_keys = {expr::Column(0, IntegerType())};
+  return spec;
+}
+
+std::vector<std::string> Join(HashJoinSpec spec, const Batch& left = LeftBatch(), const Batch& right = RightBatch()) {
+  OperatorPtr join = MakeHashJoin(Source({left}), Source({right}), std::move(spec));
+  return Rows(*join);
+}
+
+const std::vector<std::string> kInner = {"1,a,1,v", "2,b,2,x", "2,b,2,y", "2,c,2,x", "2,c,2,y"};
+
+std::vector<std::string> Plus(std::vector<std::string> rows, const std::vector<std::string>& more) {
+  rows.insert(rows.end(), more.begin(), more.end());
+  std::sort(rows.begin(), rows.end());
+  return rows;
+}
+
+TEST(HashJoinTest, InnerJoinWithDuplicatesAndNullKeys) { EXPECT_EQ(Join(Spec(JoinType::kInner)), kInner); }
+
+TEST(HashJoinTest, OuterJoinsAddUnmatchedRows) {
+  EXPECT_EQ(Join(Spec(JoinType::kLeftOuter)), Plus(kInner, {"4,e,NULL,NULL", "NULL,d,NULL,NULL"}));
+  EXPECT_EQ(Join(Spec(JoinType::kRightOuter)), Plus(kInner, {"NULL,NULL,3,z", "NULL,NULL,NULL,w"}));
+  EXPECT_EQ(Join(Spec(JoinType::kFullOuter)),
+            Plus(kInner, {"4,e,NULL,NULL", "NULL,d,NULL,NULL", "NULL,NULL,3,z", "NULL,NULL,NULL,w"}));
+  OperatorPtr join = MakeHashJoin(Source({LeftBatch()}), Source({RightBatch()}), Spec(JoinType::kFullOuter));
+  EXPECT_TRUE(join->schema()->field(0).nullable);
+  EXPECT_EQ(join->schema()->num_fields(), 4u);
+}
+
+TEST(HashJoinTest, SemiAndAntiJoinsKeepLeftColumns) {
+  EXPECT_THAT(Join(Spec(JoinType::kLeftSemi)), ElementsAre("1,a", "2,b", "2,c"));
+  EXPECT_THAT(Join(Spec(JoinType::kLeftAnti)), ElementsAre("4,e", "NULL,d"));
+}
+
+TEST(HashJoinTest, NullSafeKeysMatchNulls) {
+  HashJoinSpec spec = Spec(JoinType::kInner);
+  spec.null_safe = {true};
+  EXPECT_EQ(Join(spec), Plus(kInner, {"NULL,d,NULL,w"}));
+}
+
+TEST(HashJoinTest, MultiColumnKeys) {
+  Batch left = expr::testing::MakeBatch({IntColumn(IntegerType(), {1, 1, 2}), StringColumn({"p", "q", "p"})});
+  Batch right = expr::testing::MakeBatch({StringColumn({"p", "q", "p"}), IntColumn(LongType(), {1, 2, 2})});
+  HashJoinSpec spec;
+  spec.type = JoinType::kInner;
+  // INT = BIGINT keys are widened to one type.
+  spec.left_keys = {expr::Column(0, IntegerType()), expr::Column(1, StringType())};
+  spec.right_keys = {expr::Column(1, LongType()), expr::Column(0, StringType())};
+  EXPECT_THAT(Join(spec, left, right), ElementsAre("1,p,p,1", "2,p,p,2"));
+}
+
+TEST(HashJoinTest, ResidualConditionFiltersPairs) {
+  // Residual over left columns (0, 1) then right columns (2, 3).
+  auto right_value = expr::Column(3, StringType());
+  auto not_x = expr::Compare(ComparisonOperator::kNotEqual, right_value, expr::Literal(Scalar::String("x")));
+  auto is_x = expr::Compare(ComparisonOperator::kEqual, right_value, expr::Literal(Scalar::String("x")));
+  HashJoinSpec inner = Spec(JoinType::kInner);
+  inner.residual = not_x;
+  EXPECT_THAT(Join(inner), ElementsAre("1,a,1,v", "2,b,2,y", "2,c,2,y"));
+  HashJoinSpec left_outer = Spec(JoinType::kLeftOuter);
+  left_outer.residual = is_x;
+  EXPECT_THAT(Join(left_outer), ElementsAre("1,a,NULL,NULL", "2,b,2,x", "2,c,2,x", "4,e,NULL,NULL", "NULL,d,NULL,NULL"));
+  HashJoinSpec right_outer = Spec(JoinType::kRightOuter);
+  right_outer.residual = is_x;
+  EXPECT_THAT(Join(right_outer), ElementsAre("2,b,2,x", "2,c,2,x", "NULL,NULL,1,v", "NULL,NULL,2,y", "NULL,NULL,3,z",
+                                             "NULL,NULL,NULL,w"));
+  HashJoinSpec anti = Spec(JoinType::kLeftAnti);
+  anti.residual = is_x;
+  EXPECT_THAT(Join(anti), ElementsAre("1,a", "4,e", "NULL,d"));
+  HashJoinSpec semi = Spec(JoinType::kLeftSemi);
+  semi.residual = is_x;
+  EXPECT_THAT(Join(semi), ElementsAre("2,b", "2,c"));
+}
+
+TEST(HashJoinTest, NullAwareAntiJoinHasNotInSemantics) {
+  HashJoinSpec spec = Spec(JoinType::kLeftAnti);
+  spec.null_aware_anti = true;
+  // The right side holds a NULL: x NOT IN (..., NULL) is never TRUE.
+  EXPECT_TRUE(Join(spec).empty());
+  Batch no_nulls = expr::testing::MakeBatch({IntColumn(IntegerType(), {2, 3}), StringColumn({"x", "z"})});
+  EXPECT_THAT(Join(spec, LeftBatch(), no_nulls), ElementsAre("1,a", "4,e"));
+  // Against an empty subquery every row qualifies, a NULL key too.
+  OperatorPtr join = MakeHashJoin(Source({LeftBatch()}), EmptySource(RightBatch()), spec);
+  EXPECT_THAT(Rows(*join), ElementsAre("1,a", "2,b", "2,c", "4,e", "NULL,d"));
+}
+
+TEST(HashJoinTest, EmptyBuildSide) {
+  OperatorPtr left_outer = MakeHashJoin(Source({LeftBatch()}), EmptySource(RightBatch()), Spec(JoinType::kLeftOuter));
+  EXPECT_EQ(Rows(*left_outer).size(), 5u);
+  OperatorPtr inner = MakeHashJoin(Source({LeftBatch()}), EmptySource(RightBatch()), Spec(JoinType::kInner));
+  EXPECT_TRUE(Rows(*inner).empty());
+}
+
+TEST(HashJoinTest, ParallelProbeAndBuildMatchSerial) {
+  std::vector<Batch> left, right;
+  for (int b = 0; b < 20; ++b) {
+    std::vector<std::optional<int64_t>> keys, values;
+    for (int i = 0; i < 1000; ++i) {
+      keys.push_back(i == 7 ? std::nullopt : std::optional<int64_t>((b * 1000 + i) % 500));
+      values.push_back(b * 1000 + i);
+    }
+    left.push_back(expr::testing::MakeBatch({IntColumn(LongType(), keys), IntColumn(LongType(), values)}));
+  }
+  for (int b = 0; b < 3; ++b) {
+    std::vector<std::optional<int64_t>> keys;
+    for (int i = 0; i < 400; ++i) keys.push_back(b * 400 + i);
+    right.push_back(expr::testing::MakeBatch({IntColumn(LongType(), keys)}));
+  }
+  for (JoinType type : {JoinType::kInner, JoinType::kFullOuter, JoinType::kLeftAnti}) {
+    HashJoinSpec spec;
+    spec.type = type;
+    spec.left_keys = {expr::Column(0, LongType())};
+    spec.right_keys = {expr::Column(0, LongType())};
+    OperatorPtr serial = MakeHashJoin(Source(left), Source(right), spec);
+    OperatorPtr parallel = MakeHashJoin(Source(left), Source(right), spec);
+    std::vector<std::string> serial_rows = Rows(*serial, 1);
+    EXPECT_EQ(serial_rows, Rows(*parallel, 2));
+    if (type == JoinType::kInner) EXPECT_EQ(serial_rows.size(), 19980u);  // 20 NULL keys
+    if (type == JoinType::kFullOuter) EXPECT_EQ(serial_rows.size(), 19980u + 20u + 700u);
+    if (type == JoinType::kLeftAnti) EXPECT_EQ(serial_rows.size(), 20u);
+  }
+}
+
+TEST(HashJoinTest, Describe) {
+  OperatorPtr join = MakeHashJoin(Source({LeftBatch()}), Source({RightBatch()}), Spec(JoinType::kInner));
+  std::string key = expr::Column(0, IntegerType())->ToString();
+  EXPECT_EQ(join->Describe(), "HashJoin Inner [" + key + "] = [" + key + "]");
+  EXPECT_EQ(join->children().size(), 2u);
+}
+
+Batch Bag(const std::vector<std::optional<int64_t>>& values) {
+  return expr::testing::MakeBatch({IntColumn(LongType(), values)});
+}
+
+std::vector<std::string> SetOp(SetOperation operation, bool all, const std::vector<std::optional<int64_t>>& left,
+                               const std::vector<std::optional<int64_t>>& right) {
+  OperatorPtr op = MakeSetOperation(Source({Bag(left), Bag(left)}), Source({Bag(right)}), operation, all);
+  return Rows(*op);
+}
+
+TEST(SetOperationTest, IntersectAndExceptWithAndWithoutAll) {
+  // The left input is the list twice: {1 x4, 2 x2, NULL x2, 3 x2}.
+  const std::vector<std::optional<int64_t>> left = {1, 1, 2, std::nullopt, 3};
+  const std::vector<std::optional<int64_t>> right = {1, 1, 1, std::nullopt, 4, 3, 3, 3};
+  EXPECT_THAT(SetOp(SetOperation::kIntersect, false, left, right), ElementsAre("1", "3", "NULL"));
+  EXPECT_THAT(SetOp(SetOperation::kExcept, false, left, right), ElementsAre("2"));
+  EXPECT_THAT(SetOp(SetOperation::kIntersect, true, left, right), ElementsAre("1", "1", "1", "3", "3", "NULL"));
+  EXPECT_THAT(SetOp(SetOperation::kExcept, true, left, right), ElementsAre("1", "2", "2", "NULL"));
+  OperatorPtr op = MakeSetOperation(Source({Bag(left)}), Source({Bag(right)}), SetOperation::kExcept, true);
+  EXPECT_EQ(op->Describe(), "Except All");
+}
+
+TEST(DistinctTest, KeepsFirstOccurrenceOfEveryRow) {
+  Batch first = expr::testing::MakeBatch(
+      {IntColumn(IntegerType(), {1, 1, std::nullopt, std::nullopt}), StringColumn({"a", "a", std::nullopt, "b"})});
+  Batch second = expr::testing::MakeBatch({IntColumn(IntegerType(), {1, 2}), StringColumn({"a", "a"})});
+  OperatorPtr distinct = MakeDistinct(Source({first, second}));
+  EXPECT_THAT(Rows(*distinct), ElementsAre("1,a", "2,a", "NULL,NULL", "NULL,b"));
+  EXPECT_EQ(distinct->Describe(), "Distinct");
+}
+
+}  // namespace
+}  // namespace silt::exec

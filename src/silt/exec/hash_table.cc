@@ -1,0 +1,115 @@
+#include "silt/exec/hash_table.h"
+
+#include <cstring>
+#include <limits>
+
+#include "silt/base/check.h"
+
+namespace silt::exec {
+
+namespace {
+
+constexpr size_t kInitialSlots = 1024;
+// Rows ahead whose slot is prefetched while the current row is looked up.
+constexpr int64_t kPrefetchDistance = 16;
+
+inline bool KeyEquals(std::string_view a, std::string_view b) { return KeyBytesEqual(a, b); }
+
+}  // namespace
+
+KeyTable::KeyTable() : slots_(kInitialSlots, 0), mask_(kInitialSlots - 1), key_offsets_{0} {}
+
+uint32_t KeyTable::Insert(std::string_view key, uint64_t hash, size_t slot) {
+  SILT_USER_CHECK(hashes_.size() < std::numeric_limits<uint32_t>::max() - 1, EXEC_MEMORY_LIMIT_EXCEEDED,
+                  {{"operator", "hash table"}, {"limit", "2^32 keys"}});
+  uint32_t group = static_cast<uint32_t>(hashes_.size());
+  if (group == 0) {
+    key_length_ = key.size();
+  } else if (key.size() != key_length_) {
+    variable_length_ = true;
+  }
+  slots_[slot] = (hash & 0xFFFFFFFF00000000ULL) | (static_cast<uint64_t>(group) + 1);
+  arena_.insert(arena_.end(), key.begin(), key.end());
+  key_offsets_.push_back(arena_.size());
+  hashes_.push_back(hash);
+  if (hashes_.size() * 2 > slots_.size()) Grow();
+  return group;
+}
+
+void KeyTable::Grow() {
+  std::vector<uint64_t> slots(slots_.size() * 2, 0);
+  uint64_t mask = slots.size() - 1;
+  for (uint32_t group = 0; group < hashes_.size(); ++group) {
+    uint64_t hash = hashes_[group];
+    size_t slot = hash & mask;
+    while (slots[slot] != 0) slot = (slot + 1) & mask;
+    slots[slot] = (hash & 0xFFFFFFFF00000000ULL) | (static_cast<uint64_t>(group) + 1);
+  }
+  slots_.swap(slots);
+  mask_ = mask;
+}
+
+uint32_t KeyTable::FindOrInsert(std::string_view key, uint64_t hash, bool* inserted) {
+  const uint64_t tag = hash & 0xFFFFFFFF00000000ULL;
+  size_t slot = hash & mask_;
+  while (true) {
+    uint64_t entry = slots_[slot];
+    if (entry == 0) {
+      *inserted = true;
+      return Insert(key, hash, slot);
+    }
+    if ((entry & 0xFFFFFFFF00000000ULL) == tag) {
+      uint32_t group = static_cast<uint32_t>(entry & 0xFFFFFFFFULL) - 1;
+      if (KeyEquals(this->key(group), key)) {
+        *inserted = false;
+        return group;
+      }
+    }
+    slot = (slot + 1) & mask_;
+  }
+}
+
+void KeyTable::FindOrInsert(const EncodedKeys& keys, uint32_t* group_ids, std::vector<int64_t>* inserted_rows) {
+  const int64_t num_rows = keys.num_rows();
+  for (int64_t row = 0; row < num_rows; ++row) {
+    if (row + kPrefetchDistance < num_rows) __builtin_prefetch(&slots_[keys.hashes[row + kPrefetchDistance] & mask_]);
+    bool inserted = false;
+    group_ids[row] = FindOrInsert(keys.key(row), keys.hashes[row], &inserted);
+    if (inserted && inserted_rows) inserted_rows->push_back(row);
+  }
+}
+
+int64_t KeyTable::Find(std::string_view key, uint64_t hash) const {
+  const uint64_t tag = hash & 0xFFFFFFFF00000000ULL;
+  size_t slot = hash & mask_;
+  while (true) {
+    uint64_t entry = slots_[slot];
+    if (entry == 0) return -1;
+    if ((entry & 0xFFFFFFFF00000000ULL) == tag) {
+      uint32_t group = static_cast<uint32_t>(entry & 0xFFFFFFFFULL) - 1;
+      if (KeyEquals(this->key(group), key)) return group;
+    }
+    slot = (slot + 1) & mask_;
+  }
+}
+
+void KeyTable::FindAll(const EncodedKeys& keys, const uint8_t* skip, int64_t* group_ids) const {
+  const int64_t num_rows = keys.num_rows();
+  // Two stages ahead: the slot of row + 16, then the key bytes its slot points at for row + 8
+  // (large build sides do not fit in the caches, and each stage would otherwise miss).
+  constexpr int64_t kKeyPrefetchDistance = kPrefetchDistance / 2;
+  for (int64_t row = 0; row < num_rows; ++row) {
+    if (row + kPrefetchDistance < num_rows) __builtin_prefetch(&slots_[keys.hashes[row + kPrefetchDistance] & mask_]);
+    if (row + kKeyPrefetchDistance < num_rows) {
+      uint64_t entry = slots_[keys.hashes[row + kKeyPrefetchDistance] & mask_];
+      if (entry != 0) {
+        uint32_t group = static_cast<uint32_t>(entry & 0xFFFFFFFFULL) - 1;
+        __builtin_prefetch(variable_length_ ? static_cast<const void*>(&key_offsets_[group])
+                                            : static_cast<const void*>(arena_.data() + group * key_length_));
+      }
+    }
+    group_ids[row] = skip != nullptr && skip[row] ? -1 : Find(keys.key(row), keys.hashes[row]);
+  }
+}
+
+}  // namespace silt::exec

@@ -1,0 +1,55 @@
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "silt/exec/row_hash.h"
+
+namespace silt::exec {
+
+/// A set of distinct encoded keys, each numbered by insertion (its group id, 0, 1, ...). Open
+/// addressing with linear probing over (hash tag, group id) slots; the key bytes live in one
+/// arena. Not thread-safe; operators keep one per thread and merge.
+class KeyTable {
+ public:
+  KeyTable();
+
+  /// Writes the group id of every row of `keys` to `group_ids`, inserting unseen keys. Rows that
+  /// created a group are appended to `inserted_rows` (when not null), in row order.
+  void FindOrInsert(const EncodedKeys& keys, uint32_t* group_ids, std::vector<int64_t>* inserted_rows);
+  /// One key: its group id; `inserted` says whether it was new.
+  uint32_t FindOrInsert(std::string_view key, uint64_t hash, bool* inserted);
+  /// The group id of `key`, or -1.
+  int64_t Find(std::string_view key, uint64_t hash) const;
+  /// Find for every row of `keys` into `group_ids` (-1 when absent, and for rows whose `skip`
+  /// byte is set when `skip` is not null). Prefetches ahead, so it beats a loop over Find on
+  /// tables larger than the caches.
+  void FindAll(const EncodedKeys& keys, const uint8_t* skip, int64_t* group_ids) const;
+
+  size_t num_groups() const { return hashes_.size(); }
+  std::string_view key(uint32_t group) const {
+    if (!variable_length_) {
+      return {reinterpret_cast<const char*>(arena_.data()) + group * key_length_, key_length_};
+    }
+    return {reinterpret_cast<const char*>(arena_.data()) + key_offsets_[group],
+            static_cast<size_t>(key_offsets_[group + 1] - key_offsets_[group])};
+  }
+  uint64_t hash(uint32_t group) const { return hashes_[group]; }
+
+ private:
+  uint32_t Insert(std::string_view key, uint64_t hash, size_t slot);
+  void Grow();
+
+  std::vector<uint64_t> slots_;  // (hash >> 32) << 32 | (group id + 1); 0 = empty
+  uint64_t mask_ = 0;
+  std::vector<uint8_t> arena_;
+  std::vector<uint64_t> key_offsets_;  // num_groups + 1
+  std::vector<uint64_t> hashes_;
+  // While every key has one length (fixed-width keys without NULLs), a key is found by its
+  // group id alone, saving a cache miss on key_offsets_.
+  size_t key_length_ = 0;
+  bool variable_length_ = false;
+};
+
+}  // namespace silt::exec

@@ -1,0 +1,50 @@
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "silt/exec/operator.h"
+#include "silt/expr/expression.h"
+
+// The parallel, streaming engine under the Delta and Parquet scans.
+namespace silt::exec {
+
+/// One opened file of a scan: the row groups to read and how to read one. `read` is called
+/// from several threads at once.
+struct ScanFile {
+  std::vector<int> row_groups;
+  std::function<Batch(int row_group)> read;
+};
+
+/// Reads files in parallel, spreading the row groups of each file over the workers, filters the
+/// rows on the worker that decoded them (in slices of kTargetBatchRows, which are the batches
+/// returned) and hands the batches to the consumer through a bounded queue (at most about two row groups per worker are decoded but not yet consumed). Workers
+/// never block: a task that finds the queue full ends, and Next() schedules new ones as the
+/// queue drains; the consumer decodes itself when no worker is running, so a busy shared pool
+/// slows the scan but cannot deadlock it. Batch order is not deterministic.
+class ScanStream {
+ public:
+  /// `open(i)` opens file i of `num_files` (called on workers; it may throw). `filter` is
+  /// optional. `open` and `filter` are used until the stream is destroyed.
+  ScanStream(size_t num_files, std::function<ScanFile(size_t)> open, expr::ExpressionPtr filter);
+  /// Stops the workers: waits for the row groups being decoded, drops the rest.
+  ~ScanStream();
+  ScanStream(const ScanStream&) = delete;
+  ScanStream& operator=(const ScanStream&) = delete;
+
+  /// The next non-empty batch, or nullopt when every file is read. Rethrows the first error of
+  /// any worker (the original silt::Error). Called from one thread at a time.
+  std::optional<Batch> Next(ExecContext& context);
+
+  /// What the consumer and the worker tasks share (defined in the .cc); tasks still queued in
+  /// the pool when the stream is destroyed keep it alive.
+  struct State;
+
+ private:
+  std::shared_ptr<State> state_;
+};
+
+}  // namespace silt::exec

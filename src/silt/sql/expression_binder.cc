@@ -1,0 +1,836 @@
+#include "silt/sql/expression_binder.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+
+#include "silt/base/check.h"
+#include "silt/exec/aggregate_function.h"
+#include "silt/exec/sort_window.h"
+#include "silt/expr/cast.h"
+#include "silt/expr/evaluator.h"
+#include "silt/expr/operator_functions.h"
+#include "silt/expr/type_coercion.h"
+#include "silt/types/date_time.h"
+#include "silt/vector/batch.h"
+
+namespace silt::sql {
+namespace {
+
+std::string Lower(std::string text) {
+  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text;
+}
+
+bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) return false;
+  }
+  return true;
+}
+
+std::string QuotedTypeName(const DataTypePtr& type) { return "\"" + DataTypeSql(*type) + "\""; }
+
+// `a`.`b`: each part back-quoted (inner back-quotes doubled), as Spark's toSQLId.
+std::string SqlId(const std::vector<std::string>& parts) {
+  std::string text;
+  for (const std::string& part : parts) {
+    if (!text.empty()) text += ".";
+    text += "`";
+    for (char c : part) {
+      text += c;
+      if (c == '`') text += '`';
+    }
+    text += "`";
+  }
+  return text;
+}
+
+[[noreturn]] void ThrowMismatch(const Expression& node, const std::string& message) {
+  SILT_THROW(DATATYPE_MISMATCH, {{"sqlExpr", "\"" + ExpressionSql(node) + "\""}, {"message", message}});
+}
+
+bool IsGeneratorName(const std::string& name) {
+  return name == "explode" || name == "explode_outer" || name == "posexplode" || name == "posexplode_outer" ||
+         name == "inline" || name == "inline_outer" || name == "stack";
+}
+
+// Maps are neither comparable nor orderable in Spark, also inside structs and arrays.
+bool ContainsMap(const DataType& type) {
+  if (type.id() == TypeId::kMap) return true;
+  if (!type.is_nested()) return false;
+  for (const Field& field : type.fields()) {
+    if (ContainsMap(*field.type)) return true;
+  }
+  return false;
+}
+
+// ---- Literals ----
+
+template <typename T>
+T ParseInteger(const std::string& text) {
+  T value{};
+  const char* begin = text.data();
+  const char* end = text.data() + text.size();
+  while (end > begin && std::isalpha(static_cast<unsigned char>(end[-1]))) --end;  // L, S, Y suffixes
+  auto [pointer, error] = std::from_chars(begin, end, value);
+  SILT_CHECK(error == std::errc() && pointer == end, "the parser passed a malformed integer literal: " + text);
+  return value;
+}
+
+expr::Scalar DecimalLiteral(const std::string& written) {
+  std::string text = written;
+  while (!text.empty() && std::isalpha(static_cast<unsigned char>(text.back()))) text.pop_back();  // BD suffix
+  bool negative = !text.empty() && text[0] == '-';
+  if (negative || (!text.empty() && text[0] == '+')) text.erase(0, 1);
+  std::string digits;
+  int scale = 0;
+  bool fraction = false;
+  for (char c : text) {
+    if (c == '.') {
+      fraction = true;
+      continue;
+    }
+    digits += c;
+    if (fraction) ++scale;
+  }
+  size_t first = digits.find_first_not_of('0');
+  std::string significant = first == std::string::npos ? "0" : digits.substr(first);
+  int precision = std::max(static_cast<int>(significant.size()), scale);
+  if (precision > expr::kMaxDecimalPrecision) {
+    SILT_THROW(INVALID_NUMERIC_LITERAL_RANGE, {{"rawStrippedQualifier", written},
+                                               {"typeName", "decimal"},
+                                               {"minValue", "-" + std::string(38, '9')},
+                                               {"maxValue", std::string(38, '9')}});
+  }
+  Decimal128 unscaled = 0;
+  for (char c : significant) unscaled = unscaled * 10 + (c - '0');
+  if (negative) unscaled = -unscaled;
+  return expr::Scalar::Decimal(unscaled, DecimalType(std::max(precision, 1), scale));
+}
+
+std::string HexToBytes(const std::string& hex) {
+  std::string padded = hex.size() % 2 == 1 ? "0" + hex : hex;
+  std::string bytes;
+  auto nibble = [](char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    return std::tolower(static_cast<unsigned char>(c)) - 'a' + 10;
+  };
+  for (size_t i = 0; i + 1 < padded.size(); i += 2) {
+    bytes += static_cast<char>(nibble(padded[i]) * 16 + nibble(padded[i + 1]));
+  }
+  return bytes;
+}
+
+// ---- Intervals ----
+
+std::string StripQuotes(const std::string& value) {
+  if (value.size() >= 2 && (value.front() == '\'' || value.front() == '"') && value.back() == value.front()) {
+    return value.substr(1, value.size() - 2);
+  }
+  return value;
+}
+
+int64_t UnitMicros(const std::string& unit) {
+  if (unit == "WEEK") return 7 * kMicrosPerDay;
+  if (unit == "DAY") return kMicrosPerDay;
+  if (unit == "HOUR") return 3600 * kMicrosPerSecond;
+  if (unit == "MINUTE") return 60 * kMicrosPerSecond;
+  if (unit == "SECOND") return kMicrosPerSecond;
+  if (unit == "MILLISECOND") return 1000;
+  if (unit == "MICROSECOND") return 1;
+  return 0;
+}
+
+[[noreturn]] void ThrowBadInterval(const std::string& value) {
+  SILT_THROW(INVALID_TYPED_LITERAL, {{"valueType", "\"INTERVAL\""}, {"value", value}});
+}
+
+// Adds `value` (a number, seconds may have a fraction) of `unit` to `interval`.
+void AddIntervalUnit(expr::IntervalValue& interval, const std::string& value, const std::string& unit) {
+  char* end = nullptr;
+  if (unit == "YEAR" || unit == "MONTH") {
+    long long amount = std::strtoll(value.c_str(), &end, 10);
+    if (value.empty() || *end != '\0') ThrowBadInterval(value);
+    interval.months += unit == "YEAR" ? amount * 12 : amount;
+    interval.year_month = true;
+    return;
+  }
+  int64_t micros_per_unit = UnitMicros(unit);
+  if (micros_per_unit == 0) ThrowBadInterval(value + " " + unit);
+  if (value.find('.') != std::string::npos) {
+    double amount = std::strtod(value.c_str(), &end);
+    if (*end != '\0') ThrowBadInterval(value);
+    interval.micros += static_cast<int64_t>(std::llround(amount * static_cast<double>(micros_per_unit)));
+  } else {
+    long long amount = std::strtoll(value.c_str(), &end, 10);
+    if (value.empty() || *end != '\0') ThrowBadInterval(value);
+    interval.micros += amount * micros_per_unit;
+  }
+  if (unit != "DAY" && unit != "WEEK") interval.days_only = false;
+}
+
+// `'d h:m:s.f'`-style values of `FROM TO` qualifiers (DAY TO SECOND, HOUR TO MINUTE, ...).
+void AddIntervalRange(expr::IntervalValue& interval, const std::string& text, const std::string& from,
+                      const std::string& to) {
+  std::string value = text;
+  bool negative = !value.empty() && value[0] == '-';
+  if (negative || (!value.empty() && value[0] == '+')) value.erase(0, 1);
+  if (from == "YEAR" && to == "MONTH") {
+    size_t dash = value.find('-');
+    if (dash == std::string::npos) ThrowBadInterval(text);
+    expr::IntervalValue part;
+    AddIntervalUnit(part, value.substr(0, dash), "YEAR");
+    AddIntervalUnit(part, value.substr(dash + 1), "MONTH");
+    interval.months += negative ? -part.months : part.months;
+    interval.year_month = true;
+    return;
+  }
+  static const char* const kOrder[] = {"DAY", "HOUR", "MINUTE", "SECOND"};
+  int first = -1;
+  int last = -1;
+  for (int i = 0; i < 4; ++i) {
+    if (from == kOrder[i]) first = i;
+    if (to == kOrder[i]) last = i;
+  }
+  if (first < 0 || last <= first) ThrowBadInterval(text);
+  std::vector<std::string> fields;
+  std::string current;
+  for (char c : value) {
+    if ((c == ' ' && first == 0 && fields.empty()) || c == ':') {
+      fields.push_back(current);
+      current.clear();
+    } else {
+      current += c;
+    }
+  }
+  fields.push_back(current);
+  if (static_cast<int>(fields.size()) != last - first + 1) ThrowBadInterval(text);
+  expr::IntervalValue part;
+  part.days_only = true;
+  for (int i = first; i <= last; ++i) AddIntervalUnit(part, fields[i - first], kOrder[i]);
+  interval.micros += negative ? -part.micros : part.micros;
+  interval.days_only = false;
+}
+
+expr::IntervalValue ParseIntervalLiteral(const Expression& node) {
+  expr::IntervalValue interval;
+  interval.days_only = true;
+  bool has_day_time = false;
+  for (const auto& [written, unit] : node.interval_parts) {
+    std::string value = StripQuotes(written);
+    size_t to = unit.find(" TO ");
+    if (unit.empty()) {
+      // `INTERVAL '1 day 2 hours'`: value/unit pairs inside the string.
+      std::vector<std::string> words;
+      std::string word;
+      for (char c : value + " ") {
+        if (std::isspace(static_cast<unsigned char>(c))) {
+          if (!word.empty()) words.push_back(word);
+          word.clear();
+        } else {
+          word += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+        }
+      }
+      if (words.empty() || words.size() % 2 != 0) ThrowBadInterval(written);
+      for (size_t i = 0; i < words.size(); i += 2) {
+        std::string part_unit = words[i + 1];
+        if (part_unit.size() > 1 && part_unit.back() == 'S' && part_unit != "S") part_unit.pop_back();
+        AddIntervalUnit(interval, words[i], part_unit);
+        if (part_unit != "YEAR" && part_unit != "MONTH") has_day_time = true;
+      }
+    } else if (to != std::string::npos) {
+      AddIntervalRange(interval, value, unit.substr(0, to), unit.substr(to + 4));
+      if (unit.substr(0, to) != "YEAR") has_day_time = true;
+    } else {
+      AddIntervalUnit(interval, value, unit);
+      if (unit != "YEAR" && unit != "MONTH") has_day_time = true;
+    }
+  }
+  if (!has_day_time) interval.days_only = false;
+  return interval;
+}
+
+// The interval literal `node` denotes, looking through unary signs; nullopt for other nodes.
+std::optional<expr::IntervalValue> AsIntervalLiteral(const Expression& node) {
+  if (node.kind == ExpressionKind::kLiteral && node.literal_kind == LiteralKind::kInterval) {
+    return ParseIntervalLiteral(node);
+  }
+  if (node.kind == ExpressionKind::kUnary && (node.op == "-" || node.op == "+")) {
+    auto inner = AsIntervalLiteral(*node.children[0]);
+    if (inner && node.op == "-") {
+      inner->months = -inner->months;
+      inner->micros = -inner->micros;
+    }
+    return inner;
+  }
+  return std::nullopt;
+}
+
+// ---- Column resolution ----
+
+size_t LevenshteinDistance(const std::string& a, const std::string& b) {
+  std::vector<size_t> previous(b.size() + 1);
+  std::vector<size_t> current(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) previous[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    current[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t substitute = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
+      current[j] = std::min({previous[j] + 1, current[j - 1] + 1, substitute});
+    }
+    std::swap(previous, current);
+  }
+  return previous[b.size()];
+}
+
+// Replaces the bound argument text in a function's "The <n> parameter requires ..., however
+// \"<argument>\" has the type ..." message with the argument's SQL, as Spark names it.
+std::string WithArgumentSql(const std::string& message, const Expression& call) {
+  static const char* const kOrdinals[] = {"first", "second", "third"};
+  size_t index = SIZE_MAX;
+  for (size_t i = 0; i < 3; ++i) {
+    if (message.rfind(std::string("The ") + kOrdinals[i] + " parameter", 0) == 0) index = i;
+  }
+  if (index == SIZE_MAX && message.rfind("The ", 0) == 0) {
+    size_t number = std::strtoul(message.c_str() + 4, nullptr, 10);
+    if (number > 3) index = number - 1;
+  }
+  const std::string open = ", however \"";
+  const std::string close = "\" has the type ";
+  size_t begin = message.find(open);
+  size_t end = message.rfind(close);
+  if (index >= call.children.size() || begin == std::string::npos || end == std::string::npos || end < begin) {
+    return message;
+  }
+  begin += open.size();
+  return message.substr(0, begin) + ExpressionSql(*call.children[index]) + message.substr(end);
+}
+
+// Wraps errors raised while binding `node` that carry no position yet: they get the node's
+// position, and DATATYPE_MISMATCH is re-worded to name the node's SQL (the expression
+// factories only know bound forms such as `#0`).
+Error Positioned(const Error& error, const Expression& node) {
+  if (!error.context().empty()) return error;
+  if (error.error_class() == "DATATYPE_MISMATCH") {
+    const std::string marker = " due to data type mismatch: ";
+    size_t at = error.message().find(marker);
+    if (at != std::string::npos) {
+      std::string message = error.message().substr(at + marker.size());
+      if (node.kind == ExpressionKind::kFunction) message = WithArgumentSql(message, node);
+      Error reworded = MakeError(ErrorClass::DATATYPE_MISMATCH,
+                                 {{"sqlExpr", "\"" + ExpressionSql(node) + "\""}, {"message", message}});
+      return reworded.WithContext(FormatPosition(node.position));
+    }
+  }
+  return error.WithContext(FormatPosition(node.position));
+}
+
+}  // namespace
+
+// ---- BindingScope defaults ----
+
+expr::ExpressionPtr BindingScope::BindAggregate(const Expression& call, ExpressionBinder&) {
+  const std::string sql = ExpressionSql(call);
+  throw MakeError(ErrorClass::INVALID_WHERE_CONDITION, {{"condition", "\"" + sql + "\""}, {"expressionList", sql}})
+      .WithContext(FormatPosition(call.position));
+}
+
+expr::ExpressionPtr BindingScope::BindWindow(const Expression& call, ExpressionBinder&) {
+  const std::string sql = ExpressionSql(call);
+  throw MakeError(ErrorClass::INVALID_WHERE_CONDITION, {{"condition", "\"" + sql + "\""}, {"expressionList", sql}})
+      .WithContext(FormatPosition(call.position));
+}
+
+expr::ExpressionPtr BindingScope::BindSubquery(const Expression& node, ExpressionBinder&) {
+  throw MakeError(ErrorClass::UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY,
+                  {{"message", "subquery expressions are not allowed here: " + ExpressionSql(node) + "."}})
+      .WithContext(FormatPosition(node.position));
+}
+
+expr::ExpressionPtr BindingScope::BindGenerator(const Expression& call, ExpressionBinder&) {
+  throw MakeError(ErrorClass::UNSUPPORTED_GENERATOR,
+                  {{"message", "generators are not supported outside the SELECT clause, but got: " +
+                                   ExpressionSql(call)}})
+      .WithContext(FormatPosition(call.position));
+}
+
+// ---- ExpressionBinder ----
+
+ExpressionBinder::ExpressionBinder(BindingScope& scope, const expr::FunctionRegistry& functions)
+    : scope_(scope), functions_(functions) {}
+
+expr::ExpressionPtr ExpressionBinder::Bind(const Expression& node) {
+  try {
+    return BindNode(node);
+  } catch (const Error& error) {
+    throw Positioned(error, node);
+  }
+}
+
+expr::ExpressionPtr ExpressionBinder::BindPredicate(const Expression& node, const std::string& clause) {
+  expr::ExpressionPtr bound = Bind(node);
+  if (bound->type()->id() == TypeId::kBoolean) return bound;
+  if (bound->type()->id() == TypeId::kNull) return expr::Cast(std::move(bound), BooleanType());
+  const std::string sql = ExpressionSql(node);
+  throw MakeError(ErrorClass::DATATYPE_MISMATCH,
+                  {{"sqlExpr", "\"" + sql + "\""},
+                   {"message", (EqualsIgnoreCase(clause, "JOIN") ? "Join condition \"" : "Filter expression \"") +
+                                   sql + "\" of type " + QuotedTypeName(bound->type()) + " is not a boolean."}})
+      .WithContext(FormatPosition(node.position));
+}
+
+expr::ExpressionPtr ExpressionBinder::BindNode(const Expression& node) {
+  switch (node.kind) {
+    case ExpressionKind::kLiteral: return BindLiteral(node);
+    case ExpressionKind::kColumn: {
+      if (expr::ExpressionPtr special = scope_.ResolveSpecialName(node.name)) return special;
+      return scope_.ResolveColumn(node.name, node.position);
+    }
+    case ExpressionKind::kStar:
+      SILT_THROW(INVALID_USAGE_OF_STAR_OR_REGEX, {{"elem", "'*'"}, {"prettyName", "expression"}});
+    case ExpressionKind::kUnary: return BindUnary(node);
+    case ExpressionKind::kBinary: return BindBinary(node);
+    case ExpressionKind::kIs: {
+      expr::ExpressionPtr operand = Bind(*node.children[0]);
+      if (node.op == "NULL") return node.negated ? expr::IsNotNull(operand) : expr::IsNull(operand);
+      if (operand->type()->id() != TypeId::kBoolean && operand->type()->id() != TypeId::kNull) {
+        ThrowMismatch(node, "the operand " + QuotedTypeName(operand->type()) + " of IS " + node.op +
+                                " is not \"BOOLEAN\".");
+      }
+      if (node.op == "UNKNOWN") return node.negated ? expr::IsNotNull(operand) : expr::IsNull(operand);
+      expr::ExpressionPtr test = expr::Compare(expr::ComparisonOperator::kNullSafeEqual, operand,
+                                               expr::Literal(expr::Scalar::Boolean(node.op == "TRUE")));
+      return node.negated ? expr::Not(test) : test;
+    }
+    case ExpressionKind::kIsDistinctFrom: {
+      expr::ExpressionPtr same = expr::Compare(expr::ComparisonOperator::kNullSafeEqual, Bind(*node.children[0]),
+                                               Bind(*node.children[1]));
+      return node.negated ? same : expr::Not(same);
+    }
+    case ExpressionKind::kIn: {
+      if (node.subquery) return scope_.BindSubquery(node, *this);
+      expr::ExpressionPtr value = Bind(*node.children[0]);
+      std::vector<expr::ExpressionPtr> list;
+      for (size_t i = 1; i < node.children.size(); ++i) list.push_back(Bind(*node.children[i]));
+      std::vector<DataTypePtr> types = {value->type()};
+      for (const auto& item : list) types.push_back(item->type());
+      if (!expr::CommonType(types)) {
+        std::string listed;
+        for (const auto& type : types) listed += (listed.empty() ? "" : ", ") + QuotedTypeName(type);
+        ThrowMismatch(node, "the input types of the IN list items and the value must be the same or coercible to a "
+                            "common type, got [" + listed + "].");
+      }
+      expr::ExpressionPtr in = expr::In(std::move(value), std::move(list));
+      return node.negated ? expr::Not(in) : in;
+    }
+    case ExpressionKind::kBetween: {
+      expr::ExpressionPtr value = Bind(*node.children[0]);
+      expr::ExpressionPtr low = Bind(*node.children[1]);
+      expr::ExpressionPtr high = Bind(*node.children[2]);
+      expr::ExpressionPtr between =
+          expr::And(expr::Compare(expr::ComparisonOperator::kGreaterOrEqual, value, std::move(low)),
+                    expr::Compare(expr::ComparisonOperator::kLessOrEqual, value, std::move(high)));
+      return node.negated ? expr::Not(between) : between;
+    }
+    case ExpressionKind::kLike: {
+      std::vector<expr::ExpressionPtr> arguments = {Bind(*node.children[0]), Bind(*node.children[1])};
+      std::string function = node.op == "LIKE" ? "like" : node.op == "ILIKE" ? "ilike" : "rlike";
+      if (!node.escape.empty()) {
+        if (node.op == "RLIKE") ThrowMismatch(node, "RLIKE does not take an ESCAPE character.");
+        arguments.push_back(expr::Literal(expr::Scalar::String(node.escape)));
+      }
+      expr::ExpressionPtr like = functions_.Bind(function, std::move(arguments));
+      return node.negated ? expr::Not(like) : like;
+    }
+    case ExpressionKind::kCase: {
+      std::vector<std::pair<expr::ExpressionPtr, expr::ExpressionPtr>> branches;
+      expr::ExpressionPtr operand = node.case_operand ? Bind(*node.case_operand) : nullptr;
+      for (const auto& [when, then] : node.when_clauses) {
+        expr::ExpressionPtr condition = operand ? expr::Compare(expr::ComparisonOperator::kEqual, operand, Bind(*when))
+                                                : Bind(*when);
+        if (condition->type()->id() != TypeId::kBoolean && condition->type()->id() != TypeId::kNull) {
+          ThrowMismatch(node, "the WHEN expressions in CaseWhen should all be boolean type, but the " +
+                                  std::to_string(branches.size() + 1) + "th when expression's type is " +
+                                  QuotedTypeName(condition->type()) + ".");
+        }
+        branches.emplace_back(std::move(condition), Bind(*then));
+      }
+      expr::ExpressionPtr otherwise = node.else_result ? Bind(*node.else_result) : nullptr;
+      std::vector<DataTypePtr> types;
+      for (const auto& branch : branches) types.push_back(branch.second->type());
+      if (otherwise) types.push_back(otherwise->type());
+      if (!expr::CommonType(types)) {
+        std::string listed;
+        for (const auto& type : types) listed += (listed.empty() ? "" : ", ") + QuotedTypeName(type);
+        ThrowMismatch(node, "Input to `casewhen` should all be the same type, but it's [" + listed + "].");
+      }
+      return expr::Case(std::move(branches), std::move(otherwise));
+    }
+    case ExpressionKind::kCast: {
+      expr::ExpressionPtr child = Bind(*node.children[0]);
+      if (!expr::CanCast(child->type(), node.cast_type)) {
+        ThrowMismatch(node, "cannot cast " + QuotedTypeName(child->type()) + " to " +
+                                QuotedTypeName(node.cast_type) + ".");
+      }
+      if (child->type()->Equals(*node.cast_type)) return child;
+      return expr::Cast(std::move(child), node.cast_type, node.try_cast ? expr::ErrorMode::kTry : expr::ErrorMode::kSession);
+    }
+    case ExpressionKind::kFunction: return BindFunction(node);
+    case ExpressionKind::kLambda:
+      SILT_THROW(UNSUPPORTED_FEATURE, {{"message", "lambda functions (" + ExpressionSql(node) + ")"}});
+    case ExpressionKind::kFieldAccess:
+      return GetStructField(Bind(*node.children[0]), node.name[0], node.position);
+    case ExpressionKind::kSubscript: {
+      expr::ExpressionPtr container = Bind(*node.children[0]);
+      TypeId id = container->type()->id();
+      if (id != TypeId::kList && id != TypeId::kMap) {
+        ThrowMismatch(node, "the operand " + QuotedTypeName(container->type()) +
+                                " cannot be subscripted; it must be \"ARRAY\" or \"MAP\".");
+      }
+      return functions_.Bind("subscript", {std::move(container), Bind(*node.children[1])});
+    }
+    case ExpressionKind::kScalarSubquery:
+    case ExpressionKind::kExists: return scope_.BindSubquery(node, *this);
+  }
+  SILT_CHECK(false, "unknown expression kind");
+  return nullptr;
+}
+
+expr::ExpressionPtr ExpressionBinder::BindLiteral(const Expression& node) {
+  using expr::Scalar;
+  switch (node.literal_kind) {
+    case LiteralKind::kNull: return expr::Literal(Scalar::Null(NullType()));
+    case LiteralKind::kBoolean: return expr::Literal(Scalar::Boolean(EqualsIgnoreCase(node.text, "true")));
+    case LiteralKind::kInteger: return expr::Literal(Scalar::Integer(ParseInteger<int32_t>(node.text)));
+    case LiteralKind::kBigint: return expr::Literal(Scalar::Long(ParseInteger<int64_t>(node.text)));
+    case LiteralKind::kSmallint: return expr::Literal(Scalar::Short(ParseInteger<int16_t>(node.text)));
+    case LiteralKind::kTinyint: return expr::Literal(Scalar::Byte(ParseInteger<int8_t>(node.text)));
+    case LiteralKind::kDecimal: return expr::Literal(DecimalLiteral(node.text));
+    case LiteralKind::kDouble:
+    case LiteralKind::kFloat: {
+      std::string text = node.text;
+      while (!text.empty() && std::isalpha(static_cast<unsigned char>(text.back())) &&
+             std::tolower(static_cast<unsigned char>(text.back())) != 'e') {
+        text.pop_back();
+      }
+      double value = std::strtod(text.c_str(), nullptr);
+      if (node.literal_kind == LiteralKind::kFloat) return expr::Literal(Scalar::Float(static_cast<float>(value)));
+      return expr::Literal(Scalar::Double(value));
+    }
+    case LiteralKind::kString: return expr::Literal(Scalar::String(node.text));
+    case LiteralKind::kBinary: return expr::Literal(Scalar::Binary(HexToBytes(node.text)));
+    case LiteralKind::kDate: {
+      auto days = expr::ParseSparkDate(node.text);
+      if (!days) SILT_THROW(INVALID_TYPED_LITERAL, {{"valueType", "\"DATE\""}, {"value", "'" + node.text + "'"}});
+      return expr::Literal(Scalar::Date(*days));
+    }
+    case LiteralKind::kTimestamp: {
+      // Zone-less text is local time of the session zone, which is known at evaluation only.
+      if (!expr::ParseSparkTimestamp(node.text, true, 0)) {
+        SILT_THROW(INVALID_TYPED_LITERAL, {{"valueType", "\"TIMESTAMP\""}, {"value", "'" + node.text + "'"}});
+      }
+      return expr::Cast(expr::Literal(Scalar::String(node.text)), TimestampType());
+    }
+    case LiteralKind::kTimestampNtz: {
+      auto micros = expr::ParseSparkTimestamp(node.text, false, 0);
+      if (!micros) SILT_THROW(INVALID_TYPED_LITERAL, {{"valueType", "\"TIMESTAMP_NTZ\""}, {"value", "'" + node.text + "'"}});
+      return expr::Literal(Scalar::TimestampNtz(*micros));
+    }
+    case LiteralKind::kInterval:
+      ParseIntervalLiteral(node);  // reports malformed intervals first
+      SILT_THROW(UNSUPPORTED_FEATURE,
+                 {{"message", "INTERVAL values are supported only added to or subtracted from a DATE or TIMESTAMP, "
+                              "got " + ExpressionSql(node)}});
+  }
+  SILT_CHECK(false, "unknown literal kind");
+  return nullptr;
+}
+
+expr::ExpressionPtr ExpressionBinder::BindUnary(const Expression& node) {
+  const Expression& operand_node = *node.children[0];
+  if (node.op == "NOT") {
+    expr::ExpressionPtr operand = Bind(operand_node);
+    if (operand->type()->id() != TypeId::kBoolean && operand->type()->id() != TypeId::kNull) {
+      ThrowMismatch(node, "the operand " + QuotedTypeName(operand->type()) + " of NOT is not \"BOOLEAN\".");
+    }
+    return expr::Not(std::move(operand));
+  }
+  if (AsIntervalLiteral(node)) return Bind(operand_node);  // reports the bare interval
+  expr::ExpressionPtr operand = Bind(operand_node);
+  if (node.op == "~") return expr::BitwiseNot(std::move(operand));
+  if (node.op == "-") return expr::Negate(std::move(operand));
+  // Unary plus keeps numeric operands as they are.
+  if (!expr::IsNumeric(*operand->type()) && operand->type()->id() != TypeId::kNull) {
+    ThrowMismatch(node, "the operand " + QuotedTypeName(operand->type()) + " of unary + is not numeric.");
+  }
+  return operand;
+}
+
+expr::ExpressionPtr ExpressionBinder::BindBinary(const Expression& node) {
+  const std::string& op = node.op;
+  if (op == "+" || op == "-") {
+    auto right_interval = AsIntervalLiteral(*node.children[1]);
+    auto left_interval = op == "+" ? AsIntervalLiteral(*node.children[0]) : std::nullopt;
+    if (right_interval || left_interval) {
+      if (right_interval && left_interval) ThrowMismatch(node, "adding two INTERVAL literals is not supported.");
+      expr::IntervalValue interval = right_interval ? *right_interval : *left_interval;
+      if (op == "-") {
+        interval.months = -interval.months;
+        interval.micros = -interval.micros;
+      }
+      expr::ExpressionPtr datetime = Bind(right_interval ? *node.children[0] : *node.children[1]);
+      // A mixed literal (`INTERVAL 1 MONTH 2 DAYS`) adds its months, then its time.
+      expr::IntervalValue months{interval.months, 0, true, false};
+      expr::IntervalValue time{0, interval.micros, false, interval.days_only};
+      if (interval.year_month) datetime = expr::AddInterval(std::move(datetime), months);
+      if (interval.micros != 0 || !interval.year_month) datetime = expr::AddInterval(std::move(datetime), time);
+      return datetime;
+    }
+  }
+  if (node.children[0]->kind == ExpressionKind::kLiteral &&
+      node.children[0]->literal_kind == LiteralKind::kInterval) {
+    BindLiteral(*node.children[0]);
+  }
+  expr::ExpressionPtr left = Bind(*node.children[0]);
+  expr::ExpressionPtr right = Bind(*node.children[1]);
+  auto incompatible = [&]() {
+    ThrowMismatch(node, "the left and right operands of the binary operator have incompatible types (" +
+                            QuotedTypeName(left->type()) + " and " + QuotedTypeName(right->type()) + ").");
+  };
+  if (op == "AND" || op == "OR") {
+    for (const auto& operand : {left, right}) {
+      if (operand->type()->id() != TypeId::kBoolean && operand->type()->id() != TypeId::kNull) {
+        ThrowMismatch(node, "the binary operator requires the input type \"BOOLEAN\", not " +
+                                QuotedTypeName(operand->type()) + ".");
+      }
+    }
+    return op == "AND" ? expr::And(std::move(left), std::move(right)) : expr::Or(std::move(left), std::move(right));
+  }
+  using expr::ComparisonOperator;
+  std::optional<ComparisonOperator> comparison;
+  if (op == "=" || op == "==") comparison = ComparisonOperator::kEqual;
+  if (op == "<>" || op == "!=") comparison = ComparisonOperator::kNotEqual;
+  if (op == "<") comparison = ComparisonOperator::kLess;
+  if (op == "<=") comparison = ComparisonOperator::kLessOrEqual;
+  if (op == ">") comparison = ComparisonOperator::kGreater;
+  if (op == ">=") comparison = ComparisonOperator::kGreaterOrEqual;
+  if (op == "<=>") comparison = ComparisonOperator::kNullSafeEqual;
+  if (comparison) {
+    for (const auto& operand : {left, right}) {
+      if (ContainsMap(*operand->type())) {
+        ThrowMismatch(node, "The `" + std::string(op == "==" ? "=" : op) + "` does not support ordering on type " +
+                                QuotedTypeName(operand->type()) + ".");
+      }
+    }
+    if (!expr::ComparisonType(left->type(), right->type())) incompatible();
+    if (*comparison == ComparisonOperator::kNotEqual) {
+      // Spark reads `a <> b` as NOT (a = b).
+      return expr::Not(expr::Compare(ComparisonOperator::kEqual, std::move(left), std::move(right)));
+    }
+    return expr::Compare(*comparison, std::move(left), std::move(right));
+  }
+  using expr::ArithmeticOperator;
+  std::optional<ArithmeticOperator> arithmetic;
+  if (op == "+") arithmetic = ArithmeticOperator::kAdd;
+  if (op == "-") arithmetic = ArithmeticOperator::kSubtract;
+  if (op == "*") arithmetic = ArithmeticOperator::kMultiply;
+  if (op == "/") arithmetic = ArithmeticOperator::kDivide;
+  if (op == "%") arithmetic = ArithmeticOperator::kRemainder;
+  if (arithmetic) {
+    if (!expr::ResolveArithmetic(*arithmetic, left->type(), right->type())) incompatible();
+    return expr::Arithmetic(*arithmetic, std::move(left), std::move(right));
+  }
+  if (op == "DIV") return expr::IntegralDivide(std::move(left), std::move(right));
+  if (op == "||") return functions_.Bind("concat", {std::move(left), std::move(right)});
+  if (op == "&" || op == "|" || op == "^") {
+    expr::BitwiseOperator bitwise = op == "&"   ? expr::BitwiseOperator::kAnd
+                                    : op == "|" ? expr::BitwiseOperator::kOr
+                                                : expr::BitwiseOperator::kXor;
+    return expr::Bitwise(bitwise, std::move(left), std::move(right));
+  }
+  if (op == "<<") return expr::Shift(expr::ShiftOperator::kLeft, std::move(left), std::move(right));
+  if (op == ">>") return expr::Shift(expr::ShiftOperator::kRight, std::move(left), std::move(right));
+  if (op == ">>>") return expr::Shift(expr::ShiftOperator::kRightUnsigned, std::move(left), std::move(right));
+  SILT_CHECK(false, "unknown binary operator " + op);
+  return nullptr;
+}
+
+expr::ExpressionPtr ExpressionBinder::BindFunction(const Expression& node) {
+  std::string name = Lower(node.name.back());
+  if (node.name.size() > 1) {
+    // Only built-in functions exist: `system.builtin.f` and `builtin.f` name them too.
+    bool builtin = node.name.size() <= 3 && EqualsIgnoreCase(node.name[node.name.size() - 2], "builtin") &&
+                   (node.name.size() == 2 || EqualsIgnoreCase(node.name[0], "system"));
+    if (!builtin) {
+      SILT_THROW(UNRESOLVED_ROUTINE, {{"routineName", SqlId(node.name)},
+                                      {"searchPath", "[`system`.`builtin`, `system`.`session`]"}});
+    }
+  }
+  if (node.window) return scope_.BindWindow(node, *this);
+  if (exec::IsAggregateFunction(name)) return scope_.BindAggregate(node, *this);
+  if (exec::IsWindowFunction(name)) {
+    SILT_THROW(WINDOW_FUNCTION_WITHOUT_OVER_CLAUSE, {{"funcName", "\"" + name + "\""}});
+  }
+  if (IsGeneratorName(name)) return scope_.BindGenerator(node, *this);
+  if (node.distinct || node.filter) {
+    SILT_THROW(UNSUPPORTED_FEATURE, {{"message", std::string(node.distinct ? "DISTINCT" : "FILTER") +
+                                                     " in the non-aggregate function " + SqlId({name})}});
+  }
+  if (!functions_.Contains(name)) {
+    SILT_THROW(UNRESOLVED_ROUTINE, {{"routineName", SqlId({name})},
+                                    {"searchPath", "[`system`.`builtin`, `system`.`session`]"}});
+  }
+  std::vector<expr::ExpressionPtr> arguments;
+  for (const ExpressionPtr& child : node.children) {
+    if (child->kind == ExpressionKind::kStar) {
+      SILT_THROW(INVALID_USAGE_OF_STAR_OR_REGEX, {{"elem", "'*'"}, {"prettyName", "`" + name + "`"}});
+    }
+    arguments.push_back(Bind(*child));
+  }
+  if (name == "struct") {
+    // Spark names the fields of struct(...) after column references and fields (`struct(a, s.f)`
+    // has fields a and f), and the others col1, col2, ... by position.
+    std::vector<expr::ExpressionPtr> named;
+    for (size_t i = 0; i < arguments.size(); ++i) {
+      const Expression& child = *node.children[i];
+      std::string field = child.kind == ExpressionKind::kColumn        ? child.name.back()
+                          : child.kind == ExpressionKind::kFieldAccess ? child.name[0]
+                                                                        : "col" + std::to_string(i + 1);
+      named.push_back(expr::Literal(expr::Scalar::String(field)));
+      named.push_back(std::move(arguments[i]));
+    }
+    if (!named.empty()) return functions_.Bind("named_struct", std::move(named));
+  }
+  return functions_.Bind(name, std::move(arguments));
+}
+
+// ---- Free functions ----
+
+expr::ExpressionPtr GetStructField(expr::ExpressionPtr struct_value, const std::string& field,
+                                   const SourcePosition& position) {
+  const DataTypePtr& type = struct_value->type();
+  if (type->id() != TypeId::kStruct) {
+    throw MakeError(ErrorClass::DATATYPE_MISMATCH,
+                    {{"sqlExpr", "\"" + field + "\""},
+                     {"message", "Can't extract a value from " + QuotedTypeName(type) +
+                                     ". Need a complex type [STRUCT, ARRAY, MAP] but got " + QuotedTypeName(type) + "."}})
+        .WithContext(FormatPosition(position));
+  }
+  int found = -1;
+  for (size_t i = 0; i < type->fields().size(); ++i) {
+    if (EqualsIgnoreCase(type->fields()[i].name, field)) {
+      if (found >= 0) {
+        throw MakeError(ErrorClass::AMBIGUOUS_REFERENCE,
+                        {{"name", SqlId({field})},
+                         {"referenceNames", SqlId({type->fields()[found].name}) + ", " + SqlId({type->fields()[i].name})}})
+            .WithContext(FormatPosition(position));
+      }
+      found = static_cast<int>(i);
+    }
+  }
+  if (found < 0) {
+    std::string fields;
+    for (const Field& candidate : type->fields()) fields += (fields.empty() ? "" : ", ") + SqlId({candidate.name});
+    throw MakeError(ErrorClass::FIELD_NOT_FOUND, {{"fieldName", SqlId({field})}, {"fields", fields}})
+        .WithContext(FormatPosition(position));
+  }
+  return expr::StructField(std::move(struct_value), found);
+}
+
+namespace {
+
+// A scope with no columns, for constant expressions.
+class ConstantScope : public BindingScope {
+ public:
+  expr::ExpressionPtr ResolveColumn(const QualifiedName& name, const SourcePosition& position) override {
+    throw MakeError(ErrorClass::UNRESOLVED_COLUMN, {{"objectName", SqlId(name)}, {"proposal", ""}})
+        .WithContext(FormatPosition(position));
+  }
+};
+
+}  // namespace
+
+expr::Scalar EvaluateConstant(const Expression& expression, const std::string& /*what*/,
+                              const expr::EvalContext& context) {
+  // Binding with no columns is what makes the expression constant; callers that need more (a
+  // deterministic LIMIT, a positive count) check the value or the expression themselves.
+  ConstantScope scope;
+  ExpressionBinder binder(scope);
+  expr::ExpressionPtr bound = binder.Bind(expression);
+  expr::EvalContext evaluation = context;
+  Batch one_row(std::make_shared<Schema>(), {}, 1);
+  VectorPtr result = expr::Evaluate(*bound, one_row, evaluation);
+  return expr::Scalar::FromVector(*result, 0);
+}
+
+// ---- SchemaScope ----
+
+SchemaScope::SchemaScope(SchemaPtr schema, std::vector<std::string> qualifier)
+    : schema_(std::move(schema)), qualifier_(std::move(qualifier)) {}
+
+expr::ExpressionPtr SchemaScope::ResolveColumn(const QualifiedName& name, const SourcePosition& position) {
+  SILT_CHECK(!name.empty(), "a column reference needs a name");
+  // Finds the column `name[start]` and extracts the fields `name[start + 1..]`; nullptr when the
+  // column or a field is missing.
+  auto resolve_from = [&](size_t start) -> expr::ExpressionPtr {
+    int index = -1;
+    for (size_t i = 0; i < schema_->num_fields(); ++i) {
+      if (!EqualsIgnoreCase(schema_->field(i).name, name[start])) continue;
+      if (index >= 0) {
+        throw MakeError(ErrorClass::AMBIGUOUS_REFERENCE,
+                        {{"name", SqlId(name)},
+                         {"referenceNames", SqlId({schema_->field(index).name}) + ", " + SqlId({schema_->field(i).name})}})
+            .WithContext(FormatPosition(position));
+      }
+      index = static_cast<int>(i);
+    }
+    if (index < 0) return nullptr;
+    const Field& field = schema_->field(index);
+    expr::ExpressionPtr value = expr::Column(index, field.type, field.nullable);
+    for (size_t part = start + 1; part < name.size(); ++part) {
+      const DataTypePtr& type = value->type();
+      if (type->id() != TypeId::kStruct) return nullptr;
+      bool found = false;
+      for (const Field& member : type->fields()) found = found || EqualsIgnoreCase(member.name, name[part]);
+      if (!found) return nullptr;
+      value = GetStructField(std::move(value), name[part], position);
+    }
+    return value;
+  };
+  // A qualified reference (`t.a`, `db.t.a`) first, as Spark prefers the qualifier reading.
+  for (size_t length = std::min(qualifier_.size(), name.size() - 1); length >= 1; --length) {
+    bool matches = true;
+    for (size_t i = 0; i < length; ++i) {
+      matches = matches && EqualsIgnoreCase(name[i], qualifier_[qualifier_.size() - length + i]);
+    }
+    if (matches) {
+      if (expr::ExpressionPtr resolved = resolve_from(length)) return resolved;
+    }
+  }
+  if (expr::ExpressionPtr resolved = resolve_from(0)) return resolved;
+
+  // Spark's suggestions: the candidates closest (Levenshtein) to the name as written, compared
+  // whole for a multi-part name and by column name otherwise.
+  std::string written;
+  for (const std::string& part : name) written += (written.empty() ? "" : ".") + part;
+  std::vector<std::pair<size_t, std::string>> ranked;
+  for (const Field& field : schema_->fields()) {
+    std::vector<std::string> parts = qualifier_;
+    parts.push_back(field.name);
+    std::string dotted;
+    for (const std::string& part : parts) dotted += (dotted.empty() ? "" : ".") + part;
+    size_t distance = LevenshteinDistance(name.size() > 1 ? dotted : field.name, written);
+    ranked.emplace_back(distance, SqlId(parts));
+  }
+  std::stable_sort(ranked.begin(), ranked.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::string proposal;
+  for (size_t i = 0; i < ranked.size() && i < 5; ++i) proposal += (i > 0 ? ", " : "") + ranked[i].second;
+  throw MakeError(ErrorClass::UNRESOLVED_COLUMN, {{"objectName", SqlId(name)}, {"proposal", proposal}})
+      .WithContext(FormatPosition(position));
+}
+
+}  // namespace silt::sql

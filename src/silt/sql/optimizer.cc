@@ -1,0 +1,542 @@
+#include "silt/sql/optimizer.h"
+
+#include <algorithm>
+#include <functional>
+
+#include "silt/base/check.h"
+#include "silt/expr/evaluator.h"
+#include "silt/expr/expression_rewrite.h"
+#include "silt/expr/type_coercion.h"
+
+namespace silt::sql {
+namespace {
+
+using expr::ExpressionPtr;
+
+LogicalPtr Copy(const LogicalNode& node) { return std::make_shared<LogicalNode>(node); }
+
+// ---- Constant folding ----
+
+void FoldNode(LogicalNode& node, const expr::EvalContext& context) {
+  auto fold = [&](ExpressionPtr& expression) {
+    if (expression) expression = FoldConstants(expression, context);
+  };
+  fold(node.predicate);
+  for (ExpressionPtr& expression : node.expressions) fold(expression);
+  for (exec::AggregateCall& call : node.aggregates) {
+    for (ExpressionPtr& argument : call.arguments) fold(argument);
+    fold(call.filter);
+  }
+  for (exec::WindowCall& call : node.window_calls) {
+    for (ExpressionPtr& argument : call.arguments) fold(argument);
+  }
+  if (node.generate.input) fold(node.generate.input);
+}
+
+LogicalPtr FoldPlan(const LogicalPtr& plan, const expr::EvalContext& context) {
+  LogicalPtr copy = Copy(*plan);
+  for (LogicalPtr& child : copy->children) child = FoldPlan(child, context);
+  FoldNode(*copy, context);
+  return copy;
+}
+
+bool IsTrueLiteral(const ExpressionPtr& expression) {
+  return expression->kind() == expr::ExpressionKind::kLiteral && !expression->literal().is_null() &&
+         expression->type()->id() == TypeId::kBoolean && expression->literal().GetBool();
+}
+
+// ---- Filter pushdown ----
+
+bool OnlyBelow(const ExpressionPtr& expression, int width) {
+  std::vector<int> columns = expr::ReferencedColumns(*expression);
+  return columns.empty() || columns.back() < width;
+}
+
+bool OnlyFrom(const ExpressionPtr& expression, int start) {
+  std::vector<int> columns = expr::ReferencedColumns(*expression);
+  return !columns.empty() && columns.front() >= start;
+}
+
+LogicalPtr WithFilter(LogicalPtr child, const std::vector<ExpressionPtr>& conjuncts);
+LogicalPtr PushFilters(const LogicalPtr& plan);
+
+ExpressionPtr Substitute(const ExpressionPtr& expression, const std::vector<ExpressionPtr>& replacements) {
+  return expr::TransformExpression(expression, [&](const ExpressionPtr& node) -> ExpressionPtr {
+    if (node->kind() != expr::ExpressionKind::kColumn) return nullptr;
+    return replacements[node->column_index()];
+  });
+}
+
+// Pushes `conjuncts` (over `child`'s columns) as far down into `child` as they can go.
+LogicalPtr WithFilter(LogicalPtr child, const std::vector<ExpressionPtr>& conjuncts) {
+  std::vector<ExpressionPtr> remaining;
+  for (const ExpressionPtr& conjunct : conjuncts) {
+    if (!IsTrueLiteral(conjunct)) remaining.push_back(conjunct);
+  }
+  if (remaining.empty()) return child;
+  bool deterministic = std::all_of(remaining.begin(), remaining.end(),
+                                   [](const ExpressionPtr& e) { return e->deterministic(); });
+  if (!deterministic) return MakeLogicalFilter(child, expr::JoinConjunction(remaining));
+  switch (child->kind) {
+    case LogicalKind::kFilter: {
+      std::vector<ExpressionPtr> all = expr::SplitConjunction(child->predicate);
+      all.insert(all.end(), remaining.begin(), remaining.end());
+      return WithFilter(child->children[0], all);
+    }
+    case LogicalKind::kDeltaScan:
+    case LogicalKind::kParquetScan: {
+      LogicalPtr copy = Copy(*child);
+      std::vector<ExpressionPtr> all;
+      if (copy->predicate) all = expr::SplitConjunction(copy->predicate);
+      all.insert(all.end(), remaining.begin(), remaining.end());
+      copy->predicate = expr::JoinConjunction(all);
+      return copy;
+    }
+    case LogicalKind::kProject: {
+      bool all_deterministic = std::all_of(child->expressions.begin(), child->expressions.end(),
+                                           [](const ExpressionPtr& e) { return e->deterministic(); });
+      if (!all_deterministic) break;
+      std::vector<ExpressionPtr> below;
+      for (const ExpressionPtr& conjunct : remaining) below.push_back(Substitute(conjunct, child->expressions));
+      LogicalPtr copy = Copy(*child);
+      copy->children[0] = WithFilter(child->children[0], below);
+      return copy;
+    }
+    case LogicalKind::kSort: {
+      if (child->limit || child->offset > 0) break;
+      LogicalPtr copy = Copy(*child);
+      copy->children[0] = WithFilter(child->children[0], remaining);
+      return copy;
+    }
+    case LogicalKind::kDistinct: {
+      LogicalPtr copy = Copy(*child);
+      copy->children[0] = WithFilter(child->children[0], remaining);
+      return copy;
+    }
+    case LogicalKind::kUnion: {
+      LogicalPtr copy = Copy(*child);
+      for (LogicalPtr& input : copy->children) input = WithFilter(input, remaining);
+      return copy;
+    }
+    case LogicalKind::kGenerate: {
+      int width = static_cast<int>(child->children[0]->columns.size());
+      std::vector<ExpressionPtr> below, above;
+      for (const ExpressionPtr& conjunct : remaining) (OnlyBelow(conjunct, width) ? below : above).push_back(conjunct);
+      if (below.empty()) break;
+      LogicalPtr copy = Copy(*child);
+      copy->children[0] = WithFilter(child->children[0], below);
+      return above.empty() ? copy : MakeLogicalFilter(copy, expr::JoinConjunction(above));
+    }
+    case LogicalKind::kAggregate: {
+      int keys = static_cast<int>(child->expressions.size());
+      std::vector<ExpressionPtr> below, above;
+      for (const ExpressionPtr& conjunct : remaining) {
+        if (keys > 0 && OnlyBelow(conjunct, keys) && !expr::ReferencedColumns(*conjunct).empty()) {
+          below.push_back(Substitute(conjunct, child->expressions));
+        } else {
+          above.push_back(conjunct);
+        }
+      }
+      if (below.empty()) break;
+      LogicalPtr copy = Copy(*child);
+      copy->children[0] = WithFilter(child->children[0], below);
+      return above.empty() ? copy : MakeLogicalFilter(copy, expr::JoinConjunction(above));
+    }
+    case LogicalKind::kJoin: {
+      int left_width = static_cast<int>(child->children[0]->columns.size());
+      exec::JoinType type = child->join_type;
+      bool semi = type == exec::JoinType::kLeftSemi || type == exec::JoinType::kLeftAnti;
+      bool to_left_ok = type == exec::JoinType::kInner || type == exec::JoinType::kLeftOuter || semi;
+      bool to_right_ok = type == exec::JoinType::kInner || type == exec::JoinType::kRightOuter;
+      std::vector<ExpressionPtr> left, right, condition, above;
+      for (const ExpressionPtr& conjunct : remaining) {
+        if (to_left_ok && OnlyBelow(conjunct, left_width)) {
+          left.push_back(conjunct);
+        } else if (to_right_ok && OnlyFrom(conjunct, left_width)) {
+          right.push_back(expr::ShiftColumns(conjunct, -left_width));
+        } else if (type == exec::JoinType::kInner) {
+          condition.push_back(conjunct);
+        } else {
+          above.push_back(conjunct);
+        }
+      }
+      LogicalPtr copy = Copy(*child);
+      copy->children[0] = WithFilter(child->children[0], left);
+      copy->children[1] = WithFilter(child->children[1], right);
+      if (!condition.empty()) {
+        if (copy->predicate) condition.insert(condition.begin(), copy->predicate);
+        copy->predicate = expr::JoinConjunction(condition);
+      }
+      return above.empty() ? copy : MakeLogicalFilter(copy, expr::JoinConjunction(above));
+    }
+    default: break;
+  }
+  return MakeLogicalFilter(child, expr::JoinConjunction(remaining));
+}
+
+LogicalPtr PushFilters(const LogicalPtr& plan) {
+  LogicalPtr copy = Copy(*plan);
+  for (LogicalPtr& child : copy->children) child = PushFilters(child);
+  if (copy->kind == LogicalKind::kFilter) {
+    return WithFilter(copy->children[0], expr::SplitConjunction(copy->predicate));
+  }
+  if (copy->kind == LogicalKind::kJoin && copy->predicate) {
+    // Conjuncts of an ON condition that read one side only filter that side first, where the
+    // join type allows it.
+    int left_width = static_cast<int>(copy->children[0]->columns.size());
+    exec::JoinType type = copy->join_type;
+    bool left_ok = type == exec::JoinType::kInner || type == exec::JoinType::kRightOuter ||
+                   type == exec::JoinType::kLeftSemi;
+    bool right_ok = type == exec::JoinType::kInner || type == exec::JoinType::kLeftOuter ||
+                    type == exec::JoinType::kLeftSemi || type == exec::JoinType::kLeftAnti;
+    std::vector<ExpressionPtr> left, right, kept;
+    for (const ExpressionPtr& conjunct : expr::SplitConjunction(copy->predicate)) {
+      std::vector<int> columns = expr::ReferencedColumns(*conjunct);
+      if (!conjunct->deterministic() || columns.empty()) {
+        kept.push_back(conjunct);
+      } else if (left_ok && columns.back() < left_width) {
+        left.push_back(conjunct);
+      } else if (right_ok && columns.front() >= left_width) {
+        right.push_back(expr::ShiftColumns(conjunct, -left_width));
+      } else {
+        kept.push_back(conjunct);
+      }
+    }
+    if (!left.empty()) copy->children[0] = WithFilter(copy->children[0], left);
+    if (!right.empty()) copy->children[1] = WithFilter(copy->children[1], right);
+    copy->predicate = kept.empty() ? nullptr : expr::JoinConjunction(kept);
+  }
+  return copy;
+}
+
+// ---- Scan pruning predicates ----
+
+std::optional<log::ScanPredicate::Op> ScanOp(expr::ComparisonOperator op, bool flipped) {
+  using Op = log::ScanPredicate::Op;
+  switch (op) {
+    case expr::ComparisonOperator::kEqual:
+    case expr::ComparisonOperator::kNullSafeEqual: return Op::kEqual;
+    case expr::ComparisonOperator::kLess: return flipped ? Op::kGreater : Op::kLess;
+    case expr::ComparisonOperator::kLessOrEqual: return flipped ? Op::kGreaterOrEqual : Op::kLessOrEqual;
+    case expr::ComparisonOperator::kGreater: return flipped ? Op::kLess : Op::kGreater;
+    case expr::ComparisonOperator::kGreaterOrEqual: return flipped ? Op::kLessOrEqual : Op::kGreaterOrEqual;
+    default: return std::nullopt;
+  }
+}
+
+// Types whose literal text (Scalar::ToString) is also the partition-value text the scan parses.
+// Timestamps are left out: their text depends on the session time zone.
+bool PrunableType(const DataType& type) {
+  return !type.is_nested() && type.id() != TypeId::kBinary && type.id() != TypeId::kTimestamp &&
+         type.id() != TypeId::kTimestampNtz && type.id() != TypeId::kNull;
+}
+
+void DeriveScanPredicates(LogicalNode& scan) {
+  scan.scan_predicates.clear();
+  if (!scan.predicate) return;
+  for (const ExpressionPtr& conjunct : expr::SplitConjunction(scan.predicate)) {
+    auto column_name = [&](const ExpressionPtr& e) -> const LogicalColumn* {
+      if (e->kind() != expr::ExpressionKind::kColumn) return nullptr;
+      const LogicalColumn& column = scan.columns[e->column_index()];
+      return PrunableType(*column.type) ? &column : nullptr;
+    };
+    auto literal_text = [](const ExpressionPtr& e) -> std::optional<std::string> {
+      if (e->kind() != expr::ExpressionKind::kLiteral || e->literal().is_null()) return std::nullopt;
+      return e->literal().ToString();
+    };
+    switch (conjunct->kind()) {
+      case expr::ExpressionKind::kComparison: {
+        for (int side = 0; side < 2; ++side) {
+          const LogicalColumn* column = column_name(conjunct->child(side));
+          std::optional<std::string> value = literal_text(conjunct->child(1 - side));
+          std::optional<log::ScanPredicate::Op> op = ScanOp(conjunct->comparison(), side == 1);
+          if (column && value && op && conjunct->child(side)->type()->Equals(*conjunct->child(1 - side)->type())) {
+            scan.scan_predicates.push_back(log::ScanPredicate{column->name, *op, *value});
+            break;
+          }
+        }
+        break;
+      }
+      case expr::ExpressionKind::kIsNull:
+      case expr::ExpressionKind::kIsNotNull: {
+        const LogicalColumn* column = column_name(conjunct->child(0));
+        if (column) {
+          scan.scan_predicates.push_back(log::ScanPredicate{
+              column->name,
+              conjunct->kind() == expr::ExpressionKind::kIsNull ? log::ScanPredicate::Op::kIsNull
+                                                                : log::ScanPredicate::Op::kIsNotNull,
+              ""});
+        }
+        break;
+      }
+      case expr::ExpressionKind::kIn: {
+        const LogicalColumn* column = column_name(conjunct->child(0));
+        if (!column || conjunct->children().size() == 2) {
+          if (column && conjunct->children().size() == 2) {
+            std::optional<std::string> value = literal_text(conjunct->child(1));
+            if (value && conjunct->child(1)->type()->Equals(*conjunct->child(0)->type())) {
+              scan.scan_predicates.push_back(log::ScanPredicate{column->name, log::ScanPredicate::Op::kEqual, *value});
+            }
+          }
+          break;
+        }
+        // A list: the file must hold a value between the smallest and the largest item.
+        std::optional<expr::Scalar> low, high;
+        bool usable = expr::IsNumeric(*conjunct->child(0)->type()) || conjunct->child(0)->type()->id() == TypeId::kDate;
+        for (size_t i = 1; usable && i < conjunct->children().size(); ++i) {
+          const ExpressionPtr& item = conjunct->child(i);
+          if (item->kind() != expr::ExpressionKind::kLiteral || item->literal().is_null() ||
+              !item->type()->Equals(*conjunct->child(0)->type())) {
+            usable = false;
+            break;
+          }
+          const expr::Scalar& value = item->literal();
+          auto less = [](const expr::Scalar& a, const expr::Scalar& b) {
+            if (a.type()->id() == TypeId::kFloat || a.type()->id() == TypeId::kDouble) return a.GetDouble() < b.GetDouble();
+            if (a.type()->id() == TypeId::kDecimal) return a.GetDecimal() < b.GetDecimal();
+            return a.GetInt() < b.GetInt();
+          };
+          if (!low || less(value, *low)) low = value;
+          if (!high || less(*high, value)) high = value;
+        }
+        if (usable && low && high) {
+          scan.scan_predicates.push_back(
+              log::ScanPredicate{column->name, log::ScanPredicate::Op::kGreaterOrEqual, low->ToString()});
+          scan.scan_predicates.push_back(
+              log::ScanPredicate{column->name, log::ScanPredicate::Op::kLessOrEqual, high->ToString()});
+        }
+        break;
+      }
+      default: break;
+    }
+  }
+}
+
+// ---- Column pruning ----
+
+struct Pruned {
+  LogicalPtr node;
+  std::vector<int> mapping;  // old output index -> new output index, -1 when dropped
+};
+
+void MarkReferenced(const ExpressionPtr& expression, std::vector<bool>& needed, int offset = 0) {
+  if (!expression) return;
+  for (int column : expr::ReferencedColumns(*expression)) {
+    int index = column - offset;
+    if (index >= 0 && index < static_cast<int>(needed.size())) needed[index] = true;
+  }
+}
+
+ExpressionPtr Remap(const ExpressionPtr& expression, const std::vector<int>& mapping) {
+  return expression ? expr::RemapColumns(expression, mapping) : nullptr;
+}
+
+std::vector<int> Identity(size_t n) {
+  std::vector<int> mapping(n);
+  for (size_t i = 0; i < n; ++i) mapping[i] = static_cast<int>(i);
+  return mapping;
+}
+
+Pruned Prune(const LogicalPtr& plan, std::vector<bool> needed);
+
+Pruned PruneAll(const LogicalPtr& plan) { return Prune(plan, std::vector<bool>(plan->columns.size(), true)); }
+
+Pruned Prune(const LogicalPtr& plan, std::vector<bool> needed) {
+  // Every operator keeps at least one column, so that row counts survive (count(*)).
+  if (!needed.empty() && std::none_of(needed.begin(), needed.end(), [](bool b) { return b; })) needed[0] = true;
+  LogicalPtr copy = Copy(*plan);
+  switch (plan->kind) {
+    case LogicalKind::kDeltaScan:
+    case LogicalKind::kParquetScan: {
+      MarkReferenced(plan->predicate, needed);
+      std::vector<int> mapping(plan->columns.size(), -1);
+      copy->columns.clear();
+      copy->scan_columns.clear();
+      for (size_t i = 0; i < plan->columns.size(); ++i) {
+        if (!needed[i]) continue;
+        mapping[i] = static_cast<int>(copy->columns.size());
+        copy->columns.push_back(plan->columns[i]);
+        if (plan->kind == LogicalKind::kDeltaScan) copy->scan_columns.push_back(plan->scan_columns[i]);
+      }
+      copy->predicate = Remap(plan->predicate, mapping);
+      if (plan->kind == LogicalKind::kDeltaScan) DeriveScanPredicates(*copy);
+      return {copy, mapping};
+    }
+    case LogicalKind::kValues:
+    case LogicalKind::kRange: return {copy, Identity(plan->columns.size())};
+    case LogicalKind::kFilter:
+    case LogicalKind::kSort:
+    case LogicalKind::kLimit: {
+      std::vector<bool> child_needed = needed;
+      MarkReferenced(plan->predicate, child_needed);
+      for (const exec::SortKey& key : plan->sort_keys) child_needed[key.column] = true;
+      Pruned child = Prune(plan->children[0], child_needed);
+      copy->children[0] = child.node;
+      copy->columns = child.node->columns;
+      copy->predicate = Remap(plan->predicate, child.mapping);
+      for (exec::SortKey& key : copy->sort_keys) key.column = child.mapping[key.column];
+      return {copy, child.mapping};
+    }
+    case LogicalKind::kProject: {
+      std::vector<bool> child_needed(plan->children[0]->columns.size(), false);
+      std::vector<int> mapping(plan->columns.size(), -1);
+      for (size_t i = 0; i < plan->expressions.size(); ++i) {
+        if (needed[i]) MarkReferenced(plan->expressions[i], child_needed);
+      }
+      Pruned child = Prune(plan->children[0], child_needed);
+      copy->children[0] = child.node;
+      copy->expressions.clear();
+      copy->columns.clear();
+      for (size_t i = 0; i < plan->expressions.size(); ++i) {
+        if (!needed[i]) continue;
+        mapping[i] = static_cast<int>(copy->expressions.size());
+        copy->expressions.push_back(Remap(plan->expressions[i], child.mapping));
+        copy->columns.push_back(plan->columns[i]);
+      }
+      return {copy, mapping};
+    }
+    case LogicalKind::kAggregate: {
+      std::vector<bool> child_needed(plan->children[0]->columns.size(), false);
+      for (const ExpressionPtr& key : plan->expressions) MarkReferenced(key, child_needed);
+      for (const exec::AggregateCall& call : plan->aggregates) {
+        for (const ExpressionPtr& argument : call.arguments) MarkReferenced(argument, child_needed);
+        MarkReferenced(call.filter, child_needed);
+      }
+      Pruned child = Prune(plan->children[0], child_needed);
+      copy->children[0] = child.node;
+      for (ExpressionPtr& key : copy->expressions) key = Remap(key, child.mapping);
+      for (exec::AggregateCall& call : copy->aggregates) {
+        for (ExpressionPtr& argument : call.arguments) argument = Remap(argument, child.mapping);
+        call.filter = Remap(call.filter, child.mapping);
+      }
+      return {copy, Identity(plan->columns.size())};
+    }
+    case LogicalKind::kWindow: {
+      size_t base = plan->children[0]->columns.size();
+      std::vector<bool> child_needed(needed.begin(), needed.begin() + base);
+      for (const ExpressionPtr& partition : plan->window_partition) MarkReferenced(partition, child_needed);
+      for (const exec::SortKey& key : plan->sort_keys) child_needed[key.column] = true;
+      for (const exec::WindowCall& call : plan->window_calls) {
+        for (const ExpressionPtr& argument : call.arguments) MarkReferenced(argument, child_needed);
+      }
+      Pruned child = Prune(plan->children[0], child_needed);
+      copy->children[0] = child.node;
+      for (ExpressionPtr& partition : copy->window_partition) partition = Remap(partition, child.mapping);
+      for (exec::SortKey& key : copy->sort_keys) key.column = child.mapping[key.column];
+      for (exec::WindowCall& call : copy->window_calls) {
+        for (ExpressionPtr& argument : call.arguments) argument = Remap(argument, child.mapping);
+      }
+      copy->columns = child.node->columns;
+      std::vector<int> mapping = child.mapping;
+      for (size_t i = base; i < plan->columns.size(); ++i) {
+        mapping.push_back(static_cast<int>(copy->columns.size()));
+        copy->columns.push_back(plan->columns[i]);
+      }
+      return {copy, mapping};
+    }
+    case LogicalKind::kGenerate: {
+      size_t base = plan->children[0]->columns.size();
+      std::vector<bool> child_needed(needed.begin(), needed.begin() + base);
+      MarkReferenced(plan->generate.input, child_needed);
+      Pruned child = Prune(plan->children[0], child_needed);
+      copy->children[0] = child.node;
+      copy->generate.input = Remap(plan->generate.input, child.mapping);
+      copy->columns = child.node->columns;
+      std::vector<int> mapping = child.mapping;
+      for (size_t i = base; i < plan->columns.size(); ++i) {
+        mapping.push_back(static_cast<int>(copy->columns.size()));
+        copy->columns.push_back(plan->columns[i]);
+      }
+      return {copy, mapping};
+    }
+    case LogicalKind::kJoin: {
+      size_t left_width = plan->children[0]->columns.size();
+      size_t right_width = plan->children[1]->columns.size();
+      std::vector<bool> left_needed(needed.begin(), needed.begin() + left_width);
+      std::vector<bool> right_needed(right_width, false);
+      if (needed.size() > left_width) {
+        for (size_t i = 0; i < right_width; ++i) right_needed[i] = needed[left_width + i];
+      }
+      MarkReferenced(plan->predicate, left_needed);
+      MarkReferenced(plan->predicate, right_needed, static_cast<int>(left_width));
+      Pruned left = Prune(plan->children[0], left_needed);
+      Pruned right = Prune(plan->children[1], right_needed);
+      int new_left_width = static_cast<int>(left.node->columns.size());
+      std::vector<int> condition_mapping = left.mapping;
+      for (int index : right.mapping) condition_mapping.push_back(index < 0 ? -1 : new_left_width + index);
+      LogicalPtr join = MakeLogicalJoin(left.node, right.node, plan->join_type, Remap(plan->predicate, condition_mapping));
+      join->null_aware_anti = plan->null_aware_anti;
+      // Keep the hidden flags and names the binder gave the join's own columns.
+      std::vector<int> mapping(plan->columns.size(), -1);
+      for (size_t i = 0; i < plan->columns.size(); ++i) {
+        int index = i < left_width ? left.mapping[i] : (right.mapping[i - left_width] < 0 ? -1 : new_left_width + right.mapping[i - left_width]);
+        mapping[i] = index;
+        if (index >= 0) join->columns[index] = plan->columns[i];
+      }
+      return {join, mapping};
+    }
+    case LogicalKind::kUnion:
+    case LogicalKind::kSetOperation:
+    case LogicalKind::kDistinct: {
+      for (LogicalPtr& child : copy->children) child = PruneAll(child).node;
+      return {copy, Identity(plan->columns.size())};
+    }
+  }
+  return {copy, Identity(plan->columns.size())};
+}
+
+// ---- Top-N ----
+
+LogicalPtr TopN(const LogicalPtr& plan) {
+  LogicalPtr copy = Copy(*plan);
+  for (LogicalPtr& child : copy->children) child = TopN(child);
+  if (copy->kind != LogicalKind::kLimit || !copy->limit) return copy;
+  LogicalPtr child = copy->children[0];
+  auto into_sort = [&](const LogicalPtr& sort) {
+    LogicalPtr sorted = Copy(*sort);
+    sorted->limit = copy->limit;
+    sorted->offset = copy->offset;
+    return sorted;
+  };
+  if (child->kind == LogicalKind::kSort && !child->limit && child->offset == 0) return into_sort(child);
+  if (child->kind == LogicalKind::kProject && child->children[0]->kind == LogicalKind::kSort &&
+      !child->children[0]->limit && child->children[0]->offset == 0) {
+    LogicalPtr project = Copy(*child);
+    project->children[0] = into_sort(child->children[0]);
+    return project;
+  }
+  return copy;
+}
+
+}  // namespace
+
+ExpressionPtr FoldConstants(const ExpressionPtr& expression, const expr::EvalContext& context) {
+  return expr::TransformExpression(expression, [&](const ExpressionPtr& node) -> ExpressionPtr {
+    if (node->kind() == expr::ExpressionKind::kLiteral || node->kind() == expr::ExpressionKind::kColumn) {
+      return nullptr;
+    }
+    if (!node->deterministic()) return nullptr;
+    for (const ExpressionPtr& child : node->children()) {
+      if (child->kind() != expr::ExpressionKind::kLiteral) return nullptr;
+    }
+    if (node->kind() == expr::ExpressionKind::kCall && node->children().empty()) return nullptr;
+    try {
+      expr::EvalContext local = context;
+      Batch one_row(std::make_shared<Schema>(), {}, 1);
+      VectorPtr result = expr::Evaluate(*node, one_row, local);
+      return expr::Literal(expr::Scalar::FromVector(*result, 0));
+    } catch (const Error&) {
+      return nullptr;  // raised again at run time, if a row gets there
+    }
+  });
+}
+
+LogicalPtr OptimizePlan(const LogicalPtr& plan, const expr::EvalContext& context) {
+  LogicalPtr result = FoldPlan(plan, context);
+  result = PushFilters(result);
+  result = TopN(result);
+  result = PruneAll(result).node;
+  return result;
+}
+
+}  // namespace silt::sql

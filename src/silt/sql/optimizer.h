@@ -1,0 +1,18 @@
+#pragma once
+
+#include "silt/sql/logical_plan.h"
+
+/// Rewrites of a bound logical plan that keep its result: constant folding, filter pushdown
+/// (through projects, into join sides, into scans, with file-pruning conjuncts for Delta
+/// scans), column pruning down to the scans, and ORDER BY + LIMIT as one top-N sort.
+namespace silt::sql {
+
+/// The optimized plan; `plan` is not modified (rewritten nodes are copies). The output columns
+/// of the root keep their order, names and ids.
+LogicalPtr OptimizePlan(const LogicalPtr& plan, const expr::EvalContext& context);
+
+/// Folds sub-expressions made of literals only (and deterministic) into literals. Expressions
+/// whose evaluation fails are kept, so the error surfaces when (and if) a row reaches them.
+expr::ExpressionPtr FoldConstants(const expr::ExpressionPtr& expression, const expr::EvalContext& context);
+
+}  // namespace silt::sql

@@ -1,0 +1,239 @@
+#include "silt/sql/physical_planner.h"
+
+#include <algorithm>
+
+#include "silt/base/check.h"
+#include "silt/base/error_class.h"
+#include "silt/exec/hash_operators.h"
+#include "silt/exec/operators.h"
+#include "silt/exec/sort_window.h"
+#include "silt/expr/expression_rewrite.h"
+#include "silt/expr/type_coercion.h"
+#include "silt/log/file_stats.h"
+#include "silt/sql/optimizer.h"
+
+namespace silt::sql {
+namespace {
+
+std::vector<std::string> ColumnNames(const std::vector<LogicalColumn>& columns) {
+  std::vector<std::string> names;
+  for (const LogicalColumn& column : columns) names.push_back(column.name);
+  return names;
+}
+
+// Equi-join keys found among the conjuncts of a join condition.
+struct JoinKeys {
+  std::vector<expr::ExpressionPtr> left;
+  std::vector<expr::ExpressionPtr> right;
+  std::vector<bool> null_safe;
+  std::vector<expr::ExpressionPtr> residual;
+};
+
+JoinKeys ExtractJoinKeys(const expr::ExpressionPtr& condition, int left_width) {
+  JoinKeys keys;
+  if (!condition) return keys;
+  for (const expr::ExpressionPtr& conjunct : expr::SplitConjunction(condition)) {
+    bool used = false;
+    if (conjunct->kind() == expr::ExpressionKind::kComparison &&
+        (conjunct->comparison() == expr::ComparisonOperator::kEqual ||
+         conjunct->comparison() == expr::ComparisonOperator::kNullSafeEqual)) {
+      for (int side = 0; side < 2 && !used; ++side) {
+        const expr::ExpressionPtr& a = conjunct->child(side);
+        const expr::ExpressionPtr& b = conjunct->child(1 - side);
+        std::vector<int> a_columns = expr::ReferencedColumns(*a);
+        std::vector<int> b_columns = expr::ReferencedColumns(*b);
+        if (a_columns.empty() || b_columns.empty()) continue;
+        if (a_columns.back() < left_width && b_columns.front() >= left_width) {
+          std::optional<DataTypePtr> common = expr::ComparisonType(a->type(), b->type());
+          if (!common) continue;
+          keys.left.push_back(expr::CastIfNeeded(a, *common));
+          keys.right.push_back(expr::CastIfNeeded(expr::ShiftColumns(b, -left_width), *common));
+          keys.null_safe.push_back(conjunct->comparison() == expr::ComparisonOperator::kNullSafeEqual);
+          used = true;
+        }
+      }
+    }
+    if (!used) keys.residual.push_back(conjunct);
+  }
+  return keys;
+}
+
+// The condition of `type` over (right ++ left) columns from one over (left ++ right).
+expr::ExpressionPtr SwapSides(const expr::ExpressionPtr& expression, int left_width, int right_width) {
+  std::vector<int> mapping(left_width + right_width);
+  for (int i = 0; i < left_width; ++i) mapping[i] = right_width + i;
+  for (int i = 0; i < right_width; ++i) mapping[left_width + i] = i;
+  return expr::RemapColumns(expression, mapping);
+}
+
+exec::OperatorPtr PlanJoin(const LogicalNode& node) {
+  const LogicalNode& left = *node.children[0];
+  const LogicalNode& right = *node.children[1];
+  int left_width = static_cast<int>(left.columns.size());
+  int right_width = static_cast<int>(right.columns.size());
+  JoinKeys keys = ExtractJoinKeys(node.predicate, left_width);
+  if (keys.left.empty()) {
+    exec::JoinType type = node.join_type;
+    if (type == exec::JoinType::kInner && !node.predicate) type = exec::JoinType::kCross;
+    return exec::MakeNestedLoopJoin(PlanPhysical(left), PlanPhysical(right), type, node.predicate);
+  }
+  // The hash join builds its right input: for inner joins put the smaller input there.
+  bool swap = node.join_type == exec::JoinType::kInner && EstimateRows(left) < EstimateRows(right);
+  exec::HashJoinSpec spec;
+  spec.type = node.join_type;
+  spec.null_safe = keys.null_safe;
+  spec.null_aware_anti = node.null_aware_anti;
+  expr::ExpressionPtr residual = keys.residual.empty() ? nullptr : expr::JoinConjunction(keys.residual);
+  if (!swap) {
+    spec.left_keys = keys.left;
+    spec.right_keys = keys.right;
+    spec.residual = residual;
+    return exec::MakeHashJoin(PlanPhysical(left), PlanPhysical(right), std::move(spec));
+  }
+  spec.left_keys = keys.right;
+  spec.right_keys = keys.left;
+  if (residual) spec.residual = SwapSides(residual, left_width, right_width);
+  exec::OperatorPtr join = exec::MakeHashJoin(PlanPhysical(right), PlanPhysical(left), std::move(spec));
+  // Back to left columns then right columns.
+  std::vector<expr::ExpressionPtr> expressions;
+  std::vector<std::string> names;
+  for (int i = 0; i < left_width + right_width; ++i) {
+    int source = i < left_width ? right_width + i : i - left_width;
+    const LogicalColumn& column = node.columns[i];
+    expressions.push_back(expr::Column(source, column.type, column.nullable));
+    names.push_back(column.name);
+  }
+  return exec::MakeProject(std::move(join), std::move(expressions), std::move(names));
+}
+
+}  // namespace
+
+exec::OperatorPtr PlanPhysical(const LogicalNode& node) {
+  switch (node.kind) {
+    case LogicalKind::kDeltaScan: {
+      exec::DeltaScanSpec spec;
+      spec.snapshot = node.snapshot;
+      const Schema& schema = node.snapshot->schema();
+      for (int index : node.scan_columns) spec.options.columns.push_back(schema.field(index).name);
+      spec.options.predicates = node.scan_predicates;
+      spec.filter = node.predicate;
+      spec.table_name = node.table_name;
+      return exec::MakeDeltaScan(std::move(spec));
+    }
+    case LogicalKind::kParquetScan: {
+      exec::ParquetScanSpec spec;
+      spec.fs = node.file_system;
+      spec.files = node.parquet_files;
+      std::vector<Field> fields;
+      for (const LogicalColumn& column : node.columns) {
+        int index = node.file_schema->FieldIndex(column.name, false);
+        fields.push_back(index >= 0 ? node.file_schema->field(index) : Field{column.name, column.type, true, {}});
+      }
+      spec.schema = std::make_shared<Schema>(std::move(fields));
+      spec.filter = node.predicate;
+      spec.display_name = node.table_name;
+      return exec::MakeParquetScan(std::move(spec));
+    }
+    case LogicalKind::kValues:
+      return exec::MakeBatchSource(OutputSchema(node), node.batches);
+    case LogicalKind::kRange:
+      return exec::MakeRange(node.range_start, node.range_end, node.range_step, node.columns[0].name);
+    case LogicalKind::kFilter:
+      return exec::MakeFilter(PlanPhysical(*node.children[0]), node.predicate);
+    case LogicalKind::kProject:
+      return exec::MakeProject(PlanPhysical(*node.children[0]), node.expressions, ColumnNames(node.columns));
+    case LogicalKind::kAggregate: {
+      std::vector<std::string> names = ColumnNames(node.columns);
+      std::vector<std::string> key_names(names.begin(), names.begin() + node.expressions.size());
+      std::vector<std::string> aggregate_names(names.begin() + node.expressions.size(), names.end());
+      return exec::MakeHashAggregate(PlanPhysical(*node.children[0]), node.expressions, std::move(key_names),
+                                     node.aggregates, std::move(aggregate_names));
+    }
+    case LogicalKind::kWindow: {
+      exec::WindowOrdering ordering;
+      for (const expr::ExpressionPtr& partition : node.window_partition) {
+        SILT_CHECK(partition->kind() == expr::ExpressionKind::kColumn, "window partition keys must be columns");
+        ordering.partition_by.push_back(partition->column_index());
+      }
+      ordering.order_by = node.sort_keys;
+      size_t base = node.children[0]->columns.size();
+      std::vector<std::string> names;
+      for (size_t i = base; i < node.columns.size(); ++i) names.push_back(node.columns[i].name);
+      return exec::MakeWindow(PlanPhysical(*node.children[0]), std::move(ordering), node.window_calls,
+                              std::move(names));
+    }
+    case LogicalKind::kJoin: return PlanJoin(node);
+    case LogicalKind::kSort:
+      return exec::MakeSort(PlanPhysical(*node.children[0]), node.sort_keys, node.limit, node.offset);
+    case LogicalKind::kLimit:
+      return exec::MakeLimit(PlanPhysical(*node.children[0]), node.limit, node.offset);
+    case LogicalKind::kUnion: {
+      std::vector<exec::OperatorPtr> children;
+      for (const LogicalPtr& child : node.children) children.push_back(PlanPhysical(*child));
+      return exec::MakeUnionAll(std::move(children), OutputSchema(node));
+    }
+    case LogicalKind::kSetOperation:
+      return exec::MakeSetOperation(PlanPhysical(*node.children[0]), PlanPhysical(*node.children[1]),
+                                    node.set_operation, node.set_all);
+    case LogicalKind::kDistinct:
+      return exec::MakeDistinct(PlanPhysical(*node.children[0]));
+    case LogicalKind::kGenerate:
+      return exec::MakeGenerate(PlanPhysical(*node.children[0]), node.generate);
+  }
+  SILT_CHECK(false, "unknown logical node kind");
+  return nullptr;
+}
+
+double EstimateRows(const LogicalNode& node) {
+  switch (node.kind) {
+    case LogicalKind::kDeltaScan: {
+      double rows = 0;
+      for (const log::AddFile& file : node.snapshot->files()) {
+        std::optional<int64_t> records;
+        if (file.stats) {
+          try {
+            records = log::FileStats::Parse(*file.stats, file.path).num_records();
+          } catch (const Error&) {
+            records.reset();
+          }
+        }
+        // Without statistics, assume about 100 bytes per row.
+        rows += records ? static_cast<double>(*records) : static_cast<double>(file.size) / 100.0;
+      }
+      return node.predicate ? rows / 4 : rows;
+    }
+    case LogicalKind::kParquetScan: return 1e6;
+    case LogicalKind::kValues: {
+      double rows = 0;
+      for (const Batch& batch : node.batches) rows += static_cast<double>(batch.num_rows());
+      return rows;
+    }
+    case LogicalKind::kRange:
+      return node.range_step == 0 ? 0
+                                  : std::max(0.0, static_cast<double>(node.range_end - node.range_start) /
+                                                      static_cast<double>(node.range_step));
+    case LogicalKind::kFilter: return EstimateRows(*node.children[0]) / 4;
+    case LogicalKind::kAggregate:
+      return node.expressions.empty() ? 1 : EstimateRows(*node.children[0]) / 2;
+    case LogicalKind::kJoin:
+      return std::max(EstimateRows(*node.children[0]), EstimateRows(*node.children[1]));
+    case LogicalKind::kLimit:
+    case LogicalKind::kSort:
+      if (node.limit) return std::min(static_cast<double>(*node.limit), EstimateRows(*node.children[0]));
+      return EstimateRows(*node.children[0]);
+    case LogicalKind::kUnion: {
+      double rows = 0;
+      for (const LogicalPtr& child : node.children) rows += EstimateRows(*child);
+      return rows;
+    }
+    default: return node.children.empty() ? 1 : EstimateRows(*node.children[0]);
+  }
+}
+
+std::vector<Batch> ExecuteLogicalPlan(const LogicalPtr& plan, exec::ExecContext& context) {
+  LogicalPtr optimized = OptimizePlan(plan, context.eval);
+  exec::OperatorPtr root = PlanPhysical(*optimized);
+  return exec::Collect(*root, context);
+}
+
+}  // namespace silt::sql

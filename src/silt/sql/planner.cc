@@ -1,0 +1,35 @@
+#include "silt/sql/planner.h"
+
+#include "silt/sql/logical_plan.h"
+#include "silt/sql/optimizer.h"
+#include "silt/sql/physical_planner.h"
+#include "silt/sql/query_binder.h"
+
+namespace silt::sql {
+
+PlannedQuery PlanQuery(SessionState& session, const Query& query, exec::ExecContext& context) {
+  QueryBinder binder(session, context);
+  LogicalPtr analyzed = binder.Bind(query);
+  LogicalPtr optimized = OptimizePlan(analyzed, context.eval);
+  PlannedQuery planned;
+  planned.root = PlanPhysical(*optimized);
+  planned.schema = OutputSchema(*analyzed);
+  return planned;
+}
+
+std::string ExplainQuery(SessionState& session, const Query& query, exec::ExecContext& context,
+                         bool extended) {
+  QueryBinder binder(session, context);
+  LogicalPtr analyzed = binder.Bind(query);
+  LogicalPtr optimized = OptimizePlan(analyzed, context.eval);
+  exec::OperatorPtr root = PlanPhysical(*optimized);
+  std::string text;
+  if (extended) {
+    text += "== Analyzed Logical Plan ==\n" + LogicalPlanToString(*analyzed) + "\n";
+    text += "== Optimized Logical Plan ==\n" + LogicalPlanToString(*optimized) + "\n";
+  }
+  text += "== Physical Plan ==\n" + exec::ExplainTree(*root);
+  return text;
+}
+
+}  // namespace silt::sql

@@ -1,0 +1,1937 @@
+#include "silt/sql/query_binder.h"
+
+#include <algorithm>
+#include <cctype>
+#include <functional>
+#include <limits>
+#include <map>
+#include <optional>
+
+#include "silt/base/check.h"
+#include "silt/base/error_class.h"
+#include "silt/exec/aggregate_function.h"
+#include "silt/exec/sort_window.h"
+#include "silt/exec/text_format.h"
+#include "silt/expr/cast.h"
+#include "silt/expr/expression_rewrite.h"
+#include "silt/expr/type_coercion.h"
+#include "silt/io/file_system.h"
+#include "silt/parquet/reader.h"
+#include "silt/sql/binder_scope.h"
+#include "silt/sql/expression_binder.h"
+#include "silt/sql/physical_planner.h"
+
+namespace silt::sql {
+namespace {
+
+// Aggregate, window and generator calls bind to placeholder columns far above any real column
+// index; the select binder later maps them to the columns of the operators that compute them.
+constexpr int kAggregateBase = 1 << 24;
+constexpr int kWindowBase = 2 << 24;
+constexpr int kGeneratorBase = 3 << 24;
+constexpr int kGeneratorStride = 64;
+
+[[noreturn]] void ThrowAt(const Error& error, const SourcePosition& position) {
+  throw error.WithContext(FormatPosition(position));
+}
+
+std::string Lower(std::string text) {
+  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text;
+}
+
+bool SameExpression(const expr::ExpressionPtr& a, const expr::ExpressionPtr& b) {
+  if (a == b) return true;
+  return a->type()->Equals(*b->type()) && a->ToString() == b->ToString();
+}
+
+bool ContainsPlaceholder(const expr::Expression& expression, int low, int high) {
+  bool found = false;
+  expr::VisitExpression(expression, [&](const expr::Expression& node) {
+    if (node.kind() == expr::ExpressionKind::kColumn && node.column_index() >= low &&
+        node.column_index() < high) {
+      found = true;
+    }
+  });
+  return found;
+}
+
+// Rewrites top-down: `replace` returns a replacement for a node (its subtree is not visited),
+// or nullptr to rewrite the node's children.
+expr::ExpressionPtr RewriteTopDown(const expr::ExpressionPtr& expression,
+                                   const std::function<expr::ExpressionPtr(const expr::ExpressionPtr&)>& replace) {
+  if (expr::ExpressionPtr replacement = replace(expression)) return replacement;
+  if (expression->children().empty()) return expression;
+  std::vector<expr::ExpressionPtr> children;
+  bool changed = false;
+  for (const expr::ExpressionPtr& child : expression->children()) {
+    children.push_back(RewriteTopDown(child, replace));
+    changed = changed || children.back() != child;
+  }
+  return changed ? expression->WithChildren(std::move(children)) : expression;
+}
+
+std::string OrdinalWord(size_t n) {
+  static const char* kWords[] = {"zeroth", "first", "second", "third", "fourth", "fifth",
+                                 "sixth", "seventh", "eighth", "ninth", "tenth"};
+  if (n < 11) return kWords[n];
+  return std::to_string(n) + "th";
+}
+
+exec::JoinType ToExecJoinType(JoinType type) {
+  switch (type) {
+    case JoinType::kInner: return exec::JoinType::kInner;
+    case JoinType::kLeftOuter: return exec::JoinType::kLeftOuter;
+    case JoinType::kRightOuter: return exec::JoinType::kRightOuter;
+    case JoinType::kFullOuter: return exec::JoinType::kFullOuter;
+    case JoinType::kCross: return exec::JoinType::kInner;
+    case JoinType::kLeftSemi: return exec::JoinType::kLeftSemi;
+    case JoinType::kLeftAnti: return exec::JoinType::kLeftAnti;
+  }
+  return exec::JoinType::kInner;
+}
+
+std::string CanonicalAggregateName(const std::string& name) {
+  static const std::map<std::string, std::string> kAliases = {
+      {"mean", "avg"},          {"array_agg", "collect_list"}, {"first_value", "first"},
+      {"last_value", "last"},   {"std", "stddev"},             {"stddev_samp", "stddev"},
+      {"var_samp", "variance"}, {"any", "bool_or"},            {"some", "bool_or"},
+      {"every", "bool_and"}};
+  auto it = kAliases.find(name);
+  return it == kAliases.end() ? name : it->second;
+}
+
+bool IsIntegerLiteral(const Expression& expression) {
+  return expression.kind == ExpressionKind::kLiteral &&
+         (expression.literal_kind == LiteralKind::kInteger || expression.literal_kind == LiteralKind::kBigint);
+}
+
+// A one-row relation with no visible columns, for SELECT without FROM.
+LogicalPtr OneRow() {
+  auto node = std::make_shared<LogicalNode>();
+  node->kind = LogicalKind::kRange;
+  node->range_start = 0;
+  node->range_end = 1;
+  node->range_step = 1;
+  LogicalColumn column = MakeLogicalColumn("id", LongType(), false);
+  column.hidden = true;
+  node->columns.push_back(column);
+  return node;
+}
+
+// The same node with other column names and qualifiers (an alias of a relation).
+LogicalPtr Requalify(const LogicalPtr& plan, const std::string& alias,
+                     const std::vector<std::string>& column_aliases, const SourcePosition& position) {
+  if (alias.empty() && column_aliases.empty()) return plan;
+  auto copy = std::make_shared<LogicalNode>(*plan);
+  std::vector<size_t> visible;
+  for (size_t i = 0; i < copy->columns.size(); ++i) {
+    if (!copy->columns[i].hidden) visible.push_back(i);
+  }
+  if (!column_aliases.empty() && column_aliases.size() != visible.size()) {
+    ThrowAt(MakeError(ErrorClass::NUM_COLUMNS_MISMATCH,
+                      {{"operator", "Column aliases of " + (alias.empty() ? std::string("the relation") : alias)},
+                       {"firstNumColumns", std::to_string(visible.size())},
+                       {"invalidOrdinalNum", "second"},
+                       {"invalidNumColumns", std::to_string(column_aliases.size())}}),
+            position);
+  }
+  for (size_t i = 0; i < visible.size(); ++i) {
+    LogicalColumn& column = copy->columns[visible[i]];
+    if (!column_aliases.empty()) column.name = column_aliases[i];
+    if (!alias.empty()) column.qualifier = {alias};
+  }
+  if (!alias.empty()) {
+    for (LogicalColumn& column : copy->columns) {
+      if (column.hidden) column.qualifier = {alias};
+    }
+  }
+  return copy;
+}
+
+// A correlated subquery's link to the query around it.
+struct Correlation {
+  std::vector<LogicalColumn> outer;
+  /// Conjuncts over outer columns followed by the subquery's output columns.
+  std::vector<expr::ExpressionPtr> conjuncts;
+  /// The select items the subquery outputs before the columns added for correlation.
+  size_t num_outputs = 0;
+  bool aggregated = false;
+  // Internal to the select binder: WHERE conjuncts over outer ++ FROM columns.
+  std::vector<expr::ExpressionPtr> pending;
+};
+
+struct WindowEntry {
+  exec::WindowCall call;
+  std::vector<expr::ExpressionPtr> partition;
+  std::vector<expr::ExpressionPtr> order;
+  std::vector<std::pair<bool, bool>> order_directions;  // ascending, nulls_first
+};
+
+struct GeneratorEntry {
+  exec::GenerateSpec spec;
+  std::vector<LogicalColumn> columns;
+};
+
+// What the expressions of one SELECT registered while binding.
+struct SelectState {
+  const Query* query = nullptr;
+  std::vector<exec::AggregateCall> aggregates;
+  std::vector<std::string> aggregate_keys;
+  std::vector<std::string> aggregate_names;
+  std::vector<WindowEntry> windows;
+  std::vector<GeneratorEntry> generators;
+  std::vector<std::pair<std::string, expr::ExpressionPtr>> aliases;
+  std::map<int, std::pair<std::string, SourcePosition>> column_uses;
+};
+
+enum class Clause { kWhere, kSelect, kGroupBy, kHaving, kOrderBy, kQualify, kAggregateArgument };
+
+}  // namespace
+
+struct QueryBinder::Impl {
+  SessionState& session;
+  exec::ExecContext& context;
+
+  struct CteEntry {
+    const CommonTableExpression* cte;
+  };
+  std::vector<CteEntry> ctes;
+
+  Impl(SessionState& session_state, exec::ExecContext& exec_context)
+      : session(session_state), context(exec_context) {}
+
+  LogicalPtr BindQuery(const Query& query, Correlation* correlation);
+  LogicalPtr BindSelect(const Query& query, Correlation* correlation);
+  LogicalPtr BindSetOperation(const Query& query);
+  LogicalPtr BindValuesRows(const std::vector<std::vector<ExpressionPtr>>& rows,
+                            const SourcePosition& position);
+  LogicalPtr BindFrom(const std::vector<TableReferencePtr>& from);
+  LogicalPtr BindFromItem(const TableReference& reference);
+  LogicalPtr BindTable(const TableReference& reference);
+  LogicalPtr BindNamedTable(const QualifiedName& name, const std::optional<TimeTravel>& time_travel,
+                            const SourcePosition& position, const std::string& alias);
+  LogicalPtr BindJoin(const TableReference& reference);
+  LogicalPtr BindUsingJoin(LogicalPtr left, LogicalPtr right, exec::JoinType type,
+                           const std::vector<std::string>& names, const SourcePosition& position);
+  LogicalPtr BindTableFunction(const TableReference& reference);
+  LogicalPtr BindGenerate(LogicalPtr child, const Expression& call, bool outer, const std::string& alias,
+                          const std::vector<std::string>& column_aliases);
+  LogicalPtr BindWhere(LogicalPtr plan, const Expression& where, Correlation* correlation, SelectState& state);
+  LogicalPtr ApplySubqueryPredicate(LogicalPtr plan, const Expression& conjunct, bool negated,
+                                    SelectState& state);
+  expr::ExpressionPtr BindSubqueryExpression(const Expression& node, LogicalPtr& plan, BindingScope& scope);
+  LogicalPtr ApplyOrderAndLimit(LogicalPtr plan, const Query& query, bool order_done);
+  std::optional<int64_t> EvaluateLimit(const Expression& expression, const std::string& clause);
+  std::vector<Batch> Run(const LogicalPtr& plan) { return ExecuteLogicalPlan(plan, context); }
+  expr::EvalContext Eval() const { return context.eval; }
+};
+
+namespace {
+
+// The scope of one SELECT's expressions: columns of the FROM relation (optionally after the
+// columns of an enclosing query, for correlated conjuncts), aggregates, windows and generators
+// as placeholders, select aliases in HAVING / ORDER BY / QUALIFY, and subqueries.
+class SelectScope : public BindingScope {
+ public:
+  SelectScope(QueryBinder::Impl& binder, SelectState& state, LogicalPtr& plan, Clause clause,
+              const Expression* clause_expression = nullptr, Correlation* correlation = nullptr)
+      : binder_(binder),
+        state_(state),
+        plan_(plan),
+        clause_(clause),
+        clause_expression_(clause_expression),
+        correlation_(correlation) {}
+
+  expr::ExpressionPtr ResolveColumn(const QualifiedName& name, const SourcePosition& position) override {
+    const std::vector<LogicalColumn>& columns = plan_->columns;
+    if (correlation_ != nullptr) {
+      int offset = static_cast<int>(correlation_->outer.size());
+      if (auto found = FindColumn(columns, name, position)) {
+        return ColumnReference(columns, *found, name, position, offset);
+      }
+      if (auto found = FindColumn(correlation_->outer, name, position)) {
+        return ColumnReference(correlation_->outer, *found, name, position);
+      }
+      ThrowUnresolvedColumn(name, columns, position);
+    }
+    if (auto found = FindColumn(columns, name, position)) {
+      state_.column_uses.emplace(found->column, std::make_pair(columns[found->column].name, position));
+      return ColumnReference(columns, *found, name, position);
+    }
+    if (name.size() == 1 && (clause_ == Clause::kHaving || clause_ == Clause::kOrderBy || clause_ == Clause::kQualify)) {
+      for (const auto& [alias, bound] : state_.aliases) {
+        if (NamesEqual(alias, name[0])) return bound;
+      }
+    }
+    ThrowUnresolvedColumn(name, columns, position);
+  }
+
+  expr::ExpressionPtr BindAggregate(const Expression& call, ExpressionBinder& binder) override {
+    switch (clause_) {
+      case Clause::kWhere:
+        ThrowAt(MakeError(ErrorClass::INVALID_WHERE_CONDITION,
+                          {{"condition", "\"" + (clause_expression_ ? ExpressionSql(*clause_expression_) : ExpressionSql(call)) + "\""},
+                           {"expressionList", ExpressionSql(call)}}),
+                call.position);
+      case Clause::kGroupBy:
+        ThrowAt(MakeError(ErrorClass::GROUP_BY_AGGREGATE, {{"sqlExpr", ExpressionSql(call)}}), call.position);
+      case Clause::kAggregateArgument:
+        ThrowAt(MakeError(ErrorClass::NESTED_AGGREGATE_FUNCTION, {}), call.position);
+      default: break;
+    }
+    SelectScope argument_scope(binder_, state_, plan_, Clause::kAggregateArgument);
+    ExpressionBinder argument_binder(argument_scope);
+    std::string name = Lower(call.name.back());
+    std::vector<expr::ExpressionPtr> arguments;
+    for (const ExpressionPtr& child : call.children) {
+      if (child->kind == ExpressionKind::kStar) continue;  // count(*)
+      arguments.push_back(argument_binder.Bind(*child));
+    }
+    exec::AggregateCall aggregate;
+    aggregate.function = CanonicalAggregateName(name);
+    aggregate.distinct = call.distinct;
+    if ((aggregate.function == "first" || aggregate.function == "last" || aggregate.function == "any_value") &&
+        arguments.size() == 2) {
+      const expr::ExpressionPtr& flag = arguments[1];
+      if (flag->kind() != expr::ExpressionKind::kLiteral || flag->type()->id() != TypeId::kBoolean) {
+        ThrowAt(MakeError(ErrorClass::DATATYPE_MISMATCH,
+                          {{"sqlExpr", "\"" + ExpressionSql(call) + "\""},
+                           {"message", "The second argument of " + name + " must be a boolean literal."}}),
+                call.position);
+      }
+      aggregate.ignore_nulls = !flag->literal().is_null() && flag->literal().GetBool();
+      arguments.pop_back();
+    }
+    std::vector<DataTypePtr> types;
+    for (const expr::ExpressionPtr& argument : arguments) types.push_back(argument->type());
+    exec::AggregateSignature signature;
+    try {
+      signature = exec::ResolveAggregate(aggregate.function, types, call.distinct);
+    } catch (const Error& error) {
+      ThrowAt(error, call.position);
+    }
+    for (size_t i = 0; i < arguments.size() && i < signature.argument_types.size(); ++i) {
+      arguments[i] = expr::CastIfNeeded(arguments[i], signature.argument_types[i]);
+    }
+    aggregate.arguments = std::move(arguments);
+    if (call.filter) aggregate.filter = argument_binder.BindPredicate(*call.filter, "FILTER");
+    aggregate.result_type = signature.result_type;
+    aggregate.nullable = signature.nullable;
+    std::string key = aggregate.function + (aggregate.distinct ? " distinct" : "") +
+                      (aggregate.ignore_nulls ? " ignore" : "") + "(";
+    for (const expr::ExpressionPtr& argument : aggregate.arguments) key += argument->ToString() + ",";
+    key += ")";
+    if (aggregate.filter) key += " filter " + aggregate.filter->ToString();
+    size_t index = 0;
+    while (index < state_.aggregate_keys.size() && state_.aggregate_keys[index] != key) ++index;
+    if (index == state_.aggregate_keys.size()) {
+      state_.aggregate_keys.push_back(key);
+      state_.aggregate_names.push_back(AutoColumnName(call));
+      state_.aggregates.push_back(aggregate);
+    }
+    return expr::Column(kAggregateBase + static_cast<int>(index), signature.result_type, signature.nullable);
+  }
+
+  expr::ExpressionPtr BindWindow(const Expression& call, ExpressionBinder& binder) override {
+    if (clause_ != Clause::kSelect && clause_ != Clause::kOrderBy && clause_ != Clause::kQualify) {
+      return BindingScope::BindWindow(call, binder);
+    }
+    WindowSpec spec = *call.window;
+    if (!spec.reference_name.empty()) {
+      const WindowSpec* named = nullptr;
+      if (state_.query != nullptr) {
+        for (const auto& [window_name, definition] : state_.query->windows) {
+          if (NamesEqual(window_name, spec.reference_name)) named = &definition;
+        }
+      }
+      if (named == nullptr) {
+        ThrowAt(MakeError(ErrorClass::UNRESOLVED_COLUMN,
+                          {{"objectName", "`" + spec.reference_name + "`"}, {"proposal", ""}}),
+                call.position);
+      }
+      if (spec.partition_by.empty()) spec.partition_by = named->partition_by;
+      if (spec.order_by.empty()) spec.order_by = named->order_by;
+      if (!spec.frame) spec.frame = named->frame;
+    }
+    WindowEntry entry;
+    std::string name = Lower(call.name.back());
+    std::vector<expr::ExpressionPtr> arguments;
+    for (const ExpressionPtr& child : call.children) {
+      if (child->kind == ExpressionKind::kStar) continue;
+      arguments.push_back(binder.Bind(*child));
+    }
+    if ((name == "first_value" || name == "last_value" || name == "first" || name == "last" ||
+         name == "any_value") &&
+        arguments.size() == 2 && arguments[1]->kind() == expr::ExpressionKind::kLiteral &&
+        arguments[1]->type()->id() == TypeId::kBoolean) {
+      // first_value(x, true): the second argument is IGNORE NULLS.
+      entry.call.ignore_nulls = !arguments[1]->literal().is_null() && arguments[1]->literal().GetBool();
+      arguments.pop_back();
+    }
+    std::vector<DataTypePtr> types;
+    for (const expr::ExpressionPtr& argument : arguments) types.push_back(argument->type());
+    DataTypePtr result_type;
+    try {
+      if (exec::IsWindowFunction(name)) {
+        result_type = exec::ResolveWindowFunction(name, types);
+        entry.call.function = name;
+        if (name == "lag" || name == "lead") {
+          if (arguments.size() < 2) arguments.push_back(expr::Literal(expr::Scalar::Integer(1)));
+          if (arguments.size() < 3) {
+            arguments.push_back(expr::Literal(expr::Scalar::Null(arguments[0]->type())));
+          } else {
+            arguments[2] = expr::CastIfNeeded(arguments[2], arguments[0]->type());
+          }
+        }
+      } else {
+        std::string canonical = CanonicalAggregateName(name);
+        exec::AggregateSignature signature = exec::ResolveAggregate(canonical, types, call.distinct);
+        for (size_t i = 0; i < arguments.size() && i < signature.argument_types.size(); ++i) {
+          arguments[i] = expr::CastIfNeeded(arguments[i], signature.argument_types[i]);
+        }
+        result_type = signature.result_type;
+        entry.call.function = canonical;
+      }
+    } catch (const Error& error) {
+      if (error.context().empty()) ThrowAt(error, call.position);
+      throw;
+    }
+    entry.call.arguments = std::move(arguments);
+    entry.call.result_type = result_type;
+    for (const ExpressionPtr& partition : spec.partition_by) entry.partition.push_back(binder.Bind(*partition));
+    for (const OrderItem& item : spec.order_by) {
+      entry.order.push_back(binder.Bind(*item.expression));
+      bool ascending = item.direction != SortDirection::kDescending;
+      bool nulls_first = item.null_order == NullOrder::kDefault ? ascending : item.null_order == NullOrder::kNullsFirst;
+      entry.order_directions.emplace_back(ascending, nulls_first);
+    }
+    if (spec.frame) {
+      exec::WindowFrame frame;
+      frame.unit = spec.frame->unit == FrameUnit::kRows ? exec::WindowFrame::Unit::kRows : exec::WindowFrame::Unit::kRange;
+      auto convert = [&](const FrameBound& bound) {
+        exec::WindowFrame::Bound result;
+        result.kind = static_cast<exec::WindowFrame::BoundKind>(static_cast<int>(bound.kind));
+        if (bound.offset) result.offset = EvaluateConstant(*bound.offset, "window frame", binder_.Eval());
+        return result;
+      };
+      frame.start = convert(spec.frame->start);
+      frame.end = convert(spec.frame->end);
+      entry.call.frame = frame;
+    }
+    state_.windows.push_back(std::move(entry));
+    return expr::Column(kWindowBase + static_cast<int>(state_.windows.size() - 1), result_type, true);
+  }
+
+  expr::ExpressionPtr BindGenerator(const Expression& call, ExpressionBinder& binder) override {
+    if (clause_ != Clause::kSelect) return BindingScope::BindGenerator(call, binder);
+    if (!state_.generators.empty()) {
+      ThrowAt(MakeError(ErrorClass::UNSUPPORTED_GENERATOR,
+                        {{"message", "only one generator allowed per SELECT clause but found 2: " + ExpressionSql(call)}}),
+              call.position);
+    }
+    GeneratorEntry entry = MakeGenerator(call, binder, {});
+    state_.generators.push_back(std::move(entry));
+    size_t index = state_.generators.size() - 1;
+    const LogicalColumn& first = state_.generators.back().columns[0];
+    return expr::Column(kGeneratorBase + static_cast<int>(index) * kGeneratorStride, first.type, first.nullable);
+  }
+
+  expr::ExpressionPtr BindSubquery(const Expression& node, ExpressionBinder& binder) override {
+    return binder_.BindSubqueryExpression(node, plan_, *this);
+  }
+
+  // Builds the generate spec of explode/posexplode/inline[_outer](input).
+  static GeneratorEntry MakeGenerator(const Expression& call, ExpressionBinder& binder,
+                                      const std::vector<std::string>& column_aliases) {
+    std::string name = Lower(call.name.back());
+    GeneratorEntry entry;
+    entry.spec.outer = name.size() > 6 && name.substr(name.size() - 6) == "_outer";
+    std::string base = entry.spec.outer ? name.substr(0, name.size() - 6) : name;
+    if (call.children.size() != 1) {
+      ThrowAt(MakeError(ErrorClass::WRONG_NUM_ARGS,
+                        {{"functionName", "`" + name + "`"}, {"expectedNum", "1"},
+                         {"actualNum", std::to_string(call.children.size())}}),
+              call.position);
+    }
+    entry.spec.input = binder.Bind(*call.children[0]);
+    const DataTypePtr& type = entry.spec.input->type();
+    std::vector<std::pair<std::string, DataTypePtr>> outputs;
+    std::vector<bool> nullable;
+    auto mismatch = [&](const std::string& expected) {
+      ThrowAt(MakeError(ErrorClass::DATATYPE_MISMATCH,
+                        {{"sqlExpr", "\"" + ExpressionSql(call) + "\""},
+                         {"message", "Parameter 1 requires the " + expected + " type, however \"" +
+                                         ExpressionSql(*call.children[0]) + "\" has the type \"" +
+                                         type->ToString() + "\"."}}),
+              call.position);
+    };
+    if (base == "explode" || base == "posexplode") {
+      entry.spec.kind = base == "explode" ? exec::GenerateSpec::Kind::kExplode : exec::GenerateSpec::Kind::kPosExplode;
+      if (base == "posexplode") {
+        outputs.emplace_back("pos", IntegerType());
+        nullable.push_back(entry.spec.outer);
+      }
+      if (type->id() == TypeId::kList) {
+        outputs.emplace_back("col", type->element_type());
+        nullable.push_back(type->contains_null() || entry.spec.outer);
+      } else if (type->id() == TypeId::kMap) {
+        outputs.emplace_back("key", type->key_type());
+        nullable.push_back(entry.spec.outer);
+        outputs.emplace_back("value", type->value_type());
+        nullable.push_back(type->value_contains_null() || entry.spec.outer);
+      } else {
+        mismatch("(\"ARRAY\" or \"MAP\")");
+      }
+    } else if (base == "inline") {
+      entry.spec.kind = exec::GenerateSpec::Kind::kInline;
+      if (type->id() != TypeId::kList || type->element_type()->id() != TypeId::kStruct) {
+        mismatch("\"ARRAY<STRUCT>\"");
+      }
+      for (const Field& field : type->element_type()->fields()) {
+        outputs.emplace_back(field.name, field.type);
+        nullable.push_back(true);
+      }
+    } else {
+      ThrowAt(MakeError(ErrorClass::UNSUPPORTED_GENERATOR, {{"message", "unknown generator " + name}}), call.position);
+    }
+    if (!column_aliases.empty() && column_aliases.size() != outputs.size()) {
+      ThrowAt(MakeError(ErrorClass::UNSUPPORTED_GENERATOR,
+                        {{"message", "The number of aliases supplied in the AS clause does not match the number of "
+                                     "columns output by the UDTF: expected " +
+                                         std::to_string(outputs.size()) + " aliases but got " +
+                                         std::to_string(column_aliases.size())}}),
+              call.position);
+    }
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      std::string column_name = column_aliases.empty() ? outputs[i].first : column_aliases[i];
+      entry.spec.names.push_back(column_name);
+      entry.columns.push_back(MakeLogicalColumn(column_name, outputs[i].second, nullable[i]));
+    }
+    return entry;
+  }
+
+ private:
+  QueryBinder::Impl& binder_;
+  SelectState& state_;
+  LogicalPtr& plan_;
+  Clause clause_;
+  const Expression* clause_expression_;
+  Correlation* correlation_;
+};
+
+void SplitAstConjunction(const ExpressionPtr& expression, std::vector<ExpressionPtr>& out) {
+  if (expression->kind == ExpressionKind::kBinary && Lower(expression->op) == "and") {
+    SplitAstConjunction(expression->children[0], out);
+    SplitAstConjunction(expression->children[1], out);
+  } else {
+    out.push_back(expression);
+  }
+}
+
+// Whether a WHERE conjunct is [NOT] EXISTS / [NOT] IN (subquery), which become joins.
+const Expression* SubqueryPredicate(const Expression& conjunct, bool& negated) {
+  negated = false;
+  const Expression* node = &conjunct;
+  if (node->kind == ExpressionKind::kUnary && Lower(node->op) == "not") {
+    negated = true;
+    node = node->children[0].get();
+  }
+  if (node->kind == ExpressionKind::kExists) return node;
+  if (node->kind == ExpressionKind::kIn && node->subquery) {
+    if (node->negated) negated = !negated;
+    return node;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+// ---- Queries ----
+
+LogicalPtr QueryBinder::Impl::BindQuery(const Query& query, Correlation* correlation) {
+  size_t ctes_before = ctes.size();
+  for (const CommonTableExpression& cte : query.with) ctes.push_back(CteEntry{&cte});
+  struct Restore {
+    Impl& impl;
+    size_t size;
+    ~Restore() { impl.ctes.resize(size); }
+  } restore{*this, ctes_before};
+
+  LogicalPtr plan;
+  bool order_done = false;
+  switch (query.kind) {
+    case QueryKind::kSelect:
+      plan = BindSelect(query, correlation);
+      order_done = true;
+      break;
+    case QueryKind::kValues:
+      plan = BindValuesRows(query.values, query.position);
+      break;
+    case QueryKind::kSetOperation:
+      plan = BindSetOperation(query);
+      break;
+    case QueryKind::kTable:
+      plan = BindNamedTable(query.table_name, std::nullopt, query.position, "");
+      break;
+  }
+  if (correlation != nullptr && query.kind != QueryKind::kSelect) correlation->num_outputs = plan->columns.size();
+  if (correlation != nullptr && !correlation->conjuncts.empty() && (query.limit || query.offset)) {
+    ThrowAt(MakeError(ErrorClass::UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY,
+                      {{"message", "LIMIT and OFFSET are not supported in correlated subqueries"}}),
+            query.position);
+  }
+  return ApplyOrderAndLimit(plan, query, order_done);
+}
+
+std::optional<int64_t> QueryBinder::Impl::EvaluateLimit(const Expression& expression, const std::string& clause) {
+  auto invalid = [&](const std::string& message) {
+    ThrowAt(MakeError(ErrorClass::INVALID_LIMIT_LIKE_EXPRESSION,
+                      {{"expr", "\"" + ExpressionSql(expression) + "\""}, {"message", message}}),
+            expression.position);
+  };
+  std::optional<expr::Scalar> evaluated;
+  try {
+    evaluated = EvaluateConstant(expression, clause, Eval());
+  } catch (const Error& error) {
+    if (error.error_class() != "UNRESOLVED_COLUMN") throw;
+    invalid("The " + clause + " expression must evaluate to a constant value");
+  }
+  const expr::Scalar& value = *evaluated;
+  if (!expr::IsIntegral(*value.type())) invalid("The " + clause + " expression must be integer type");
+  if (value.is_null()) invalid("The evaluated " + clause + " expression must not be null");
+  int64_t number = value.GetInt();
+  if (number < 0) {
+    invalid("The " + clause + " expression must be equal to or greater than 0, but got " + std::to_string(number));
+  }
+  return number;
+}
+
+LogicalPtr QueryBinder::Impl::ApplyOrderAndLimit(LogicalPtr plan, const Query& query, bool order_done) {
+  if (!order_done && !query.order_by.empty()) {
+    std::vector<exec::SortKey> keys;
+    for (const OrderItem& item : query.order_by) {
+      exec::SortKey key;
+      key.ascending = item.direction != SortDirection::kDescending;
+      key.nulls_first = item.null_order == NullOrder::kDefault ? key.ascending : item.null_order == NullOrder::kNullsFirst;
+      const Expression& expression = *item.expression;
+      if (IsIntegerLiteral(expression)) {
+        int64_t position = std::stoll(expression.text);
+        if (position < 1 || position > static_cast<int64_t>(plan->columns.size())) {
+          ThrowAt(MakeError(ErrorClass::ORDER_BY_POS_OUT_OF_RANGE,
+                            {{"index", expression.text}, {"size", std::to_string(plan->columns.size())}}),
+                  expression.position);
+        }
+        key.column = static_cast<int>(position - 1);
+      } else {
+        RelationScope scope(plan->columns);
+        ExpressionBinder binder(scope);
+        expr::ExpressionPtr bound = binder.Bind(expression);
+        if (bound->kind() == expr::ExpressionKind::kColumn) {
+          key.column = bound->column_index();
+        } else {
+          // Sort by a computed key: add it, sort, and drop it again.
+          std::vector<int> all;
+          for (size_t i = 0; i < plan->columns.size(); ++i) all.push_back(static_cast<int>(i));
+          LogicalPtr widened = MakeLogicalSelectColumns(plan, all);
+          widened->expressions.push_back(bound);
+          widened->columns.push_back(MakeLogicalColumn("sort_key", bound->type(), bound->nullable()));
+          widened->columns.back().hidden = true;
+          plan = widened;
+          key.column = static_cast<int>(plan->columns.size() - 1);
+        }
+      }
+      keys.push_back(key);
+    }
+    size_t visible = 0;
+    for (const LogicalColumn& column : plan->columns) visible += column.hidden ? 0 : 1;
+    plan = MakeLogicalSort(plan, std::move(keys));
+    if (visible < plan->columns.size()) {
+      std::vector<int> kept;
+      for (size_t i = 0; i < plan->columns.size(); ++i) {
+        if (!plan->columns[i].hidden) kept.push_back(static_cast<int>(i));
+      }
+      plan = MakeLogicalSelectColumns(plan, kept);
+    }
+  }
+  std::optional<int64_t> limit;
+  int64_t offset = 0;
+  if (query.limit) limit = EvaluateLimit(*query.limit, "limit");
+  if (query.offset) offset = *EvaluateLimit(*query.offset, "offset");
+  if (limit || offset > 0) plan = MakeLogicalLimit(plan, limit, offset);
+  return plan;
+}
+
+LogicalPtr QueryBinder::Impl::BindValuesRows(const std::vector<std::vector<ExpressionPtr>>& rows,
+                                             const SourcePosition& position) {
+  SILT_CHECK(!rows.empty(), "VALUES without rows");
+  size_t width = rows[0].size();
+  expr::EvalContext eval = Eval();
+  std::vector<std::vector<expr::Scalar>> values;
+  for (size_t r = 0; r < rows.size(); ++r) {
+    if (rows[r].size() != width) {
+      ThrowAt(MakeError(ErrorClass::INVALID_INLINE_TABLE,
+                        {{"message", "Inline table expected " + std::to_string(width) + " columns but found " +
+                                         std::to_string(rows[r].size()) + " columns in row " + std::to_string(r) +
+                                         "."}}),
+              rows[r].empty() ? position : rows[r][0]->position);
+    }
+    std::vector<expr::Scalar> row;
+    for (const ExpressionPtr& cell : rows[r]) row.push_back(EvaluateConstant(*cell, "VALUES", eval));
+    values.push_back(std::move(row));
+  }
+  std::vector<Field> fields;
+  for (size_t c = 0; c < width; ++c) {
+    std::vector<DataTypePtr> types;
+    bool nullable = false;
+    for (const auto& row : values) {
+      types.push_back(row[c].type());
+      nullable = nullable || row[c].is_null();
+    }
+    std::optional<DataTypePtr> common = expr::CommonType(types);
+    if (!common) {
+      for (size_t r = 1; r < values.size(); ++r) {
+        if (!expr::WiderType(types[0], types[r])) {
+          ThrowAt(MakeError(ErrorClass::INCOMPATIBLE_COLUMN_TYPE,
+                            {{"operator", "VALUES"}, {"columnOrdinalNumber", OrdinalWord(c + 1)},
+                             {"tableOrdinalNumber", OrdinalWord(r + 1)},
+                             {"dataType1", "\"" + Lower(types[r]->ToString()) + "\""},
+                             {"dataType2", "\"" + Lower(types[0]->ToString()) + "\""}}),
+                  rows[r][c]->position);
+        }
+      }
+      common = types[0];
+    }
+    fields.push_back(Field{"col" + std::to_string(c + 1), *common, nullable, {}});
+  }
+  auto schema = std::make_shared<Schema>(fields);
+  std::vector<Batch> batches;
+  for (const auto& row : values) {
+    std::vector<VectorPtr> columns;
+    for (size_t c = 0; c < width; ++c) {
+      columns.push_back(expr::CastVector(row[c].ToVector(1), fields[c].type, expr::ErrorMode::kSession, eval));
+      eval.ThrowIfError();
+    }
+    batches.emplace_back(schema, std::move(columns), 1);
+  }
+  auto node = std::make_shared<LogicalNode>();
+  node->kind = LogicalKind::kValues;
+  node->batches.push_back(ConcatenateBatches(batches));
+  for (const Field& field : fields) node->columns.push_back(MakeLogicalColumn(field.name, field.type, field.nullable));
+  return node;
+}
+
+LogicalPtr QueryBinder::Impl::BindSetOperation(const Query& query) {
+  LogicalPtr left = BindQuery(*query.left, nullptr);
+  LogicalPtr right = BindQuery(*query.right, nullptr);
+  std::string operator_name = query.set_operator == SetOperator::kUnion       ? "UNION"
+                              : query.set_operator == SetOperator::kIntersect ? "INTERSECT"
+                                                                              : "EXCEPT";
+  if (query.set_all) operator_name += " ALL";
+  auto visible = [](const LogicalPtr& plan) {
+    std::vector<int> indexes;
+    for (size_t i = 0; i < plan->columns.size(); ++i) {
+      if (!plan->columns[i].hidden) indexes.push_back(static_cast<int>(i));
+    }
+    return indexes;
+  };
+  std::vector<int> left_columns = visible(left), right_columns = visible(right);
+  if (left_columns.size() != right_columns.size()) {
+    ThrowAt(MakeError(ErrorClass::NUM_COLUMNS_MISMATCH,
+                      {{"operator", operator_name}, {"firstNumColumns", std::to_string(left_columns.size())},
+                       {"invalidOrdinalNum", "second"},
+                       {"invalidNumColumns", std::to_string(right_columns.size())}}),
+            query.right->position);
+  }
+  std::vector<expr::ExpressionPtr> left_expressions, right_expressions;
+  std::vector<LogicalColumn> output;
+  for (size_t i = 0; i < left_columns.size(); ++i) {
+    const LogicalColumn& l = left->columns[left_columns[i]];
+    const LogicalColumn& r = right->columns[right_columns[i]];
+    std::optional<DataTypePtr> type = expr::WiderType(l.type, r.type);
+    if (!type) {
+      ThrowAt(MakeError(ErrorClass::INCOMPATIBLE_COLUMN_TYPE,
+                        {{"operator", operator_name}, {"columnOrdinalNumber", OrdinalWord(i + 1)},
+                         {"tableOrdinalNumber", "second"},
+                         {"dataType1", "\"" + Lower(r.type->ToString()) + "\""},
+                         {"dataType2", "\"" + Lower(l.type->ToString()) + "\""}}),
+              query.right->position);
+    }
+    left_expressions.push_back(expr::CastIfNeeded(expr::Column(left_columns[i], l.type, l.nullable), *type));
+    right_expressions.push_back(expr::CastIfNeeded(expr::Column(right_columns[i], r.type, r.nullable), *type));
+    output.push_back(MakeLogicalColumn(l.name, *type, l.nullable || r.nullable));
+  }
+  auto cast_side = [&](LogicalPtr plan, std::vector<expr::ExpressionPtr> expressions) {
+    bool identity = expressions.size() == plan->columns.size();
+    for (size_t i = 0; identity && i < expressions.size(); ++i) {
+      identity = expressions[i]->kind() == expr::ExpressionKind::kColumn &&
+                 expressions[i]->column_index() == static_cast<int>(i);
+    }
+    if (identity) return plan;
+    std::vector<LogicalColumn> columns;
+    for (size_t i = 0; i < expressions.size(); ++i) {
+      columns.push_back(MakeLogicalColumn(output[i].name, expressions[i]->type(), expressions[i]->nullable()));
+    }
+    return MakeLogicalProject(plan, std::move(expressions), std::move(columns));
+  };
+  left = cast_side(left, left_expressions);
+  right = cast_side(right, right_expressions);
+  auto node = std::make_shared<LogicalNode>();
+  node->columns = output;
+  node->children = {left, right};
+  if (query.set_operator == SetOperator::kUnion) {
+    node->kind = LogicalKind::kUnion;
+    if (!query.set_all) return MakeLogicalDistinct(node);
+    return node;
+  }
+  node->kind = LogicalKind::kSetOperation;
+  node->set_operation = query.set_operator == SetOperator::kIntersect ? exec::SetOperation::kIntersect
+                                                                       : exec::SetOperation::kExcept;
+  node->set_all = query.set_all;
+  // INTERSECT / EXCEPT keep the left side's nullability.
+  for (size_t i = 0; i < node->columns.size(); ++i) node->columns[i].nullable = left->columns[i].nullable;
+  return node;
+}
+
+// ---- FROM ----
+
+LogicalPtr QueryBinder::Impl::BindFrom(const std::vector<TableReferencePtr>& from) {
+  if (from.empty()) return OneRow();
+  LogicalPtr plan = BindFromItem(*from[0]);
+  for (size_t i = 1; i < from.size(); ++i) {
+    plan = MakeLogicalJoin(plan, BindFromItem(*from[i]), exec::JoinType::kInner, nullptr);
+  }
+  return plan;
+}
+
+LogicalPtr QueryBinder::Impl::BindFromItem(const TableReference& reference) {
+  switch (reference.kind) {
+    case TableReferenceKind::kTable: return BindTable(reference);
+    case TableReferenceKind::kSubquery: {
+      // A derived table cannot see the enclosing query's CTEs defined after it, but it can see
+      // all of the ones in scope: keep the stack.
+      LogicalPtr plan = BindQuery(*reference.subquery, nullptr);
+      return Requalify(plan, reference.alias, reference.column_aliases, reference.position);
+    }
+    case TableReferenceKind::kValues: {
+      LogicalPtr plan = BindValuesRows(reference.values, reference.position);
+      return Requalify(plan, reference.alias, reference.column_aliases, reference.position);
+    }
+    case TableReferenceKind::kFunction: return BindTableFunction(reference);
+    case TableReferenceKind::kJoin: return BindJoin(reference);
+    case TableReferenceKind::kLateralView: {
+      LogicalPtr left = BindFromItem(*reference.left);
+      return BindGenerate(left, *reference.function, reference.outer, reference.alias, reference.column_aliases);
+    }
+  }
+  SILT_CHECK(false, "unknown table reference kind");
+  return nullptr;
+}
+
+LogicalPtr QueryBinder::Impl::BindTable(const TableReference& reference) {
+  if (reference.name.size() == 1 && !reference.time_travel) {
+    for (size_t i = ctes.size(); i-- > 0;) {
+      const CommonTableExpression& cte = *ctes[i].cte;
+      if (!NamesEqual(cte.name, reference.name[0])) continue;
+      // A CTE sees only the ones defined before it.
+      std::vector<CteEntry> later(ctes.begin() + static_cast<std::ptrdiff_t>(i), ctes.end());
+      ctes.resize(i);
+      LogicalPtr plan;
+      try {
+        plan = BindQuery(*cte.query, nullptr);
+      } catch (...) {
+        ctes.resize(i);
+        ctes.insert(ctes.end(), later.begin(), later.end());
+        throw;
+      }
+      ctes.resize(i);
+      ctes.insert(ctes.end(), later.begin(), later.end());
+      plan = Requalify(plan, "", cte.columns, reference.position);
+      return Requalify(plan, reference.alias.empty() ? cte.name : reference.alias, {}, reference.position);
+    }
+  }
+  LogicalPtr plan = BindNamedTable(reference.name, reference.time_travel, reference.position, reference.alias);
+  return Requalify(plan, "", reference.column_aliases, reference.position);
+}
+
+LogicalPtr QueryBinder::Impl::BindNamedTable(const QualifiedName& name, const std::optional<TimeTravel>& time_travel,
+                                             const SourcePosition& position, const std::string& alias) {
+  TableSource source = session.ResolveTable(name, position);
+  std::vector<std::string> qualifier;
+  if (!alias.empty()) {
+    qualifier = {alias};
+  } else if (!source.identifier.empty()) {
+    qualifier = {"spark_catalog"};
+    qualifier.insert(qualifier.end(), source.identifier.begin(), source.identifier.end());
+  } else {
+    qualifier = name;
+  }
+  auto node = std::make_shared<LogicalNode>();
+  node->table_name = source.display_name;
+  switch (source.kind) {
+    case TableSource::Kind::kView: {
+      if (time_travel) {
+        ThrowAt(MakeError(ErrorClass::UNSUPPORTED_FEATURE, {{"message", "Time travel on the view " + source.display_name}}),
+                position);
+      }
+      // A view is bound as it was defined: the query's CTEs are not visible in it.
+      std::vector<CteEntry> saved_ctes;
+      saved_ctes.swap(ctes);
+      LogicalPtr plan;
+      try {
+        plan = BindQuery(*source.view->query, nullptr);
+      } catch (...) {
+        ctes.swap(saved_ctes);
+        throw;
+      }
+      ctes.swap(saved_ctes);
+      plan = Requalify(plan, "", source.view->column_names, position);
+      return Requalify(plan, alias.empty() ? source.view->name : alias, {}, position);
+    }
+    case TableSource::Kind::kDelta: {
+      log::SnapshotOptions options;
+      options.pool = &context.Pool();
+      if (time_travel) {
+        const Expression& value = *time_travel->value;
+        expr::Scalar scalar = EvaluateConstant(value, "time travel", Eval());
+        if (time_travel->kind == TimeTravel::Kind::kVersion) {
+          if (!expr::IsIntegral(*scalar.type()) || scalar.is_null()) {
+            ThrowAt(MakeError(ErrorClass::INVALID_PARAMETER_VALUE,
+                              {{"parameter", "`version`"}, {"functionName", "VERSION AS OF"},
+                               {"message", "expects an integer version, got " + scalar.ToString()}}),
+                    value.position);
+          }
+          options.version = scalar.GetInt();
+        } else {
+          int64_t micros = 0;
+          if (scalar.type()->id() == TypeId::kString) {
+            std::string text(scalar.GetString());
+            bool digits = text.size() == 17 && std::all_of(text.begin(), text.end(), ::isdigit);
+            if (digits) {
+              // t@yyyyMMddHHmmssSSS
+              text = text.substr(0, 4) + "-" + text.substr(4, 2) + "-" + text.substr(6, 2) + " " + text.substr(8, 2) +
+                     ":" + text.substr(10, 2) + ":" + text.substr(12, 2) + "." + text.substr(14, 3);
+            }
+            std::optional<int64_t> parsed = expr::ParseSparkTimestamp(text, true, Eval().ZoneOffsetMicros());
+            if (!parsed) {
+              ThrowAt(MakeError(ErrorClass::INVALID_PARAMETER_VALUE,
+                                {{"parameter", "`timestamp`"}, {"functionName", "TIMESTAMP AS OF"},
+                                 {"message", "'" + std::string(scalar.GetString()) + "' is not a valid timestamp"}}),
+                      value.position);
+            }
+            micros = *parsed;
+          } else if (scalar.type()->id() == TypeId::kTimestamp || scalar.type()->id() == TypeId::kTimestampNtz ||
+                     scalar.type()->id() == TypeId::kDate) {
+            if (scalar.is_null()) {
+              ThrowAt(MakeError(ErrorClass::INVALID_PARAMETER_VALUE,
+                                {{"parameter", "`timestamp`"}, {"functionName", "TIMESTAMP AS OF"},
+                                 {"message", "the timestamp must not be NULL"}}),
+                      value.position);
+            }
+            micros = scalar.type()->id() == TypeId::kDate ? scalar.GetInt() * 86400LL * 1000000LL : scalar.GetInt();
+          } else {
+            ThrowAt(MakeError(ErrorClass::INVALID_PARAMETER_VALUE,
+                              {{"parameter", "`timestamp`"}, {"functionName", "TIMESTAMP AS OF"},
+                               {"message", "expects a timestamp, got " + scalar.type()->ToString()}}),
+                    value.position);
+          }
+          // Round up to the millisecond so that a commit at that exact instant is included.
+          options.timestamp_ms = micros >= 0 ? micros / 1000 : -((-micros) / 1000);
+        }
+      }
+      std::shared_ptr<const log::Snapshot> snapshot;
+      try {
+        snapshot = log::Snapshot::Load(session.fs(), source.location, options);
+      } catch (const Error& error) {
+        if (error.context().empty()) ThrowAt(error, position);
+        throw;
+      }
+      node->kind = LogicalKind::kDeltaScan;
+      node->snapshot = snapshot;
+      const Schema& schema = snapshot->schema();
+      for (size_t i = 0; i < schema.num_fields(); ++i) {
+        const Field& field = schema.field(i);
+        node->scan_columns.push_back(static_cast<int>(i));
+        node->columns.push_back(MakeLogicalColumn(field.name, field.type, field.nullable, qualifier));
+      }
+      return node;
+    }
+    case TableSource::Kind::kParquet: {
+      if (time_travel) {
+        ThrowAt(MakeError(ErrorClass::UNSUPPORTED_FEATURE, {{"message", "Time travel on a Parquet path"}}), position);
+      }
+      io::FileSystem& fs = *session.fs();
+      std::vector<std::string> files;
+      std::optional<io::FileInfo> info = fs.Stat(source.location);
+      if (info && !info->is_directory) {
+        files.push_back(source.location);
+      } else {
+        for (const io::FileInfo& entry : fs.List(source.location, "", true)) {
+          const std::string& path = entry.path;
+          std::string base = path.substr(path.find_last_of('/') + 1);
+          if (base.empty() || base[0] == '_' || base[0] == '.') continue;
+          if (path.size() >= 8 && path.substr(path.size() - 8) == ".parquet") files.push_back(path);
+        }
+      }
+      if (files.empty()) {
+        ThrowAt(MakeError(ErrorClass::TABLE_OR_VIEW_NOT_FOUND, {{"relationName", source.display_name}}), position);
+      }
+      std::sort(files.begin(), files.end());
+      auto reader = parquet::FileReader::Open(fs, files[0]);
+      auto schema = std::make_shared<Schema>(reader->schema());
+      node->kind = LogicalKind::kParquetScan;
+      node->file_system = session.fs();
+      node->parquet_files = files;
+      node->file_schema = schema;
+      for (const Field& field : schema->fields()) {
+        node->columns.push_back(MakeLogicalColumn(field.name, field.type, true, qualifier));
+      }
+      return node;
+    }
+    case TableSource::Kind::kJson:
+    case TableSource::Kind::kCsv: {
+      if (time_travel) {
+        ThrowAt(MakeError(ErrorClass::UNSUPPORTED_FEATURE, {{"message", "Time travel on a file path"}}), position);
+      }
+      exec::TextTable table;
+      try {
+        table = source.kind == TableSource::Kind::kJson ? exec::ReadJsonFiles(*session.fs(), source.location)
+                                                        : exec::ReadCsvFiles(*session.fs(), source.location);
+      } catch (const Error& error) {
+        if (error.context().empty()) ThrowAt(error, position);
+        throw;
+      }
+      node->kind = LogicalKind::kValues;
+      for (const Batch& batch : table.batches) {
+        if (batch.num_rows() > 0) node->batches.push_back(batch);
+      }
+      for (const Field& field : table.schema->fields()) {
+        node->columns.push_back(MakeLogicalColumn(field.name, field.type, field.nullable, qualifier));
+      }
+      return node;
+    }
+    default:
+      ThrowAt(MakeError(ErrorClass::NOT_IMPLEMENTED, {{"feature", "Reading " + source.display_name}}), position);
+  }
+}
+
+LogicalPtr QueryBinder::Impl::BindJoin(const TableReference& reference) {
+  LogicalPtr left = BindFromItem(*reference.left);
+  LogicalPtr right = BindFromItem(*reference.right);
+  exec::JoinType type = ToExecJoinType(reference.join_type);
+  std::vector<std::string> using_columns = reference.using_columns;
+  if (reference.natural) {
+    for (const LogicalColumn& l : left->columns) {
+      if (l.hidden) continue;
+      for (const LogicalColumn& r : right->columns) {
+        if (!r.hidden && NamesEqual(l.name, r.name)) {
+          using_columns.push_back(l.name);
+          break;
+        }
+      }
+    }
+  }
+  if (!using_columns.empty()) return BindUsingJoin(left, right, type, using_columns, reference.position);
+  if (reference.natural) return MakeLogicalJoin(left, right, type, nullptr);
+  expr::ExpressionPtr condition;
+  if (reference.condition) {
+    std::vector<LogicalColumn> both = left->columns;
+    both.insert(both.end(), right->columns.begin(), right->columns.end());
+    RelationScope scope(both);
+    ExpressionBinder binder(scope);
+    condition = binder.BindPredicate(*reference.condition, "JOIN");
+  }
+  return MakeLogicalJoin(left, right, type, condition);
+}
+
+LogicalPtr QueryBinder::Impl::BindUsingJoin(LogicalPtr left, LogicalPtr right, exec::JoinType type,
+                                            const std::vector<std::string>& names, const SourcePosition& position) {
+  std::vector<int> left_keys, right_keys;
+  auto find = [&](const LogicalPtr& side, const std::string& name, const char* side_name) {
+    std::optional<ResolvedName> found = FindColumn(side->columns, {name}, position);
+    if (!found || found->parts_used != 1) {
+      std::string suggestion;
+      for (const LogicalColumn& column : side->columns) {
+        if (column.hidden) continue;
+        if (!suggestion.empty()) suggestion += ", ";
+        suggestion += "`" + column.name + "`";
+      }
+      ThrowAt(MakeError(ErrorClass::UNRESOLVED_USING_COLUMN_FOR_JOIN,
+                        {{"colName", "`" + name + "`"}, {"side", side_name}, {"suggestion", suggestion}}),
+              position);
+    }
+    return found->column;
+  };
+  int left_width = static_cast<int>(left->columns.size());
+  std::vector<expr::ExpressionPtr> conditions;
+  for (const std::string& name : names) {
+    int l = find(left, name, "left");
+    int r = find(right, name, "right");
+    left_keys.push_back(l);
+    right_keys.push_back(r);
+    const LogicalColumn& lc = left->columns[l];
+    const LogicalColumn& rc = right->columns[r];
+    conditions.push_back(expr::Compare(expr::ComparisonOperator::kEqual, expr::Column(l, lc.type, lc.nullable),
+                                       expr::Column(left_width + r, rc.type, rc.nullable)));
+  }
+  LogicalPtr join = MakeLogicalJoin(left, right, type, expr::JoinConjunction(conditions));
+  if (type == exec::JoinType::kLeftSemi || type == exec::JoinType::kLeftAnti) return join;
+  // Spark's output of a USING join: the keys once, then the other left columns, then the other
+  // right columns; the duplicate keys stay reachable by qualified name.
+  std::vector<expr::ExpressionPtr> expressions;
+  std::vector<LogicalColumn> columns;
+  auto column_of = [&](int index) {
+    const LogicalColumn& column = join->columns[index];
+    return expr::Column(index, column.type, column.nullable);
+  };
+  for (size_t k = 0; k < names.size(); ++k) {
+    int l = left_keys[k];
+    int r = left_width + right_keys[k];
+    if (type == exec::JoinType::kFullOuter) {
+      expr::ExpressionPtr merged = expr::Coalesce({column_of(l), column_of(r)});
+      expressions.push_back(merged);
+      columns.push_back(MakeLogicalColumn(join->columns[l].name, merged->type(), merged->nullable()));
+    } else {
+      int index = type == exec::JoinType::kRightOuter ? r : l;
+      expressions.push_back(column_of(index));
+      columns.push_back(join->columns[index]);
+    }
+  }
+  auto is_key = [](const std::vector<int>& keys, int index) {
+    return std::find(keys.begin(), keys.end(), index) != keys.end();
+  };
+  for (int i = 0; i < left_width; ++i) {
+    if (is_key(left_keys, i)) continue;
+    expressions.push_back(column_of(i));
+    columns.push_back(join->columns[i]);
+  }
+  for (size_t i = 0; i < right->columns.size(); ++i) {
+    if (is_key(right_keys, static_cast<int>(i))) continue;
+    expressions.push_back(column_of(left_width + static_cast<int>(i)));
+    columns.push_back(join->columns[left_width + i]);
+  }
+  for (size_t k = 0; k < names.size(); ++k) {
+    std::vector<int> hidden;
+    if (type != exec::JoinType::kInner && type != exec::JoinType::kLeftOuter) hidden.push_back(left_keys[k]);
+    if (type != exec::JoinType::kRightOuter) hidden.push_back(left_width + right_keys[k]);
+    for (int index : hidden) {
+      expressions.push_back(column_of(index));
+      LogicalColumn column = join->columns[index];
+      column.hidden = true;
+      columns.push_back(column);
+    }
+  }
+  return MakeLogicalProject(join, std::move(expressions), std::move(columns));
+}
+
+LogicalPtr QueryBinder::Impl::BindTableFunction(const TableReference& reference) {
+  const Expression& call = *reference.function;
+  std::string name = Lower(call.name.back());
+  if (name == "range") {
+    expr::EvalContext eval = Eval();
+    std::vector<int64_t> arguments;
+    for (const ExpressionPtr& argument : call.children) {
+      expr::Scalar value = EvaluateConstant(*argument, "range", eval);
+      if (!expr::IsIntegral(*value.type()) || value.is_null()) {
+        ThrowAt(MakeError(ErrorClass::DATATYPE_MISMATCH,
+                          {{"sqlExpr", "\"" + ExpressionSql(call) + "\""},
+                           {"message", "range expects integer arguments, got " + value.type()->ToString()}}),
+                argument->position);
+      }
+      arguments.push_back(value.GetInt());
+    }
+    if (arguments.empty() || arguments.size() > 4) {
+      ThrowAt(MakeError(ErrorClass::WRONG_NUM_ARGS,
+                        {{"functionName", "`range`"}, {"expectedNum", "[1, 2, 3, 4]"},
+                         {"actualNum", std::to_string(arguments.size())}}),
+              call.position);
+    }
+    auto node = std::make_shared<LogicalNode>();
+    node->kind = LogicalKind::kRange;
+    node->range_start = arguments.size() == 1 ? 0 : arguments[0];
+    node->range_end = arguments.size() == 1 ? arguments[0] : arguments[1];
+    node->range_step = arguments.size() >= 3 ? arguments[2] : 1;
+    if (node->range_step == 0) {
+      ThrowAt(MakeError(ErrorClass::INVALID_PARAMETER_VALUE,
+                        {{"parameter", "`step`"}, {"functionName", "`range`"}, {"message", "step must not be 0"}}),
+              call.position);
+    }
+    node->columns.push_back(MakeLogicalColumn("id", LongType(), false));
+    return Requalify(node, reference.alias, reference.column_aliases, reference.position);
+  }
+  static const char* kGenerators[] = {"explode", "explode_outer", "posexplode", "posexplode_outer", "inline", "inline_outer"};
+  for (const char* generator : kGenerators) {
+    if (name != generator) continue;
+    LogicalPtr generated = BindGenerate(OneRow(), call, false, reference.alias, reference.column_aliases);
+    std::vector<int> kept;
+    for (size_t i = 1; i < generated->columns.size(); ++i) kept.push_back(static_cast<int>(i));
+    return MakeLogicalSelectColumns(generated, kept);
+  }
+  ThrowAt(MakeError(ErrorClass::UNRESOLVABLE_TABLE_VALUED_FUNCTION, {{"name", "`" + name + "`"}}), call.position);
+}
+
+LogicalPtr QueryBinder::Impl::BindGenerate(LogicalPtr child, const Expression& call, bool outer,
+                                           const std::string& alias, const std::vector<std::string>& column_aliases) {
+  RelationScope scope(child->columns);
+  ExpressionBinder binder(scope);
+  GeneratorEntry entry = SelectScope::MakeGenerator(call, binder, column_aliases);
+  entry.spec.outer = entry.spec.outer || outer;
+  auto node = std::make_shared<LogicalNode>();
+  node->kind = LogicalKind::kGenerate;
+  node->columns = child->columns;
+  for (LogicalColumn column : entry.columns) {
+    if (!alias.empty()) column.qualifier = {alias};
+    column.nullable = column.nullable || entry.spec.outer;
+    node->columns.push_back(column);
+  }
+  node->generate = entry.spec;
+  node->children.push_back(child);
+  return node;
+}
+
+// ---- WHERE and subqueries ----
+
+LogicalPtr QueryBinder::Impl::BindWhere(LogicalPtr plan, const Expression& where, Correlation* correlation,
+                                        SelectState& state) {
+  std::vector<ExpressionPtr> conjuncts;
+  auto where_pointer = std::make_shared<Expression>(where);
+  SplitAstConjunction(where_pointer, conjuncts);
+  std::vector<expr::ExpressionPtr> predicates;
+  for (const ExpressionPtr& conjunct : conjuncts) {
+    bool negated = false;
+    if (SubqueryPredicate(*conjunct, negated) != nullptr) {
+      plan = ApplySubqueryPredicate(plan, *conjunct, negated, state);
+      continue;
+    }
+    if (correlation != nullptr) {
+      SelectScope scope(*this, state, plan, Clause::kWhere, &where, correlation);
+      ExpressionBinder binder(scope);
+      expr::ExpressionPtr bound = binder.BindPredicate(*conjunct, "WHERE");
+      int outer_width = static_cast<int>(correlation->outer.size());
+      std::vector<int> referenced = expr::ReferencedColumns(*bound);
+      bool correlated = !referenced.empty() && referenced.front() < outer_width;
+      if (correlated) {
+        correlation->pending.push_back(bound);
+      } else {
+        predicates.push_back(expr::ShiftColumns(bound, -outer_width));
+      }
+      continue;
+    }
+    SelectScope scope(*this, state, plan, Clause::kWhere, &where);
+    ExpressionBinder binder(scope);
+    predicates.push_back(binder.BindPredicate(*conjunct, "WHERE"));
+  }
+  if (!predicates.empty()) plan = MakeLogicalFilter(plan, expr::JoinConjunction(predicates));
+  return plan;
+}
+
+LogicalPtr QueryBinder::Impl::ApplySubqueryPredicate(LogicalPtr plan, const Expression& conjunct, bool negated,
+                                                     SelectState& state) {
+  bool ignored = false;
+  const Expression& node = *SubqueryPredicate(conjunct, ignored);
+  Correlation correlation;
+  correlation.outer = plan->columns;
+  LogicalPtr subquery = BindQuery(*node.subquery, &correlation);
+  int left_width = static_cast<int>(plan->columns.size());
+  std::vector<expr::ExpressionPtr> conditions = correlation.conjuncts;
+  bool null_aware = false;
+  if (node.kind == ExpressionKind::kIn) {
+    const Expression& left_value = *node.children[0];
+    bool row_value = left_value.kind == ExpressionKind::kFunction && left_value.name.size() == 1 &&
+                     Lower(left_value.name[0]) == "struct" && left_value.children.size() > 1;
+    size_t arity = row_value ? left_value.children.size() : 1;
+    if (correlation.num_outputs != arity) {
+      ThrowAt(MakeError(ErrorClass::DATATYPE_MISMATCH,
+                        {{"sqlExpr", "\"" + ExpressionSql(node) + "\""},
+                         {"message", "The number of columns in the left hand side of an IN subquery does not match "
+                                     "the number of columns in the output of subquery. Left hand side columns(length: " +
+                                         std::to_string(arity) + "), right hand side columns(length: " +
+                                         std::to_string(correlation.num_outputs) + ")."}}),
+              node.position);
+    }
+    SelectScope scope(*this, state, plan, Clause::kWhere, &conjunct);
+    ExpressionBinder binder(scope);
+    std::vector<expr::ExpressionPtr> equalities;
+    for (size_t i = 0; i < arity; ++i) {
+      expr::ExpressionPtr value = binder.Bind(row_value ? *left_value.children[i] : left_value);
+      const LogicalColumn& item = subquery->columns[i];
+      try {
+        equalities.push_back(expr::Compare(expr::ComparisonOperator::kEqual, value,
+                                           expr::Column(left_width + static_cast<int>(i), item.type, item.nullable)));
+      } catch (const Error& error) {
+        ThrowAt(error, node.position);
+      }
+    }
+    expr::ExpressionPtr equality = expr::JoinConjunction(equalities);
+    if (negated && conditions.empty() && arity == 1) {
+      null_aware = true;
+      conditions.push_back(equality);
+    } else if (negated) {
+      // NOT IN with correlation: a row is dropped when a correlated row's comparison is TRUE or
+      // NULL.
+      conditions.push_back(expr::Or(equality, expr::IsNull(equality)));
+    } else {
+      conditions.push_back(equality);
+    }
+  }
+  LogicalPtr join = MakeLogicalJoin(plan, subquery, negated ? exec::JoinType::kLeftAnti : exec::JoinType::kLeftSemi,
+                                    conditions.empty() ? nullptr : expr::JoinConjunction(conditions));
+  join->null_aware_anti = null_aware;
+  return join;
+}
+
+expr::ExpressionPtr QueryBinder::Impl::BindSubqueryExpression(const Expression& node, LogicalPtr& plan,
+                                                              BindingScope& scope) {
+  Correlation correlation;
+  correlation.outer = plan->columns;
+  LogicalPtr subquery = BindQuery(*node.subquery, &correlation);
+  bool correlated = !correlation.conjuncts.empty();
+  if (node.kind == ExpressionKind::kScalarSubquery) {
+    if (correlation.num_outputs != 1) {
+      ThrowAt(MakeError(ErrorClass::INVALID_SUBQUERY_COLUMNS,
+                        {{"message", "Scalar subquery must return only one column, but got " +
+                                         std::to_string(correlation.num_outputs) + "."}}),
+              node.position);
+    }
+    const LogicalColumn& item = subquery->columns[0];
+    if (!correlated) {
+      std::vector<Batch> batches = Run(subquery);
+      int64_t rows = 0;
+      std::optional<expr::Scalar> value;
+      for (const Batch& batch : batches) {
+        rows += batch.num_rows();
+        if (rows > 1) ThrowAt(MakeError(ErrorClass::SCALAR_SUBQUERY_TOO_MANY_ROWS, {}), node.position);
+        if (batch.num_rows() == 1) value = expr::Scalar::FromVector(*batch.column(0), 0);
+      }
+      return expr::Literal(value ? *value : expr::Scalar::Null(item.type));
+    }
+    if (!correlation.aggregated) {
+      ThrowAt(MakeError(ErrorClass::UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY,
+                        {{"message", "Correlated scalar subqueries must be aggregated: " + ExpressionSql(node)}}),
+              node.position);
+    }
+    int left_width = static_cast<int>(plan->columns.size());
+    LogicalPtr join = MakeLogicalJoin(plan, subquery, exec::JoinType::kLeftOuter,
+                                      expr::JoinConjunction(correlation.conjuncts));
+    for (size_t i = left_width; i < join->columns.size(); ++i) join->columns[i].hidden = true;
+    plan = join;
+    expr::ExpressionPtr value = expr::Column(left_width, item.type, true);
+    // Spark's answer for a group without rows: an aggregate that is never NULL (count) gives
+    // its empty-input value, 0, where the left join found no group.
+    if (subquery->kind == LogicalKind::kProject && subquery->expressions[0]->kind() == expr::ExpressionKind::kColumn &&
+        subquery->children[0]->kind == LogicalKind::kAggregate) {
+      const LogicalNode& aggregate = *subquery->children[0];
+      int index = subquery->expressions[0]->column_index() - static_cast<int>(aggregate.expressions.size());
+      if (index >= 0 && !aggregate.aggregates[index].nullable && expr::IsIntegral(*item.type)) {
+        value = expr::Coalesce({value, expr::Cast(expr::Literal(expr::Scalar::Long(0)), item.type)});
+      }
+    }
+    return value;
+  }
+  if (correlated) {
+    // [NOT] EXISTS / IN with correlation inside a larger expression: a left join against the
+    // distinct correlation keys of the subquery plus a marker column, which is non-NULL exactly
+    // where a matching row exists.
+    int left_width = static_cast<int>(plan->columns.size());
+    std::vector<expr::ExpressionPtr> conjuncts = correlation.conjuncts;
+    if (node.kind == ExpressionKind::kIn) {
+      if (correlation.num_outputs != 1) {
+        ThrowAt(MakeError(ErrorClass::UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY,
+                          {{"message", "Correlated IN subqueries of several columns: " + ExpressionSql(node)}}),
+                node.position);
+      }
+      ExpressionBinder binder(scope);
+      expr::ExpressionPtr value = binder.Bind(*node.children[0]);
+      const LogicalColumn& item = subquery->columns[0];
+      conjuncts.push_back(
+          expr::Compare(expr::ComparisonOperator::kEqual, value, expr::Column(left_width, item.type, item.nullable)));
+    }
+    std::vector<expr::ExpressionPtr> outer_sides, inner_sides;
+    for (const expr::ExpressionPtr& conjunct : conjuncts) {
+      bool found = false;
+      if (conjunct->kind() == expr::ExpressionKind::kComparison &&
+          conjunct->comparison() == expr::ComparisonOperator::kEqual) {
+        for (int side = 0; side < 2 && !found; ++side) {
+          std::vector<int> a = expr::ReferencedColumns(*conjunct->child(side));
+          std::vector<int> b = expr::ReferencedColumns(*conjunct->child(1 - side));
+          if (!a.empty() && a.back() < left_width && !b.empty() && b.front() >= left_width) {
+            outer_sides.push_back(conjunct->child(side));
+            inner_sides.push_back(expr::ShiftColumns(conjunct->child(1 - side), -left_width));
+            found = true;
+          }
+        }
+      }
+      if (!found) {
+        ThrowAt(MakeError(ErrorClass::UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY,
+                          {{"message", "Correlated subqueries outside WHERE conjuncts need equality correlation: " +
+                                           ExpressionSql(node)}}),
+                node.position);
+      }
+    }
+    std::vector<expr::ExpressionPtr> key_expressions = inner_sides;
+    std::vector<LogicalColumn> key_columns;
+    for (const expr::ExpressionPtr& key : inner_sides) {
+      key_columns.push_back(MakeLogicalColumn("exists_key", key->type(), key->nullable()));
+    }
+    key_expressions.push_back(expr::Literal(expr::Scalar::Boolean(true)));
+    key_columns.push_back(MakeLogicalColumn("exists", BooleanType(), false));
+    LogicalPtr keys = MakeLogicalDistinct(MakeLogicalProject(subquery, key_expressions, key_columns));
+    std::vector<expr::ExpressionPtr> conditions;
+    for (size_t j = 0; j < outer_sides.size(); ++j) {
+      conditions.push_back(expr::Compare(expr::ComparisonOperator::kEqual, outer_sides[j],
+                                         expr::Column(left_width + static_cast<int>(j), inner_sides[j]->type(),
+                                                      inner_sides[j]->nullable())));
+    }
+    LogicalPtr join = MakeLogicalJoin(plan, keys, exec::JoinType::kLeftOuter, expr::JoinConjunction(conditions));
+    for (size_t i = left_width; i < join->columns.size(); ++i) join->columns[i].hidden = true;
+    plan = join;
+    expr::ExpressionPtr marker = expr::Column(left_width + static_cast<int>(outer_sides.size()), BooleanType(), true);
+    expr::ExpressionPtr exists = expr::IsNotNull(marker);
+    return node.kind == ExpressionKind::kIn && node.negated ? expr::Not(exists) : exists;
+  }
+  std::vector<Batch> batches = Run(subquery);
+  if (node.kind == ExpressionKind::kExists) {
+    bool any = false;
+    for (const Batch& batch : batches) any = any || batch.num_rows() > 0;
+    return expr::Literal(expr::Scalar::Boolean(any));
+  }
+  // value [NOT] IN (uncorrelated subquery) outside a WHERE conjunct: the subquery's values as a
+  // literal list.
+  if (correlation.num_outputs != 1) {
+    ThrowAt(MakeError(ErrorClass::DATATYPE_MISMATCH,
+                      {{"sqlExpr", "\"" + ExpressionSql(node) + "\""},
+                       {"message", "The number of columns in the left hand side of an IN subquery does not match the "
+                                   "number of columns in the output of subquery."}}),
+            node.position);
+  }
+  ExpressionBinder binder(scope);
+  expr::ExpressionPtr value = binder.Bind(*node.children[0]);
+  std::vector<expr::ExpressionPtr> list;
+  for (const Batch& batch : batches) {
+    for (int64_t row = 0; row < batch.num_rows(); ++row) {
+      list.push_back(expr::Literal(expr::Scalar::FromVector(*batch.column(0), row)));
+    }
+  }
+  expr::ExpressionPtr result =
+      list.empty() ? expr::Literal(expr::Scalar::Boolean(false)) : expr::In(value, std::move(list));
+  return node.negated ? expr::Not(result) : result;
+}
+
+// ---- SELECT ----
+
+LogicalPtr QueryBinder::Impl::BindSelect(const Query& query, Correlation* correlation) {
+  SelectState state;
+  state.query = &query;
+  LogicalPtr plan = BindFrom(query.from);
+  size_t from_width = plan->columns.size();
+  if (query.where) plan = BindWhere(plan, *query.where, correlation, state);
+
+  // Select items, bound over the input columns with placeholders for aggregates, windows and
+  // generators.
+  struct Item {
+    expr::ExpressionPtr bound;
+    LogicalColumn column;
+    const Expression* ast = nullptr;
+  };
+  std::vector<Item> items;
+  for (const SelectItem& select_item : query.select_list) {
+    const Expression& expression = *select_item.expression;
+    if (expression.kind == ExpressionKind::kStar) {
+      bool matched = false;
+      std::vector<Item> star_items;
+      for (size_t i = 0; i < plan->columns.size() && i < from_width; ++i) {
+        const LogicalColumn& column = plan->columns[i];
+        // `t.*` also lists t's key column that a USING join merged away.
+        if (column.hidden && expression.name.empty()) continue;
+        if (!expression.name.empty()) {
+          size_t parts = expression.name.size();
+          if (parts > column.qualifier.size()) continue;
+          bool same = true;
+          for (size_t p = 0; p < parts; ++p) {
+            same = same && NamesEqual(column.qualifier[column.qualifier.size() - parts + p], expression.name[p]);
+          }
+          if (!same) continue;
+        }
+        bool excluded = false;
+        for (const QualifiedName& except : expression.except_columns) {
+          if (NamesEqual(except.back(), column.name)) excluded = true;
+        }
+        matched = true;
+        if (excluded) continue;
+        star_items.push_back(Item{expr::Column(static_cast<int>(i), column.type, column.nullable), column, &expression});
+      }
+      bool merged_key = std::any_of(star_items.begin(), star_items.end(), [](const Item& item) { return item.column.hidden; });
+      if (merged_key) {
+        // A relation's columns in their own order (a USING join moved its keys to the front).
+        std::stable_sort(star_items.begin(), star_items.end(),
+                         [](const Item& a, const Item& b) { return a.column.id < b.column.id; });
+      }
+      items.insert(items.end(), star_items.begin(), star_items.end());
+      if (expression.name.empty() && query.from.empty()) {
+        ThrowAt(MakeError(ErrorClass::INVALID_USAGE_OF_STAR_OR_REGEX,
+                          {{"elem", "'*'"}, {"prettyName", "a SELECT list without FROM"}}),
+                expression.position);
+      }
+      if (!expression.name.empty() && !matched) {
+        std::string input;
+        for (size_t i = 0; i < from_width; ++i) {
+          if (plan->columns[i].hidden) continue;
+          input += (input.empty() ? "" : ", ") + std::string("`") + plan->columns[i].name + "`";
+        }
+        ThrowAt(MakeError(ErrorClass::CANNOT_RESOLVE_STAR_EXPAND,
+                          {{"targetString", QuoteName(expression.name)}, {"columns", input}}),
+                expression.position);
+      }
+      continue;
+    }
+    size_t generators_before = state.generators.size();
+    SelectScope scope(*this, state, plan, Clause::kSelect);
+    ExpressionBinder binder(scope);
+    expr::ExpressionPtr bound = binder.Bind(expression);
+    if (state.generators.size() > generators_before) {
+      GeneratorEntry& generator = state.generators.back();
+      bool direct = bound->kind() == expr::ExpressionKind::kColumn && bound->column_index() >= kGeneratorBase;
+      if (!direct) {
+        ThrowAt(MakeError(ErrorClass::UNSUPPORTED_GENERATOR,
+                          {{"message", "nested in expressions \"" + ExpressionSql(expression) + "\""}}),
+                expression.position);
+      }
+      std::vector<std::string> aliases = select_item.column_aliases;
+      if (aliases.empty() && !select_item.alias.empty()) aliases = {select_item.alias};
+      if (!aliases.empty() && aliases.size() != generator.columns.size()) {
+        ThrowAt(MakeError(ErrorClass::UNSUPPORTED_GENERATOR,
+                          {{"message", "The number of aliases supplied in the AS clause does not match the number of "
+                                       "columns output by the UDTF: expected " +
+                                           std::to_string(generator.columns.size()) + " aliases but got " +
+                                           std::to_string(aliases.size())}}),
+                expression.position);
+      }
+      int base = kGeneratorBase + static_cast<int>(state.generators.size() - 1) * kGeneratorStride;
+      for (size_t c = 0; c < generator.columns.size(); ++c) {
+        if (!aliases.empty()) {
+          generator.columns[c].name = aliases[c];
+          generator.spec.names[c] = aliases[c];
+        }
+        const LogicalColumn& column = generator.columns[c];
+        items.push_back(Item{expr::Column(base + static_cast<int>(c), column.type, column.nullable), column, &expression});
+      }
+      continue;
+    }
+    LogicalColumn column;
+    if (!select_item.alias.empty()) {
+      column = MakeLogicalColumn(select_item.alias, bound->type(), bound->nullable());
+      state.aliases.emplace_back(select_item.alias, bound);
+    } else if (bound->kind() == expr::ExpressionKind::kColumn && bound->column_index() < kAggregateBase &&
+               expression.kind == ExpressionKind::kColumn) {
+      column = plan->columns[bound->column_index()];
+    } else {
+      column = MakeLogicalColumn(AutoColumnName(expression), bound->type(), bound->nullable());
+    }
+    items.push_back(Item{bound, column, &expression});
+  }
+
+  expr::ExpressionPtr having;
+  if (query.having) {
+    SelectScope scope(*this, state, plan, Clause::kHaving);
+    ExpressionBinder binder(scope);
+    having = binder.BindPredicate(*query.having, "HAVING");
+  }
+  expr::ExpressionPtr qualify;
+  if (query.qualify) {
+    SelectScope scope(*this, state, plan, Clause::kQualify);
+    ExpressionBinder binder(scope);
+    qualify = binder.BindPredicate(*query.qualify, "QUALIFY");
+  }
+
+  // ORDER BY: select outputs by name or ordinal, else expressions over the input.
+  struct OrderKey {
+    int item = -1;
+    expr::ExpressionPtr bound;
+    bool ascending = true;
+    bool nulls_first = true;
+  };
+  std::vector<OrderKey> order_keys;
+  bool apply_order = correlation == nullptr || correlation->pending.empty();
+  if (apply_order) {
+    for (const OrderItem& order_item : query.order_by) {
+      OrderKey key;
+      key.ascending = order_item.direction != SortDirection::kDescending;
+      key.nulls_first = order_item.null_order == NullOrder::kDefault ? key.ascending
+                                                                     : order_item.null_order == NullOrder::kNullsFirst;
+      const Expression& expression = *order_item.expression;
+      if (IsIntegerLiteral(expression)) {
+        int64_t position = std::stoll(expression.text);
+        if (position < 1 || position > static_cast<int64_t>(items.size())) {
+          ThrowAt(MakeError(ErrorClass::ORDER_BY_POS_OUT_OF_RANGE,
+                            {{"index", expression.text}, {"size", std::to_string(items.size())}}),
+                  expression.position);
+        }
+        key.item = static_cast<int>(position - 1);
+      } else if (expression.kind == ExpressionKind::kColumn && expression.name.size() == 1) {
+        for (size_t i = 0; i < items.size(); ++i) {
+          if (NamesEqual(items[i].column.name, expression.name[0])) {
+            key.item = static_cast<int>(i);
+            break;
+          }
+        }
+      }
+      if (key.item < 0) {
+        SelectScope scope(*this, state, plan, Clause::kOrderBy);
+        ExpressionBinder binder(scope);
+        key.bound = binder.Bind(expression);
+      }
+      order_keys.push_back(key);
+    }
+  }
+
+  // GROUP BY.
+  std::vector<expr::ExpressionPtr> group_keys;
+  std::vector<std::string> group_names;
+  auto has_aggregate = [](const expr::ExpressionPtr& e) { return ContainsPlaceholder(*e, kAggregateBase, kWindowBase); };
+  auto has_window = [](const expr::ExpressionPtr& e) { return ContainsPlaceholder(*e, kWindowBase, std::numeric_limits<int>::max()); };
+  for (const ExpressionPtr& group : query.group_by) {
+    const Expression& expression = *group;
+    if (IsIntegerLiteral(expression)) {
+      int64_t position = std::stoll(expression.text);
+      if (position < 1 || position > static_cast<int64_t>(items.size())) {
+        ThrowAt(MakeError(ErrorClass::GROUP_BY_POS_OUT_OF_RANGE,
+                          {{"index", expression.text}, {"size", std::to_string(items.size())}}),
+                expression.position);
+      }
+      const Item& item = items[position - 1];
+      if (has_aggregate(item.bound) || has_window(item.bound)) {
+        ThrowAt(MakeError(ErrorClass::GROUP_BY_AGGREGATE,
+                          {{"sqlExpr", item.ast != nullptr ? ExpressionSql(*item.ast) : item.column.name}}),
+                expression.position);
+      }
+      group_keys.push_back(item.bound);
+      group_names.push_back(item.column.name);
+      continue;
+    }
+    if (expression.kind == ExpressionKind::kColumn && expression.name.size() == 1 &&
+        !FindColumn(plan->columns, expression.name, expression.position)) {
+      bool found = false;
+      for (const auto& [alias, bound] : state.aliases) {
+        if (!NamesEqual(alias, expression.name[0])) continue;
+        if (has_aggregate(bound)) {
+          ThrowAt(MakeError(ErrorClass::GROUP_BY_AGGREGATE, {{"sqlExpr", alias}}), expression.position);
+        }
+        group_keys.push_back(bound);
+        group_names.push_back(alias);
+        found = true;
+        break;
+      }
+      if (found) continue;
+    }
+    SelectScope scope(*this, state, plan, Clause::kGroupBy);
+    ExpressionBinder binder(scope);
+    group_keys.push_back(binder.Bind(expression));
+    group_names.push_back(AutoColumnName(expression));
+  }
+  if (query.group_by_all) {
+    for (const Item& item : items) {
+      if (has_aggregate(item.bound) || has_window(item.bound)) continue;
+      group_keys.push_back(item.bound);
+      group_names.push_back(item.column.name);
+    }
+  }
+  bool aggregated = !group_keys.empty() || query.group_by_all || !state.aggregates.empty() || having != nullptr;
+
+  // Correlated subqueries: conjuncts over outer ++ FROM columns.
+  std::vector<expr::ExpressionPtr> correlation_inner_keys;
+  std::vector<expr::ExpressionPtr> correlation_outer_sides;
+  int outer_width = correlation != nullptr ? static_cast<int>(correlation->outer.size()) : 0;
+  if (correlation != nullptr && !correlation->pending.empty() && aggregated) {
+    for (const expr::ExpressionPtr& conjunct : correlation->pending) {
+      bool supported = conjunct->kind() == expr::ExpressionKind::kComparison &&
+                       conjunct->comparison() == expr::ComparisonOperator::kEqual;
+      expr::ExpressionPtr outer_side, inner_side;
+      if (supported) {
+        for (int side = 0; side < 2 && !outer_side; ++side) {
+          const expr::ExpressionPtr& a = conjunct->child(side);
+          const expr::ExpressionPtr& b = conjunct->child(1 - side);
+          std::vector<int> a_columns = expr::ReferencedColumns(*a), b_columns = expr::ReferencedColumns(*b);
+          bool a_outer = !a_columns.empty() && a_columns.back() < outer_width;
+          bool b_inner = b_columns.empty() || b_columns.front() >= outer_width;
+          if (a_outer && b_inner) {
+            outer_side = a;
+            inner_side = expr::ShiftColumns(b, -outer_width);
+          }
+        }
+      }
+      if (!outer_side) {
+        ThrowAt(MakeError(ErrorClass::UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY,
+                          {{"message", "Correlated column is not allowed in a non-equality predicate of an "
+                                       "aggregated subquery"}}),
+                query.where->position);
+      }
+      correlation_outer_sides.push_back(outer_side);
+      correlation_inner_keys.push_back(inner_side);
+    }
+  }
+
+  // The space the select items are in after each step; `map` rewrites an input-space
+  // expression into the current space.
+  std::function<expr::ExpressionPtr(const expr::ExpressionPtr&)> to_current = [](const expr::ExpressionPtr& e) {
+    return e;
+  };
+  size_t num_group_keys = group_keys.size();
+  if (aggregated) {
+    for (const expr::ExpressionPtr& key : correlation_inner_keys) {
+      group_keys.push_back(key);
+      group_names.push_back("correlation_key");
+    }
+    auto node = std::make_shared<LogicalNode>();
+    node->kind = LogicalKind::kAggregate;
+    node->expressions = group_keys;
+    node->aggregates = state.aggregates;
+    for (size_t k = 0; k < group_keys.size(); ++k) {
+      const expr::ExpressionPtr& key = group_keys[k];
+      if (key->kind() == expr::ExpressionKind::kColumn && key->column_index() < static_cast<int>(plan->columns.size())) {
+        node->columns.push_back(plan->columns[key->column_index()]);
+        node->columns.back().nullable = key->nullable();
+      } else {
+        node->columns.push_back(MakeLogicalColumn(group_names[k], key->type(), key->nullable()));
+      }
+    }
+    for (size_t a = 0; a < state.aggregates.size(); ++a) {
+      node->columns.push_back(MakeLogicalColumn(state.aggregate_names[a], state.aggregates[a].result_type,
+                                                state.aggregates[a].nullable));
+    }
+    node->children.push_back(plan);
+    std::vector<LogicalColumn> input_columns = plan->columns;
+    plan = node;
+    size_t key_count = group_keys.size();
+    auto keys = group_keys;
+    auto uses = state.column_uses;
+    to_current = [keys, key_count, input_columns, uses](const expr::ExpressionPtr& expression) {
+      return RewriteTopDown(expression, [&](const expr::ExpressionPtr& e) -> expr::ExpressionPtr {
+        for (size_t k = 0; k < keys.size(); ++k) {
+          if (SameExpression(e, keys[k])) return expr::Column(static_cast<int>(k), keys[k]->type(), keys[k]->nullable());
+        }
+        if (e->kind() != expr::ExpressionKind::kColumn) return nullptr;
+        int index = e->column_index();
+        if (index >= kWindowBase) return e;
+        if (index >= kAggregateBase) {
+          return expr::Column(static_cast<int>(key_count) + index - kAggregateBase, e->type(), e->nullable());
+        }
+        std::string name = index < static_cast<int>(input_columns.size()) ? input_columns[index].name : "?";
+        Error error = MakeError(ErrorClass::MISSING_AGGREGATION,
+                                {{"expression", "\"" + name + "\""}, {"expressionAnyValue", "\"any_value(" + name + ")\""}});
+        auto use = uses.find(index);
+        if (use != uses.end()) throw error.WithContext(FormatPosition(use->second.second));
+        throw error;
+      });
+    };
+    if (having) plan = MakeLogicalFilter(plan, to_current(having));
+  }
+
+  // Windows: a project computing their inputs, then one Window per (partition, order).
+  std::map<int, int> window_columns;
+  if (!state.windows.empty()) {
+    size_t base_width = plan->columns.size();
+    std::vector<expr::ExpressionPtr> expressions;
+    std::vector<LogicalColumn> columns;
+    for (size_t i = 0; i < base_width; ++i) {
+      const LogicalColumn& column = plan->columns[i];
+      expressions.push_back(expr::Column(static_cast<int>(i), column.type, column.nullable));
+      columns.push_back(column);
+    }
+    auto column_for = [&](const expr::ExpressionPtr& expression) -> int {
+      expr::ExpressionPtr current = to_current(expression);
+      if (ContainsPlaceholder(*current, kWindowBase, std::numeric_limits<int>::max())) {
+        ThrowAt(MakeError(ErrorClass::UNSUPPORTED_FEATURE, {{"message", "window functions nested in window functions"}}),
+                query.position);
+      }
+      for (size_t i = 0; i < expressions.size(); ++i) {
+        if (SameExpression(expressions[i], current)) return static_cast<int>(i);
+      }
+      expressions.push_back(current);
+      columns.push_back(MakeLogicalColumn("window_input", current->type(), current->nullable()));
+      return static_cast<int>(expressions.size() - 1);
+    };
+    struct Prepared {
+      exec::WindowCall call;
+      std::vector<int> partition;
+      std::vector<exec::SortKey> order;
+      std::string key;
+    };
+    std::vector<Prepared> prepared;
+    for (const WindowEntry& entry : state.windows) {
+      Prepared p;
+      p.call = entry.call;
+      p.call.arguments.clear();
+      for (const expr::ExpressionPtr& argument : entry.call.arguments) {
+        // Literal arguments (lag/lead offsets and defaults, ntile buckets) stay literals.
+        if (argument->kind() == expr::ExpressionKind::kLiteral) {
+          p.call.arguments.push_back(argument);
+          continue;
+        }
+        int column = column_for(argument);
+        p.call.arguments.push_back(expr::Column(column, expressions[column]->type(), expressions[column]->nullable()));
+      }
+      for (const expr::ExpressionPtr& partition : entry.partition) p.partition.push_back(column_for(partition));
+      for (size_t o = 0; o < entry.order.size(); ++o) {
+        exec::SortKey key;
+        key.column = column_for(entry.order[o]);
+        key.ascending = entry.order_directions[o].first;
+        key.nulls_first = entry.order_directions[o].second;
+        p.order.push_back(key);
+      }
+      for (int column : p.partition) p.key += std::to_string(column) + ",";
+      p.key += "|";
+      for (const exec::SortKey& key : p.order) {
+        p.key += std::to_string(key.column) + (key.ascending ? "a" : "d") + (key.nulls_first ? "f" : "l") + ",";
+      }
+      prepared.push_back(std::move(p));
+    }
+    plan = MakeLogicalProject(plan, expressions, columns);
+    std::vector<std::string> done;
+    for (size_t i = 0; i < prepared.size(); ++i) {
+      if (std::find(done.begin(), done.end(), prepared[i].key) != done.end()) continue;
+      done.push_back(prepared[i].key);
+      auto node = std::make_shared<LogicalNode>();
+      node->kind = LogicalKind::kWindow;
+      node->columns = plan->columns;
+      for (int column : prepared[i].partition) {
+        node->window_partition.push_back(
+            expr::Column(column, plan->columns[column].type, plan->columns[column].nullable));
+      }
+      node->sort_keys = prepared[i].order;
+      for (size_t j = i; j < prepared.size(); ++j) {
+        if (prepared[j].key != prepared[i].key) continue;
+        node->window_calls.push_back(prepared[j].call);
+        window_columns[static_cast<int>(j)] = static_cast<int>(node->columns.size());
+        node->columns.push_back(MakeLogicalColumn(state.windows[j].call.function, prepared[j].call.result_type, true));
+      }
+      node->children.push_back(plan);
+      plan = node;
+    }
+  }
+
+  // A generator in the select list.
+  std::map<int, int> generator_columns;
+  if (!state.generators.empty()) {
+    GeneratorEntry& generator = state.generators[0];
+    generator.spec.input = to_current(generator.spec.input);
+    auto node = std::make_shared<LogicalNode>();
+    node->kind = LogicalKind::kGenerate;
+    node->columns = plan->columns;
+    for (size_t c = 0; c < generator.columns.size(); ++c) {
+      generator_columns[kGeneratorBase + static_cast<int>(c)] = static_cast<int>(node->columns.size());
+      node->columns.push_back(generator.columns[c]);
+    }
+    node->generate = generator.spec;
+    node->children.push_back(plan);
+    plan = node;
+  }
+  auto finish = [&](const expr::ExpressionPtr& expression) {
+    expr::ExpressionPtr current = to_current(expression);
+    return RewriteTopDown(current, [&](const expr::ExpressionPtr& e) -> expr::ExpressionPtr {
+      if (e->kind() != expr::ExpressionKind::kColumn || e->column_index() < kWindowBase) return nullptr;
+      int index = e->column_index();
+      if (index >= kGeneratorBase) {
+        return expr::Column(generator_columns.at(index), e->type(), e->nullable());
+      }
+      return expr::Column(window_columns.at(index - kWindowBase), e->type(), e->nullable());
+    });
+  };
+
+  if (qualify) plan = MakeLogicalFilter(plan, finish(qualify));
+
+  // The projection: items, hidden ORDER BY keys, and the columns a correlated subquery adds.
+  std::vector<expr::ExpressionPtr> expressions;
+  std::vector<LogicalColumn> columns;
+  for (const Item& item : items) {
+    expressions.push_back(finish(item.bound));
+    columns.push_back(item.column);
+  }
+  size_t num_items = items.size();
+  std::vector<exec::SortKey> sort_keys;
+  for (OrderKey& key : order_keys) {
+    exec::SortKey sort_key;
+    sort_key.ascending = key.ascending;
+    sort_key.nulls_first = key.nulls_first;
+    if (key.item >= 0) {
+      sort_key.column = key.item;
+    } else {
+      expr::ExpressionPtr current = finish(key.bound);
+      int found = -1;
+      for (size_t i = 0; i < expressions.size(); ++i) {
+        if (SameExpression(expressions[i], current)) found = static_cast<int>(i);
+        if (found >= 0) break;
+      }
+      if (found < 0) {
+        if (query.distinct) {
+          const Expression& expression = *query.order_by[&key - order_keys.data()].expression;
+          std::vector<LogicalColumn> visible(columns.begin(), columns.begin() + num_items);
+          ThrowUnresolvedColumn(expression.kind == ExpressionKind::kColumn ? expression.name
+                                                                           : QualifiedName{ExpressionSql(expression)},
+                                visible, expression.position);
+        }
+        expressions.push_back(current);
+        LogicalColumn column = MakeLogicalColumn("sort_key", current->type(), current->nullable());
+        column.hidden = true;
+        columns.push_back(column);
+        found = static_cast<int>(expressions.size() - 1);
+      }
+      sort_key.column = found;
+    }
+    sort_keys.push_back(sort_key);
+  }
+  if (correlation != nullptr) {
+    correlation->num_outputs = num_items;
+    correlation->aggregated = aggregated;
+    int base = outer_width + static_cast<int>(expressions.size());
+    if (aggregated) {
+      for (size_t j = 0; j < correlation_inner_keys.size(); ++j) {
+        int key_index = static_cast<int>(num_group_keys + j);
+        const LogicalColumn& key_column = plan->columns[key_index];
+        expressions.push_back(expr::Column(key_index, key_column.type, key_column.nullable));
+        LogicalColumn column = key_column;
+        column.hidden = true;
+        columns.push_back(column);
+        const expr::ExpressionPtr& outer_side = correlation_outer_sides[j];
+        correlation->conjuncts.push_back(expr::Compare(expr::ComparisonOperator::kEqual, outer_side,
+                                                       expr::Column(base + static_cast<int>(j), key_column.type,
+                                                                    key_column.nullable)));
+      }
+    } else if (!correlation->pending.empty()) {
+      for (size_t f = 0; f < from_width; ++f) {
+        const LogicalColumn& from_column = plan->columns[f];
+        expressions.push_back(expr::Column(static_cast<int>(f), from_column.type, from_column.nullable));
+        LogicalColumn column = from_column;
+        column.hidden = true;
+        columns.push_back(column);
+      }
+      std::vector<int> mapping;
+      for (int i = 0; i < outer_width; ++i) mapping.push_back(i);
+      for (size_t f = 0; f < from_width; ++f) mapping.push_back(base + static_cast<int>(f));
+      for (const expr::ExpressionPtr& conjunct : correlation->pending) {
+        std::vector<int> full_mapping = mapping;
+        // Columns appended to the FROM relation by scalar subqueries are not reachable here.
+        correlation->conjuncts.push_back(expr::RemapColumns(conjunct, full_mapping));
+      }
+    }
+  }
+  plan = MakeLogicalProject(plan, std::move(expressions), std::move(columns));
+  if (query.distinct) plan = MakeLogicalDistinct(plan);
+  if (!sort_keys.empty()) plan = MakeLogicalSort(plan, std::move(sort_keys));
+  if (plan->columns.size() > num_items && (correlation == nullptr || correlation->pending.empty())) {
+    std::vector<int> kept;
+    for (size_t i = 0; i < num_items; ++i) kept.push_back(static_cast<int>(i));
+    plan = MakeLogicalSelectColumns(plan, kept);
+  }
+  return plan;
+}
+
+QueryBinder::QueryBinder(SessionState& session, exec::ExecContext& context)
+    : impl_(std::make_unique<Impl>(session, context)) {}
+QueryBinder::~QueryBinder() = default;
+
+LogicalPtr QueryBinder::Bind(const Query& query) {
+  LogicalPtr plan = impl_->BindQuery(query, nullptr);
+  return plan;
+}
+
+}  // namespace silt::sql

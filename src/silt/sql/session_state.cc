@@ -1,0 +1,166 @@
+#include "silt/sql/session_state.h"
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+
+#include "silt/base/check.h"
+#include "silt/base/thread_pool.h"
+#include "silt/io/file_system.h"
+#include "silt/io/path.h"
+#include "silt/sql/lexer.h"
+
+namespace silt::sql {
+namespace {
+
+std::string Lower(std::string_view text) {
+  std::string out(text);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+// A name as Spark quotes it in messages: `a`.`b`.
+std::string QuoteName(const QualifiedName& name) {
+  std::string out;
+  for (const std::string& part : name) {
+    if (!out.empty()) out += '.';
+    out += '`' + part + '`';
+  }
+  return out;
+}
+
+[[noreturn]] void ThrowNotFound(const QualifiedName& name, const SourcePosition& position) {
+  throw MakeError(ErrorClass::TABLE_OR_VIEW_NOT_FOUND, {{"relationName", QuoteName(name)}})
+      .WithContext(FormatPosition(position));
+}
+
+}  // namespace
+
+SessionState::SessionState(std::shared_ptr<io::FileSystem> fs, std::string warehouse)
+    : fs_(fs), catalog_(std::move(fs), std::move(warehouse)) {}
+
+void SessionState::SetCurrentDatabase(const std::string& name) {
+  catalog_.CheckDatabase(name);
+  current_database_ = Lower(name);
+}
+
+void SessionState::SetConf(const std::string& key, const std::string& value) { conf_[key] = value; }
+
+void SessionState::UnsetConf(const std::string& key) { conf_.erase(key); }
+
+std::optional<std::string> SessionState::GetConf(const std::string& key) const {
+  auto it = conf_.find(key);
+  if (it == conf_.end()) return std::nullopt;
+  return it->second;
+}
+
+bool SessionState::GetBoolConf(const std::string& key, bool default_value) const {
+  std::optional<std::string> text = GetConf(key);
+  if (!text) return default_value;
+  std::string lower = Lower(*text);
+  if (lower == "true") return true;
+  if (lower == "false") return false;
+  SILT_THROW(INVALID_CONFIGURATION,
+             {{"value", *text}, {"key", key}, {"reason", "expected true or false"}});
+}
+
+expr::EvalContext SessionState::MakeEvalContext() const {
+  expr::EvalContext context;
+  context.ansi = GetBoolConf("spark.sql.ansi.enabled", true);
+  context.time_zone = GetConf("spark.sql.session.timeZone").value_or("UTC");
+  context.statement_timestamp_micros = std::chrono::duration_cast<std::chrono::microseconds>(
+                                           std::chrono::system_clock::now().time_since_epoch())
+                                           .count();
+  return context;
+}
+
+void SessionState::CreateTempView(TempView view, bool replace) {
+  std::string key = Lower(view.name);
+  if (!replace && temp_views_.count(key) > 0) {
+    SILT_THROW(TABLE_OR_VIEW_ALREADY_EXISTS, {{"relationName", "`" + view.name + "`"}});
+  }
+  temp_views_[key] = std::move(view);
+}
+
+bool SessionState::DropTempView(const std::string& name) {
+  return temp_views_.erase(Lower(name)) > 0;
+}
+
+const TempView* SessionState::FindTempView(const std::string& name) const {
+  auto it = temp_views_.find(Lower(name));
+  return it == temp_views_.end() ? nullptr : &it->second;
+}
+
+std::vector<std::string> SessionState::TempViewNames() const {
+  std::vector<std::string> names;
+  for (const auto& [key, view] : temp_views_) names.push_back(key);
+  return names;
+}
+
+TableSource SessionState::ResolveTable(const QualifiedName& name,
+                                       const SourcePosition& position) const {
+  SILT_CHECK(!name.empty(), "empty table name");
+  if (name.size() == 1) {
+    if (const TempView* view = FindTempView(name[0])) {
+      TableSource source;
+      source.kind = TableSource::Kind::kView;
+      source.display_name = "`" + view->name + "`";
+      source.view = view;
+      return source;
+    }
+    return ResolveCatalogTable(current_database_, name[0], name, position);
+  }
+  if (name.size() == 2) {
+    std::string format = Lower(name[0]);
+    static const std::map<std::string, TableSource::Kind> kPathFormats = {
+        {"delta", TableSource::Kind::kDelta},
+        {"parquet", TableSource::Kind::kParquet},
+        {"json", TableSource::Kind::kJson},
+        {"csv", TableSource::Kind::kCsv}};
+    auto format_it = kPathFormats.find(format);
+    // `delta.t` stays a table of a database named delta when one exists and the second part
+    // does not look like a path, as Spark's resolution of path tables does.
+    bool looks_like_path = name[1].find('/') != std::string::npos;
+    if (format_it != kPathFormats.end() && (looks_like_path || !catalog_.DatabaseExists(format))) {
+      TableSource source;
+      source.kind = format_it->second;
+      source.location = name[1];
+      source.display_name = format + ".`" + name[1] + "`";
+      if (source.kind == TableSource::Kind::kDelta) {
+        if (fs_->List(io::JoinPath(name[1], "_delta_log")).empty()) {
+          throw MakeError(ErrorClass::DELTA_MISSING_DELTA_TABLE,
+                          {{"tableName", source.display_name}})
+              .WithContext(FormatPosition(position));
+        }
+      } else if (!fs_->Stat(name[1])) {
+        throw MakeError(ErrorClass::PATH_NOT_FOUND, {{"path", name[1]}})
+            .WithContext(FormatPosition(position));
+      }
+      return source;
+    }
+    return ResolveCatalogTable(name[0], name[1], name, position);
+  }
+  if (name.size() == 3 && Lower(name[0]) == "spark_catalog") {
+    return ResolveCatalogTable(name[1], name[2], name, position);
+  }
+  ThrowNotFound(name, position);
+}
+
+TableSource SessionState::ResolveCatalogTable(const std::string& database, const std::string& table,
+                                              const QualifiedName& written,
+                                              const SourcePosition& position) const {
+  if (!catalog_.DatabaseExists(database)) ThrowNotFound(written, position);
+  std::optional<std::string> location = catalog_.TableLocation(database, table);
+  if (!location) ThrowNotFound(written, position);
+  TableSource source;
+  source.kind = TableSource::Kind::kDelta;
+  source.identifier = {Lower(database), Lower(table)};
+  source.location = *location;
+  source.display_name = "`spark_catalog`.`" + Lower(database) + "`.`" + Lower(table) + "`";
+  return source;
+}
+
+ThreadPool& SessionState::pool() const { return ThreadPool::Default(); }
+
+}  // namespace silt::sql
