@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "silt/error.h"
+#include "silt/types/time_zone.h"
 #include "silt/vector/batch.h"
 
 namespace silt {
@@ -29,13 +30,20 @@ struct SessionOptions {
 class StatementOutput {
  public:
   StatementOutput() = default;
-  StatementOutput(SchemaPtr schema, std::vector<Batch> batches, std::string statement_text)
-      : schema_(std::move(schema)), batches_(std::move(batches)), text_(std::move(statement_text)) {}
+  StatementOutput(SchemaPtr schema, std::vector<Batch> batches, std::string statement_text,
+                  std::shared_ptr<const TimeZone> time_zone = nullptr)
+      : schema_(std::move(schema)),
+        batches_(std::move(batches)),
+        text_(std::move(statement_text)),
+        time_zone_(std::move(time_zone)) {}
   /// False for statements that return nothing (CREATE TABLE, INSERT, SET key=value, ...).
   bool has_rows() const { return schema_ != nullptr; }
   const SchemaPtr& schema() const { return schema_; }
   const std::vector<Batch>& batches() const { return batches_; }
   int64_t num_rows() const;
+  /// The rows as Spark shows them: TIMESTAMP values as wall-clock time of the session time zone
+  /// in effect when the statement ran (batches() keeps the instants, in UTC). For printing only.
+  std::vector<Batch> DisplayBatches() const;
   /// The statement's source text.
   const std::string& statement_text() const { return text_; }
 
@@ -43,6 +51,7 @@ class StatementOutput {
   SchemaPtr schema_;
   std::vector<Batch> batches_;
   std::string text_;
+  std::shared_ptr<const TimeZone> time_zone_;
 };
 
 /// A SQL session: the entry point of the C++ API, and what the shell and Python module drive.

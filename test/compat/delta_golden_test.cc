@@ -108,7 +108,9 @@ std::string Canonical(const Vector& vector, int64_t row, bool csv) {
   if (vector.IsNull(row)) return csv ? "" : "N";
   char buffer[64];
   switch (vector.type_id()) {
-    case TypeId::kNull: return csv ? "" : "N";
+    case TypeId::kNull:
+    case TypeId::kYearMonthInterval:  // not a Delta or Parquet column type
+    case TypeId::kDayTimeInterval: return csv ? "" : "N";
     case TypeId::kBoolean: return vector.GetBool(row) ? "true" : "false";
     case TypeId::kByte: return std::to_string(vector.values<int8_t>()[row]);
     case TypeId::kShort: return std::to_string(vector.values<int16_t>()[row]);

@@ -59,6 +59,8 @@ inline std::string CanonicalValue(const Vector& vector, int64_t row) {
   const DataType& type = *vector.type();
   switch (type.id()) {
     case TypeId::kNull:
+    case TypeId::kYearMonthInterval:  // not a Parquet column type
+    case TypeId::kDayTimeInterval:
       return "N";
     case TypeId::kBoolean:
       return vector.GetBool(row) ? "T" : "F";
@@ -122,6 +124,8 @@ inline std::string CanonicalSql(const std::string& expression, const DataType& t
   std::string inner;
   switch (type.id()) {
     case TypeId::kNull:
+    case TypeId::kYearMonthInterval:  // not a Parquet column type
+    case TypeId::kDayTimeInterval:
       return "'N'";
     case TypeId::kBoolean:
       inner = "CASE WHEN " + e + " THEN 'T' WHEN NOT " + e + " THEN 'F' END";

@@ -92,7 +92,7 @@ std::vector<std::string> ActualRows(const StatementOutput& output, bool header) 
     }
     rows.push_back(std::move(names));
   }
-  for (const Batch& batch : output.batches()) {
+  for (const Batch& batch : output.DisplayBatches()) {
     for (int64_t r = 0; r < batch.num_rows(); ++r) {
       std::string row;
       for (size_t c = 0; c < batch.num_columns(); ++c) {

@@ -51,7 +51,7 @@ std::string Trim(std::string_view text) {
 // The result batches, or one empty batch of the schema when the statement returned no rows:
 // the formatters take the header from the first batch, and an empty result still has one.
 std::vector<Batch> BatchesWithSchema(const StatementOutput& output) {
-  if (!output.batches().empty()) return output.batches();
+  if (!output.batches().empty()) return output.DisplayBatches();
   const Schema& schema = *output.schema();
   std::vector<VectorPtr> columns;
   for (size_t i = 0; i < schema.num_fields(); ++i) {

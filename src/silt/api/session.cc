@@ -41,8 +41,11 @@ void Session::SqlEach(std::string_view sql,
   std::vector<sql::Statement> statements = sql::ParseStatements(sql);
   for (const sql::Statement& statement : statements) {
     commands::StatementResult result = commands::ExecuteStatement(*state_, statement);
+    // The zone after the statement: `SET TIME ZONE` applies to what follows it.
+    std::shared_ptr<const TimeZone> zone;
+    if (result.schema) zone = TimeZone::Find(state_->MakeEvalContext().time_zone);
     on_output(StatementOutput(std::move(result.schema), std::move(result.batches),
-                              statement.source_text));
+                              statement.source_text, std::move(zone)));
   }
 }
 

@@ -6,10 +6,15 @@
 
 #include "silt/base/check.h"
 #include "silt/base/json_writer.h"
+#include "silt/commands/merge.h"
 #include "silt/commands/statement_internal.h"
+#include "silt/expr/interval_functions.h"
 #include "silt/sql/expression_binder.h"
 #include "silt/sql/lexer.h"
+#include "silt/sql/parser.h"
 #include "silt/sql/planner.h"
+#include "silt/types/date_time.h"
+#include "silt/types/time_zone.h"
 
 namespace silt::commands {
 namespace internal {
@@ -257,47 +262,103 @@ std::optional<std::string> ConfDefault(const std::string& key) {
   return std::nullopt;
 }
 
+constexpr std::string_view kSessionTimeZoneKey = "spark.sql.session.timeZone";
+
+// The zone id `SET TIME ZONE INTERVAL ...` sets: Java's ZoneOffset id of the interval's whole
+// seconds ("Z", "+05:30", "-01:02:03"), which must lie within ±18 hours.
+std::string TimeZoneOfInterval(const std::string& text) {
+  sql::ExpressionPtr node = sql::ParseExpression(text);
+  if (node->kind != sql::ExpressionKind::kLiteral || node->literal_kind != sql::LiteralKind::kInterval) {
+    SILT_THROW(PARSE_SYNTAX_ERROR, {{"error", "'" + text + "'"}, {"hint", ": expected an interval literal"}});
+  }
+  std::optional<expr::Scalar> interval = expr::AnsiIntervalLiteral(node->interval_parts);
+  if (!interval) {
+    SILT_THROW(NOT_IMPLEMENTED, {{"feature", "SET TIME ZONE with a unit-less interval string"}});
+  }
+  int64_t seconds = interval->type()->id() == TypeId::kDayTimeInterval ? interval->GetInt() / kMicrosPerSecond : 0;
+  bool has_months = interval->type()->id() == TypeId::kYearMonthInterval && interval->GetInt() != 0;
+  if (has_months || seconds < -18 * 3600 || seconds > 18 * 3600) {
+    SILT_THROW(INVALID_INTERVAL_FORMAT,
+               {{"input", text}, {"message", "The interval value must be in the range of [-18, +18] hours with second precision."}});
+  }
+  if (seconds == 0) return "Z";
+  int64_t magnitude = seconds < 0 ? -seconds : seconds;
+  auto two_digits = [](int64_t value) { return std::string(1, static_cast<char>('0' + value / 10)) + static_cast<char>('0' + value % 10); };
+  std::string id = std::string(seconds < 0 ? "-" : "+") + two_digits(magnitude / 3600) + ":" + two_digits(magnitude / 60 % 60);
+  if (magnitude % 60 != 0) id += ":" + two_digits(magnitude % 60);
+  return id;
+}
+
+// `SET TIME ZONE LOCAL | 'zone' | INTERVAL ...` reaches the executor as a SET whose key is the
+// text after SET. Returns the session time zone it sets, or nullopt for any other SET.
+std::optional<std::string> TimeZoneOfSetTimeZone(const sql::Statement& statement) {
+  if (statement.value) return std::nullopt;
+  std::string_view text = statement.key;
+  auto next_word = [&text]() {
+    while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
+    size_t length = 0;
+    while (length < text.size() && std::isalpha(static_cast<unsigned char>(text[length]))) ++length;
+    std::string word = Lower(text.substr(0, length));
+    text.remove_prefix(length);
+    return word;
+  };
+  if (next_word() != "time" || text.empty() || !std::isspace(static_cast<unsigned char>(text.front())) ||
+      next_word() != "zone" || (!text.empty() && !std::isspace(static_cast<unsigned char>(text.front())))) {
+    return std::nullopt;
+  }
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
+  std::string rest(text);
+  if (Lower(rest) == "local") return TimeZone::SystemDefaultId();
+  if (rest.size() >= 2 && (rest.front() == '\'' || rest.front() == '"') && rest.back() == rest.front()) {
+    std::string zone;
+    for (size_t i = 1; i + 1 < rest.size(); ++i) {
+      if (rest[i] == '\\' && i + 2 < rest.size()) ++i;  // a backslash escapes the next character
+      zone += rest[i];
+    }
+    return zone;
+  }
+  if (Lower(rest).rfind("interval", 0) == 0) return TimeZoneOfInterval(rest);
+  // Spark's parser refuses anything else after SET TIME ZONE.
+  SILT_THROW(PARSE_SYNTAX_ERROR,
+             {{"error", rest.empty() ? std::string("end of input") : "'" + rest + "'"},
+              {"hint", ": SET TIME ZONE expects LOCAL, a string or an interval"}});
+}
+
 StatementResult ExecuteSet(sql::SessionState& session, const sql::Statement& statement) {
   if (statement.key.empty()) {
     ResultBuilder result({StringField("key", false), StringField("value", true)});
     for (const auto& [key, value] : session.conf()) result.AddStringRow({key, value});
     return result.Finish();
   }
-  if (statement.value) {
+  std::string key = statement.key;
+  std::optional<std::string> value = statement.value;
+  if (std::optional<std::string> zone = TimeZoneOfSetTimeZone(statement)) {
+    key = kSessionTimeZoneKey;
+    value = std::move(zone);
+  }
+  if (value) {
     // Validate the options the engine reads, so a typo fails here and not in a later query.
-    if (statement.key == "spark.sql.ansi.enabled") {
-      std::string lower = Lower(*statement.value);
+    if (key == "spark.sql.ansi.enabled") {
+      std::string lower = Lower(*value);
       SILT_USER_CHECK(lower == "true" || lower == "false", INVALID_CONFIGURATION,
-                      {{"value", *statement.value},
-                       {"key", statement.key},
+                      {{"value", *value},
+                       {"key", key},
                        {"reason", "expected true or false"}});
     }
-    std::optional<std::string> previous = session.GetConf(statement.key);
-    session.SetConf(statement.key, *statement.value);
-    if (statement.key == "spark.sql.session.timeZone") {
-      // A malformed zone is refused here; a region name is kept (it fails only when a
-      // timestamp is converted, which silt cannot do without a time zone database).
-      try {
-        session.MakeEvalContext().ZoneOffsetMicros();
-      } catch (const Error& error) {
-        if (error.error_class() != "NOT_IMPLEMENTED") {
-          if (previous) {
-            session.SetConf(statement.key, *previous);
-          } else {
-            session.UnsetConf(statement.key);
-          }
-          throw;
-        }
-      }
+    if (key == kSessionTimeZoneKey) {
+      SILT_USER_CHECK(TimeZone::Find(*value) != nullptr, INVALID_CONF_VALUE,
+                      {{"confValue", *value}, {"confName", key}, {"message", "Cannot resolve the given timezone."}});
     }
+    session.SetConf(key, *value);
     ResultBuilder result({StringField("key", false), StringField("value", true)});
-    result.AddStringRow({statement.key, *statement.value});
+    result.AddStringRow({key, *value});
     return result.Finish();
   }
   ResultBuilder result({StringField("key", false), StringField("value", true)});
-  std::optional<std::string> value = session.GetConf(statement.key);
-  if (!value) value = ConfDefault(statement.key);
-  result.AddStringRow({statement.key, value ? *value : std::string("<undefined>")});
+  std::optional<std::string> current = session.GetConf(key);
+  if (!current) current = ConfDefault(key);
+  result.AddStringRow({key, current ? *current : std::string("<undefined>")});
   return result.Finish();
 }
 
@@ -412,11 +473,11 @@ StatementResult ExecuteStatement(sql::SessionState& session, const sql::Statemen
     case StatementKind::kReset:
       return ExecuteReset(session, statement);
     case StatementKind::kMerge:
-      SILT_THROW(NOT_IMPLEMENTED, {{"feature", "MERGE INTO"}});
+      return internal::ExecuteMerge(session, statement);
     case StatementKind::kUpdate:
-      SILT_THROW(NOT_IMPLEMENTED, {{"feature", "UPDATE"}});
+      return internal::ExecuteUpdate(session, statement);
     case StatementKind::kDelete:
-      SILT_THROW(NOT_IMPLEMENTED, {{"feature", "DELETE"}});
+      return internal::ExecuteDelete(session, statement);
     case StatementKind::kRestore:
       SILT_THROW(NOT_IMPLEMENTED, {{"feature", "RESTORE"}});
     case StatementKind::kVacuum:

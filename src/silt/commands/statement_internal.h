@@ -59,6 +59,10 @@ std::vector<std::pair<std::string, std::string>> CheckConstraints(const log::Met
 StatementResult ExecuteCreateTable(sql::SessionState& session, const sql::Statement& statement);
 StatementResult ExecuteInsert(sql::SessionState& session, const sql::Statement& statement);
 StatementResult ExecuteAlterTable(sql::SessionState& session, const sql::Statement& statement);
+/// DELETE FROM t [WHERE ...] (delete_statement.cc) and UPDATE t SET ... [WHERE ...]
+/// (update_statement.cc): each returns Delta's one-row `num_affected_rows` result.
+StatementResult ExecuteDelete(sql::SessionState& session, const sql::Statement& statement);
+StatementResult ExecuteUpdate(sql::SessionState& session, const sql::Statement& statement);
 
 StatementResult ExecuteDescribeTable(sql::SessionState& session, const sql::Statement& statement);
 StatementResult ExecuteDescribeDetail(sql::SessionState& session, const sql::Statement& statement);

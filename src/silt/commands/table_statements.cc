@@ -6,6 +6,7 @@
 
 #include "silt/base/check.h"
 #include "silt/base/json_writer.h"
+#include "silt/commands/dml_validation.h"
 #include "silt/commands/statement_internal.h"
 #include "silt/exec/text_format.h"
 #include "silt/expr/cast.h"
@@ -25,7 +26,6 @@
 namespace silt::commands::internal {
 namespace {
 
-constexpr std::string_view kGenerationExpressionKey = "delta.generationExpression";
 constexpr std::string_view kDefaultsPrefix = "spark.databricks.delta.properties.defaults.";
 
 std::string Upper(std::string_view text) {
@@ -34,8 +34,6 @@ std::string Upper(std::string_view text) {
                  [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
   return out;
 }
-
-std::string SqlTypeName(const DataType& type) { return "\"" + Upper(type.ToString()) + "\""; }
 
 std::string JsonStringArray(const std::vector<std::string>& values) {
   JsonWriter json;
@@ -54,41 +52,6 @@ std::string JsonStringObject(const log::StringMap& values) {
   }
   json.EndObject();
   return json.Release();
-}
-
-// The unquoted text of a metadata value stored as a JSON string.
-std::optional<std::string> MetadataString(const Field& field, std::string_view key) {
-  const std::string* raw = field.FindMetadata(key);
-  if (raw == nullptr) return std::nullopt;
-  exec::JsonValue value = exec::ParseJson(*raw);
-  if (value.kind != exec::JsonValue::Kind::kString) return std::nullopt;
-  return value.text;
-}
-
-// Binds `text` (a stored SQL expression) against the table's columns.
-expr::ExpressionPtr BindTableExpression(const std::string& text, const SchemaPtr& schema) {
-  sql::ExpressionPtr parsed = sql::ParseExpression(text);
-  sql::SchemaScope scope(schema);
-  sql::ExpressionBinder binder(scope);
-  return binder.Bind(*parsed);
-}
-
-void CollectColumns(const expr::Expression& expression, std::set<int>& columns) {
-  if (expression.kind() == expr::ExpressionKind::kColumn) columns.insert(expression.column_index());
-  for (const auto& child : expression.children()) CollectColumns(*child, columns);
-}
-
-// " - a : 1" lines, as Delta lists the values of the columns a failing check used.
-std::string RowValues(const expr::Expression& expression, const Batch& batch, int64_t row) {
-  std::set<int> columns;
-  CollectColumns(expression, columns);
-  std::string text;
-  for (int column : columns) {
-    const Vector& vector = *batch.column(static_cast<size_t>(column));
-    text += "\n - " + batch.schema()->field(static_cast<size_t>(column)).name + " : " +
-            (vector.IsNull(row) ? "null" : vector.ValueToString(row));
-  }
-  return text;
 }
 
 // The rows of `batch` whose `keep` byte is set.
@@ -172,74 +135,6 @@ std::string WrittenExpressionText(const sql::Statement& statement,
   return sql::ExpressionSql(expression);
 }
 
-// Everything a write must enforce on the rows of one table.
-class RowValidator {
- public:
-  RowValidator(const SchemaPtr& schema, const log::Metadata& metadata) : schema_(schema) {
-    for (const auto& [name, text] : CheckConstraints(metadata)) {
-      checks_.push_back({name, text, BindTableExpression(text, schema)});
-    }
-  }
-
-  // Throws the first violation of NOT NULL (top-level columns) or a CHECK constraint.
-  void Check(const Batch& batch, expr::EvalContext& context) const {
-    for (size_t i = 0; i < schema_->num_fields(); ++i) {
-      if (!schema_->field(i).nullable && batch.column(i)->null_count() > 0) {
-        SILT_THROW(DELTA_NOT_NULL_CONSTRAINT_VIOLATED, {{"columnName", schema_->field(i).name}});
-      }
-    }
-    for (const auto& check : checks_) {
-      VectorPtr result = expr::Evaluate(*check.bound, batch, context);
-      for (int64_t row = 0; row < batch.num_rows(); ++row) {
-        // Delta rejects a row whose check is NULL as well as FALSE.
-        if (result->IsNull(row) || !result->GetBool(row)) {
-          SILT_THROW(DELTA_VIOLATE_CONSTRAINT_WITH_VALUES,
-                     {{"constraintName", check.name},
-                      {"expression", check.text},
-                      {"values", RowValues(*check.bound, batch, row)}});
-        }
-      }
-    }
-  }
-
- private:
-  struct BoundCheck {
-    std::string name;
-    std::string text;
-    expr::ExpressionPtr bound;
-  };
-  SchemaPtr schema_;
-  std::vector<BoundCheck> checks_;
-};
-
-// Casts a column to the table's type under Spark's ANSI store-assignment rules.
-VectorPtr StoreAssign(const VectorPtr& input, const Field& target, const std::string& table,
-                      expr::EvalContext& context) {
-  if (input->type()->Equals(*target.type)) return input;
-  if (!expr::CanStoreAssign(input->type(), target.type)) {
-    SILT_THROW(INCOMPATIBLE_DATA_FOR_TABLE, {{"tableName", table},
-                                             {"message", "Cannot safely cast `" + target.name +
-                                                             "`: " + SqlTypeName(*input->type()) +
-                                                             " to " + SqlTypeName(*target.type)}});
-  }
-  expr::EvalContext strict = context;
-  strict.ansi = true;  // store assignment checks overflow whatever the session's ANSI mode
-  VectorPtr cast = expr::CastVector(input, target.type, expr::ErrorMode::kSession, strict);
-  try {
-    strict.ThrowIfError();
-  } catch (const Error& error) {
-    std::string_view cls = error.error_class();
-    if (cls == "CAST_OVERFLOW" || cls == "NUMERIC_VALUE_OUT_OF_RANGE" ||
-        cls == "ARITHMETIC_OVERFLOW") {
-      SILT_THROW(CAST_OVERFLOW_IN_TABLE_INSERT, {{"sourceType", SqlTypeName(*input->type())},
-                                                 {"targetType", SqlTypeName(*target.type)},
-                                                 {"columnName", "`" + target.name + "`"}});
-    }
-    throw;
-  }
-  return cast;
-}
-
 // Writes `batches` (in the table's schema) as data files of the transaction's table.
 struct WrittenFiles {
   std::vector<log::AddFile> adds;
@@ -273,82 +168,6 @@ std::vector<Batch> WithSchema(const std::vector<Batch>& batches, const SchemaPtr
   }
   return out;
 }
-
-// Completes rows for a table: maps query columns to table columns, casts, fills generated
-// columns and checks constraints. `mapping[i]` is the source column of table column i, or -1.
-class RowAssembler {
- public:
-  RowAssembler(SchemaPtr schema, const log::Metadata& metadata, std::string table_name)
-      : schema_(std::move(schema)),
-        table_name_(std::move(table_name)),
-        validator_(schema_, metadata) {
-    for (size_t i = 0; i < schema_->num_fields(); ++i) {
-      if (auto text = MetadataString(schema_->field(i), kGenerationExpressionKey)) {
-        generated_.push_back({i, *text, BindTableExpression(*text, schema_)});
-      }
-    }
-  }
-
-  bool IsGenerated(size_t column) const {
-    return std::any_of(generated_.begin(), generated_.end(),
-                       [&](const Generated& g) { return g.column == column; });
-  }
-
-  Batch Assemble(const Batch& source, const std::vector<int>& mapping,
-                 expr::EvalContext& context) const {
-    std::vector<VectorPtr> columns;
-    for (size_t i = 0; i < schema_->num_fields(); ++i) {
-      const Field& field = schema_->field(i);
-      if (mapping[i] >= 0) {
-        columns.push_back(StoreAssign(source.column(static_cast<size_t>(mapping[i])), field,
-                                      table_name_, context));
-      } else {
-        columns.push_back(Vector::MakeAllNull(field.type, source.num_rows()));
-      }
-    }
-    Batch batch(schema_, columns, source.num_rows());
-    for (const Generated& g : generated_) {
-      VectorPtr computed = expr::Evaluate(*g.bound, batch, context);
-      context.ThrowIfError();
-      const Field& field = schema_->field(g.column);
-      if (!computed->type()->Equals(*field.type)) {
-        computed = expr::CastVector(computed, field.type, expr::ErrorMode::kSession, context);
-        context.ThrowIfError();
-      }
-      if (mapping[g.column] >= 0) {
-        const Vector& given = *columns[g.column];
-        for (int64_t row = 0; row < batch.num_rows(); ++row) {
-          bool both_null = given.IsNull(row) && computed->IsNull(row);
-          bool equal =
-              !given.IsNull(row) && !computed->IsNull(row) && given.RowEquals(row, *computed, row);
-          if (!both_null && !equal) {
-            SILT_THROW(DELTA_GENERATED_COLUMN_VALUE_MISMATCH,
-                       {{"columnName", field.name},
-                        {"expression", g.text},
-                        {"values", RowValues(*g.bound, batch, row) + "\n - " + field.name + " : " +
-                                       (given.IsNull(row) ? "null" : given.ValueToString(row))}});
-          }
-        }
-      } else {
-        columns[g.column] = computed;
-        batch = Batch(schema_, columns, source.num_rows());
-      }
-    }
-    validator_.Check(batch, context);
-    return batch;
-  }
-
- private:
-  struct Generated {
-    size_t column;
-    std::string text;
-    expr::ExpressionPtr bound;
-  };
-  SchemaPtr schema_;
-  std::string table_name_;
-  RowValidator validator_;
-  std::vector<Generated> generated_;
-};
 
 // ---- CREATE TABLE ----
 
@@ -507,7 +326,14 @@ StatementResult ExecuteCreateTable(sql::SessionState& session, const sql::Statem
   }
 
   std::vector<Field> fields;
-  for (const auto& column : statement.columns) fields.push_back(ColumnField(statement, column));
+  std::set<std::string> column_names;
+  for (const auto& column : statement.columns) {
+    // Spark's analyzer rejects a repeated name (case-insensitively) before Delta sees the schema.
+    if (!column_names.insert(Lower(column.name)).second) {
+      SILT_THROW(COLUMN_ALREADY_EXISTS, {{"columnName", "`" + Lower(column.name) + "`"}});
+    }
+    fields.push_back(ColumnField(statement, column));
+  }
   std::vector<Batch> rows;
   if (statement.query) {
     SILT_USER_CHECK(statement.columns.empty(), UNSUPPORTED_FEATURE,

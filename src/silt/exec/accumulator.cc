@@ -415,10 +415,12 @@ int CompareValues(const Vector& a, int64_t i, const Vector& b, int64_t j) {
     case TypeId::kByte: return three_way(a.values<int8_t>()[i], b.values<int8_t>()[j]);
     case TypeId::kShort: return three_way(a.values<int16_t>()[i], b.values<int16_t>()[j]);
     case TypeId::kInteger:
-    case TypeId::kDate: return three_way(a.values<int32_t>()[i], b.values<int32_t>()[j]);
+    case TypeId::kDate:
+    case TypeId::kYearMonthInterval: return three_way(a.values<int32_t>()[i], b.values<int32_t>()[j]);
     case TypeId::kLong:
     case TypeId::kTimestamp:
-    case TypeId::kTimestampNtz: return three_way(a.values<int64_t>()[i], b.values<int64_t>()[j]);
+    case TypeId::kTimestampNtz:
+    case TypeId::kDayTimeInterval: return three_way(a.values<int64_t>()[i], b.values<int64_t>()[j]);
     case TypeId::kFloat: return floating(a.values<float>()[i], b.values<float>()[j]);
     case TypeId::kDouble: return floating(a.values<double>()[i], b.values<double>()[j]);
     case TypeId::kDecimal: return three_way(a.values<Decimal128>()[i], b.values<Decimal128>()[j]);
@@ -884,10 +886,12 @@ std::unique_ptr<Accumulator> MakeMinMax(const DataTypePtr& type) {
     case TypeId::kByte: return std::make_unique<FixedMinMaxAccumulator<int8_t, kMax>>(type);
     case TypeId::kShort: return std::make_unique<FixedMinMaxAccumulator<int16_t, kMax>>(type);
     case TypeId::kInteger:
-    case TypeId::kDate: return std::make_unique<FixedMinMaxAccumulator<int32_t, kMax>>(type);
+    case TypeId::kDate:
+    case TypeId::kYearMonthInterval: return std::make_unique<FixedMinMaxAccumulator<int32_t, kMax>>(type);
     case TypeId::kLong:
     case TypeId::kTimestamp:
-    case TypeId::kTimestampNtz: return std::make_unique<FixedMinMaxAccumulator<int64_t, kMax>>(type);
+    case TypeId::kTimestampNtz:
+    case TypeId::kDayTimeInterval: return std::make_unique<FixedMinMaxAccumulator<int64_t, kMax>>(type);
     case TypeId::kFloat: return std::make_unique<FixedMinMaxAccumulator<float, kMax>>(type);
     case TypeId::kDouble: return std::make_unique<FixedMinMaxAccumulator<double, kMax>>(type);
     case TypeId::kDecimal: return std::make_unique<FixedMinMaxAccumulator<Decimal128, kMax>>(type);

@@ -111,6 +111,71 @@ Batch SelectRows(const Batch& batch, const std::vector<uint8_t>& keep) {
   return GatherBatchRows(batch, rows, batch.schema());
 }
 
+namespace {
+
+void CollectConjuncts(const expr::Expression& predicate, std::vector<const expr::Expression*>& conjuncts) {
+  if (predicate.kind() == expr::ExpressionKind::kAnd) {
+    CollectConjuncts(*predicate.child(0), conjuncts);
+    CollectConjuncts(*predicate.child(1), conjuncts);
+  } else {
+    conjuncts.push_back(&predicate);
+  }
+}
+
+// Compacting costs a gather of every column, worth it once at most this share of rows remains.
+constexpr int64_t kCompactWhenOneIn = 4;
+
+}  // namespace
+
+Batch FilterBatch(const expr::Expression& predicate, const Batch& batch, expr::EvalContext& eval) {
+  SILT_CHECK(predicate.type()->id() == TypeId::kBoolean, "a filter needs a boolean predicate");
+  std::vector<const expr::Expression*> conjuncts;
+  CollectConjuncts(predicate, conjuncts);
+  if (conjuncts.size() == 1) return SelectRows(batch, expr::EvaluateFilter(predicate, batch, eval));
+  // Compacting gives later conjuncts other row positions, which only deterministic ones ignore.
+  bool may_compact = true;
+  for (size_t k = 1; k < conjuncts.size(); ++k) may_compact = may_compact && conjuncts[k]->deterministic();
+
+  Batch current = batch;
+  int64_t num_rows = current.num_rows();
+  // Per row of `current`: `undecided` while no conjunct was FALSE (the rows AND evaluates the
+  // next conjunct on), `passed` while every conjunct was TRUE.
+  std::vector<uint8_t> undecided(static_cast<size_t>(num_rows), 1);
+  std::vector<uint8_t> passed(static_cast<size_t>(num_rows), 1);
+  for (size_t k = 0; k < conjuncts.size(); ++k) {
+    VectorPtr result;
+    if (k == 0) {
+      result = expr::Evaluate(*conjuncts[k], current, eval);
+    } else {
+      result = expr::EvaluateMasked(*conjuncts[k], current, eval, expr::RowMask{undecided.data()});
+      eval.ThrowIfError();
+    }
+    int64_t remaining = 0;
+    for (int64_t i = 0; i < num_rows; ++i) {
+      if (!undecided[i]) continue;
+      bool valid = result->IsValid(i);
+      bool value = valid && result->GetBool(i);
+      if (valid && !value) undecided[i] = 0;
+      passed[i] = passed[i] && value;
+      remaining += undecided[i];
+    }
+    if (remaining == 0) return current.Slice(0, 0);
+    bool last = k + 1 == conjuncts.size();
+    if (!last && may_compact && remaining * kCompactWhenOneIn <= num_rows) {
+      std::vector<uint8_t> kept_passed;
+      kept_passed.reserve(static_cast<size_t>(remaining));
+      for (int64_t i = 0; i < num_rows; ++i) {
+        if (undecided[i]) kept_passed.push_back(passed[i]);
+      }
+      current = SelectRows(current, undecided);
+      num_rows = current.num_rows();
+      passed = std::move(kept_passed);
+      undecided.assign(static_cast<size_t>(num_rows), 1);
+    }
+  }
+  return SelectRows(current, passed);
+}
+
 std::string ExpressionText(const expr::Expression& expression, const Schema& schema) {
   std::string text = expression.ToString();
   std::string out;
@@ -151,8 +216,7 @@ class FilterOperator final : public Operator {
 
   std::optional<Batch> Next(ExecContext& context) override {
     while (std::optional<Batch> batch = child_->Next(context)) {
-      std::vector<uint8_t> keep = expr::EvaluateFilter(*predicate_, *batch, context.eval);
-      Batch selected = SelectRows(*batch, keep);
+      Batch selected = FilterBatch(*predicate_, *batch, context.eval);
       if (selected.num_rows() > 0) return selected;
     }
     return std::nullopt;

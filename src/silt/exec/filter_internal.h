@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "silt/expr/eval_context.h"
 #include "silt/expr/expression.h"
 #include "silt/vector/batch.h"
 
@@ -19,6 +20,12 @@ Batch GatherBatchRows(const Batch& batch, const std::vector<int64_t>& rows, Sche
 
 /// The rows of `batch` whose `keep` byte is non-zero; the batch itself when all are kept.
 Batch SelectRows(const Batch& batch, const std::vector<uint8_t>& keep);
+
+/// The rows of `batch` for which `predicate` is TRUE, with the rows and errors of evaluating the
+/// whole predicate. A chain of ANDs goes one conjunct at a time: each sees only the rows that no
+/// earlier conjunct made FALSE (compacted when few remain), so a selective first conjunct spares
+/// the work of the rest.
+Batch FilterBatch(const expr::Expression& predicate, const Batch& batch, expr::EvalContext& eval);
 
 /// `expression` as plan text with its columns named after `schema`: "(a#0 > 1)".
 std::string ExpressionText(const expr::Expression& expression, const Schema& schema);

@@ -189,9 +189,13 @@ TEST(HashJoinTest, ParallelProbeAndBuildMatchSerial) {
     OperatorPtr parallel = MakeHashJoin(Source(left), Source(right), spec);
     std::vector<std::string> serial_rows = Rows(*serial, 1);
     EXPECT_EQ(serial_rows, Rows(*parallel, 2));
-    if (type == JoinType::kInner) EXPECT_EQ(serial_rows.size(), 19980u);  // 20 NULL keys
-    if (type == JoinType::kFullOuter) EXPECT_EQ(serial_rows.size(), 19980u + 20u + 700u);
-    if (type == JoinType::kLeftAnti) EXPECT_EQ(serial_rows.size(), 20u);
+    if (type == JoinType::kInner) {
+      EXPECT_EQ(serial_rows.size(), 19980u);  // 20 NULL keys
+    } else if (type == JoinType::kFullOuter) {
+      EXPECT_EQ(serial_rows.size(), 19980u + 20u + 700u);
+    } else if (type == JoinType::kLeftAnti) {
+      EXPECT_EQ(serial_rows.size(), 20u);
+    }
   }
 }
 

@@ -94,7 +94,7 @@ void Run(ScanStream::State& state, WorkItem item, expr::EvalContext& eval) {
       for (int64_t start = 0; start < batch.num_rows(); start += kTargetBatchRows) {
         int64_t rows = std::min(kTargetBatchRows, batch.num_rows() - start);
         Batch slice = rows == batch.num_rows() ? batch : batch.Slice(start, rows);
-        if (state.filter) slice = SelectRows(slice, expr::EvaluateFilter(*state.filter, slice, eval));
+        if (state.filter) slice = FilterBatch(*state.filter, slice, eval);
         if (slice.num_rows() > 0) output.push_back(std::move(slice));
       }
     }

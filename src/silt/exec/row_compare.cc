@@ -68,10 +68,12 @@ int CompareValues(const Vector& left, int64_t i, const Vector& right, int64_t j)
     case TypeId::kShort:
       return CompareNumbers(left.values<int16_t>()[i], right.values<int16_t>()[j]);
     case TypeId::kInteger:
+    case TypeId::kYearMonthInterval:
     case TypeId::kDate:
       return CompareNumbers(left.values<int32_t>()[i], right.values<int32_t>()[j]);
     case TypeId::kLong:
     case TypeId::kTimestamp:
+    case TypeId::kDayTimeInterval:
     case TypeId::kTimestampNtz:
       return CompareNumbers(left.values<int64_t>()[i], right.values<int64_t>()[j]);
     case TypeId::kFloat:

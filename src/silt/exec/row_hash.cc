@@ -40,10 +40,12 @@ void EncodeValueTo(const Vector& vector, int64_t row, std::string& out) {
     case TypeId::kByte: PutValue(vector.values<int8_t>()[row], out); return;
     case TypeId::kShort: PutValue(vector.values<int16_t>()[row], out); return;
     case TypeId::kInteger:
-    case TypeId::kDate: PutValue(vector.values<int32_t>()[row], out); return;
+    case TypeId::kDate:
+    case TypeId::kYearMonthInterval: PutValue(vector.values<int32_t>()[row], out); return;
     case TypeId::kLong:
     case TypeId::kTimestamp:
-    case TypeId::kTimestampNtz: PutValue(vector.values<int64_t>()[row], out); return;
+    case TypeId::kTimestampNtz:
+    case TypeId::kDayTimeInterval: PutValue(vector.values<int64_t>()[row], out); return;
     case TypeId::kFloat: PutValue(NormalizeFloat(vector.values<float>()[row]), out); return;
     case TypeId::kDouble: PutValue(NormalizeFloat(vector.values<double>()[row]), out); return;
     case TypeId::kDecimal: PutValue(vector.values<Decimal128>()[row], out); return;
@@ -128,10 +130,12 @@ void AddSizes(const Vector& vector, int64_t num_rows, uint32_t* sizes, std::vect
     case TypeId::kShort: AddFixedSizes<int16_t>(vector, num_rows, sizes); return;
     case TypeId::kInteger:
     case TypeId::kDate:
+    case TypeId::kYearMonthInterval:
     case TypeId::kFloat: AddFixedSizes<int32_t>(vector, num_rows, sizes); return;
     case TypeId::kLong:
     case TypeId::kTimestamp:
     case TypeId::kTimestampNtz:
+    case TypeId::kDayTimeInterval:
     case TypeId::kDouble: AddFixedSizes<int64_t>(vector, num_rows, sizes); return;
     case TypeId::kDecimal: AddFixedSizes<Decimal128>(vector, num_rows, sizes); return;
     case TypeId::kString:
@@ -177,10 +181,12 @@ void WriteColumn(const Vector& vector, int64_t num_rows, uint32_t* cursors, uint
     case TypeId::kByte: WriteFixed<int8_t, false>(vector, num_rows, cursors, bytes); return;
     case TypeId::kShort: WriteFixed<int16_t, false>(vector, num_rows, cursors, bytes); return;
     case TypeId::kInteger:
-    case TypeId::kDate: WriteFixed<int32_t, false>(vector, num_rows, cursors, bytes); return;
+    case TypeId::kDate:
+    case TypeId::kYearMonthInterval: WriteFixed<int32_t, false>(vector, num_rows, cursors, bytes); return;
     case TypeId::kLong:
     case TypeId::kTimestamp:
-    case TypeId::kTimestampNtz: WriteFixed<int64_t, false>(vector, num_rows, cursors, bytes); return;
+    case TypeId::kTimestampNtz:
+    case TypeId::kDayTimeInterval: WriteFixed<int64_t, false>(vector, num_rows, cursors, bytes); return;
     case TypeId::kFloat: WriteFixed<float, true>(vector, num_rows, cursors, bytes); return;
     case TypeId::kDouble: WriteFixed<double, true>(vector, num_rows, cursors, bytes); return;
     case TypeId::kDecimal: WriteFixed<Decimal128, false>(vector, num_rows, cursors, bytes); return;
@@ -339,10 +345,12 @@ VectorPtr TakeRows(const Vector& source, const int64_t* rows, int64_t num_rows) 
     case TypeId::kShort: return TakeFixed<int16_t>(source, rows, num_rows);
     case TypeId::kInteger:
     case TypeId::kDate:
+    case TypeId::kYearMonthInterval:
     case TypeId::kFloat: return TakeFixed<int32_t>(source, rows, num_rows);
     case TypeId::kLong:
     case TypeId::kTimestamp:
     case TypeId::kTimestampNtz:
+    case TypeId::kDayTimeInterval:
     case TypeId::kDouble: return TakeFixed<int64_t>(source, rows, num_rows);
     case TypeId::kDecimal: return TakeFixed<Decimal128>(source, rows, num_rows);
     case TypeId::kString:

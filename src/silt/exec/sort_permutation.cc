@@ -39,8 +39,10 @@ bool HasNormalisedForm(TypeId id) {
     case TypeId::kFloat:
     case TypeId::kDouble:
     case TypeId::kDecimal:
+    case TypeId::kYearMonthInterval:
     case TypeId::kDate:
     case TypeId::kTimestamp:
+    case TypeId::kDayTimeInterval:
     case TypeId::kTimestampNtz:
       return true;
     default:
@@ -96,6 +98,7 @@ void EncodeKey(const Vector& column, const SortKey& key, int64_t num_rows, uint6
       break;
     }
     case TypeId::kInteger:
+    case TypeId::kYearMonthInterval:
     case TypeId::kDate: {
       const int32_t* v = column.values<int32_t>();
       encode([&](int64_t r) { return NormaliseSigned(v[r]); });
@@ -103,6 +106,7 @@ void EncodeKey(const Vector& column, const SortKey& key, int64_t num_rows, uint6
     }
     case TypeId::kLong:
     case TypeId::kTimestamp:
+    case TypeId::kDayTimeInterval:
     case TypeId::kTimestampNtz: {
       const int64_t* v = column.values<int64_t>();
       encode([&](int64_t r) { return NormaliseSigned(v[r]); });
@@ -514,10 +518,12 @@ VectorPtr GatherRows(const Vector& source, const int64_t* rows, int64_t count) {
     case TypeId::kShort:
       return gather_fixed(int16_t{});
     case TypeId::kInteger:
+    case TypeId::kYearMonthInterval:
     case TypeId::kDate:
       return gather_fixed(int32_t{});
     case TypeId::kLong:
     case TypeId::kTimestamp:
+    case TypeId::kDayTimeInterval:
     case TypeId::kTimestampNtz:
       return gather_fixed(int64_t{});
     case TypeId::kFloat:
@@ -645,10 +651,12 @@ VectorPtr GatherPieceRows(const std::vector<Batch>& batches, size_t column, cons
     case TypeId::kShort:
       return gather_fixed(int16_t{});
     case TypeId::kInteger:
+    case TypeId::kYearMonthInterval:
     case TypeId::kDate:
       return gather_fixed(int32_t{});
     case TypeId::kLong:
     case TypeId::kTimestamp:
+    case TypeId::kDayTimeInterval:
     case TypeId::kTimestampNtz:
       return gather_fixed(int64_t{});
     case TypeId::kFloat:

@@ -37,6 +37,7 @@ int64_t IntegerAt(const Vector& vector, int64_t row) {
     case TypeId::kShort:
       return vector.values<int16_t>()[row];
     case TypeId::kInteger:
+    case TypeId::kYearMonthInterval:
     case TypeId::kDate:
       return vector.values<int32_t>()[row];
     default:
@@ -100,11 +101,13 @@ void MarkChanges(const Vector& column, int64_t num_rows, std::vector<uint8_t>& c
       fixed(int16_t{});
       return;
     case TypeId::kInteger:
+    case TypeId::kYearMonthInterval:
     case TypeId::kDate:
       fixed(int32_t{});
       return;
     case TypeId::kLong:
     case TypeId::kTimestamp:
+    case TypeId::kDayTimeInterval:
     case TypeId::kTimestampNtz:
       fixed(int64_t{});
       return;

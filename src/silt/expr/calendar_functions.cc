@@ -90,9 +90,10 @@ void RegisterCalendarFunctions(FunctionRegistry& registry) {
       DataTypePtr type = DecimalType(8, 6);
       return MakeCall(name, type, {std::move(source)},
                       [type, zoned](const std::vector<VectorPtr>& args, int64_t num_rows, EvalContext& context, RowMask) {
-                        int64_t offset = zoned ? context.ZoneOffsetMicros() : 0;
+                        const TimeZone* zone = zoned ? &context.Zone() : nullptr;
                         return MapRows(type, args, num_rows, [&](int64_t row, VectorBuilder& out) {
-                          int64_t local = args[0]->values<int64_t>()[row] + offset;
+                          int64_t value = args[0]->values<int64_t>()[row];
+                          int64_t local = zone != nullptr ? zone->UtcToLocal(value) : value;
                           int64_t minute = 60 * kMicrosPerSecond;
                           out.AppendDecimal(local - FloorDivide(local, minute) * minute);
                         });

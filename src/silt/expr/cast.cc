@@ -8,6 +8,7 @@
 
 #include "silt/base/check.h"
 #include "silt/expr/decimal_arithmetic_internal.h"
+#include "silt/expr/interval_functions.h"
 #include "silt/expr/type_coercion.h"
 #include "silt/types/date_time.h"
 #include "silt/vector/value_text.h"
@@ -218,14 +219,38 @@ std::optional<int32_t> ParseSparkDate(std::string_view text) {
   return static_cast<int32_t>(*days);
 }
 
-std::optional<int64_t> ParseSparkTimestamp(std::string_view text, bool allow_zone, int64_t zone_offset_micros) {
+namespace {
+
+// A timestamp's text split into its local wall-clock time and the zone it names, if any.
+struct TimestampText {
+  int64_t local_micros = 0;
+  std::optional<int32_t> offset_seconds;  // a written offset ("Z", "+02:00")
+  std::shared_ptr<const TimeZone> zone;   // a written zone id; neither: the session zone
+
+  std::optional<int64_t> ToUtc(const TimeZone* session_zone, int64_t session_offset_micros) const {
+    int64_t utc = 0;
+    if (offset_seconds || (!zone && session_zone == nullptr)) {
+      int64_t offset = offset_seconds ? int64_t{*offset_seconds} * kMicrosPerSecond : session_offset_micros;
+      if (__builtin_sub_overflow(local_micros, offset, &utc)) return std::nullopt;
+      return utc;
+    }
+    // Zone rules need room for an offset on either side of the local time.
+    constexpr int64_t kMargin = 2 * kMicrosPerDay;
+    if (local_micros <= std::numeric_limits<int64_t>::min() + kMargin ||
+        local_micros >= std::numeric_limits<int64_t>::max() - kMargin) {
+      return std::nullopt;
+    }
+    return (zone ? *zone : *session_zone).LocalToUtc(local_micros);
+  }
+};
+
+std::optional<TimestampText> ParseTimestampText(std::string_view text, bool allow_zone) {
   text = TrimSpaces(text);
   size_t position = 0;
   auto days = ParseDatePart(text, &position);
   if (!days) return std::nullopt;
   int64_t micros_of_day = 0;
-  // Text without a zone is local time in the session zone.
-  int64_t zone_micros = zone_offset_micros;
+  TimestampText parsed;
   if (position < text.size()) {
     if (text[position] != ' ' && text[position] != 'T') return std::nullopt;
     ++position;
@@ -257,7 +282,7 @@ std::optional<int64_t> ParseSparkTimestamp(std::string_view text, bool allow_zon
     if (!zone.empty()) {
       if (!allow_zone) return std::nullopt;
       if (zone == "Z" || EqualsIgnoreCase(zone, "UTC") || EqualsIgnoreCase(zone, "GMT")) {
-        zone_micros = 0;
+        parsed.offset_seconds = 0;
       } else if (zone[0] == '+' || zone[0] == '-') {
         size_t zone_position = 1;
         auto zone_hours = ReadDigits(zone, &zone_position, 1, 2);
@@ -270,31 +295,49 @@ std::optional<int64_t> ParseSparkTimestamp(std::string_view text, bool allow_zon
           zone_minutes = *parsed_minutes;
         }
         if (zone_position != zone.size() || *zone_hours > 18 || zone_minutes > 59) return std::nullopt;
-        zone_micros = (*zone_hours * 3600 + zone_minutes * 60) * (zone[0] == '-' ? -1 : 1) * kMicrosPerSecond;
+        parsed.offset_seconds = static_cast<int32_t>((*zone_hours * 3600 + zone_minutes * 60) * (zone[0] == '-' ? -1 : 1));
       } else {
-        return std::nullopt;
+        // Any other zone id Spark accepts: "UTC+01:00", "America/New_York", "PST"...
+        parsed.zone = TimeZone::Find(zone);
+        if (!parsed.zone) return std::nullopt;
       }
     }
   }
-  int64_t micros = 0;
-  if (__builtin_mul_overflow(*days, kMicrosPerDay, &micros) ||
-      __builtin_add_overflow(micros, micros_of_day - zone_micros, &micros)) {
+  if (__builtin_mul_overflow(*days, kMicrosPerDay, &parsed.local_micros) ||
+      __builtin_add_overflow(parsed.local_micros, micros_of_day, &parsed.local_micros)) {
     return std::nullopt;
   }
-  return micros;
+  return parsed;
 }
 
-std::string CastValueToString(const Vector& vector, int64_t row, int64_t zone_offset_micros) {
+}  // namespace
+
+std::optional<int64_t> ParseSparkTimestamp(std::string_view text, bool allow_zone, const TimeZone& session_zone) {
+  std::optional<TimestampText> parsed = ParseTimestampText(text, allow_zone);
+  if (!parsed) return std::nullopt;
+  return parsed->ToUtc(&session_zone, 0);
+}
+
+std::optional<int64_t> ParseSparkTimestamp(std::string_view text, bool allow_zone, int64_t zone_offset_micros) {
+  std::optional<TimestampText> parsed = ParseTimestampText(text, allow_zone);
+  if (!parsed) return std::nullopt;
+  return parsed->ToUtc(nullptr, zone_offset_micros);
+}
+
+std::string CastValueToString(const Vector& vector, int64_t row, const TimeZone* zone) {
   if (vector.IsNull(row)) return "null";
   switch (vector.type_id()) {
-    case TypeId::kTimestamp: return FormatTimestamp(vector.values<int64_t>()[row] + zone_offset_micros);
+    case TypeId::kTimestamp: {
+      int64_t micros = vector.values<int64_t>()[row];
+      return FormatTimestamp(zone != nullptr ? zone->UtcToLocal(micros) : micros);
+    }
     case TypeId::kBinary: return std::string(vector.GetString(row));
     case TypeId::kList: {
       std::string text = "[";
       int32_t start = vector.ListStart(row);
       for (int32_t i = 0; i < vector.ListLength(row); ++i) {
         if (i > 0) text += ", ";
-        text += CastValueToString(*vector.child(0), start + i, zone_offset_micros);
+        text += CastValueToString(*vector.child(0), start + i, zone);
       }
       return text + "]";
     }
@@ -305,8 +348,8 @@ std::string CastValueToString(const Vector& vector, int64_t row, int64_t zone_of
       for (int32_t i = 0; i < vector.ListLength(row); ++i) {
         if (i > 0) text += ", ";
         int64_t entry = entries.offset() + start + i;
-        text += CastValueToString(*entries.child(0), entry, zone_offset_micros) + " -> " +
-                CastValueToString(*entries.child(1), entry, zone_offset_micros);
+        text += CastValueToString(*entries.child(0), entry, zone) + " -> " +
+                CastValueToString(*entries.child(1), entry, zone);
       }
       return text + "}";
     }
@@ -314,7 +357,7 @@ std::string CastValueToString(const Vector& vector, int64_t row, int64_t zone_of
       std::string text = "{";
       for (size_t i = 0; i < vector.children().size(); ++i) {
         if (i > 0) text += ", ";
-        text += CastValueToString(*vector.child(i), vector.offset() + row, zone_offset_micros);
+        text += CastValueToString(*vector.child(i), vector.offset() + row, zone);
       }
       return text + "}";
     }
@@ -326,6 +369,7 @@ bool CanCast(const DataTypePtr& from, const DataTypePtr& to) {
   TypeId f = from->id(), t = to->id();
   if (from->Equals(*to) || f == TypeId::kNull) return true;
   if (t == TypeId::kString) return true;
+  if (to->is_interval()) return internal::CanCastToInterval(*from, *to);
   if (f == TypeId::kString) {
     return !to->is_nested();
   }
@@ -360,6 +404,7 @@ VectorPtr CastVector(const VectorPtr& input, const DataTypePtr& to, ErrorMode mo
   SILT_USER_CHECK(CanCast(from, to), DATATYPE_MISMATCH,
                   {{"sqlExpr", "CAST"},
                    {"message", "cannot cast " + SqlTypeName(*from) + " to " + SqlTypeName(*to) + "."}});
+  if (to->is_interval()) return internal::CastToInterval(input, to, mode, context, mask);
   const bool raise = mode == ErrorMode::kSession && context.ansi;
   const bool null_on_error = mode == ErrorMode::kTry || !context.ansi;
   const Vector& source = *input;
@@ -369,7 +414,7 @@ VectorPtr CastVector(const VectorPtr& input, const DataTypePtr& to, ErrorMode mo
     std::string name = type.ToString();
     return name.find("timestamp") != std::string::npos;
   };
-  const int64_t zone_offset = involves_instants(*from) || involves_instants(*to) ? context.ZoneOffsetMicros() : 0;
+  const TimeZone* zone = involves_instants(*from) || involves_instants(*to) ? &context.Zone() : TimeZone::Utc().get();
 
   // Nested casts convert the children and keep the structure.
   if (to->is_nested()) {
@@ -561,7 +606,7 @@ VectorPtr CastVector(const VectorPtr& input, const DataTypePtr& to, ErrorMode mo
       continue;
     }
     if (target == TypeId::kString) {
-      builder.AppendString(CastValueToString(source, row, zone_offset));
+      builder.AppendString(CastValueToString(source, row, zone));
       continue;
     }
     switch (from->id()) {
@@ -584,7 +629,7 @@ VectorPtr CastVector(const VectorPtr& input, const DataTypePtr& to, ErrorMode mo
       case TypeId::kDate: {
         // Midnight local time: in the session zone for timestamp, as is for timestamp_ntz.
         int64_t days = source.values<int32_t>()[row];
-        builder.AppendInt(days * kMicrosPerDay - (target == TypeId::kTimestamp ? zone_offset : 0));
+        builder.AppendInt(target == TypeId::kTimestamp ? zone->LocalToUtc(days * kMicrosPerDay) : days * kMicrosPerDay);
         break;
       }
       case TypeId::kTimestamp:
@@ -592,7 +637,7 @@ VectorPtr CastVector(const VectorPtr& input, const DataTypePtr& to, ErrorMode mo
         int64_t micros = source.values<int64_t>()[row];
         // A timestamp's local date and wall clock are in the session zone; timestamp_ntz is
         // already local.
-        int64_t local = from->id() == TypeId::kTimestamp ? micros + zone_offset : micros;
+        int64_t local = from->id() == TypeId::kTimestamp ? zone->UtcToLocal(micros) : micros;
         if (target == TypeId::kDate) {
           micros = local;
           int64_t days = micros / kMicrosPerDay - (micros % kMicrosPerDay < 0 ? 1 : 0);
@@ -600,7 +645,7 @@ VectorPtr CastVector(const VectorPtr& input, const DataTypePtr& to, ErrorMode mo
         } else if (target == TypeId::kTimestampNtz) {
           builder.AppendInt(local);
         } else if (target == TypeId::kTimestamp) {
-          builder.AppendInt(from->id() == TypeId::kTimestampNtz ? micros - zone_offset : micros);
+          builder.AppendInt(from->id() == TypeId::kTimestampNtz ? zone->LocalToUtc(micros) : micros);
         } else {
           // Timestamp to numeric gives seconds (floored for integral targets).
           int64_t seconds = micros / kMicrosPerSecond - (micros % kMicrosPerSecond < 0 ? 1 : 0);
@@ -665,8 +710,8 @@ VectorPtr CastVector(const VectorPtr& input, const DataTypePtr& to, ErrorMode mo
           }
           case TypeId::kTimestamp:
           case TypeId::kTimestampNtz: {
-            auto value = ParseSparkTimestamp(text, target == TypeId::kTimestamp,
-                                             target == TypeId::kTimestamp ? zone_offset : 0);
+            auto value = target == TypeId::kTimestamp ? ParseSparkTimestamp(text, true, *zone)
+                                                      : ParseSparkTimestamp(text, false, 0);
             if (!value) invalid_input(row); else builder.AppendInt(*value);
             break;
           }

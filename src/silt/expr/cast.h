@@ -23,17 +23,21 @@ VectorPtr CastVector(const VectorPtr& input, const DataTypePtr& to, ErrorMode mo
                      EvalContext& context, RowMask mask = {});
 
 /// Spark's text form of row `row` for CAST(... AS STRING): as Vector::ValueToString but NULL
-/// inside nested values is "null", binary is its raw bytes, and timestamps are shown in the
-/// session zone given by its offset `zone_offset_micros` (EvalContext::ZoneOffsetMicros).
-std::string CastValueToString(const Vector& vector, int64_t row, int64_t zone_offset_micros = 0);
+/// inside nested values is "null", binary is its raw bytes, and timestamps are shown as local
+/// time in `zone` (the session zone, EvalContext::Zone(); null shows them in UTC).
+std::string CastValueToString(const Vector& vector, int64_t row, const TimeZone* zone = nullptr);
 
 /// Parses a date as Spark's CAST does: trimmed "yyyy", "yyyy-[m]m", "yyyy-[m]m-[d]d", optionally
 /// followed by ' ' or 'T' and anything. Returns days since the epoch.
 std::optional<int32_t> ParseSparkDate(std::string_view text);
 /// Parses a timestamp as Spark's CAST does: a date as above, optionally followed by ' ' or 'T'
 /// and "[h]h:[m]m[:[s]s[.ffffff]]" and a zone ("Z", "UTC", "+hh[:mm]", "-hh[:mm]"). Text without
-/// a zone is read in the session zone, whose offset from UTC is `zone_offset_micros`. With
+/// a zone is read in the session zone `session_zone` (a local time skipped by a daylight-saving
+/// shift moves forward; one that occurs twice takes the earlier offset, as Spark does). The text
+/// may also end in any zone id TimeZone::Find accepts ("America/New_York", "UTC+01:00"). With
 /// `allow_zone` false (timestamp_ntz) a zone makes the text malformed. Returns µs since epoch.
+std::optional<int64_t> ParseSparkTimestamp(std::string_view text, bool allow_zone, const TimeZone& session_zone);
+/// As above, with a session zone at the fixed offset `zone_offset_micros` from UTC.
 std::optional<int64_t> ParseSparkTimestamp(std::string_view text, bool allow_zone = true,
                                            int64_t zone_offset_micros = 0);
 

@@ -1,5 +1,5 @@
-// Date and time functions. Timestamps are read in the session time zone, which is UTC for now
-// (EvalContext::time_zone is not applied yet; see docs/format/expressions.md).
+// Date and time functions. Timestamps are UTC instants; their fields, text and truncations are
+// those of the local time in the session zone (EvalContext::Zone()) at each instant.
 
 #include <cctype>
 #include <cmath>
@@ -175,9 +175,10 @@ void RegisterTimePart(FunctionRegistry& registry, std::string_view name, int64_t
     arguments[0] = TimestampArgument(name, 0, std::move(arguments[0]));
     return MakeCall(name, IntegerType(), std::move(arguments),
                     [unit, modulo](const std::vector<VectorPtr>& args, int64_t num_rows, EvalContext& context, RowMask) {
-                      int64_t offset = args[0]->type_id() == TypeId::kTimestamp ? context.ZoneOffsetMicros() : 0;
+                      const TimeZone* zone = args[0]->type_id() == TypeId::kTimestamp ? &context.Zone() : nullptr;
                       return MapRows(IntegerType(), args, num_rows, [&](int64_t row, VectorBuilder& out) {
-                        int64_t micros = FloorModulo(args[0]->values<int64_t>()[row] + offset, kMicrosPerDay);
+                        int64_t value = args[0]->values<int64_t>()[row];
+                        int64_t micros = FloorModulo(zone != nullptr ? zone->UtcToLocal(value) : value, kMicrosPerDay);
                         out.AppendInt(micros / unit % modulo);
                       });
                     });
@@ -210,6 +211,20 @@ int64_t TruncateTimestamp(int64_t micros, const std::string& unit, bool* known) 
   if (unit == "MICROSECOND") return micros;
   *known = false;
   return 0;
+}
+
+// date_trunc of an instant in `zone`, as Spark's truncTimestamp: units up to a day keep the
+// instant's offset when the truncated wall clock still has it (Java's truncatedTo), so that an
+// hour inside a repeated (overlap) hour stays in it; larger units start at the first instant of
+// the truncated day.
+int64_t TruncateInZone(int64_t micros, const std::string& unit, const TimeZone& zone, bool* known) {
+  int64_t offset = zone.OffsetAt(micros);
+  int64_t local = TruncateTimestamp(micros + offset, unit, known);
+  if (!*known) return 0;
+  bool time_unit = unit == "DAY" || unit == "DD" || unit == "HOUR" || unit == "MINUTE" || unit == "SECOND" ||
+                   unit == "MILLISECOND" || unit == "MICROSECOND";
+  if (time_unit && zone.OffsetAt(local - offset) == offset) return local - offset;
+  return zone.LocalToUtc(local);
 }
 
 std::string UpperCase(std::string_view text) {
@@ -301,6 +316,7 @@ ExpressionPtr BindParseWithPattern(std::string_view name, std::vector<Expression
   return MakeCall(name, type, std::move(arguments),
                   [type, to_date, try_mode](const std::vector<VectorPtr>& args, int64_t num_rows, EvalContext& context,
                                             RowMask mask) {
+                    const TimeZone* zone = to_date ? nullptr : &context.Zone();
                     return MapRows(type, args, num_rows, [&](int64_t row, VectorBuilder& out) {
                       std::string_view text = args[0]->GetString(row);
                       std::string_view pattern = args[1]->GetString(row);
@@ -314,7 +330,7 @@ ExpressionPtr BindParseWithPattern(std::string_view name, std::vector<Expression
                         }
                         return out.AppendNull();
                       }
-                      out.AppendInt(to_date ? FloorDivide(*micros, kMicrosPerDay) : *micros - context.ZoneOffsetMicros());
+                      out.AppendInt(to_date ? FloorDivide(*micros, kMicrosPerDay) : zone->LocalToUtc(*micros));
                     });
                   });
 }
@@ -337,7 +353,7 @@ void RegisterDatetimeFunctions(FunctionRegistry& registry) {
     return MakeCall("current_date", DateType(), {},
                     [](const std::vector<VectorPtr>&, int64_t num_rows, EvalContext& context, RowMask) {
                       auto days = static_cast<int32_t>(
-                          FloorDivide(context.statement_timestamp_micros + context.ZoneOffsetMicros(), kMicrosPerDay));
+                          FloorDivide(context.Zone().UtcToLocal(context.statement_timestamp_micros), kMicrosPerDay));
                       return Scalar::Date(days).ToVector(num_rows);
                     });
   });
@@ -399,9 +415,11 @@ void RegisterDatetimeFunctions(FunctionRegistry& registry) {
     arguments[1] = ImplicitCast("date_format", 1, std::move(arguments[1]), StringType());
     return MakeCall("date_format", StringType(), std::move(arguments),
                     [](const std::vector<VectorPtr>& args, int64_t num_rows, EvalContext& context, RowMask) {
-                      int64_t offset = args[0]->type_id() == TypeId::kTimestamp ? context.ZoneOffsetMicros() : 0;
+                      const TimeZone* zone = args[0]->type_id() == TypeId::kTimestamp ? &context.Zone() : nullptr;
                       return MapRows(StringType(), args, num_rows, [&](int64_t row, VectorBuilder& out) {
-                        out.AppendString(FormatWithPattern(args[0]->values<int64_t>()[row] + offset, args[1]->GetString(row)));
+                        int64_t value = args[0]->values<int64_t>()[row];
+                        out.AppendString(FormatWithPattern(zone != nullptr ? zone->UtcToLocal(value) : value,
+                                                           args[1]->GetString(row)));
                       });
                     });
   });
@@ -412,10 +430,10 @@ void RegisterDatetimeFunctions(FunctionRegistry& registry) {
     arguments[1] = ImplicitCast("from_unixtime", 1, std::move(arguments[1]), StringType());
     return MakeCall("from_unixtime", StringType(), std::move(arguments),
                     [](const std::vector<VectorPtr>& args, int64_t num_rows, EvalContext& context, RowMask) {
-                      int64_t offset = context.ZoneOffsetMicros();
+                      const TimeZone& zone = context.Zone();
                       return MapRows(StringType(), args, num_rows, [&](int64_t row, VectorBuilder& out) {
                         int64_t seconds = args[0]->values<int64_t>()[row];
-                        out.AppendString(FormatWithPattern(seconds * kMicrosPerSecond + offset, args[1]->GetString(row)));
+                        out.AppendString(FormatWithPattern(zone.UtcToLocal(seconds * kMicrosPerSecond), args[1]->GetString(row)));
                       });
                     });
   });
@@ -498,14 +516,18 @@ void RegisterDatetimeFunctions(FunctionRegistry& registry) {
     return MakeCall("date_trunc", TimestampType(), std::move(arguments),
                     [](const std::vector<VectorPtr>& args, int64_t num_rows, EvalContext& context, RowMask) {
                       // Truncation happens on the local wall clock; an unknown unit gives NULL.
-                      int64_t offset = args[1]->type_id() == TypeId::kTimestamp ? context.ZoneOffsetMicros() : 0;
+                      const TimeZone* zone = args[1]->type_id() == TypeId::kTimestamp ? &context.Zone() : nullptr;
                       VectorBuilder out(TimestampType(), num_rows);
                       for (int64_t row = 0; row < num_rows; ++row) {
                         bool known = false;
                         int64_t value = 0;
                         if (AllValid(args, row)) {
-                          value = TruncateTimestamp(args[1]->values<int64_t>()[row] + offset, UpperCase(args[0]->GetString(row)),
-                                                    &known) - offset;
+                          int64_t micros = args[1]->values<int64_t>()[row];
+                          if (zone == nullptr) {
+                            value = TruncateTimestamp(micros, UpperCase(args[0]->GetString(row)), &known);
+                          } else {
+                            value = TruncateInZone(micros, UpperCase(args[0]->GetString(row)), *zone, &known);
+                          }
                         }
                         if (known) out.AppendInt(value); else out.AppendNull();
                       }

@@ -1,10 +1,12 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 
 #include "silt/base/check.h"
+#include "silt/types/time_zone.h"
 
 namespace silt::expr {
 
@@ -15,17 +17,21 @@ class EvalContext {
   /// spark.sql.ansi.enabled (Spark 4's default: true). With ANSI on, overflow, malformed casts
   /// and division by zero raise errors; off, they give NULL (or wrap, for integer arithmetic).
   bool ansi = true;
-  /// spark.sql.session.timeZone: "UTC"/"GMT"/"Z", or a fixed offset ("+02:00", "-05:30",
-  /// "UTC+01:00", "GMT-3"). Region names (e.g. "Europe/Paris") need a time zone database and
-  /// raise NOT_IMPLEMENTED when a timestamp is converted. Timestamps are stored in UTC; the zone
-  /// is applied when they are read from or shown as local text, and in date/time fields.
+  /// spark.sql.session.timeZone: "UTC", a fixed offset ("+02:00", "UTC+01:00", "GMT-3") or a
+  /// region name ("Europe/Paris", Java's short ids such as "PST"), as TimeZone::Find reads it.
+  /// Timestamps are stored in UTC; the zone is applied, with the offset in effect at each
+  /// instant, when they are read from or shown as local text, and in date/time fields.
   std::string time_zone = "UTC";
   /// The statement's start time in µs since the epoch: current_timestamp()/now()/current_date()
   /// return it for every row of the statement, as Spark fixes them per query.
   int64_t statement_timestamp_micros = 0;
 
-  /// The session zone's offset from UTC in µs (local = UTC + offset). Throws NOT_IMPLEMENTED for
-  /// region names and INVALID_CONFIGURATION for malformed zones.
+  /// The session zone named by `time_zone`, resolved once and kept while `time_zone` is
+  /// unchanged. Throws INVALID_CONF_VALUE when `time_zone` names no zone.
+  const TimeZone& Zone() const;
+  /// The session zone's offset from UTC in µs (local = UTC + offset) when it is a fixed offset.
+  /// Region zones have no single offset: they throw NOT_IMPLEMENTED, so callers that convert
+  /// local time should use Zone() instead. Throws INVALID_CONF_VALUE for unknown zones.
   int64_t ZoneOffsetMicros() const;
 
   /// Records an error raised by row evaluation; only the first one of a batch is kept (Spark
@@ -45,6 +51,8 @@ class EvalContext {
 
  private:
   std::optional<Error> pending_error_;
+  mutable std::shared_ptr<const TimeZone> zone_;  // resolved from zone_id_
+  mutable std::string zone_id_;
 };
 
 /// The rows of a batch whose results matter: one byte per row (non-zero = active), or null for

@@ -1,5 +1,6 @@
 #include "silt/expr/evaluator.h"
 
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -30,17 +31,46 @@ ByteMask ValidityBytes(const Vector& vector) {
   return valid;
 }
 
+// Eight row bytes (any non-zero byte = 1) as the eight bits of one bitmap byte, row 0 lowest.
+uint8_t PackEightBytes(const uint8_t* bytes) {
+  uint64_t word;
+  std::memcpy(&word, bytes, 8);
+  // Fold each byte onto its lowest bit; the shifts move at most 7 bits, so no byte reaches the
+  // lowest bit of its neighbour.
+  word |= word >> 4;
+  word |= word >> 2;
+  word |= word >> 1;
+  word &= 0x0101010101010101ull;
+  // The multiplication moves the bit of byte i to bit 56 + i without carries.
+  return static_cast<uint8_t>((word * 0x0102040810204080ull) >> 56);
+}
+
+// Set bits of every byte value (a table: the portable popcount is a library call per byte).
+constexpr auto kOnesInByte = [] {
+  std::array<uint8_t, 256> ones{};
+  for (int value = 0; value < 256; ++value) {
+    for (int bit = 0; bit < 8; ++bit) ones[value] += (value >> bit) & 1;
+  }
+  return ones;
+}();
+
 // Packs one byte per row into an Arrow bitmap; returns the number of zero bytes via `zeros`.
 BufferPtr PackBits(const uint8_t* bytes, int64_t num_rows, int64_t* zeros) {
   BufferPtr bits = Buffer::Allocate(static_cast<size_t>((num_rows + 7) / 8), true);
   uint8_t* out = bits->data();
-  int64_t zero_count = 0;
-  for (int64_t i = 0; i < num_rows; ++i) {
+  int64_t one_count = 0;
+  int64_t whole = num_rows / 8;
+  for (int64_t b = 0; b < whole; ++b) {
+    uint8_t packed = PackEightBytes(bytes + 8 * b);
+    out[b] = packed;
+    one_count += kOnesInByte[packed];
+  }
+  for (int64_t i = whole * 8; i < num_rows; ++i) {
     uint8_t bit = bytes[i] != 0;
     out[i >> 3] |= static_cast<uint8_t>(bit << (i & 7));
-    zero_count += 1 - bit;
+    one_count += bit;
   }
-  if (zeros) *zeros = zero_count;
+  if (zeros) *zeros = num_rows - one_count;
   return bits;
 }
 
@@ -104,10 +134,12 @@ void OrderRows(const Vector& left, const Vector& right, int8_t* order) {
     case TypeId::kByte: return OrderFixed<int8_t>(left, right, order);
     case TypeId::kShort: return OrderFixed<int16_t>(left, right, order);
     case TypeId::kInteger:
-    case TypeId::kDate: return OrderFixed<int32_t>(left, right, order);
+    case TypeId::kDate:
+    case TypeId::kYearMonthInterval: return OrderFixed<int32_t>(left, right, order);
     case TypeId::kLong:
     case TypeId::kTimestamp:
-    case TypeId::kTimestampNtz: return OrderFixed<int64_t>(left, right, order);
+    case TypeId::kTimestampNtz:
+    case TypeId::kDayTimeInterval: return OrderFixed<int64_t>(left, right, order);
     case TypeId::kFloat: return OrderFixed<float>(left, right, order);
     case TypeId::kDouble: return OrderFixed<double>(left, right, order);
     case TypeId::kDecimal: return OrderFixed<Decimal128>(left, right, order);
@@ -135,6 +167,133 @@ void OrderRows(const Vector& left, const Vector& right, int8_t* order) {
         order[i] = (left.IsNull(i) || right.IsNull(i)) ? 0 : static_cast<int8_t>(CompareGeneric(left, i, right, i));
       }
   }
+}
+
+// ---- comparison against a literal ----
+// A predicate such as `city = 'x'` or `amount > 100` compares a column with one value: these
+// loops read the value once instead of materialising it for every row.
+
+// The operator that gives the same result with the operands swapped (`c < x` is `x > c`).
+ComparisonOperator Mirror(ComparisonOperator op) {
+  switch (op) {
+    case ComparisonOperator::kLess: return ComparisonOperator::kGreater;
+    case ComparisonOperator::kLessOrEqual: return ComparisonOperator::kGreaterOrEqual;
+    case ComparisonOperator::kGreater: return ComparisonOperator::kLess;
+    case ComparisonOperator::kGreaterOrEqual: return ComparisonOperator::kLessOrEqual;
+    default: return op;
+  }
+}
+
+// out[i] = (values[i] op constant) for every row; one branch-free loop per operator.
+template <typename T>
+void CompareToConstant(ComparisonOperator op, const T* values, T constant, int64_t num_rows, uint8_t* out) {
+  auto run = [&](auto predicate) {
+    for (int64_t i = 0; i < num_rows; ++i) out[i] = predicate(values[i]);
+  };
+  if constexpr (std::is_floating_point_v<T>) {
+    // NaN ordering (Spark's) goes through CompareValues.
+    run([&](T v) { return static_cast<uint8_t>(ApplyComparison(op, CompareValues(v, constant))); });
+  } else {
+    using Op = ComparisonOperator;
+    switch (op) {
+      case Op::kEqual:
+      case Op::kNullSafeEqual: return run([constant](T v) { return static_cast<uint8_t>(v == constant); });
+      case Op::kNotEqual: return run([constant](T v) { return static_cast<uint8_t>(v != constant); });
+      case Op::kLess: return run([constant](T v) { return static_cast<uint8_t>(v < constant); });
+      case Op::kLessOrEqual: return run([constant](T v) { return static_cast<uint8_t>(v <= constant); });
+      case Op::kGreater: return run([constant](T v) { return static_cast<uint8_t>(v > constant); });
+      case Op::kGreaterOrEqual: return run([constant](T v) { return static_cast<uint8_t>(v >= constant); });
+    }
+  }
+}
+
+template <typename T>
+void CompareFixedToLiteral(ComparisonOperator op, const Vector& vector, const Vector& literal, uint8_t* out) {
+  CompareToConstant<T>(op, vector.values<T>(), literal.values<T>()[0], vector.length(), out);
+}
+
+// Strings and binaries in byte order; equality tests the length before the bytes. NULL rows get
+// the result of an equal ordering, as CompareVectors gives them.
+void CompareStringsToLiteral(ComparisonOperator op, const Vector& vector, std::string_view constant, uint8_t* out) {
+  int64_t num_rows = vector.length();
+  const int32_t* offsets = vector.buffer(1)->as<int32_t>() + vector.offset();
+  const char* data = reinterpret_cast<const char*>(vector.buffer(2)->data());
+  if (op == ComparisonOperator::kEqual || op == ComparisonOperator::kNullSafeEqual ||
+      op == ComparisonOperator::kNotEqual) {
+    uint8_t differs = op == ComparisonOperator::kNotEqual;
+    size_t size = constant.size();
+    if (size >= 8 && size <= 16) {
+      // Two overlapping 8-byte words cover the value: no call per row.
+      uint64_t head, tail;
+      std::memcpy(&head, constant.data(), 8);
+      std::memcpy(&tail, constant.data() + size - 8, 8);
+      for (int64_t i = 0; i < num_rows; ++i) {
+        int32_t begin = offsets[i];
+        bool equal = static_cast<size_t>(offsets[i + 1] - begin) == size;
+        if (equal) {
+          uint64_t value_head, value_tail;
+          std::memcpy(&value_head, data + begin, 8);
+          std::memcpy(&value_tail, data + begin + size - 8, 8);
+          equal = value_head == head && value_tail == tail;
+        }
+        out[i] = static_cast<uint8_t>(equal) ^ differs;
+      }
+    } else {
+      for (int64_t i = 0; i < num_rows; ++i) {
+        int32_t begin = offsets[i];
+        bool equal = static_cast<size_t>(offsets[i + 1] - begin) == size &&
+                     (size == 0 || std::memcmp(data + begin, constant.data(), size) == 0);
+        out[i] = static_cast<uint8_t>(equal) ^ differs;
+      }
+    }
+  } else {
+    for (int64_t i = 0; i < num_rows; ++i) {
+      std::string_view value(data + offsets[i], static_cast<size_t>(offsets[i + 1] - offsets[i]));
+      int c = value.compare(constant);
+      out[i] = ApplyComparison(op, c < 0 ? -1 : (c > 0 ? 1 : 0));
+    }
+  }
+  if (vector.null_count() > 0) {
+    uint8_t null_result = ApplyComparison(op, 0);
+    for (int64_t i = 0; i < num_rows; ++i) {
+      if (vector.IsNull(i)) out[i] = null_result;
+    }
+  }
+}
+
+// `vector op literal` with CompareVectors' semantics, or null when no dedicated loop applies
+// (NULL literal, nested or boolean types, or types that differ).
+VectorPtr CompareWithLiteral(ComparisonOperator op, const Vector& vector, const Scalar& literal) {
+  if (literal.is_null() || !literal.type()->Equals(*vector.type())) return nullptr;
+  int64_t num_rows = vector.length();
+  const Vector& constant = *literal.vector();
+  ByteMask values(static_cast<size_t>(num_rows));
+  uint8_t* out = values.data();
+  switch (vector.type_id()) {
+    case TypeId::kByte: CompareFixedToLiteral<int8_t>(op, vector, constant, out); break;
+    case TypeId::kShort: CompareFixedToLiteral<int16_t>(op, vector, constant, out); break;
+    case TypeId::kInteger:
+    case TypeId::kDate:
+    case TypeId::kYearMonthInterval: CompareFixedToLiteral<int32_t>(op, vector, constant, out); break;
+    case TypeId::kLong:
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampNtz:
+    case TypeId::kDayTimeInterval: CompareFixedToLiteral<int64_t>(op, vector, constant, out); break;
+    case TypeId::kFloat: CompareFixedToLiteral<float>(op, vector, constant, out); break;
+    case TypeId::kDouble: CompareFixedToLiteral<double>(op, vector, constant, out); break;
+    case TypeId::kDecimal: CompareFixedToLiteral<Decimal128>(op, vector, constant, out); break;
+    case TypeId::kString:
+    case TypeId::kBinary: CompareStringsToLiteral(op, vector, constant.GetString(0), out); break;
+    default: return nullptr;
+  }
+  if (vector.null_count() == 0) return MakeBooleanVector(out, nullptr, num_rows);
+  ByteMask valid = ValidityBytes(vector);
+  if (op == ComparisonOperator::kNullSafeEqual) {
+    // A NULL row is not equal to a non-NULL literal, and the result is never NULL.
+    for (int64_t i = 0; i < num_rows; ++i) out[i] = static_cast<uint8_t>(valid[i] && out[i]);
+    return MakeBooleanVector(out, nullptr, num_rows);
+  }
+  return MakeBooleanVector(out, valid.data(), num_rows);
 }
 
 // ---- arithmetic ----
@@ -572,8 +731,24 @@ VectorPtr EvaluateMasked(const Expression& expression, const Batch& batch, EvalC
     case ExpressionKind::kAnd:
     case ExpressionKind::kOr: return EvaluateLogic(expression, batch, context, mask);
     case ExpressionKind::kComparison: {
-      VectorPtr left = EvaluateMasked(*expression.child(0), batch, context, mask);
-      VectorPtr right = EvaluateMasked(*expression.child(1), batch, context, mask);
+      const Expression& left_expression = *expression.child(0);
+      const Expression& right_expression = *expression.child(1);
+      if (right_expression.kind() == ExpressionKind::kLiteral) {
+        VectorPtr left = EvaluateMasked(left_expression, batch, context, mask);
+        if (VectorPtr result = CompareWithLiteral(expression.comparison(), *left, right_expression.literal())) {
+          return result;
+        }
+        return CompareVectors(expression.comparison(), *left, *right_expression.literal().ToVector(num_rows));
+      }
+      if (left_expression.kind() == ExpressionKind::kLiteral) {
+        VectorPtr right = EvaluateMasked(right_expression, batch, context, mask);
+        if (VectorPtr result = CompareWithLiteral(Mirror(expression.comparison()), *right, left_expression.literal())) {
+          return result;
+        }
+        return CompareVectors(expression.comparison(), *left_expression.literal().ToVector(num_rows), *right);
+      }
+      VectorPtr left = EvaluateMasked(left_expression, batch, context, mask);
+      VectorPtr right = EvaluateMasked(right_expression, batch, context, mask);
       return CompareVectors(expression.comparison(), *left, *right);
     }
     case ExpressionKind::kArithmetic: return EvaluateArithmetic(expression, batch, context, mask);
@@ -604,8 +779,19 @@ VectorPtr Evaluate(const Expression& expression, const Batch& batch, EvalContext
 std::vector<uint8_t> EvaluateFilter(const Expression& predicate, const Batch& batch, EvalContext& context) {
   SILT_CHECK(predicate.type()->id() == TypeId::kBoolean, "a filter needs a boolean predicate");
   VectorPtr result = Evaluate(predicate, batch, context);
-  std::vector<uint8_t> keep(static_cast<size_t>(batch.num_rows()));
-  for (int64_t i = 0; i < batch.num_rows(); ++i) keep[i] = result->IsValid(i) && result->GetBool(i);
+  int64_t num_rows = batch.num_rows();
+  std::vector<uint8_t> keep(static_cast<size_t>(num_rows));
+  if (result->null_count() >= num_rows) return keep;  // all NULL (the values may be absent)
+  const uint8_t* bits = result->buffer(1)->data();
+  const uint8_t* validity =
+      result->null_count() > 0 && result->buffer(0) ? result->buffer(0)->data() : nullptr;
+  int64_t offset = result->offset();
+  for (int64_t i = 0; i < num_rows; ++i) {
+    int64_t bit = offset + i;
+    uint8_t value = (bits[bit >> 3] >> (bit & 7)) & 1;
+    if (validity) value &= (validity[bit >> 3] >> (bit & 7)) & 1;
+    keep[static_cast<size_t>(i)] = value;
+  }
   return keep;
 }
 

@@ -53,7 +53,7 @@ VectorPtr MapRows(const DataTypePtr& type, const std::vector<VectorPtr>& argumen
   return builder.Finish();
 }
 
-/// Integer value of row `row` of any integral, date or timestamp vector.
+/// Integer value of row `row` of any integral, date, timestamp or interval vector.
 int64_t ReadInteger(const Vector& vector, int64_t row);
 /// Double value of a float or double vector row.
 double ReadDouble(const Vector& vector, int64_t row);

@@ -123,10 +123,12 @@ int64_t ReadInteger(const Vector& vector, int64_t row) {
     case TypeId::kByte: return vector.values<int8_t>()[row];
     case TypeId::kShort: return vector.values<int16_t>()[row];
     case TypeId::kInteger:
-    case TypeId::kDate: return vector.values<int32_t>()[row];
+    case TypeId::kDate:
+    case TypeId::kYearMonthInterval: return vector.values<int32_t>()[row];
     case TypeId::kLong:
     case TypeId::kTimestamp:
-    case TypeId::kTimestampNtz: return vector.values<int64_t>()[row];
+    case TypeId::kTimestampNtz:
+    case TypeId::kDayTimeInterval: return vector.values<int64_t>()[row];
     default: SILT_CHECK(false, "ReadInteger on " + vector.type()->ToString());
   }
   return 0;

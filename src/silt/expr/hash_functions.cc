@@ -169,10 +169,12 @@ Seed HashValue(const Vector& vector, int64_t row, Seed seed) {
     case TypeId::kShort:
     case TypeId::kInteger:
     case TypeId::kDate:
+    case TypeId::kYearMonthInterval:
       return Hasher::HashInt(static_cast<uint32_t>(static_cast<int32_t>(ReadInteger(vector, row))), seed);
     case TypeId::kLong:
     case TypeId::kTimestamp:
-    case TypeId::kTimestampNtz: return Hasher::HashLong(static_cast<uint64_t>(ReadInteger(vector, row)), seed);
+    case TypeId::kTimestampNtz:
+    case TypeId::kDayTimeInterval: return Hasher::HashLong(static_cast<uint64_t>(ReadInteger(vector, row)), seed);
     case TypeId::kFloat: {
       float value = vector.values<float>()[row];
       if (value == 0.0f) value = 0.0f;  // -0.0 hashes as 0.0

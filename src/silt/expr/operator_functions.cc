@@ -3,7 +3,9 @@
 #include <limits>
 
 #include "silt/expr/function_kernels_internal.h"
+#include "silt/expr/interval_functions.h"
 #include "silt/types/date_time.h"
+#include "silt/types/time_zone.h"
 
 namespace silt::expr {
 namespace {
@@ -47,11 +49,14 @@ int32_t AddMonthsToDays(int64_t days, int64_t months) {
   return static_cast<int32_t>(DaysFromCivil(year, month, day));
 }
 
-int64_t AddMonthsToMicros(int64_t micros, int64_t months, int64_t zone_offset) {
-  int64_t local = micros + zone_offset;
+// Months are added to the local date-time in `zone` (null: the value is already local), which
+// then maps back to an instant with the zone's gap and overlap rules, as Spark does.
+int64_t AddMonthsToMicros(int64_t micros, int64_t months, const TimeZone* zone) {
+  int64_t local = zone != nullptr ? zone->UtcToLocal(micros) : micros;
   int64_t days = FloorDivide(local, kMicrosPerDay);
   int64_t time_of_day = local - days * kMicrosPerDay;
-  return static_cast<int64_t>(AddMonthsToDays(days, months)) * kMicrosPerDay + time_of_day - zone_offset;
+  int64_t moved = static_cast<int64_t>(AddMonthsToDays(days, months)) * kMicrosPerDay + time_of_day;
+  return zone != nullptr ? zone->LocalToUtc(moved) : moved;
 }
 
 // Java's name of an integral width in overflow messages ("integer overflow").
@@ -79,6 +84,7 @@ ExpressionPtr StructField(ExpressionPtr struct_value, int index) {
 }
 
 ExpressionPtr Negate(ExpressionPtr operand) {
+  if (operand->type()->is_interval()) return NegateInterval(std::move(operand));
   const std::string sql = "(- " + operand->ToString() + ")";
   if (operand->type()->id() == TypeId::kNull) operand = Cast(std::move(operand), DoubleType());
   if (operand->type()->id() == TypeId::kString) operand = Cast(std::move(operand), DoubleType());
@@ -249,7 +255,8 @@ ExpressionPtr AddInterval(ExpressionPtr datetime, const IntervalValue& interval)
   return MakeCall(interval.year_month ? "add_months_interval" : "add_time_interval", type, {std::move(datetime)},
                   [type, value](const std::vector<VectorPtr>& args, int64_t num_rows, EvalContext& context,
                                 RowMask mask) {
-                    const int64_t zone = type->id() == TypeId::kTimestamp && value.year_month ? context.ZoneOffsetMicros() : 0;
+                    const TimeZone* zone =
+                        type->id() == TypeId::kTimestamp && value.year_month ? &context.Zone() : nullptr;
                     return MapRows(type, args, num_rows, [&](int64_t row, VectorBuilder& out) {
                       int64_t input = ReadInteger(*args[0], row);
                       if (type->id() == TypeId::kDate) {

@@ -13,7 +13,7 @@ namespace silt::expr {
 /// Field `index` of a struct value (`s.f`); NULL where the struct is NULL.
 ExpressionPtr StructField(ExpressionPtr struct_value, int index);
 
-/// `-x` of a numeric operand; integral overflow (`-(-2147483648)`) raises ARITHMETIC_OVERFLOW
+/// `-x` of a numeric or interval operand (NegateInterval); integral overflow (`-(-2147483648)`) raises ARITHMETIC_OVERFLOW
 /// in ANSI mode and wraps otherwise, as Java does.
 ExpressionPtr Negate(ExpressionPtr operand);
 

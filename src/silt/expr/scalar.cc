@@ -52,6 +52,10 @@ Scalar Scalar::Timestamp(int64_t micros) {
 Scalar Scalar::TimestampNtz(int64_t micros) {
   return BuildOne(TimestampNtzType(), [&](VectorBuilder& b) { b.AppendInt(micros); });
 }
+Scalar Scalar::Interval(int64_t value, DataTypePtr type) {
+  SILT_CHECK(type && type->is_interval(), "Scalar::Interval needs an interval type");
+  return BuildOne(std::move(type), [&](VectorBuilder& b) { b.AppendInt(value); });
+}
 Scalar Scalar::String(std::string_view value) {
   return BuildOne(StringType(), [&](VectorBuilder& b) { b.AppendString(value); });
 }
@@ -78,10 +82,12 @@ int64_t Scalar::GetInt() const {
     case TypeId::kByte: return value_->values<int8_t>()[0];
     case TypeId::kShort: return value_->values<int16_t>()[0];
     case TypeId::kInteger:
-    case TypeId::kDate: return value_->values<int32_t>()[0];
+    case TypeId::kDate:
+    case TypeId::kYearMonthInterval: return value_->values<int32_t>()[0];
     case TypeId::kLong:
     case TypeId::kTimestamp:
-    case TypeId::kTimestampNtz: return value_->values<int64_t>()[0];
+    case TypeId::kTimestampNtz:
+    case TypeId::kDayTimeInterval: return value_->values<int64_t>()[0];
     default: SILT_CHECK(false, "Scalar::GetInt on type " + type()->ToString());
   }
   return 0;

@@ -30,6 +30,8 @@ class Scalar {
   /// Microseconds since the epoch (UTC).
   static Scalar Timestamp(int64_t micros);
   static Scalar TimestampNtz(int64_t micros);
+  /// An interval of `type`: months (YEAR-MONTH, within int32) or microseconds (DAY-TIME).
+  static Scalar Interval(int64_t value, DataTypePtr type);
   static Scalar String(std::string_view value);
   static Scalar Binary(std::string_view value);
   /// Row `row` of `vector` (any type, nested included); the value is copied.
@@ -40,7 +42,7 @@ class Scalar {
 
   /// Accessors of the value; calling one that does not match type() is a bug (INTERNAL_ERROR).
   bool GetBool() const;
-  /// Integers, date (days), timestamps (µs).
+  /// Integers, date (days), timestamps (µs), intervals (months or µs).
   int64_t GetInt() const;
   double GetDouble() const;
   Decimal128 GetDecimal() const;

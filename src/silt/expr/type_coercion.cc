@@ -147,10 +147,24 @@ std::optional<ArithmeticTypes> ResolveArithmetic(ArithmeticOperator op, const Da
   return types;
 }
 
+// Two interval types of the same kind widen to the interval spanning both types' fields
+// (INTERVAL HOUR and INTERVAL MINUTE to SECOND: INTERVAL HOUR TO SECOND); the values need no
+// conversion. nullptr for other pairs.
+DataTypePtr WiderInterval(const DataTypePtr& left, const DataTypePtr& right) {
+  if (!left->is_interval() || left->id() != right->id()) return nullptr;
+  int start = std::min(left->interval_start(), right->interval_start());
+  int end = std::max(left->interval_end(), right->interval_end());
+  if (left->id() == TypeId::kYearMonthInterval) {
+    return YearMonthIntervalType(static_cast<YearMonthField>(start), static_cast<YearMonthField>(end));
+  }
+  return DayTimeIntervalType(static_cast<DayTimeField>(start), static_cast<DayTimeField>(end));
+}
+
 std::optional<DataTypePtr> ComparisonType(const DataTypePtr& left, const DataTypePtr& right) {
   if (left->Equals(*right)) return left;
   if (left->id() == TypeId::kNull) return right;
   if (right->id() == TypeId::kNull) return left;
+  if (DataTypePtr wider = WiderInterval(left, right)) return wider;
   if (DataTypePtr wider = WiderNumeric(left, right)) return wider;
   if (left->id() == TypeId::kString) {
     if (DataTypePtr promoted = StringPromotion(right)) return promoted;
@@ -169,6 +183,7 @@ std::optional<DataTypePtr> WiderType(const DataTypePtr& left, const DataTypePtr&
   if (left->Equals(*right)) return left;
   if (left->id() == TypeId::kNull) return right;
   if (right->id() == TypeId::kNull) return left;
+  if (DataTypePtr wider = WiderInterval(left, right)) return wider;
   if (DataTypePtr wider = WiderNumeric(left, right)) return wider;
   if (left->id() == TypeId::kString || right->id() == TypeId::kString) {
     const DataTypePtr& other = left->id() == TypeId::kString ? right : left;

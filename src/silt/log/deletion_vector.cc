@@ -177,6 +177,19 @@ DeletedRows DeletedRows::FromIndexes(const std::vector<uint64_t>& indexes) {
   return rows;
 }
 
+DeletedRows DeletedRows::WithIndexes(const std::vector<uint64_t>& indexes) const {
+  DeletedRows rows;
+  for (const auto& [key, bitmap] : impl_->buckets) {
+    rows.impl_->buckets.emplace(key, roaring_bitmap_copy(bitmap));
+  }
+  for (uint64_t index : indexes) {
+    if (index >> 63) FailDv("WithIndexes", "row index " + std::to_string(index) + " is too large");
+    roaring_bitmap_add(rows.impl_->Bucket(static_cast<uint32_t>(index >> 32)),
+                       static_cast<uint32_t>(index));
+  }
+  return rows;
+}
+
 DeletedRows DeletedRows::Deserialize(std::string_view bytes, std::string_view source) {
   if (bytes.size() < 12) FailDv(source, "bitmap shorter than its 12-byte header");
   uint32_t magic = ReadLittle32(bytes.data());
@@ -243,6 +256,15 @@ uint64_t DeletedRows::Cardinality() const {
   uint64_t total = 0;
   for (const auto& [key, bitmap] : impl_->buckets) total += roaring_bitmap_get_cardinality(bitmap);
   return total;
+}
+
+std::optional<uint64_t> DeletedRows::Maximum() const {
+  for (auto it = impl_->buckets.rbegin(); it != impl_->buckets.rend(); ++it) {
+    if (!roaring_bitmap_is_empty(it->second)) {
+      return (uint64_t(it->first) << 32) | roaring_bitmap_maximum(it->second);
+    }
+  }
+  return std::nullopt;
 }
 
 std::vector<uint64_t> DeletedRows::ToVector() const {
@@ -333,14 +355,19 @@ DeletedRows LoadDeletionVector(io::FileSystem& fs, std::string_view table_root,
   return rows;
 }
 
-std::string MakeDeletionVectorFile(const DeletedRows& rows) {
-  std::string bitmap = rows.Serialize();
+std::string MakeDeletionVectorRecord(std::string_view bitmap) {
   std::string out;
-  out.push_back(1);
+  out.reserve(bitmap.size() + 8);
   AppendBig32(out, static_cast<uint32_t>(bitmap.size()));
   out += bitmap;
   AppendBig32(out, static_cast<uint32_t>(crc32(0, reinterpret_cast<const Bytef*>(bitmap.data()),
                                                static_cast<uInt>(bitmap.size()))));
+  return out;
+}
+
+std::string MakeDeletionVectorFile(const DeletedRows& rows) {
+  std::string out(1, '\x01');
+  out += MakeDeletionVectorRecord(rows.Serialize());
   return out;
 }
 

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -46,6 +47,10 @@ class DeletedRows {
   /// DELTA_INVALID_DELETION_VECTOR for an index of 2^63 or more.
   static DeletedRows FromIndexes(const std::vector<uint64_t>& indexes);
 
+  /// Returns the union of this set and `indexes` (any order, duplicates allowed); this set is
+  /// unchanged. Throws DELTA_INVALID_DELETION_VECTOR for an index of 2^63 or more.
+  DeletedRows WithIndexes(const std::vector<uint64_t>& indexes) const;
+
   /// Parses a serialised RoaringBitmapArray: the "portable" format (magic 1681511377, 64-bit
   /// bucket count, then per bucket a 32-bit key and a standard portable 32-bit Roaring bitmap).
   /// The whole input must be consumed. Throws DELTA_INVALID_DELETION_VECTOR naming `source`.
@@ -57,6 +62,8 @@ class DeletedRows {
 
   bool Contains(uint64_t row_index) const;
   uint64_t Cardinality() const;
+  /// The highest deleted index; nullopt for an empty set.
+  std::optional<uint64_t> Maximum() const;
   /// The deleted indexes in ascending order.
   std::vector<uint64_t> ToVector() const;
   /// Marks rows [first, first + count) that are deleted: keep[i] is false for deleted row
@@ -75,6 +82,11 @@ class DeletedRows {
 /// DELTA_INVALID_DELETION_VECTOR for malformed bytes, PATH_NOT_FOUND when the file is missing.
 DeletedRows LoadDeletionVector(io::FileSystem& fs, std::string_view table_root,
                                const DeletionVectorDescriptor& descriptor);
+
+/// Builds one record of a DV file for the serialised bitmap `bitmap`: its big-endian size, the
+/// bytes, and their big-endian CRC-32 (zlib/IEEE). The record's offset in the file is what a
+/// descriptor's `offset` names.
+std::string MakeDeletionVectorRecord(std::string_view bitmap);
 
 /// Builds the bytes of a DV file holding one record (version byte, size, bitmap, CRC) for
 /// `rows`; the record starts at offset 1. For writers and tests.

@@ -156,6 +156,9 @@ std::optional<Scalar> ParsePartitionValue(const DataType& type,
   const std::string& value = *text;
   switch (type.id()) {
     case TypeId::kNull:
+    // Interval types cannot be Delta columns (schema JSON refuses them), so never partition values.
+    case TypeId::kYearMonthInterval:
+    case TypeId::kDayTimeInterval:
       return std::nullopt;
     case TypeId::kString:
     case TypeId::kBinary:

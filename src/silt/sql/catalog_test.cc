@@ -149,7 +149,7 @@ TEST_F(CatalogTest, TempViewsShadowTablesAndConfParses) {
   EXPECT_EQ(ErrorClassOf([&] {
               session.CreateTempView(TempView{"v", nullptr, {}, ""}, false);
             }),
-            "TABLE_OR_VIEW_ALREADY_EXISTS");
+            "TEMP_TABLE_OR_VIEW_ALREADY_EXISTS");
   EXPECT_EQ(session.ResolveTable({"v"}, {}).kind, TableSource::Kind::kView);
   EXPECT_EQ(session.ResolveTable({"default", "v"}, {}).kind, TableSource::Kind::kDelta);
   EXPECT_TRUE(session.DropTempView("v"));

@@ -10,6 +10,7 @@
 #include "silt/exec/sort_window.h"
 #include "silt/expr/cast.h"
 #include "silt/expr/evaluator.h"
+#include "silt/expr/interval_functions.h"
 #include "silt/expr/operator_functions.h"
 #include "silt/expr/type_coercion.h"
 #include "silt/types/date_time.h"
@@ -539,11 +540,16 @@ expr::ExpressionPtr ExpressionBinder::BindLiteral(const Expression& node) {
       if (!micros) SILT_THROW(INVALID_TYPED_LITERAL, {{"valueType", "\"TIMESTAMP_NTZ\""}, {"value", "'" + node.text + "'"}});
       return expr::Literal(Scalar::TimestampNtz(*micros));
     }
-    case LiteralKind::kInterval:
+    case LiteralKind::kInterval: {
       ParseIntervalLiteral(node);  // reports malformed intervals first
+      if (std::optional<Scalar> value = expr::AnsiIntervalLiteral(node.interval_parts)) return expr::Literal(*value);
+      // Spark types these as its legacy CalendarIntervalType, which silt has as a value only
+      // inside datetime arithmetic.
       SILT_THROW(UNSUPPORTED_FEATURE,
-                 {{"message", "INTERVAL values are supported only added to or subtracted from a DATE or TIMESTAMP, "
-                              "got " + ExpressionSql(node)}});
+                 {{"message", "INTERVAL values of a unit-less string or of year-month fields mixed with day-time "
+                              "fields are supported only added to or subtracted from a DATE or TIMESTAMP, got " +
+                                  ExpressionSql(node)}});
+    }
   }
   SILT_CHECK(false, "unknown literal kind");
   return nullptr;
@@ -558,12 +564,12 @@ expr::ExpressionPtr ExpressionBinder::BindUnary(const Expression& node) {
     }
     return expr::Not(std::move(operand));
   }
-  if (AsIntervalLiteral(node)) return Bind(operand_node);  // reports the bare interval
   expr::ExpressionPtr operand = Bind(operand_node);
   if (node.op == "~") return expr::BitwiseNot(std::move(operand));
   if (node.op == "-") return expr::Negate(std::move(operand));
-  // Unary plus keeps numeric operands as they are.
-  if (!expr::IsNumeric(*operand->type()) && operand->type()->id() != TypeId::kNull) {
+  // Unary plus keeps numeric and interval operands as they are.
+  if (!expr::IsNumeric(*operand->type()) && operand->type()->id() != TypeId::kNull &&
+      !operand->type()->is_interval()) {
     ThrowMismatch(node, "the operand " + QuotedTypeName(operand->type()) + " of unary + is not numeric.");
   }
   return operand;
@@ -574,25 +580,25 @@ expr::ExpressionPtr ExpressionBinder::BindBinary(const Expression& node) {
   if (op == "+" || op == "-") {
     auto right_interval = AsIntervalLiteral(*node.children[1]);
     auto left_interval = op == "+" ? AsIntervalLiteral(*node.children[0]) : std::nullopt;
-    if (right_interval || left_interval) {
-      if (right_interval && left_interval) ThrowMismatch(node, "adding two INTERVAL literals is not supported.");
+    // A datetime plus or minus an interval literal. The literal may be a calendar interval
+    // (`INTERVAL '1 day 2 hours'`, `INTERVAL 1 MONTH 2 DAYS`), which has no value of its own;
+    // intervals on both sides go the general way below.
+    if (right_interval.has_value() != left_interval.has_value()) {
       expr::IntervalValue interval = right_interval ? *right_interval : *left_interval;
-      if (op == "-") {
-        interval.months = -interval.months;
-        interval.micros = -interval.micros;
-      }
       expr::ExpressionPtr datetime = Bind(right_interval ? *node.children[0] : *node.children[1]);
-      // A mixed literal (`INTERVAL 1 MONTH 2 DAYS`) adds its months, then its time.
-      expr::IntervalValue months{interval.months, 0, true, false};
-      expr::IntervalValue time{0, interval.micros, false, interval.days_only};
-      if (interval.year_month) datetime = expr::AddInterval(std::move(datetime), months);
-      if (interval.micros != 0 || !interval.year_month) datetime = expr::AddInterval(std::move(datetime), time);
-      return datetime;
+      if (!datetime->type()->is_interval()) {
+        if (op == "-") {
+          interval.months = -interval.months;
+          interval.micros = -interval.micros;
+        }
+        // A mixed literal (`INTERVAL 1 MONTH 2 DAYS`) adds its months, then its time.
+        expr::IntervalValue months{interval.months, 0, true, false};
+        expr::IntervalValue time{0, interval.micros, false, interval.days_only};
+        if (interval.year_month) datetime = expr::AddInterval(std::move(datetime), months);
+        if (interval.micros != 0 || !interval.year_month) datetime = expr::AddInterval(std::move(datetime), time);
+        return datetime;
+      }
     }
-  }
-  if (node.children[0]->kind == ExpressionKind::kLiteral &&
-      node.children[0]->literal_kind == LiteralKind::kInterval) {
-    BindLiteral(*node.children[0]);
   }
   expr::ExpressionPtr left = Bind(*node.children[0]);
   expr::ExpressionPtr right = Bind(*node.children[1]);
@@ -640,6 +646,8 @@ expr::ExpressionPtr ExpressionBinder::BindBinary(const Expression& node) {
   if (op == "/") arithmetic = ArithmeticOperator::kDivide;
   if (op == "%") arithmetic = ArithmeticOperator::kRemainder;
   if (arithmetic) {
+    // Interval operands, and datetime differences, which are intervals.
+    if (expr::ExpressionPtr interval = expr::IntervalArithmetic(*arithmetic, left, right)) return interval;
     if (!expr::ResolveArithmetic(*arithmetic, left->type(), right->type())) incompatible();
     return expr::Arithmetic(*arithmetic, std::move(left), std::move(right));
   }

@@ -270,7 +270,10 @@ TEST_F(ExpressionBinderTest, IntervalArithmetic) {
             "2024-01-02 02:03:04.5");
   EXPECT_EQ(First("DATE '2024-01-31' + INTERVAL '1 month 2 days'"), "2024-03-02");
   EXPECT_EQ(First("DATE '2024-01-31' + -INTERVAL 1 WEEK"), "2024-01-24");
-  EXPECT_EQ(ErrorOf("INTERVAL 1 DAY"), "UNSUPPORTED_FEATURE|line 1, pos 0");
+  EXPECT_EQ(First("INTERVAL 1 DAY"), "INTERVAL '1' DAY");
+  EXPECT_EQ(TypeOf("dt - DATE '2024-01-01'"), "interval day");
+  // Calendar intervals (no ANSI type) are values only inside datetime arithmetic.
+  EXPECT_EQ(ErrorOf("INTERVAL '1 day'"), "UNSUPPORTED_FEATURE|line 1, pos 0");
   EXPECT_EQ(ErrorOf("b + INTERVAL 1 DAY").substr(0, 17), "CAST_INVALID_INPU");
 }
 

@@ -8,6 +8,7 @@
 #include <cstdlib>
 
 #include "silt/expr/cast.h"
+#include "silt/expr/interval_functions.h"
 #include "silt/sql/expression_binder.h"
 #include "silt/types/date_time.h"
 
@@ -77,6 +78,14 @@ std::string LiteralSql(const Expression& node) {
              "'";
     }
     case LiteralKind::kInterval: {
+      // Spark names an ANSI interval literal after its value: INTERVAL '02' HOUR.
+      try {
+        if (std::optional<expr::Scalar> value = expr::AnsiIntervalLiteral(node.interval_parts)) {
+          return value->ToString();
+        }
+      } catch (const Error&) {
+        // Malformed: named as written; binding reports the error.
+      }
       std::string text = "INTERVAL";
       for (const auto& [value, unit] : node.interval_parts) {
         text += " '" + Unquote(value) + "'";

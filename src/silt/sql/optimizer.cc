@@ -232,12 +232,22 @@ bool PrunableType(const DataType& type) {
 }
 
 void DeriveScanPredicates(LogicalNode& scan) {
-  scan.scan_predicates.clear();
-  if (!scan.predicate) return;
-  for (const ExpressionPtr& conjunct : expr::SplitConjunction(scan.predicate)) {
-    auto column_name = [&](const ExpressionPtr& e) -> const LogicalColumn* {
+  std::vector<Field> fields;
+  for (const LogicalColumn& column : scan.columns) {
+    fields.push_back(Field{column.name, column.type, column.nullable, {}});
+  }
+  scan.scan_predicates = scan.predicate ? sql::DeriveScanPredicates(scan.predicate, Schema(std::move(fields)))
+                                        : std::vector<log::ScanPredicate>{};
+}
+
+}  // namespace
+
+std::vector<log::ScanPredicate> DeriveScanPredicates(const ExpressionPtr& predicate, const Schema& schema) {
+  std::vector<log::ScanPredicate> predicates;
+  for (const ExpressionPtr& conjunct : expr::SplitConjunction(predicate)) {
+    auto column_name = [&](const ExpressionPtr& e) -> const Field* {
       if (e->kind() != expr::ExpressionKind::kColumn) return nullptr;
-      const LogicalColumn& column = scan.columns[e->column_index()];
+      const Field& column = schema.field(static_cast<size_t>(e->column_index()));
       return PrunableType(*column.type) ? &column : nullptr;
     };
     auto literal_text = [](const ExpressionPtr& e) -> std::optional<std::string> {
@@ -247,11 +257,11 @@ void DeriveScanPredicates(LogicalNode& scan) {
     switch (conjunct->kind()) {
       case expr::ExpressionKind::kComparison: {
         for (int side = 0; side < 2; ++side) {
-          const LogicalColumn* column = column_name(conjunct->child(side));
+          const Field* column = column_name(conjunct->child(side));
           std::optional<std::string> value = literal_text(conjunct->child(1 - side));
           std::optional<log::ScanPredicate::Op> op = ScanOp(conjunct->comparison(), side == 1);
           if (column && value && op && conjunct->child(side)->type()->Equals(*conjunct->child(1 - side)->type())) {
-            scan.scan_predicates.push_back(log::ScanPredicate{column->name, *op, *value});
+            predicates.push_back(log::ScanPredicate{column->name, *op, *value});
             break;
           }
         }
@@ -259,9 +269,9 @@ void DeriveScanPredicates(LogicalNode& scan) {
       }
       case expr::ExpressionKind::kIsNull:
       case expr::ExpressionKind::kIsNotNull: {
-        const LogicalColumn* column = column_name(conjunct->child(0));
+        const Field* column = column_name(conjunct->child(0));
         if (column) {
-          scan.scan_predicates.push_back(log::ScanPredicate{
+          predicates.push_back(log::ScanPredicate{
               column->name,
               conjunct->kind() == expr::ExpressionKind::kIsNull ? log::ScanPredicate::Op::kIsNull
                                                                 : log::ScanPredicate::Op::kIsNotNull,
@@ -270,12 +280,12 @@ void DeriveScanPredicates(LogicalNode& scan) {
         break;
       }
       case expr::ExpressionKind::kIn: {
-        const LogicalColumn* column = column_name(conjunct->child(0));
+        const Field* column = column_name(conjunct->child(0));
         if (!column || conjunct->children().size() == 2) {
           if (column && conjunct->children().size() == 2) {
             std::optional<std::string> value = literal_text(conjunct->child(1));
             if (value && conjunct->child(1)->type()->Equals(*conjunct->child(0)->type())) {
-              scan.scan_predicates.push_back(log::ScanPredicate{column->name, log::ScanPredicate::Op::kEqual, *value});
+              predicates.push_back(log::ScanPredicate{column->name, log::ScanPredicate::Op::kEqual, *value});
             }
           }
           break;
@@ -300,9 +310,9 @@ void DeriveScanPredicates(LogicalNode& scan) {
           if (!high || less(*high, value)) high = value;
         }
         if (usable && low && high) {
-          scan.scan_predicates.push_back(
+          predicates.push_back(
               log::ScanPredicate{column->name, log::ScanPredicate::Op::kGreaterOrEqual, low->ToString()});
-          scan.scan_predicates.push_back(
+          predicates.push_back(
               log::ScanPredicate{column->name, log::ScanPredicate::Op::kLessOrEqual, high->ToString()});
         }
         break;
@@ -310,7 +320,10 @@ void DeriveScanPredicates(LogicalNode& scan) {
       default: break;
     }
   }
+  return predicates;
 }
+
+namespace {
 
 // ---- Column pruning ----
 

@@ -15,4 +15,10 @@ LogicalPtr OptimizePlan(const LogicalPtr& plan, const expr::EvalContext& context
 /// whose evaluation fails are kept, so the error surfaces when (and if) a row reaches them.
 expr::ExpressionPtr FoldConstants(const expr::ExpressionPtr& expression, const expr::EvalContext& context);
 
+/// The file-pruning conjuncts (`column op literal` on top-level columns of `schema`, as
+/// log::TableScan takes them) implied by `predicate`, a boolean expression bound over `schema`.
+/// Conjuncts that cannot prune (other shapes, nested or timestamp columns) are left out, so the
+/// result is a necessary condition only.
+std::vector<log::ScanPredicate> DeriveScanPredicates(const expr::ExpressionPtr& predicate, const Schema& schema);
+
 }  // namespace silt::sql

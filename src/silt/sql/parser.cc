@@ -1121,6 +1121,48 @@ class Parser {
   }
 
   // Parses a Spark type name (see ParseDataType for the accepted forms).
+  // `INTERVAL start [TO end]` after the INTERVAL keyword: Spark's ANSI interval types, YEAR/MONTH
+  // fields for a year-month interval, DAY/HOUR/MINUTE/SECOND for a day-time one; `end` must not
+  // come before `start` and both must be of one kind.
+  static bool IsIntervalField(const Token& token) {
+    for (const char* field : {"YEAR", "MONTH", "DAY", "HOUR", "MINUTE", "SECOND"}) {
+      if (IsKeyword(token, field)) return true;
+    }
+    return false;
+  }
+
+  DataTypePtr ParseIntervalType() {
+    static const std::vector<std::string> kYearMonth = {"YEAR", "MONTH"};
+    static const std::vector<std::string> kDayTime = {"DAY", "HOUR", "MINUTE", "SECOND"};
+    auto field_index = [](const std::vector<std::string>& fields, const std::string& word) {
+      for (size_t i = 0; i < fields.size(); ++i) {
+        if (fields[i] == word) return static_cast<int>(i);
+      }
+      return -1;
+    };
+    const Token& start_token = Current();
+    if (start_token.kind != TokenKind::kIdentifier) SyntaxError(start_token);
+    std::string start = ToUpper(start_token.text);
+    bool year_month = field_index(kYearMonth, start) >= 0;
+    const std::vector<std::string>& fields = year_month ? kYearMonth : kDayTime;
+    int start_index = field_index(fields, start);
+    if (start_index < 0) SyntaxError(start_token);
+    Advance();
+    int end_index = start_index;
+    if (MatchKeyword("TO")) {
+      const Token& end_token = Current();
+      end_index = field_index(fields, ToUpper(end_token.text));
+      if (end_token.kind != TokenKind::kIdentifier || end_index <= start_index) SyntaxError(end_token);
+      Advance();
+    }
+    if (year_month) {
+      return YearMonthIntervalType(static_cast<YearMonthField>(start_index),
+                                   static_cast<YearMonthField>(end_index));
+    }
+    return DayTimeIntervalType(static_cast<DayTimeField>(start_index),
+                               static_cast<DayTimeField>(end_index));
+  }
+
   DataTypePtr ParseType() {
     DepthGuard guard(*this);
     const Token& token = Current();
@@ -1140,6 +1182,7 @@ class Parser {
     if (name == "STRING") return StringType();
     if (name == "BINARY") return BinaryType();
     if (name == "VOID") return NullType();
+    if (name == "INTERVAL" && IsIntervalField(Current())) return ParseIntervalType();
     if (name == "VARCHAR" || name == "CHAR" || name == "CHARACTER") {
       // Delta stores char/varchar columns as string (the length lives in field metadata, which
       // the binder adds); the parser checks the length is present and positive.

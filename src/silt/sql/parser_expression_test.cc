@@ -36,6 +36,30 @@ TEST(ParserExpressionTest, SqlStandardFunctionForms) {
   }
 }
 
+TEST(ParserExpressionTest, IntervalTypes) {
+  EXPECT_TRUE(ParseDataType("INTERVAL DAY TO SECOND")->Equals(*DayTimeIntervalType()));
+  EXPECT_TRUE(ParseDataType("interval hour")
+                  ->Equals(*DayTimeIntervalType(DayTimeField::kHour, DayTimeField::kHour)));
+  EXPECT_TRUE(ParseDataType("INTERVAL YEAR TO MONTH")->Equals(*YearMonthIntervalType()));
+  EXPECT_TRUE(ParseDataType("INTERVAL MONTH")
+                  ->Equals(*YearMonthIntervalType(YearMonthField::kMonth, YearMonthField::kMonth)));
+  for (const char* bad : {"INTERVAL SECOND TO DAY", "INTERVAL YEAR TO DAY", "INTERVAL DAY TO"}) {
+    try {
+      ParseDataType(bad);
+      ADD_FAILURE() << bad << " should not parse";
+    } catch (const Error& error) {
+      EXPECT_EQ(error.error_class(), "PARSE_SYNTAX_ERROR") << bad;
+    }
+  }
+  // The legacy calendar interval (no fields) is not a type silt or Delta can use.
+  try {
+    ParseDataType("INTERVAL");
+    ADD_FAILURE() << "a bare INTERVAL type should be refused";
+  } catch (const Error& error) {
+    EXPECT_EQ(error.error_class(), "UNSUPPORTED_DATATYPE");
+  }
+}
+
 TEST(ParserExpressionTest, SparkPrecedenceTable) {
   EXPECT_EQ(Expr("a OR b AND NOT c = d + e * f"), "(a OR (b AND (NOT (c = (d + (e * f))))))");
   EXPECT_EQ(Expr("-a.b[1]"), "(- a.b[1])");

@@ -912,7 +912,7 @@ LogicalPtr QueryBinder::Impl::BindNamedTable(const QualifiedName& name, const st
               text = text.substr(0, 4) + "-" + text.substr(4, 2) + "-" + text.substr(6, 2) + " " + text.substr(8, 2) +
                      ":" + text.substr(10, 2) + ":" + text.substr(12, 2) + "." + text.substr(14, 3);
             }
-            std::optional<int64_t> parsed = expr::ParseSparkTimestamp(text, true, Eval().ZoneOffsetMicros());
+            std::optional<int64_t> parsed = expr::ParseSparkTimestamp(text, true, Eval().Zone());
             if (!parsed) {
               ThrowAt(MakeError(ErrorClass::INVALID_PARAMETER_VALUE,
                                 {{"parameter", "`timestamp`"}, {"functionName", "TIMESTAMP AS OF"},

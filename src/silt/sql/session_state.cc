@@ -78,7 +78,7 @@ expr::EvalContext SessionState::MakeEvalContext() const {
 void SessionState::CreateTempView(TempView view, bool replace) {
   std::string key = Lower(view.name);
   if (!replace && temp_views_.count(key) > 0) {
-    SILT_THROW(TABLE_OR_VIEW_ALREADY_EXISTS, {{"relationName", "`" + view.name + "`"}});
+    SILT_THROW(TEMP_TABLE_OR_VIEW_ALREADY_EXISTS, {{"relationName", "`" + view.name + "`"}});
   }
   temp_views_[key] = std::move(view);
 }

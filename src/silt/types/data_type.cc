@@ -58,7 +58,9 @@ int DataType::FieldIndex(std::string_view name) const {
 bool DataType::Equals(const DataType& other) const {
   if (this == &other) return true;
   if (id_ != other.id_) return false;
-  if (id_ == TypeId::kDecimal) return precision_ == other.precision_ && scale_ == other.scale_;
+  if (id_ == TypeId::kDecimal || is_interval()) {
+    return precision_ == other.precision_ && scale_ == other.scale_;
+  }
   return FieldsEqual(fields_, other.fields_);
 }
 
@@ -129,6 +131,15 @@ std::string DataType::DeltaName() const {
       return "array";
     case TypeId::kMap:
       return "map";
+    case TypeId::kYearMonthInterval:
+    case TypeId::kDayTimeInterval: {
+      static const char* const kYearMonthNames[] = {"year", "month"};
+      static const char* const kDayTimeNames[] = {"day", "hour", "minute", "second"};
+      const char* const* names = id_ == TypeId::kYearMonthInterval ? kYearMonthNames : kDayTimeNames;
+      std::string out = std::string("interval ") + names[precision_];
+      if (scale_ != precision_) out += std::string(" to ") + names[scale_];
+      return out;
+    }
   }
   return "unknown";
 }
@@ -142,11 +153,13 @@ int DataType::FixedWidth() const {
     case TypeId::kInteger:
     case TypeId::kDate:
     case TypeId::kFloat:
+    case TypeId::kYearMonthInterval:
       return 4;
     case TypeId::kLong:
     case TypeId::kTimestamp:
     case TypeId::kTimestampNtz:
     case TypeId::kDouble:
+    case TypeId::kDayTimeInterval:
       return 8;
     case TypeId::kDecimal:
       return 16;
@@ -241,6 +254,18 @@ DataTypePtr MapType(DataTypePtr key, DataTypePtr value, bool value_contains_null
   fields.push_back(Field{"key", std::move(key), false, {}});
   fields.push_back(Field{"value", std::move(value), value_contains_null, {}});
   return std::make_shared<const DataType>(TypeId::kMap, 0, 0, std::move(fields));
+}
+
+DataTypePtr YearMonthIntervalType(YearMonthField start, YearMonthField end) {
+  SILT_CHECK(start <= end, "a year-month interval type must start at or before its end field");
+  return std::make_shared<const DataType>(TypeId::kYearMonthInterval, static_cast<int>(start),
+                                          static_cast<int>(end), std::vector<Field>{});
+}
+
+DataTypePtr DayTimeIntervalType(DayTimeField start, DayTimeField end) {
+  SILT_CHECK(start <= end, "a day-time interval type must start at or before its end field");
+  return std::make_shared<const DataType>(TypeId::kDayTimeInterval, static_cast<int>(start),
+                                          static_cast<int>(end), std::vector<Field>{});
 }
 
 int Schema::FieldIndex(std::string_view name, bool case_sensitive) const {

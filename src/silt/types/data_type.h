@@ -28,7 +28,16 @@ enum class TypeId : uint8_t {
   kStruct,        ///< children, one per field
   kList,          ///< int32 offsets + one child (Delta "array")
   kMap,           ///< int32 offsets + one child struct<key, value> (Arrow's map layout)
+  /// Spark's ANSI YEAR-MONTH interval: int32 months. Not a Delta column type (query values only).
+  kYearMonthInterval,
+  /// Spark's ANSI DAY-TIME interval: int64 microseconds. Not a Delta column type.
+  kDayTimeInterval,
 };
+
+/// The fields of a YEAR-MONTH interval type, in Spark's order (YearMonthIntervalType.YEAR = 0).
+enum class YearMonthField : uint8_t { kYear = 0, kMonth = 1 };
+/// The fields of a DAY-TIME interval type, in Spark's order (DayTimeIntervalType.DAY = 0).
+enum class DayTimeField : uint8_t { kDay = 0, kHour = 1, kMinute = 2, kSecond = 3 };
 
 class DataType;
 using DataTypePtr = std::shared_ptr<const DataType>;
@@ -59,6 +68,11 @@ class DataType {
   /// Decimal only.
   int precision() const { return precision_; }
   int scale() const { return scale_; }
+  /// Interval types only: the first and last field as the enum value (YearMonthField or
+  /// DayTimeField), e.g. DAY TO SECOND is (0, 3).
+  int interval_start() const { return precision_; }
+  int interval_end() const { return scale_; }
+  bool is_interval() const { return id_ == TypeId::kYearMonthInterval || id_ == TypeId::kDayTimeInterval; }
 
   /// Struct: the fields. List: one field "element". Map: "key" and "value".
   const std::vector<Field>& fields() const { return fields_; }
@@ -84,7 +98,7 @@ class DataType {
   /// "map<string,int>", "timestamp_ntz", "void".
   std::string ToString() const;
   /// Delta's primitive type name: "long", "decimal(18,2)", "timestamp_ntz"; nested types give
-  /// "struct"/"array"/"map".
+  /// "struct"/"array"/"map". Interval types, which Delta cannot store, give Spark's name.
   std::string DeltaName() const;
 
   /// Bytes per value of a fixed-width type (bool: 0, as it is bit-packed; variable: 0).
@@ -121,6 +135,14 @@ DataTypePtr BinaryType();
 DataTypePtr StructType(std::vector<Field> fields);
 DataTypePtr ListType(DataTypePtr element, bool contains_null = true);
 DataTypePtr MapType(DataTypePtr key, DataTypePtr value, bool value_contains_null = true);
+/// Spark's YearMonthIntervalType(start, end), simpleString "interval year to month", "interval
+/// month". Throws INTERNAL_ERROR unless start <= end.
+DataTypePtr YearMonthIntervalType(YearMonthField start = YearMonthField::kYear,
+                                  YearMonthField end = YearMonthField::kMonth);
+/// Spark's DayTimeIntervalType(start, end), simpleString "interval day to second", "interval
+/// hour". Throws INTERNAL_ERROR unless start <= end.
+DataTypePtr DayTimeIntervalType(DayTimeField start = DayTimeField::kDay,
+                                DayTimeField end = DayTimeField::kSecond);
 
 /// A table schema: the top-level fields of a struct.
 class Schema {

@@ -341,6 +341,29 @@ void WriteType(JsonWriter& json, const DataType& type) {
   }
 }
 
+// Adds "path: type" for each interval type in `type`: Spark has them as query values, but the
+// Delta protocol has no such column type.
+void CollectUnstorable(const DataType& type, const std::string& path, std::vector<std::string>& out) {
+  if (type.is_interval()) {
+    out.push_back(path + ": " + type.ToString());
+    return;
+  }
+  switch (type.id()) {
+    case TypeId::kStruct:
+      for (const Field& field : type.fields()) CollectUnstorable(*field.type, path + "." + field.name, out);
+      return;
+    case TypeId::kList:
+      CollectUnstorable(*type.element_type(), path + ".element", out);
+      return;
+    case TypeId::kMap:
+      CollectUnstorable(*type.key_type(), path + ".key", out);
+      CollectUnstorable(*type.value_type(), path + ".value", out);
+      return;
+    default:
+      return;
+  }
+}
+
 }  // namespace
 
 Schema ParseDeltaSchema(std::string_view json) {
@@ -354,6 +377,13 @@ Schema ParseDeltaSchema(std::string_view json) {
 DataTypePtr ParseDeltaType(std::string_view json) { return ParseDocument(json); }
 
 std::string ToDeltaSchemaJson(const Schema& schema) {
+  std::vector<std::string> unsupported;
+  for (const Field& field : schema.fields()) CollectUnstorable(*field.type, field.name, unsupported);
+  if (!unsupported.empty()) {
+    std::string list;
+    for (const std::string& entry : unsupported) list += (list.empty() ? "" : ", ") + entry;
+    SILT_THROW(DELTA_UNSUPPORTED_DATA_TYPES, {{"dataTypeList", "[" + list + "]"}});
+  }
   JsonWriter json;
   WriteStruct(json, schema.fields());
   return json.Release();

@@ -122,6 +122,8 @@ void WriteJsonValue(JsonWriter& json, const Vector& vector, int64_t row) {
     case TypeId::kTimestamp:
     case TypeId::kTimestampNtz:
     case TypeId::kString:
+    case TypeId::kYearMonthInterval:
+    case TypeId::kDayTimeInterval:
       json.String(vector.ValueToString(row));
       return;
     case TypeId::kBinary:

@@ -154,6 +154,87 @@ std::optional<Decimal128> ParseDecimal(std::string_view text, int precision, int
   return negative ? -value : value;
 }
 
+std::string FormatYearMonthInterval(int32_t months, int start, int end) {
+  static const char* const kNames[] = {"YEAR", "MONTH"};
+  const std::string sign = months < 0 ? "-" : "";
+  const int64_t magnitude = months < 0 ? -static_cast<int64_t>(months) : months;
+  std::string value;
+  if (start != end) {
+    value = sign + std::to_string(magnitude / 12) + "-" + std::to_string(magnitude % 12);
+  } else if (start == 0) {
+    value = sign + std::to_string(magnitude / 12);
+  } else {
+    value = std::to_string(months);
+  }
+  std::string out = "INTERVAL '" + value + "' " + kNames[start];
+  if (start != end) out += std::string(" TO ") + kNames[end];
+  return out;
+}
+
+namespace {
+
+// "05", "12.5", "00.000001": seconds with at least two integer digits and the fraction without
+// trailing zeros (Java's BigDecimal.stripTrailingZeros().toPlainString()).
+std::string SecondsText(uint64_t micros) {
+  std::string text = std::to_string(micros / 1000000);
+  if (text.size() < 2) text = "0" + text;
+  uint64_t fraction = micros % 1000000;
+  if (fraction != 0) {
+    std::string digits = std::to_string(fraction);
+    digits = std::string(6 - digits.size(), '0') + digits;
+    while (digits.back() == '0') digits.pop_back();
+    text += "." + digits;
+  }
+  return text;
+}
+
+std::string TwoDigits(uint64_t value) {
+  std::string text = std::to_string(value);
+  return text.size() < 2 ? "0" + text : text;
+}
+
+}  // namespace
+
+std::string FormatDayTimeInterval(int64_t micros, int start, int end) {
+  static const char* const kNames[] = {"DAY", "HOUR", "MINUTE", "SECOND"};
+  constexpr uint64_t kMicrosPerSecond = 1000000;
+  constexpr uint64_t kMicrosPerMinute = 60 * kMicrosPerSecond;
+  constexpr uint64_t kMicrosPerHour = 60 * kMicrosPerMinute;
+  constexpr uint64_t kMicrosPerDay = 24 * kMicrosPerHour;
+  // The magnitude as unsigned, so that the most negative value needs no special case.
+  uint64_t rest = micros < 0 ? uint64_t{0} - static_cast<uint64_t>(micros) : static_cast<uint64_t>(micros);
+  std::string value = micros < 0 ? "-" : "";
+  switch (start) {
+    case 0:
+      value += std::to_string(rest / kMicrosPerDay);
+      rest %= kMicrosPerDay;
+      break;
+    case 1:
+      value += TwoDigits(rest / kMicrosPerHour);
+      rest %= kMicrosPerHour;
+      break;
+    case 2:
+      value += TwoDigits(rest / kMicrosPerMinute);
+      rest %= kMicrosPerMinute;
+      break;
+    default:
+      value += SecondsText(rest);
+      break;
+  }
+  if (start < 1 && 1 <= end) {
+    value += " " + TwoDigits(rest / kMicrosPerHour);
+    rest %= kMicrosPerHour;
+  }
+  if (start < 2 && 2 <= end) {
+    value += ":" + TwoDigits(rest / kMicrosPerMinute);
+    rest %= kMicrosPerMinute;
+  }
+  if (start < 3 && 3 <= end) value += ":" + SecondsText(rest);
+  std::string out = "INTERVAL '" + value + "' " + kNames[start];
+  if (start != end) out += std::string(" TO ") + kNames[end];
+  return out;
+}
+
 std::string FormatBinaryHex(std::string_view bytes) {
   static constexpr char kHex[] = "0123456789ABCDEF";
   std::string out = "[";

@@ -22,6 +22,14 @@ std::string FormatDecimal(Decimal128 unscaled, int scale);
 /// HALF_UP). Returns nullopt when the text is malformed or the value needs more than
 /// `precision` digits. Used for Delta partition values and literals.
 std::optional<Decimal128> ParseDecimal(std::string_view text, int precision, int scale);
+/// Spark's ANSI text of a YEAR-MONTH interval of `months` whose type has fields start..end
+/// (YearMonthField values): "INTERVAL '1-2' YEAR TO MONTH", "INTERVAL '-1' YEAR",
+/// "INTERVAL '14' MONTH". A YEAR interval shows whole years only.
+std::string FormatYearMonthInterval(int32_t months, int start, int end);
+/// Spark's ANSI text of a DAY-TIME interval of `micros` whose type has fields start..end
+/// (DayTimeField values): "INTERVAL '1 02:03:04' DAY TO SECOND", "INTERVAL '02' HOUR",
+/// "INTERVAL '-0 00:00:01.5' DAY TO SECOND". Fields after `end` are not shown.
+std::string FormatDayTimeInterval(int64_t micros, int start, int end);
 /// Spark's show() form of binary: "[01 FF]" (upper-case hex bytes separated by spaces).
 std::string FormatBinaryHex(std::string_view bytes);
 /// Standard base64 with padding (RFC 4648 §4), as Spark's JSON writer emits binary.

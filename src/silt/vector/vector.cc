@@ -136,10 +136,12 @@ bool RowsEqual(const Vector& a, int64_t i, const Vector& b, int64_t j) {
       return a.values<int16_t>()[i] == b.values<int16_t>()[j];
     case TypeId::kInteger:
     case TypeId::kDate:
+    case TypeId::kYearMonthInterval:
       return a.values<int32_t>()[i] == b.values<int32_t>()[j];
     case TypeId::kLong:
     case TypeId::kTimestamp:
     case TypeId::kTimestampNtz:
+    case TypeId::kDayTimeInterval:
       return a.values<int64_t>()[i] == b.values<int64_t>()[j];
     case TypeId::kFloat:
       return FloatEquals(a.values<float>()[i], b.values<float>()[j]);
@@ -215,6 +217,14 @@ void AppendValueText(const Vector& vector, int64_t i, std::string& out) {
       return;
     case TypeId::kBinary:
       out += FormatBinaryHex(vector.GetString(i));
+      return;
+    case TypeId::kYearMonthInterval:
+      out += FormatYearMonthInterval(vector.values<int32_t>()[i], vector.type()->interval_start(),
+                                     vector.type()->interval_end());
+      return;
+    case TypeId::kDayTimeInterval:
+      out += FormatDayTimeInterval(vector.values<int64_t>()[i], vector.type()->interval_start(),
+                                   vector.type()->interval_end());
       return;
     case TypeId::kStruct:
       out += '{';

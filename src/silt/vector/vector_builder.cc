@@ -158,7 +158,8 @@ void VectorBuilder::AppendInt(int64_t value) {
       break;
     }
     case TypeId::kInteger:
-    case TypeId::kDate: {
+    case TypeId::kDate:
+    case TypeId::kYearMonthInterval: {
       SILT_CHECK(value >= INT32_MIN && value <= INT32_MAX, "value out of int range");
       auto narrow = static_cast<int32_t>(value);
       values_->Append(&narrow, sizeof(narrow));
@@ -167,6 +168,7 @@ void VectorBuilder::AppendInt(int64_t value) {
     case TypeId::kLong:
     case TypeId::kTimestamp:
     case TypeId::kTimestampNtz:
+    case TypeId::kDayTimeInterval:
       values_->Append(&value, sizeof(value));
       break;
     default:

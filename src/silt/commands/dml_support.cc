@@ -1,0 +1,442 @@
+#include "silt/commands/dml_support.h"
+
+#include <algorithm>
+
+#include "silt/base/check.h"
+#include "silt/base/json_writer.h"
+#include "silt/expr/expression_rewrite.h"
+#include "silt/io/path.h"
+#include "silt/expr/evaluator.h"
+#include "silt/log/deletion_vector.h"
+#include "silt/log/file_stats.h"
+#include "silt/log/partition_values.h"
+#include "silt/log/table_features.h"
+#include "silt/parquet/reader.h"
+#include "silt/sql/expression_binder.h"
+#include "silt/sql/optimizer.h"
+#include "silt/types/schema_json.h"
+
+namespace silt::commands::dml {
+
+std::string_view ChangeTypeName(ChangeType type) {
+  switch (type) {
+    case ChangeType::kInsert: return "insert";
+    case ChangeType::kDelete: return "delete";
+    case ChangeType::kUpdatePreimage: return "update_preimage";
+    case ChangeType::kUpdatePostimage: return "update_postimage";
+  }
+  return "insert";
+}
+
+bool DmlTable::IsPartitionColumn(size_t column) const {
+  const std::string& name = schema->field(column).name;
+  for (const std::string& partition : metadata().partition_columns) {
+    if (internal::Lower(partition) == internal::Lower(name)) return true;
+  }
+  return false;
+}
+
+DmlTable LoadDmlTable(sql::SessionState& session, const sql::TableReference& reference,
+                      const std::string& operation) {
+  SILT_CHECK(reference.kind == sql::TableReferenceKind::kTable, "DML target is not a table");
+  if (reference.time_travel) {
+    SILT_THROW(UNSUPPORTED_FEATURE, {{"message", operation + " on a time-travelled table"}});
+  }
+  DmlTable table;
+  table.target = internal::ResolveDeltaTarget(session, reference.name, reference.position, operation);
+  table.snapshot = log::Snapshot::Load(session.fs(), table.target.location);
+  table.schema = std::make_shared<Schema>(table.snapshot->schema());
+  table.change_data_feed = log::IsFeatureActive("changeDataFeed", table.metadata());
+  table.deletion_vectors = log::IsFeatureActive("deletionVectors", table.metadata());
+  return table;
+}
+
+std::vector<std::string> TableQualifier(const DmlTable& table, const std::string& alias) {
+  // The table can be named by its alias, or else by its name as written (`t`, `db.t`).
+  std::vector<std::string> qualifier;
+  if (!alias.empty()) {
+    qualifier = {alias};
+  } else if (!table.target.identifier.empty()) {
+    qualifier = {"spark_catalog"};
+    for (const std::string& part : table.target.identifier) qualifier.push_back(part);
+  }
+  return qualifier;
+}
+
+expr::ExpressionPtr BindTablePredicate(const DmlTable& table, const sql::Expression& predicate,
+                                       const std::string& alias, const std::string& clause) {
+  sql::SchemaScope scope(table.schema, TableQualifier(table, alias));
+  sql::ExpressionBinder binder(scope);
+  return binder.BindPredicate(predicate, clause);
+}
+
+expr::ExpressionPtr BindTableValue(const DmlTable& table, const sql::Expression& value,
+                                   const std::string& alias) {
+  sql::SchemaScope scope(table.schema, TableQualifier(table, alias));
+  sql::ExpressionBinder binder(scope);
+  return binder.Bind(value);
+}
+
+bool IsPartitionOnlyPredicate(const DmlTable& table, const expr::ExpressionPtr& predicate) {
+  if (!predicate->deterministic()) return false;
+  for (int column : expr::ReferencedColumns(*predicate)) {
+    if (!table.IsPartitionColumn(static_cast<size_t>(column))) return false;
+  }
+  return true;
+}
+
+CandidateFiles ChooseCandidateFiles(const DmlTable& table, const expr::ExpressionPtr& predicate,
+                                    ThreadPool* pool) {
+  CandidateFiles candidates;
+  if (predicate) candidates.predicates = sql::DeriveScanPredicates(predicate, *table.schema);
+  log::ScanOptions options;
+  options.predicates = candidates.predicates;
+  options.pool = pool;
+  auto scan = log::TableScan::Make(table.snapshot, options);
+  candidates.files = scan->files();
+  candidates.num_files_before_skipping = scan->num_live_files();
+  return candidates;
+}
+
+std::optional<bool> EvaluateOnPartitionValues(const DmlTable& table,
+                                              const expr::ExpressionPtr& predicate,
+                                              const log::AddFile& file,
+                                              const expr::EvalContext& context) {
+  // A one-row batch holding the file's partition values; the predicate reads nothing else.
+  std::vector<VectorPtr> columns;
+  for (size_t i = 0; i < table.schema->num_fields(); ++i) {
+    const Field& field = table.schema->field(i);
+    if (!table.IsPartitionColumn(i)) {
+      columns.push_back(Vector::MakeAllNull(field.type, 1));
+      continue;
+    }
+    const std::optional<std::string>* text = nullptr;
+    for (const auto& [name, value] : file.partition_values) {
+      if (internal::Lower(name) == internal::Lower(field.name)) text = &value;
+    }
+    if (text == nullptr) return std::nullopt;
+    columns.push_back(log::MakeConstantVector(
+        field.type, log::ParsePartitionValue(*field.type, *text, field.name), 1));
+  }
+  Batch row(table.schema, std::move(columns), 1);
+  expr::EvalContext evaluation = context;
+  std::vector<uint8_t> matches = expr::EvaluateFilter(*predicate, row, evaluation);
+  evaluation.ThrowIfError();
+  return matches[0] != 0;
+}
+
+namespace {
+
+// Whether every value in [min, max] satisfies `value op literal`.
+bool BoundsSatisfy(expr::ComparisonOperator op, const log::Scalar& min, const log::Scalar& max,
+                   const log::Scalar& literal) {
+  switch (op) {
+    case expr::ComparisonOperator::kEqual:
+    case expr::ComparisonOperator::kNullSafeEqual:
+      return log::CompareScalars(min, literal) == 0 && log::CompareScalars(max, literal) == 0;
+    case expr::ComparisonOperator::kLess: return log::CompareScalars(max, literal) < 0;
+    case expr::ComparisonOperator::kLessOrEqual: return log::CompareScalars(max, literal) <= 0;
+    case expr::ComparisonOperator::kGreater: return log::CompareScalars(min, literal) > 0;
+    case expr::ComparisonOperator::kGreaterOrEqual: return log::CompareScalars(min, literal) >= 0;
+    default: return false;
+  }
+}
+
+expr::ComparisonOperator Flip(expr::ComparisonOperator op) {
+  switch (op) {
+    case expr::ComparisonOperator::kLess: return expr::ComparisonOperator::kGreater;
+    case expr::ComparisonOperator::kLessOrEqual: return expr::ComparisonOperator::kGreaterOrEqual;
+    case expr::ComparisonOperator::kGreater: return expr::ComparisonOperator::kLess;
+    case expr::ComparisonOperator::kGreaterOrEqual: return expr::ComparisonOperator::kLessOrEqual;
+    default: return op;
+  }
+}
+
+// Numbers and dates only: their statistics are exact values, while string statistics may be
+// truncated prefixes and timestamps are truncated to milliseconds.
+bool ExactStatsType(const DataType& type) {
+  switch (type.id()) {
+    case TypeId::kByte:
+    case TypeId::kShort:
+    case TypeId::kInteger:
+    case TypeId::kLong:
+    case TypeId::kDate:
+    case TypeId::kDecimal: return true;
+    default: return false;
+  }
+}
+
+}  // namespace
+
+bool StatsProveAllRowsMatch(const DmlTable& table, const expr::ExpressionPtr& predicate,
+                            const log::AddFile& file) {
+  if (!file.stats || !predicate->deterministic()) return false;
+  log::FileStats stats = log::FileStats::Parse(*file.stats, file.path);
+  for (const expr::ExpressionPtr& conjunct : expr::SplitConjunction(predicate)) {
+    if (conjunct->kind() != expr::ExpressionKind::kComparison) return false;
+    int column_side = conjunct->child(0)->kind() == expr::ExpressionKind::kColumn ? 0 : 1;
+    const expr::ExpressionPtr& column = conjunct->child(column_side);
+    const expr::ExpressionPtr& literal = conjunct->child(1 - column_side);
+    if (column->kind() != expr::ExpressionKind::kColumn ||
+        literal->kind() != expr::ExpressionKind::kLiteral || literal->literal().is_null() ||
+        !column->type()->Equals(*literal->type()) || !ExactStatsType(*column->type())) {
+      return false;
+    }
+    const Field& field = table.schema->field(static_cast<size_t>(column->column_index()));
+    if (table.IsPartitionColumn(static_cast<size_t>(column->column_index()))) return false;
+    std::optional<log::Scalar> value =
+        log::ParsePartitionValue(*field.type, literal->literal().ToString(), field.name);
+    std::optional<log::Scalar> min = stats.Min({field.name}, *field.type);
+    std::optional<log::Scalar> max = stats.Max({field.name}, *field.type);
+    std::optional<int64_t> nulls = stats.NullCount({field.name});
+    if (!value || !min || !max || !nulls || *nulls != 0) return false;
+    expr::ComparisonOperator op = conjunct->comparison();
+    if (column_side == 1) op = Flip(op);
+    if (!BoundsSatisfy(op, *min, *max, *value)) return false;
+  }
+  return true;
+}
+
+int64_t LiveRowCount(const DmlTable& table, io::FileSystem& fs, const log::AddFile& file) {
+  std::optional<int64_t> records;
+  if (file.stats) records = log::FileStats::Parse(*file.stats, file.path).num_records();
+  if (!records) {
+    records = parquet::FileReader::Open(fs, table.snapshot->ResolvePath(file.path))->num_rows();
+  }
+  return *records - (file.deletion_vector ? file.deletion_vector->cardinality : 0);
+}
+
+TargetFileReader::TargetFileReader(const DmlTable& table, std::shared_ptr<io::FileSystem> fs,
+                                   ThreadPool* pool)
+    : table_(table), fs_(std::move(fs)) {
+  log::ScanOptions options;
+  options.pool = pool;
+  scan_ = log::TableScan::Make(table.snapshot, options);
+}
+
+void TargetFileReader::Read(const log::AddFile& file,
+                            const std::function<void(PositionedBatch&&)>& consume) const {
+  std::unique_ptr<log::TableScan::OpenedFile> opened = scan_->OpenFile(file);
+  // Row positions are the physical row indexes of the Parquet file: each row group starts
+  // where the previous ones end, and a deletion vector's rows are gaps in the sequence.
+  auto footer = parquet::FileReader::Open(*fs_, table_.snapshot->ResolvePath(file.path));
+  const auto& row_groups = footer->metadata().row_groups;
+  std::vector<uint64_t> first_row(row_groups.size() + 1, 0);
+  for (size_t i = 0; i < row_groups.size(); ++i) {
+    first_row[i + 1] = first_row[i] + static_cast<uint64_t>(row_groups[i].num_rows);
+  }
+  std::optional<log::DeletedRows> deleted;
+  if (file.deletion_vector) {
+    deleted = log::LoadDeletionVector(*fs_, table_.snapshot->table_root(), *file.deletion_vector);
+  }
+  for (int index : opened->row_groups()) {
+    SILT_CHECK(index >= 0 && static_cast<size_t>(index) < row_groups.size(),
+               "row group index out of range");
+    Batch batch = opened->ReadRowGroup(index);
+    if (batch.num_rows() == 0) continue;
+    uint64_t first = first_row[static_cast<size_t>(index)];
+    uint64_t count = first_row[static_cast<size_t>(index) + 1] - first;
+    PositionedBatch positioned;
+    positioned.positions.reserve(static_cast<size_t>(batch.num_rows()));
+    if (deleted) {
+      std::vector<bool> keep;
+      deleted->FillKeepMask(first, count, keep);
+      for (uint64_t i = 0; i < count; ++i) {
+        if (keep[i]) positioned.positions.push_back(first + i);
+      }
+    } else {
+      for (uint64_t i = 0; i < count; ++i) positioned.positions.push_back(first + i);
+    }
+    if (positioned.positions.size() != static_cast<size_t>(batch.num_rows())) {
+      SILT_THROW(PARQUET_CORRUPT_FILE,
+                 {{"path", file.path},
+                  {"message", "row group " + std::to_string(index) + " has " +
+                                  std::to_string(batch.num_rows()) +
+                                  " live rows but its row count and deletion vector leave " +
+                                  std::to_string(positioned.positions.size())}});
+    }
+    positioned.rows = Batch(table_.schema, batch.columns(), batch.num_rows());
+    consume(std::move(positioned));
+  }
+}
+
+std::vector<PositionedBatch> TargetFileReader::ReadAll(const log::AddFile& file) const {
+  std::vector<PositionedBatch> batches;
+  Read(file, [&](PositionedBatch&& batch) { batches.push_back(std::move(batch)); });
+  return batches;
+}
+
+Batch SelectRows(const Batch& batch, const std::vector<uint8_t>& keep) {
+  SILT_CHECK(keep.size() == static_cast<size_t>(batch.num_rows()), "selection of the wrong size");
+  int64_t kept = 0;
+  for (uint8_t k : keep) kept += k != 0;
+  if (kept == batch.num_rows()) return batch;
+  std::vector<VectorPtr> columns;
+  for (const VectorPtr& column : batch.columns()) {
+    VectorBuilder builder(column->type(), kept);
+    for (int64_t row = 0; row < batch.num_rows(); ++row) {
+      if (keep[static_cast<size_t>(row)]) builder.AppendFrom(*column, row);
+    }
+    columns.push_back(builder.Finish());
+  }
+  return Batch(batch.schema(), std::move(columns), kept);
+}
+
+DmlWriter::DmlWriter(const DmlTable& table, std::shared_ptr<io::FileSystem> fs)
+    : table_(table), fs_(std::move(fs)) {}
+
+DmlWriter::~DmlWriter() = default;
+
+void DmlWriter::WriteData(const Batch& rows) {
+  if (rows.num_rows() == 0) return;
+  if (!data_writer_) {
+    data_writer_ = log::DataFileWriter::Make(fs_, table_.target.location, table_.metadata());
+  }
+  data_writer_->Write(Batch(table_.schema, rows.columns(), rows.num_rows()));
+  data_rows_ += rows.num_rows();
+}
+
+void DmlWriter::WriteChanges(const Batch& rows, ChangeType type) {
+  if (!table_.change_data_feed || rows.num_rows() == 0) return;
+  if (!change_writer_) {
+    // Change files hold the table's columns plus `_change_type`, partitioned like the table
+    // under `_change_data/`: a table of their own as far as the file writer is concerned.
+    std::vector<Field> fields = table_.schema->fields();
+    fields.push_back(Field{std::string(kChangeTypeColumn), StringType(), true, {}});
+    change_schema_ = std::make_shared<Schema>(fields);
+    log::Metadata metadata = table_.metadata();
+    metadata.schema_string = ToDeltaSchemaJson(*change_schema_);
+    change_writer_ = log::DataFileWriter::Make(
+        fs_, io::JoinPath(table_.target.location, kChangeDataFolder), metadata);
+  }
+  VectorBuilder change_type(StringType(), rows.num_rows());
+  for (int64_t row = 0; row < rows.num_rows(); ++row) change_type.AppendString(ChangeTypeName(type));
+  std::vector<VectorPtr> columns = rows.columns();
+  columns.push_back(change_type.Finish());
+  change_writer_->Write(Batch(change_schema_, std::move(columns), rows.num_rows()));
+  change_rows_ += rows.num_rows();
+}
+
+bool DmlWriter::UsesDeletionVector(const log::AddFile& file) const {
+  return log::DeletionVectorsWritable(table_.snapshot->protocol(), table_.metadata()) &&
+         log::CanHaveDeletionVector(file);
+}
+
+uint64_t DmlWriter::DeleteRows(const log::AddFile& file, const std::vector<uint64_t>& positions) {
+  if (!deletion_vector_writer_) {
+    deletion_vector_writer_ = log::DeletionVectorWriter::Open(
+        fs_, table_.target.location, table_.snapshot->protocol(), table_.metadata());
+  }
+  std::optional<log::DeletionVectorUpdate> update =
+      deletion_vector_writer_->DeleteRows(file, positions);
+  if (!update) return 0;
+  uint64_t deleted = update->num_deleted_rows;
+  deletion_vectors_.push_back(std::move(*update));
+  return deleted;
+}
+
+DeletionVectorCounts CountDeletionVectors(const std::vector<log::DeletionVectorUpdate>& updates) {
+  DeletionVectorCounts counts;
+  for (const log::DeletionVectorUpdate& update : updates) {
+    if (update.add && !update.had_deletion_vector) ++counts.added;
+    if (update.add && update.had_deletion_vector) ++counts.updated;
+    if (!update.add && update.had_deletion_vector) ++counts.removed;
+    if (!update.add) {
+      ++counts.removed_files;
+      counts.removed_bytes += update.remove.size.value_or(0);
+    }
+  }
+  counts.added += counts.updated;
+  counts.removed += counts.updated;
+  return counts;
+}
+
+WrittenOutput DmlWriter::Finish() {
+  WrittenOutput output;
+  if (deletion_vector_writer_) deletion_vector_writer_->Finish();
+  output.deletion_vectors = std::move(deletion_vectors_);
+  if (data_writer_) {
+    output.adds = data_writer_->Finish();
+    for (const auto& add : output.adds) output.data_bytes += add.size;
+  }
+  output.data_rows = data_rows_;
+  if (change_writer_) {
+    for (log::AddFile& add : change_writer_->Finish()) {
+      log::AddCdcFile cdc;
+      cdc.path = std::string(kChangeDataFolder) + "/" + add.path;
+      cdc.partition_values = std::move(add.partition_values);
+      cdc.size = add.size;
+      cdc.data_change = false;
+      output.change_bytes += add.size;
+      output.change_files.push_back(std::move(cdc));
+    }
+  }
+  output.change_rows = change_rows_;
+  return output;
+}
+
+std::unique_ptr<log::Transaction> StartDmlTransaction(const DmlTable& table) {
+  return log::Transaction::Start(table.snapshot, internal::EnforcedFeatures());
+}
+
+void RecordReads(log::Transaction& txn, const CandidateFiles& candidates) {
+  txn.RecordReadPredicate(log::ReadPredicate{candidates.predicates});
+  for (const log::AddFile* file : candidates.files) txn.RecordReadFile(*file);
+}
+
+log::CommitResult CommitDml(log::Transaction& txn, DmlCommit commit) {
+  for (const log::AddFile* file : commit.removed) txn.RemoveLiveFile(*file);
+  for (log::AddFile& add : commit.written.adds) txn.Add(std::move(add));
+  for (log::AddCdcFile& cdc : commit.written.change_files) txn.AddChangeDataFile(std::move(cdc));
+  for (log::DeletionVectorUpdate& update : commit.written.deletion_vectors) {
+    txn.Remove(std::move(update.remove));
+    if (update.add) txn.Add(std::move(*update.add));
+  }
+  txn.SetOperation(std::move(commit.operation), std::move(commit.parameters),
+                   std::move(commit.metrics));
+  return txn.Commit();
+}
+
+std::string PredicateParameter(const std::vector<std::string>& conditions_sql) {
+  JsonWriter json;
+  json.BeginArray();
+  for (const std::string& condition : conditions_sql) json.String(condition);
+  json.EndArray();
+  return internal::QuotedJson(json.Release());
+}
+
+namespace {
+
+// A copy of `node` whose string literals carry their quotes: ExpressionSql prints literals as
+// Spark names columns (`a`), while a recorded condition prints them as Spark's SQL does ('a').
+sql::ExpressionPtr WithQuotedStrings(const sql::Expression& node) {
+  auto copy = std::make_shared<sql::Expression>(node);
+  if (copy->kind == sql::ExpressionKind::kLiteral &&
+      copy->literal_kind == sql::LiteralKind::kString) {
+    std::string quoted = "'";
+    for (char c : node.text) {
+      if (c == '\\' || c == '\'') quoted += '\\';
+      quoted += c;
+    }
+    copy->text = quoted + "'";
+  }
+  auto rewrite = [](sql::ExpressionPtr& child) {
+    if (child) child = WithQuotedStrings(*child);
+  };
+  for (auto& child : copy->children) rewrite(child);
+  rewrite(copy->case_operand);
+  for (auto& [when, then] : copy->when_clauses) {
+    rewrite(when);
+    rewrite(then);
+  }
+  rewrite(copy->else_result);
+  return copy;
+}
+
+}  // namespace
+
+std::string ConditionSql(const sql::Expression& condition) {
+  return sql::ExpressionSql(*WithQuotedStrings(condition));
+}
+
+}  // namespace silt::commands::dml

@@ -1,0 +1,255 @@
+#pragma once
+
+// The machinery DELETE, UPDATE and MERGE share (private to src/silt/commands): loading the
+// target table, choosing the candidate files of a predicate, reading a file's live rows with
+// their row positions, writing rewritten data and change-data files, and committing the result
+// with Delta's operation name, parameters and metrics.
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "silt/commands/statement_internal.h"
+#include "silt/expr/expression.h"
+#include "silt/log/actions.h"
+#include "silt/log/data_file_writer.h"
+#include "silt/log/deletion_vector_writer.h"
+#include "silt/log/snapshot.h"
+#include "silt/log/table_scan.h"
+#include "silt/log/transaction.h"
+#include "silt/vector/batch.h"
+
+namespace silt::commands::dml {
+
+/// The `_change_type` column of change-data rows.
+inline constexpr std::string_view kChangeTypeColumn = "_change_type";
+/// The folder (under the table root) holding change-data files.
+inline constexpr std::string_view kChangeDataFolder = "_change_data";
+
+/// The values of `_change_type` (delta-protocol §15).
+enum class ChangeType { kInsert, kDelete, kUpdatePreimage, kUpdatePostimage };
+/// "insert", "delete", "update_preimage" or "update_postimage".
+std::string_view ChangeTypeName(ChangeType type);
+
+/// The Delta table a DML statement modifies, pinned at the snapshot it reads.
+struct DmlTable {
+  internal::DeltaTarget target;
+  std::shared_ptr<const log::Snapshot> snapshot;
+  /// The logical table schema; rows read, written and validated use it.
+  SchemaPtr schema;
+  /// `delta.enableChangeDataFeed` (or its legacy alias) is on: rewrites must write change data.
+  bool change_data_feed = false;
+  /// `delta.enableDeletionVectors` is on.
+  bool deletion_vectors = false;
+
+  const log::Metadata& metadata() const { return snapshot->metadata(); }
+  /// True when `column` (a top-level index of `schema`) is a partition column.
+  bool IsPartitionColumn(size_t column) const;
+};
+
+/// Resolves `reference` (a kTable reference: catalog name or delta.`path`) for `operation`
+/// ("DELETE", "UPDATE", "MERGE") and loads its latest snapshot. Errors as ResolveDeltaTarget;
+/// a time-travel target throws UNSUPPORTED_FEATURE.
+DmlTable LoadDmlTable(sql::SessionState& session, const sql::TableReference& reference,
+                      const std::string& operation);
+
+/// Binds `predicate` (a WHERE / ON condition over the table's columns, optionally qualified by
+/// the table's name or `alias`) as a BOOLEAN expression over `table.schema`. Throws the binder's
+/// errors (UNRESOLVED_COLUMN, DATATYPE_MISMATCH, ...).
+expr::ExpressionPtr BindTablePredicate(const DmlTable& table, const sql::Expression& predicate,
+                                       const std::string& alias, const std::string& clause);
+
+/// Binds `value` (an assignment's right-hand side) over `table.schema` as BindTablePredicate
+/// does, without requiring a type.
+expr::ExpressionPtr BindTableValue(const DmlTable& table, const sql::Expression& value,
+                                   const std::string& alias);
+
+/// The names the table's columns can be qualified with: {alias}, or {"spark_catalog", db, t}
+/// for a catalog table (any suffix qualifies), or none for delta.`path`.
+std::vector<std::string> TableQualifier(const DmlTable& table, const std::string& alias);
+
+/// True when every column `predicate` references is a partition column of `table` and the
+/// predicate is deterministic: its value is then the same for every row of a file.
+bool IsPartitionOnlyPredicate(const DmlTable& table, const expr::ExpressionPtr& predicate);
+
+/// The files a predicate may touch.
+struct CandidateFiles {
+  /// The pruning conjuncts derived from the predicate (partition values and min/max stats);
+  /// also what the transaction records as its read predicate.
+  std::vector<log::ScanPredicate> predicates;
+  /// The live files the conjuncts leave possible, in snapshot order. Point into the snapshot.
+  std::vector<const log::AddFile*> files;
+  /// Live files before pruning.
+  size_t num_files_before_skipping = 0;
+};
+
+/// Chooses the candidate files of `predicate` (nullptr: every live file), bound over
+/// `table.schema`. The scan built for it reads the whole table schema.
+CandidateFiles ChooseCandidateFiles(const DmlTable& table, const expr::ExpressionPtr& predicate,
+                                    ThreadPool* pool = nullptr);
+
+/// The value of a partition-only `predicate` (IsPartitionOnlyPredicate) for the rows of `file`,
+/// computed from its partition values: true when every row matches (NULL counts as false).
+/// nullopt when a partition value cannot be found under its column's name.
+std::optional<bool> EvaluateOnPartitionValues(const DmlTable& table,
+                                              const expr::ExpressionPtr& predicate,
+                                              const log::AddFile& file,
+                                              const expr::EvalContext& context);
+
+/// True when `file`'s min/max/null-count statistics prove that every live row satisfies
+/// `predicate`: each conjunct must be `column op literal` on a numeric or date column whose
+/// bounds satisfy it with no NULLs. False when unsure.
+bool StatsProveAllRowsMatch(const DmlTable& table, const expr::ExpressionPtr& predicate,
+                            const log::AddFile& file);
+
+/// The live rows of `file`: `numRecords` from its statistics (else its Parquet footer) minus the
+/// cardinality of its deletion vector.
+int64_t LiveRowCount(const DmlTable& table, io::FileSystem& fs, const log::AddFile& file);
+
+/// Live rows of one row group of a target file and each row's physical position (0-based row
+/// index in the Parquet file, the index a deletion vector marks).
+struct PositionedBatch {
+  Batch rows;  ///< In the table schema.
+  std::vector<uint64_t> positions;
+};
+
+/// Reads target files of one table: every column of the table schema, partition columns
+/// filled in, rows of an existing deletion vector left out. Thread-safe after construction;
+/// `table` must outlive it.
+class TargetFileReader {
+ public:
+  TargetFileReader(const DmlTable& table, std::shared_ptr<io::FileSystem> fs,
+                   ThreadPool* pool = nullptr);
+
+  /// Calls `consume` for each row group of `file` in file order (row groups with no live row
+  /// are skipped). Throws what TableScan::OpenFile throws and PARQUET_CORRUPT_FILE when the
+  /// file's row counts disagree with its deletion vector.
+  void Read(const log::AddFile& file,
+            const std::function<void(PositionedBatch&&)>& consume) const;
+  /// All live rows of `file` (row groups in file order).
+  std::vector<PositionedBatch> ReadAll(const log::AddFile& file) const;
+
+ private:
+  const DmlTable& table_;
+  std::shared_ptr<io::FileSystem> fs_;
+  std::unique_ptr<log::TableScan> scan_;
+};
+
+/// The rows of `batch` whose `keep` byte is non-zero (the batch itself when all are kept).
+Batch SelectRows(const Batch& batch, const std::vector<uint8_t>& keep);
+
+/// What a DmlWriter wrote.
+struct WrittenOutput {
+  std::vector<log::AddFile> adds;
+  std::vector<log::AddCdcFile> change_files;
+  /// Files whose rows were deleted with deletion vectors (their add and remove actions).
+  std::vector<log::DeletionVectorUpdate> deletion_vectors;
+  int64_t data_rows = 0;
+  int64_t data_bytes = 0;
+  int64_t change_rows = 0;
+  int64_t change_bytes = 0;
+};
+
+/// Writes the new data files of a DML commit and, when the table has the change data feed on,
+/// its change-data files: rows plus `_change_type`, under `_change_data/` partitioned like the
+/// table, returned as `cdc` actions (dataChange false); and the deletion vectors of files whose
+/// rows it deletes in place. Not thread-safe; `table` must outlive it.
+class DmlWriter {
+ public:
+  DmlWriter(const DmlTable& table, std::shared_ptr<io::FileSystem> fs);
+  ~DmlWriter();
+  DmlWriter(const DmlWriter&) = delete;
+  DmlWriter& operator=(const DmlWriter&) = delete;
+
+  /// Writes rows (in the table schema) to new data files. Rows are validated by the caller.
+  void WriteData(const Batch& rows);
+  /// Writes change rows (in the table schema) tagged `type`. Does nothing when the table's change
+  /// data feed is off, so callers can call it unconditionally.
+  void WriteChanges(const Batch& rows, ChangeType type);
+  /// True when WriteChanges writes anything.
+  bool writes_changes() const { return table_.change_data_feed; }
+  /// True when rows of `file` are deleted by DeleteRows (a deletion vector) rather than by
+  /// rewriting the file: the table allows new deletion vectors and the file records numRecords.
+  bool UsesDeletionVector(const log::AddFile& file) const;
+  /// Marks rows at physical `positions` of `file` deleted in a deletion vector (see
+  /// log::DeletionVectorWriter::DeleteRows; once per file). Returns the rows newly deleted.
+  /// The file's add/remove go to Finish's output; a file left without live rows is only removed.
+  uint64_t DeleteRows(const log::AddFile& file, const std::vector<uint64_t>& positions);
+  /// Closes the files. Call once.
+  WrittenOutput Finish();
+
+ private:
+  const DmlTable& table_;
+  std::shared_ptr<io::FileSystem> fs_;
+  std::unique_ptr<log::DataFileWriter> data_writer_;
+  std::unique_ptr<log::DataFileWriter> change_writer_;
+  std::unique_ptr<log::DeletionVectorWriter> deletion_vector_writer_;
+  std::vector<log::DeletionVectorUpdate> deletion_vectors_;
+  SchemaPtr change_schema_;
+  int64_t data_rows_ = 0;
+  int64_t change_rows_ = 0;
+};
+
+/// Milliseconds elapsed since construction, for the *TimeMs metrics.
+class Stopwatch {
+ public:
+  Stopwatch() : start_(std::chrono::steady_clock::now()) {}
+  int64_t ElapsedMs() const {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
+                                                                 start_)
+        .count();
+  }
+
+ private:
+  std::chrono::steady_clock::time_point start_;
+};
+
+/// Everything a DML commit holds besides its reads.
+struct DmlCommit {
+  std::string operation;  ///< "DELETE", "UPDATE", "MERGE".
+  /// operationParameters: name -> JSON text (use internal::QuotedJson for strings).
+  std::vector<std::pair<std::string, std::string>> parameters;
+  /// operationMetrics: name -> decimal text, in Delta's order.
+  log::StringMap metrics;
+  std::vector<const log::AddFile*> removed;  ///< Live files to remove (dataChange true).
+  WrittenOutput written;
+};
+
+/// The deletion-vector side of a DML commit's metrics.
+struct DeletionVectorCounts {
+  int64_t added = 0;    ///< numDeletionVectorsAdded: new DVs, plus replaced ones (as Delta).
+  int64_t removed = 0;  ///< numDeletionVectorsRemoved: dropped DVs, plus replaced ones.
+  int64_t updated = 0;  ///< numDeletionVectorsUpdated: DVs replaced by a larger one.
+  int64_t removed_files = 0;  ///< Files left without live rows, removed outright.
+  int64_t removed_bytes = 0;  ///< Their sizes.
+};
+DeletionVectorCounts CountDeletionVectors(const std::vector<log::DeletionVectorUpdate>& updates);
+
+/// Starts the transaction of a DML statement on `table.snapshot`, with the features the
+/// statements enforce themselves (constraints, generated columns, change data feed). Throws
+/// DELTA_UNSUPPORTED_FEATURES_FOR_WRITE and the like when silt cannot write the table.
+std::unique_ptr<log::Transaction> StartDmlTransaction(const DmlTable& table);
+
+/// Records the reads of a DML statement in `txn`: the pruning predicate (so a concurrent add of
+/// a file it could match conflicts) and each file read (so a concurrent remove of it conflicts).
+void RecordReads(log::Transaction& txn, const CandidateFiles& candidates);
+
+/// Adds the commit's removes, adds, deletion-vector updates and cdc files to `txn`, sets the
+/// operation and commits.
+/// Nothing is committed when Commit throws (DELTA_CONCURRENT_*, storage errors).
+log::CommitResult CommitDml(log::Transaction& txn, DmlCommit commit);
+
+/// The `predicate` parameter as Delta writes it for DELETE and UPDATE: the JSON text of a string
+/// that holds a JSON array of the conditions' SQL (`"[\"(id > 3)\"]"`; `"[]"` for none).
+std::string PredicateParameter(const std::vector<std::string>& conditions_sql);
+
+/// The SQL text Delta records for a condition: Spark's expression SQL of the AST (`(a > 1)`).
+std::string ConditionSql(const sql::Expression& condition);
+
+}  // namespace silt::commands::dml

@@ -1,0 +1,1095 @@
+// MERGE INTO: binding, per-file matching and rewriting, inserts, change data and the commit.
+
+#include "silt/commands/merge.h"
+
+#include <algorithm>
+#include <atomic>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "silt/base/check.h"
+#include "silt/base/json_writer.h"
+#include "silt/base/thread_pool.h"
+#include "silt/commands/dml_support.h"
+#include "silt/commands/dml_validation.h"
+#include "silt/commands/statement_internal.h"
+#include "silt/exec/row_compare.h"
+#include "silt/exec/row_hash.h"
+#include "silt/expr/evaluator.h"
+#include "silt/expr/expression_rewrite.h"
+#include "silt/expr/scalar.h"
+#include "silt/io/path.h"
+#include "silt/log/data_file_writer.h"
+#include "silt/log/deletion_vector_writer.h"
+#include "silt/sql/binder_scope.h"
+#include "silt/sql/expression_binder.h"
+#include "silt/types/schema_json.h"
+
+namespace silt::commands::internal {
+namespace {
+
+using sql::MergeAction;
+using sql::MergeMatch;
+
+// ---- binding ----
+
+// The name a relation is qualified with in a MERGE: its alias, else its name as written.
+std::vector<std::string> RelationQualifier(const sql::TableReference& reference) {
+  if (!reference.alias.empty()) return {reference.alias};
+  if (reference.kind == sql::TableReferenceKind::kTable) return reference.name;
+  return {};
+}
+
+std::string ColumnListText(const std::vector<sql::LogicalColumn>& columns) {
+  std::string text;
+  for (const auto& column : columns) {
+    if (!text.empty()) text += ", ";
+    if (!column.qualifier.empty()) text += column.qualifier.back() + ".";
+    text += column.name;
+  }
+  return text;
+}
+
+std::string NameText(const sql::QualifiedName& name) {
+  std::string text;
+  for (const auto& part : name) text += (text.empty() ? "" : ".") + part;
+  return text;
+}
+
+[[noreturn]] void ThrowMergeUnresolved(const std::string& what, const std::string& clause,
+                                       const std::vector<sql::LogicalColumn>& visible) {
+  SILT_THROW(DELTA_MERGE_UNRESOLVED_EXPRESSION,
+             {{"sqlExpr", what}, {"clause", clause}, {"cols", ColumnListText(visible)}});
+}
+
+// Names in one part of a MERGE: the target's columns, the source's, or both, bound to the
+// combined row layout [target columns..., source columns...]. Delta reports a name that does not
+// resolve, or resolves to both sides, as DELTA_MERGE_UNRESOLVED_EXPRESSION naming the clause.
+class MergeScope : public sql::BindingScope {
+ public:
+  MergeScope(const std::vector<sql::LogicalColumn>& all, size_t num_target, bool target,
+             bool source, std::string clause)
+      : clause_(std::move(clause)) {
+    size_t begin = target ? 0 : num_target;
+    size_t end = source ? all.size() : num_target;
+    visible_.assign(all.begin() + static_cast<std::ptrdiff_t>(begin),
+                    all.begin() + static_cast<std::ptrdiff_t>(end));
+    offset_ = static_cast<int>(begin);
+  }
+
+  expr::ExpressionPtr ResolveColumn(const sql::QualifiedName& name,
+                                    const sql::SourcePosition& position) override {
+    std::optional<sql::ResolvedName> resolved;
+    try {
+      resolved = sql::FindColumn(visible_, name, position);
+    } catch (const Error& error) {
+      if (error.error_class() != "AMBIGUOUS_REFERENCE") throw;
+      ThrowMergeUnresolved(NameText(name), clause_, visible_);
+    }
+    if (!resolved) ThrowMergeUnresolved(NameText(name), clause_, visible_);
+    return sql::ColumnReference(visible_, *resolved, name, position, offset_);
+  }
+
+ private:
+  std::string clause_;
+  std::vector<sql::LogicalColumn> visible_;
+  int offset_ = 0;
+};
+
+std::string_view ActionTypeName(MergeAction action) {
+  switch (action) {
+    case MergeAction::kUpdate:
+    case MergeAction::kUpdateStar:
+      return "update";
+    case MergeAction::kDelete:
+      return "delete";
+    case MergeAction::kInsert:
+    case MergeAction::kInsertStar:
+      return "insert";
+  }
+  return "update";
+}
+
+std::string ClauseName(MergeAction action) {
+  switch (action) {
+    case MergeAction::kUpdate:
+    case MergeAction::kUpdateStar:
+      return "UPDATE";
+    case MergeAction::kDelete:
+      return "DELETE";
+    case MergeAction::kInsert:
+    case MergeAction::kInsertStar:
+      return "INSERT";
+  }
+  return "UPDATE";
+}
+
+// One WHEN clause, bound over the combined layout.
+struct BoundClause {
+  MergeMatch match = MergeMatch::kMatched;
+  MergeAction action = MergeAction::kDelete;
+  expr::ExpressionPtr condition;  // nullptr: always
+  std::optional<std::string> condition_sql;
+  // Update and insert: the new value of each target column over the combined layout, or
+  // nullptr (update: keep the value; insert: NULL or the generated value).
+  std::vector<expr::ExpressionPtr> values;
+
+  bool modifies_target() const { return action != MergeAction::kInsert && action != MergeAction::kInsertStar; }
+  bool is_update() const { return action == MergeAction::kUpdate || action == MergeAction::kUpdateStar; }
+};
+
+// Everything bound: the layout, the ON condition, its equi-join keys and the clauses by group.
+struct BoundMerge {
+  SchemaPtr target_schema;
+  SchemaPtr source_schema;
+  SchemaPtr combined_schema;
+  size_t num_target = 0;
+  expr::ExpressionPtr on;
+  std::string on_sql;
+  // Equi-join keys: target side over target columns, source side over source columns (shifted
+  // to start at 0). `null_safe` keys (<=>) match NULL to NULL.
+  std::vector<expr::ExpressionPtr> target_keys;
+  std::vector<expr::ExpressionPtr> source_keys;
+  std::vector<bool> null_safe;
+  // ON conjuncts over target columns only, for pruning files.
+  std::vector<expr::ExpressionPtr> target_only_conjuncts;
+  std::vector<BoundClause> matched;
+  std::vector<BoundClause> not_matched;
+  std::vector<BoundClause> not_matched_by_source;
+};
+
+void CheckConditionOrder(const std::vector<sql::MergeClause>& clauses) {
+  struct Group {
+    MergeMatch match;
+    ErrorClass error;
+  };
+  for (const Group& group : {Group{MergeMatch::kMatched,
+                                   ErrorClass::DELTA_NON_LAST_MATCHED_CLAUSE_OMIT_CONDITION},
+                             Group{MergeMatch::kNotMatchedByTarget,
+                                   ErrorClass::DELTA_NON_LAST_NOT_MATCHED_CLAUSE_OMIT_CONDITION},
+                             Group{MergeMatch::kNotMatchedBySource,
+                                   ErrorClass::DELTA_NON_LAST_NOT_MATCHED_BY_SOURCE_CLAUSE_OMIT_CONDITION}}) {
+    std::vector<const sql::MergeClause*> members;
+    for (const auto& clause : clauses) {
+      if (clause.match == group.match) members.push_back(&clause);
+    }
+    for (size_t i = 0; i + 1 < members.size(); ++i) {
+      if (members[i]->condition == nullptr) throw MakeError(group.error, {});
+    }
+  }
+}
+
+bool OnlyReads(const expr::Expression& expression, int begin, int end) {
+  for (int column : expr::ReferencedColumns(expression)) {
+    if (column < begin || column >= end) return false;
+  }
+  return true;
+}
+
+// The target column an UPDATE SET or INSERT (...) names (qualified by the target or not).
+size_t ResolveTargetColumn(const sql::QualifiedName& name, const std::vector<sql::LogicalColumn>& target,
+                           const sql::SourcePosition& position, const std::string& clause) {
+  std::optional<sql::ResolvedName> resolved;
+  try {
+    resolved = sql::FindColumn(target, name, position);
+  } catch (const Error& error) {
+    if (error.error_class() != "AMBIGUOUS_REFERENCE") throw;
+  }
+  if (!resolved) ThrowMergeUnresolved(NameText(name), clause, target);
+  if (resolved->parts_used < name.size()) {
+    SILT_THROW(UNSUPPORTED_FEATURE,
+               {{"message", "MERGE assigning the nested field " + NameText(name) +
+                                "; assign the whole struct column instead"}});
+  }
+  return static_cast<size_t>(resolved->column);
+}
+
+BoundMerge BindMerge(const sql::Statement& statement, const SchemaPtr& target_schema,
+                     const SchemaPtr& source_schema) {
+  BoundMerge bound;
+  bound.target_schema = target_schema;
+  bound.source_schema = source_schema;
+  bound.num_target = target_schema->num_fields();
+
+  std::vector<sql::LogicalColumn> columns;
+  std::vector<Field> combined_fields;
+  std::vector<std::string> target_qualifier = RelationQualifier(*statement.target);
+  std::vector<std::string> source_qualifier = RelationQualifier(*statement.source);
+  int64_t id = 1;
+  for (const Field& field : target_schema->fields()) {
+    columns.push_back({field.name, field.type, field.nullable, target_qualifier, id++, false});
+    combined_fields.push_back(Field{field.name, field.type, true, {}});
+  }
+  for (const Field& field : source_schema->fields()) {
+    columns.push_back({field.name, field.type, field.nullable, source_qualifier, id++, false});
+    combined_fields.push_back(Field{field.name, field.type, true, {}});
+  }
+  bound.combined_schema = std::make_shared<Schema>(std::move(combined_fields));
+  const int num_target = static_cast<int>(bound.num_target);
+  const int num_all = static_cast<int>(columns.size());
+  std::vector<sql::LogicalColumn> target_columns(columns.begin(), columns.begin() + num_target);
+
+  {
+    MergeScope scope(columns, bound.num_target, true, true, "search condition");
+    sql::ExpressionBinder binder(scope);
+    bound.on = binder.BindPredicate(*statement.condition, "JOIN");
+    bound.on_sql = dml::ConditionSql(*statement.condition);
+  }
+  for (const expr::ExpressionPtr& conjunct : expr::SplitConjunction(bound.on)) {
+    if (OnlyReads(*conjunct, 0, num_target) && conjunct->deterministic()) {
+      bound.target_only_conjuncts.push_back(conjunct);
+      continue;
+    }
+    if (conjunct->kind() != expr::ExpressionKind::kComparison) continue;
+    auto op = conjunct->comparison();
+    if (op != expr::ComparisonOperator::kEqual && op != expr::ComparisonOperator::kNullSafeEqual) {
+      continue;
+    }
+    const auto& left = conjunct->children()[0];
+    const auto& right = conjunct->children()[1];
+    auto add_key = [&](const expr::ExpressionPtr& target_side, const expr::ExpressionPtr& source_side) {
+      // Keys are hashed by their encoded bytes, which compare equal only within one type; the
+      // binder casts both sides to a common type, so a mismatch leaves the key to the ON check.
+      if (!target_side->type()->Equals(*source_side->type())) return;
+      bound.target_keys.push_back(target_side);
+      bound.source_keys.push_back(expr::ShiftColumns(source_side, -num_target));
+      bound.null_safe.push_back(op == expr::ComparisonOperator::kNullSafeEqual);
+    };
+    auto is_side = [&](const expr::ExpressionPtr& e, int begin, int end) {
+      return e->deterministic() && !expr::ReferencedColumns(*e).empty() && OnlyReads(*e, begin, end);
+    };
+    if (is_side(left, 0, num_target) && is_side(right, num_target, num_all)) {
+      add_key(left, right);
+    } else if (is_side(right, 0, num_target) && is_side(left, num_target, num_all)) {
+      add_key(right, left);
+    }
+  }
+
+  CheckConditionOrder(statement.merge_clauses);
+  for (const sql::MergeClause& clause : statement.merge_clauses) {
+    BoundClause out;
+    out.match = clause.match;
+    out.action = clause.action;
+    bool sees_target = clause.match != MergeMatch::kNotMatchedByTarget;
+    bool sees_source = clause.match != MergeMatch::kNotMatchedBySource;
+    std::string name = ClauseName(clause.action);
+    if (clause.condition) {
+      MergeScope scope(columns, bound.num_target, sees_target, sees_source, name + " condition");
+      sql::ExpressionBinder binder(scope);
+      out.condition = binder.BindPredicate(*clause.condition, "WHERE");
+      out.condition_sql = dml::ConditionSql(*clause.condition);
+    }
+    MergeScope value_scope(columns, bound.num_target, sees_target, sees_source, name + " clause");
+    sql::ExpressionBinder value_binder(value_scope);
+    out.values.assign(bound.num_target, nullptr);
+    switch (clause.action) {
+      case MergeAction::kDelete:
+        out.values.clear();
+        break;
+      case MergeAction::kUpdate:
+        for (const sql::Assignment& assignment : clause.assignments) {
+          size_t column = ResolveTargetColumn(assignment.column, target_columns,
+                                              assignment.value->position, name + " clause");
+          if (out.values[column] != nullptr) {
+            SILT_THROW(DELTA_CONFLICT_SET_COLUMN,
+                       {{"columnList", "[" + target_schema->field(column).name + "]"}});
+          }
+          out.values[column] = value_binder.Bind(*assignment.value);
+        }
+        break;
+      case MergeAction::kInsert: {
+        if (clause.insert_columns.size() != clause.insert_values.size()) {
+          std::string columns_text;
+          for (const auto& name_parts : clause.insert_columns) {
+            columns_text += (columns_text.empty() ? "`" : ", `") + NameText(name_parts) + "`";
+          }
+          SILT_THROW(INSERT_COLUMN_ARITY_MISMATCH,
+                     {{"tableName", NameText(statement.target->name)},
+                      {"reason", clause.insert_values.size() > clause.insert_columns.size()
+                                     ? "too many data columns"
+                                     : "not enough data columns"},
+                      {"tableColumns", columns_text},
+                      {"dataColumns", std::to_string(clause.insert_values.size()) + " values"}});
+        }
+        for (size_t i = 0; i < clause.insert_columns.size(); ++i) {
+          size_t column = ResolveTargetColumn(clause.insert_columns[i], target_columns,
+                                              clause.position, name + " clause");
+          if (out.values[column] != nullptr) {
+            SILT_THROW(COLUMN_ALREADY_EXISTS,
+                       {{"columnName", "`" + Lower(target_schema->field(column).name) + "`"}});
+          }
+          out.values[column] = value_binder.Bind(*clause.insert_values[i]);
+        }
+        break;
+      }
+      case MergeAction::kUpdateStar:
+      case MergeAction::kInsertStar:
+        // By name: target columns the source lacks keep their value (update) or get NULL or
+        // their generated value (insert); source columns the target lacks are ignored.
+        for (size_t column = 0; column < bound.num_target; ++column) {
+          int source_index = source_schema->FieldIndex(target_schema->field(column).name,
+                                                       /*case_sensitive=*/false);
+          if (source_index < 0) continue;
+          const Field& field = source_schema->field(static_cast<size_t>(source_index));
+          out.values[column] =
+              expr::Column(num_target + source_index, field.type, field.nullable);
+        }
+        break;
+    }
+    switch (clause.match) {
+      case MergeMatch::kMatched:
+        bound.matched.push_back(std::move(out));
+        break;
+      case MergeMatch::kNotMatchedByTarget:
+        bound.not_matched.push_back(std::move(out));
+        break;
+      case MergeMatch::kNotMatchedBySource:
+        bound.not_matched_by_source.push_back(std::move(out));
+        break;
+    }
+  }
+  return bound;
+}
+
+// ---- row helpers ----
+
+Batch TakeBatchRows(const Batch& batch, const std::vector<int64_t>& rows) {
+  std::vector<VectorPtr> columns;
+  columns.reserve(batch.num_columns());
+  for (const VectorPtr& column : batch.columns()) {
+    columns.push_back(exec::TakeRows(*column, rows.data(), static_cast<int64_t>(rows.size())));
+  }
+  return Batch(batch.schema(), std::move(columns), static_cast<int64_t>(rows.size()));
+}
+
+// The combined rows (target row, source row) of `pairs`; -1 on a side gives NULLs there.
+Batch CombinedRows(const BoundMerge& bound, const Batch* target, const std::vector<int64_t>& target_rows,
+                   const Batch* source, const std::vector<int64_t>& source_rows) {
+  const int64_t n = static_cast<int64_t>(std::max(target_rows.size(), source_rows.size()));
+  std::vector<VectorPtr> columns;
+  columns.reserve(bound.combined_schema->num_fields());
+  for (size_t i = 0; i < bound.num_target; ++i) {
+    const DataTypePtr& type = bound.target_schema->field(i).type;
+    columns.push_back(target ? exec::TakeRows(*target->column(i), target_rows.data(), n)
+                             : Vector::MakeAllNull(type, n));
+  }
+  for (size_t i = 0; i < bound.source_schema->num_fields(); ++i) {
+    const DataTypePtr& type = bound.source_schema->field(i).type;
+    columns.push_back(source ? exec::TakeRows(*source->column(i), source_rows.data(), n)
+                             : Vector::MakeAllNull(type, n));
+  }
+  return Batch(bound.combined_schema, std::move(columns), n);
+}
+
+// For each row of `rows`, the index of the first clause of `clauses` whose condition holds, or
+// -1. Conditions are evaluated only on rows no earlier clause took, so a row's errors come only
+// from the clauses it reaches.
+std::vector<int> ChooseClauses(const std::vector<BoundClause>& clauses, const Batch& rows,
+                               expr::EvalContext& context) {
+  std::vector<int> chosen(static_cast<size_t>(rows.num_rows()), -1);
+  std::vector<int64_t> open(static_cast<size_t>(rows.num_rows()));
+  for (int64_t i = 0; i < rows.num_rows(); ++i) open[static_cast<size_t>(i)] = i;
+  for (size_t c = 0; c < clauses.size() && !open.empty(); ++c) {
+    if (clauses[c].condition == nullptr) {
+      for (int64_t row : open) chosen[static_cast<size_t>(row)] = static_cast<int>(c);
+      break;
+    }
+    Batch subset = open.size() == static_cast<size_t>(rows.num_rows()) ? rows : TakeBatchRows(rows, open);
+    std::vector<uint8_t> holds = expr::EvaluateFilter(*clauses[c].condition, subset, context);
+    context.ThrowIfError();
+    std::vector<int64_t> still_open;
+    for (size_t i = 0; i < open.size(); ++i) {
+      if (holds[i]) {
+        chosen[static_cast<size_t>(open[i])] = static_cast<int>(c);
+      } else {
+        still_open.push_back(open[i]);
+      }
+    }
+    open = std::move(still_open);
+  }
+  return chosen;
+}
+
+// ---- the source's hash table ----
+
+// The materialised source keyed by the equi-join keys: chains of source rows per hash bucket.
+class SourceIndex {
+ public:
+  SourceIndex(const BoundMerge& bound, const Batch& source, expr::EvalContext& context)
+      : bound_(bound) {
+    const int64_t n = source.num_rows();
+    if (bound.target_keys.empty() || n == 0) return;
+    std::vector<VectorPtr> keys;
+    for (const auto& key : bound.source_keys) {
+      keys.push_back(expr::Evaluate(*key, source, context));
+      context.ThrowIfError();
+    }
+    key_vectors_ = keys;
+    exec::EncodeKeys(keys, n, encoded_);
+    size_t buckets = 16;
+    while (buckets < static_cast<size_t>(n) * 2) buckets <<= 1;
+    mask_ = buckets - 1;
+    heads_.assign(buckets, -1);
+    next_.assign(static_cast<size_t>(n), -1);
+    for (int64_t row = n - 1; row >= 0; --row) {
+      if (HasUnmatchableNull(keys, row)) continue;
+      size_t bucket = encoded_.hashes[static_cast<size_t>(row)] & mask_;
+      next_[static_cast<size_t>(row)] = heads_[bucket];
+      heads_[bucket] = row;
+    }
+  }
+
+  bool keyed() const { return !bound_.target_keys.empty(); }
+  const std::vector<VectorPtr>& key_vectors() const { return key_vectors_; }
+
+  // Appends (target row, source row) for every source row whose keys equal target row `row`'s.
+  void Probe(const exec::EncodedKeys& target_keys, const std::vector<VectorPtr>& target_key_vectors,
+             int64_t row, std::vector<int64_t>& target_rows, std::vector<int64_t>& source_rows) const {
+    if (heads_.empty() || HasUnmatchableNull(target_key_vectors, row)) return;
+    std::string_view key = target_keys.key(row);
+    for (int64_t s = heads_[target_keys.hashes[static_cast<size_t>(row)] & mask_]; s >= 0;
+         s = next_[static_cast<size_t>(s)]) {
+      if (exec::KeyBytesEqual(key, encoded_.key(s))) {
+        target_rows.push_back(row);
+        source_rows.push_back(s);
+      }
+    }
+  }
+
+ private:
+  // NULL never equals anything under `=`, so such rows can never match.
+  bool HasUnmatchableNull(const std::vector<VectorPtr>& keys, int64_t row) const {
+    for (size_t k = 0; k < keys.size(); ++k) {
+      if (!bound_.null_safe[k] && keys[k]->IsNull(row)) return true;
+    }
+    return false;
+  }
+
+  const BoundMerge& bound_;
+  std::vector<VectorPtr> key_vectors_;
+  exec::EncodedKeys encoded_;
+  std::vector<int64_t> heads_;
+  std::vector<int64_t> next_;
+  size_t mask_ = 0;
+};
+
+// ---- per-file work ----
+
+struct MergeCounts {
+  int64_t matched_updated = 0;
+  int64_t matched_deleted = 0;
+  int64_t not_matched_by_source_updated = 0;
+  int64_t not_matched_by_source_deleted = 0;
+  int64_t copied = 0;
+  int64_t inserted = 0;
+
+  void Add(const MergeCounts& other) {
+    matched_updated += other.matched_updated;
+    matched_deleted += other.matched_deleted;
+    not_matched_by_source_updated += other.not_matched_by_source_updated;
+    not_matched_by_source_deleted += other.not_matched_by_source_deleted;
+    copied += other.copied;
+    inserted += other.inserted;
+  }
+};
+
+// What processing one target file produced (its output stays in memory until the file is known
+// to be touched; then it is written and released).
+struct FileOutcome {
+  bool touched = false;
+  // The file's changed rows are marked in a deletion vector instead of rewriting the file.
+  bool deletion_vector = false;
+  // Physical positions of the rows an UPDATE or DELETE took (deletion-vector mode).
+  std::vector<uint64_t> removed_positions;
+  MergeCounts counts;
+  dml::WrittenOutput written;
+};
+
+// Writes a MERGE's data and change-data files with the metadata its commit will have: the
+// table's, or the evolved one when schema evolution adds columns (dml::DmlWriter writes with the
+// snapshot's metadata, so it cannot write the new columns). Not thread-safe.
+class MergeWriter {
+ public:
+  MergeWriter(const dml::DmlTable& table, const log::Metadata& metadata, SchemaPtr schema,
+              std::shared_ptr<io::FileSystem> fs)
+      : table_(table), metadata_(metadata), schema_(std::move(schema)), fs_(std::move(fs)) {}
+
+  void WriteData(const Batch& rows) {
+    if (rows.num_rows() == 0) return;
+    if (!data_writer_) data_writer_ = log::DataFileWriter::Make(fs_, table_.target.location, metadata_);
+    data_writer_->Write(Batch(schema_, rows.columns(), rows.num_rows()));
+    data_rows_ += rows.num_rows();
+  }
+
+  // Writes change rows tagged `type`; nothing when the table's change data feed is off.
+  void WriteChanges(const Batch& rows, dml::ChangeType type) {
+    if (!table_.change_data_feed || rows.num_rows() == 0) return;
+    if (!change_writer_) {
+      std::vector<Field> fields = schema_->fields();
+      fields.push_back(Field{std::string(dml::kChangeTypeColumn), StringType(), true, {}});
+      change_schema_ = std::make_shared<Schema>(std::move(fields));
+      log::Metadata metadata = metadata_;
+      metadata.schema_string = ToDeltaSchemaJson(*change_schema_);
+      change_writer_ = log::DataFileWriter::Make(
+          fs_, io::JoinPath(table_.target.location, dml::kChangeDataFolder), metadata);
+    }
+    VectorBuilder change_type(StringType(), rows.num_rows());
+    for (int64_t row = 0; row < rows.num_rows(); ++row) change_type.AppendString(dml::ChangeTypeName(type));
+    std::vector<VectorPtr> columns = rows.columns();
+    columns.push_back(change_type.Finish());
+    change_writer_->Write(Batch(change_schema_, std::move(columns), rows.num_rows()));
+    change_rows_ += rows.num_rows();
+  }
+
+  dml::WrittenOutput Finish() {
+    dml::WrittenOutput output;
+    if (data_writer_) {
+      output.adds = data_writer_->Finish();
+      for (const auto& add : output.adds) output.data_bytes += add.size;
+    }
+    output.data_rows = data_rows_;
+    if (change_writer_) {
+      for (log::AddFile& add : change_writer_->Finish()) {
+        log::AddCdcFile cdc;
+        cdc.path = std::string(dml::kChangeDataFolder) + "/" + add.path;
+        cdc.partition_values = std::move(add.partition_values);
+        cdc.size = add.size;
+        cdc.data_change = false;
+        output.change_bytes += add.size;
+        output.change_files.push_back(std::move(cdc));
+      }
+    }
+    output.change_rows = change_rows_;
+    return output;
+  }
+
+ private:
+  const dml::DmlTable& table_;
+  const log::Metadata& metadata_;
+  SchemaPtr schema_;
+  std::shared_ptr<io::FileSystem> fs_;
+  std::unique_ptr<log::DataFileWriter> data_writer_;
+  std::unique_ptr<log::DataFileWriter> change_writer_;
+  SchemaPtr change_schema_;
+  int64_t data_rows_ = 0;
+  int64_t change_rows_ = 0;
+};
+
+// The target schema a MERGE writes: the table's, plus (with schema evolution) the source's
+// top-level columns the table lacks when a `*` clause would carry them, appended as nullable
+// columns in source order, as Delta does.
+SchemaPtr EvolvedSchema(const sql::Statement& statement, const SchemaPtr& target,
+                        const SchemaPtr& source, bool evolve) {
+  if (!evolve) return target;
+  bool star = false;
+  for (const sql::MergeClause& clause : statement.merge_clauses) {
+    star = star || clause.action == MergeAction::kUpdateStar || clause.action == MergeAction::kInsertStar;
+  }
+  if (!star) return target;
+  std::vector<Field> fields = target->fields();
+  for (const Field& field : source->fields()) {
+    if (target->FieldIndex(field.name, /*case_sensitive=*/false) >= 0) continue;
+    fields.push_back(Field{field.name, field.type, true, {}});
+  }
+  if (fields.size() == target->num_fields()) return target;
+  auto evolved = std::make_shared<Schema>(std::move(fields));
+  evolved->CheckNoDuplicateNames();
+  return evolved;
+}
+
+// The state every file's task reads (immutable while files are processed, apart from the
+// matched-source flags, which are atomic).
+struct MergeRun {
+  sql::SessionState* session = nullptr;
+  const dml::DmlTable* table = nullptr;
+  // The metadata and schema the commit writes (the table's, or evolved).
+  const log::Metadata* metadata = nullptr;
+  SchemaPtr schema;
+  const BoundMerge* bound = nullptr;
+  const Batch* source = nullptr;
+  const SourceIndex* index = nullptr;
+  const dml::TargetFileReader* reader = nullptr;
+  const RowAssembler* assembler = nullptr;
+  expr::EvalContext eval;
+  // Source rows some target row matched (NOT MATCHED clauses take the others).
+  std::unique_ptr<std::atomic<bool>[]> source_matched;
+  // Changed rows go to deletion vectors (the table enables them and its protocol allows it).
+  bool deletion_vectors = false;
+  // Only an unconditional DELETE may take a target row several source rows match.
+  bool duplicates_allowed = false;
+  std::atomic<int64_t> write_time_ms{0};
+};
+
+// The new rows one UPDATE / INSERT clause makes of `combined` rows: its assignments evaluated,
+// stored into the target's types; columns it does not assign keep the target's value (update) or
+// are NULL (insert); generated columns it does not assign are computed; constraints checked.
+Batch ApplyValues(const MergeRun& run, const BoundClause& clause, const Batch& combined,
+                  expr::EvalContext& context) {
+  const BoundMerge& bound = *run.bound;
+  std::vector<VectorPtr> columns;
+  std::vector<Field> fields;
+  std::vector<int> mapping(bound.num_target, -1);
+  for (size_t i = 0; i < bound.num_target; ++i) {
+    VectorPtr value;
+    if (clause.values[i] != nullptr) {
+      value = expr::Evaluate(*clause.values[i], combined, context);
+      context.ThrowIfError();
+    } else if (clause.is_update() && !run.assembler->IsGenerated(i)) {
+      value = combined.column(i);
+    } else {
+      continue;
+    }
+    mapping[i] = static_cast<int>(columns.size());
+    fields.push_back(Field{bound.target_schema->field(i).name, value->type(), true, {}});
+    columns.push_back(std::move(value));
+  }
+  Batch values(std::make_shared<Schema>(std::move(fields)), std::move(columns), combined.num_rows());
+  return run.assembler->Assemble(values, mapping, context);
+}
+
+std::vector<int64_t> Pick(const std::vector<int64_t>& values, const std::vector<size_t>& at) {
+  std::vector<int64_t> out;
+  out.reserve(at.size());
+  for (size_t i : at) out.push_back(values[i]);
+  return out;
+}
+
+// Matches one target file against the source, applies the clauses and, when any row changed,
+// writes the file's surviving and new rows (and change rows) to new files.
+FileOutcome ProcessFile(MergeRun& run, const log::AddFile& file) {
+  const BoundMerge& bound = *run.bound;
+  const Batch& source = *run.source;
+  expr::EvalContext context = run.eval;
+  FileOutcome outcome;
+  std::vector<Batch> data;
+  std::vector<Batch> copies;  // unchanged rows, kept until the file is known to be touched
+  std::vector<std::pair<Batch, dml::ChangeType>> changes;
+
+  for (dml::PositionedBatch& positioned : run.reader->ReadAll(file)) {
+    Batch rows = positioned.rows;
+    if (run.schema->num_fields() > rows.num_columns()) {
+      std::vector<VectorPtr> columns = rows.columns();
+      for (size_t i = columns.size(); i < run.schema->num_fields(); ++i) {
+        columns.push_back(Vector::MakeAllNull(run.schema->field(i).type, rows.num_rows()));
+      }
+      rows = Batch(run.schema, std::move(columns), rows.num_rows());
+    }
+    const int64_t n = rows.num_rows();
+    std::vector<int64_t> pair_target;
+    std::vector<int64_t> pair_source;
+    if (source.num_rows() > 0) {
+      if (run.index->keyed()) {
+        std::vector<VectorPtr> keys;
+        for (const auto& key : bound.target_keys) {
+          keys.push_back(expr::Evaluate(*key, rows, context));
+          context.ThrowIfError();
+        }
+        exec::EncodedKeys encoded;
+        exec::EncodeKeys(keys, n, encoded);
+        for (int64_t row = 0; row < n; ++row) {
+          run.index->Probe(encoded, keys, row, pair_target, pair_source);
+        }
+      } else {
+        for (int64_t row = 0; row < n; ++row) {
+          for (int64_t s = 0; s < source.num_rows(); ++s) {
+            pair_target.push_back(row);
+            pair_source.push_back(s);
+          }
+        }
+      }
+    }
+    // The whole ON condition decides (the keys only found candidates).
+    std::vector<int64_t> matched_target;
+    std::vector<int64_t> matched_source;
+    Batch pairs;
+    if (!pair_target.empty()) {
+      Batch candidates = CombinedRows(bound, &rows, pair_target, &source, pair_source);
+      std::vector<uint8_t> holds = expr::EvaluateFilter(*bound.on, candidates, context);
+      context.ThrowIfError();
+      std::vector<int64_t> kept;
+      for (size_t i = 0; i < holds.size(); ++i) {
+        if (!holds[i]) continue;
+        kept.push_back(static_cast<int64_t>(i));
+        matched_target.push_back(pair_target[i]);
+        matched_source.push_back(pair_source[i]);
+        run.source_matched[static_cast<size_t>(pair_source[i])].store(true, std::memory_order_relaxed);
+      }
+      pairs = kept.size() == holds.size() ? candidates : TakeBatchRows(candidates, kept);
+    }
+
+    std::vector<uint8_t> keep(static_cast<size_t>(n), 1);
+    std::vector<uint8_t> matched(static_cast<size_t>(n), 0);
+    for (int64_t row : matched_target) matched[static_cast<size_t>(row)] = 1;
+
+    // WHEN MATCHED.
+    if (!bound.matched.empty() && !matched_target.empty()) {
+      std::vector<int> chosen = ChooseClauses(bound.matched, pairs, context);
+      std::vector<std::vector<size_t>> by_clause(bound.matched.size());
+      for (size_t i = 0; i < chosen.size(); ++i) {
+        if (chosen[i] < 0) continue;
+        auto row = static_cast<size_t>(matched_target[i]);
+        if (keep[row] == 0) {
+          // A second source row reached a clause for this target row.
+          if (!run.duplicates_allowed) SILT_THROW(DELTA_MULTIPLE_SOURCE_ROW_MATCHING_TARGET_ROW_IN_MERGE, {});
+          continue;
+        }
+        keep[row] = 0;
+        by_clause[static_cast<size_t>(chosen[i])].push_back(i);
+      }
+      for (size_t c = 0; c < bound.matched.size(); ++c) {
+        if (by_clause[c].empty()) continue;
+        const BoundClause& clause = bound.matched[c];
+        Batch before = TakeBatchRows(rows, Pick(matched_target, by_clause[c]));
+        if (clause.is_update()) {
+          std::vector<int64_t> at(by_clause[c].begin(), by_clause[c].end());
+          Batch after = ApplyValues(run, clause, TakeBatchRows(pairs, at), context);
+          outcome.counts.matched_updated += after.num_rows();
+          changes.emplace_back(before, dml::ChangeType::kUpdatePreimage);
+          changes.emplace_back(after, dml::ChangeType::kUpdatePostimage);
+          data.push_back(std::move(after));
+        } else {
+          outcome.counts.matched_deleted += before.num_rows();
+          changes.emplace_back(std::move(before), dml::ChangeType::kDelete);
+        }
+      }
+    }
+
+    // WHEN NOT MATCHED BY SOURCE.
+    if (!bound.not_matched_by_source.empty()) {
+      std::vector<int64_t> unmatched;
+      for (int64_t row = 0; row < n; ++row) {
+        if (!matched[static_cast<size_t>(row)]) unmatched.push_back(row);
+      }
+      if (!unmatched.empty()) {
+        Batch combined = CombinedRows(bound, &rows, unmatched, nullptr, unmatched);
+        std::vector<int> chosen = ChooseClauses(bound.not_matched_by_source, combined, context);
+        std::vector<std::vector<int64_t>> by_clause(bound.not_matched_by_source.size());
+        for (size_t i = 0; i < chosen.size(); ++i) {
+          if (chosen[i] < 0) continue;
+          keep[static_cast<size_t>(unmatched[i])] = 0;
+          by_clause[static_cast<size_t>(chosen[i])].push_back(static_cast<int64_t>(i));
+        }
+        for (size_t c = 0; c < by_clause.size(); ++c) {
+          if (by_clause[c].empty()) continue;
+          const BoundClause& clause = bound.not_matched_by_source[c];
+          Batch taken = TakeBatchRows(combined, by_clause[c]);
+          Batch before = TakeBatchRows(rows, Pick(unmatched, std::vector<size_t>(by_clause[c].begin(), by_clause[c].end())));
+          if (clause.is_update()) {
+            Batch after = ApplyValues(run, clause, taken, context);
+            outcome.counts.not_matched_by_source_updated += after.num_rows();
+            changes.emplace_back(before, dml::ChangeType::kUpdatePreimage);
+            changes.emplace_back(after, dml::ChangeType::kUpdatePostimage);
+            data.push_back(std::move(after));
+          } else {
+            outcome.counts.not_matched_by_source_deleted += before.num_rows();
+            changes.emplace_back(std::move(before), dml::ChangeType::kDelete);
+          }
+        }
+      }
+    }
+
+    std::vector<int64_t> kept_rows;
+    kept_rows.reserve(static_cast<size_t>(n));
+    for (int64_t row = 0; row < n; ++row) {
+      if (keep[static_cast<size_t>(row)]) kept_rows.push_back(row);
+    }
+    if (static_cast<int64_t>(kept_rows.size()) == n) {
+      copies.push_back(rows);
+      continue;
+    }
+    outcome.touched = true;
+    for (int64_t row = 0; row < n; ++row) {
+      if (!keep[static_cast<size_t>(row)]) {
+        outcome.removed_positions.push_back(positioned.positions[static_cast<size_t>(row)]);
+      }
+    }
+    if (!kept_rows.empty()) copies.push_back(TakeBatchRows(rows, kept_rows));
+  }
+  if (!outcome.touched) return outcome;
+  // With deletion vectors the changed rows are marked deleted in the old file and the rest stay
+  // where they are; otherwise the file is rewritten with its unchanged rows copied.
+  outcome.deletion_vector = run.deletion_vectors && log::CanHaveDeletionVector(file);
+  if (!outcome.deletion_vector) {
+    for (Batch& batch : copies) {
+      outcome.counts.copied += batch.num_rows();
+      data.push_back(std::move(batch));
+    }
+  }
+  copies.clear();
+  dml::Stopwatch write_time;
+  MergeWriter writer(*run.table, *run.metadata, run.schema, run.session->fs());
+  for (const Batch& batch : data) writer.WriteData(batch);
+  for (const auto& [batch, type] : changes) writer.WriteChanges(batch, type);
+  outcome.written = writer.Finish();
+  run.write_time_ms += write_time.ElapsedMs();
+  return outcome;
+}
+
+void AppendWritten(dml::WrittenOutput& into, dml::WrittenOutput&& from) {
+  for (auto& add : from.adds) into.adds.push_back(std::move(add));
+  for (auto& cdc : from.change_files) into.change_files.push_back(std::move(cdc));
+  into.data_rows += from.data_rows;
+  into.data_bytes += from.data_bytes;
+  into.change_rows += from.change_rows;
+  into.change_bytes += from.change_bytes;
+}
+
+// The target's files the MERGE must read: with NOT MATCHED BY SOURCE clauses every file (any
+// row may be unmatched); otherwise those the ON condition's target-only conjuncts and the
+// range of the source's keys leave possible; none for an empty source.
+dml::CandidateFiles ChooseMergeFiles(const MergeRun& run) {
+  const BoundMerge& bound = *run.bound;
+  if (!bound.not_matched_by_source.empty()) {
+    return dml::ChooseCandidateFiles(*run.table, nullptr, &run.session->pool());
+  }
+  if (run.source->num_rows() == 0) {
+    dml::CandidateFiles none;
+    none.num_files_before_skipping = run.table->snapshot->files().size();
+    return none;
+  }
+  std::vector<expr::ExpressionPtr> conjuncts = bound.target_only_conjuncts;
+  const auto& source_keys = run.index->key_vectors();
+  for (size_t k = 0; k < bound.target_keys.size() && k < source_keys.size(); ++k) {
+    const expr::ExpressionPtr& target_key = bound.target_keys[k];
+    const Vector& values = *source_keys[k];
+    // A key range helps only on a plain column of the same type (stats are per column).
+    if (target_key->kind() != expr::ExpressionKind::kColumn || bound.null_safe[k] ||
+        !values.type()->Equals(*target_key->type()) || !exec::IsOrderable(*values.type())) {
+      continue;
+    }
+    int64_t low = -1;
+    int64_t high = -1;
+    for (int64_t row = 0; row < values.length(); ++row) {
+      if (values.IsNull(row)) continue;
+      if (low < 0 || exec::CompareValues(values, row, values, low) < 0) low = row;
+      if (high < 0 || exec::CompareValues(values, row, values, high) > 0) high = row;
+    }
+    if (low < 0) {
+      // Every source key is NULL: nothing can match.
+      dml::CandidateFiles none;
+      none.num_files_before_skipping = run.table->snapshot->files().size();
+      return none;
+    }
+    conjuncts.push_back(expr::Compare(expr::ComparisonOperator::kGreaterOrEqual, target_key,
+                                      expr::Literal(expr::Scalar::FromVector(values, low))));
+    conjuncts.push_back(expr::Compare(expr::ComparisonOperator::kLessOrEqual, target_key,
+                                      expr::Literal(expr::Scalar::FromVector(values, high))));
+  }
+  expr::ExpressionPtr predicate = conjuncts.empty() ? nullptr : expr::JoinConjunction(conjuncts);
+  return dml::ChooseCandidateFiles(*run.table, predicate, &run.session->pool());
+}
+
+std::string ClausesParameter(const std::vector<BoundClause>& clauses) {
+  JsonWriter json;
+  json.BeginArray();
+  for (const BoundClause& clause : clauses) {
+    json.BeginObject();
+    if (clause.condition_sql) {
+      json.Key("predicate");
+      json.String(*clause.condition_sql);
+    }
+    json.Key("actionType");
+    json.String(ActionTypeName(clause.action));
+    json.EndObject();
+  }
+  json.EndArray();
+  return QuotedJson(json.Release());
+}
+
+}  // namespace
+
+StatementResult ExecuteMerge(sql::SessionState& session, const sql::Statement& statement) {
+  dml::Stopwatch total_time;
+  dml::DmlTable table = dml::LoadDmlTable(session, *statement.target, "MERGE");
+
+  // The source is materialised once: a non-deterministic source is not read twice, and a source
+  // that reads the target sees it as of before this statement.
+  dml::Stopwatch source_time;
+  sql::Query source_query;
+  source_query.kind = sql::QueryKind::kSelect;
+  source_query.position = statement.source->position;
+  auto star = std::make_shared<sql::Expression>();
+  star->kind = sql::ExpressionKind::kStar;
+  star->position = statement.source->position;
+  source_query.select_list.push_back(sql::SelectItem{star, "", {}});
+  source_query.from.push_back(statement.source);
+  StatementResult source_result = RunQuery(session, source_query);
+  Batch source = source_result.batches.empty()
+                     ? Batch(source_result.schema, [&] {
+                         std::vector<VectorPtr> columns;
+                         for (const Field& field : source_result.schema->fields()) {
+                           columns.push_back(Vector::MakeAllNull(field.type, 0));
+                         }
+                         return columns;
+                       }(), 0)
+                     : ConcatenateBatches(source_result.batches);
+  int64_t materialize_ms = source_time.ElapsedMs();
+
+  const bool evolve = statement.schema_evolution ||
+                      session.GetBoolConf("spark.databricks.delta.schema.autoMerge.enabled", false);
+  SchemaPtr written_schema = EvolvedSchema(statement, table.schema, source_result.schema, evolve);
+  const bool schema_changed = written_schema != table.schema;
+  log::Metadata metadata = table.metadata();
+  if (schema_changed) metadata.schema_string = ToDeltaSchemaJson(*written_schema);
+  BoundMerge bound = BindMerge(statement, written_schema, source_result.schema);
+  RowAssembler assembler(written_schema, metadata, table.target.display_name, WriteKind::kModify);
+
+  MergeRun run;
+  run.session = &session;
+  run.table = &table;
+  run.metadata = &metadata;
+  run.schema = written_schema;
+  run.deletion_vectors = table.deletion_vectors &&
+                         log::DeletionVectorsWritable(table.snapshot->protocol(), table.metadata());
+  run.bound = &bound;
+  run.source = &source;
+  run.eval = session.MakeEvalContext();
+  run.assembler = &assembler;
+  run.duplicates_allowed = bound.matched.size() == 1 && bound.matched[0].condition == nullptr &&
+                           bound.matched[0].action == MergeAction::kDelete;
+  run.source_matched = std::make_unique<std::atomic<bool>[]>(static_cast<size_t>(source.num_rows()));
+  for (int64_t i = 0; i < source.num_rows(); ++i) run.source_matched[static_cast<size_t>(i)] = false;
+  expr::EvalContext index_context = run.eval;
+  SourceIndex index(bound, source, index_context);
+  run.index = &index;
+  dml::TargetFileReader reader(table, session.fs(), &session.pool());
+  run.reader = &reader;
+
+  dml::Stopwatch scan_time;
+  dml::CandidateFiles candidates = ChooseMergeFiles(run);
+  std::vector<FileOutcome> outcomes(candidates.files.size());
+  session.pool().ParallelFor(candidates.files.size(), [&](size_t i) {
+    outcomes[i] = ProcessFile(run, *candidates.files[i]);
+  });
+  int64_t file_phase_ms = scan_time.ElapsedMs();
+
+  dml::DmlCommit commit;
+  commit.operation = "MERGE";
+  MergeCounts counts;
+  std::unique_ptr<log::DeletionVectorWriter> dv_writer;
+  std::vector<log::AddFile> dv_adds;
+  std::vector<log::RemoveFile> dv_removes;
+  int64_t dv_added = 0;
+  int64_t dv_removed = 0;
+  int64_t dv_updated = 0;
+  int64_t files_removed = 0;
+  int64_t removed_bytes = 0;
+  for (size_t i = 0; i < outcomes.size(); ++i) {
+    FileOutcome& outcome = outcomes[i];
+    counts.Add(outcome.counts);
+    if (!outcome.touched) continue;
+    const log::AddFile& file = *candidates.files[i];
+    AppendWritten(commit.written, std::move(outcome.written));
+    if (!outcome.deletion_vector) {
+      commit.removed.push_back(&file);
+      ++files_removed;
+      removed_bytes += file.size;
+      continue;
+    }
+    if (!dv_writer) {
+      dv_writer = log::DeletionVectorWriter::Open(session.fs(), table.snapshot->table_root(),
+                                                  table.snapshot->protocol(), table.metadata());
+    }
+    std::optional<log::DeletionVectorUpdate> update =
+        dv_writer->DeleteRows(file, outcome.removed_positions);
+    if (!update) continue;
+    dv_removes.push_back(std::move(update->remove));
+    if (update->add) {
+      dv_adds.push_back(std::move(*update->add));
+      ++(update->had_deletion_vector ? dv_updated : dv_added);
+    } else {
+      // Every row of the file is gone: it is removed, with no new deletion vector.
+      dv_removed += update->had_deletion_vector ? 1 : 0;
+      ++files_removed;
+      removed_bytes += file.size;
+    }
+  }
+  if (dv_writer) dv_writer->Finish();
+  const bool rows_changed = files_removed > 0 || !dv_removes.empty();
+
+  // WHEN NOT MATCHED: the source rows no target row matched.
+  dml::Stopwatch insert_time;
+  if (!bound.not_matched.empty()) {
+    std::vector<int64_t> unmatched;
+    for (int64_t row = 0; row < source.num_rows(); ++row) {
+      if (!run.source_matched[static_cast<size_t>(row)].load()) unmatched.push_back(row);
+    }
+    if (!unmatched.empty()) {
+      expr::EvalContext context = run.eval;
+      Batch combined = CombinedRows(bound, nullptr, unmatched, &source, unmatched);
+      std::vector<int> chosen = ChooseClauses(bound.not_matched, combined, context);
+      std::vector<std::vector<int64_t>> by_clause(bound.not_matched.size());
+      for (size_t i = 0; i < chosen.size(); ++i) {
+        if (chosen[i] >= 0) by_clause[static_cast<size_t>(chosen[i])].push_back(static_cast<int64_t>(i));
+      }
+      MergeWriter writer(table, metadata, written_schema, session.fs());
+      for (size_t c = 0; c < by_clause.size(); ++c) {
+        if (by_clause[c].empty()) continue;
+        Batch rows = ApplyValues(run, bound.not_matched[c], TakeBatchRows(combined, by_clause[c]), context);
+        counts.inserted += rows.num_rows();
+        writer.WriteData(rows);
+        // An insert-only commit needs no change files: readers derive its inserts from the
+        // adds. Once the commit has change files, they must hold the inserts too.
+        if (rows_changed) writer.WriteChanges(rows, dml::ChangeType::kInsert);
+      }
+      AppendWritten(commit.written, writer.Finish());
+    }
+  }
+  int64_t rewrite_ms = run.write_time_ms.load() + insert_time.ElapsedMs();
+
+  const int64_t updated = counts.matched_updated + counts.not_matched_by_source_updated;
+  const int64_t deleted = counts.matched_deleted + counts.not_matched_by_source_deleted;
+
+  commit.parameters = {{"predicate", dml::PredicateParameter({bound.on_sql})},
+                       {"matchedPredicates", ClausesParameter(bound.matched)},
+                       {"notMatchedPredicates", ClausesParameter(bound.not_matched)},
+                       {"notMatchedBySourcePredicates", ClausesParameter(bound.not_matched_by_source)}};
+  auto text = [](int64_t value) { return std::to_string(value); };
+  commit.metrics = {
+      {"numSourceRows", text(source.num_rows())},
+      {"numTargetRowsInserted", text(counts.inserted)},
+      {"numTargetRowsUpdated", text(updated)},
+      {"numTargetRowsMatchedUpdated", text(counts.matched_updated)},
+      {"numTargetRowsNotMatchedBySourceUpdated", text(counts.not_matched_by_source_updated)},
+      {"numTargetRowsDeleted", text(deleted)},
+      {"numTargetRowsMatchedDeleted", text(counts.matched_deleted)},
+      {"numTargetRowsNotMatchedBySourceDeleted", text(counts.not_matched_by_source_deleted)},
+      {"numTargetRowsCopied", text(counts.copied)},
+      {"numOutputRows", text(counts.inserted + updated + counts.copied)},
+      {"numTargetFilesAdded", text(static_cast<int64_t>(commit.written.adds.size()))},
+      {"numTargetFilesRemoved", text(files_removed)},
+      {"numTargetBytesAdded", text(commit.written.data_bytes)},
+      {"numTargetBytesRemoved", text(removed_bytes)},
+      {"numTargetChangeFilesAdded", text(static_cast<int64_t>(commit.written.change_files.size()))},
+      {"numTargetDeletionVectorsAdded", text(dv_added + dv_updated)},
+      {"numTargetDeletionVectorsRemoved", text(dv_removed + dv_updated)},
+      {"numTargetDeletionVectorsUpdated", text(dv_updated)},
+      {"executionTimeMs", text(total_time.ElapsedMs())},
+      {"materializeSourceTimeMs", text(materialize_ms)},
+      {"scanTimeMs", text(std::max<int64_t>(0, file_phase_ms - run.write_time_ms.load()))},
+      {"rewriteTimeMs", text(rewrite_ms)}};
+
+  auto txn = dml::StartDmlTransaction(table);
+  if (schema_changed) txn->UpdateMetadata(metadata);
+  for (log::RemoveFile& remove : dv_removes) txn->Remove(std::move(remove));
+  for (log::AddFile& add : dv_adds) txn->Add(std::move(add));
+  // The files read and the predicate that chose them: inserts depend on the absence of matches
+  // wherever the keys could be, so a concurrent add there conflicts.
+  dml::RecordReads(*txn, candidates);
+  dml::CommitDml(*txn, std::move(commit));
+
+  ResultBuilder result({Field{"num_affected_rows", LongType(), true, {}},
+                        Field{"num_updated_rows", LongType(), true, {}},
+                        Field{"num_deleted_rows", LongType(), true, {}},
+                        Field{"num_inserted_rows", LongType(), true, {}}});
+  result.column(0).AppendInt(updated + deleted + counts.inserted);
+  result.column(1).AppendInt(updated);
+  result.column(2).AppendInt(deleted);
+  result.column(3).AppendInt(counts.inserted);
+  return result.Finish();
+}
+
+}  // namespace silt::commands::internal

@@ -1,0 +1,297 @@
+// UPDATE t SET col = expr[, ...] [WHERE ...] with Delta's semantics: only files holding matching
+// rows are rewritten (or, when the table enables deletion vectors, keep their other rows and get
+// a deletion vector for the updated ones); updated values are cast by Spark's store-assignment rules, generated
+// columns recomputed and constraints checked on the updated rows; with the change feed on, each
+// updated row is written as an update_preimage and an update_postimage change row.
+
+#include <algorithm>
+
+#include "silt/base/check.h"
+#include "silt/commands/dml_support.h"
+#include "silt/commands/dml_validation.h"
+#include "silt/commands/statement_internal.h"
+#include "silt/expr/evaluator.h"
+
+namespace silt::commands::internal {
+namespace {
+
+// One `SET path = value`: a top-level column (empty `field_path`) or a nested struct field.
+struct BoundAssignment {
+  size_t column = 0;
+  std::vector<size_t> field_path;  // field indexes inside the column's struct type
+  std::string display;             // the path as written, for messages
+  expr::ExpressionPtr value;
+};
+
+std::string JoinPath(const std::vector<std::string>& parts) {
+  std::string text;
+  for (const std::string& part : parts) text += (text.empty() ? "" : ".") + part;
+  return text;
+}
+
+bool SameName(std::string_view left, std::string_view right) {
+  return Lower(left) == Lower(right);
+}
+
+BoundAssignment BindAssignment(const dml::DmlTable& table, const sql::Assignment& assignment,
+                               const std::string& alias) {
+  std::vector<std::string> path = assignment.column;
+  SILT_CHECK(!path.empty(), "empty SET column");
+  const Schema& schema = *table.schema;
+  // `t.col` names the table's column when `t` qualifies the table and is not itself a column.
+  std::vector<std::string> qualifier = dml::TableQualifier(table, alias);
+  if (path.size() > 1 && schema.FieldIndex(path[0], /*case_sensitive=*/false) < 0) {
+    for (size_t length = std::min(qualifier.size(), path.size() - 1); length > 0; --length) {
+      bool matches = true;
+      for (size_t i = 0; i < length; ++i) {
+        matches = matches && SameName(path[i], qualifier[qualifier.size() - length + i]);
+      }
+      if (matches) {
+        path.erase(path.begin(), path.begin() + static_cast<std::ptrdiff_t>(length));
+        break;
+      }
+    }
+  }
+  BoundAssignment bound;
+  bound.display = JoinPath(path);
+  int index = schema.FieldIndex(path[0], false);
+  if (index < 0) {
+    std::string proposal;
+    for (const Field& field : schema.fields()) {
+      proposal += (proposal.empty() ? "`" : ", `") + field.name + "`";
+    }
+    SILT_THROW(UNRESOLVED_COLUMN,
+               {{"objectName", "`" + JoinPath(assignment.column) + "`"}, {"proposal", proposal}});
+  }
+  bound.column = static_cast<size_t>(index);
+  DataTypePtr type = schema.field(bound.column).type;
+  for (size_t i = 1; i < path.size(); ++i) {
+    if (type->id() != TypeId::kStruct) {
+      SILT_THROW(UNSUPPORTED_FEATURE,
+                 {{"message", "Updating nested field " + bound.display + " of a non-struct type"}});
+    }
+    const auto& fields = type->fields();
+    auto it = std::find_if(fields.begin(), fields.end(),
+                           [&](const Field& f) { return SameName(f.name, path[i]); });
+    if (it == fields.end()) {
+      std::string names;
+      for (const Field& f : fields) names += (names.empty() ? "`" : ", `") + f.name + "`";
+      SILT_THROW(FIELD_NOT_FOUND, {{"fieldName", "`" + path[i] + "`"}, {"fields", names}});
+    }
+    bound.field_path.push_back(static_cast<size_t>(it - fields.begin()));
+    type = it->type;
+  }
+  bound.value = dml::BindTableValue(table, *assignment.value, alias);
+  return bound;
+}
+
+// Two assignments conflict when one path is a prefix of the other (`a` and `a`, `s` and `s.f`).
+void CheckNoConflicts(const std::vector<BoundAssignment>& assignments) {
+  for (size_t i = 0; i < assignments.size(); ++i) {
+    for (size_t j = i + 1; j < assignments.size(); ++j) {
+      const BoundAssignment& a = assignments[i];
+      const BoundAssignment& b = assignments[j];
+      if (a.column != b.column) continue;
+      size_t common = std::min(a.field_path.size(), b.field_path.size());
+      if (std::equal(a.field_path.begin(), a.field_path.begin() + static_cast<std::ptrdiff_t>(common),
+                     b.field_path.begin())) {
+        SILT_THROW(DELTA_CONFLICT_SET_COLUMN,
+                   {{"columnList", "[" + a.display + ", " + b.display + "]"}});
+      }
+    }
+  }
+}
+
+// `base` (a struct vector) with the field at `path` replaced by `value` (already of the field's
+// type). A NULL struct becomes a struct of NULL fields with the assigned one set, as Delta's
+// rewrite into named_struct(...) of field accesses does.
+VectorPtr ReplaceField(const VectorPtr& base, const std::vector<size_t>& path, size_t depth,
+                       const VectorPtr& value) {
+  if (depth == path.size()) return value;
+  const DataType& type = *base->type();
+  std::vector<VectorPtr> fields;
+  for (size_t i = 0; i < type.fields().size(); ++i) {
+    VectorPtr field = base->StructField(i);
+    // A field of a NULL struct reads as NULL.
+    if (base->null_count() > 0) {
+      VectorBuilder masked(field->type(), base->length());
+      for (int64_t row = 0; row < base->length(); ++row) {
+        if (base->IsNull(row)) {
+          masked.AppendNull();
+        } else {
+          masked.AppendFrom(*field, row);
+        }
+      }
+      field = masked.Finish();
+    }
+    fields.push_back(i == path[depth] ? ReplaceField(field, path, depth + 1, value) : field);
+  }
+  VectorBuilder builder(base->type(), base->length());
+  for (int64_t row = 0; row < base->length(); ++row) {
+    for (size_t i = 0; i < fields.size(); ++i) builder.child(i).AppendFrom(*fields[i], row);
+    builder.AppendStruct();
+  }
+  return builder.Finish();
+}
+
+// The type of the field at `path` inside `type`, as a Field for StoreAssign.
+Field NestedField(const Field& column, const std::vector<size_t>& path) {
+  Field field = column;
+  for (size_t index : path) field = field.type->fields()[index];
+  return field;
+}
+
+StatementResult AffectedRowsResult(int64_t rows) {
+  ResultBuilder result({Field{"num_affected_rows", LongType(), false, {}}});
+  result.column(0).AppendInt(rows);
+  return result.Finish();
+}
+
+}  // namespace
+
+StatementResult ExecuteUpdate(sql::SessionState& session, const sql::Statement& statement) {
+  dml::Stopwatch total;
+  SILT_CHECK(statement.target != nullptr, "UPDATE without a target");
+  dml::DmlTable table = dml::LoadDmlTable(session, *statement.target, "UPDATE");
+  const std::string& alias = statement.target->alias;
+  const Schema& schema = *table.schema;
+  expr::EvalContext context = session.MakeEvalContext();
+
+  std::vector<BoundAssignment> assignments;
+  for (const sql::Assignment& assignment : statement.assignments) {
+    assignments.push_back(BindAssignment(table, assignment, alias));
+  }
+  CheckNoConflicts(assignments);
+  expr::ExpressionPtr predicate;
+  std::vector<std::string> predicate_sql;
+  if (statement.where) {
+    predicate = dml::BindTablePredicate(table, *statement.where, alias, "WHERE");
+    predicate_sql.push_back(dml::ConditionSql(*statement.where));
+  }
+
+  RowAssembler assembler(table.schema, table.metadata(), table.target.display_name,
+                         WriteKind::kModify);
+  // Generated columns nobody assigns are recomputed from the updated row; assigned ones must
+  // match their expression.
+  std::vector<int> mapping(schema.num_fields());
+  for (size_t i = 0; i < mapping.size(); ++i) {
+    bool assigned = std::any_of(assignments.begin(), assignments.end(),
+                                [&](const BoundAssignment& a) { return a.column == i; });
+    mapping[i] = assembler.IsGenerated(i) && !assigned ? -1 : static_cast<int>(i);
+  }
+
+  auto txn = dml::StartDmlTransaction(table);
+  dml::Stopwatch scan_clock;
+  dml::CandidateFiles candidates = dml::ChooseCandidateFiles(table, predicate, &session.pool());
+  dml::RecordReads(*txn, candidates);
+  int64_t scan_ms = scan_clock.ElapsedMs();
+  int64_t rewrite_ms = 0;
+
+  dml::DmlCommit commit;
+  dml::DmlWriter writer(table, session.fs());
+  dml::TargetFileReader reader(table, session.fs(), &session.pool());
+  int64_t updated_rows = 0;
+  int64_t copied_rows = 0;
+  int64_t removed_bytes = 0;
+
+  auto updated_values = [&](const Batch& matched) {
+    std::vector<VectorPtr> columns = matched.columns();
+    for (const BoundAssignment& assignment : assignments) {
+      VectorPtr value = expr::Evaluate(*assignment.value, matched, context);
+      context.ThrowIfError();
+      const Field& column = schema.field(assignment.column);
+      Field target = NestedField(column, assignment.field_path);
+      value = StoreAssign(value, target, table.target.display_name, context, WriteKind::kModify);
+      columns[assignment.column] =
+          ReplaceField(columns[assignment.column], assignment.field_path, 0, value);
+    }
+    return assembler.Assemble(Batch(table.schema, std::move(columns), matched.num_rows()),
+                              mapping, context);
+  };
+
+  for (const log::AddFile* file : candidates.files) {
+    dml::Stopwatch file_scan;
+    // One file at a time: nothing is written for a file until a row of it matches.
+    std::vector<Batch> matched_batches;
+    std::vector<Batch> copied_batches;
+    // With deletion vectors the old rows are marked deleted in place and nothing is copied.
+    bool by_deletion_vector = writer.UsesDeletionVector(*file);
+    std::vector<uint64_t> updated_positions;
+    reader.Read(*file, [&](dml::PositionedBatch&& batch) {
+      std::vector<uint8_t> matches(static_cast<size_t>(batch.rows.num_rows()), 1);
+      if (predicate) {
+        matches = expr::EvaluateFilter(*predicate, batch.rows, context);
+        context.ThrowIfError();
+      }
+      std::vector<uint8_t> others(matches.size());
+      int64_t matched = 0;
+      for (size_t i = 0; i < matches.size(); ++i) {
+        others[i] = matches[i] == 0;
+        matched += matches[i] != 0;
+      }
+      if (matched > 0) matched_batches.push_back(dml::SelectRows(batch.rows, matches));
+      if (by_deletion_vector) {
+        for (size_t i = 0; i < matches.size(); ++i) {
+          if (matches[i]) updated_positions.push_back(batch.positions[i]);
+        }
+      } else if (matched < batch.rows.num_rows()) {
+        copied_batches.push_back(dml::SelectRows(batch.rows, others));
+      }
+    });
+    scan_ms += file_scan.ElapsedMs();
+    if (matched_batches.empty()) continue;
+    dml::Stopwatch file_rewrite;
+    for (const Batch& matched : matched_batches) {
+      Batch updated = updated_values(matched);
+      writer.WriteData(updated);
+      writer.WriteChanges(matched, dml::ChangeType::kUpdatePreimage);
+      writer.WriteChanges(updated, dml::ChangeType::kUpdatePostimage);
+      updated_rows += matched.num_rows();
+    }
+    if (by_deletion_vector) {
+      writer.DeleteRows(*file, updated_positions);
+      rewrite_ms += file_rewrite.ElapsedMs();
+      continue;
+    }
+    for (const Batch& copied : copied_batches) {
+      writer.WriteData(copied);
+      copied_rows += copied.num_rows();
+    }
+    rewrite_ms += file_rewrite.ElapsedMs();
+    removed_bytes += file->size;
+    commit.removed.push_back(file);
+  }
+
+  dml::Stopwatch finish_clock;
+  commit.written = writer.Finish();
+  rewrite_ms += finish_clock.ElapsedMs();
+  // Delta commits nothing when no row matches.
+  if (commit.removed.empty() && commit.written.deletion_vectors.empty()) {
+    return AffectedRowsResult(0);
+  }
+  dml::DeletionVectorCounts dv = dml::CountDeletionVectors(commit.written.deletion_vectors);
+
+  commit.operation = "UPDATE";
+  if (!predicate_sql.empty()) {
+    commit.parameters = {{"predicate", dml::PredicateParameter(predicate_sql)}};
+  }
+  commit.metrics = {
+      {"numRemovedFiles", std::to_string(static_cast<int64_t>(commit.removed.size()) + dv.removed_files)},
+      {"numAddedFiles", std::to_string(commit.written.adds.size())},
+      {"numUpdatedRows", std::to_string(updated_rows)},
+      {"numCopiedRows", std::to_string(copied_rows)},
+      {"numAddedChangeFiles", std::to_string(commit.written.change_files.size())},
+      {"numRemovedBytes", std::to_string(removed_bytes + dv.removed_bytes)},
+      {"numAddedBytes", std::to_string(commit.written.data_bytes)},
+      {"executionTimeMs", std::to_string(total.ElapsedMs())},
+      {"scanTimeMs", std::to_string(scan_ms)},
+      {"rewriteTimeMs", std::to_string(rewrite_ms)},
+      {"numDeletionVectorsAdded", std::to_string(dv.added)},
+      {"numDeletionVectorsRemoved", std::to_string(dv.removed)},
+      {"numDeletionVectorsUpdated", std::to_string(dv.updated)},
+  };
+  dml::CommitDml(*txn, std::move(commit));
+  return AffectedRowsResult(updated_rows);
+}
+
+}  // namespace silt::commands::internal
