@@ -1,0 +1,256 @@
+#include "silt/delta_table.h"
+
+#include "silt/base/check.h"
+#include "silt/sql/ast.h"
+#include "silt/sql/parser.h"
+
+namespace silt {
+namespace {
+
+// Back-quotes one identifier part; a back quote inside is doubled, as Spark's lexer reads it.
+std::string QuoteIdentifier(const std::string& part) {
+  std::string quoted = "`";
+  for (char c : part) {
+    quoted += c;
+    if (c == '`') quoted += '`';
+  }
+  quoted += '`';
+  return quoted;
+}
+
+std::string QuoteParts(const sql::QualifiedName& parts) {
+  std::string text;
+  for (const std::string& part : parts) {
+    if (!text.empty()) text += '.';
+    text += QuoteIdentifier(part);
+  }
+  return text;
+}
+
+[[noreturn]] void ThrowInvalidArgument(std::string_view parameter, std::string_view function,
+                                       std::string message) {
+  SILT_THROW(INVALID_PARAMETER_VALUE, {{"parameter", "`" + std::string(parameter) + "`"},
+                                       {"functionName", "`" + std::string(function) + "`"},
+                                       {"message", std::move(message)}});
+}
+
+// Splits a multi-part identifier written as Spark SQL (`db.t`, "`a b`.c") and quotes every part,
+// so that the generated statement names exactly what the caller named.
+std::string QuoteMultipartName(const std::string& name, std::string_view parameter,
+                               std::string_view function) {
+  sql::ExpressionPtr parsed = sql::ParseExpression(name);
+  if (parsed->kind != sql::ExpressionKind::kColumn || parsed->name.empty()) {
+    ThrowInvalidArgument(parameter, function,
+                         "expected a name such as t, db.t or `odd name`, got '" + name + "'");
+  }
+  return QuoteParts(parsed->name);
+}
+
+std::string PathTable(const std::string& path, std::string_view function) {
+  if (path.empty()) ThrowInvalidArgument("path", function, "the path is empty");
+  return "delta." + QuoteIdentifier(path);
+}
+
+// Checks that `text` is one whole expression and wraps it so that nothing around it can change
+// its meaning; the line break ends a trailing `--` comment inside the text.
+std::string WrappedExpression(const std::string& text, std::string_view parameter,
+                              std::string_view function) {
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
+    ThrowInvalidArgument(parameter, function, "the expression is empty");
+  }
+  sql::ParseExpression(text);
+  return "(" + text + "\n)";
+}
+
+std::string Assignments(const std::map<std::string, std::string>& set, std::string_view function) {
+  if (set.empty()) ThrowInvalidArgument("set", function, "at least one column must be assigned");
+  std::string text;
+  for (const auto& [column, value] : set) {
+    if (!text.empty()) text += ", ";
+    text += QuoteMultipartName(column, "set", function) + " = " +
+            WrappedExpression(value, "set", function);
+  }
+  return text;
+}
+
+std::string AliasClause(const std::string& alias) {
+  return alias.empty() ? "" : " AS " + QuoteIdentifier(alias);
+}
+
+}  // namespace
+
+// ---- MergeSource ----
+
+MergeSource MergeSource::Table(std::string name) {
+  return MergeSource(Kind::kTable, std::move(name));
+}
+
+MergeSource MergeSource::Path(std::string path) {
+  return MergeSource(Kind::kPath, std::move(path));
+}
+
+MergeSource MergeSource::Query(std::string sql) {
+  return MergeSource(Kind::kQuery, std::move(sql));
+}
+
+MergeSource MergeSource::Alias(std::string alias) const {
+  if (alias.empty()) ThrowInvalidArgument("alias", "MergeSource.Alias", "the alias is empty");
+  MergeSource copy = *this;
+  copy.alias_ = std::move(alias);
+  return copy;
+}
+
+std::string MergeSource::ToSql() const {
+  std::string text;
+  switch (kind_) {
+    case Kind::kTable:
+      text = QuoteMultipartName(text_, "source", "MergeSource.Table");
+      break;
+    case Kind::kPath:
+      text = PathTable(text_, "MergeSource.Path");
+      break;
+    case Kind::kQuery: {
+      // One query and nothing else: a second statement or a stray parenthesis must not leak
+      // into the MERGE around it.
+      sql::Statement statement = sql::ParseStatement(text_);
+      if (statement.kind != sql::StatementKind::kQuery) {
+        ThrowInvalidArgument("sql", "MergeSource.Query", "expected a query, got '" + text_ + "'");
+      }
+      // The statement's own text leaves out a trailing `;` and comments around the query.
+      text = "(\n" + statement.source_text + "\n)";
+      break;
+    }
+  }
+  return text + AliasClause(alias_);
+}
+
+// ---- MergeBuilder ----
+
+MergeBuilder& MergeBuilder::AddClause(std::string group, std::string condition,
+                                      std::string action) {
+  // Parsed now, so a malformed condition fails at the call that passed it.
+  if (!condition.empty()) condition = WrappedExpression(condition, "condition", "MergeBuilder");
+  clauses_.push_back(Clause{std::move(group), std::move(condition), std::move(action)});
+  return *this;
+}
+
+MergeBuilder& MergeBuilder::WhenMatchedUpdate(std::map<std::string, std::string> set,
+                                              std::string condition) {
+  return AddClause("MATCHED", std::move(condition),
+                   "UPDATE SET " + Assignments(set, "MergeBuilder.WhenMatchedUpdate"));
+}
+
+MergeBuilder& MergeBuilder::WhenMatchedUpdateAll(std::string condition) {
+  return AddClause("MATCHED", std::move(condition), "UPDATE SET *");
+}
+
+MergeBuilder& MergeBuilder::WhenMatchedDelete(std::string condition) {
+  return AddClause("MATCHED", std::move(condition), "DELETE");
+}
+
+MergeBuilder& MergeBuilder::WhenNotMatchedInsert(std::map<std::string, std::string> values,
+                                                 std::string condition) {
+  constexpr std::string_view kFunction = "MergeBuilder.WhenNotMatchedInsert";
+  if (values.empty()) ThrowInvalidArgument("values", kFunction, "at least one column is needed");
+  std::string columns;
+  std::string expressions;
+  for (const auto& [column, value] : values) {
+    if (!columns.empty()) {
+      columns += ", ";
+      expressions += ", ";
+    }
+    columns += QuoteMultipartName(column, "values", kFunction);
+    expressions += WrappedExpression(value, "values", kFunction);
+  }
+  return AddClause("NOT MATCHED", std::move(condition),
+                   "INSERT (" + columns + ") VALUES (" + expressions + ")");
+}
+
+MergeBuilder& MergeBuilder::WhenNotMatchedInsertAll(std::string condition) {
+  return AddClause("NOT MATCHED", std::move(condition), "INSERT *");
+}
+
+MergeBuilder& MergeBuilder::WhenNotMatchedBySourceUpdate(std::map<std::string, std::string> set,
+                                                         std::string condition) {
+  return AddClause("NOT MATCHED BY SOURCE", std::move(condition),
+                   "UPDATE SET " + Assignments(set, "MergeBuilder.WhenNotMatchedBySourceUpdate"));
+}
+
+MergeBuilder& MergeBuilder::WhenNotMatchedBySourceDelete(std::string condition) {
+  return AddClause("NOT MATCHED BY SOURCE", std::move(condition), "DELETE");
+}
+
+MergeBuilder& MergeBuilder::WithSchemaEvolution() {
+  schema_evolution_ = true;
+  return *this;
+}
+
+std::string MergeBuilder::StatementText() const {
+  std::string text = schema_evolution_ ? "MERGE WITH SCHEMA EVOLUTION INTO " : "MERGE INTO ";
+  text += target_ + "\nUSING " + source_.ToSql() + "\nON " +
+          WrappedExpression(condition_, "condition", "DeltaTable.Merge");
+  for (const Clause& clause : clauses_) {
+    text += "\nWHEN " + clause.group;
+    if (!clause.condition.empty()) text += " AND " + clause.condition;
+    text += " THEN " + clause.action;
+  }
+  return text;
+}
+
+StatementOutput MergeBuilder::Execute() { return session_->Sql(StatementText()); }
+
+// ---- DeltaTable ----
+
+DeltaTable DeltaTable::ForPath(Session& session, const std::string& path) {
+  DeltaTable table(session, PathTable(path, "DeltaTable.ForPath"));
+  // Fails now rather than at the first operation, as delta-spark's forPath does.
+  session.Sql("DESCRIBE HISTORY " + table.table_ + " LIMIT 1");
+  return table;
+}
+
+DeltaTable DeltaTable::ForName(Session& session, const std::string& name) {
+  DeltaTable table(session, QuoteMultipartName(name, "name", "DeltaTable.ForName"));
+  session.Sql("DESCRIBE HISTORY " + table.table_ + " LIMIT 1");
+  return table;
+}
+
+DeltaTable DeltaTable::Alias(std::string alias) const {
+  if (alias.empty()) ThrowInvalidArgument("alias", "DeltaTable.Alias", "the alias is empty");
+  DeltaTable copy = *this;
+  copy.alias_ = std::move(alias);
+  return copy;
+}
+
+std::string DeltaTable::TargetSql() const { return table_ + AliasClause(alias_); }
+
+MergeBuilder DeltaTable::Merge(MergeSource source, std::string condition) const {
+  return MergeBuilder(*session_, TargetSql(), std::move(source), std::move(condition));
+}
+
+StatementOutput DeltaTable::Update(const std::map<std::string, std::string>& set,
+                                   const std::string& condition) const {
+  std::string text = "UPDATE " + TargetSql() + " SET " + Assignments(set, "DeltaTable.Update");
+  if (!condition.empty()) {
+    text += " WHERE " + WrappedExpression(condition, "condition", "DeltaTable.Update");
+  }
+  return session_->Sql(text);
+}
+
+StatementOutput DeltaTable::Delete(const std::string& condition) const {
+  std::string text = "DELETE FROM " + TargetSql();
+  if (!condition.empty()) {
+    text += " WHERE " + WrappedExpression(condition, "condition", "DeltaTable.Delete");
+  }
+  return session_->Sql(text);
+}
+
+StatementOutput DeltaTable::History(int64_t limit) const {
+  if (limit < 0) ThrowInvalidArgument("limit", "DeltaTable.History", "must not be negative");
+  std::string text = "DESCRIBE HISTORY " + table_;
+  if (limit > 0) text += " LIMIT " + std::to_string(limit);
+  return session_->Sql(text);
+}
+
+StatementOutput DeltaTable::ToRows() const { return session_->Sql("SELECT * FROM " + TargetSql()); }
+
+}  // namespace silt
