@@ -8,6 +8,11 @@
 // the ratio silt/DuckDB printed (below 1.0: silt is faster).
 // Usage: query_bench [--rows N] [--threads T]   (defaults: 10,000,000 rows, 2 DuckDB threads)
 
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -17,6 +22,7 @@
 #include <functional>
 #include <limits>
 #include <sstream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -260,7 +266,29 @@ struct Query {
   std::string sql;
 };
 
-int Run(int64_t rows, int threads) {
+// Runs `silt sql --warehouse W -e SQL` (output discarded) and returns its peak resident set in
+// MB, or nullopt when the binary is missing or fails.
+std::optional<double> PeakMegabytesOfShell(const std::string& silt_binary, const std::string& warehouse,
+                                           const std::string& sql) {
+  if (silt_binary.empty() || ::access(silt_binary.c_str(), X_OK) != 0) return std::nullopt;
+  pid_t child = ::fork();
+  if (child < 0) return std::nullopt;
+  if (child == 0) {
+    int devnull = ::open("/dev/null", O_WRONLY);
+    if (devnull >= 0) ::dup2(devnull, STDOUT_FILENO);
+    ::execl(silt_binary.c_str(), silt_binary.c_str(), "sql", "--warehouse", warehouse.c_str(), "-e",
+            sql.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  int status = 0;
+  struct rusage usage {};
+  if (::wait4(child, &status, 0, &usage) != child || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    return std::nullopt;
+  }
+  return static_cast<double>(usage.ru_maxrss) / 1024.0;
+}
+
+int Run(int64_t rows, int threads, const std::string& silt_binary) {
   int64_t side_rows = std::max<int64_t>(rows / 10, 1);
   test::TempDir warehouse;
   auto fs = io::MakeLocalFileSystem();
@@ -343,6 +371,18 @@ int Run(int64_t rows, int threads) {
     }
     std::fflush(stdout);
   }
+
+  // Memory: each query again in a fresh `silt sql` process, whose peak resident set is the
+  // query's alone (this process also generated the tables).
+  for (const Query& query : queries) {
+    std::optional<double> megabytes = PeakMegabytesOfShell(silt_binary, warehouse.path(), query.sql);
+    if (megabytes) {
+      std::printf("%s: peak memory of silt sql %.0f MB\n", query.name, *megabytes);
+    } else {
+      std::printf("%s: peak memory not measured (no silt binary beside the bench)\n", query.name);
+    }
+  }
+  std::fflush(stdout);
   return all_agree ? 0 : 1;
 }
 
@@ -368,7 +408,11 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    return silt::Run(rows, threads);
+    // The silt binary sits one folder above the benchmark (build/silt, build/bench/query_bench).
+    std::string self = argv[0];
+    size_t slash = self.rfind('/');
+    std::string bench_dir = slash == std::string::npos ? "." : self.substr(0, slash);
+    return silt::Run(rows, threads, bench_dir + "/../silt");
   } catch (const std::exception& error) {
     std::fprintf(stderr, "query_bench failed: %s\n", error.what());
     return 1;
