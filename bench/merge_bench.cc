@@ -1,0 +1,463 @@
+// MERGE speed of silt against DuckDB doing the equivalent work on the same Parquet files:
+//   t   N rows (id unique, name, city, amount DECIMAL(18,2), updated_at TIMESTAMP) in about 40
+//       data files, written by silt's log writer;
+//   s   a source of N/10 (and N/100) rows: 90% ids of t (half with a changed amount, half
+//       identical rows) and 10% new ids.
+// silt runs, through a Session,
+//   MERGE INTO t USING s ON t.id = s.id
+//   WHEN MATCHED AND t.amount <> s.amount THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *
+// on a fresh copy of t for each timed run, copy-on-write (the default) and with deletion vectors.
+// DuckDB (2 threads) reads the same files and writes, as Parquet, what each variant must write:
+// copy-on-write: the merged rows of every target file holding a changed row, plus the new rows;
+// deletion vectors: the changed and new rows, plus the (file, row number) of each replaced row.
+// Each variant: best of 3 on both sides, silt's result (row count and sum of amount after the
+// MERGE, updated and inserted counts of its result row) checked against DuckDB's computation,
+// and the ratio silt/DuckDB printed (below 1.0: silt is faster).
+// Usage: merge_bench [--rows N] [--threads T]   (defaults: 10,000,000 rows, 2 DuckDB threads)
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <limits>
+#include <numeric>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "silt/base/thread_pool.h"
+#include "silt/error.h"
+#include "silt/io/file_system.h"
+#include "silt/log/table_writer.h"
+#include "silt/session.h"
+#include "silt/vector/batch.h"
+#include "support/duckdb_peer.h"
+#include "support/temp_dir.h"
+
+namespace silt {
+namespace {
+
+constexpr int64_t kBatchRows = 1 << 20;
+// The target is appended in this many chunks, one data file each, as a table written over time.
+constexpr int64_t kTargetFiles = 40;
+constexpr int64_t kBaseMicros = 1672531200ll * 1000000;     // 2023-01-01 00:00:00 UTC
+constexpr int64_t kSourceMicros = 1748736000ll * 1000000;   // 2025-06-01 00:00:00 UTC
+constexpr int kRepetitions = 3;
+
+uint64_t Hash(uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+VectorPtr FixedVector(DataTypePtr type, int64_t rows, size_t width,
+                      const std::function<void(uint8_t*, int64_t)>& fill) {
+  BufferPtr values = Buffer::Allocate(static_cast<size_t>(rows) * width);
+  for (int64_t i = 0; i < rows; ++i) fill(values->data() + i * static_cast<int64_t>(width), i);
+  return Vector::Make(std::move(type), rows, {nullptr, values}, {}, 0);
+}
+
+VectorPtr StringVector(int64_t rows, const std::function<std::string_view(int64_t, char*)>& make) {
+  BufferPtr offsets = Buffer::Allocate(static_cast<size_t>(rows + 1) * 4);
+  BufferPtr data = Buffer::Allocate(0, false, static_cast<size_t>(rows) * 10);
+  auto* offset = offsets->as<int32_t>();
+  offset[0] = 0;
+  char scratch[32];
+  for (int64_t i = 0; i < rows; ++i) {
+    std::string_view value = make(i, scratch);
+    data->Append(value.data(), value.size());
+    offset[i + 1] = static_cast<int32_t>(data->size());
+  }
+  return Vector::Make(StringType(), rows, {nullptr, offsets, data}, {}, 0);
+}
+
+VectorPtr LongVector(int64_t rows, const std::function<int64_t(int64_t)>& value) {
+  return FixedVector(LongType(), rows, 8, [&](uint8_t* out, int64_t i) {
+    int64_t v = value(i);
+    std::memcpy(out, &v, 8);
+  });
+}
+
+VectorPtr DecimalVector(int64_t rows, const std::function<Decimal128(int64_t)>& cents) {
+  return FixedVector(DecimalType(18, 2), rows, 16, [&](uint8_t* out, int64_t i) {
+    Decimal128 v = cents(i);
+    std::memcpy(out, &v, 16);
+  });
+}
+
+VectorPtr TimestampVector(int64_t rows, const std::function<int64_t(int64_t)>& micros) {
+  return FixedVector(TimestampType(), rows, 8, [&](uint8_t* out, int64_t i) {
+    int64_t v = micros(i);
+    std::memcpy(out, &v, 8);
+  });
+}
+
+SchemaPtr RowSchema() {
+  return std::make_shared<Schema>(std::vector<Field>{
+      {"id", LongType(), true, {}},
+      {"name", StringType(), true, {}},
+      {"city", StringType(), true, {}},
+      {"amount", DecimalType(18, 2), true, {}},
+      {"updated_at", TimestampType(), true, {}},
+  });
+}
+
+// The target's column values of row `id` (a source row with that id repeats them, bar the
+// changed amount and time).
+std::string_view NameOf(int64_t id, char* scratch) {
+  static const char kDigits[] = "0123456789abcdef";
+  uint64_t hash = Hash(static_cast<uint64_t>(id));
+  for (int d = 0; d < 10; ++d) scratch[d] = kDigits[(hash >> (4 * d)) & 15];
+  return std::string_view(scratch, 10);
+}
+std::string_view CityOf(int64_t id, char* scratch) {
+  uint64_t city = Hash(static_cast<uint64_t>(id) ^ 0xC17) % 1000;
+  std::snprintf(scratch, 32, "city_%04d", static_cast<int>(city));
+  return std::string_view(scratch, 9);
+}
+Decimal128 AmountOf(int64_t id) {
+  return static_cast<Decimal128>(Hash(static_cast<uint64_t>(id) + 7) % 100000000);
+}
+int64_t UpdatedAtOf(int64_t id) {
+  return kBaseMicros +
+         static_cast<int64_t>(Hash(static_cast<uint64_t>(id) * 3) % 31536000) * 1000000;
+}
+
+// Rows of t with ids [start, start + count).
+Batch TargetRows(const SchemaPtr& schema, int64_t start, int64_t count) {
+  std::vector<VectorPtr> columns;
+  columns.push_back(LongVector(count, [&](int64_t i) { return start + i; }));
+  columns.push_back(StringVector(count, [&](int64_t i, char* s) { return NameOf(start + i, s); }));
+  columns.push_back(StringVector(count, [&](int64_t i, char* s) { return CityOf(start + i, s); }));
+  columns.push_back(DecimalVector(count, [&](int64_t i) { return AmountOf(start + i); }));
+  columns.push_back(TimestampVector(count, [&](int64_t i) { return UpdatedAtOf(start + i); }));
+  return Batch(schema, std::move(columns), count);
+}
+
+// The source's shape: its first `matched` rows take ids of t, spread over all of t's files by a
+// stride coprime to the target size (so the ids are distinct); even ones change the amount by
+// one cent and the time, odd ones repeat the target row exactly. The rest are new ids (>= N).
+struct SourceShape {
+  int64_t target_rows;
+  int64_t rows;
+  int64_t matched;
+  int64_t stride;
+
+  SourceShape(int64_t target, int64_t source) : target_rows(target), rows(source) {
+    matched = std::min(target, source * 9 / 10);
+    stride = 7919;
+    while (std::gcd(stride, target) != 1) ++stride;
+  }
+  bool IsMatched(int64_t row) const { return row < matched; }
+  bool IsChanged(int64_t row) const { return row < matched && row % 2 == 0; }
+  int64_t Id(int64_t row) const {
+    return IsMatched(row) ? static_cast<int64_t>((static_cast<__int128>(row) * stride) %
+                                                 target_rows)
+                          : target_rows + (row - matched);
+  }
+};
+
+Batch SourceRows(const SchemaPtr& schema, const SourceShape& shape, int64_t start, int64_t count) {
+  std::vector<VectorPtr> columns;
+  columns.push_back(LongVector(count, [&](int64_t i) { return shape.Id(start + i); }));
+  columns.push_back(
+      StringVector(count, [&](int64_t i, char* s) { return NameOf(shape.Id(start + i), s); }));
+  columns.push_back(
+      StringVector(count, [&](int64_t i, char* s) { return CityOf(shape.Id(start + i), s); }));
+  columns.push_back(DecimalVector(count, [&](int64_t i) {
+    int64_t row = start + i;
+    return AmountOf(shape.Id(row)) + (shape.IsChanged(row) ? 1 : 0);
+  }));
+  columns.push_back(TimestampVector(count, [&](int64_t i) {
+    int64_t row = start + i;
+    return shape.IsMatched(row) && !shape.IsChanged(row) ? UpdatedAtOf(shape.Id(row))
+                                                         : kSourceMicros + row * 1000000;
+  }));
+  return Batch(schema, std::move(columns), count);
+}
+
+// Writes a Delta table of `rows` rows at `root`: created empty, then appended in `files` chunks.
+void WriteDeltaTable(const std::shared_ptr<io::FileSystem>& fs, const std::string& root,
+                     const SchemaPtr& schema, int64_t rows, int64_t files, ThreadPool& pool,
+                     const log::StringMap& properties,
+                     const std::function<Batch(int64_t start, int64_t count)>& make_rows) {
+  log::DataFileWriterOptions writer;
+  writer.parquet.codec = parquet::CompressionCodec::kSnappy;
+  writer.parquet.pool = &pool;
+  writer.parquet.max_parallelism = pool.num_threads();
+  log::CreateTableOptions create;
+  create.schema = *schema;
+  create.configuration = properties;
+  create.writer = writer;
+  log::CreateTable(fs, root, create);
+  log::WriteOptions append;
+  append.writer = writer;
+  int64_t rows_per_append = std::max<int64_t>((rows + files - 1) / files, 1);
+  for (int64_t chunk = 0; chunk < rows; chunk += rows_per_append) {
+    int64_t chunk_rows = std::min(rows_per_append, rows - chunk);
+    std::vector<Batch> batches;
+    for (int64_t start = chunk; start < chunk + chunk_rows; start += kBatchRows) {
+      batches.push_back(make_rows(start, std::min(kBatchRows, chunk + chunk_rows - start)));
+    }
+    log::AppendToTable(fs, root, batches, append);
+  }
+}
+
+// The table's data files (every table here is freshly appended, so all of them are live).
+std::string DataFileList(io::FileSystem& fs, const std::string& root) {
+  std::string files;
+  for (const io::FileInfo& info : fs.List(root, "", /*recursive=*/true)) {
+    bool in_log = info.path.find("/_delta_log/") != std::string::npos;
+    bool parquet = info.path.size() > 8 && info.path.ends_with(".parquet");
+    if (in_log || !parquet) continue;
+    if (!files.empty()) files += ", ";
+    files += test::SqlQuote(info.path);
+  }
+  return "[" + files + "]";
+}
+
+std::vector<std::string> SplitLines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (!line.empty()) lines.push_back(line);
+  }
+  return lines;
+}
+
+std::vector<std::string> SplitFields(const std::string& line) {
+  std::vector<std::string> fields;
+  size_t start = 0;
+  while (true) {
+    size_t comma = line.find(',', start);
+    fields.push_back(line.substr(start, comma == std::string::npos ? comma : comma - start));
+    if (comma == std::string::npos) return fields;
+    start = comma + 1;
+  }
+}
+
+double MillisecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+// The single CSV row of a one-row result (silt: no header; DuckDB: a header first).
+std::vector<std::string> OnlyRow(const std::string& csv, bool has_header) {
+  std::vector<std::string> lines = SplitLines(csv);
+  size_t expected = has_header ? 2 : 1;
+  if (lines.size() != expected) return {};
+  return SplitFields(lines.back());
+}
+
+// Whether the table's latest commit added files with deletion vectors: the deletion-vector
+// variant only measures what it claims when silt's MERGE really wrote them.
+bool LatestCommitHasDeletionVectors(const std::string& root) {
+  std::filesystem::path latest;
+  for (const auto& entry : std::filesystem::directory_iterator(root + "/_delta_log")) {
+    if (entry.path().extension() == ".json" && entry.path() > latest) latest = entry.path();
+  }
+  std::ifstream in(latest);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str().find("\"deletionVector\":{") != std::string::npos;
+}
+
+const char* kMerge =
+    "MERGE INTO t USING s ON t.id = s.id "
+    "WHEN MATCHED AND t.amount <> s.amount THEN UPDATE SET * "
+    "WHEN NOT MATCHED THEN INSERT *";
+
+struct Variant {
+  const char* name;
+  bool deletion_vectors;
+  const std::string* source_root;
+  int64_t source_rows;
+};
+
+int Run(int64_t rows, int threads) {
+  test::TempDir bases;
+  test::TempDir outputs;
+  auto local_fs = io::MakeLocalFileSystem();
+  std::shared_ptr<io::FileSystem> fs = std::move(local_fs);
+  ThreadPool pool(static_cast<size_t>(threads));
+  SchemaPtr schema = RowSchema();
+
+  auto start = std::chrono::steady_clock::now();
+  std::string cow_base = bases.Child("t_cow");
+  std::string dv_base = bases.Child("t_dv");
+  auto target_rows = [&](int64_t begin, int64_t count) {
+    return TargetRows(schema, begin, count);
+  };
+  WriteDeltaTable(fs, cow_base, schema, rows, kTargetFiles, pool, {}, target_rows);
+  WriteDeltaTable(fs, dv_base, schema, rows, kTargetFiles, pool,
+                  {{"delta.enableDeletionVectors", "true"}}, target_rows);
+  SourceShape large(rows, std::max<int64_t>(rows / 10, 1));
+  SourceShape small(rows, std::max<int64_t>(rows / 100, 1));
+  std::string large_root = bases.Child("s_large");
+  std::string small_root = bases.Child("s_small");
+  WriteDeltaTable(fs, large_root, schema, large.rows, 1, pool, {},
+                  [&](int64_t b, int64_t c) { return SourceRows(schema, large, b, c); });
+  WriteDeltaTable(fs, small_root, schema, small.rows, 1, pool, {},
+                  [&](int64_t b, int64_t c) { return SourceRows(schema, small, b, c); });
+  std::printf("tables written: t %lld rows in %lld files, sources %lld and %lld rows (%.0f ms)\n",
+              static_cast<long long>(rows), static_cast<long long>(kTargetFiles),
+              static_cast<long long>(large.rows), static_cast<long long>(small.rows),
+              MillisecondsSince(start));
+  std::fflush(stdout);
+
+  std::string target_files = DataFileList(*fs, cow_base);
+  std::vector<Variant> variants = {
+      {"copy-on-write, source N/10", false, &large_root, large.rows},
+      {"copy-on-write, source N/100", false, &small_root, small.rows},
+      {"deletion vectors, source N/10", true, &large_root, large.rows},
+      {"deletion vectors, source N/100", true, &small_root, small.rows},
+  };
+
+  bool all_agree = true;
+  for (const Variant& variant : variants) {
+    // silt: each run on a fresh copy of the target in a fresh warehouse; only the MERGE timed.
+    double silt_best = std::numeric_limits<double>::infinity();
+    std::vector<std::string> merge_row;
+    std::vector<std::string> after_row;
+    bool wrote_deletion_vectors = false;
+    for (int i = 0; i < kRepetitions; ++i) {
+      test::TempDir warehouse;
+      std::filesystem::copy(variant.deletion_vectors ? dv_base : cow_base, warehouse.Child("t"),
+                            std::filesystem::copy_options::recursive);
+      std::filesystem::copy(*variant.source_root, warehouse.Child("s"),
+                            std::filesystem::copy_options::recursive);
+      SessionOptions options;
+      options.warehouse = warehouse.path();
+      Session session(options);
+      auto begin = std::chrono::steady_clock::now();
+      StatementOutput output = session.Sql(kMerge);
+      silt_best = std::min(silt_best, MillisecondsSince(begin));
+      if (i == 0) {
+        merge_row = OnlyRow(FormatCsv(output.batches(), /*header=*/false), false);
+        after_row = OnlyRow(
+            FormatCsv(session.Sql("SELECT count(*), sum(amount) FROM t").batches(), false),
+            false);
+        wrote_deletion_vectors = LatestCommitHasDeletionVectors(warehouse.Child("t"));
+      }
+    }
+
+    // DuckDB: the same inputs, and the files this variant has to write.
+    std::string source_files = DataFileList(*fs, *variant.source_root);
+    std::vector<std::string> views = {
+        "CREATE VIEW t AS SELECT * FROM read_parquet(" + target_files +
+            ", filename = true, file_row_number = true)",
+        "CREATE VIEW s AS SELECT * FROM read_parquet(" + source_files + ")",
+    };
+    std::string out = outputs.path() + "/";
+    std::vector<std::string> work;
+    if (!variant.deletion_vectors) {
+      work.push_back(
+          "COPY (WITH touched AS (SELECT DISTINCT t.filename FROM t JOIN s ON t.id = s.id "
+          "WHERE t.amount <> s.amount), "
+          "merged AS (SELECT CASE WHEN s.id IS NOT NULL AND t.amount <> s.amount THEN true "
+          "ELSE false END AS replace, t.*, s.name AS s_name, s.city AS s_city, "
+          "s.amount AS s_amount, s.updated_at AS s_updated_at "
+          "FROM t SEMI JOIN touched USING (filename) LEFT JOIN s ON t.id = s.id) "
+          "SELECT id, CASE WHEN replace THEN s_name ELSE name END AS name, "
+          "CASE WHEN replace THEN s_city ELSE city END AS city, "
+          "CASE WHEN replace THEN s_amount ELSE amount END AS amount, "
+          "CASE WHEN replace THEN s_updated_at ELSE updated_at END AS updated_at FROM merged "
+          "UNION ALL SELECT s.* FROM s ANTI JOIN t ON s.id = t.id) TO " +
+          test::SqlQuote(out + "cow.parquet") + " (FORMAT PARQUET, COMPRESSION snappy)");
+    } else {
+      work.push_back("COPY (SELECT s.* FROM s LEFT JOIN t ON s.id = t.id "
+                     "WHERE t.id IS NULL OR t.amount <> s.amount) TO " +
+                     test::SqlQuote(out + "dv_rows.parquet") +
+                     " (FORMAT PARQUET, COMPRESSION snappy)");
+      work.push_back("COPY (SELECT t.filename, t.file_row_number FROM t JOIN s ON t.id = s.id "
+                     "WHERE t.amount <> s.amount) TO " +
+                     test::SqlQuote(out + "dv_positions.parquet") +
+                     " (FORMAT PARQUET, COMPRESSION snappy)");
+    }
+    std::vector<std::string> statements = views;
+    for (int i = 0; i < kRepetitions; ++i) {
+      statements.insert(statements.end(), work.begin(), work.end());
+    }
+    std::vector<double> times = test::TimeDuckDb(statements, threads);
+    if (times.size() != statements.size()) {
+      std::fprintf(stderr, "DuckDB reported %zu timings, expected %zu\n", times.size(),
+                   statements.size());
+      return 1;
+    }
+    double duckdb_best = std::numeric_limits<double>::infinity();
+    for (int i = 0; i < kRepetitions; ++i) {
+      auto first = times.begin() + static_cast<long>(views.size() + i * work.size());
+      duckdb_best = std::min(duckdb_best,
+                             std::accumulate(first, first + static_cast<long>(work.size()), 0.0));
+    }
+
+    // The expected outcome: rows and sum of amount after the MERGE, updated and inserted rows.
+    std::vector<std::string> check = views;
+    check.push_back(
+        "SELECT count(*) AS n, sum(CASE WHEN s.id IS NOT NULL AND (t.id IS NULL OR "
+        "t.amount <> s.amount) THEN s.amount ELSE t.amount END) AS total, "
+        "count(*) FILTER (WHERE t.id IS NOT NULL AND s.id IS NOT NULL AND t.amount <> s.amount) "
+        "AS updated, count(*) FILTER (WHERE t.id IS NULL) AS inserted "
+        "FROM t FULL OUTER JOIN s ON t.id = s.id");
+    std::vector<std::string> expected = OnlyRow(test::RunDuckDb(check, "csv"), true);
+    // silt's MERGE row: num_affected_rows, num_updated_rows, num_deleted_rows, num_inserted_rows.
+    std::vector<std::string> actual;
+    if (after_row.size() == 2 && merge_row.size() == 4) {
+      actual = {after_row[0], after_row[1], merge_row[1], merge_row[3]};
+    }
+    bool agree = expected.size() == 4 && actual == expected &&
+                 wrote_deletion_vectors == variant.deletion_vectors;
+    all_agree = all_agree && agree;
+    std::printf("%s (%lld source rows): silt %.0f ms, duckdb %.0f ms, ratio %.2f%s\n",
+                variant.name, static_cast<long long>(variant.source_rows), silt_best,
+                duckdb_best, duckdb_best > 0 ? silt_best / duckdb_best : 0.0,
+                agree ? "" : "  RESULTS DIFFER");
+    auto join = [](const std::vector<std::string>& fields) {
+      std::string text;
+      for (const std::string& field : fields) text += (text.empty() ? "" : ",") + field;
+      return text;
+    };
+    std::printf("  rows after, sum(amount), updated, inserted: silt %s, duckdb %s; silt wrote %s\n",
+                join(actual).c_str(), join(expected).c_str(),
+                wrote_deletion_vectors ? "deletion vectors" : "rewritten files");
+    std::fflush(stdout);
+  }
+  return all_agree ? 0 : 1;
+}
+
+}  // namespace
+}  // namespace silt
+
+int main(int argc, char** argv) {
+  int64_t rows = 10000000;
+  int threads = 2;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--rows" && i + 1 < argc) {
+      rows = std::atoll(argv[++i]);
+    } else if (arg == "--threads" && i + 1 < argc) {
+      threads = std::atoi(argv[++i]);
+    } else {
+      std::fprintf(stderr, "usage: merge_bench [--rows N] [--threads T]\n");
+      return 2;
+    }
+  }
+  if (rows <= 0 || threads <= 0) {
+    std::fprintf(stderr, "--rows and --threads must be positive\n");
+    return 2;
+  }
+  try {
+    return silt::Run(rows, threads);
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "merge_bench failed: %s\n", error.what());
+    return 1;
+  }
+}
