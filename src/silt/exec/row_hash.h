@@ -72,7 +72,8 @@ inline bool KeyBytesEqual(std::string_view a, std::string_view b) {
     std::memcpy(&b_tail, b.data() + length - 8, 8);
     return ((a_head ^ b_head) | (a_tail ^ b_tail)) == 0;
   }
-  return std::memcmp(a.data(), b.data(), length) == 0;
+  // memcmp must not see the null data pointer of an empty key, even with length 0.
+  return length == 0 || std::memcmp(a.data(), b.data(), length) == 0;
 }
 
 /// Rows of `source` picked by `rows` (-1 picks NULL), as a new vector of its type.

@@ -45,6 +45,7 @@ class Buffer {
   void Reserve(size_t capacity);
   /// Appends `length` bytes.
   void Append(const void* bytes, size_t length) {
+    if (length == 0) return;  // an empty string_view may carry a null pointer memcpy must not see
     if (size_ + length > capacity_) Reserve(GrowTo(size_ + length));
     std::memcpy(data_ + size_, bytes, length);
     size_ += length;
