@@ -5,6 +5,7 @@
 
 #include "silt/base/check.h"
 #include "silt/exec/aggregate_kind_internal.h"
+#include "silt/exec/row_compare.h"
 #include "silt/expr/type_coercion.h"
 
 namespace silt::exec {
@@ -48,8 +49,6 @@ bool ContainsMap(const DataType& type) {
   }
   return false;
 }
-
-bool IsOrderable(const DataType& type) { return !ContainsMap(type); }
 
 void CheckCount(const std::string& name, const std::vector<DataTypePtr>& types, size_t min, size_t max) {
   if (types.size() < min || types.size() > max) {
