@@ -24,40 +24,17 @@
 #include "silt/vector/batch.h"
 #include "support/duckdb_peer.h"
 #include "support/temp_dir.h"
+#include "bench_columns.h"
 
 namespace silt {
 namespace {
 
+using bench::FixedVector;
+using bench::Hash;
+using bench::StringVector;
+
 constexpr int64_t kBatchRows = 1 << 20;
 constexpr int64_t kBaseMicros = 1672531200ll * 1000000;  // 2023-01-01 00:00:00 UTC
-
-uint64_t Hash(uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
-
-VectorPtr FixedVector(DataTypePtr type, int64_t rows, size_t width,
-                      const std::function<void(uint8_t*, int64_t)>& fill) {
-  BufferPtr values = Buffer::Allocate(static_cast<size_t>(rows) * width);
-  for (int64_t i = 0; i < rows; ++i) fill(values->data() + i * static_cast<int64_t>(width), i);
-  return Vector::Make(std::move(type), rows, {nullptr, values}, {}, 0);
-}
-
-VectorPtr StringVector(int64_t rows, const std::function<std::string_view(int64_t, char*)>& make) {
-  BufferPtr offsets = Buffer::Allocate(static_cast<size_t>(rows + 1) * 4);
-  BufferPtr data = Buffer::Allocate(0, false, static_cast<size_t>(rows) * 10);
-  auto* offset = offsets->as<int32_t>();
-  offset[0] = 0;
-  char scratch[32];
-  for (int64_t i = 0; i < rows; ++i) {
-    std::string_view value = make(i, scratch);
-    data->Append(value.data(), value.size());
-    offset[i + 1] = static_cast<int32_t>(data->size());
-  }
-  return Vector::Make(StringType(), rows, {nullptr, offsets, data}, {}, 0);
-}
 
 std::vector<Batch> MakeTable(int64_t rows, const SchemaPtr& schema) {
   std::vector<Batch> batches;

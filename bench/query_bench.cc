@@ -34,9 +34,16 @@
 #include "silt/vector/batch.h"
 #include "support/duckdb_peer.h"
 #include "support/temp_dir.h"
+#include "bench_columns.h"
 
 namespace silt {
 namespace {
+
+using bench::FixedVector;
+using bench::Hash;
+using bench::LongVector;
+using bench::StringVector;
+using bench::TimestampVector;
 
 constexpr int64_t kBatchRows = 1 << 20;
 // Rows per append (and so per data file): bounds the generator's memory and gives the table
@@ -45,52 +52,10 @@ constexpr int64_t kRowsPerAppend = 2500000;
 constexpr int64_t kBaseMicros = 1672531200ll * 1000000;  // 2023-01-01 00:00:00 UTC
 constexpr int kRepetitions = 3;
 
-uint64_t Hash(uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
-
-VectorPtr FixedVector(DataTypePtr type, int64_t rows, size_t width,
-                      const std::function<void(uint8_t*, int64_t)>& fill) {
-  BufferPtr values = Buffer::Allocate(static_cast<size_t>(rows) * width);
-  for (int64_t i = 0; i < rows; ++i) fill(values->data() + i * static_cast<int64_t>(width), i);
-  return Vector::Make(std::move(type), rows, {nullptr, values}, {}, 0);
-}
-
-VectorPtr StringVector(int64_t rows, const std::function<std::string_view(int64_t, char*)>& make) {
-  BufferPtr offsets = Buffer::Allocate(static_cast<size_t>(rows + 1) * 4);
-  BufferPtr data = Buffer::Allocate(0, false, static_cast<size_t>(rows) * 10);
-  auto* offset = offsets->as<int32_t>();
-  offset[0] = 0;
-  char scratch[32];
-  for (int64_t i = 0; i < rows; ++i) {
-    std::string_view value = make(i, scratch);
-    data->Append(value.data(), value.size());
-    offset[i + 1] = static_cast<int32_t>(data->size());
-  }
-  return Vector::Make(StringType(), rows, {nullptr, offsets, data}, {}, 0);
-}
-
-VectorPtr LongVector(int64_t rows, const std::function<int64_t(int64_t)>& value) {
-  return FixedVector(LongType(), rows, 8, [&](uint8_t* out, int64_t i) {
-    int64_t v = value(i);
-    std::memcpy(out, &v, 8);
-  });
-}
-
 VectorPtr AmountVector(int64_t rows, const std::function<uint64_t(int64_t)>& seed) {
   return FixedVector(DecimalType(18, 2), rows, 16, [&](uint8_t* out, int64_t i) {
     Decimal128 cents = static_cast<Decimal128>(Hash(seed(i)) % 100000000);
     std::memcpy(out, &cents, 16);
-  });
-}
-
-VectorPtr TimestampVector(int64_t rows, const std::function<int64_t(int64_t)>& micros) {
-  return FixedVector(TimestampType(), rows, 8, [&](uint8_t* out, int64_t i) {
-    int64_t v = micros(i);
-    std::memcpy(out, &v, 8);
   });
 }
 
