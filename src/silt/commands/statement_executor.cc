@@ -479,13 +479,13 @@ StatementResult ExecuteStatement(sql::SessionState& session, const sql::Statemen
     case StatementKind::kDelete:
       return internal::ExecuteDelete(session, statement);
     case StatementKind::kRestore:
-      SILT_THROW(NOT_IMPLEMENTED, {{"feature", "RESTORE"}});
+      return internal::ExecuteRestore(session, statement);
     case StatementKind::kVacuum:
-      SILT_THROW(NOT_IMPLEMENTED, {{"feature", "VACUUM"}});
+      return internal::ExecuteVacuum(session, statement);
     case StatementKind::kOptimize:
-      SILT_THROW(NOT_IMPLEMENTED, {{"feature", "OPTIMIZE"}});
+      return internal::ExecuteOptimize(session, statement);
     case StatementKind::kConvertToDelta:
-      SILT_THROW(NOT_IMPLEMENTED, {{"feature", "CONVERT TO DELTA"}});
+      return internal::ExecuteConvertToDelta(session, statement);
   }
   SILT_THROW(NOT_IMPLEMENTED, {{"feature", "this statement"}});
 }

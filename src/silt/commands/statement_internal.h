@@ -64,6 +64,14 @@ StatementResult ExecuteAlterTable(sql::SessionState& session, const sql::Stateme
 StatementResult ExecuteDelete(sql::SessionState& session, const sql::Statement& statement);
 StatementResult ExecuteUpdate(sql::SessionState& session, const sql::Statement& statement);
 
+/// RESTORE TABLE t TO VERSION|TIMESTAMP AS OF ... (restore_statement.cc).
+StatementResult ExecuteRestore(sql::SessionState& session, const sql::Statement& statement);
+/// VACUUM t [RETAIN n HOURS] [DRY RUN] (vacuum_statement.cc).
+StatementResult ExecuteVacuum(sql::SessionState& session, const sql::Statement& statement);
+/// OPTIMIZE t [WHERE ...] [ZORDER BY (...)] (optimize_statement.cc).
+StatementResult ExecuteOptimize(sql::SessionState& session, const sql::Statement& statement);
+/// CONVERT TO DELTA parquet.`path` [PARTITIONED BY (...)] (convert_statement.cc).
+StatementResult ExecuteConvertToDelta(sql::SessionState& session, const sql::Statement& statement);
 StatementResult ExecuteDescribeTable(sql::SessionState& session, const sql::Statement& statement);
 StatementResult ExecuteDescribeDetail(sql::SessionState& session, const sql::Statement& statement);
 StatementResult ExecuteDescribeHistory(sql::SessionState& session, const sql::Statement& statement);

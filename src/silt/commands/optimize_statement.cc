@@ -1,0 +1,12 @@
+// OPTIMIZE: not built yet.
+
+#include "silt/base/check.h"
+#include "silt/commands/statement_internal.h"
+
+namespace silt::commands::internal {
+
+StatementResult ExecuteOptimize(sql::SessionState&, const sql::Statement&) {
+  SILT_THROW(NOT_IMPLEMENTED, {{"feature", "OPTIMIZE"}});
+}
+
+}  // namespace silt::commands::internal

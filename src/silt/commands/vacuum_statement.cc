@@ -1,0 +1,12 @@
+// VACUUM: not built yet.
+
+#include "silt/base/check.h"
+#include "silt/commands/statement_internal.h"
+
+namespace silt::commands::internal {
+
+StatementResult ExecuteVacuum(sql::SessionState&, const sql::Statement&) {
+  SILT_THROW(NOT_IMPLEMENTED, {{"feature", "VACUUM"}});
+}
+
+}  // namespace silt::commands::internal
