@@ -207,10 +207,21 @@ int64_t LiveRowCount(const DmlTable& table, io::FileSystem& fs, const log::AddFi
 }
 
 TargetFileReader::TargetFileReader(const DmlTable& table, std::shared_ptr<io::FileSystem> fs,
-                                   ThreadPool* pool)
+                                   ThreadPool* pool, std::vector<bool> read_columns)
     : table_(table), fs_(std::move(fs)) {
   log::ScanOptions options;
   options.pool = pool;
+  const size_t width = table.schema->num_fields();
+  bool all = read_columns.empty();
+  for (size_t i = 0; i < width; ++i) {
+    if (all || (i < read_columns.size() && read_columns[i])) {
+      scan_column_.push_back(static_cast<int>(options.columns.size()));
+      options.columns.push_back(table.schema->field(i).name);
+    } else {
+      scan_column_.push_back(-1);
+    }
+  }
+  if (all) options.columns.clear();
   scan_ = log::TableScan::Make(table.snapshot, options);
 }
 
@@ -255,7 +266,14 @@ void TargetFileReader::Read(const log::AddFile& file,
                                   " live rows but its row count and deletion vector leave " +
                                   std::to_string(positioned.positions.size())}});
     }
-    positioned.rows = Batch(table_.schema, batch.columns(), batch.num_rows());
+    std::vector<VectorPtr> columns;
+    columns.reserve(scan_column_.size());
+    for (size_t i = 0; i < scan_column_.size(); ++i) {
+      columns.push_back(scan_column_[i] >= 0
+                            ? batch.column(static_cast<size_t>(scan_column_[i]))
+                            : Vector::MakeAllNull(table_.schema->field(i).type, batch.num_rows()));
+    }
+    positioned.rows = Batch(table_.schema, std::move(columns), batch.num_rows());
     consume(std::move(positioned));
   }
 }

@@ -124,8 +124,12 @@ struct PositionedBatch {
 /// `table` must outlive it.
 class TargetFileReader {
  public:
+  /// `read_columns` (one flag per table column; empty = all) names the columns decoded; the
+  /// others are all NULL in the batches returned, which keep the table's layout. A statement
+  /// that writes deletion vectors and no change data needs only the columns its conditions and
+  /// new values use, which spares decoding the rest.
   TargetFileReader(const DmlTable& table, std::shared_ptr<io::FileSystem> fs,
-                   ThreadPool* pool = nullptr);
+                   ThreadPool* pool = nullptr, std::vector<bool> read_columns = {});
 
   /// Calls `consume` for each row group of `file` in file order (row groups with no live row
   /// are skipped). Throws what TableScan::OpenFile throws and PARQUET_CORRUPT_FILE when the
@@ -139,6 +143,8 @@ class TargetFileReader {
   const DmlTable& table_;
   std::shared_ptr<io::FileSystem> fs_;
   std::unique_ptr<log::TableScan> scan_;
+  // Table column -> column of the scan's batches, or -1 for a column not read.
+  std::vector<int> scan_column_;
 };
 
 /// The rows of `batch` whose `keep` byte is non-zero (the batch itself when all are kept).

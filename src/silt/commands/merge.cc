@@ -365,23 +365,49 @@ Batch TakeBatchRows(const Batch& batch, const std::vector<int64_t>& rows) {
   return Batch(batch.schema(), std::move(columns), static_cast<int64_t>(rows.size()));
 }
 
-// The combined rows (target row, source row) of `pairs`; -1 on a side gives NULLs there.
+// The combined rows (target row, source row) of `pairs`; a null side gives NULLs there. Only the
+// columns `used` flags (over the combined layout) are gathered; the others are NULL, as the
+// expressions evaluated on the rows never read them.
 Batch CombinedRows(const BoundMerge& bound, const Batch* target, const std::vector<int64_t>& target_rows,
-                   const Batch* source, const std::vector<int64_t>& source_rows) {
+                   const Batch* source, const std::vector<int64_t>& source_rows,
+                   const std::vector<bool>& used) {
   const int64_t n = static_cast<int64_t>(std::max(target_rows.size(), source_rows.size()));
   std::vector<VectorPtr> columns;
   columns.reserve(bound.combined_schema->num_fields());
   for (size_t i = 0; i < bound.num_target; ++i) {
     const DataTypePtr& type = bound.target_schema->field(i).type;
-    columns.push_back(target ? exec::TakeRows(*target->column(i), target_rows.data(), n)
-                             : Vector::MakeAllNull(type, n));
+    columns.push_back(target && used[i] ? exec::TakeRows(*target->column(i), target_rows.data(), n)
+                                        : Vector::MakeAllNull(type, n));
   }
   for (size_t i = 0; i < bound.source_schema->num_fields(); ++i) {
     const DataTypePtr& type = bound.source_schema->field(i).type;
-    columns.push_back(source ? exec::TakeRows(*source->column(i), source_rows.data(), n)
-                             : Vector::MakeAllNull(type, n));
+    columns.push_back(source && used[bound.num_target + i]
+                          ? exec::TakeRows(*source->column(i), source_rows.data(), n)
+                          : Vector::MakeAllNull(type, n));
   }
   return Batch(bound.combined_schema, std::move(columns), n);
+}
+
+// Flags, over the combined layout, the columns `expressions` read.
+void MarkUsed(const std::vector<expr::ExpressionPtr>& expressions, std::vector<bool>& used) {
+  for (const expr::ExpressionPtr& expression : expressions) {
+    if (expression == nullptr) continue;
+    for (int column : expr::ReferencedColumns(*expression)) used[static_cast<size_t>(column)] = true;
+  }
+}
+
+// Flags the columns the clauses of `clauses` read: conditions, new values, and for updates the
+// target columns they keep (a generated column they do not assign is recomputed from the row).
+void MarkClausesUsed(const std::vector<BoundClause>& clauses, const RowAssembler& assembler,
+                     size_t num_target, std::vector<bool>& used) {
+  for (const BoundClause& clause : clauses) {
+    MarkUsed({clause.condition}, used);
+    MarkUsed(clause.values, used);
+    if (!clause.is_update()) continue;
+    for (size_t i = 0; i < num_target && i < clause.values.size(); ++i) {
+      if (clause.values[i] == nullptr && !assembler.IsGenerated(i)) used[i] = true;
+    }
+  }
 }
 
 // For each row of `rows`, the index of the first clause of `clauses` whose condition holds, or
@@ -415,7 +441,10 @@ std::vector<int> ChooseClauses(const std::vector<BoundClause>& clauses, const Ba
 
 // ---- the source's hash table ----
 
-// The materialised source keyed by the equi-join keys: chains of source rows per hash bucket.
+// The materialised source keyed by the equi-join keys: an open-addressing table of (hash, source
+// row) slots. A probe compares full hashes in the slot before touching key bytes, so a target row
+// without a match (most of them in a typical upsert) costs one cache line, and a batch of probes
+// prefetches its slots ahead.
 class SourceIndex {
  public:
   SourceIndex(const BoundMerge& bound, const Batch& source, expr::EvalContext& context)
@@ -429,37 +458,52 @@ class SourceIndex {
     }
     key_vectors_ = keys;
     exec::EncodeKeys(keys, n, encoded_);
-    size_t buckets = 16;
-    while (buckets < static_cast<size_t>(n) * 2) buckets <<= 1;
-    mask_ = buckets - 1;
-    heads_.assign(buckets, -1);
-    next_.assign(static_cast<size_t>(n), -1);
-    for (int64_t row = n - 1; row >= 0; --row) {
+    size_t capacity = 16;
+    while (capacity < static_cast<size_t>(n) * 2) capacity <<= 1;
+    mask_ = capacity - 1;
+    slots_.assign(capacity, Slot{0, -1});
+    // Rows go in ascending order, so the rows of one key are found in source order.
+    for (int64_t row = 0; row < n; ++row) {
       if (HasUnmatchableNull(keys, row)) continue;
-      size_t bucket = encoded_.hashes[static_cast<size_t>(row)] & mask_;
-      next_[static_cast<size_t>(row)] = heads_[bucket];
-      heads_[bucket] = row;
+      uint64_t hash = encoded_.hashes[static_cast<size_t>(row)];
+      size_t at = hash & mask_;
+      while (slots_[at].row >= 0) at = (at + 1) & mask_;
+      slots_[at] = Slot{hash, row};
     }
   }
 
   bool keyed() const { return !bound_.target_keys.empty(); }
   const std::vector<VectorPtr>& key_vectors() const { return key_vectors_; }
 
-  // Appends (target row, source row) for every source row whose keys equal target row `row`'s.
-  void Probe(const exec::EncodedKeys& target_keys, const std::vector<VectorPtr>& target_key_vectors,
-             int64_t row, std::vector<int64_t>& target_rows, std::vector<int64_t>& source_rows) const {
-    if (heads_.empty() || HasUnmatchableNull(target_key_vectors, row)) return;
-    std::string_view key = target_keys.key(row);
-    for (int64_t s = heads_[target_keys.hashes[static_cast<size_t>(row)] & mask_]; s >= 0;
-         s = next_[static_cast<size_t>(s)]) {
-      if (exec::KeyBytesEqual(key, encoded_.key(s))) {
-        target_rows.push_back(row);
-        source_rows.push_back(s);
+  // Appends (target row, source row) for every target row in [0, num_rows) and every source row
+  // whose keys equal it, target rows in order.
+  void ProbeAll(const exec::EncodedKeys& target_keys, const std::vector<VectorPtr>& target_key_vectors,
+                int64_t num_rows, std::vector<int64_t>& target_rows, std::vector<int64_t>& source_rows) const {
+    if (slots_.empty()) return;
+    constexpr int64_t kPrefetchDistance = 16;
+    const uint64_t* hashes = target_keys.hashes.data();
+    for (int64_t row = 0; row < num_rows; ++row) {
+      if (row + kPrefetchDistance < num_rows) {
+        __builtin_prefetch(&slots_[hashes[row + kPrefetchDistance] & mask_]);
+      }
+      if (HasUnmatchableNull(target_key_vectors, row)) continue;
+      const uint64_t hash = hashes[row];
+      for (size_t at = hash & mask_; slots_[at].row >= 0; at = (at + 1) & mask_) {
+        const Slot& slot = slots_[at];
+        if (slot.hash == hash && exec::KeyBytesEqual(target_keys.key(row), encoded_.key(slot.row))) {
+          target_rows.push_back(row);
+          source_rows.push_back(slot.row);
+        }
       }
     }
   }
 
  private:
+  struct Slot {
+    uint64_t hash;
+    int64_t row;  // -1: empty
+  };
+
   // NULL never equals anything under `=`, so such rows can never match.
   bool HasUnmatchableNull(const std::vector<VectorPtr>& keys, int64_t row) const {
     for (size_t k = 0; k < keys.size(); ++k) {
@@ -471,8 +515,7 @@ class SourceIndex {
   const BoundMerge& bound_;
   std::vector<VectorPtr> key_vectors_;
   exec::EncodedKeys encoded_;
-  std::vector<int64_t> heads_;
-  std::vector<int64_t> next_;
+  std::vector<Slot> slots_;
   size_t mask_ = 0;
 };
 
@@ -612,6 +655,13 @@ struct MergeRun {
   const Batch* source = nullptr;
   const SourceIndex* index = nullptr;
   const dml::TargetFileReader* reader = nullptr;
+  // Reads only the target columns `used_columns` flags, for files that get deletion vectors
+  // when no change data is written (their unchanged rows are never copied).
+  const dml::TargetFileReader* narrow_reader = nullptr;
+  // Over the combined layout: the columns the ON condition reads, and those the matched and
+  // not-matched-by-source clauses read.
+  std::vector<bool> on_columns;
+  std::vector<bool> clause_columns;
   const RowAssembler* assembler = nullptr;
   expr::EvalContext eval;
   // Source rows some target row matched (NOT MATCHED clauses take the others).
@@ -667,8 +717,14 @@ FileOutcome ProcessFile(MergeRun& run, const log::AddFile& file) {
   std::vector<Batch> data;
   std::vector<Batch> copies;  // unchanged rows, kept until the file is known to be touched
   std::vector<std::pair<Batch, dml::ChangeType>> changes;
+  // With deletion vectors the changed rows are marked deleted in the old file and the rest stay
+  // where they are; otherwise the file is rewritten with its unchanged rows copied.
+  outcome.deletion_vector = run.deletion_vectors && log::CanHaveDeletionVector(file);
+  const bool change_data = run.table->change_data_feed;
+  const dml::TargetFileReader& reader =
+      outcome.deletion_vector && run.narrow_reader != nullptr ? *run.narrow_reader : *run.reader;
 
-  for (dml::PositionedBatch& positioned : run.reader->ReadAll(file)) {
+  for (dml::PositionedBatch& positioned : reader.ReadAll(file)) {
     Batch rows = positioned.rows;
     if (run.schema->num_fields() > rows.num_columns()) {
       std::vector<VectorPtr> columns = rows.columns();
@@ -689,9 +745,7 @@ FileOutcome ProcessFile(MergeRun& run, const log::AddFile& file) {
         }
         exec::EncodedKeys encoded;
         exec::EncodeKeys(keys, n, encoded);
-        for (int64_t row = 0; row < n; ++row) {
-          run.index->Probe(encoded, keys, row, pair_target, pair_source);
-        }
+        run.index->ProbeAll(encoded, keys, n, pair_target, pair_source);
       } else {
         for (int64_t row = 0; row < n; ++row) {
           for (int64_t s = 0; s < source.num_rows(); ++s) {
@@ -706,18 +760,18 @@ FileOutcome ProcessFile(MergeRun& run, const log::AddFile& file) {
     std::vector<int64_t> matched_source;
     Batch pairs;
     if (!pair_target.empty()) {
-      Batch candidates = CombinedRows(bound, &rows, pair_target, &source, pair_source);
+      Batch candidates = CombinedRows(bound, &rows, pair_target, &source, pair_source, run.on_columns);
       std::vector<uint8_t> holds = expr::EvaluateFilter(*bound.on, candidates, context);
       context.ThrowIfError();
-      std::vector<int64_t> kept;
       for (size_t i = 0; i < holds.size(); ++i) {
         if (!holds[i]) continue;
-        kept.push_back(static_cast<int64_t>(i));
         matched_target.push_back(pair_target[i]);
         matched_source.push_back(pair_source[i]);
         run.source_matched[static_cast<size_t>(pair_source[i])].store(true, std::memory_order_relaxed);
       }
-      pairs = kept.size() == holds.size() ? candidates : TakeBatchRows(candidates, kept);
+      if (!bound.matched.empty() && !matched_target.empty()) {
+        pairs = CombinedRows(bound, &rows, matched_target, &source, matched_source, run.clause_columns);
+      }
     }
 
     std::vector<uint8_t> keep(static_cast<size_t>(n), 1);
@@ -742,17 +796,20 @@ FileOutcome ProcessFile(MergeRun& run, const log::AddFile& file) {
       for (size_t c = 0; c < bound.matched.size(); ++c) {
         if (by_clause[c].empty()) continue;
         const BoundClause& clause = bound.matched[c];
-        Batch before = TakeBatchRows(rows, Pick(matched_target, by_clause[c]));
+        Batch before;
+        if (change_data) before = TakeBatchRows(rows, Pick(matched_target, by_clause[c]));
         if (clause.is_update()) {
           std::vector<int64_t> at(by_clause[c].begin(), by_clause[c].end());
           Batch after = ApplyValues(run, clause, TakeBatchRows(pairs, at), context);
           outcome.counts.matched_updated += after.num_rows();
-          changes.emplace_back(before, dml::ChangeType::kUpdatePreimage);
-          changes.emplace_back(after, dml::ChangeType::kUpdatePostimage);
+          if (change_data) {
+            changes.emplace_back(before, dml::ChangeType::kUpdatePreimage);
+            changes.emplace_back(after, dml::ChangeType::kUpdatePostimage);
+          }
           data.push_back(std::move(after));
         } else {
-          outcome.counts.matched_deleted += before.num_rows();
-          changes.emplace_back(std::move(before), dml::ChangeType::kDelete);
+          outcome.counts.matched_deleted += static_cast<int64_t>(by_clause[c].size());
+          if (change_data) changes.emplace_back(std::move(before), dml::ChangeType::kDelete);
         }
       }
     }
@@ -764,7 +821,7 @@ FileOutcome ProcessFile(MergeRun& run, const log::AddFile& file) {
         if (!matched[static_cast<size_t>(row)]) unmatched.push_back(row);
       }
       if (!unmatched.empty()) {
-        Batch combined = CombinedRows(bound, &rows, unmatched, nullptr, unmatched);
+        Batch combined = CombinedRows(bound, &rows, unmatched, nullptr, unmatched, run.clause_columns);
         std::vector<int> chosen = ChooseClauses(bound.not_matched_by_source, combined, context);
         std::vector<std::vector<int64_t>> by_clause(bound.not_matched_by_source.size());
         for (size_t i = 0; i < chosen.size(); ++i) {
@@ -775,17 +832,22 @@ FileOutcome ProcessFile(MergeRun& run, const log::AddFile& file) {
         for (size_t c = 0; c < by_clause.size(); ++c) {
           if (by_clause[c].empty()) continue;
           const BoundClause& clause = bound.not_matched_by_source[c];
-          Batch taken = TakeBatchRows(combined, by_clause[c]);
-          Batch before = TakeBatchRows(rows, Pick(unmatched, std::vector<size_t>(by_clause[c].begin(), by_clause[c].end())));
+          Batch before;
+          if (change_data) {
+            before = TakeBatchRows(
+                rows, Pick(unmatched, std::vector<size_t>(by_clause[c].begin(), by_clause[c].end())));
+          }
           if (clause.is_update()) {
-            Batch after = ApplyValues(run, clause, taken, context);
+            Batch after = ApplyValues(run, clause, TakeBatchRows(combined, by_clause[c]), context);
             outcome.counts.not_matched_by_source_updated += after.num_rows();
-            changes.emplace_back(before, dml::ChangeType::kUpdatePreimage);
-            changes.emplace_back(after, dml::ChangeType::kUpdatePostimage);
+            if (change_data) {
+              changes.emplace_back(before, dml::ChangeType::kUpdatePreimage);
+              changes.emplace_back(after, dml::ChangeType::kUpdatePostimage);
+            }
             data.push_back(std::move(after));
           } else {
-            outcome.counts.not_matched_by_source_deleted += before.num_rows();
-            changes.emplace_back(std::move(before), dml::ChangeType::kDelete);
+            outcome.counts.not_matched_by_source_deleted += static_cast<int64_t>(by_clause[c].size());
+            if (change_data) changes.emplace_back(std::move(before), dml::ChangeType::kDelete);
           }
         }
       }
@@ -797,7 +859,7 @@ FileOutcome ProcessFile(MergeRun& run, const log::AddFile& file) {
       if (keep[static_cast<size_t>(row)]) kept_rows.push_back(row);
     }
     if (static_cast<int64_t>(kept_rows.size()) == n) {
-      copies.push_back(rows);
+      if (!outcome.deletion_vector) copies.push_back(rows);
       continue;
     }
     outcome.touched = true;
@@ -806,12 +868,9 @@ FileOutcome ProcessFile(MergeRun& run, const log::AddFile& file) {
         outcome.removed_positions.push_back(positioned.positions[static_cast<size_t>(row)]);
       }
     }
-    if (!kept_rows.empty()) copies.push_back(TakeBatchRows(rows, kept_rows));
+    if (!kept_rows.empty() && !outcome.deletion_vector) copies.push_back(TakeBatchRows(rows, kept_rows));
   }
   if (!outcome.touched) return outcome;
-  // With deletion vectors the changed rows are marked deleted in the old file and the rest stay
-  // where they are; otherwise the file is rewritten with its unchanged rows copied.
-  outcome.deletion_vector = run.deletion_vectors && log::CanHaveDeletionVector(file);
   if (!outcome.deletion_vector) {
     for (Batch& batch : copies) {
       outcome.counts.copied += batch.num_rows();
@@ -957,6 +1016,24 @@ StatementResult ExecuteMerge(sql::SessionState& session, const sql::Statement& s
   run.index = &index;
   dml::TargetFileReader reader(table, session.fs(), &session.pool());
   run.reader = &reader;
+  const size_t combined_width = bound.combined_schema->num_fields();
+  run.on_columns.assign(combined_width, false);
+  MarkUsed({bound.on}, run.on_columns);
+  run.clause_columns.assign(combined_width, false);
+  MarkClausesUsed(bound.matched, assembler, bound.num_target, run.clause_columns);
+  MarkClausesUsed(bound.not_matched_by_source, assembler, bound.num_target, run.clause_columns);
+  // A deletion-vector MERGE without change data never copies or re-emits a target row it keeps,
+  // so it decodes only the target columns the keys, the ON condition and the clauses read.
+  std::optional<dml::TargetFileReader> narrow_reader;
+  if (run.deletion_vectors && !table.change_data_feed && !schema_changed) {
+    std::vector<bool> read(bound.num_target, false);
+    for (size_t i = 0; i < bound.num_target; ++i) read[i] = run.on_columns[i] || run.clause_columns[i];
+    std::vector<bool> key_columns(combined_width, false);
+    MarkUsed(bound.target_keys, key_columns);
+    for (size_t i = 0; i < bound.num_target; ++i) read[i] = read[i] || key_columns[i];
+    narrow_reader.emplace(table, session.fs(), &session.pool(), std::move(read));
+    run.narrow_reader = &*narrow_reader;
+  }
 
   dml::Stopwatch scan_time;
   dml::CandidateFiles candidates = ChooseMergeFiles(run);
@@ -1019,7 +1096,9 @@ StatementResult ExecuteMerge(sql::SessionState& session, const sql::Statement& s
     }
     if (!unmatched.empty()) {
       expr::EvalContext context = run.eval;
-      Batch combined = CombinedRows(bound, nullptr, unmatched, &source, unmatched);
+      std::vector<bool> used(bound.combined_schema->num_fields(), false);
+      MarkClausesUsed(bound.not_matched, assembler, bound.num_target, used);
+      Batch combined = CombinedRows(bound, nullptr, unmatched, &source, unmatched, used);
       std::vector<int> chosen = ChooseClauses(bound.not_matched, combined, context);
       std::vector<std::vector<int64_t>> by_clause(bound.not_matched.size());
       for (size_t i = 0; i < chosen.size(); ++i) {
