@@ -300,17 +300,21 @@ Batch SelectRows(const Batch& batch, const std::vector<uint8_t>& keep) {
   return Batch(batch.schema(), std::move(columns), kept);
 }
 
-DmlWriter::DmlWriter(const DmlTable& table, std::shared_ptr<io::FileSystem> fs)
-    : table_(table), fs_(std::move(fs)) {}
+DmlWriter::DmlWriter(const DmlTable& table, std::shared_ptr<io::FileSystem> fs,
+                     const log::Metadata* metadata, SchemaPtr schema)
+    : table_(table),
+      fs_(std::move(fs)),
+      metadata_(metadata != nullptr ? *metadata : table.metadata()),
+      schema_(schema != nullptr ? std::move(schema) : table.schema) {}
 
 DmlWriter::~DmlWriter() = default;
 
 void DmlWriter::WriteData(const Batch& rows) {
   if (rows.num_rows() == 0) return;
   if (!data_writer_) {
-    data_writer_ = log::DataFileWriter::Make(fs_, table_.target.location, table_.metadata());
+    data_writer_ = log::DataFileWriter::Make(fs_, table_.target.location, metadata_);
   }
-  data_writer_->Write(Batch(table_.schema, rows.columns(), rows.num_rows()));
+  data_writer_->Write(Batch(schema_, rows.columns(), rows.num_rows()));
   data_rows_ += rows.num_rows();
 }
 
@@ -319,10 +323,10 @@ void DmlWriter::WriteChanges(const Batch& rows, ChangeType type) {
   if (!change_writer_) {
     // Change files hold the table's columns plus `_change_type`, partitioned like the table
     // under `_change_data/`: a table of their own as far as the file writer is concerned.
-    std::vector<Field> fields = table_.schema->fields();
+    std::vector<Field> fields = schema_->fields();
     fields.push_back(Field{std::string(kChangeTypeColumn), StringType(), true, {}});
     change_schema_ = std::make_shared<Schema>(fields);
-    log::Metadata metadata = table_.metadata();
+    log::Metadata metadata = metadata_;
     metadata.schema_string = ToDeltaSchemaJson(*change_schema_);
     change_writer_ = log::DataFileWriter::Make(
         fs_, io::JoinPath(table_.target.location, kChangeDataFolder), metadata);

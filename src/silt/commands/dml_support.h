@@ -168,7 +168,10 @@ struct WrittenOutput {
 /// rows it deletes in place. Not thread-safe; `table` must outlive it.
 class DmlWriter {
  public:
-  DmlWriter(const DmlTable& table, std::shared_ptr<io::FileSystem> fs);
+  /// Writes with the table's metadata and schema, or with `metadata` and `schema` when given (a
+  /// MERGE with schema evolution writes the columns its commit adds); `metadata` must outlive it.
+  DmlWriter(const DmlTable& table, std::shared_ptr<io::FileSystem> fs,
+            const log::Metadata* metadata = nullptr, SchemaPtr schema = nullptr);
   ~DmlWriter();
   DmlWriter(const DmlWriter&) = delete;
   DmlWriter& operator=(const DmlWriter&) = delete;
@@ -193,6 +196,8 @@ class DmlWriter {
  private:
   const DmlTable& table_;
   std::shared_ptr<io::FileSystem> fs_;
+  const log::Metadata& metadata_;
+  SchemaPtr schema_;
   std::unique_ptr<log::DataFileWriter> data_writer_;
   std::unique_ptr<log::DataFileWriter> change_writer_;
   std::unique_ptr<log::DeletionVectorWriter> deletion_vector_writer_;

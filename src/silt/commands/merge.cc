@@ -551,76 +551,6 @@ struct FileOutcome {
   dml::WrittenOutput written;
 };
 
-// Writes a MERGE's data and change-data files with the metadata its commit will have: the
-// table's, or the evolved one when schema evolution adds columns (dml::DmlWriter writes with the
-// snapshot's metadata, so it cannot write the new columns). Not thread-safe.
-class MergeWriter {
- public:
-  MergeWriter(const dml::DmlTable& table, const log::Metadata& metadata, SchemaPtr schema,
-              std::shared_ptr<io::FileSystem> fs)
-      : table_(table), metadata_(metadata), schema_(std::move(schema)), fs_(std::move(fs)) {}
-
-  void WriteData(const Batch& rows) {
-    if (rows.num_rows() == 0) return;
-    if (!data_writer_) data_writer_ = log::DataFileWriter::Make(fs_, table_.target.location, metadata_);
-    data_writer_->Write(Batch(schema_, rows.columns(), rows.num_rows()));
-    data_rows_ += rows.num_rows();
-  }
-
-  // Writes change rows tagged `type`; nothing when the table's change data feed is off.
-  void WriteChanges(const Batch& rows, dml::ChangeType type) {
-    if (!table_.change_data_feed || rows.num_rows() == 0) return;
-    if (!change_writer_) {
-      std::vector<Field> fields = schema_->fields();
-      fields.push_back(Field{std::string(dml::kChangeTypeColumn), StringType(), true, {}});
-      change_schema_ = std::make_shared<Schema>(std::move(fields));
-      log::Metadata metadata = metadata_;
-      metadata.schema_string = ToDeltaSchemaJson(*change_schema_);
-      change_writer_ = log::DataFileWriter::Make(
-          fs_, io::JoinPath(table_.target.location, dml::kChangeDataFolder), metadata);
-    }
-    VectorBuilder change_type(StringType(), rows.num_rows());
-    for (int64_t row = 0; row < rows.num_rows(); ++row) change_type.AppendString(dml::ChangeTypeName(type));
-    std::vector<VectorPtr> columns = rows.columns();
-    columns.push_back(change_type.Finish());
-    change_writer_->Write(Batch(change_schema_, std::move(columns), rows.num_rows()));
-    change_rows_ += rows.num_rows();
-  }
-
-  dml::WrittenOutput Finish() {
-    dml::WrittenOutput output;
-    if (data_writer_) {
-      output.adds = data_writer_->Finish();
-      for (const auto& add : output.adds) output.data_bytes += add.size;
-    }
-    output.data_rows = data_rows_;
-    if (change_writer_) {
-      for (log::AddFile& add : change_writer_->Finish()) {
-        log::AddCdcFile cdc;
-        cdc.path = std::string(dml::kChangeDataFolder) + "/" + add.path;
-        cdc.partition_values = std::move(add.partition_values);
-        cdc.size = add.size;
-        cdc.data_change = false;
-        output.change_bytes += add.size;
-        output.change_files.push_back(std::move(cdc));
-      }
-    }
-    output.change_rows = change_rows_;
-    return output;
-  }
-
- private:
-  const dml::DmlTable& table_;
-  const log::Metadata& metadata_;
-  SchemaPtr schema_;
-  std::shared_ptr<io::FileSystem> fs_;
-  std::unique_ptr<log::DataFileWriter> data_writer_;
-  std::unique_ptr<log::DataFileWriter> change_writer_;
-  SchemaPtr change_schema_;
-  int64_t data_rows_ = 0;
-  int64_t change_rows_ = 0;
-};
-
 // The target schema a MERGE writes: the table's, plus (with schema evolution) the source's
 // top-level columns the table lacks when a `*` clause would carry them, appended as nullable
 // columns in source order, as Delta does.
@@ -879,7 +809,7 @@ FileOutcome ProcessFile(MergeRun& run, const log::AddFile& file) {
   }
   copies.clear();
   dml::Stopwatch write_time;
-  MergeWriter writer(*run.table, *run.metadata, run.schema, run.session->fs());
+  dml::DmlWriter writer(*run.table, run.session->fs(), run.metadata, run.schema);
   for (const Batch& batch : data) writer.WriteData(batch);
   for (const auto& [batch, type] : changes) writer.WriteChanges(batch, type);
   outcome.written = writer.Finish();
@@ -1104,7 +1034,7 @@ StatementResult ExecuteMerge(sql::SessionState& session, const sql::Statement& s
       for (size_t i = 0; i < chosen.size(); ++i) {
         if (chosen[i] >= 0) by_clause[static_cast<size_t>(chosen[i])].push_back(static_cast<int64_t>(i));
       }
-      MergeWriter writer(table, metadata, written_schema, session.fs());
+      dml::DmlWriter writer(table, session.fs(), &metadata, written_schema);
       for (size_t c = 0; c < by_clause.size(); ++c) {
         if (by_clause[c].empty()) continue;
         Batch rows = ApplyValues(run, bound.not_matched[c], TakeBatchRows(combined, by_clause[c]), context);
