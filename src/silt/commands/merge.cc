@@ -27,6 +27,7 @@
 #include "silt/sql/binder_scope.h"
 #include "silt/sql/expression_binder.h"
 #include "silt/types/schema_json.h"
+#include "silt/vector/take.h"
 
 namespace silt::commands::internal {
 namespace {
@@ -356,15 +357,6 @@ BoundMerge BindMerge(const sql::Statement& statement, const SchemaPtr& target_sc
 
 // ---- row helpers ----
 
-Batch TakeBatchRows(const Batch& batch, const std::vector<int64_t>& rows) {
-  std::vector<VectorPtr> columns;
-  columns.reserve(batch.num_columns());
-  for (const VectorPtr& column : batch.columns()) {
-    columns.push_back(exec::TakeRows(*column, rows.data(), static_cast<int64_t>(rows.size())));
-  }
-  return Batch(batch.schema(), std::move(columns), static_cast<int64_t>(rows.size()));
-}
-
 // The combined rows (target row, source row) of `pairs`; a null side gives NULLs there. Only the
 // columns `used` flags (over the combined layout) are gathered; the others are NULL, as the
 // expressions evaluated on the rows never read them.
@@ -376,13 +368,13 @@ Batch CombinedRows(const BoundMerge& bound, const Batch* target, const std::vect
   columns.reserve(bound.combined_schema->num_fields());
   for (size_t i = 0; i < bound.num_target; ++i) {
     const DataTypePtr& type = bound.target_schema->field(i).type;
-    columns.push_back(target && used[i] ? exec::TakeRows(*target->column(i), target_rows.data(), n)
+    columns.push_back(target && used[i] ? TakeRows(*target->column(i), target_rows.data(), n)
                                         : Vector::MakeAllNull(type, n));
   }
   for (size_t i = 0; i < bound.source_schema->num_fields(); ++i) {
     const DataTypePtr& type = bound.source_schema->field(i).type;
     columns.push_back(source && used[bound.num_target + i]
-                          ? exec::TakeRows(*source->column(i), source_rows.data(), n)
+                          ? TakeRows(*source->column(i), source_rows.data(), n)
                           : Vector::MakeAllNull(type, n));
   }
   return Batch(bound.combined_schema, std::move(columns), n);

@@ -5,6 +5,7 @@
 #include "silt/exec/filter_internal.h"
 #include "silt/exec/operators.h"
 #include "silt/expr/evaluator.h"
+#include "silt/vector/take.h"
 
 namespace silt::exec {
 
@@ -12,92 +13,12 @@ namespace {
 
 void SetBit(uint8_t* bits, int64_t i) { bits[i >> 3] |= static_cast<uint8_t>(1u << (i & 7)); }
 
-// Gathers fixed-width values of `width` bytes; NULL rows (and -1) get zero bytes.
-template <typename T>
-void GatherFixed(const Vector& vector, const std::vector<int64_t>& rows, T* out) {
-  const T* values = vector.values<T>();
-  for (size_t i = 0; i < rows.size(); ++i) out[i] = rows[i] < 0 ? T{} : values[rows[i]];
-}
-
 }  // namespace
-
-VectorPtr GatherRows(const Vector& vector, const std::vector<int64_t>& rows) {
-  const DataTypePtr& type = vector.type();
-  int64_t length = static_cast<int64_t>(rows.size());
-  if (type->id() == TypeId::kNull) return Vector::MakeAllNull(type, length);
-  bool may_have_nulls = vector.null_count() > 0;
-  for (int64_t row : rows) {
-    if (row < 0) {
-      may_have_nulls = true;
-      break;
-    }
-  }
-  int width = type->FixedWidth();
-  bool is_string = type->id() == TypeId::kString || type->id() == TypeId::kBinary;
-  if (width == 0 && !is_string) {
-    VectorBuilder builder(type, length);
-    for (int64_t row : rows) {
-      if (row < 0) {
-        builder.AppendNull();
-      } else {
-        builder.AppendFrom(vector, row);
-      }
-    }
-    return builder.Finish();
-  }
-
-  BufferPtr validity;
-  int64_t null_count = 0;
-  if (may_have_nulls) {
-    validity = Buffer::Allocate(static_cast<size_t>((length + 7) / 8), /*zero=*/true);
-    uint8_t* bits = validity->data();
-    for (int64_t i = 0; i < length; ++i) {
-      int64_t row = rows[static_cast<size_t>(i)];
-      if (row >= 0 && vector.IsValid(row)) {
-        SetBit(bits, i);
-      } else {
-        ++null_count;
-      }
-    }
-    if (null_count == 0) validity.reset();
-  }
-  if (!is_string) {
-    BufferPtr values = Buffer::Allocate(static_cast<size_t>(length) * static_cast<size_t>(width));
-    switch (width) {
-      case 1: GatherFixed(vector, rows, values->as<uint8_t>()); break;
-      case 2: GatherFixed(vector, rows, values->as<uint16_t>()); break;
-      case 4: GatherFixed(vector, rows, values->as<uint32_t>()); break;
-      case 8: GatherFixed(vector, rows, values->as<uint64_t>()); break;
-      default: GatherFixed(vector, rows, values->as<Decimal128>()); break;
-    }
-    return Vector::Make(type, length, {validity, values}, {}, null_count);
-  }
-  BufferPtr offsets = Buffer::Allocate(static_cast<size_t>(length + 1) * sizeof(int32_t));
-  int32_t* out_offsets = offsets->as<int32_t>();
-  int64_t total = 0;
-  out_offsets[0] = 0;
-  for (int64_t i = 0; i < length; ++i) {
-    int64_t row = rows[static_cast<size_t>(i)];
-    if (row >= 0 && vector.IsValid(row)) total += static_cast<int64_t>(vector.GetString(row).size());
-    SILT_USER_CHECK(total <= INT32_MAX, VECTOR_CAPACITY_EXCEEDED,
-                    {{"type", type->ToString()}});
-    out_offsets[i + 1] = static_cast<int32_t>(total);
-  }
-  BufferPtr data = Buffer::Allocate(static_cast<size_t>(total));
-  uint8_t* out = data->data();
-  for (int64_t i = 0; i < length; ++i) {
-    int32_t size = out_offsets[i + 1] - out_offsets[i];
-    if (size == 0) continue;
-    std::string_view value = vector.GetString(rows[static_cast<size_t>(i)]);
-    std::memcpy(out + out_offsets[i], value.data(), static_cast<size_t>(size));
-  }
-  return Vector::Make(type, length, {validity, offsets, data}, {}, null_count);
-}
 
 Batch GatherBatchRows(const Batch& batch, const std::vector<int64_t>& rows, SchemaPtr schema) {
   std::vector<VectorPtr> columns;
   columns.reserve(batch.num_columns());
-  for (const VectorPtr& column : batch.columns()) columns.push_back(GatherRows(*column, rows));
+  for (const VectorPtr& column : batch.columns()) columns.push_back(TakeRows(*column, rows));
   return Batch(std::move(schema), std::move(columns), static_cast<int64_t>(rows.size()));
 }
 

@@ -7,13 +7,10 @@
 #include "silt/expr/eval_context.h"
 #include "silt/expr/expression.h"
 #include "silt/vector/batch.h"
+#include "silt/vector/take.h"
 
 // Row selection and plan text shared by the row operators and scans.
 namespace silt::exec {
-
-/// Rows `rows` of `vector`, in that order (repeats allowed); a row index of -1 gives NULL.
-/// Fixed-width and string columns are gathered with typed loops; other types row by row.
-VectorPtr GatherRows(const Vector& vector, const std::vector<int64_t>& rows);
 
 /// Rows `rows` of every column of `batch`, relabelled with `schema` (same types).
 Batch GatherBatchRows(const Batch& batch, const std::vector<int64_t>& rows, SchemaPtr schema);

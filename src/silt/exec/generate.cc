@@ -71,13 +71,13 @@ class GenerateOperator final : public Operator {
 
     std::vector<VectorPtr> columns;
     for (const VectorPtr& column : input_->columns()) {
-      columns.push_back(GatherRows(*column, parent_rows));
+      columns.push_back(TakeRows(*column, parent_rows));
     }
     if (spec_.kind == Kind::kPosExplode) columns.push_back(PositionVector(positions));
     const VectorPtr& values = collection.child(0);
     if (collection.type_id() == TypeId::kMap) {
-      columns.push_back(GatherRows(*values->StructField(0), elements));
-      columns.push_back(GatherRows(*values->StructField(1), elements));
+      columns.push_back(TakeRows(*values->StructField(0), elements));
+      columns.push_back(TakeRows(*values->StructField(1), elements));
     } else if (spec_.kind == Kind::kInline) {
       // A NULL struct element gives NULL in every field.
       std::vector<int64_t> present = elements;
@@ -85,10 +85,10 @@ class GenerateOperator final : public Operator {
         if (element >= 0 && values->IsNull(element)) element = -1;
       }
       for (size_t field = 0; field < values->type()->fields().size(); ++field) {
-        columns.push_back(GatherRows(*values->StructField(field), present));
+        columns.push_back(TakeRows(*values->StructField(field), present));
       }
     } else {
-      columns.push_back(GatherRows(*values, elements));
+      columns.push_back(TakeRows(*values, elements));
     }
     int64_t rows = static_cast<int64_t>(parent_rows.size());
     return Batch(schema(), std::move(columns), rows);

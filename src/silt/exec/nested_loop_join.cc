@@ -97,10 +97,10 @@ class NestedLoopJoinOperator final : public Operator {
     }
     std::vector<VectorPtr> columns;
     for (const VectorPtr& column : left_batch_->columns()) {
-      columns.push_back(GatherRows(*column, left_rows));
+      columns.push_back(TakeRows(*column, left_rows));
     }
     for (const VectorPtr& column : right_batch_.columns()) {
-      columns.push_back(GatherRows(*column, right_rows));
+      columns.push_back(TakeRows(*column, right_rows));
     }
     Batch pairs(pair_schema_, std::move(columns), static_cast<int64_t>(left_rows.size()));
     std::vector<uint8_t> keep;
@@ -134,7 +134,7 @@ class NestedLoopJoinOperator final : public Operator {
     }
     if (rows.empty()) return;
     std::vector<VectorPtr> columns;
-    for (const VectorPtr& column : left_batch_->columns()) columns.push_back(GatherRows(*column, rows));
+    for (const VectorPtr& column : left_batch_->columns()) columns.push_back(TakeRows(*column, rows));
     if (!KeepsLeftOnly(type_)) {
       const Schema& right_schema = *right_->schema();
       for (const Field& field : right_schema.fields()) {
@@ -155,7 +155,7 @@ class NestedLoopJoinOperator final : public Operator {
         columns.push_back(Vector::MakeAllNull(field.type, static_cast<int64_t>(rows.size())));
       }
       for (const VectorPtr& column : right_batch_.columns()) {
-        columns.push_back(GatherRows(*column, rows));
+        columns.push_back(TakeRows(*column, rows));
       }
       output_.push_back(Batch(schema(), std::move(columns), static_cast<int64_t>(rows.size())));
       rows.clear();

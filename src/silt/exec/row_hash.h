@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "silt/vector/take.h"
 #include "silt/vector/vector.h"
 
 /// Row keys for hashing operators: a batch's key columns are encoded row by row into bytes that
@@ -75,9 +76,6 @@ inline bool KeyBytesEqual(std::string_view a, std::string_view b) {
   // memcmp must not see the null data pointer of an empty key, even with length 0.
   return length == 0 || std::memcmp(a.data(), b.data(), length) == 0;
 }
-
-/// Rows of `source` picked by `rows` (-1 picks NULL), as a new vector of its type.
-VectorPtr TakeRows(const Vector& source, const int64_t* rows, int64_t num_rows);
 
 /// A validity bitmap for one byte per row (non-zero = valid), or null when all are valid.
 BufferPtr ValidityFromBytes(const uint8_t* valid, int64_t num_rows);

@@ -36,7 +36,7 @@ Batch GatherBatch(const Batch& input, const std::vector<int64_t>& order, int64_t
                   int64_t count, ExecContext& context) {
   std::vector<VectorPtr> columns(input.num_columns());
   auto gather = [&](size_t c) {
-    columns[c] = GatherRows(*input.column(c), order.data() + start, count);
+    columns[c] = TakeRows(*input.column(c), order.data() + start, count);
   };
   if (count >= 4096 && columns.size() > 1) {
     context.Pool().ParallelFor(columns.size(), gather, context.Parallelism());

@@ -481,94 +481,6 @@ std::vector<int64_t> SortPermutation(const std::vector<VectorPtr>& columns, int6
   return std::vector<int64_t>(rows.begin(), rows.end());
 }
 
-VectorPtr GatherRows(const Vector& source, const int64_t* rows, int64_t count) {
-  TypeId id = source.type_id();
-  if (id == TypeId::kNull) return Vector::MakeAllNull(source.type(), count);
-  bool any_null = false;
-  for (int64_t k = 0; k < count && !any_null; ++k) any_null = rows[k] < 0 || source.IsNull(rows[k]);
-  BufferPtr validity;
-  if (any_null) {
-    validity = Buffer::Allocate(static_cast<size_t>((count + 7) / 8), true);
-    uint8_t* bits = validity->data();
-    for (int64_t k = 0; k < count; ++k) {
-      if (rows[k] >= 0 && source.IsValid(rows[k]))
-        bits[k >> 3] |= static_cast<uint8_t>(1u << (k & 7));
-    }
-  }
-  auto gather_fixed = [&](auto type_tag) {
-    using T = decltype(type_tag);
-    BufferPtr values = Buffer::Allocate(static_cast<size_t>(count) * sizeof(T));
-    T* out = values->as<T>();
-    const T* in = source.values<T>();
-    for (int64_t k = 0; k < count; ++k) out[k] = rows[k] >= 0 ? in[rows[k]] : T{};
-    return Vector::Make(source.type(), count, {validity, values}, {}, -1);
-  };
-  switch (id) {
-    case TypeId::kBoolean: {
-      BufferPtr values = Buffer::Allocate(static_cast<size_t>((count + 7) / 8), true);
-      uint8_t* bits = values->data();
-      for (int64_t k = 0; k < count; ++k) {
-        if (rows[k] >= 0 && source.GetBool(rows[k]))
-          bits[k >> 3] |= static_cast<uint8_t>(1u << (k & 7));
-      }
-      return Vector::Make(source.type(), count, {validity, values}, {}, -1);
-    }
-    case TypeId::kByte:
-      return gather_fixed(int8_t{});
-    case TypeId::kShort:
-      return gather_fixed(int16_t{});
-    case TypeId::kInteger:
-    case TypeId::kYearMonthInterval:
-    case TypeId::kDate:
-      return gather_fixed(int32_t{});
-    case TypeId::kLong:
-    case TypeId::kTimestamp:
-    case TypeId::kDayTimeInterval:
-    case TypeId::kTimestampNtz:
-      return gather_fixed(int64_t{});
-    case TypeId::kFloat:
-      return gather_fixed(float{});
-    case TypeId::kDouble:
-      return gather_fixed(double{});
-    case TypeId::kDecimal:
-      return gather_fixed(Decimal128{});
-    case TypeId::kString:
-    case TypeId::kBinary: {
-      BufferPtr offsets = Buffer::Allocate(static_cast<size_t>(count + 1) * sizeof(int32_t));
-      int32_t* out_offsets = offsets->as<int32_t>();
-      int64_t total = 0;
-      out_offsets[0] = 0;
-      for (int64_t k = 0; k < count; ++k) {
-        if (rows[k] >= 0 && source.IsValid(rows[k]))
-          total += static_cast<int64_t>(source.GetString(rows[k]).size());
-        SILT_USER_CHECK(total <= std::numeric_limits<int32_t>::max(), VECTOR_CAPACITY_EXCEEDED,
-                        {{"type", source.type()->ToString()}});
-        out_offsets[k + 1] = static_cast<int32_t>(total);
-      }
-      BufferPtr data = Buffer::Allocate(static_cast<size_t>(total));
-      char* out = reinterpret_cast<char*>(data->data());
-      for (int64_t k = 0; k < count; ++k) {
-        int32_t length = out_offsets[k + 1] - out_offsets[k];
-        if (length > 0)
-          std::memcpy(out + out_offsets[k], source.GetString(rows[k]).data(),
-                      static_cast<size_t>(length));
-      }
-      return Vector::Make(source.type(), count, {validity, offsets, data}, {}, -1);
-    }
-    default: {
-      VectorBuilder builder(source.type(), count);
-      for (int64_t k = 0; k < count; ++k) {
-        if (rows[k] < 0) {
-          builder.AppendNull();
-        } else {
-          builder.AppendFrom(source, rows[k]);
-        }
-      }
-      return builder.Finish();
-    }
-  }
-}
-
 Batch ConcatenateInParallel(const std::vector<Batch>& batches, ExecContext& context) {
   SILT_CHECK(!batches.empty(), "no batches to concatenate");
   if (batches.size() == 1) return batches.front();
@@ -617,7 +529,7 @@ VectorPtr GatherPieceRows(const std::vector<Batch>& batches, size_t column, cons
   if (batches.size() == 1) {
     std::vector<int64_t> single(static_cast<size_t>(count));
     for (int64_t k = 0; k < count; ++k) single[static_cast<size_t>(k)] = rows[k].row;
-    return GatherRows(*batches[0].column(column), single.data(), count);
+    return TakeRows(*batches[0].column(column), single.data(), count);
   }
   std::vector<const Vector*> pieces;
   bool any_null = false;

@@ -6,6 +6,7 @@
 
 #include "silt/exec/operator.h"
 #include "silt/vector/batch.h"
+#include "silt/vector/take.h"
 #include "silt/vector/vector.h"
 
 /// Sorting by index: the row order of sort keys, and gathering rows in that order.
@@ -20,11 +21,6 @@ namespace silt::exec {
 std::vector<int64_t> SortPermutation(const std::vector<VectorPtr>& columns, int64_t num_rows,
                                      const std::vector<SortKey>& keys, const ExecContext* context,
                                      std::optional<int64_t> limit = std::nullopt);
-
-/// A new vector holding `source`'s rows `rows[0..count)` in that order; a row number of -1 gives
-/// NULL. Fixed-width, boolean and string/binary columns are copied in bulk; nested types row by
-/// row.
-VectorPtr GatherRows(const Vector& source, const int64_t* rows, int64_t count);
 
 /// A row of input kept as the batches it arrived in: the batch's index and the row within it.
 struct PieceRow {

@@ -337,17 +337,6 @@ TEST(SortPermutationTest, EveryStrategyMatchesAStableReferenceSort) {
   }
 }
 
-TEST(SortPermutationTest, GatherRowsWithNullSlots) {
-  VectorPtr strings = StringColumn({"a", std::nullopt, "ccc"});
-  std::vector<int64_t> rows = {2, -1, 0, 1, 2};
-  VectorPtr gathered = GatherRows(*strings, rows.data(), 5);
-  EXPECT_EQ(gathered->ValueToString(0), "ccc");
-  EXPECT_TRUE(gathered->IsNull(1));
-  EXPECT_EQ(gathered->ValueToString(2), "a");
-  EXPECT_TRUE(gathered->IsNull(3));
-  EXPECT_EQ(gathered->ValueToString(4), "ccc");
-}
-
 TEST(RowCompareTest, CompareRowsHonoursDirectionAndNulls) {
   std::vector<VectorPtr> columns = {IntColumn(IntegerType(), {1, std::nullopt, 1}),
                                     StringColumn({"a", "b", "b"})};

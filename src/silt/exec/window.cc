@@ -875,7 +875,7 @@ class WindowOperator final : public Operator {
       case WindowFunctionKind::kLast:
       case WindowFunctionKind::kNthValue: {
         Positions rows = ValueRows(kind, call, *argument, frame_start, frame_end);
-        return GatherRows(*argument, rows.data(), n);
+        return TakeRows(*argument, rows.data(), n);
       }
       case WindowFunctionKind::kCount:
       case WindowFunctionKind::kCountIf: {
@@ -895,7 +895,7 @@ class WindowOperator final : public Operator {
         Positions rows(static_cast<size_t>(n));
         ExtremumState state(argument, kind == WindowFunctionKind::kMax, rows);
         Slide(layout, frame_start, frame_end, state);
-        return GatherRows(*argument, rows.data(), n);
+        return TakeRows(*argument, rows.data(), n);
       }
       case WindowFunctionKind::kStddevSamp:
       case WindowFunctionKind::kStddevPop:
@@ -939,7 +939,7 @@ class WindowOperator final : public Operator {
     }
     const Vector& value = *arguments[0];
     if (arguments.size() < 3 || arguments[2]->null_count() == n)
-      return GatherRows(value, rows.data(), n);
+      return TakeRows(value, rows.data(), n);
     const Vector& fallback = *arguments[2];
     VectorBuilder builder(value.type(), n);
     for (int64_t k = 0; k < n; ++k) {

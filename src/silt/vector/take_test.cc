@@ -1,0 +1,80 @@
+#include "silt/vector/take.h"
+
+#include <gtest/gtest.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace silt {
+namespace {
+
+VectorPtr Build(DataTypePtr type, const std::vector<std::optional<std::string>>& texts) {
+  VectorBuilder builder(type);
+  for (const auto& text : texts) {
+    if (!text) {
+      builder.AppendNull();
+    } else if (type->id() == TypeId::kString) {
+      builder.AppendString(*text);
+    } else if (type->id() == TypeId::kBoolean) {
+      builder.AppendBool(*text == "true");
+    } else {
+      builder.AppendInt(std::stoll(*text));
+    }
+  }
+  return builder.Finish();
+}
+
+std::vector<std::string> Texts(const Vector& vector) {
+  std::vector<std::string> texts;
+  for (int64_t i = 0; i < vector.length(); ++i) {
+    texts.push_back(vector.IsNull(i) ? "NULL" : vector.ValueToString(i));
+  }
+  return texts;
+}
+
+TEST(TakeRowsTest, GathersRepeatsAndNegativeIndexesAsNull) {
+  std::vector<int64_t> rows = {2, -1, 0, 1, 2};
+  for (DataTypePtr type : {StringType(), LongType(), IntegerType(), ShortType(), BooleanType()}) {
+    bool boolean = type->id() == TypeId::kBoolean;
+    VectorPtr source = Build(type, {boolean ? "true" : "1", std::nullopt, boolean ? "false" : "333"});
+    VectorPtr taken = TakeRows(*source, rows);
+    ASSERT_EQ(taken->length(), 5) << type->ToString();
+    std::vector<std::string> expected = boolean
+        ? std::vector<std::string>{"false", "NULL", "true", "NULL", "false"}
+        : std::vector<std::string>{"333", "NULL", "1", "NULL", "333"};
+    EXPECT_EQ(Texts(*taken), expected) << type->ToString();
+    EXPECT_EQ(taken->null_count(), 2) << type->ToString();
+  }
+}
+
+TEST(TakeRowsTest, NoNullsGiveNoValidityAndEmptySelectionsWork) {
+  VectorPtr source = Build(StringType(), {"a", "", "ccc"});
+  VectorPtr taken = TakeRows(*source, std::vector<int64_t>{1, 2});
+  EXPECT_EQ(Texts(*taken), (std::vector<std::string>{"", "ccc"}));
+  EXPECT_EQ(taken->null_count(), 0);
+  EXPECT_EQ(TakeRows(*source, std::vector<int64_t>{})->length(), 0);
+}
+
+TEST(TakeRowsTest, SlicedSourcesAndNestedValues) {
+  VectorPtr longs = Build(LongType(), {"10", "20", std::nullopt, "40"})->Slice(1, 3);
+  EXPECT_EQ(Texts(*TakeRows(*longs, std::vector<int64_t>{2, 1, 0})),
+            (std::vector<std::string>{"40", "NULL", "20"}));
+  VectorBuilder lists(ListType(IntegerType()));
+  lists.AppendNull();
+  VectorPtr list = lists.Finish();
+  EXPECT_EQ(Texts(*TakeRows(*list, std::vector<int64_t>{0, -1})),
+            (std::vector<std::string>{"NULL", "NULL"}));
+}
+
+TEST(TakeRowsTest, TakeBatchRowsKeepsTheSchema) {
+  auto schema = std::make_shared<Schema>(std::vector<Field>{{"s", StringType(), true, {}}, {"n", LongType(), true, {}}});
+  Batch batch(schema, {Build(StringType(), {"x", "y"}), Build(LongType(), {"1", "2"})}, 2);
+  Batch taken = TakeBatchRows(batch, {1, 1, 0});
+  EXPECT_EQ(taken.schema(), schema);
+  EXPECT_EQ(taken.num_rows(), 3);
+  EXPECT_EQ(Texts(*taken.column(0)), (std::vector<std::string>{"y", "y", "x"}));
+}
+
+}  // namespace
+}  // namespace silt
