@@ -1,0 +1,403 @@
+#include "silt/log/optimize.h"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <set>
+
+#include "silt/base/check.h"
+#include "silt/base/json_writer.h"
+#include "silt/base/thread_pool.h"
+#include "silt/log/data_file_writer.h"
+#include "silt/log/file_stats.h"
+#include "silt/log/zorder.h"
+#include "silt/types/schema_json.h"
+#include "silt/vector/batch.h"
+
+namespace silt::log {
+namespace {
+
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string LowerAscii(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return out;
+}
+
+bool ContainsIgnoringCase(const std::vector<std::string>& names, std::string_view name) {
+  std::string wanted = LowerAscii(name);
+  return std::any_of(names.begin(), names.end(),
+                     [&](const std::string& n) { return LowerAscii(n) == wanted; });
+}
+
+// Leaf columns a statistic can be kept for: a struct contributes its fields, anything else one.
+int64_t CountLeaves(const DataType& type) {
+  if (type.id() != TypeId::kStruct) return 1;
+  int64_t leaves = 0;
+  for (const Field& field : type.fields()) leaves += CountLeaves(*field.type);
+  return leaves;
+}
+
+int64_t NumIndexedColumns(const Metadata& metadata) {
+  const std::string* text = FindValue(metadata.configuration, "delta.dataSkippingNumIndexedCols");
+  if (text == nullptr) return 32;
+  try {
+    return std::stoll(*text);
+  } catch (const std::exception&) {
+    SILT_THROW(INVALID_CONFIGURATION, {{"value", *text},
+                                       {"key", "delta.dataSkippingNumIndexedCols"},
+                                       {"reason", "expected an integer"}});
+  }
+}
+
+// Groups files by their partition values; the key orders partitions deterministically.
+std::string PartitionKey(const AddFile& file) {
+  std::vector<std::pair<std::string, std::optional<std::string>>> values(
+      file.partition_values.begin(), file.partition_values.end());
+  std::sort(values.begin(), values.end());
+  std::string key;
+  for (const auto& [name, value] : values) {
+    key += name;
+    key.push_back('\0');
+    key += value ? "v" + *value : "n";
+    key.push_back('\0');
+  }
+  return key;
+}
+
+// The share of a file's rows its deletion vector removes; nullopt without statistics.
+std::optional<double> DeletedRowsRatio(const AddFile& file) {
+  if (!file.deletion_vector || !file.stats) return std::nullopt;
+  std::optional<int64_t> records = FileStats::Parse(*file.stats, file.path).num_records();
+  if (!records || *records <= 0) return std::nullopt;
+  return static_cast<double>(file.deletion_vector->cardinality) / static_cast<double>(*records);
+}
+
+bool ShouldCompact(const AddFile& file, const OptimizeOptions& options) {
+  if (file.size < options.min_file_size) return true;
+  if (!file.deletion_vector) return false;
+  // A file with a deletion vector but no row count is rewritten so that it gets statistics.
+  std::optional<double> ratio = DeletedRowsRatio(file);
+  return !ratio || *ratio > options.max_deleted_rows_ratio;
+}
+
+FileSizeMetrics SizeMetrics(const std::vector<int64_t>& sizes) {
+  FileSizeMetrics metrics;
+  if (sizes.empty()) return metrics;
+  metrics.min = *std::min_element(sizes.begin(), sizes.end());
+  metrics.max = *std::max_element(sizes.begin(), sizes.end());
+  for (int64_t size : sizes) metrics.total_size += size;
+  metrics.total_files = static_cast<int64_t>(sizes.size());
+  metrics.avg = static_cast<double>(metrics.total_size) / static_cast<double>(sizes.size());
+  return metrics;
+}
+
+std::string JsonStringArray(const std::vector<std::string>& values) {
+  JsonWriter json;
+  json.BeginArray();
+  for (const std::string& value : values) json.String(value);
+  json.EndArray();
+  return json.Release();
+}
+
+// A JSON string holding `text` (operationParameters hold JSON values).
+std::string JsonStringValue(std::string_view text) {
+  JsonWriter json;
+  json.String(text);
+  return json.Release();
+}
+
+void ValidateZOrderColumns(const Metadata& metadata, const Schema& schema,
+                           const OptimizeOptions& options) {
+  std::vector<std::string> stats_columns = StatsColumns(metadata);
+  std::vector<std::string> without_stats;
+  for (const std::string& column : options.zorder_columns) {
+    if (options.check_zorder_column_stats && !ContainsIgnoringCase(stats_columns, column)) {
+      without_stats.push_back(column);
+    }
+    if (ContainsIgnoringCase(metadata.partition_columns, column)) {
+      SILT_THROW(DELTA_ZORDERING_ON_PARTITION_COLUMN, {{"colName", column}});
+    }
+    if (schema.FieldIndex(column, /*case_sensitive=*/false) < 0) {
+      SILT_THROW(DELTA_ZORDERING_COLUMN_DOES_NOT_EXIST, {{"columnName", column}});
+    }
+  }
+  if (!without_stats.empty()) {
+    std::string list = "[";
+    for (size_t i = 0; i < without_stats.size(); ++i) list += (i ? ", " : "") + without_stats[i];
+    SILT_THROW(
+        DELTA_ZORDERING_ON_COLUMN_WITHOUT_STATS,
+        {{"cols", list + "]"}, {"zorderColStatKey", std::string(kOptimizeZOrderStatsCheckKey)}});
+  }
+}
+
+// One unit of work: files of one partition rewritten together.
+struct Bin {
+  std::string partition;
+  std::vector<const AddFile*> files;
+  int64_t bytes = 0;
+};
+
+// Splits the selected files of each partition into bins, as Delta does: files by increasing
+// size, a new bin whenever the next file would push the current one past `max_bin_size`.
+std::vector<Bin> GroupIntoBins(const std::vector<const AddFile*>& files, bool zorder,
+                               int64_t max_bin_size) {
+  std::map<std::string, std::vector<const AddFile*>> by_partition;
+  for (const AddFile* file : files) by_partition[PartitionKey(*file)].push_back(file);
+  std::vector<Bin> bins;
+  for (auto& [partition, partition_files] : by_partition) {
+    std::stable_sort(partition_files.begin(), partition_files.end(),
+                     [](const AddFile* a, const AddFile* b) { return a->size < b->size; });
+    std::vector<Bin> partition_bins;
+    Bin current{partition, {}, 0};
+    for (const AddFile* file : partition_files) {
+      // Z-order reads a partition as a whole: its files form one bin.
+      if (!zorder && !current.files.empty() && current.bytes + file->size > max_bin_size) {
+        partition_bins.push_back(std::move(current));
+        current = Bin{partition, {}, 0};
+      }
+      current.files.push_back(file);
+      current.bytes += file->size;
+    }
+    if (!current.files.empty()) partition_bins.push_back(std::move(current));
+    for (Bin& bin : partition_bins) {
+      // Rewriting a lone file only helps when it purges deleted rows or orders the data.
+      bool worth = bin.files.size() > 1 || zorder || bin.files[0]->deletion_vector.has_value();
+      if (worth) bins.push_back(std::move(bin));
+    }
+  }
+  return bins;
+}
+
+class BinRewriter {
+ public:
+  BinRewriter(std::shared_ptr<const Snapshot> snapshot, const OptimizeOptions& options)
+      : snapshot_(std::move(snapshot)), options_(options) {
+    ScanOptions scan_options;
+    scan_options.pool = options.pool;
+    scan_ = TableScan::Make(snapshot_, scan_options);
+    schema_ = std::make_shared<Schema>(snapshot_->schema());
+    for (const std::string& column : options.zorder_columns) {
+      zorder_indexes_.push_back(static_cast<size_t>(schema_->FieldIndex(column, false)));
+    }
+  }
+
+  // Writes the live rows of `bin` to new files and returns their adds.
+  std::vector<AddFile> Rewrite(const Bin& bin) const {
+    DataFileWriterOptions writer_options;
+    writer_options.data_change = false;
+    writer_options.parquet.pool = options_.pool;
+    if (zorder_indexes_.empty()) {
+      // Compaction: the bin becomes one file, streamed a row group at a time.
+      auto writer = MakeWriter(writer_options);
+      for (const AddFile* file : bin.files) {
+        std::unique_ptr<TableScan::OpenedFile> opened = scan_->OpenFile(*file);
+        for (int row_group : opened->row_groups()) {
+          Batch batch = opened->ReadRowGroup(row_group);
+          if (batch.num_rows() > 0) writer->Write(InTableSchema(batch));
+        }
+      }
+      return writer->Finish();
+    }
+    std::vector<Batch> batches;
+    for (const AddFile* file : bin.files) {
+      for (Batch& batch : scan_->ReadFile(*file)) {
+        if (batch.num_rows() > 0) batches.push_back(InTableSchema(batch));
+      }
+    }
+    if (batches.empty()) return {};
+    Batch rows = ConcatenateBatches(batches);
+    batches.clear();
+    std::vector<VectorPtr> keys;
+    for (size_t index : zorder_indexes_) keys.push_back(rows.column(index));
+    std::vector<int64_t> order = ZOrderPermutation(keys);
+    std::vector<VectorPtr> sorted;
+    for (const VectorPtr& column : rows.columns()) {
+      VectorBuilder builder(column->type(), rows.num_rows());
+      for (int64_t row : order) builder.AppendFrom(*column, row);
+      sorted.push_back(builder.Finish());
+    }
+    // Delta range-partitions a Z-ordered partition into max(1, bytes / maxFileSize) files.
+    int64_t num_files =
+        std::max<int64_t>(1, bin.bytes / std::max<int64_t>(options_.max_file_size, 1));
+    writer_options.max_rows_per_file = (rows.num_rows() + num_files - 1) / num_files;
+    auto writer = MakeWriter(writer_options);
+    writer->Write(Batch(schema_, std::move(sorted), rows.num_rows()));
+    return writer->Finish();
+  }
+
+ private:
+  std::unique_ptr<DataFileWriter> MakeWriter(DataFileWriterOptions options) const {
+    return DataFileWriter::Make(snapshot_->file_system(), snapshot_->table_root(),
+                                snapshot_->metadata(), std::move(options));
+  }
+
+  Batch InTableSchema(const Batch& batch) const {
+    return Batch(schema_, batch.columns(), batch.num_rows());
+  }
+
+  std::shared_ptr<const Snapshot> snapshot_;
+  const OptimizeOptions& options_;
+  std::unique_ptr<TableScan> scan_;
+  SchemaPtr schema_;
+  std::vector<size_t> zorder_indexes_;
+};
+
+// The operationMetrics of the commit, in the order Delta writes them.
+StringMap OperationMetrics(const std::vector<int64_t>& added_sizes, int64_t removed_files,
+                           int64_t removed_bytes, int64_t deletion_vectors_removed) {
+  std::vector<int64_t> sorted = added_sizes;
+  std::sort(sorted.begin(), sorted.end());
+  auto at = [&](size_t index) { return sorted.empty() ? int64_t{0} : sorted[index]; };
+  size_t count = sorted.size();
+  int64_t added_bytes = 0;
+  for (int64_t size : sorted) added_bytes += size;
+  return {
+      {"numRemovedFiles", std::to_string(removed_files)},
+      {"numRemovedBytes", std::to_string(removed_bytes)},
+      {"p25FileSize", std::to_string(at(count / 4))},
+      {"numDeletionVectorsRemoved", std::to_string(deletion_vectors_removed)},
+      {"minFileSize", std::to_string(at(0))},
+      {"numAddedFiles", std::to_string(count)},
+      {"maxFileSize", std::to_string(count == 0 ? 0 : sorted.back())},
+      {"p75FileSize", std::to_string(at(count * 3 / 4))},
+      {"p50FileSize", std::to_string(at(count / 2))},
+      {"numAddedBytes", std::to_string(added_bytes)},
+  };
+}
+
+}  // namespace
+
+std::vector<std::string> StatsColumns(const Metadata& metadata) {
+  Schema schema = ParseDeltaSchema(metadata.schema_string);
+  std::vector<std::string> columns;
+  if (const std::string* listed =
+          FindValue(metadata.configuration, "delta.dataSkippingStatsColumns")) {
+    // Comma-separated column names, possibly nested (`a.b`) and back-quoted.
+    size_t start = 0;
+    while (start <= listed->size()) {
+      size_t end = listed->find(',', start);
+      if (end == std::string::npos) end = listed->size();
+      std::string name = listed->substr(start, end - start);
+      name.erase(0, name.find_first_not_of(" \t"));
+      name.erase(name.find_last_not_of(" \t") + 1);
+      if (!name.empty() && name[0] == '`') {
+        size_t close = name.find('`', 1);
+        name = name.substr(1, close == std::string::npos ? std::string::npos : close - 1);
+      } else {
+        name = name.substr(0, name.find('.'));
+      }
+      if (!name.empty() && !ContainsIgnoringCase(metadata.partition_columns, name) &&
+          schema.FieldIndex(name, false) >= 0) {
+        columns.push_back(schema.field(static_cast<size_t>(schema.FieldIndex(name, false))).name);
+      }
+      start = end + 1;
+    }
+    return columns;
+  }
+  int64_t indexed = NumIndexedColumns(metadata);
+  int64_t leaf = 0;
+  for (const Field& field : schema.fields()) {
+    if (ContainsIgnoringCase(metadata.partition_columns, field.name)) continue;
+    if (indexed < 0 || leaf < indexed) columns.push_back(field.name);
+    leaf += CountLeaves(*field.type);
+  }
+  return columns;
+}
+
+OptimizeResult Optimize(std::shared_ptr<const Snapshot> snapshot, const OptimizeOptions& options) {
+  SILT_CHECK(snapshot != nullptr, "OPTIMIZE without a snapshot");
+  OptimizeResult result;
+  OptimizeMetrics& metrics = result.metrics;
+  metrics.start_time_ms = NowMs();
+  const Metadata& metadata = snapshot->metadata();
+  const Schema& schema = snapshot->schema();
+  bool zorder = !options.zorder_columns.empty();
+  if (zorder) ValidateZOrderColumns(metadata, schema, options);
+
+  std::unique_ptr<Transaction> txn = Transaction::Start(snapshot, options.enforced_features);
+  std::vector<const AddFile*> considered;
+  for (const AddFile& file : snapshot->files()) {
+    if (!options.partition_filter || options.partition_filter(file)) considered.push_back(&file);
+  }
+  // Every file the predicate selected is read as far as conflicts go: a concurrent delete of any
+  // of them makes the rewrite stale.
+  txn->RecordReadPredicate(ReadPredicate{options.read_predicates});
+  for (const AddFile* file : considered) txn->RecordReadFile(*file);
+
+  std::vector<const AddFile*> selected;
+  for (const AddFile* file : considered) {
+    if (zorder || ShouldCompact(*file, options)) selected.push_back(file);
+  }
+  std::vector<Bin> bins = GroupIntoBins(selected, zorder, options.max_file_size);
+
+  ThreadPool& pool = options.pool != nullptr ? *options.pool : ThreadPool::Default();
+  BinRewriter rewriter(snapshot, options);
+  std::vector<std::vector<AddFile>> written(bins.size());
+  pool.ParallelFor(bins.size(), [&](size_t i) { written[i] = rewriter.Rewrite(bins[i]); });
+
+  std::vector<int64_t> added_sizes;
+  std::vector<int64_t> removed_sizes;
+  std::set<std::string> partitions;
+  for (size_t i = 0; i < bins.size(); ++i) {
+    partitions.insert(bins[i].partition);
+    for (const AddFile* file : bins[i].files) {
+      removed_sizes.push_back(file->size);
+      if (file->deletion_vector) {
+        ++metrics.num_deletion_vectors_removed;
+        metrics.num_deletion_vector_rows_removed += file->deletion_vector->cardinality;
+      }
+      txn->RemoveLiveFile(*file, /*data_change=*/false);
+    }
+    for (AddFile& add : written[i]) {
+      added_sizes.push_back(add.size);
+      txn->Add(std::move(add));
+    }
+  }
+
+  metrics.num_files_added = static_cast<int64_t>(added_sizes.size());
+  metrics.num_files_removed = static_cast<int64_t>(removed_sizes.size());
+  metrics.files_added = SizeMetrics(added_sizes);
+  metrics.files_removed = SizeMetrics(removed_sizes);
+  metrics.partitions_optimized = static_cast<int64_t>(partitions.size());
+  metrics.num_bins = static_cast<int64_t>(bins.size());
+  metrics.num_batches = static_cast<int64_t>(bins.size());
+  metrics.total_considered_files = static_cast<int64_t>(considered.size());
+  metrics.total_files_skipped = metrics.total_considered_files - metrics.num_files_removed;
+  metrics.total_cluster_parallelism = static_cast<int64_t>(pool.num_threads());
+  metrics.num_table_columns = static_cast<int64_t>(schema.num_fields());
+  int64_t indexed = NumIndexedColumns(metadata);
+  metrics.num_table_columns_with_stats =
+      indexed < 0 ? metrics.num_table_columns : std::min(indexed, metrics.num_table_columns);
+  if (zorder) {
+    metrics.zorder = true;
+    metrics.zorder_merged_files = metrics.num_files_removed;
+    metrics.zorder_merged_bytes = metrics.files_removed.total_size;
+    metrics.zorder_output_cubes = static_cast<int64_t>(bins.size());
+  }
+  result.operation_metrics =
+      OperationMetrics(added_sizes, metrics.num_files_removed, metrics.files_removed.total_size,
+                       metrics.num_deletion_vectors_removed);
+
+  if (!bins.empty()) {
+    std::vector<std::pair<std::string, std::string>> parameters = {
+        {"predicate", JsonStringValue(JsonStringArray(options.predicate_sql))},
+        {"zOrderBy", JsonStringValue(JsonStringArray(options.zorder_columns))},
+        {"clusterBy", JsonStringValue("[]")},
+        {"auto", "false"},
+    };
+    txn->SetOperation("OPTIMIZE", std::move(parameters), result.operation_metrics);
+    result.commit = txn->Commit(options.commit);
+  }
+  metrics.end_time_ms = NowMs();
+  return result;
+}
+
+}  // namespace silt::log
