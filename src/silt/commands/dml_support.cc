@@ -431,8 +431,16 @@ namespace {
 
 // A copy of `node` whose string literals carry their quotes: ExpressionSql prints literals as
 // Spark names columns (`a`), while a recorded condition prints them as Spark's SQL does ('a').
+// The condition as commitInfo shows it: string literals quoted, and columns with the qualifier
+// they were written with (`t.id = s.id`, as Delta prints the resolved condition), which select-list
+// naming drops.
 sql::ExpressionPtr WithQuotedStrings(const sql::Expression& node) {
   auto copy = std::make_shared<sql::Expression>(node);
+  if (copy->kind == sql::ExpressionKind::kColumn && copy->name.size() > 1) {
+    std::string joined;
+    for (const std::string& part : copy->name) joined += (joined.empty() ? "" : ".") + part;
+    copy->name = {joined};
+  }
   if (copy->kind == sql::ExpressionKind::kLiteral &&
       copy->literal_kind == sql::LiteralKind::kString) {
     std::string quoted = "'";

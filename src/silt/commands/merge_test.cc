@@ -79,12 +79,12 @@ TEST_F(MergeTest, CommitRecordsOperationParametersAndEveryMetric) {
       ElementsAre("5,3,1,1"));
   EXPECT_EQ(NewestHistoryColumn("t", 4), "MERGE");
   std::string parameters = NewestHistoryColumn("t", 5);
-  EXPECT_THAT(parameters, HasSubstr("predicate -> [\"(id = id)\"]"));
+  EXPECT_THAT(parameters, HasSubstr("predicate -> [\"(t.id = s.id)\"]"));
   EXPECT_THAT(parameters,
-              HasSubstr("matchedPredicates -> [{\"predicate\":\"(id = 2)\",\"actionType\":\"delete\"},"
+              HasSubstr("matchedPredicates -> [{\"predicate\":\"(s.id = 2)\",\"actionType\":\"delete\"},"
                         "{\"actionType\":\"update\"}]"));
   EXPECT_THAT(parameters, HasSubstr("notMatchedPredicates -> [{\"actionType\":\"insert\"}]"));
-  EXPECT_THAT(parameters, HasSubstr("notMatchedBySourcePredicates -> [{\"predicate\":\"(id > 3)\","
+  EXPECT_THAT(parameters, HasSubstr("notMatchedBySourcePredicates -> [{\"predicate\":\"(t.id > 3)\","
                                     "\"actionType\":\"update\"}]"));
   std::string metrics = NewestHistoryColumn("t", 12);
   for (const char* expected :
