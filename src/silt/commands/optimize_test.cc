@@ -123,7 +123,8 @@ TEST_F(OptimizeTest, ZOrderWritesFilesOfTheConfiguredSize) {
         " * 11) % 64 AS INT), CAST((id * 23 + 7) % 64 AS INT) FROM range(64)");
   }
   int64_t bytes = 0;
-  for (const auto& add : Latest("t")->files()) bytes += add.size;
+  auto snapshot = Latest("t");  // held: a range-for over a temporary's member would dangle
+  for (const auto& add : snapshot->files()) bytes += add.size;
   Sql("SET spark.databricks.delta.optimize.maxFileSize = " + std::to_string(bytes / 4));
   StatementResult result = Sql("OPTIMIZE t ZORDER BY (x, y)");
   EXPECT_EQ(NumFiles("t"), 4);
