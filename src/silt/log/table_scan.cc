@@ -11,6 +11,8 @@
 #include "silt/log/file_stats.h"
 #include "silt/log/partition_values.h"
 #include "silt/parquet/reader.h"
+#include "silt/io/path.h"
+#include "silt/types/schema_json.h"
 
 namespace silt::log {
 
@@ -228,10 +230,42 @@ struct TableScan::Column {
 
 std::unique_ptr<TableScan> TableScan::Make(std::shared_ptr<const Snapshot> snapshot,
                                            ScanOptions options) {
+  auto schema = std::make_shared<const Schema>(snapshot->schema());
+  std::shared_ptr<io::FileSystem> fs = snapshot->file_system();
+  std::string root = snapshot->table_root();
+  const Metadata& metadata = snapshot->metadata();
+  return MakeScan(std::move(snapshot), std::move(fs), std::move(root), metadata, std::move(schema),
+                  std::move(options));
+}
+
+std::unique_ptr<TableScan> TableScan::MakeForMetadata(std::shared_ptr<io::FileSystem> fs,
+                                                      std::string table_root,
+                                                      const Metadata& metadata,
+                                                      ScanOptions options) {
+  auto schema = std::make_shared<const Schema>(ParseDeltaSchema(metadata.schema_string));
+  return MakeScan(nullptr, std::move(fs), std::move(table_root), metadata, std::move(schema),
+                  std::move(options));
+}
+
+std::string TableScan::ResolvePath(std::string_view log_path) const {
+  std::string path = CanonicalLogPath(log_path);
+  bool absolute = (!path.empty() && path[0] == '/') || path.find("://") != std::string::npos;
+  return absolute ? path : io::JoinPath(table_root_, path);
+}
+
+std::unique_ptr<TableScan> TableScan::MakeScan(std::shared_ptr<const Snapshot> snapshot,
+                                               std::shared_ptr<io::FileSystem> fs,
+                                               std::string table_root, const Metadata& metadata,
+                                               SchemaPtr table_schema, ScanOptions options) {
   std::unique_ptr<TableScan> scan(new TableScan());
-  const Schema& schema = snapshot->schema();
-  FieldLocator locator{snapshot->column_mapping_mode()};
-  const auto& partition_columns = snapshot->metadata().partition_columns;
+  scan->fs_ = std::move(fs);
+  scan->table_root_ = std::move(table_root);
+  scan->table_schema_ = std::move(table_schema);
+  scan->mapping_mode_ = GetColumnMappingMode(metadata);
+  scan->partition_columns_ = metadata.partition_columns;
+  const Schema& schema = *scan->table_schema_;
+  FieldLocator locator{scan->mapping_mode_};
+  const auto& partition_columns = scan->partition_columns_;
   auto make_column = [&](const Field& field) {
     auto column = std::make_shared<Column>();
     column->field = field;
@@ -255,6 +289,15 @@ std::unique_ptr<TableScan> TableScan::Make(std::shared_ptr<const Snapshot> snaps
       output_fields.push_back(schema.field(static_cast<size_t>(index)));
     }
   }
+  for (const Field& extra : options.extra_columns) {
+    // Read by the stored name: no column-mapping metadata, never a partition column.
+    auto column = std::make_shared<Column>();
+    column->field.name = extra.name;
+    column->field.type = extra.type;
+    column->physical_name = extra.name;
+    scan->columns_.push_back(column);
+    output_fields.push_back(column->field);
+  }
   for (const auto& predicate : options.predicates) {
     int index = schema.FieldIndex(predicate.column, /*case_sensitive=*/false);
     SILT_USER_CHECK(index >= 0, INVALID_ARGUMENT,
@@ -270,17 +313,19 @@ std::unique_ptr<TableScan> TableScan::Make(std::shared_ptr<const Snapshot> snaps
   scan->output_schema_ = std::make_shared<const Schema>(std::move(output_fields));
   scan->snapshot_ = std::move(snapshot);
   scan->options_ = std::move(options);
-  for (const AddFile& file : scan->snapshot_->files()) {
-    if (scan->MayMatch(file)) scan->files_.push_back(&file);
+  if (scan->snapshot_) {
+    for (const AddFile& file : scan->snapshot_->files()) {
+      if (scan->MayMatch(file)) scan->files_.push_back(&file);
+    }
   }
   return scan;
 }
 
 bool TableScan::MayMatch(const AddFile& file) const {
   if (options_.predicates.empty()) return true;
-  const Schema& schema = snapshot_->schema();
-  FieldLocator locator{snapshot_->column_mapping_mode()};
-  const auto& partition_columns = snapshot_->metadata().partition_columns;
+  const Schema& schema = *table_schema_;
+  FieldLocator locator{mapping_mode_};
+  const auto& partition_columns = partition_columns_;
   std::optional<FileStats> stats;
   bool stats_parsed = false;
   for (const auto& predicate : options_.predicates) {
@@ -368,9 +413,9 @@ bool TableScan::MayMatch(const AddFile& file) const {
 }
 
 std::vector<Batch> TableScan::ReadFile(const AddFile& file) const {
-  io::FileSystem& fs = *snapshot_->file_system();
-  std::string path = snapshot_->ResolvePath(file.path);
-  FieldLocator locator{snapshot_->column_mapping_mode()};
+  io::FileSystem& fs = *fs_;
+  std::string path = ResolvePath(file.path);
+  FieldLocator locator{mapping_mode_};
   auto reader = parquet::FileReader::Open(fs, path);
   const Schema& file_schema = reader->schema();
 
@@ -406,7 +451,7 @@ std::vector<Batch> TableScan::ReadFile(const AddFile& file) const {
 
   std::optional<DeletedRows> deleted;
   if (file.deletion_vector) {
-    deleted = LoadDeletionVector(fs, snapshot_->table_root(), *file.deletion_vector);
+    deleted = LoadDeletionVector(fs, table_root_, *file.deletion_vector);
   }
   std::vector<std::optional<Scalar>> partition_values(columns_.size());
   for (size_t i = 0; i < columns_.size(); ++i) {
@@ -511,11 +556,12 @@ std::optional<parquet::ColumnPredicate> RowGroupPredicate(const ScanPredicate& p
 
 class TableScan::OpenedFileImpl final : public TableScan::OpenedFile {
  public:
-  OpenedFileImpl(const TableScan& scan, const AddFile& file)
-      : scan_(scan), locator_mode_(scan.snapshot_->column_mapping_mode()) {
-    io::FileSystem& fs = *scan.snapshot_->file_system();
+  OpenedFileImpl(const TableScan& scan, const AddFile& file,
+                 std::shared_ptr<const std::vector<uint64_t>> selected_rows)
+      : scan_(scan), locator_mode_(scan.mapping_mode_), selected_rows_(std::move(selected_rows)) {
+    io::FileSystem& fs = *scan.fs_;
     FieldLocator locator{locator_mode_};
-    reader_ = parquet::FileReader::Open(fs, scan.snapshot_->ResolvePath(file.path));
+    reader_ = parquet::FileReader::Open(fs, scan.ResolvePath(file.path));
     const Schema& file_schema = reader_->schema();
     const auto& columns = scan.columns_;
     projected_position_.assign(columns.size(), -1);
@@ -534,8 +580,8 @@ class TableScan::OpenedFileImpl final : public TableScan::OpenedFile {
 
     // Row-group skipping on data columns; partition columns were already decided per file.
     parquet::ReadOptions selection;
-    const Schema& table_schema = scan.snapshot_->schema();
-    const auto& partition_columns = scan.snapshot_->metadata().partition_columns;
+    const Schema& table_schema = *scan.table_schema_;
+    const auto& partition_columns = scan.partition_columns_;
     for (const ScanPredicate& predicate : scan.options_.predicates) {
       const Field& logical =
           table_schema.field(static_cast<size_t>(table_schema.FieldIndex(predicate.column, false)));
@@ -557,8 +603,19 @@ class TableScan::OpenedFileImpl final : public TableScan::OpenedFile {
       first_rows_.push_back(first_row);
       first_row += static_cast<uint64_t>(group.num_rows);
     }
-    if (file.deletion_vector) {
-      deleted_ = LoadDeletionVector(fs, scan.snapshot_->table_root(), *file.deletion_vector);
+    if (selected_rows_) {
+      // Only row groups holding a selected row are read.
+      std::vector<int> kept;
+      for (int group : row_groups_) {
+        uint64_t first = first_rows_[static_cast<size_t>(group)];
+        uint64_t end = first + static_cast<uint64_t>(
+                                   reader_->metadata().row_groups[static_cast<size_t>(group)].num_rows);
+        auto it = std::lower_bound(selected_rows_->begin(), selected_rows_->end(), first);
+        if (it != selected_rows_->end() && *it < end) kept.push_back(group);
+      }
+      row_groups_ = std::move(kept);
+    } else if (file.deletion_vector) {
+      deleted_ = LoadDeletionVector(fs, scan.table_root_, *file.deletion_vector);
     }
     partition_values_.resize(columns.size());
     for (size_t i = 0; i < columns.size(); ++i) {
@@ -601,10 +658,19 @@ class TableScan::OpenedFileImpl final : public TableScan::OpenedFile {
                                 column.field.type, locator, column.field.name));
       }
     }
-    if (deleted_) {
-      std::vector<bool> keep;
+    std::vector<bool> keep;
+    if (selected_rows_) {
+      uint64_t first = first_rows_[static_cast<size_t>(index)];
+      keep.assign(static_cast<size_t>(rows), false);
+      for (auto it = std::lower_bound(selected_rows_->begin(), selected_rows_->end(), first);
+           it != selected_rows_->end() && *it < first + static_cast<uint64_t>(rows); ++it) {
+        keep[static_cast<size_t>(*it - first)] = true;
+      }
+    } else if (deleted_) {
       deleted_->FillKeepMask(first_rows_[static_cast<size_t>(index)], static_cast<uint64_t>(rows),
                              keep);
+    }
+    if (!keep.empty()) {
       int64_t kept = std::count(keep.begin(), keep.end(), true);
       if (kept != rows) {
         for (auto& vector : vectors) vector = FilterRows(vector, keep, kept);
@@ -622,12 +688,18 @@ class TableScan::OpenedFileImpl final : public TableScan::OpenedFile {
   std::vector<int> projected_position_;  // per output column: index among read columns, or -1
   std::vector<int> row_groups_;
   std::vector<uint64_t> first_rows_;     // per row group: index of its first row in the file
+  std::shared_ptr<const std::vector<uint64_t>> selected_rows_;
   std::optional<DeletedRows> deleted_;
   std::vector<std::optional<Scalar>> partition_values_;
 };
 
 std::unique_ptr<TableScan::OpenedFile> TableScan::OpenFile(const AddFile& file) const {
-  return std::make_unique<OpenedFileImpl>(*this, file);
+  return std::make_unique<OpenedFileImpl>(*this, file, nullptr);
+}
+
+std::unique_ptr<TableScan::OpenedFile> TableScan::OpenFile(
+    const AddFile& file, std::shared_ptr<const std::vector<uint64_t>> selected_rows) const {
+  return std::make_unique<OpenedFileImpl>(*this, file, std::move(selected_rows));
 }
 
 }  // namespace silt::log

@@ -32,6 +32,9 @@ struct ScanOptions {
   /// caller filters rows (exec's Filter operator).
   std::vector<ScanPredicate> predicates;
   ThreadPool* pool = nullptr;  ///< nullptr: the default pool.
+  /// Stored columns that are not in the table schema (`_change_type` of change data files),
+  /// read by their name in the file and returned after `columns`; NULL in a file without them.
+  std::vector<Field> extra_columns;
 };
 
 /// Reads the live rows of a snapshot: the Parquet data of every live file that the predicate
@@ -45,13 +48,24 @@ class TableScan {
   /// INVALID_ARGUMENT for an unknown column.
   static std::unique_ptr<TableScan> Make(std::shared_ptr<const Snapshot> snapshot,
                                          ScanOptions options = {});
+  /// A scan of files the caller chooses (files of several versions, change data files), read
+  /// with `metadata`'s schema, partition columns and column mapping; files() is empty, and
+  /// OpenFile/ReadFile take any file of the table. Throws what Make throws and
+  /// INVALID_SCHEMA_JSON for a malformed schema.
+  static std::unique_ptr<TableScan> MakeForMetadata(std::shared_ptr<io::FileSystem> fs,
+                                                    std::string table_root,
+                                                    const Metadata& metadata,
+                                                    ScanOptions options = {});
 
   /// The logical schema of the batches returned.
   const SchemaPtr& schema() const { return output_schema_; }
   /// The files kept after pruning.
   const std::vector<const AddFile*>& files() const { return files_; }
   /// Live files before pruning.
-  size_t num_live_files() const { return snapshot_->files().size(); }
+  size_t num_live_files() const { return snapshot_ ? snapshot_->files().size() : 0; }
+  /// False when the file's partition values or statistics prove that no row of `file` satisfies
+  /// the scan's predicates (for files chosen by the caller of MakeForMetadata).
+  bool MayContainMatches(const AddFile& file) const { return MayMatch(file); }
 
   /// The live rows of one file, one batch per row group (rows deleted by its DV removed).
   /// Throws PATH_NOT_FOUND for a missing data file, the Parquet reader's errors, and the DV
@@ -78,14 +92,29 @@ class TableScan {
   /// Opens `file` (one of files()): reads its footer and deletion vector. Throws what ReadFile
   /// throws.
   std::unique_ptr<OpenedFile> OpenFile(const AddFile& file) const;
+  /// Opens `file` returning only the rows at `selected_rows` (physical positions, ascending);
+  /// the file's deletion vector is not applied, and row groups without a selected row are left
+  /// out of row_groups(). Used to read the rows a deletion-vector change adds or drops.
+  std::unique_ptr<OpenedFile> OpenFile(
+      const AddFile& file, std::shared_ptr<const std::vector<uint64_t>> selected_rows) const;
 
  private:
   struct Column;
   class OpenedFileImpl;
   TableScan() = default;
+  static std::unique_ptr<TableScan> MakeScan(std::shared_ptr<const Snapshot> snapshot,
+                                             std::shared_ptr<io::FileSystem> fs,
+                                             std::string table_root, const Metadata& metadata,
+                                             SchemaPtr table_schema, ScanOptions options);
   bool MayMatch(const AddFile& file) const;
+  std::string ResolvePath(std::string_view log_path) const;
 
-  std::shared_ptr<const Snapshot> snapshot_;
+  std::shared_ptr<const Snapshot> snapshot_;  ///< null for MakeForMetadata
+  std::shared_ptr<io::FileSystem> fs_;
+  std::string table_root_;
+  SchemaPtr table_schema_;
+  ColumnMappingMode mapping_mode_ = ColumnMappingMode::kNone;
+  std::vector<std::string> partition_columns_;
   ScanOptions options_;
   SchemaPtr output_schema_;
   std::vector<std::shared_ptr<const Column>> columns_;

@@ -193,6 +193,20 @@ std::string NodeLine(const LogicalNode& node) {
       }
       return text;
     }
+    case LogicalKind::kChangeFeedScan:
+      text = "Relation " + node.table_name + "[" + ColumnList(node.columns) + "] table_changes versions " +
+             std::to_string(node.change_feed->start_version()) + " to " +
+             std::to_string(node.change_feed->end_version());
+      if (node.predicate) text += ", filter: " + ExpressionText(*node.predicate, node.columns);
+      if (!node.scan_predicates.empty()) {
+        text += ", pruning: [";
+        for (size_t i = 0; i < node.scan_predicates.size(); ++i) {
+          if (i > 0) text += ", ";
+          text += ScanPredicateText(node.scan_predicates[i]);
+        }
+        text += "]";
+      }
+      return text;
     case LogicalKind::kParquetScan:
       text = "Relation " + node.table_name + "[" + ColumnList(node.columns) + "] parquet";
       if (node.predicate) text += ", filter: " + ExpressionText(*node.predicate, node.columns);

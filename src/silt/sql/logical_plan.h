@@ -12,6 +12,7 @@
 #include "silt/exec/operators.h"
 #include "silt/exec/sort_window.h"
 #include "silt/expr/expression.h"
+#include "silt/log/change_feed.h"
 #include "silt/log/snapshot.h"
 #include "silt/log/table_scan.h"
 #include "silt/vector/batch.h"
@@ -55,6 +56,7 @@ enum class LogicalKind {
   kSetOperation,  ///< set_operation, set_all; two children
   kDistinct,      ///< distinct rows of the child
   kGenerate,      ///< generate. Output: child columns then the generated ones
+  kChangeFeedScan,  ///< change_feed, scan_columns, scan_predicates, predicate (row filter)
 };
 
 struct LogicalNode;
@@ -69,9 +71,13 @@ struct LogicalNode {
   // Scans.
   std::shared_ptr<const log::Snapshot> snapshot;
   std::string table_name;  ///< for plan text
-  /// kDeltaScan: indexes of the table schema's columns read, in output order.
+  /// kChangeFeedScan: the planned change feed read (`table_changes`).
+  std::shared_ptr<const log::ChangeFeed> change_feed;
+  /// kDeltaScan: indexes of the table schema's columns read, in output order; kChangeFeedScan:
+  /// indexes of the change feed schema's columns.
   std::vector<int> scan_columns;
-  /// kDeltaScan: conjuncts that prune files (derived from `predicate` by the optimizer).
+  /// kDeltaScan, kChangeFeedScan: conjuncts that prune files (derived from `predicate` by the
+  /// optimizer).
   std::vector<log::ScanPredicate> scan_predicates;
   std::shared_ptr<io::FileSystem> file_system;
   std::vector<std::string> parquet_files;

@@ -84,6 +84,7 @@ LogicalPtr WithFilter(LogicalPtr child, const std::vector<ExpressionPtr>& conjun
       return WithFilter(child->children[0], all);
     }
     case LogicalKind::kDeltaScan:
+    case LogicalKind::kChangeFeedScan:
     case LogicalKind::kParquetScan: {
       LogicalPtr copy = Copy(*child);
       std::vector<ExpressionPtr> all;
@@ -360,6 +361,7 @@ Pruned Prune(const LogicalPtr& plan, std::vector<bool> needed) {
   LogicalPtr copy = Copy(*plan);
   switch (plan->kind) {
     case LogicalKind::kDeltaScan:
+    case LogicalKind::kChangeFeedScan:
     case LogicalKind::kParquetScan: {
       MarkReferenced(plan->predicate, needed);
       std::vector<int> mapping(plan->columns.size(), -1);
@@ -369,10 +371,10 @@ Pruned Prune(const LogicalPtr& plan, std::vector<bool> needed) {
         if (!needed[i]) continue;
         mapping[i] = static_cast<int>(copy->columns.size());
         copy->columns.push_back(plan->columns[i]);
-        if (plan->kind == LogicalKind::kDeltaScan) copy->scan_columns.push_back(plan->scan_columns[i]);
+        if (plan->kind != LogicalKind::kParquetScan) copy->scan_columns.push_back(plan->scan_columns[i]);
       }
       copy->predicate = Remap(plan->predicate, mapping);
-      if (plan->kind == LogicalKind::kDeltaScan) DeriveScanPredicates(*copy);
+      if (plan->kind != LogicalKind::kParquetScan) DeriveScanPredicates(*copy);
       return {copy, mapping};
     }
     case LogicalKind::kValues:

@@ -1,9 +1,12 @@
 #include "silt/sql/physical_planner.h"
 
 #include <algorithm>
+#include <limits>
+#include <optional>
 
 #include "silt/base/check.h"
 #include "silt/base/error_class.h"
+#include "silt/exec/change_feed_scan.h"
 #include "silt/exec/hash_operators.h"
 #include "silt/exec/operators.h"
 #include "silt/exec/sort_window.h"
@@ -120,6 +123,28 @@ exec::OperatorPtr PlanPhysical(const LogicalNode& node) {
       spec.table_name = node.table_name;
       return exec::MakeDeltaScan(std::move(spec));
     }
+    case LogicalKind::kChangeFeedScan: {
+      exec::ChangeFeedScanSpec spec;
+      spec.feed = node.change_feed;
+      spec.columns = node.scan_columns;
+      // Column aliases rename the scan's columns in place: predicates name the feed's columns.
+      const Schema& feed_schema = *node.change_feed->schema();
+      for (log::ScanPredicate predicate : node.scan_predicates) {
+        int matches = 0;
+        std::string feed_name;
+        for (size_t i = 0; i < node.columns.size(); ++i) {
+          if (node.columns[i].name != predicate.column) continue;
+          ++matches;
+          feed_name = feed_schema.field(static_cast<size_t>(node.scan_columns[i])).name;
+        }
+        if (matches != 1) continue;  // ambiguous: leave it to the row filter
+        predicate.column = feed_name;
+        spec.predicates.push_back(std::move(predicate));
+      }
+      spec.filter = node.predicate;
+      spec.table_name = node.table_name;
+      return exec::MakeChangeFeedScan(std::move(spec));
+    }
     case LogicalKind::kParquetScan: {
       exec::ParquetScanSpec spec;
       spec.fs = node.file_system;
@@ -203,6 +228,12 @@ double EstimateRows(const LogicalNode& node) {
       return node.predicate ? rows / 4 : rows;
     }
     case LogicalKind::kParquetScan: return 1e6;
+    case LogicalKind::kChangeFeedScan: {
+      // Change files carry no statistics here: assume about 100 bytes per row.
+      double rows = 0;
+      for (const log::ChangeFile& file : node.change_feed->files()) rows += static_cast<double>(file.size) / 100.0;
+      return node.predicate ? rows / 4 : rows;
+    }
     case LogicalKind::kValues: {
       double rows = 0;
       for (const Batch& batch : node.batches) rows += static_cast<double>(batch.num_rows());

@@ -215,6 +215,7 @@ struct QueryBinder::Impl {
   LogicalPtr BindUsingJoin(LogicalPtr left, LogicalPtr right, exec::JoinType type,
                            const std::vector<std::string>& names, const SourcePosition& position);
   LogicalPtr BindTableFunction(const TableReference& reference);
+  LogicalPtr BindTableChanges(const TableReference& reference, const std::string& name);
   LogicalPtr BindGenerate(LogicalPtr child, const Expression& call, bool outer, const std::string& alias,
                           const std::vector<std::string>& column_aliases);
   LogicalPtr BindWhere(LogicalPtr plan, const Expression& where, Correlation* correlation, SelectState& state);
@@ -1159,6 +1160,7 @@ LogicalPtr QueryBinder::Impl::BindTableFunction(const TableReference& reference)
     node->columns.push_back(MakeLogicalColumn("id", LongType(), false));
     return Requalify(node, reference.alias, reference.column_aliases, reference.position);
   }
+  if (name == "table_changes" || name == "table_changes_by_path") return BindTableChanges(reference, name);
   static const char* kGenerators[] = {"explode", "explode_outer", "posexplode", "posexplode_outer", "inline", "inline_outer"};
   for (const char* generator : kGenerators) {
     if (name != generator) continue;
@@ -1168,6 +1170,156 @@ LogicalPtr QueryBinder::Impl::BindTableFunction(const TableReference& reference)
     return MakeLogicalSelectColumns(generated, kept);
   }
   ThrowAt(MakeError(ErrorClass::UNRESOLVABLE_TABLE_VALUED_FUNCTION, {{"name", "`" + name + "`"}}), call.position);
+}
+
+namespace {
+
+// Splits a table name given as text ('db.t', 'delta.`/p`') into its parts; nullopt when it is
+// malformed (an empty part or an unclosed back-quote).
+std::optional<QualifiedName> SplitTableName(const std::string& text) {
+  QualifiedName parts;
+  std::string part;
+  bool quoted_part = false;
+  for (size_t i = 0; i <= text.size(); ++i) {
+    if (i == text.size() || text[i] == '.') {
+      if (part.empty() && !quoted_part) return std::nullopt;
+      parts.push_back(part);
+      part.clear();
+      quoted_part = false;
+      continue;
+    }
+    if (text[i] == '`') {
+      if (!part.empty() || quoted_part) return std::nullopt;
+      size_t j = i + 1;
+      for (;; ++j) {
+        if (j >= text.size()) return std::nullopt;
+        if (text[j] != '`') {
+          part.push_back(text[j]);
+        } else if (j + 1 < text.size() && text[j + 1] == '`') {
+          part.push_back('`');  // `` inside back-quotes is one back-quote
+          ++j;
+        } else {
+          break;
+        }
+      }
+      i = j;
+      quoted_part = true;
+      if (i + 1 < text.size() && text[i + 1] != '.') return std::nullopt;
+      continue;
+    }
+    if (quoted_part) return std::nullopt;
+    if (!std::isspace(static_cast<unsigned char>(text[i]))) part.push_back(text[i]);
+  }
+  return parts;
+}
+
+}  // namespace
+
+// table_changes('name', start [, end]) and table_changes_by_path('path', start [, end]): the
+// change data feed of a Delta table; integer bounds are versions, strings and timestamps are
+// commit timestamps.
+LogicalPtr QueryBinder::Impl::BindTableChanges(const TableReference& reference, const std::string& name) {
+  const Expression& call = *reference.function;
+  if (call.children.size() < 2 || call.children.size() > 3) {
+    ThrowAt(MakeError(ErrorClass::WRONG_NUM_ARGS, {{"functionName", "`" + name + "`"},
+                                                   {"expectedNum", "[2, 3]"},
+                                                   {"actualNum", std::to_string(call.children.size())}}),
+            call.position);
+  }
+  expr::EvalContext eval = Eval();
+  auto mismatch = [&](const Expression& argument, const std::string& message) {
+    ThrowAt(MakeError(ErrorClass::DATATYPE_MISMATCH,
+                      {{"sqlExpr", "\"" + ExpressionSql(call) + "\""}, {"message", message}}),
+            argument.position);
+  };
+  const Expression& table_argument = *call.children[0];
+  expr::Scalar table_value = EvaluateConstant(table_argument, name, eval);
+  if (table_value.type()->id() != TypeId::kString || table_value.is_null()) {
+    mismatch(table_argument, name + " expects the table " + std::string(name == "table_changes" ? "name" : "path") +
+                                 " as a STRING, got " + table_value.type()->ToString());
+  }
+  std::string table_text(table_value.GetString());
+
+  // A start timestamp rounds up to the next millisecond (commit times are whole milliseconds,
+  // and the start selects commits at or after it); an end timestamp rounds down.
+  auto bound_of = [&](const Expression& argument, bool round_up) {
+    expr::Scalar value = EvaluateConstant(argument, name, eval);
+    if (value.is_null()) {
+      ThrowAt(MakeError(ErrorClass::DELTA_CDC_READ_NULL_RANGE_BOUNDARY, {}), argument.position);
+    }
+    TypeId type = value.type()->id();
+    if (expr::IsIntegral(*value.type())) return log::ChangeFeedBound::Version(value.GetInt());
+    int64_t micros = 0;
+    if (type == TypeId::kString) {
+      std::optional<int64_t> parsed = expr::ParseSparkTimestamp(value.GetString(), true, eval.Zone());
+      if (!parsed) {
+        ThrowAt(MakeError(ErrorClass::INVALID_PARAMETER_VALUE,
+                          {{"parameter", "`timestamp`"}, {"functionName", "`" + name + "`"},
+                           {"message", "'" + std::string(value.GetString()) + "' is not a valid timestamp"}}),
+                argument.position);
+      }
+      micros = *parsed;
+    } else if (type == TypeId::kTimestamp || type == TypeId::kTimestampNtz) {
+      micros = value.GetInt();
+    } else if (type == TypeId::kDate) {
+      micros = value.GetInt() * 86400LL * 1000000LL;
+    } else {
+      mismatch(argument, name + " expects a version (integer) or a timestamp as a range bound, got " +
+                             value.type()->ToString());
+    }
+    int64_t millis = micros / 1000;
+    int64_t rest = micros % 1000;
+    if (rest < 0) {
+      millis -= 1;
+      rest += 1000;
+    }
+    if (round_up && rest != 0) millis += 1;
+    return log::ChangeFeedBound::Timestamp(millis);
+  };
+  log::ChangeFeedOptions options;
+  options.pool = &context.Pool();
+  options.start = bound_of(*call.children[1], /*round_up=*/true);
+  if (call.children.size() == 3) options.end = bound_of(*call.children[2], /*round_up=*/false);
+
+  TableSource source;
+  if (name == "table_changes") {
+    std::optional<QualifiedName> table_name = SplitTableName(table_text);
+    if (!table_name) {
+      ThrowAt(MakeError(ErrorClass::INVALID_PARAMETER_VALUE,
+                        {{"parameter", "`table`"}, {"functionName", "`" + name + "`"},
+                         {"message", "'" + table_text + "' is not a valid table name"}}),
+              table_argument.position);
+    }
+    source = session.ResolveTable(*table_name, table_argument.position);
+  } else {
+    source = session.ResolveTable({"delta", table_text}, table_argument.position);
+  }
+  if (source.kind == TableSource::Kind::kView) {
+    ThrowAt(MakeError(ErrorClass::EXPECT_TABLE_NOT_VIEW, {{"operation", name}, {"viewName", source.display_name}}),
+            table_argument.position);
+  }
+  if (source.kind != TableSource::Kind::kDelta) {
+    ThrowAt(MakeError(ErrorClass::DELTA_MISSING_DELTA_TABLE, {{"tableName", source.display_name}}),
+            table_argument.position);
+  }
+  std::shared_ptr<const log::ChangeFeed> feed;
+  try {
+    feed = log::ChangeFeed::Make(session.fs(), source.location, options);
+  } catch (const Error& error) {
+    if (error.context().empty()) ThrowAt(error, call.position);
+    throw;
+  }
+  auto node = std::make_shared<LogicalNode>();
+  node->kind = LogicalKind::kChangeFeedScan;
+  node->change_feed = feed;
+  node->table_name = name + "(" + source.display_name + ")";
+  const Schema& schema = *feed->schema();
+  for (size_t i = 0; i < schema.num_fields(); ++i) {
+    const Field& field = schema.field(i);
+    node->scan_columns.push_back(static_cast<int>(i));
+    node->columns.push_back(MakeLogicalColumn(field.name, field.type, field.nullable));
+  }
+  return Requalify(node, reference.alias, reference.column_aliases, reference.position);
 }
 
 LogicalPtr QueryBinder::Impl::BindGenerate(LogicalPtr child, const Expression& call, bool outer,
