@@ -232,10 +232,16 @@ bool PrunableType(const DataType& type) {
          type.id() != TypeId::kTimestampNtz && type.id() != TypeId::kNull;
 }
 
+// Pruning predicates name the stored columns: a column alias (`t AS x(a, b)`) renames the scan's
+// output columns, not what the files and the log call them.
 void DeriveScanPredicates(LogicalNode& scan) {
+  const Schema* stored = scan.kind == LogicalKind::kChangeFeedScan ? scan.change_feed->schema().get()
+                                                                   : &scan.snapshot->schema();
   std::vector<Field> fields;
-  for (const LogicalColumn& column : scan.columns) {
-    fields.push_back(Field{column.name, column.type, column.nullable, {}});
+  for (size_t i = 0; i < scan.columns.size(); ++i) {
+    const LogicalColumn& column = scan.columns[i];
+    fields.push_back(Field{stored->field(static_cast<size_t>(scan.scan_columns[i])).name, column.type,
+                           column.nullable, {}});
   }
   scan.scan_predicates = scan.predicate ? sql::DeriveScanPredicates(scan.predicate, Schema(std::move(fields)))
                                         : std::vector<log::ScanPredicate>{};

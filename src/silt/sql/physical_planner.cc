@@ -127,20 +127,7 @@ exec::OperatorPtr PlanPhysical(const LogicalNode& node) {
       exec::ChangeFeedScanSpec spec;
       spec.feed = node.change_feed;
       spec.columns = node.scan_columns;
-      // Column aliases rename the scan's columns in place: predicates name the feed's columns.
-      const Schema& feed_schema = *node.change_feed->schema();
-      for (log::ScanPredicate predicate : node.scan_predicates) {
-        int matches = 0;
-        std::string feed_name;
-        for (size_t i = 0; i < node.columns.size(); ++i) {
-          if (node.columns[i].name != predicate.column) continue;
-          ++matches;
-          feed_name = feed_schema.field(static_cast<size_t>(node.scan_columns[i])).name;
-        }
-        if (matches != 1) continue;  // ambiguous: leave it to the row filter
-        predicate.column = feed_name;
-        spec.predicates.push_back(std::move(predicate));
-      }
+      spec.predicates = node.scan_predicates;
       spec.filter = node.predicate;
       spec.table_name = node.table_name;
       return exec::MakeChangeFeedScan(std::move(spec));
