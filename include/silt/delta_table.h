@@ -99,6 +99,29 @@ class MergeBuilder {
   bool schema_evolution_ = false;
 };
 
+/// An OPTIMIZE being built: `Where` limits it to partitions, then one of the Execute calls runs
+/// it and returns Delta's result row (path, metrics).
+class OptimizeBuilder {
+ public:
+  /// Only the partitions matching `partition_filter` (a predicate on partition columns).
+  OptimizeBuilder& Where(std::string partition_filter);
+  /// Bin-packs small files (OPTIMIZE t [WHERE ...]).
+  StatementOutput ExecuteCompaction();
+  /// Rewrites the files sorted by the Z-order of `columns` (OPTIMIZE ... ZORDER BY (...)).
+  /// Throws INVALID_PARAMETER_VALUE when `columns` is empty.
+  StatementOutput ExecuteZOrderBy(const std::vector<std::string>& columns);
+  /// The OPTIMIZE statement the builder runs (without ZORDER BY).
+  std::string StatementText() const;
+
+ private:
+  friend class DeltaTable;
+  OptimizeBuilder(Session& session, std::string table) : session_(&session), table_(std::move(table)) {}
+
+  Session* session_;
+  std::string table_;
+  std::string where_;
+};
+
 /// A Delta table, for programs that drive silt from C++ rather than SQL text: the operations of
 /// delta-spark's DeltaTable. Each call generates the equivalent SQL statement (identifiers
 /// back-quoted, paths escaped) and runs it through the session, so behaviour, metrics and error
@@ -129,6 +152,26 @@ class DeltaTable {
   /// Every row of the current version (SELECT *), the counterpart of delta-spark's toDF() until
   /// silt has a DataFrame.
   StatementOutput ToRows() const;
+  /// DESCRIBE DETAIL: one row of format, location, sizes, properties, protocol versions.
+  StatementOutput Detail() const;
+
+  /// RESTORE TABLE ... TO VERSION AS OF `version`; returns Delta's restore metrics row.
+  StatementOutput RestoreToVersion(int64_t version) const;
+  /// RESTORE TABLE ... TO TIMESTAMP AS OF `timestamp` (a timestamp or date string, read in the
+  /// session time zone).
+  StatementOutput RestoreToTimestamp(const std::string& timestamp) const;
+  /// VACUUM with the table's retention (`delta.deletedFileRetentionDuration`, 7 days), or
+  /// RETAIN `retention_hours` HOURS.
+  StatementOutput Vacuum() const;
+  StatementOutput Vacuum(double retention_hours) const;
+  /// Starts an OPTIMIZE of this table (delta-spark's `optimize()`).
+  OptimizeBuilder Optimize() const;
+
+  /// CONVERT TO DELTA `identifier` (Spark SQL text, e.g. parquet.`/data/events`), with the
+  /// partition columns as a DDL string ("day DATE, region STRING") when the folder is
+  /// partitioned; returns the converted table.
+  static DeltaTable ConvertToDelta(Session& session, const std::string& identifier,
+                                   const std::string& partition_schema = "");
 
   /// The table as the generated statements name it (without the alias).
   const std::string& table_sql() const { return table_; }

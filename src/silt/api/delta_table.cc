@@ -1,5 +1,10 @@
 #include "silt/delta_table.h"
 
+#include <cmath>
+#include <iomanip>
+#include <locale>
+#include <sstream>
+
 #include "silt/base/check.h"
 #include "silt/sql/ast.h"
 #include "silt/sql/parser.h"
@@ -44,6 +49,16 @@ std::string QuoteMultipartName(const std::string& name, std::string_view paramet
                          "expected a name such as t, db.t or `odd name`, got '" + name + "'");
   }
   return QuoteParts(parsed->name);
+}
+
+// A Spark SQL string literal: backslashes and quotes escaped.
+std::string QuoteString(const std::string& text) {
+  std::string quoted = "'";
+  for (char c : text) {
+    if (c == '\\' || c == '\'') quoted += '\\';
+    quoted += c;
+  }
+  return quoted + "'";
 }
 
 std::string PathTable(const std::string& path, std::string_view function) {
@@ -252,5 +267,69 @@ StatementOutput DeltaTable::History(int64_t limit) const {
 }
 
 StatementOutput DeltaTable::ToRows() const { return session_->Sql("SELECT * FROM " + TargetSql()); }
+
+StatementOutput DeltaTable::Detail() const { return session_->Sql("DESCRIBE DETAIL " + table_); }
+
+StatementOutput DeltaTable::RestoreToVersion(int64_t version) const {
+  if (version < 0) ThrowInvalidArgument("version", "DeltaTable.RestoreToVersion", "must not be negative");
+  return session_->Sql("RESTORE TABLE " + table_ + " TO VERSION AS OF " + std::to_string(version));
+}
+
+StatementOutput DeltaTable::RestoreToTimestamp(const std::string& timestamp) const {
+  if (timestamp.empty()) ThrowInvalidArgument("timestamp", "DeltaTable.RestoreToTimestamp", "is empty");
+  return session_->Sql("RESTORE TABLE " + table_ + " TO TIMESTAMP AS OF " + QuoteString(timestamp));
+}
+
+StatementOutput DeltaTable::Vacuum() const { return session_->Sql("VACUUM " + table_); }
+
+StatementOutput DeltaTable::Vacuum(double retention_hours) const {
+  if (!(retention_hours >= 0) || !std::isfinite(retention_hours)) {
+    ThrowInvalidArgument("retentionHours", "DeltaTable.Vacuum", "must be a non-negative number");
+  }
+  std::ostringstream hours;
+  hours.imbue(std::locale::classic());
+  hours << std::setprecision(17) << retention_hours;
+  return session_->Sql("VACUUM " + table_ + " RETAIN " + hours.str() + " HOURS");
+}
+
+OptimizeBuilder DeltaTable::Optimize() const { return OptimizeBuilder(*session_, table_); }
+
+DeltaTable DeltaTable::ConvertToDelta(Session& session, const std::string& identifier,
+                                      const std::string& partition_schema) {
+  sql::ExpressionPtr parsed = sql::ParseExpression(identifier);
+  if (parsed->kind != sql::ExpressionKind::kColumn || parsed->name.size() != 2) {
+    ThrowInvalidArgument("identifier", "DeltaTable.ConvertToDelta",
+                         "expected parquet.`/path/to/folder`, got '" + identifier + "'");
+  }
+  std::string text = "CONVERT TO DELTA " + QuoteParts(parsed->name);
+  if (!partition_schema.empty()) text += " PARTITIONED BY (" + partition_schema + ")";
+  session.Sql(text);
+  return ForPath(session, parsed->name[1]);
+}
+
+OptimizeBuilder& OptimizeBuilder::Where(std::string partition_filter) {
+  where_ = WrappedExpression(partition_filter, "partitionFilter", "OptimizeBuilder.Where");
+  return *this;
+}
+
+std::string OptimizeBuilder::StatementText() const {
+  std::string text = "OPTIMIZE " + table_;
+  if (!where_.empty()) text += " WHERE " + where_;
+  return text;
+}
+
+StatementOutput OptimizeBuilder::ExecuteCompaction() { return session_->Sql(StatementText()); }
+
+StatementOutput OptimizeBuilder::ExecuteZOrderBy(const std::vector<std::string>& columns) {
+  if (columns.empty()) {
+    ThrowInvalidArgument("columns", "OptimizeBuilder.ExecuteZOrderBy", "at least one column is needed");
+  }
+  std::string list;
+  for (const std::string& column : columns) {
+    if (!list.empty()) list += ", ";
+    list += QuoteMultipartName(column, "columns", "OptimizeBuilder.ExecuteZOrderBy");
+  }
+  return session_->Sql(StatementText() + " ZORDER BY (" + list + ")");
+}
 
 }  // namespace silt

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <functional>
 #include <string>
 #include <vector>
@@ -286,6 +287,57 @@ TEST_F(DeltaTableTest, UpdateDeleteAndHistory) {
 
   EXPECT_THAT(Rows(target.Delete()), ElementsAre("2"));
   EXPECT_TRUE(Rows(target.ToRows()).empty());
+}
+
+TEST_F(DeltaTableTest, RestoreOptimizeVacuumAndDetail) {
+  DeltaTable table = DeltaTable::ForName(session_, "target");
+  table.Delete("id = 2");                        // version 2
+  session_.Sql("INSERT INTO target VALUES (4, 'd')");  // version 3: a second small file
+  EXPECT_THAT(SortedRows(table.ToRows()), ElementsAre("1,a", "3,c", "4,d"));
+
+  StatementOutput restored = table.RestoreToVersion(1);
+  EXPECT_EQ(restored.batches().at(0).schema()->field(0).name, "table_size_after_restore");
+  EXPECT_THAT(SortedRows(table.ToRows()), ElementsAre("1,a", "2,b", "3,c"));
+  EXPECT_EQ(NewestCommit(table).first, "RESTORE");
+  EXPECT_EQ(ErrorClassOf([&] { table.RestoreToVersion(99); }), "DELTA_CANNOT_RESTORE_TABLE_VERSION");
+  EXPECT_EQ(ErrorClassOf([&] { table.RestoreToVersion(-1); }), "INVALID_PARAMETER_VALUE");
+  EXPECT_EQ(ErrorClassOf([&] { table.RestoreToTimestamp("2000-01-01"); }),
+            "DELTA_CANNOT_RESTORE_TIMESTAMP_EARLIER");
+
+  session_.Sql("INSERT INTO target VALUES (5, 'e')");
+  EXPECT_EQ(table.Optimize().StatementText(), "OPTIMIZE `target`");
+  StatementOutput optimized = table.Optimize().ExecuteCompaction();
+  EXPECT_EQ(optimized.batches().at(0).schema()->field(1).name, "metrics");
+  EXPECT_EQ(NewestCommit(table).first, "OPTIMIZE");
+  EXPECT_EQ(table.Detail().batches().at(0).column(9)->ValueToString(0), "1");  // numFiles
+  table.Optimize().ExecuteZOrderBy({"id", "v"});
+  EXPECT_THAT(SortedRows(table.ToRows()), ElementsAre("1,a", "2,b", "3,c", "5,e"));
+  EXPECT_EQ(ErrorClassOf([&] { table.Optimize().ExecuteZOrderBy({}); }), "INVALID_PARAMETER_VALUE");
+  EXPECT_EQ(ErrorClassOf([&] { table.Optimize().Where("id = 1").ExecuteCompaction(); }),
+            "DELTA_NON_PARTITION_COLUMN_REFERENCE");
+
+  // The default retention keeps every file a version of the last week needs; a short one is
+  // refused unless the check is off, and then removes the files no current version needs.
+  table.Vacuum();
+  EXPECT_THAT(SortedRows(table.ToRows()), ElementsAre("1,a", "2,b", "3,c", "5,e"));
+  EXPECT_EQ(ErrorClassOf([&] { table.Vacuum(1); }), "DELTA_VACUUM_RETENTION_PERIOD_TOO_SHORT");
+  EXPECT_EQ(ErrorClassOf([&] { table.Vacuum(-1); }), "INVALID_PARAMETER_VALUE");
+  session_.Sql("SET spark.databricks.delta.retentionDurationCheck.enabled = false");
+  table.Vacuum(0);
+  EXPECT_THAT(SortedRows(table.ToRows()), ElementsAre("1,a", "2,b", "3,c", "5,e"));
+  EXPECT_EQ(NewestCommit(table).first, "VACUUM END");
+}
+
+TEST_F(DeltaTableTest, ConvertToDeltaTurnsAParquetFolderIntoATable) {
+  std::string folder = io::JoinPath(folder_.path(), "plain");
+  session_.Sql("CREATE TABLE delta.`" + folder + "` (id INT, part STRING) USING delta PARTITIONED BY (part)");
+  session_.Sql("INSERT INTO delta.`" + folder + "` VALUES (1, 'x'), (2, 'y')");
+  // Leave only the Parquet files: what a Spark job writing plain Parquet leaves behind.
+  std::filesystem::remove_all(io::JoinPath(folder, "_delta_log"));
+  DeltaTable converted = DeltaTable::ConvertToDelta(session_, "parquet.`" + folder + "`", "part STRING");
+  EXPECT_THAT(SortedRows(converted.ToRows()), ElementsAre("1,x", "2,y"));
+  EXPECT_EQ(NewestCommit(converted).first, "CONVERT");
+  EXPECT_EQ(ErrorClassOf([&] { DeltaTable::ConvertToDelta(session_, "1 + 1"); }), "INVALID_PARAMETER_VALUE");
 }
 
 }  // namespace
