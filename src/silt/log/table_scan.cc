@@ -594,7 +594,11 @@ class TableScan::OpenedFileImpl final : public TableScan::OpenedFile {
       if (stored < 0) continue;
       auto row_group_predicate =
           RowGroupPredicate(predicate, logical, file_schema.field(static_cast<size_t>(stored)));
-      if (row_group_predicate) selection.predicates.push_back(std::move(*row_group_predicate));
+      if (!row_group_predicate) continue;
+      // The predicate is exact for the stored column (same type, literal parsed in it), so the
+      // reader may drop the rows it rules out.
+      if (scan.options_.filter_rows) read_options_.row_filters.push_back(*row_group_predicate);
+      selection.predicates.push_back(std::move(*row_group_predicate));
     }
     row_groups_ = reader_->SelectRowGroups(selection);
 
@@ -639,10 +643,26 @@ class TableScan::OpenedFileImpl final : public TableScan::OpenedFile {
                     {{"message", "row group " + std::to_string(index) + " out of range"}});
     FieldLocator locator{locator_mode_};
     int64_t rows = reader_->metadata().row_groups[static_cast<size_t>(index)].num_rows;
+    // The rows a deletion vector (or a change feed's selection) keeps.
+    std::vector<bool> keep;
+    if (selected_rows_) {
+      uint64_t first = first_rows_[static_cast<size_t>(index)];
+      keep.assign(static_cast<size_t>(rows), false);
+      for (auto it = std::lower_bound(selected_rows_->begin(), selected_rows_->end(), first);
+           it != selected_rows_->end() && *it < first + static_cast<uint64_t>(rows); ++it) {
+        keep[static_cast<size_t>(*it - first)] = true;
+      }
+    } else if (deleted_) {
+      deleted_->FillKeepMask(first_rows_[static_cast<size_t>(index)], static_cast<uint64_t>(rows),
+                             keep);
+    }
     Batch stored;
     if (!read_options_.columns.empty()) {
-      stored = reader_->ReadRowGroup(index, read_options_);
+      // The reader applies the mask (and the row filters) while decoding, converting only the
+      // rows it keeps.
+      stored = reader_->ReadRowGroup(index, read_options_, keep.empty() ? nullptr : &keep, nullptr);
       rows = stored.num_rows();
+      keep.clear();
     }
     const auto& columns = scan_.columns_;
     std::vector<VectorPtr> vectors;
@@ -658,19 +678,7 @@ class TableScan::OpenedFileImpl final : public TableScan::OpenedFile {
                                 column.field.type, locator, column.field.name));
       }
     }
-    std::vector<bool> keep;
-    if (selected_rows_) {
-      uint64_t first = first_rows_[static_cast<size_t>(index)];
-      keep.assign(static_cast<size_t>(rows), false);
-      for (auto it = std::lower_bound(selected_rows_->begin(), selected_rows_->end(), first);
-           it != selected_rows_->end() && *it < first + static_cast<uint64_t>(rows); ++it) {
-        keep[static_cast<size_t>(*it - first)] = true;
-      }
-    } else if (deleted_) {
-      deleted_->FillKeepMask(first_rows_[static_cast<size_t>(index)], static_cast<uint64_t>(rows),
-                             keep);
-    }
-    if (!keep.empty()) {
+    if (!keep.empty()) {  // no column was read: the mask drops rows of the constant columns
       int64_t kept = std::count(keep.begin(), keep.end(), true);
       if (kept != rows) {
         for (auto& vector : vectors) vector = FilterRows(vector, keep, kept);

@@ -31,6 +31,11 @@ struct ScanOptions {
   /// It only prunes files: rows of kept files are returned whether or not they match, and the
   /// caller filters rows (exec's Filter operator).
   std::vector<ScanPredicate> predicates;
+  /// Also leave out, while decoding, rows of kept files that the predicates on data columns rule
+  /// out (a Parquet dictionary column is compared once per entry, and the other columns are
+  /// decoded only for the rows that pass). The rows returned are then a superset of the
+  /// matching rows, not every live row: only for callers that filter rows themselves.
+  bool filter_rows = false;
   ThreadPool* pool = nullptr;  ///< nullptr: the default pool.
   /// Stored columns that are not in the table schema (`_change_type` of change data files),
   /// read by their name in the file and returned after `columns`; NULL in a file without them.

@@ -86,7 +86,8 @@ ScratchBuffer& PageScratch() {
 // page scratch buffer.
 class ChunkDecoder {
  public:
-  ChunkDecoder(const ColumnMetaData& meta, const LeafColumn& leaf) : meta_(meta), leaf_(leaf) {}
+  ChunkDecoder(const ColumnMetaData& meta, const LeafColumn& leaf, DictionaryMode mode)
+      : meta_(meta), leaf_(leaf), keep_indices_(mode == DictionaryMode::kKeepIndices) {}
 
   ColumnChunkData Decode(const uint8_t* bytes, size_t size) {
     ColumnChunkData data;
@@ -103,8 +104,11 @@ class ChunkDecoder {
     size_t hinted_values = std::min(static_cast<size_t>(target), plausible / width);
     size_t hinted_bytes = std::min(
         static_cast<size_t>(std::max<int64_t>(meta_.total_uncompressed_size, 0)), plausible);
-    data.values->Reserve(static_cast<int64_t>(hinted_values),
-                         leaf_.physical_type == PhysicalType::kByteArray ? hinted_bytes : 0);
+    // Kept indices need no value buffers (a fallback to PLAIN grows them as it goes).
+    if (!keep_indices_) {
+      data.values->Reserve(static_cast<int64_t>(hinted_values),
+                           leaf_.physical_type == PhysicalType::kByteArray ? hinted_bytes : 0);
+    }
     size_t position = 0;
     while (position < size && data.num_levels < target) {
       size_t header_size = 0;
@@ -133,7 +137,13 @@ class ChunkDecoder {
       Corrupt("column chunk holds " + std::to_string(data.num_levels) + " values, metadata says " +
               std::to_string(target));
     }
-    data.num_defined = data.values->count();
+    if (keep_indices_ && dictionary_) {
+      data.dictionary = std::move(dictionary_);
+      data.dictionary_indices = std::move(kept_indices_);
+      data.num_defined = static_cast<int64_t>(data.dictionary_indices.size());
+    } else {
+      data.num_defined = data.values->count();
+    }
     return data;
   }
 
@@ -296,6 +306,21 @@ class ChunkDecoder {
   void DecodeValues(Encoding encoding, const uint8_t* data, size_t size, int64_t count,
                     PhysicalValues* out) {
     if (count == 0) return;
+    bool dictionary_encoded =
+        encoding == Encoding::kPlainDictionary || encoding == Encoding::kRleDictionary;
+    if (keep_indices_ && dictionary_encoded && dictionary_) {
+      KeepIndices(data, size, count);
+      return;
+    }
+    if (keep_indices_) {
+      // A page in another encoding: the chunk falls back to gathered values, starting with the
+      // indices kept so far, which precede this page's values.
+      if (dictionary_ && !kept_indices_.empty()) {
+        out->AppendGather(*dictionary_, kept_indices_.data(), kept_indices_.size());
+      }
+      kept_indices_ = {};
+      keep_indices_ = false;
+    }
     switch (encoding) {
       case Encoding::kPlain:
         DecodePlain(data, size, count, out);
@@ -359,8 +384,37 @@ class ChunkDecoder {
     }
   }
 
+  // Appends the page's `count` dictionary indices to kept_indices_, checked against the
+  // dictionary's size.
+  void KeepIndices(const uint8_t* data, size_t size, int64_t count) {
+    if (size < 1) Corrupt("dictionary page data without a bit width");
+    int bit_width = data[0];
+    if (bit_width > 32) Corrupt("dictionary index bit width above 32");
+    RleBitPackedDecoder decoder(data + 1, size - 1, bit_width);
+    // Grows with the indices actually decoded, so that a page claiming more values than its
+    // bytes hold fails before it can reserve memory for them.
+    constexpr size_t kIndicesPerStep = size_t{1} << 16;
+    uint32_t largest = 0;
+    size_t remaining = static_cast<size_t>(count);
+    while (remaining > 0) {
+      size_t want = std::min(remaining, kIndicesPerStep);
+      size_t start = kept_indices_.size();
+      kept_indices_.resize(start + want);
+      uint32_t* indices = kept_indices_.data() + start;
+      if (decoder.GetBatch(indices, want) != want) Corrupt("dictionary indices end early");
+      for (size_t i = 0; i < want; ++i) largest = std::max(largest, indices[i]);
+      remaining -= want;
+    }
+    if (static_cast<int64_t>(largest) >= dictionary_->count()) {
+      Corrupt("dictionary index " + std::to_string(largest) + " out of range for " +
+              std::to_string(dictionary_->count()) + " entries");
+    }
+  }
+
   const ColumnMetaData& meta_;
   const LeafColumn& leaf_;
+  bool keep_indices_;
+  std::vector<uint32_t> kept_indices_;
   std::unique_ptr<PhysicalValues> dictionary_;
   std::vector<uint32_t> indices_;
   std::vector<uint8_t> delta_previous_;
@@ -748,7 +802,8 @@ class Assembler {
 }  // namespace
 
 ColumnChunkData ReadColumnChunk(io::RandomAccessFile& file, uint64_t file_size,
-                                const ColumnChunk& chunk, const LeafColumn& leaf) {
+                                const ColumnChunk& chunk, const LeafColumn& leaf,
+                                DictionaryMode mode) {
   if (!chunk.meta_data) Corrupt("column chunk without metadata");
   if (chunk.file_path) Unsupported("column chunks in other files");
   const ColumnMetaData& meta = *chunk.meta_data;
@@ -767,11 +822,75 @@ ColumnChunkData ReadColumnChunk(io::RandomAccessFile& file, uint64_t file_size,
   // One read per chunk; the pages are decoded from memory.
   uint8_t* bytes = ChunkScratch().Get(static_cast<size_t>(size));
   if (size > 0) file.ReadExactly(static_cast<uint64_t>(start), static_cast<size_t>(size), bytes);
-  ChunkDecoder decoder(meta, leaf);
+  ChunkDecoder decoder(meta, leaf, mode);
   ColumnChunkData data = decoder.Decode(bytes, static_cast<size_t>(size));
   ChunkScratch().Trim();
   PageScratch().Trim();
   return data;
+}
+
+VectorPtr AssembleLeafRows(const SchemaNode& node, const std::vector<LeafColumn>& leaves,
+                           const ColumnChunkData& chunk, const std::vector<int64_t>& rows) {
+  SILT_CHECK(node.kind == SchemaNode::Kind::kLeaf && node.leaf_index >= 0 &&
+                 static_cast<size_t>(node.leaf_index) < leaves.size(),
+             "AssembleLeafRows needs a leaf");
+  const LeafColumn& leaf = leaves[static_cast<size_t>(node.leaf_index)];
+  SILT_CHECK(leaf.max_repetition_level == 0, "AssembleLeafRows needs a top-level leaf");
+  size_t count = rows.size();
+  SILT_CHECK(count == 0 || (rows.front() >= 0 && rows.back() < chunk.num_levels),
+             "AssembleLeafRows: row out of range");
+  // The chunk of just the selected rows: their levels and their values, in order; the
+  // assembler then converts only these.
+  ColumnChunkData selected;
+  selected.num_levels = static_cast<int64_t>(count);
+  std::vector<int64_t> dense;  // index among the chunk's defined values of each non-null row
+  dense.reserve(count);
+  if (chunk.definition_levels.empty() || chunk.num_defined == chunk.num_levels) {
+    // No NULL: row i is defined value i, and the selected rows need no levels either.
+    dense = rows;
+  } else {
+    selected.definition_levels.resize(count);
+    const int16_t* levels = chunk.definition_levels.data();
+    int64_t level = 0;
+    int64_t defined_before = 0;  // defined values before `level`
+    for (size_t k = 0; k < count; ++k) {
+      for (; level < rows[k]; ++level) defined_before += levels[level] == leaf.max_definition_level;
+      selected.definition_levels[k] = levels[level];
+      if (levels[level] == leaf.max_definition_level) dense.push_back(defined_before);
+    }
+  }
+  selected.num_defined = static_cast<int64_t>(dense.size());
+  selected.values = std::make_unique<PhysicalValues>(leaf.physical_type, leaf.type_length);
+  PhysicalValues& out = *selected.values;
+  if (chunk.dictionary) {
+    std::vector<uint32_t> entries(dense.size());
+    for (size_t k = 0; k < dense.size(); ++k) {
+      entries[k] = chunk.dictionary_indices[static_cast<size_t>(dense[k])];
+    }
+    out.AppendGather(*chunk.dictionary, entries.data(), entries.size());
+  } else if (chunk.values->is_byte_array()) {
+    const PhysicalValues& source = *chunk.values;
+    const int32_t* offsets = source.offsets();
+    size_t total = 0;
+    for (int64_t value : dense) total += static_cast<size_t>(offsets[value + 1] - offsets[value]);
+    out.Reserve(static_cast<int64_t>(dense.size()), total);
+    for (int64_t value : dense) {
+      out.AppendByteArray(source.byte_data() + offsets[value],
+                          static_cast<size_t>(offsets[value + 1] - offsets[value]));
+    }
+  } else {
+    const PhysicalValues& source = *chunk.values;
+    size_t width = source.width();
+    uint8_t* target = out.ReserveFixed(static_cast<int64_t>(dense.size()));
+    const uint8_t* values = source.fixed_data();
+    for (size_t k = 0; k < dense.size(); ++k) {
+      std::memcpy(target + k * width, values + static_cast<size_t>(dense[k]) * width, width);
+    }
+    out.CommitFixed(static_cast<int64_t>(dense.size()));
+  }
+  std::vector<ColumnChunkData> chunks(leaves.size());
+  chunks[static_cast<size_t>(node.leaf_index)] = std::move(selected);
+  return AssembleColumn(node, leaves, chunks, static_cast<int64_t>(count));
 }
 
 VectorPtr AssembleColumn(const SchemaNode& node, const std::vector<LeafColumn>& leaves,

@@ -1,6 +1,8 @@
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <numeric>
 #include <string>
 #include <string_view>
 
@@ -9,6 +11,7 @@
 #include "silt/parquet/column_reader.h"
 #include "silt/parquet/reader.h"
 #include "silt/parquet/schema_from_parquet.h"
+#include "silt/vector/take.h"
 
 namespace silt::parquet {
 namespace {
@@ -185,6 +188,284 @@ std::optional<int> Compare(const Bound& bound, const StatsLiteral& literal) {
   return std::nullopt;
 }
 
+// ---- row filters ----
+
+using Op = ColumnPredicate::Op;
+
+// Doubles above this magnitude are not all integers, so an integer literal beyond it may not
+// convert to a double exactly.
+constexpr int64_t kLargestExactDouble = int64_t{1} << 53;
+
+// The row filters on one top-level primitive column.
+struct FilterColumn {
+  int column = -1;  // index into ParquetSchema::columns
+  std::vector<const ColumnPredicate*> predicates;
+  // A string or binary BYTE_ARRAY column: read with its dictionary kept, when it has one.
+  bool by_dictionary = false;
+};
+
+bool IsComparison(Op op) { return op != Op::kIsNull && op != Op::kIsNotNull; }
+
+// The literal of a float or double comparison, when it has an exact double value.
+std::optional<double> DoubleLiteral(const StatsLiteral& literal) {
+  if (literal.double_value) return *literal.double_value;
+  if (literal.int_value && *literal.int_value >= -kLargestExactDouble &&
+      *literal.int_value <= kLargestExactDouble) {
+    return static_cast<double>(*literal.int_value);
+  }
+  return std::nullopt;
+}
+
+// Whether `predicate` can be evaluated exactly on values of `leaf`.
+bool CanEvaluate(const LeafColumn& leaf, const ColumnPredicate& predicate) {
+  if (!IsComparison(predicate.op)) return true;
+  const StatsLiteral& literal = predicate.literal;
+  switch (leaf.type->id()) {
+    case TypeId::kByte:
+    case TypeId::kShort:
+    case TypeId::kInteger:
+    case TypeId::kLong:
+    case TypeId::kDate:
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampNtz:
+      return literal.int_value.has_value();
+    case TypeId::kFloat:
+    case TypeId::kDouble:
+      return DoubleLiteral(literal).has_value();
+    case TypeId::kDecimal:
+      return literal.decimal_value.has_value();
+    case TypeId::kString:
+    case TypeId::kBinary:
+      return literal.string_value.has_value();
+    default:
+      return false;
+  }
+}
+
+// Spark's order of doubles: NaN above everything and equal to itself, -0.0 equal to 0.0.
+inline int CompareDoubles(double a, double b) {
+  if (a < b) return -1;
+  if (a > b) return 1;
+  if (a == b) return 0;
+  bool a_nan = std::isnan(a);
+  bool b_nan = std::isnan(b);
+  if (a_nan == b_nan) return 0;
+  return a_nan ? 1 : -1;
+}
+
+inline int CompareBytes(std::string_view a, std::string_view b) {
+  int order = a.compare(b);  // char_traits<char>::compare orders bytes as unsigned char
+  return (order > 0) - (order < 0);
+}
+
+// keep[i] &= (compare(value(i)) op 0) for i in [0, count): one loop per operator, so that the
+// comparison inlines into it.
+template <typename ThreeWay>
+void KeepWhere(int64_t count, Op op, uint8_t* keep, ThreeWay&& compare) {
+  auto loop = [&](auto&& test) {
+    for (int64_t i = 0; i < count; ++i) keep[i] &= static_cast<uint8_t>(test(compare(i)));
+  };
+  switch (op) {
+    case Op::kEqual:
+      loop([](int order) { return order == 0; });
+      return;
+    case Op::kLess:
+      loop([](int order) { return order < 0; });
+      return;
+    case Op::kLessOrEqual:
+      loop([](int order) { return order <= 0; });
+      return;
+    case Op::kGreater:
+      loop([](int order) { return order > 0; });
+      return;
+    case Op::kGreaterOrEqual:
+      loop([](int order) { return order >= 0; });
+      return;
+    case Op::kIsNull:
+    case Op::kIsNotNull:
+      break;
+  }
+  SILT_CHECK(false, "not a comparison");
+}
+
+// As KeepWhere with the operator applied directly, which compiles to tighter loops than a
+// three-way comparison for integers and decimals.
+template <typename T, typename Literal>
+void KeepIntegers(const Vector& vector, Op op, Literal literal, uint8_t* keep) {
+  const T* values = vector.values<T>();
+  int64_t count = vector.length();
+  auto loop = [&](auto&& test) {
+    for (int64_t i = 0; i < count; ++i) {
+      keep[i] &= static_cast<uint8_t>(test(static_cast<Literal>(values[i])));
+    }
+  };
+  switch (op) {
+    case Op::kEqual:
+      loop([literal](Literal value) { return value == literal; });
+      return;
+    case Op::kLess:
+      loop([literal](Literal value) { return value < literal; });
+      return;
+    case Op::kLessOrEqual:
+      loop([literal](Literal value) { return value <= literal; });
+      return;
+    case Op::kGreater:
+      loop([literal](Literal value) { return value > literal; });
+      return;
+    case Op::kGreaterOrEqual:
+      loop([literal](Literal value) { return value >= literal; });
+      return;
+    case Op::kIsNull:
+    case Op::kIsNotNull:
+      break;
+  }
+  SILT_CHECK(false, "not a comparison");
+}
+
+template <typename T>
+void KeepFloating(const Vector& vector, Op op, double literal, uint8_t* keep) {
+  const T* values = vector.values<T>();
+  KeepWhere(vector.length(), op, keep,
+            [&](int64_t i) { return CompareDoubles(static_cast<double>(values[i]), literal); });
+}
+
+// keep[i] &= row i is NULL (`want_null`) or is not NULL.
+void KeepByValidity(const Vector& vector, bool want_null, uint8_t* keep) {
+  int64_t count = vector.length();
+  if (vector.null_count() == 0 || !vector.buffer(0)) {
+    if (want_null) std::fill(keep, keep + count, uint8_t{0});
+    return;
+  }
+  const uint8_t* bits = vector.buffer(0)->data();
+  int64_t offset = vector.offset();
+  uint8_t wanted = want_null ? 0 : 1;
+  for (int64_t i = 0; i < count; ++i) {
+    int64_t bit = offset + i;
+    keep[i] &= static_cast<uint8_t>(((bits[bit >> 3] >> (bit & 7)) & 1) == wanted);
+  }
+}
+
+// keep[i] &= row i of `vector` satisfies `predicate` (one CanEvaluate accepted).
+void KeepMatching(const Vector& vector, const ColumnPredicate& predicate, uint8_t* keep) {
+  if (!IsComparison(predicate.op)) {
+    KeepByValidity(vector, predicate.op == Op::kIsNull, keep);
+    return;
+  }
+  const StatsLiteral& literal = predicate.literal;
+  Op op = predicate.op;
+  switch (vector.type_id()) {
+    case TypeId::kByte:
+      KeepIntegers<int8_t, int64_t>(vector, op, *literal.int_value, keep);
+      break;
+    case TypeId::kShort:
+      KeepIntegers<int16_t, int64_t>(vector, op, *literal.int_value, keep);
+      break;
+    case TypeId::kInteger:
+    case TypeId::kDate:
+      KeepIntegers<int32_t, int64_t>(vector, op, *literal.int_value, keep);
+      break;
+    case TypeId::kLong:
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampNtz:
+      KeepIntegers<int64_t, int64_t>(vector, op, *literal.int_value, keep);
+      break;
+    case TypeId::kDecimal:
+      KeepIntegers<Decimal128, Decimal128>(vector, op, *literal.decimal_value, keep);
+      break;
+    case TypeId::kFloat:
+      KeepFloating<float>(vector, op, *DoubleLiteral(literal), keep);
+      break;
+    case TypeId::kDouble:
+      KeepFloating<double>(vector, op, *DoubleLiteral(literal), keep);
+      break;
+    case TypeId::kString:
+    case TypeId::kBinary: {
+      std::string_view wanted = *literal.string_value;
+      const int32_t* offsets = vector.buffer(1)->as<int32_t>() + vector.offset();
+      const char* bytes = reinterpret_cast<const char*>(vector.buffer(2)->data());
+      KeepWhere(vector.length(), op, keep, [&](int64_t i) {
+        return CompareBytes(
+            std::string_view(bytes + offsets[i], static_cast<size_t>(offsets[i + 1] - offsets[i])),
+            wanted);
+      });
+      break;
+    }
+    default:
+      SILT_CHECK(false, "row filter on an unsupported type");
+  }
+  // The values of NULL rows are unspecified and a comparison with NULL is never true.
+  KeepByValidity(vector, false, keep);
+}
+
+// keep[i] &= row i satisfies every predicate of `filter`, for a chunk kept as dictionary
+// indices: each predicate is evaluated once per dictionary entry.
+void KeepMatchingDictionary(const ColumnChunkData& chunk, int16_t max_definition,
+                            const FilterColumn& filter, uint8_t* keep) {
+  const PhysicalValues& dictionary = *chunk.dictionary;
+  int64_t entries = dictionary.count();
+  bool null_passes = true;
+  bool value_passes = true;
+  std::vector<uint8_t> entry_keeps(static_cast<size_t>(entries), 1);
+  const int32_t* offsets = dictionary.offsets();
+  const char* bytes = reinterpret_cast<const char*>(dictionary.byte_data());
+  for (const ColumnPredicate* predicate : filter.predicates) {
+    if (predicate->op == Op::kIsNull) {
+      value_passes = false;
+    } else if (predicate->op == Op::kIsNotNull) {
+      null_passes = false;
+    } else {
+      null_passes = false;
+      std::string_view wanted = *predicate->literal.string_value;
+      KeepWhere(entries, predicate->op, entry_keeps.data(), [&](int64_t k) {
+        return CompareBytes(
+            std::string_view(bytes + offsets[k], static_cast<size_t>(offsets[k + 1] - offsets[k])),
+            wanted);
+      });
+    }
+  }
+  if (!value_passes) std::fill(entry_keeps.begin(), entry_keeps.end(), uint8_t{0});
+  const uint32_t* indices = chunk.dictionary_indices.data();
+  const uint8_t* entry_keep = entry_keeps.data();
+  int64_t rows = chunk.num_levels;
+  if (chunk.definition_levels.empty()) {
+    for (int64_t i = 0; i < rows; ++i) keep[i] &= entry_keep[indices[i]];
+    return;
+  }
+  const int16_t* levels = chunk.definition_levels.data();
+  uint8_t null_keep = null_passes ? 1 : 0;
+  int64_t next = 0;
+  for (int64_t i = 0; i < rows; ++i) {
+    if (levels[i] == max_definition) {
+      keep[i] &= entry_keep[indices[next++]];
+    } else {
+      keep[i] &= null_keep;
+    }
+  }
+}
+
+// A filter column once evaluated: kept as dictionary indices, or as the vector of rows `rows`
+// (every row when `every_row`).
+struct EvaluatedFilter {
+  ColumnChunkData dictionary_chunk;
+  VectorPtr vector;
+  std::vector<int64_t> rows;
+  bool every_row = true;
+};
+
+// The positions whose keep entry is set.
+std::vector<int64_t> KeptPositions(const std::vector<uint8_t>& keep) {
+  int64_t count = static_cast<int64_t>(keep.size());
+  std::vector<int64_t> positions(keep.size());
+  // Branch-free: every position is written, and the cursor moves past the kept ones only.
+  size_t kept = 0;
+  for (int64_t i = 0; i < count; ++i) {
+    positions[kept] = i;
+    kept += keep[static_cast<size_t>(i)];
+  }
+  positions.resize(kept);
+  return positions;
+}
+
 class FileReaderImpl final : public FileReader {
  public:
   FileReaderImpl(std::shared_ptr<io::RandomAccessFile> file, FileMetaData metadata,
@@ -226,16 +507,24 @@ class FileReaderImpl final : public FileReader {
   }
 
   Batch ReadRowGroup(int index, const ReadOptions& options) const override {
+    return ReadRowGroup(index, options, nullptr, nullptr);
+  }
+
+  Batch ReadRowGroup(int index, const ReadOptions& options, const std::vector<bool>* keep_rows,
+                     std::vector<int64_t>* positions) const override {
     SILT_USER_CHECK(
         index >= 0 && index < num_row_groups(), INVALID_ARGUMENT,
         {{"message", "row group " + std::to_string(index) + " out of range in " + file_->path()}});
-    std::vector<int> columns = Project(options);
-    std::vector<VectorPtr> vectors(columns.size());
-    ThreadPool& pool = options.pool != nullptr ? *options.pool : ThreadPool::Default();
-    pool.ParallelFor(
-        columns.size(), [&](size_t c) { vectors[c] = ReadColumn(index, columns[c]); },
-        options.max_parallelism);
-    return MakeBatch(columns, std::move(vectors), index);
+    std::vector<FilterColumn> filters = ResolveRowFilters(options.row_filters);
+    if (filters.empty() && keep_rows == nullptr) {
+      Batch batch = ReadAllRows(index, options);
+      if (positions != nullptr) {
+        positions->resize(static_cast<size_t>(batch.num_rows()));
+        std::iota(positions->begin(), positions->end(), int64_t{0});
+      }
+      return batch;
+    }
+    return ReadSelectedRows(index, options, filters, keep_rows, positions);
   }
 
   void Scan(const ReadOptions& options,
@@ -257,6 +546,18 @@ class FileReaderImpl final : public FileReader {
 
   std::vector<Batch> Read(const ReadOptions& options) const override {
     std::vector<int> groups = SelectRowGroups(options);
+    if (!ResolveRowFilters(options.row_filters).empty()) {
+      // Filtered row groups are read a row group per task: a column's filter decides which
+      // rows the others decode, so the columns of one row group are not independent tasks.
+      std::vector<Batch> batches(groups.size());
+      ReadOptions per_group = options;
+      per_group.max_parallelism = 1;
+      ThreadPool& pool = options.pool != nullptr ? *options.pool : ThreadPool::Default();
+      pool.ParallelFor(
+          groups.size(), [&](size_t i) { batches[i] = ReadRowGroup(groups[i], per_group); },
+          options.max_parallelism);
+      return batches;
+    }
     std::vector<int> columns = Project(options);
     std::vector<std::vector<VectorPtr>> vectors(groups.size(),
                                                 std::vector<VectorPtr>(columns.size()));
@@ -280,6 +581,17 @@ class FileReaderImpl final : public FileReader {
   }
 
  private:
+  // Every row of row group `index` (no filter, no mask), a task per column.
+  Batch ReadAllRows(int index, const ReadOptions& options) const {
+    std::vector<int> columns = Project(options);
+    std::vector<VectorPtr> vectors(columns.size());
+    ThreadPool& pool = options.pool != nullptr ? *options.pool : ThreadPool::Default();
+    pool.ParallelFor(
+        columns.size(), [&](size_t c) { vectors[c] = ReadColumn(index, columns[c]); },
+        options.max_parallelism);
+    return MakeBatch(columns, std::move(vectors), index);
+  }
+
   // Top-level column indexes selected by `options`.
   std::vector<int> Project(const ReadOptions& options) const {
     std::vector<int> columns;
@@ -340,6 +652,233 @@ class FileReaderImpl final : public FileReader {
       return AssembleColumn(node, mapping_.leaves, chunks, row_group.num_rows);
     } catch (const Error& error) {
       RethrowWithLocation(error, file_->path(), where);
+    }
+  }
+
+  // The column of `predicate` as a top-level primitive column, or -1.
+  int FilterColumnIndex(const ColumnPredicate& predicate) const {
+    int index = mapping_.schema.FieldIndex(predicate.column, true);
+    if (index < 0) index = mapping_.schema.FieldIndex(predicate.column, false);
+    if (index < 0) return -1;
+    const SchemaNode& node = mapping_.columns[static_cast<size_t>(index)];
+    if (node.kind != SchemaNode::Kind::kLeaf) return -1;
+    if (mapping_.leaves[static_cast<size_t>(node.leaf_index)].max_repetition_level != 0) return -1;
+    return index;
+  }
+
+  // The row filters this reader evaluates exactly, grouped by column, the columns kept as
+  // dictionary indices first (they are the cheapest to evaluate and may leave no row for the
+  // others to decode).
+  std::vector<FilterColumn> ResolveRowFilters(const std::vector<ColumnPredicate>& filters) const {
+    std::vector<FilterColumn> columns;
+    for (const ColumnPredicate& predicate : filters) {
+      int index = FilterColumnIndex(predicate);
+      if (index < 0) continue;
+      const SchemaNode& node = mapping_.columns[static_cast<size_t>(index)];
+      const LeafColumn& leaf = mapping_.leaves[static_cast<size_t>(node.leaf_index)];
+      if (!CanEvaluate(leaf, predicate)) continue;
+      auto found = std::find_if(columns.begin(), columns.end(),
+                                [&](const FilterColumn& column) { return column.column == index; });
+      if (found == columns.end()) {
+        FilterColumn column;
+        column.column = index;
+        TypeId id = leaf.type->id();
+        column.by_dictionary = leaf.conversion == ValueConversion::kByteArray &&
+                               (id == TypeId::kString || id == TypeId::kBinary);
+        columns.push_back(std::move(column));
+        found = columns.end() - 1;
+      }
+      found->predicates.push_back(&predicate);
+    }
+    std::stable_partition(columns.begin(), columns.end(),
+                          [](const FilterColumn& column) { return column.by_dictionary; });
+    return columns;
+  }
+
+  // Row group `index` with only the rows that `keep_rows` keeps and that pass `filters`.
+  // A filtered row group is returned whole (bar the mask) when more than this share of its
+  // rows pass: gathering them would cost more than the caller's filter. Measured on a 10M-row
+  // table: gathering 99.99% of the rows costs 1.4x an unfiltered read.
+  static constexpr int64_t kWholeRowGroupNumerator = 1;
+  static constexpr int64_t kWholeRowGroupDenominator = 2;
+
+  Batch ReadSelectedRows(int index, const ReadOptions& options,
+                         const std::vector<FilterColumn>& filters,
+                         const std::vector<bool>* keep_rows,
+                         std::vector<int64_t>* positions) const {
+    int64_t rows = metadata_.row_groups[static_cast<size_t>(index)].num_rows;
+    std::vector<int> columns = Project(options);
+    std::vector<uint8_t> keep(static_cast<size_t>(rows), 1);
+    if (keep_rows != nullptr) {
+      SILT_USER_CHECK(static_cast<int64_t>(keep_rows->size()) == rows, INVALID_ARGUMENT,
+                      {{"message", "a row mask of " + std::to_string(keep_rows->size()) +
+                                       " rows for row group " + std::to_string(index) + " of " +
+                                       std::to_string(rows) + " rows in " + file_->path()}});
+      for (int64_t i = 0; i < rows; ++i) keep[static_cast<size_t>(i)] = (*keep_rows)[i];
+    }
+
+    // The filter columns, one at a time: once no row is left the rest need no decoding.
+    std::vector<EvaluatedFilter> evaluated(filters.size());
+    for (size_t f = 0; f < filters.size(); ++f) {
+      if (std::find(keep.begin(), keep.end(), 1) == keep.end()) break;
+      EvaluateFilter(index, filters[f], keep, &evaluated[f]);
+    }
+
+    std::vector<int64_t> selection = KeptPositions(keep);
+    // When most rows pass, gathering them costs more than the caller's own filter over the whole
+    // row group: return every row the mask keeps (row filters may return a superset).
+    bool filtered = true;
+    if (!filters.empty() && static_cast<int64_t>(selection.size()) * kWholeRowGroupDenominator >
+                                rows * kWholeRowGroupNumerator) {
+      filtered = false;
+      for (int64_t i = 0; i < rows; ++i) {
+        keep[static_cast<size_t>(i)] = keep_rows == nullptr || (*keep_rows)[static_cast<size_t>(i)];
+      }
+      selection = KeptPositions(keep);
+    }
+    bool every_row = static_cast<int64_t>(selection.size()) == rows;
+    std::vector<VectorPtr> vectors(columns.size());
+    std::vector<size_t> to_decode;
+    for (size_t c = 0; c < columns.size(); ++c) {
+      const SchemaNode& node = mapping_.columns[static_cast<size_t>(columns[c])];
+      if (selection.empty()) {
+        vectors[c] = Vector::MakeAllNull(node.field.type, 0);
+        continue;
+      }
+      auto filter = std::find_if(filters.begin(), filters.end(), [&](const FilterColumn& column) {
+        return column.column == columns[c];
+      });
+      if (filter == filters.end()) {
+        to_decode.push_back(c);
+        continue;
+      }
+      const EvaluatedFilter& column = evaluated[static_cast<size_t>(filter - filters.begin())];
+      if (!filtered && !column.every_row && !column.dictionary_chunk.dictionary) {
+        // Decoded only at the rows an earlier filter kept: decode it again for the rows returned.
+        to_decode.push_back(c);
+        continue;
+      }
+      std::string where = "row group " + std::to_string(index) + ", column " + node.field.name;
+      try {
+        if (column.dictionary_chunk.dictionary) {
+          vectors[c] = AssembleLeafRows(node, mapping_.leaves, column.dictionary_chunk, selection);
+        } else if (column.every_row) {
+          vectors[c] = every_row ? column.vector : TakeRows(*column.vector, selection);
+        } else {
+          vectors[c] = TakeSubset(column.vector, column.rows, selection);
+        }
+      } catch (const Error& error) {
+        RethrowWithLocation(error, file_->path(), where);
+      }
+    }
+    evaluated.clear();
+    ThreadPool& pool = options.pool != nullptr ? *options.pool : ThreadPool::Default();
+    pool.ParallelFor(
+        to_decode.size(),
+        [&](size_t task) {
+          size_t c = to_decode[task];
+          vectors[c] = every_row ? ReadColumn(index, columns[c])
+                                 : ReadColumnRows(index, columns[c], selection);
+        },
+        options.max_parallelism);
+    int64_t kept = static_cast<int64_t>(selection.size());
+    if (positions != nullptr) *positions = std::move(selection);
+    std::vector<Field> fields;
+    for (int c : columns) fields.push_back(mapping_.schema.field(static_cast<size_t>(c)));
+    return Batch(std::make_shared<const Schema>(std::move(fields)), std::move(vectors), kept);
+  }
+
+  // The rows `wanted` of `vector`, which holds rows `held`; `wanted` is a subset of `held`,
+  // both ascending.
+  static VectorPtr TakeSubset(const VectorPtr& vector, const std::vector<int64_t>& held,
+                              const std::vector<int64_t>& wanted) {
+    if (held.size() == wanted.size()) return vector;
+    std::vector<int64_t> at;
+    at.reserve(wanted.size());
+    size_t h = 0;
+    for (int64_t row : wanted) {
+      while (held[h] != row) ++h;
+      at.push_back(static_cast<int64_t>(h));
+    }
+    return TakeRows(*vector, at);
+  }
+
+  // Rows `rows` (ascending) of column `column` in row group `group`. A top-level primitive
+  // column converts only those rows (and a dictionary-encoded one gathers only their strings);
+  // a nested one is assembled whole and then gathered.
+  VectorPtr ReadColumnRows(int group, int column, const std::vector<int64_t>& rows) const {
+    const SchemaNode& node = mapping_.columns[static_cast<size_t>(column)];
+    if (node.kind != SchemaNode::Kind::kLeaf ||
+        mapping_.leaves[static_cast<size_t>(node.leaf_index)].max_repetition_level != 0) {
+      return TakeRows(*ReadColumn(group, column), rows);
+    }
+    std::string where = "row group " + std::to_string(group) + ", column " + node.field.name;
+    try {
+      ColumnChunkData chunk = ReadLeafChunk(group, node, DictionaryMode::kKeepIndices);
+      return AssembleLeafRows(node, mapping_.leaves, chunk, rows);
+    } catch (const Error& error) {
+      RethrowWithLocation(error, file_->path(), where);
+    }
+  }
+
+  // The chunk of top-level leaf `node` in row group `group`, checked to hold one level per row.
+  ColumnChunkData ReadLeafChunk(int group, const SchemaNode& node, DictionaryMode mode) const {
+    const RowGroup& row_group = metadata_.row_groups[static_cast<size_t>(group)];
+    const LeafColumn& leaf = mapping_.leaves[static_cast<size_t>(node.leaf_index)];
+    ColumnChunkData chunk = ReadColumnChunk(
+        *file_, file_size_, row_group.columns[static_cast<size_t>(leaf.column_index)], leaf, mode);
+    if (chunk.num_levels != row_group.num_rows) {
+      ThrowCorruptPage("column " + node.field.name + " has " + std::to_string(chunk.num_levels) +
+                       " rows, the row group " + std::to_string(row_group.num_rows));
+    }
+    return chunk;
+  }
+
+  // Decodes the column of `filter` in row group `group` and clears keep[i] for the rows that
+  // fail one of its predicates. A dictionary-encoded string column is evaluated once per
+  // dictionary entry; any other column only at the rows still kept, whose values alone are
+  // converted.
+  void EvaluateFilter(int group, const FilterColumn& filter, std::vector<uint8_t>& keep,
+                      EvaluatedFilter* result) const {
+    const SchemaNode& node = mapping_.columns[static_cast<size_t>(filter.column)];
+    const LeafColumn& leaf = mapping_.leaves[static_cast<size_t>(node.leaf_index)];
+    std::string where = "row group " + std::to_string(group) + ", column " + node.field.name;
+    bool every_row_kept = std::find(keep.begin(), keep.end(), 0) == keep.end();
+    try {
+      // Kept dictionary indices serve a string comparison, and spare gathering the values of
+      // rows already dropped.
+      ColumnChunkData chunk =
+          ReadLeafChunk(group, node,
+                        filter.by_dictionary || !every_row_kept ? DictionaryMode::kKeepIndices
+                                                                : DictionaryMode::kGather);
+      if (chunk.dictionary && filter.by_dictionary) {
+        KeepMatchingDictionary(chunk, leaf.max_definition_level, filter, keep.data());
+        result->dictionary_chunk = std::move(chunk);
+        return;
+      }
+      if (every_row_kept) {
+        std::vector<ColumnChunkData> chunks(mapping_.leaves.size());
+        chunks[static_cast<size_t>(node.leaf_index)] = std::move(chunk);
+        result->vector = AssembleColumn(node, mapping_.leaves, chunks,
+                                        metadata_.row_groups[static_cast<size_t>(group)].num_rows);
+        for (const ColumnPredicate* predicate : filter.predicates) {
+          KeepMatching(*result->vector, *predicate, keep.data());
+        }
+        return;
+      }
+      // Some rows are already out: convert and test only the others.
+      result->rows = KeptPositions(keep);
+      result->every_row = false;
+      result->vector = AssembleLeafRows(node, mapping_.leaves, chunk, result->rows);
+    } catch (const Error& error) {
+      RethrowWithLocation(error, file_->path(), where);
+    }
+    std::vector<uint8_t> passing(result->rows.size(), 1);
+    for (const ColumnPredicate* predicate : filter.predicates) {
+      KeepMatching(*result->vector, *predicate, passing.data());
+    }
+    for (size_t k = 0; k < passing.size(); ++k) {
+      keep[static_cast<size_t>(result->rows[k])] = passing[k];
     }
   }
 

@@ -2,8 +2,11 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cmath>
 #include <fstream>
+#include <limits>
 #include <mutex>
+#include <random>
 #include <set>
 #include <stdexcept>
 #include <sstream>
@@ -13,9 +16,11 @@
 #include "silt/base/check.h"
 #include "silt/base/thread_pool.h"
 #include "silt/io/file_system.h"
+#include "silt/parquet/column_reader.h"
 #include "silt/parquet/reader.h"
 #include "silt/parquet/schema_from_parquet.h"
 #include "silt/parquet/writer.h"
+#include "silt/vector/take.h"
 
 namespace silt::parquet {
 namespace {
@@ -395,6 +400,593 @@ TEST(SchemaFromParquetTest, MalformedSchemasAreRejected) {
   root.num_children = 1;
   EXPECT_EQ(ErrorClassOf([&] { SchemaFromParquet({root, wide}); }),
             "PARQUET_UNSUPPORTED_FEATURE");
+}
+
+// ---- row filters ----
+
+using Op = ColumnPredicate::Op;
+
+Schema RowFilterSchema() {
+  return Schema({{"id", LongType(), false, {}},
+                 {"city", StringType(), true, {}},
+                 {"b", ByteType(), true, {}},
+                 {"n", IntegerType(), true, {}},
+                 {"amount", DecimalType(18, 2), true, {}},
+                 {"wide", DecimalType(38, 10), true, {}},
+                 {"day", DateType(), true, {}},
+                 {"ts", TimestampType(), true, {}},
+                 {"score", DoubleType(), true, {}},
+                 {"f", FloatType(), true, {}},
+                 {"flag", BooleanType(), true, {}},
+                 {"tags", ListType(LongType()), true, {}},
+                 {"st", StructType({{"x", LongType(), true, {}}}), true, {}}});
+}
+
+const std::vector<std::string>& CityNames() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> result = {"", "\xc3\xa9t\xc3\xa9", "city_"};
+    for (int i = 0; i < 37; ++i) result.push_back("city_" + std::to_string(i));
+    return result;
+  }();
+  return names;
+}
+
+const std::vector<double>& Doubles() {
+  static const std::vector<double> values = {std::nan(""),
+                                             -0.0,
+                                             0.0,
+                                             1.5,
+                                             -2.25,
+                                             7.0,
+                                             std::numeric_limits<double>::infinity(),
+                                             -std::numeric_limits<double>::infinity(),
+                                             1e300};
+  return values;
+}
+
+// `rows` rows of RowFilterSchema; `distinct_cities` > 0 draws cities from CityNames, 0 makes
+// every city distinct (so a dictionary overflows).
+Batch RowFilterRows(int rows, uint32_t seed, bool distinct_cities = false) {
+  std::mt19937 random(seed);
+  Schema schema = RowFilterSchema();
+  std::vector<std::unique_ptr<VectorBuilder>> builders;
+  for (const Field& field : schema.fields()) {
+    builders.push_back(std::make_unique<VectorBuilder>(field.type));
+  }
+  auto draw = [&](uint32_t below) { return static_cast<int64_t>(random() % below); };
+  for (int i = 0; i < rows; ++i) {
+    builders[0]->AppendInt(i);
+    if (draw(7) == 0) {
+      builders[1]->AppendNull();
+    } else if (distinct_cities) {
+      builders[1]->AppendString("distinct_" + std::to_string(i * 7919 % 100003));
+    } else {
+      builders[1]->AppendString(CityNames()[static_cast<size_t>(draw(CityNames().size()))]);
+    }
+    draw(11) == 0 ? builders[2]->AppendNull() : builders[2]->AppendInt(draw(256) - 128);
+    draw(10) == 0 ? builders[3]->AppendNull() : builders[3]->AppendInt(draw(2001) - 1000);
+    draw(13) == 0 ? builders[4]->AppendNull() : builders[4]->AppendDecimal(draw(2000) - 500);
+    if (draw(9) == 0) {
+      builders[5]->AppendNull();
+    } else {
+      builders[5]->AppendDecimal(static_cast<Decimal128>(draw(21) - 10) * 1000000000000000000LL *
+                                 1000);
+    }
+    draw(12) == 0 ? builders[6]->AppendNull() : builders[6]->AppendInt(18000 + draw(60));
+    draw(8) == 0 ? builders[7]->AppendNull()
+                 : builders[7]->AppendInt(1700000000000000LL + draw(50) * 1000000);
+    draw(9) == 0 ? builders[8]->AppendNull()
+                 : builders[8]->AppendDouble(Doubles()[static_cast<size_t>(draw(9))]);
+    draw(9) == 0
+        ? builders[9]->AppendNull()
+        : builders[9]->AppendFloat(static_cast<float>(Doubles()[static_cast<size_t>(draw(8))]));
+    draw(5) == 0 ? builders[10]->AppendNull() : builders[10]->AppendBool(draw(2) == 0);
+    builders[11]->child(0).AppendInt(i);
+    builders[11]->FinishList();
+    builders[12]->child(0).AppendInt(i % 4);
+    builders[12]->AppendStruct();
+  }
+  std::vector<VectorPtr> columns;
+  for (auto& builder : builders) columns.push_back(builder->Finish());
+  return Batch(std::make_shared<const Schema>(schema), std::move(columns), rows);
+}
+
+std::unique_ptr<FileReader> WriteRowFilterFile(io::FileSystem& fs, const std::string& path,
+                                               const Batch& rows, bool dictionary,
+                                               int64_t dictionary_page_bytes = 1 << 20,
+                                               int64_t rows_per_group = 700) {
+  WriterOptions options;
+  options.row_group_max_rows = rows_per_group;
+  options.page_bytes = 1024;  // several pages per chunk
+  options.dictionary = dictionary;
+  options.dictionary_page_bytes = dictionary_page_bytes;
+  auto writer = FileWriter::Open(fs.OpenWrite(path), *rows.schema(), options);
+  writer->Write(rows);
+  writer->Close();
+  return FileReader::Open(fs, path);
+}
+
+ColumnPredicate IntPredicate(const std::string& column, Op op, int64_t value) {
+  ColumnPredicate predicate{column, op, {}};
+  predicate.literal.int_value = value;
+  return predicate;
+}
+ColumnPredicate StringPredicate(const std::string& column, Op op, const std::string& value) {
+  ColumnPredicate predicate{column, op, {}};
+  predicate.literal.string_value = value;
+  return predicate;
+}
+ColumnPredicate DecimalPredicate(const std::string& column, Op op, Decimal128 value) {
+  ColumnPredicate predicate{column, op, {}};
+  predicate.literal.decimal_value = value;
+  return predicate;
+}
+ColumnPredicate DoublePredicate(const std::string& column, Op op, double value) {
+  ColumnPredicate predicate{column, op, {}};
+  predicate.literal.double_value = value;
+  return predicate;
+}
+
+// The test's own evaluation: Spark's comparison of row `row` of `vector` with the literal.
+bool Satisfies(const Vector& vector, int64_t row, const ColumnPredicate& predicate) {
+  if (predicate.op == Op::kIsNull) return vector.IsNull(row);
+  if (predicate.op == Op::kIsNotNull) return vector.IsValid(row);
+  if (vector.IsNull(row)) return false;
+  int order = 0;
+  auto three_way = [](auto a, auto b) { return a < b ? -1 : (b < a ? 1 : 0); };
+  switch (vector.type_id()) {
+    case TypeId::kByte:
+      order = three_way(int64_t{vector.values<int8_t>()[row]}, *predicate.literal.int_value);
+      break;
+    case TypeId::kInteger:
+    case TypeId::kDate:
+      order = three_way(int64_t{vector.values<int32_t>()[row]}, *predicate.literal.int_value);
+      break;
+    case TypeId::kLong:
+    case TypeId::kTimestamp:
+      order = three_way(vector.values<int64_t>()[row], *predicate.literal.int_value);
+      break;
+    case TypeId::kDecimal:
+      order = three_way(vector.values<Decimal128>()[row], *predicate.literal.decimal_value);
+      break;
+    case TypeId::kFloat:
+    case TypeId::kDouble: {
+      double value = vector.type_id() == TypeId::kFloat ? vector.values<float>()[row]
+                                                        : vector.values<double>()[row];
+      double literal = *predicate.literal.double_value;
+      if (std::isnan(value) || std::isnan(literal)) {
+        order = std::isnan(value) == std::isnan(literal) ? 0 : (std::isnan(value) ? 1 : -1);
+      } else {
+        order = three_way(value, literal);
+      }
+      break;
+    }
+    case TypeId::kString: {
+      std::string value(vector.GetString(row));
+      order = three_way(value, *predicate.literal.string_value);  // unsigned bytes
+      break;
+    }
+    default:
+      ADD_FAILURE() << "unexpected type";
+  }
+  switch (predicate.op) {
+    case Op::kEqual:
+      return order == 0;
+    case Op::kLess:
+      return order < 0;
+    case Op::kLessOrEqual:
+      return order <= 0;
+    case Op::kGreater:
+      return order > 0;
+    case Op::kGreaterOrEqual:
+      return order >= 0;
+    default:
+      return false;
+  }
+}
+
+// The positions of row group `group` that a filtered read returns, computed from a full read:
+// those that pass `predicates` and `keep_rows`, or all that `keep_rows` keeps when more than
+// half the rows pass.
+std::vector<int64_t> ExpectedPositions(const FileReader& reader, int group,
+                                       const std::vector<ColumnPredicate>& predicates,
+                                       const std::vector<bool>* keep_rows = nullptr) {
+  Batch all = reader.ReadRowGroup(group, ReadOptions{});
+  std::vector<int64_t> positions;
+  for (int64_t row = 0; row < all.num_rows(); ++row) {
+    if (keep_rows != nullptr && !(*keep_rows)[static_cast<size_t>(row)]) continue;
+    bool pass = true;
+    for (const ColumnPredicate& predicate : predicates) {
+      int column = all.schema()->FieldIndex(predicate.column, false);
+      pass = pass && Satisfies(*all.column(static_cast<size_t>(column)), row, predicate);
+    }
+    if (pass) positions.push_back(row);
+  }
+  // A row group where more than half the rows pass comes back whole, bar the mask.
+  if (!predicates.empty() && static_cast<int64_t>(positions.size()) * 2 > all.num_rows()) {
+    positions.clear();
+    for (int64_t row = 0; row < all.num_rows(); ++row) {
+      if (keep_rows == nullptr || (*keep_rows)[static_cast<size_t>(row)]) positions.push_back(row);
+    }
+  }
+  return positions;
+}
+
+// Checks that reading with `predicates` as row filters (and `keep_rows`) returns exactly the
+// rows the test's own evaluation keeps, every projected column equal to a full read's.
+void ExpectFilteredRead(const FileReader& reader, const std::vector<ColumnPredicate>& predicates,
+                        const std::vector<std::string>& columns = {}) {
+  ReadOptions options;
+  options.columns = columns;
+  options.row_filters = predicates;
+  ReadOptions unfiltered;
+  unfiltered.columns = columns;
+  for (int group = 0; group < reader.num_row_groups(); ++group) {
+    SCOPED_TRACE("row group " + std::to_string(group));
+    std::vector<int64_t> expected = ExpectedPositions(reader, group, predicates);
+    std::vector<int64_t> positions;
+    Batch filtered = reader.ReadRowGroup(group, options, nullptr, &positions);
+    ASSERT_EQ(positions, expected);
+    Batch all = reader.ReadRowGroup(group, unfiltered);
+    Batch wanted = TakeBatchRows(all, expected);
+    EXPECT_TRUE(filtered.Equals(wanted));
+  }
+}
+
+TEST(RowFilterTest, EveryOperatorOnStringsWithDictionaryAndPlainPages) {
+  auto fs = io::MakeMemoryFileSystem();
+  Batch rows = RowFilterRows(2000, 1);
+  for (bool dictionary : {true, false}) {
+    SCOPED_TRACE(dictionary ? "dictionary" : "plain");
+    auto reader = WriteRowFilterFile(*fs, "strings.parquet", rows, dictionary);
+    ASSERT_GT(reader->num_row_groups(), 1);
+    for (Op op : {Op::kEqual, Op::kLess, Op::kLessOrEqual, Op::kGreater, Op::kGreaterOrEqual}) {
+      for (const std::string& literal :
+           {std::string("city_17"), std::string(""), std::string("\xc3\xa9t\xc3\xa9"),
+            std::string("city_"), std::string("zzz")}) {
+        SCOPED_TRACE("op " + std::to_string(static_cast<int>(op)) + " '" + literal + "'");
+        ExpectFilteredRead(*reader, {StringPredicate("city", op, literal)});
+      }
+    }
+    ExpectFilteredRead(*reader, {{"city", Op::kIsNull, {}}});
+    ExpectFilteredRead(*reader, {{"city", Op::kIsNotNull, {}}});
+    // Projected, not projected, and with another column.
+    ExpectFilteredRead(*reader, {StringPredicate("city", Op::kEqual, "city_3")}, {"id"});
+    ExpectFilteredRead(*reader, {StringPredicate("city", Op::kEqual, "city_3")},
+                       {"amount", "city", "id"});
+  }
+}
+
+TEST(RowFilterTest, EveryOperatorOnNumbersDatesAndTimestamps) {
+  auto fs = io::MakeMemoryFileSystem();
+  Batch rows = RowFilterRows(1500, 2);
+  auto reader = WriteRowFilterFile(*fs, "numbers.parquet", rows, true);
+  for (Op op : {Op::kEqual, Op::kLess, Op::kLessOrEqual, Op::kGreater, Op::kGreaterOrEqual}) {
+    SCOPED_TRACE("op " + std::to_string(static_cast<int>(op)));
+    ExpectFilteredRead(*reader, {IntPredicate("id", op, 777)});
+    ExpectFilteredRead(*reader, {IntPredicate("b", op, -3)});
+    ExpectFilteredRead(*reader, {IntPredicate("b", op, 1000)});  // beyond tinyint
+    ExpectFilteredRead(*reader, {IntPredicate("n", op, 0)});
+    ExpectFilteredRead(*reader, {DecimalPredicate("amount", op, 100)});
+    ExpectFilteredRead(
+        *reader, {DecimalPredicate("wide", op, Decimal128{3} * 1000000000000000000LL * 1000)});
+    ExpectFilteredRead(*reader, {IntPredicate("day", op, 18030)});
+    ExpectFilteredRead(*reader, {IntPredicate("ts", op, 1700000000000000LL + 20000000)});
+  }
+  for (const char* column : {"b", "n", "amount", "wide", "day", "ts", "score", "f", "flag"}) {
+    ExpectFilteredRead(*reader, {{column, Op::kIsNull, {}}});
+    ExpectFilteredRead(*reader, {{column, Op::kIsNotNull, {}}});
+  }
+}
+
+TEST(RowFilterTest, DoublesOrderNaNAboveEverythingAndEqualToItself) {
+  auto fs = io::MakeMemoryFileSystem();
+  Batch rows = RowFilterRows(1200, 3);
+  auto reader = WriteRowFilterFile(*fs, "doubles.parquet", rows, false);
+  for (Op op : {Op::kEqual, Op::kLess, Op::kLessOrEqual, Op::kGreater, Op::kGreaterOrEqual}) {
+    for (double literal : Doubles()) {
+      SCOPED_TRACE("op " + std::to_string(static_cast<int>(op)) + " " + std::to_string(literal));
+      ExpectFilteredRead(*reader, {DoublePredicate("score", op, literal)});
+      ExpectFilteredRead(*reader, {DoublePredicate("f", op, literal)});
+    }
+  }
+  // Spelled out: NaN = NaN keeps the NaN rows, and -0.0 = 0.0.
+  ReadOptions options;
+  options.columns = {"score"};
+  options.row_filters = {DoublePredicate("score", Op::kEqual, std::nan(""))};
+  int64_t nan_rows = 0;
+  for (const Batch& batch : reader->Read(options)) {
+    for (int64_t i = 0; i < batch.num_rows(); ++i) {
+      EXPECT_TRUE(std::isnan(batch.column(0)->values<double>()[i]));
+      ++nan_rows;
+    }
+  }
+  EXPECT_GT(nan_rows, 0);
+  options.row_filters = {DoublePredicate("score", Op::kEqual, 0.0)};
+  std::set<bool> signs;
+  for (const Batch& batch : reader->Read(options)) {
+    for (int64_t i = 0; i < batch.num_rows(); ++i) {
+      signs.insert(std::signbit(batch.column(0)->values<double>()[i]));
+    }
+  }
+  EXPECT_THAT(signs, ElementsAre(false, true));
+}
+
+TEST(RowFilterTest, SeveralFiltersAndEmptyResults) {
+  auto fs = io::MakeMemoryFileSystem();
+  Batch rows = RowFilterRows(2100, 4);
+  auto reader = WriteRowFilterFile(*fs, "several.parquet", rows, true);
+  ExpectFilteredRead(*reader, {StringPredicate("city", Op::kEqual, "city_17"),
+                               DecimalPredicate("amount", Op::kGreater, 100)});
+  ExpectFilteredRead(*reader, {StringPredicate("city", Op::kGreaterOrEqual, "city_2"),
+                               StringPredicate("city", Op::kLess, "city_3"),
+                               IntPredicate("n", Op::kLess, 0),
+                               {"score", Op::kIsNotNull, {}}});
+  // Nothing passes: every row group comes back empty, with the projected schema.
+  ReadOptions options;
+  options.columns = {"id", "city", "tags"};
+  options.row_filters = {StringPredicate("city", Op::kEqual, "nowhere")};
+  std::vector<Batch> batches = reader->Read(options);
+  ASSERT_EQ(static_cast<int>(batches.size()), reader->num_row_groups());
+  for (const Batch& batch : batches) {
+    EXPECT_EQ(batch.num_rows(), 0);
+    ASSERT_EQ(batch.num_columns(), 3u);
+    EXPECT_EQ(batch.schema()->field(2).type->ToString(), "array<bigint>");
+  }
+  // Contradictory filters on one column.
+  options.row_filters = {{"city", Op::kIsNull, {}}, {"city", Op::kIsNotNull, {}}};
+  for (const Batch& batch : reader->Read(options)) EXPECT_EQ(batch.num_rows(), 0);
+}
+
+TEST(RowFilterTest, UnsupportedPredicatesAreIgnored) {
+  auto fs = io::MakeMemoryFileSystem();
+  Batch rows = RowFilterRows(900, 5);
+  auto reader = WriteRowFilterFile(*fs, "ignored.parquet", rows, true);
+  std::vector<ColumnPredicate> ignored = {
+      IntPredicate("tags", Op::kEqual, 3),       // a list
+      IntPredicate("st", Op::kEqual, 3),         // a struct
+      {"st", Op::kIsNull, {}},                   // a struct, even for NULL tests
+      IntPredicate("missing", Op::kEqual, 3),    // no such column
+      IntPredicate("flag", Op::kEqual, 1),       // booleans are not compared
+      StringPredicate("n", Op::kEqual, "3"),     // a literal of another type
+      {"amount", Op::kGreater, StatsLiteral{}},  // no literal
+      DoublePredicate("id", Op::kEqual, 3.0)};   // a double for a long
+  ReadOptions options;
+  options.row_filters = ignored;
+  std::vector<Batch> filtered = reader->Read(options);
+  std::vector<Batch> all = reader->Read();
+  ASSERT_EQ(filtered.size(), all.size());
+  for (size_t i = 0; i < all.size(); ++i) EXPECT_TRUE(filtered[i].Equals(all[i]));
+  // An ignored predicate beside a supported one leaves just the supported one.
+  ignored.push_back(IntPredicate("n", Op::kGreater, 500));
+  options.row_filters = ignored;
+  options.columns = {"n"};
+  for (const Batch& batch : reader->Read(options)) {
+    for (int64_t i = 0; i < batch.num_rows(); ++i)
+      EXPECT_GT(batch.column(0)->values<int32_t>()[i], 500);
+  }
+}
+
+TEST(RowFilterTest, RowMaskDropsRowsAndPositionsLocateTheRest) {
+  auto fs = io::MakeMemoryFileSystem();
+  Batch rows = RowFilterRows(1400, 6);
+  auto reader = WriteRowFilterFile(*fs, "mask.parquet", rows, true);
+  int64_t group_rows = reader->metadata().row_groups[1].num_rows;
+  std::vector<bool> keep_rows(static_cast<size_t>(group_rows));
+  for (size_t i = 0; i < keep_rows.size(); ++i) keep_rows[i] = i % 3 != 1;
+  std::vector<ColumnPredicate> filters = {StringPredicate("city", Op::kGreater, "city_2")};
+  ReadOptions options;
+  options.columns = {"id", "city"};
+  options.row_filters = filters;
+  std::vector<int64_t> positions;
+  Batch batch = reader->ReadRowGroup(1, options, &keep_rows, &positions);
+  EXPECT_EQ(positions, ExpectedPositions(*reader, 1, filters, &keep_rows));
+  ASSERT_EQ(batch.num_rows(), static_cast<int64_t>(positions.size()));
+  int64_t first_id = reader->metadata().row_groups[0].num_rows;
+  for (size_t k = 0; k < positions.size(); ++k) {
+    EXPECT_EQ(batch.column(0)->values<int64_t>()[k], first_id + positions[k]);
+  }
+  // The mask alone.
+  options.row_filters.clear();
+  batch = reader->ReadRowGroup(1, options, &keep_rows, &positions);
+  EXPECT_EQ(positions, ExpectedPositions(*reader, 1, {}, &keep_rows));
+  EXPECT_EQ(batch.num_rows(), static_cast<int64_t>(positions.size()));
+  // Neither: every position.
+  batch = reader->ReadRowGroup(1, options, nullptr, &positions);
+  ASSERT_EQ(static_cast<int64_t>(positions.size()), group_rows);
+  EXPECT_EQ(positions.back(), group_rows - 1);
+  // A mask that drops everything; a mask of the wrong size.
+  std::vector<bool> none(static_cast<size_t>(group_rows), false);
+  EXPECT_EQ(reader->ReadRowGroup(1, options, &none, &positions).num_rows(), 0);
+  EXPECT_TRUE(positions.empty());
+  std::vector<bool> short_mask(3, true);
+  EXPECT_EQ(ErrorClassOf([&] { reader->ReadRowGroup(1, options, &short_mask, nullptr); }),
+            "INVALID_ARGUMENT");
+}
+
+TEST(RowFilterTest, DictionaryFallingBackToPlainMidChunk) {
+  auto fs = io::MakeMemoryFileSystem();
+  // Distinct cities overflow a 2 KiB dictionary within the writer's first batch of values, so
+  // the chunk's first page is dictionary-encoded and the later ones PLAIN.
+  Batch rows = RowFilterRows(12000, 7, true);
+  auto reader = WriteRowFilterFile(*fs, "fallback.parquet", rows, true, 2048, 8000);
+  const ParquetSchema mapping = SchemaFromParquet(reader->metadata().schema);
+  const LeafColumn& city = mapping.leaves[1];
+  const ColumnMetaData& meta = *reader->metadata().row_groups[0].columns[1].meta_data;
+  ASSERT_TRUE(meta.dictionary_page_offset.has_value());
+  ASSERT_THAT(meta.encodings, ::testing::Contains(Encoding::kRleDictionary));
+  std::shared_ptr<io::RandomAccessFile> file(fs->OpenRead("fallback.parquet"));
+  ColumnChunkData kept =
+      ReadColumnChunk(*file, file->Size(), reader->metadata().row_groups[0].columns[1], city,
+                      DictionaryMode::kKeepIndices);
+  EXPECT_EQ(kept.dictionary, nullptr);
+  EXPECT_EQ(kept.values->count(), kept.num_defined);
+  ExpectFilteredRead(*reader, {StringPredicate("city", Op::kLess, "distinct_5")});
+  ExpectFilteredRead(*reader, {StringPredicate("city", Op::kEqual, "distinct_7919")},
+                     {"city", "id"});
+}
+
+TEST(RowFilterTest, KeptDictionaryIndicesMatchTheGatheredValues) {
+  auto fs = io::MakeMemoryFileSystem();
+  Batch rows = RowFilterRows(700, 8);
+  auto reader = WriteRowFilterFile(*fs, "kept.parquet", rows, true);
+  const ParquetSchema mapping = SchemaFromParquet(reader->metadata().schema);
+  std::shared_ptr<io::RandomAccessFile> file(fs->OpenRead("kept.parquet"));
+  const ColumnChunk& chunk = reader->metadata().row_groups[0].columns[1];
+  ColumnChunkData kept =
+      ReadColumnChunk(*file, file->Size(), chunk, mapping.leaves[1], DictionaryMode::kKeepIndices);
+  ColumnChunkData gathered = ReadColumnChunk(*file, file->Size(), chunk, mapping.leaves[1]);
+  ASSERT_NE(kept.dictionary, nullptr);
+  EXPECT_EQ(gathered.dictionary, nullptr);
+  ASSERT_EQ(kept.num_defined, gathered.num_defined);
+  ASSERT_EQ(static_cast<int64_t>(kept.dictionary_indices.size()), kept.num_defined);
+  EXPECT_EQ(kept.definition_levels, gathered.definition_levels);
+  for (int64_t i = 0; i < kept.num_defined; ++i) {
+    uint32_t entry = kept.dictionary_indices[static_cast<size_t>(i)];
+    std::string_view from_dictionary(reinterpret_cast<const char*>(kept.dictionary->byte_data()) +
+                                         kept.dictionary->offsets()[entry],
+                                     static_cast<size_t>(kept.dictionary->offsets()[entry + 1] -
+                                                         kept.dictionary->offsets()[entry]));
+    std::string_view value(
+        reinterpret_cast<const char*>(gathered.values->byte_data()) + gathered.values->offsets()[i],
+        static_cast<size_t>(gathered.values->offsets()[i + 1] - gathered.values->offsets()[i]));
+    ASSERT_EQ(from_dictionary, value);
+  }
+}
+
+TEST(RowFilterTest, ScanAndReadApplyTheFilters) {
+  auto fs = io::MakeMemoryFileSystem();
+  Batch rows = RowFilterRows(2000, 9);
+  auto reader = WriteRowFilterFile(*fs, "scan.parquet", rows, true);
+  ThreadPool pool(2);
+  ReadOptions options;
+  options.pool = &pool;
+  options.columns = {"id", "amount"};
+  options.row_filters = {StringPredicate("city", Op::kEqual, "city_17"),
+                         DecimalPredicate("amount", Op::kGreater, 100)};
+  std::vector<Batch> read = reader->Read(options);
+  std::mutex mutex;
+  std::vector<Batch> scanned(read.size());
+  reader->Scan(options, [&](int group, Batch batch) {
+    std::lock_guard<std::mutex> lock(mutex);
+    scanned[static_cast<size_t>(group)] = std::move(batch);
+  });
+  int64_t total = 0;
+  for (size_t g = 0; g < read.size(); ++g) {
+    EXPECT_TRUE(read[g].Equals(scanned[g]));
+    std::vector<int64_t> expected =
+        ExpectedPositions(*reader, static_cast<int>(g), options.row_filters);
+    EXPECT_EQ(read[g].num_rows(), static_cast<int64_t>(expected.size()));
+    total += read[g].num_rows();
+  }
+  EXPECT_GT(total, 0);
+}
+
+TEST(RowFilterTest, ByteFlipsFailCleanlyWhenFiltering) {
+  // Every single-byte change of a small dictionary-encoded file either reads or raises a
+  // silt::Error through the filtered paths (kept indices, selected-row assembly, the mask).
+  auto fs = io::MakeMemoryFileSystem();
+  Schema schema({{"id", LongType(), false, {}},
+                 {"city", StringType(), true, {}},
+                 {"n", IntegerType(), true, {}}});
+  VectorBuilder ids(LongType()), cities(StringType()), numbers(IntegerType());
+  for (int i = 0; i < 120; ++i) {
+    ids.AppendInt(i);
+    i % 6 == 0 ? cities.AppendNull() : cities.AppendString("c" + std::to_string(i % 9));
+    i % 7 == 0 ? numbers.AppendNull() : numbers.AppendInt(i % 13);
+  }
+  WriterOptions writer_options;
+  writer_options.codec = CompressionCodec::kUncompressed;
+  auto writer = FileWriter::Open(fs->OpenWrite("small.parquet"), schema, writer_options);
+  writer->Write(Batch(std::make_shared<const Schema>(schema),
+                      {ids.Finish(), cities.Finish(), numbers.Finish()}, 120));
+  writer->Close();
+  std::string good = fs->ReadFile("small.parquet");
+  ReadOptions options;
+  options.max_parallelism = 1;
+  options.columns = {"id", "n"};
+  options.row_filters = {StringPredicate("city", Op::kGreater, "c3"),
+                         IntPredicate("n", Op::kLess, 9)};
+  std::vector<bool> keep_rows(120);
+  for (size_t i = 0; i < keep_rows.size(); ++i) keep_rows[i] = i % 4 != 0;
+  int read_cleanly = 0;
+  for (size_t i = 0; i < good.size(); ++i) {
+    std::string changed = good;
+    changed[i] = static_cast<char>(changed[i] ^ 0x5A);
+    try {
+      auto reader = OpenBytes(changed);
+      std::vector<int64_t> positions;
+      for (int group = 0; group < reader->num_row_groups(); ++group) {
+        int64_t rows = reader->metadata().row_groups[static_cast<size_t>(group)].num_rows;
+        std::vector<bool> mask(static_cast<size_t>(rows), true);
+        for (size_t r = 0; r < mask.size(); ++r) mask[r] = r % 4 != 0;
+        Batch batch = reader->ReadRowGroup(group, options, &mask, &positions);
+        EXPECT_EQ(batch.num_rows(), static_cast<int64_t>(positions.size()));
+      }
+      ++read_cleanly;
+    } catch (const Error&) {
+    }
+  }
+  EXPECT_GT(read_cleanly, 0);
+  // The unchanged file, for reference, reads the expected rows.
+  auto reader = OpenBytes(good);
+  std::vector<int64_t> positions;
+  reader->ReadRowGroup(0, options, &keep_rows, &positions);
+  EXPECT_EQ(positions, ExpectedPositions(*reader, 0, options.row_filters, &keep_rows));
+}
+
+TEST(RowFilterTest, RandomFiltersMatchDecodingEverythingAndFiltering) {
+  auto fs = io::MakeMemoryFileSystem();
+  std::mt19937 random(42);
+  auto pick = [&](size_t below) { return static_cast<size_t>(random() % below); };
+  const Op ops[] = {Op::kEqual,          Op::kLess,   Op::kLessOrEqual, Op::kGreater,
+                    Op::kGreaterOrEqual, Op::kIsNull, Op::kIsNotNull};
+  for (int file = 0; file < 4; ++file) {
+    // File 3 has distinct cities and a small dictionary: dictionary pages, then PLAIN ones.
+    Batch rows =
+        RowFilterRows(file == 3 ? 6000 : 1500, 100 + static_cast<uint32_t>(file), file == 3);
+    auto reader = WriteRowFilterFile(*fs, "random.parquet", rows, file % 2 == 0 || file == 3,
+                                     file == 3 ? 4096 : 1 << 20, file == 3 ? 6000 : 700);
+    for (int round = 0; round < 25; ++round) {
+      std::vector<ColumnPredicate> predicates;
+      size_t count = 1 + pick(3);
+      for (size_t p = 0; p < count; ++p) {
+        Op op = ops[pick(7)];
+        switch (pick(8)) {
+          case 0:
+            predicates.push_back(
+                StringPredicate("city", op, CityNames()[pick(CityNames().size())]));
+            break;
+          case 1:
+            predicates.push_back(IntPredicate("b", op, static_cast<int64_t>(pick(256)) - 128));
+            break;
+          case 2:
+            predicates.push_back(IntPredicate("n", op, static_cast<int64_t>(pick(2001)) - 1000));
+            break;
+          case 3:
+            predicates.push_back(
+                DecimalPredicate("amount", op, static_cast<Decimal128>(pick(2000)) - 500));
+            break;
+          case 4:
+            predicates.push_back(IntPredicate("day", op, 18000 + static_cast<int64_t>(pick(60))));
+            break;
+          case 5:
+            predicates.push_back(DoublePredicate("score", op, Doubles()[pick(Doubles().size())]));
+            break;
+          case 6:
+            predicates.push_back(DoublePredicate("f", op, Doubles()[pick(8)]));
+            break;
+          default:
+            predicates.push_back(IntPredicate("id", op, static_cast<int64_t>(pick(1500))));
+            break;
+        }
+      }
+      SCOPED_TRACE("file " + std::to_string(file) + " round " + std::to_string(round));
+      ExpectFilteredRead(*reader, predicates,
+                         round % 2 == 0 ? std::vector<std::string>{}
+                                        : std::vector<std::string>{"city", "id", "st"});
+    }
+  }
 }
 
 }  // namespace

@@ -45,6 +45,22 @@ struct ReadOptions {
   std::vector<int> row_groups;
   /// Conjunction of predicates used to skip row groups.
   std::vector<ColumnPredicate> predicates;
+  /// Conjunction of predicates that ReadRowGroup, Read and Scan apply row by row: a returned
+  /// batch holds only the rows that satisfy every one of them (a comparison is never true for
+  /// NULL; kIsNull / kIsNotNull test for NULL). The columns they name need not be projected.
+  /// Supported: top-level primitive columns compared with a literal of the column's silt type
+  /// (integers, dates and timestamps as int_value; float and double as double_value, ordered
+  /// as Spark orders them, NaN above everything and equal to itself; decimals as decimal_value
+  /// unscaled at the column's scale; string and binary as string_value, byte-wise), and
+  /// kIsNull / kIsNotNull on any top-level primitive column. Any other predicate (an unknown or
+  /// nested column, another literal) is ignored, so the rows returned are a superset of those
+  /// satisfying the conjunction: callers that must be exact re-apply their own filter. For the
+  /// same reason a row group where more than half the rows pass comes back whole (only
+  /// `keep_rows` applied): gathering most rows costs more than the caller's filter.
+  /// A string or binary column whose pages are dictionary-encoded is compared once per
+  /// dictionary entry; the other projected columns are decoded only when a row passes and then
+  /// gathered for the passing rows only.
+  std::vector<ColumnPredicate> row_filters;
   /// Pool for parallel decoding across row groups and columns; nullptr = ThreadPool::Default().
   ThreadPool* pool = nullptr;
   /// Upper bound of parallel tasks; 1 decodes on the calling thread only.
@@ -70,8 +86,22 @@ class FileReader {
 
   /// The row groups `options` selects, after skipping by statistics.
   virtual std::vector<int> SelectRowGroups(const ReadOptions& options) const = 0;
-  /// Reads all rows of row group `index` with the projected columns.
+  /// Reads the rows of row group `index` that pass `options.row_filters` (all rows without
+  /// them), with the projected columns.
   virtual Batch ReadRowGroup(int index, const ReadOptions& options) const = 0;
+  /// As above, also dropping the rows that `keep_rows` does not keep, and reporting where the
+  /// returned rows are.
+  ///  - `keep_rows`: nullptr keeps every row; else one entry per row of the row group (its size
+  ///    must be the row group's row count, INVALID_ARGUMENT otherwise), row i (its position in
+  ///    the row group) is dropped when `(*keep_rows)[i]` is false: a deletion vector's mask.
+  ///  - `positions`: when not null, set to the positions within the row group of the returned
+  ///    rows, ascending, one per row of the batch (row k of the batch is row
+  ///    `(*positions)[k]` of the row group).
+  /// Rows dropped by the mask cost no decoding of the projected columns when no row of the
+  /// row group is kept.
+  virtual Batch ReadRowGroup(int index, const ReadOptions& options,
+                             const std::vector<bool>* keep_rows,
+                             std::vector<int64_t>* positions) const = 0;
   /// Reads every selected row group (in parallel), in file order.
   virtual std::vector<Batch> Read(const ReadOptions& options = {}) const = 0;
   /// Streams the selected row groups: decodes them in parallel (a row group per task) and calls

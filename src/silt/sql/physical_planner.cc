@@ -119,6 +119,9 @@ exec::OperatorPtr PlanPhysical(const LogicalNode& node) {
       const Schema& schema = node.snapshot->schema();
       for (int index : node.scan_columns) spec.options.columns.push_back(schema.field(index).name);
       spec.options.predicates = node.scan_predicates;
+      // The predicates are conjuncts of the scan's filter, which runs on every row the scan
+      // returns: the reader may drop the rows they rule out while decoding.
+      spec.options.filter_rows = true;
       spec.filter = node.predicate;
       spec.table_name = node.table_name;
       return exec::MakeDeltaScan(std::move(spec));
