@@ -273,7 +273,7 @@ TEST_F(SessionTest, SetResetExplainAndUnsupported) {
   EXPECT_THAT(ColumnNames(explain), ElementsAre("plan"));
   EXPECT_THAT(Rows(explain)[0], HasSubstr("== Physical Plan =="));
   session_->Sql("CREATE TABLE t (a INT)");
-  EXPECT_EQ(ErrorClassOf("VACUUM t"), "NOT_IMPLEMENTED");
+  EXPECT_EQ(ErrorClassOf("CREATE TABLE d (a INT DEFAULT 1)"), "NOT_IMPLEMENTED");
   // A parse error anywhere runs nothing.
   EXPECT_EQ(ErrorClassOf("INSERT INTO t VALUES (1); SELEC"), "PARSE_SYNTAX_ERROR");
   EXPECT_THAT(Query("SELECT count(*) FROM t"), ElementsAre("0"));
