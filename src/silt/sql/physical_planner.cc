@@ -7,6 +7,7 @@
 #include "silt/base/check.h"
 #include "silt/base/error_class.h"
 #include "silt/exec/change_feed_scan.h"
+#include "silt/exec/group_top_rows.h"
 #include "silt/exec/hash_operators.h"
 #include "silt/exec/operators.h"
 #include "silt/exec/sort_window.h"
@@ -109,6 +110,102 @@ exec::OperatorPtr PlanJoin(const LogicalNode& node) {
   return exec::MakeProject(std::move(join), std::move(expressions), std::move(names));
 }
 
+// ---- QUALIFY row_number() <= k as the first k rows per partition ----
+
+// Above this k, keeping k rows per partition in a hash table costs more than sorting.
+constexpr int64_t kMaxGroupTopRows = 100;
+
+bool IsIntegralLiteral(const expr::Expression& expression) {
+  if (expression.kind() != expr::ExpressionKind::kLiteral || expression.literal().is_null()) {
+    return false;
+  }
+  TypeId id = expression.type()->id();
+  return id == TypeId::kByte || id == TypeId::kShort || id == TypeId::kInteger ||
+         id == TypeId::kLong;
+}
+
+// The k of a conjunct that keeps the rows whose row number (input column `row_number_column`,
+// possibly widened to BIGINT) is at most k: `rn = 1`, `rn <= k`, `rn < k + 1`, either side
+// first; nullopt for any other conjunct.
+std::optional<int64_t> RowNumberLimit(const expr::Expression& conjunct, int row_number_column) {
+  if (conjunct.kind() != expr::ExpressionKind::kComparison) return std::nullopt;
+  const expr::Expression* row_number = conjunct.child(0).get();
+  const expr::Expression* bound = conjunct.child(1).get();
+  expr::ComparisonOperator op = conjunct.comparison();
+  if (IsIntegralLiteral(*row_number)) {
+    std::swap(row_number, bound);
+    if (op == expr::ComparisonOperator::kGreaterOrEqual) {
+      op = expr::ComparisonOperator::kLessOrEqual;
+    } else if (op == expr::ComparisonOperator::kGreater) {
+      op = expr::ComparisonOperator::kLess;
+    } else if (op == expr::ComparisonOperator::kLessOrEqual ||
+               op == expr::ComparisonOperator::kLess) {
+      return std::nullopt;
+    }
+  }
+  if (row_number->kind() == expr::ExpressionKind::kCast &&
+      row_number->type()->id() == TypeId::kLong) {
+    row_number = row_number->child(0).get();
+  }
+  if (row_number->kind() != expr::ExpressionKind::kColumn ||
+      row_number->column_index() != row_number_column || !IsIntegralLiteral(*bound)) {
+    return std::nullopt;
+  }
+  const int64_t k = bound->literal().GetInt();
+  switch (op) {
+    case expr::ComparisonOperator::kEqual:
+    case expr::ComparisonOperator::kNullSafeEqual:
+      if (k == 1) return k;
+      return std::nullopt;
+    case expr::ComparisonOperator::kLessOrEqual:
+      return k;
+    case expr::ComparisonOperator::kLess:
+      if (k == std::numeric_limits<int64_t>::min()) return std::nullopt;
+      return k - 1;
+    default:
+      return std::nullopt;
+  }
+}
+
+// A Filter keeping `row_number() <= k` (k up to kMaxGroupTopRows) over a Window that computes
+// only that row_number, with PARTITION BY and ORDER BY: the first k rows of every partition are
+// found with a hash table instead of sorting the input. The other conjuncts filter its output.
+// Null for any other filter.
+exec::OperatorPtr PlanGroupTopRows(const LogicalNode& filter) {
+  const LogicalNode& window = *filter.children[0];
+  if (window.kind != LogicalKind::kWindow || window.window_calls.size() != 1 ||
+      window.window_partition.empty() || window.sort_keys.empty()) {
+    return nullptr;
+  }
+  const exec::WindowCall& call = window.window_calls[0];
+  if (call.function != "row_number" || !call.arguments.empty() || !call.result_type ||
+      call.result_type->id() != TypeId::kInteger) {
+    return nullptr;
+  }
+  std::vector<int> partition_by;
+  for (const expr::ExpressionPtr& partition : window.window_partition) {
+    if (partition->kind() != expr::ExpressionKind::kColumn) return nullptr;
+    partition_by.push_back(partition->column_index());
+  }
+  const int row_number_column = static_cast<int>(window.columns.size()) - 1;
+  std::optional<int64_t> limit;
+  std::vector<expr::ExpressionPtr> rest;
+  for (const expr::ExpressionPtr& conjunct : expr::SplitConjunction(filter.predicate)) {
+    std::optional<int64_t> k = RowNumberLimit(*conjunct, row_number_column);
+    if (k) {
+      limit = limit ? std::min(*limit, *k) : *k;
+    } else {
+      rest.push_back(conjunct);
+    }
+  }
+  if (!limit || *limit < 1 || *limit > kMaxGroupTopRows) return nullptr;
+  exec::OperatorPtr top =
+      exec::MakeGroupTopRows(PlanPhysical(*window.children[0]), std::move(partition_by),
+                             window.sort_keys, *limit, window.columns.back().name);
+  if (rest.empty()) return top;
+  return exec::MakeFilter(std::move(top), expr::JoinConjunction(rest));
+}
+
 }  // namespace
 
 exec::OperatorPtr PlanPhysical(const LogicalNode& node) {
@@ -154,6 +251,7 @@ exec::OperatorPtr PlanPhysical(const LogicalNode& node) {
     case LogicalKind::kRange:
       return exec::MakeRange(node.range_start, node.range_end, node.range_step, node.columns[0].name);
     case LogicalKind::kFilter:
+      if (exec::OperatorPtr top_rows = PlanGroupTopRows(node)) return top_rows;
       return exec::MakeFilter(PlanPhysical(*node.children[0]), node.predicate);
     case LogicalKind::kProject:
       return exec::MakeProject(PlanPhysical(*node.children[0]), node.expressions, ColumnNames(node.columns));

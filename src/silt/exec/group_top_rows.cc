@@ -1,0 +1,596 @@
+#include "silt/exec/group_top_rows.h"
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <mutex>
+
+#include "silt/base/check.h"
+#include "silt/base/thread_pool.h"
+#include "silt/exec/hash_table.h"
+#include "silt/exec/row_compare.h"
+#include "silt/exec/row_hash.h"
+#include "silt/exec/sort_window.h"
+#include "silt/vector/take.h"
+
+namespace silt::exec {
+
+namespace {
+
+// The chunk index of a row that still lives in the batch being consumed.
+constexpr uint32_t kPendingChunk = std::numeric_limits<uint32_t>::max();
+
+// A single ORDER BY key of a fixed-width type is compared through an order word: the NULL rank
+// above 64 bits of the value mapped so that unsigned order is the key's order (direction
+// included). Comparing kept rows then reads no chunk, whose values are scattered in memory.
+using OrderWord = unsigned __int128;
+
+bool HasOrderWord(TypeId id) {
+  switch (id) {
+    case TypeId::kBoolean:
+    case TypeId::kByte:
+    case TypeId::kShort:
+    case TypeId::kInteger:
+    case TypeId::kYearMonthInterval:
+    case TypeId::kDate:
+    case TypeId::kLong:
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampNtz:
+    case TypeId::kDayTimeInterval:
+    case TypeId::kFloat:
+    case TypeId::kDouble:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Spark's order of doubles: -0.0 equals 0.0, NaN (any payload) above every number.
+uint64_t DoubleBits(double value) {
+  if (std::isnan(value)) return ~uint64_t{0};
+  if (value == 0) value = 0;
+  const uint64_t bits = std::bit_cast<uint64_t>(value);
+  return (bits >> 63) != 0 ? ~bits : bits | (uint64_t{1} << 63);
+}
+
+// The order words of rows [0, num_rows) of `column` under `key` into `out`.
+void ComputeOrderWords(const Vector& column, int64_t num_rows, const SortKey& key,
+                       std::vector<OrderWord>& out) {
+  out.resize(static_cast<size_t>(num_rows));
+  constexpr uint64_t kSignBit = uint64_t{1} << 63;
+  auto fill = [&](auto value_bits) {
+    const uint64_t flip = key.ascending ? 0 : ~uint64_t{0};
+    const OrderWord value_rank = static_cast<OrderWord>(key.nulls_first ? 1 : 0) << 64;
+    const OrderWord null_word = static_cast<OrderWord>(key.nulls_first ? 0 : 1) << 64;
+    const bool has_nulls = column.null_count() != 0;
+    for (int64_t r = 0; r < num_rows; ++r) {
+      out[static_cast<size_t>(r)] =
+          has_nulls && column.IsNull(r) ? null_word : (value_rank | (value_bits(r) ^ flip));
+    }
+  };
+  switch (column.type_id()) {
+    case TypeId::kBoolean:
+      fill([&](int64_t r) { return static_cast<uint64_t>(column.GetBool(r)); });
+      break;
+    case TypeId::kByte: {
+      const int8_t* values = column.values<int8_t>();
+      fill([&](int64_t r) {
+        return static_cast<uint64_t>(static_cast<int64_t>(values[r])) ^ kSignBit;
+      });
+      break;
+    }
+    case TypeId::kShort: {
+      const int16_t* values = column.values<int16_t>();
+      fill([&](int64_t r) {
+        return static_cast<uint64_t>(static_cast<int64_t>(values[r])) ^ kSignBit;
+      });
+      break;
+    }
+    case TypeId::kInteger:
+    case TypeId::kYearMonthInterval:
+    case TypeId::kDate: {
+      const int32_t* values = column.values<int32_t>();
+      fill([&](int64_t r) {
+        return static_cast<uint64_t>(static_cast<int64_t>(values[r])) ^ kSignBit;
+      });
+      break;
+    }
+    case TypeId::kLong:
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampNtz:
+    case TypeId::kDayTimeInterval: {
+      const int64_t* values = column.values<int64_t>();
+      fill([&](int64_t r) { return static_cast<uint64_t>(values[r]) ^ kSignBit; });
+      break;
+    }
+    case TypeId::kFloat: {
+      const float* values = column.values<float>();
+      fill([&](int64_t r) { return DoubleBits(static_cast<double>(values[r])); });
+      break;
+    }
+    case TypeId::kDouble: {
+      const double* values = column.values<double>();
+      fill([&](int64_t r) { return DoubleBits(values[r]); });
+      break;
+    }
+    default:
+      SILT_CHECK(false, "no order word for type " + column.type()->ToString());
+  }
+}
+
+// One kept row: where its values live, its order word (when the ORDER BY has one), and when it
+// arrived (batch sequence << 32 | row), which breaks ties between rows equal on every key.
+struct KeptRow {
+  OrderWord word = 0;
+  uint32_t chunk = 0;
+  uint32_t row = 0;
+  uint64_t arrival = 0;
+};
+
+// The rows of one batch whose keys hash to one shard: their rows in the batch, encoded partition
+// keys and order words (when used), gathered so that a table reads them in sequence.
+struct ShardRows {
+  std::vector<uint32_t> rows;
+  EncodedKeys keys;
+  std::vector<OrderWord> words;
+
+  void Clear() {
+    rows.clear();
+    keys.bytes.clear();
+    keys.offsets.assign(1, 0);
+    keys.hashes.clear();
+    words.clear();
+  }
+};
+
+// The best rows of the groups (window partitions) whose keys hash to one shard. Rows that win
+// a place are copied out of their batch into a chunk (one per batch); rows displaced later leave
+// garbage in their chunk, which MaybeCompact() reclaims. Not thread-safe.
+class TopRowsTable {
+ public:
+  TopRowsTable(const std::vector<SortKey>& order_by, size_t limit, bool use_order_words)
+      : order_by_(order_by), limit_(limit), use_order_words_(use_order_words) {}
+
+  // Offers `shard`'s rows of `batch`, the `sequence`-th batch of the input.
+  void Consume(const Batch& batch, uint64_t sequence, const ShardRows& shard) {
+    pending_columns_ = &batch.columns();
+    touched_groups_.clear();
+    const uint64_t sequence_bits = sequence << 32;
+    const size_t num_rows = shard.rows.size();
+    groups_.resize(num_rows);
+    keys_.FindOrInsert(shard.keys, groups_.data(), nullptr);
+    GrowGroups();
+    // A group's kept rows are rarely in the caches: fetch them ahead.
+    constexpr size_t kPrefetchDistance = 16;
+    for (size_t i = 0; i < num_rows; ++i) {
+      if (i + kPrefetchDistance < num_rows) {
+        const uint32_t ahead = groups_[i + kPrefetchDistance];
+        if (limit_ == 1) {
+          __builtin_prefetch(&rows_[ahead]);
+        } else {
+          __builtin_prefetch(&slot_offsets_[ahead]);
+        }
+        __builtin_prefetch(&counts_[ahead]);
+      }
+      const uint32_t row = shard.rows[i];
+      const KeptRow candidate{use_order_words_ ? shard.words[i] : 0, kPendingChunk, row,
+                              sequence_bits | row};
+      if (Offer(groups_[i], candidate)) touched_groups_.push_back(groups_[i]);
+    }
+
+    // Copy the rows of this batch that are still kept into a new chunk. A group listed twice
+    // has no pending rows left the second time.
+    take_.clear();
+    const uint32_t chunk = static_cast<uint32_t>(chunks_.size());
+    for (uint32_t group : touched_groups_) {
+      KeptRow* kept = KeptOf(group);
+      for (uint32_t i = 0; i < counts_[group]; ++i) {
+        if (kept[i].chunk != kPendingChunk) continue;
+        take_.push_back(kept[i].row);
+        kept[i].chunk = chunk;
+        kept[i].row = static_cast<uint32_t>(take_.size() - 1);
+      }
+    }
+    pending_columns_ = nullptr;
+    if (!take_.empty()) {
+      chunks_.push_back(Gather(batch.columns(), take_));
+      chunk_live_.push_back(take_.size());
+      chunk_size_.push_back(take_.size());
+      stored_rows_ += take_.size();
+    }
+    MaybeCompact();
+  }
+
+  // Splits the kept rows by chunk (their rows and row numbers) for TakeOutput().
+  void PrepareOutput() {
+    output_rows_.assign(chunks_.size(), {});
+    output_numbers_.assign(chunks_.size(), {});
+    for (size_t group = 0; group < counts_.size(); ++group) {
+      const KeptRow* kept = KeptOf(static_cast<uint32_t>(group));
+      for (uint32_t i = 0; i < counts_[group]; ++i) {
+        output_rows_[kept[i].chunk].push_back(kept[i].row);
+        output_numbers_[kept[i].chunk].push_back(static_cast<int32_t>(i + 1));
+      }
+    }
+    rows_ = {};
+    slot_offsets_ = {};
+    counts_ = {};
+    keys_ = KeyTable();
+  }
+
+  size_t num_chunks() const { return chunks_.size(); }
+
+  // The kept rows of chunk `c` followed by their row numbers (no columns when none are kept);
+  // frees the chunk.
+  std::vector<VectorPtr> TakeOutput(size_t c) {
+    std::vector<VectorPtr> columns;
+    std::vector<int64_t>& rows = output_rows_[c];
+    if (!rows.empty()) {
+      columns = Gather(chunks_[c], rows);
+      const int64_t n = static_cast<int64_t>(rows.size());
+      BufferPtr values = Buffer::Allocate(static_cast<size_t>(n) * sizeof(int32_t));
+      std::copy(output_numbers_[c].begin(), output_numbers_[c].end(), values->as<int32_t>());
+      columns.push_back(Vector::Make(IntegerType(), n, {nullptr, values}, {}, 0));
+    }
+    chunks_[c] = {};
+    output_rows_[c] = {};
+    output_numbers_[c] = {};
+    return columns;
+  }
+
+ private:
+  static std::vector<VectorPtr> Gather(const std::vector<VectorPtr>& columns,
+                                       const std::vector<int64_t>& rows) {
+    std::vector<VectorPtr> out;
+    out.reserve(columns.size());
+    for (const VectorPtr& column : columns) out.push_back(TakeRows(*column, rows));
+    return out;
+  }
+
+  const std::vector<VectorPtr>& ColumnsOf(uint32_t chunk) const {
+    return chunk == kPendingChunk ? *pending_columns_ : chunks_[chunk];
+  }
+
+  // Orders rows by the ORDER BY keys, then by arrival (batches of several threads reach a table
+  // in any order).
+  int Compare(const KeptRow& a, const KeptRow& b) const {
+    const int c = use_order_words_ ? (a.word < b.word ? -1 : (a.word > b.word ? 1 : 0))
+                                   : CompareRows(ColumnsOf(a.chunk), a.row, ColumnsOf(b.chunk),
+                                                 b.row, order_by_);
+    if (c != 0) return c;
+    return a.arrival < b.arrival ? -1 : (a.arrival > b.arrival ? 1 : 0);
+  }
+
+  // Puts `candidate` among `group`'s kept rows if it is among the best `limit_`; returns
+  // whether it was kept.
+  bool Offer(uint32_t group, const KeptRow& candidate) {
+    uint32_t count = counts_[group];
+    if (limit_ > 1 && count < limit_ && (count & (count - 1)) == 0) Reserve(group, count);
+    KeptRow* kept = KeptOf(group);
+    if (count == limit_) {
+      if (Compare(candidate, kept[count - 1]) > 0) return false;
+      Release(kept[count - 1].chunk);
+      --count;
+    } else {
+      ++live_rows_;
+    }
+    uint32_t position = count;
+    while (position > 0 && Compare(candidate, kept[position - 1]) < 0) {
+      kept[position] = kept[position - 1];
+      --position;
+    }
+    kept[position] = candidate;
+    counts_[group] = count + 1;
+    return true;
+  }
+
+  // A kept row of `chunk` was displaced.
+  void Release(uint32_t chunk) {
+    if (chunk == kPendingChunk) return;
+    if (--chunk_live_[chunk] == 0) {
+      stored_rows_ -= chunk_size_[chunk];
+      chunk_size_[chunk] = 0;
+      chunks_[chunk] = {};
+    }
+  }
+
+  // The kept rows of `group`, best first.
+  KeptRow* KeptOf(uint32_t group) {
+    return limit_ == 1 ? &rows_[group] : &rows_[slot_offsets_[group]];
+  }
+
+  // With a limit above 1, a group's slots grow 1, 2, 4, ... up to the limit as its rows arrive
+  // (moving to the end of rows_), so groups with few rows do not take `limit_` slots each.
+  // Makes room for one more row of `group`, which has `count` rows: a power of two (or zero)
+  // below the limit.
+  void Reserve(uint32_t group, uint32_t count) {
+    const size_t capacity = count == 0 ? 1 : std::min<size_t>(limit_, size_t{count} * 2);
+    const size_t offset = rows_.size();
+    rows_.resize(offset + capacity);
+    if (count > 0) std::copy_n(&rows_[slot_offsets_[group]], count, &rows_[offset]);
+    slot_offsets_[group] = offset;
+  }
+
+  void GrowGroups() {
+    const size_t num_groups = keys_.num_groups();
+    if (counts_.size() >= num_groups) return;
+    const size_t capacity = std::max(num_groups, counts_.size() * 2);
+    counts_.resize(capacity, 0);
+    if (limit_ == 1) {
+      rows_.resize(capacity);
+    } else {
+      slot_offsets_.resize(capacity, 0);
+    }
+  }
+
+  // Displaced rows may take as much room as twice the kept ones (plus some slack) before the
+  // chunks that are mostly garbage are copied again, which keeps the copying linear in the input.
+  void MaybeCompact() {
+    constexpr size_t kGarbageSlack = 4096;
+    const size_t garbage = stored_rows_ - live_rows_;
+    if (garbage <= 2 * live_rows_ + kGarbageSlack) return;
+    std::vector<std::vector<KeptRow*>> moved(chunks_.size());
+    for (size_t group = 0; group < keys_.num_groups(); ++group) {
+      KeptRow* kept = KeptOf(static_cast<uint32_t>(group));
+      for (uint32_t i = 0; i < counts_[group]; ++i) {
+        const uint32_t c = kept[i].chunk;
+        if (chunk_live_[c] * 2 < chunk_size_[c]) moved[c].push_back(&kept[i]);
+      }
+    }
+    std::vector<int64_t> rows;
+    for (size_t c = 0; c < moved.size(); ++c) {
+      if (moved[c].empty()) continue;
+      rows.clear();
+      for (KeptRow* row : moved[c]) {
+        rows.push_back(row->row);
+        row->row = static_cast<uint32_t>(rows.size() - 1);
+      }
+      chunks_[c] = Gather(chunks_[c], rows);
+      stored_rows_ -= chunk_size_[c] - rows.size();
+      chunk_size_[c] = rows.size();
+    }
+  }
+
+  const std::vector<SortKey>& order_by_;
+  size_t limit_;
+  bool use_order_words_;
+
+  KeyTable keys_;
+  // Limit 1: the kept row of group g at g. Otherwise each group's slots start at its
+  // slot_offsets_ entry; slots left behind when a group grows are not reused.
+  std::vector<KeptRow> rows_;
+  std::vector<size_t> slot_offsets_;
+  std::vector<uint32_t> counts_;  // kept rows per group (capacity may exceed the groups)
+  size_t live_rows_ = 0;          // sum of counts_
+
+  std::vector<std::vector<VectorPtr>> chunks_;  // a chunk without live rows has no columns
+  std::vector<size_t> chunk_live_;
+  std::vector<size_t> chunk_size_;
+  size_t stored_rows_ = 0;  // sum of chunk_size_
+
+  // Consume() scratch.
+  const std::vector<VectorPtr>* pending_columns_ = nullptr;
+  std::vector<uint32_t> groups_;
+  std::vector<uint32_t> touched_groups_;  // groups that kept a row of the batch
+  std::vector<int64_t> take_;
+
+  std::vector<std::vector<int64_t>> output_rows_;
+  std::vector<std::vector<int32_t>> output_numbers_;
+};
+
+// Groups are spread over this many tables by hash: each table is small enough to stay in the
+// caches while a batch's rows for it are offered, and threads work on different tables at once.
+constexpr int kShardBits = 4;
+constexpr size_t kNumShards = size_t{1} << kShardBits;
+
+// The shard of a key hash: its top bits (the tables use the low bits for slots).
+inline size_t ShardOf(uint64_t hash) { return static_cast<size_t>(hash >> (64 - kShardBits)); }
+
+class GroupTopRowsOperator final : public Operator {
+ public:
+  GroupTopRowsOperator(OperatorPtr child, std::vector<int> partition_by,
+                       std::vector<SortKey> order_by, size_t limit, SchemaPtr schema)
+      : Operator(std::move(schema)),
+        child_(std::move(child)),
+        partition_by_(std::move(partition_by)),
+        order_by_(std::move(order_by)),
+        limit_(limit),
+        use_order_words_(
+            order_by_.size() == 1 &&
+            HasOrderWord(
+                child_->schema()->field(static_cast<size_t>(order_by_[0].column)).type->id())) {}
+
+  std::optional<Batch> Next(ExecContext& context) override {
+    if (!consumed_) {
+      Consume(context);
+      consumed_ = true;
+    }
+    // Chunks hold few kept rows each when most rows were displaced: small ones are combined.
+    std::vector<Batch> small;
+    int64_t small_rows = 0;
+    while (next_table_ < tables_.size()) {
+      TopRowsTable& table = *tables_[next_table_];
+      if (next_chunk_ >= table.num_chunks()) {
+        tables_[next_table_++].reset();
+        next_chunk_ = 0;
+        continue;
+      }
+      std::vector<VectorPtr> columns = table.TakeOutput(next_chunk_++);
+      if (columns.empty()) continue;
+      const int64_t num_rows = columns[0]->length();
+      Batch batch(schema(), std::move(columns), num_rows);
+      if (num_rows >= kTargetBatchRows / 4 && small.empty()) return batch;
+      small.push_back(std::move(batch));
+      small_rows += num_rows;
+      if (small_rows >= kTargetBatchRows / 4) break;
+    }
+    if (small.empty()) return std::nullopt;
+    return ConcatenateBatches(small);
+  }
+
+  std::string Describe() const override {
+    const Schema& input = *child_->schema();
+    auto column_text = [&](int column) {
+      return input.field(static_cast<size_t>(column)).name + "#" + std::to_string(column);
+    };
+    std::string text =
+        "GroupTopRows [row_number() AS " + schema()->fields().back().name + "], [partition: ";
+    for (size_t p = 0; p < partition_by_.size(); ++p) {
+      text += (p > 0 ? ", " : "") + column_text(partition_by_[p]);
+    }
+    text += "], [order: ";
+    for (size_t o = 0; o < order_by_.size(); ++o) {
+      const SortKey& key = order_by_[o];
+      text += (o > 0 ? ", " : "") + column_text(key.column) + (key.ascending ? " ASC" : " DESC") +
+              (key.nulls_first ? " NULLS FIRST" : " NULLS LAST");
+    }
+    return text + "], [limit: " + std::to_string(limit_) + "]";
+  }
+
+  std::vector<const Operator*> children() const override { return {child_.get()}; }
+
+ private:
+  // One thread's scratch for the batch it offers.
+  struct Worker {
+    std::vector<VectorPtr> partition_values;
+    EncodedKeys keys;
+    std::vector<OrderWord> words;
+    std::array<ShardRows, kNumShards> shards;
+  };
+
+  // Offers `batch` to the tables its rows hash to; `first_shard` staggers the threads.
+  void Offer(const Batch& batch, uint64_t sequence, Worker& worker, size_t first_shard) {
+    const int64_t num_rows = batch.num_rows();
+    SILT_CHECK(num_rows <= std::numeric_limits<uint32_t>::max(), "batch too large for top rows");
+    worker.partition_values.clear();
+    for (int column : partition_by_) {
+      worker.partition_values.push_back(batch.column(static_cast<size_t>(column)));
+    }
+    EncodeKeys(worker.partition_values, num_rows, worker.keys);
+    if (use_order_words_) {
+      ComputeOrderWords(*batch.column(static_cast<size_t>(order_by_[0].column)), num_rows,
+                        order_by_[0], worker.words);
+    }
+    for (ShardRows& shard : worker.shards) shard.Clear();
+    for (int64_t r = 0; r < num_rows; ++r) {
+      const uint64_t hash = worker.keys.hashes[static_cast<size_t>(r)];
+      ShardRows& shard = worker.shards[ShardOf(hash)];
+      shard.rows.push_back(static_cast<uint32_t>(r));
+      const std::string_view key = worker.keys.key(r);
+      std::vector<uint8_t>& bytes = shard.keys.bytes;
+      const size_t end = bytes.size();
+      bytes.resize(end + key.size());
+      if (!key.empty()) std::memcpy(bytes.data() + end, key.data(), key.size());
+      shard.keys.offsets.push_back(static_cast<uint32_t>(bytes.size()));
+      shard.keys.hashes.push_back(hash);
+      if (use_order_words_) shard.words.push_back(worker.words[static_cast<size_t>(r)]);
+    }
+    // Tables another thread holds are visited last.
+    std::array<bool, kNumShards> done{};
+    for (int pass = 0; pass < 2; ++pass) {
+      for (size_t i = 0; i < kNumShards; ++i) {
+        const size_t p = (first_shard + i) % kNumShards;
+        if (done[p] || worker.shards[p].rows.empty()) continue;
+        std::unique_lock<std::mutex> lock(table_mutexes_[p], std::defer_lock);
+        if (pass == 0) {
+          if (!lock.try_lock()) continue;
+        } else {
+          lock.lock();
+        }
+        tables_[p]->Consume(batch, sequence, worker.shards[p]);
+        done[p] = true;
+      }
+    }
+  }
+
+  void Consume(ExecContext& context) {
+    for (size_t p = 0; p < kNumShards; ++p) {
+      tables_.push_back(std::make_unique<TopRowsTable>(order_by_, limit_, use_order_words_));
+    }
+    // Half the threads offer rows; the others stay free for the child, whose scan decodes on
+    // the pool (with two threads, one offering thread beats two contending with the scan).
+    const size_t parallelism = std::max<size_t>(1, context.Parallelism() / 2);
+    std::vector<Worker> workers(parallelism);
+    uint64_t sequence = 0;
+    if (parallelism == 1) {
+      while (std::optional<Batch> batch = child_->Next(context)) {
+        Offer(*batch, sequence++, workers[0], 0);
+      }
+    } else {
+      // Every worker pulls batches (one at a time, numbered in the child's order, so ties are
+      // broken as one thread would break them) and offers them to the tables.
+      std::mutex child_mutex;
+      std::atomic<bool> stop{false};
+      context.Pool().ParallelFor(
+          parallelism,
+          [&](size_t worker) {
+            try {
+              while (!stop.load(std::memory_order_relaxed)) {
+                std::optional<Batch> batch;
+                uint64_t batch_sequence = 0;
+                {
+                  std::lock_guard<std::mutex> lock(child_mutex);
+                  if (stop.load(std::memory_order_relaxed)) return;
+                  batch = child_->Next(context);
+                  batch_sequence = sequence++;
+                }
+                if (!batch) {
+                  stop = true;
+                  return;
+                }
+                Offer(*batch, batch_sequence, workers[worker], worker * kNumShards / parallelism);
+              }
+            } catch (...) {
+              stop = true;
+              throw;
+            }
+          },
+          parallelism);
+    }
+    for (auto& table : tables_) table->PrepareOutput();
+  }
+
+  OperatorPtr child_;
+  std::vector<int> partition_by_;
+  std::vector<SortKey> order_by_;
+  size_t limit_;
+  bool use_order_words_;
+  std::vector<std::unique_ptr<TopRowsTable>> tables_;  // one per shard
+  std::array<std::mutex, kNumShards> table_mutexes_;
+  bool consumed_ = false;
+  size_t next_table_ = 0;
+  size_t next_chunk_ = 0;
+};
+
+}  // namespace
+
+OperatorPtr MakeGroupTopRows(OperatorPtr child, std::vector<int> partition_by,
+                             std::vector<SortKey> order_by, int64_t limit,
+                             std::string row_number_name) {
+  SILT_CHECK(child != nullptr, "group top rows without input");
+  SILT_CHECK(limit >= 1 && limit <= std::numeric_limits<int32_t>::max(),
+             "group top rows limit out of range");
+  const Schema& input = *child->schema();
+  for (int column : partition_by) {
+    SILT_CHECK(column >= 0 && static_cast<size_t>(column) < input.num_fields(),
+               "partition column out of range");
+    CheckOrderable(*input.field(static_cast<size_t>(column)).type, "window partition");
+  }
+  for (const SortKey& key : order_by) {
+    SILT_CHECK(key.column >= 0 && static_cast<size_t>(key.column) < input.num_fields(),
+               "order column out of range");
+    CheckOrderable(*input.field(static_cast<size_t>(key.column)).type, "window order");
+  }
+  std::vector<Field> fields = input.fields();
+  fields.push_back(Field{std::move(row_number_name), IntegerType(), false, {}});
+  auto schema = std::make_shared<Schema>(std::move(fields));
+  return std::make_unique<GroupTopRowsOperator>(std::move(child), std::move(partition_by),
+                                                std::move(order_by), static_cast<size_t>(limit),
+                                                std::move(schema));
+}
+
+}  // namespace silt::exec
