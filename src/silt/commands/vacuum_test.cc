@@ -115,6 +115,20 @@ TEST_F(VacuumStatementTest, RemovesWhatNoVersionWithinTheRetentionNeeds) {
   EXPECT_EQ(ErrorClassOf("SELECT * FROM t VERSION AS OF 2"), "PATH_NOT_FOUND");
 }
 
+TEST_F(VacuumStatementTest, PartitionFoldersItEmptiesAreRemoved) {
+  Sql("SET spark.databricks.delta.retentionDurationCheck.enabled = false");
+  Sql("CREATE TABLE t (id INT, p STRING) USING delta PARTITIONED BY (p)");
+  Sql("INSERT INTO t VALUES (1, 'gone'), (2, 'kept')");
+  Sql("DELETE FROM t WHERE p = 'gone'");
+  std::filesystem::path root = Location("t");
+  ASSERT_TRUE(std::filesystem::exists(root / "p=gone"));
+  Sql("VACUUM t RETAIN 0 HOURS");
+  EXPECT_FALSE(std::filesystem::exists(root / "p=gone"));
+  EXPECT_TRUE(std::filesystem::exists(root / "p=kept"));
+  EXPECT_TRUE(std::filesystem::exists(root / "_delta_log"));
+  EXPECT_THAT(Query("SELECT * FROM t"), ElementsAre("2,kept"));
+}
+
 TEST_F(VacuumStatementTest, DryRunListsTheFilesAndChangesNothing) {
   Sql("CREATE TABLE t (id INT) USING delta");
   Sql("INSERT INTO t VALUES (1)");

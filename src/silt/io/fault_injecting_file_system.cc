@@ -402,6 +402,13 @@ bool FaultInjectingFileSystem::Delete(const std::string& path) {
   return deleted;
 }
 
+bool FaultInjectingFileSystem::DeleteEmptyFolder(const std::string& path) {
+  auto decision = BeginCall(FileOperation::kDelete, path);
+  bool deleted = inner_->DeleteEmptyFolder(path);
+  if (decision.fail_after) ThrowFault("DeleteEmptyFolder" + std::string(kAfterSuffix), path);
+  return deleted;
+}
+
 void FaultInjectingFileSystem::Rename(const std::string& from, const std::string& to) {
   auto decision = BeginCall(FileOperation::kRename, from);
   inner_->Rename(from, to);

@@ -153,6 +153,7 @@ class FaultInjectingFileSystem final
   std::unique_ptr<OutputStream> OpenWrite(const std::string& path) override;
   PutOutcome PutIfAbsent(const std::string& path, std::string_view bytes) override;
   bool Delete(const std::string& path) override;
+  bool DeleteEmptyFolder(const std::string& path) override;
   void Rename(const std::string& from, const std::string& to) override;
   void SetModificationTime(const std::string& path, int64_t modification_time_ms) override;
   Capabilities capabilities() const override;

@@ -24,6 +24,8 @@ std::string RandomAccessFile::ReadAll() {
   return content;
 }
 
+bool FileSystem::DeleteEmptyFolder(const std::string&) { return false; }
+
 void FileSystem::WriteFile(const std::string& path, std::string_view bytes) {
   std::unique_ptr<OutputStream> stream = OpenWrite(path);
   stream->Write(bytes);

@@ -101,6 +101,12 @@ class FileSystem {
   /// Deletes the file at `path`; returns false when there was none.
   virtual bool Delete(const std::string& path) = 0;
 
+  /// Removes the folder at `path` when nothing is in it (VACUUM tidies the partition folders it
+  /// emptied); returns true when a folder was removed. A folder that holds anything, a missing
+  /// path and a file are left alone (false). Stores whose folders are implicit have nothing to
+  /// remove: the default returns false.
+  virtual bool DeleteEmptyFolder(const std::string& path);
+
   /// Moves `from` to `to`, replacing `to` if it exists; throws PATH_NOT_FOUND when `from` is
   /// missing.
   virtual void Rename(const std::string& from, const std::string& to) = 0;

@@ -333,6 +333,21 @@ TEST_P(FileSystemConformanceTest, DeleteReportsWhetherAFileWasThere) {
   EXPECT_EQ(file_system_->PutIfAbsent(At("dir/file"), "y"), PutOutcome::kCreated);
 }
 
+TEST_P(FileSystemConformanceTest, DeleteEmptyFolderLeavesEverythingElseAlone) {
+  file_system_->WriteFile(At("a/b/file"), "x");
+  EXPECT_FALSE(file_system_->DeleteEmptyFolder(At("a/b")));       // holds a file
+  EXPECT_FALSE(file_system_->DeleteEmptyFolder(At("a/b/file")));  // a file
+  EXPECT_FALSE(file_system_->DeleteEmptyFolder(At("nothing")));
+  EXPECT_EQ(file_system_->ReadFile(At("a/b/file")), "x");
+  EXPECT_TRUE(file_system_->Delete(At("a/b/file")));
+  // Where folders are real, the emptied ones go (inner first); elsewhere there is nothing left.
+  bool removed = file_system_->DeleteEmptyFolder(At("a/b"));
+  if (removed) EXPECT_TRUE(file_system_->DeleteEmptyFolder(At("a")));
+  EXPECT_FALSE(file_system_->Stat(At("a/b")).has_value());
+  file_system_->WriteFile(At("a/b/again"), "y");
+  EXPECT_EQ(file_system_->ReadFile(At("a/b/again")), "y");
+}
+
 TEST_P(FileSystemConformanceTest, RenameMovesAFileAndCreatesTargetFolders) {
   file_system_->WriteFile(At("from"), "content");
   file_system_->SetModificationTime(At("from"), 1'600'000'000'123);

@@ -318,6 +318,12 @@ class LocalFileSystem final : public FileSystem {
     ThrowIoError(path, "delete failed", errno);
   }
 
+  bool DeleteEmptyFolder(const std::string& path) override {
+    if (::rmdir(path.c_str()) == 0) return true;
+    if (errno == ENOENT || errno == ENOTDIR || errno == ENOTEMPTY || errno == EEXIST) return false;
+    ThrowIoError(path, "folder removal failed", errno);
+  }
+
   void Rename(const std::string& from, const std::string& to) override {
     struct stat status {};
     if (::lstat(from.c_str(), &status) != 0) {

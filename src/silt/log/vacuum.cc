@@ -108,10 +108,12 @@ VacuumResult Vacuum(const std::shared_ptr<const Snapshot>& snapshot, const Vacuu
   const std::string root = io::NormalizePath(snapshot->table_root());
   std::vector<std::string> pending = {root};
   std::vector<std::pair<std::string, int64_t>> doomed;  // path, size
+  std::vector<std::string> folders;                     // below the root, parents first
   while (!pending.empty()) {
     std::string folder = std::move(pending.back());
     pending.pop_back();
     ++result.directories;
+    if (folder != root) folders.push_back(folder);
     for (const io::FileInfo& entry : fs.List(folder)) {
       if (IsHiddenFromVacuum(io::BaseName(entry.path), metadata.partition_columns)) continue;
       if (entry.is_directory) {
@@ -147,6 +149,11 @@ VacuumResult Vacuum(const std::shared_ptr<const Snapshot>& snapshot, const Vacuu
   try {
     for (const std::string& path : result.files) {
       if (fs.Delete(path)) ++result.deleted_files;
+    }
+    // Folders the deletes left empty go too, deepest first (a parent is listed before its
+    // children), as Delta's VACUUM leaves no empty partition folders behind.
+    for (auto folder = folders.rbegin(); folder != folders.rend(); ++folder) {
+      fs.DeleteEmptyFolder(*folder);
     }
   } catch (...) {
     if (options.log_operation) {
