@@ -17,9 +17,13 @@ constexpr int64_t kPrefetchDistance = 16;
 void SetBit(uint8_t* bits, int64_t i) { bits[i >> 3] |= static_cast<uint8_t>(1u << (i & 7)); }
 
 // The validity bitmap of the gathered rows, or null when every gathered row is valid.
-BufferPtr GatherValidity(const Vector& source, const int64_t* rows, int64_t num_rows, int64_t& null_count) {
+// `may_have_nulls` false promises that neither the source nor the indexes give a NULL (the
+// caller saw no negative index), which skips the scan over the rows.
+BufferPtr GatherValidity(const Vector& source, const int64_t* rows, int64_t num_rows, int64_t& null_count,
+                         bool may_have_nulls = true) {
   null_count = 0;
   const bool source_nulls = source.null_count() != 0;
+  if (!may_have_nulls && !source_nulls) return nullptr;
   bool any_null = false;
   for (int64_t i = 0; i < num_rows && !any_null; ++i) {
     any_null = rows[i] < 0 || (source_nulls && source.IsNull(rows[i]));
@@ -39,17 +43,20 @@ BufferPtr GatherValidity(const Vector& source, const int64_t* rows, int64_t num_
 
 template <typename T>
 VectorPtr TakeFixed(const Vector& source, const int64_t* rows, int64_t num_rows) {
-  int64_t null_count = 0;
-  BufferPtr validity = GatherValidity(source, rows, num_rows, null_count);
   BufferPtr values = Buffer::Allocate(static_cast<size_t>(num_rows) * sizeof(T));
   T* out = values->as<T>();
   const T* in = source.values<T>();
+  bool any_negative = false;
   for (int64_t i = 0; i < num_rows; ++i) {
     if (i + kPrefetchDistance < num_rows && rows[i + kPrefetchDistance] >= 0) {
       __builtin_prefetch(in + rows[i + kPrefetchDistance]);
     }
-    out[i] = rows[i] >= 0 ? in[rows[i]] : T{};
+    const int64_t row = rows[i];
+    any_negative |= row < 0;
+    out[i] = row >= 0 ? in[row] : T{};
   }
+  int64_t null_count = 0;
+  BufferPtr validity = GatherValidity(source, rows, num_rows, null_count, any_negative);
   return Vector::Make(source.type(), num_rows, {validity, values}, {}, null_count);
 }
 
