@@ -207,10 +207,19 @@ int64_t LiveRowCount(const DmlTable& table, io::FileSystem& fs, const log::AddFi
 }
 
 TargetFileReader::TargetFileReader(const DmlTable& table, std::shared_ptr<io::FileSystem> fs,
-                                   ThreadPool* pool, std::vector<bool> read_columns)
+                                   ThreadPool* pool, std::vector<bool> read_columns,
+                                   const log::Metadata* as_metadata)
     : table_(table), fs_(std::move(fs)) {
   log::ScanOptions options;
   options.pool = pool;
+  if (as_metadata != nullptr) {
+    SILT_CHECK(read_columns.empty(), "a column subset read as another schema");
+    scan_ = log::TableScan::MakeForMetadata(fs_, table.snapshot->table_root(), *as_metadata, options);
+    schema_ = scan_->schema();
+    for (size_t i = 0; i < schema_->num_fields(); ++i) scan_column_.push_back(static_cast<int>(i));
+    return;
+  }
+  schema_ = table.schema;
   const size_t width = table.schema->num_fields();
   bool all = read_columns.empty();
   for (size_t i = 0; i < width; ++i) {
@@ -271,9 +280,9 @@ void TargetFileReader::Read(const log::AddFile& file,
     for (size_t i = 0; i < scan_column_.size(); ++i) {
       columns.push_back(scan_column_[i] >= 0
                             ? batch.column(static_cast<size_t>(scan_column_[i]))
-                            : Vector::MakeAllNull(table_.schema->field(i).type, batch.num_rows()));
+                            : Vector::MakeAllNull(schema_->field(i).type, batch.num_rows()));
     }
-    positioned.rows = Batch(table_.schema, std::move(columns), batch.num_rows());
+    positioned.rows = Batch(schema_, std::move(columns), batch.num_rows());
     consume(std::move(positioned));
   }
 }

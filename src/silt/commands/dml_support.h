@@ -128,8 +128,12 @@ class TargetFileReader {
   /// others are all NULL in the batches returned, which keep the table's layout. A statement
   /// that writes deletion vectors and no change data needs only the columns its conditions and
   /// new values use, which spares decoding the rest.
+  /// `as_metadata` reads the files as that metadata's schema instead of the table's (a MERGE
+  /// with schema evolution: the columns and nested fields it adds read as NULL); it must outlive
+  /// the reader, and `read_columns` must then be empty.
   TargetFileReader(const DmlTable& table, std::shared_ptr<io::FileSystem> fs,
-                   ThreadPool* pool = nullptr, std::vector<bool> read_columns = {});
+                   ThreadPool* pool = nullptr, std::vector<bool> read_columns = {},
+                   const log::Metadata* as_metadata = nullptr);
 
   /// Calls `consume` for each row group of `file` in file order (row groups with no live row
   /// are skipped). Throws what TableScan::OpenFile throws and PARQUET_CORRUPT_FILE when the
@@ -143,6 +147,7 @@ class TargetFileReader {
   const DmlTable& table_;
   std::shared_ptr<io::FileSystem> fs_;
   std::unique_ptr<log::TableScan> scan_;
+  SchemaPtr schema_;  // of the batches returned
   // Table column -> column of the scan's batches, or -1 for a column not read.
   std::vector<int> scan_column_;
 };

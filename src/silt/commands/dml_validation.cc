@@ -57,6 +57,12 @@ VectorPtr StoreAssign(const VectorPtr& input, const Field& target, const std::st
                       expr::EvalContext& context, WriteKind kind) {
   if (input->type()->Equals(*target.type)) return input;
   if (!expr::CanStoreAssign(input->type(), target.type)) {
+    // UPDATE and MERGE name a nested value whose fields differ from the column's as Delta does.
+    if (kind == WriteKind::kModify && input->type()->is_nested() &&
+        input->type()->id() == target.type->id()) {
+      SILT_THROW(DELTA_UPDATE_SCHEMA_MISMATCH_EXPRESSION,
+                 {{"fromCatalog", SqlTypeName(*input->type())}, {"toCatalog", SqlTypeName(*target.type)}});
+    }
     SILT_THROW(INCOMPATIBLE_DATA_FOR_TABLE, {{"tableName", table},
                                              {"message", "Cannot safely cast `" + target.name +
                                                              "`: " + SqlTypeName(*input->type()) +

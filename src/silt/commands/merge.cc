@@ -543,6 +543,58 @@ struct FileOutcome {
   dml::WrittenOutput written;
 };
 
+// `target` with the fields of `source` it lacks appended as nullable fields, matched by name
+// case-insensitively, and structs present on both sides merged the same way (also as the
+// elements of arrays and the values of maps), as Delta's schema evolution does. Types of
+// fields present on both sides stay the target's: values are cast into them on write.
+std::vector<Field> MergeFields(const std::vector<Field>& target, const std::vector<Field>& source,
+                               bool& changed);
+
+DataTypePtr MergeType(const DataTypePtr& target, const DataTypePtr& source, bool& changed) {
+  if (target->id() != source->id()) return target;
+  switch (target->id()) {
+    case TypeId::kStruct: {
+      bool inner = false;
+      std::vector<Field> fields = MergeFields(target->fields(), source->fields(), inner);
+      if (!inner) return target;
+      changed = true;
+      return StructType(std::move(fields));
+    }
+    case TypeId::kList: {
+      bool inner = false;
+      DataTypePtr element = MergeType(target->fields()[0].type, source->fields()[0].type, inner);
+      if (!inner) return target;
+      changed = true;
+      return ListType(element, target->fields()[0].nullable);
+    }
+    case TypeId::kMap: {
+      bool inner = false;
+      DataTypePtr value = MergeType(target->fields()[1].type, source->fields()[1].type, inner);
+      if (!inner) return target;
+      changed = true;
+      return MapType(target->fields()[0].type, value, target->fields()[1].nullable);
+    }
+    default:
+      return target;
+  }
+}
+
+std::vector<Field> MergeFields(const std::vector<Field>& target, const std::vector<Field>& source,
+                               bool& changed) {
+  std::vector<Field> fields = target;
+  for (const Field& field : source) {
+    auto same = std::find_if(fields.begin(), fields.end(),
+                             [&](const Field& existing) { return Lower(existing.name) == Lower(field.name); });
+    if (same == fields.end()) {
+      fields.push_back(Field{field.name, field.type, true, {}});
+      changed = true;
+    } else {
+      same->type = MergeType(same->type, field.type, changed);
+    }
+  }
+  return fields;
+}
+
 // The target schema a MERGE writes: the table's, plus (with schema evolution) the source's
 // top-level columns the table lacks when a `*` clause would carry them, appended as nullable
 // columns in source order, as Delta does.
@@ -554,12 +606,9 @@ SchemaPtr EvolvedSchema(const sql::Statement& statement, const SchemaPtr& target
     star = star || clause.action == MergeAction::kUpdateStar || clause.action == MergeAction::kInsertStar;
   }
   if (!star) return target;
-  std::vector<Field> fields = target->fields();
-  for (const Field& field : source->fields()) {
-    if (target->FieldIndex(field.name, /*case_sensitive=*/false) >= 0) continue;
-    fields.push_back(Field{field.name, field.type, true, {}});
-  }
-  if (fields.size() == target->num_fields()) return target;
+  bool changed = false;
+  std::vector<Field> fields = MergeFields(target->fields(), source->fields(), changed);
+  if (!changed) return target;
   auto evolved = std::make_shared<Schema>(std::move(fields));
   evolved->CheckNoDuplicateNames();
   return evolved;
@@ -647,14 +696,7 @@ FileOutcome ProcessFile(MergeRun& run, const log::AddFile& file) {
       outcome.deletion_vector && run.narrow_reader != nullptr ? *run.narrow_reader : *run.reader;
 
   for (dml::PositionedBatch& positioned : reader.ReadAll(file)) {
-    Batch rows = positioned.rows;
-    if (run.schema->num_fields() > rows.num_columns()) {
-      std::vector<VectorPtr> columns = rows.columns();
-      for (size_t i = columns.size(); i < run.schema->num_fields(); ++i) {
-        columns.push_back(Vector::MakeAllNull(run.schema->field(i).type, rows.num_rows()));
-      }
-      rows = Batch(run.schema, std::move(columns), rows.num_rows());
-    }
+    const Batch& rows = positioned.rows;  // in run.schema: the reader reads evolved columns as NULL
     const int64_t n = rows.num_rows();
     std::vector<int64_t> pair_target;
     std::vector<int64_t> pair_source;
@@ -936,7 +978,10 @@ StatementResult ExecuteMerge(sql::SessionState& session, const sql::Statement& s
   expr::EvalContext index_context = run.eval;
   SourceIndex index(bound, source, index_context);
   run.index = &index;
-  dml::TargetFileReader reader(table, session.fs(), &session.pool());
+  // With schema evolution the target's rows are read as the evolved schema: columns and nested
+  // fields the MERGE adds read as NULL in the rows it keeps.
+  dml::TargetFileReader reader(table, session.fs(), &session.pool(), {},
+                               schema_changed ? &metadata : nullptr);
   run.reader = &reader;
   const size_t combined_width = bound.combined_schema->num_fields();
   run.on_columns.assign(combined_width, false);
