@@ -6,6 +6,7 @@
 #include <atomic>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -860,14 +861,44 @@ void AppendWritten(dml::WrittenOutput& into, dml::WrittenOutput&& from) {
   into.change_bytes += from.change_bytes;
 }
 
-// The target's files the MERGE must read: with NOT MATCHED BY SOURCE clauses every file (any
-// row may be unmatched); otherwise those the ON condition's target-only conjuncts and the
-// range of the source's keys leave possible; none for an empty source.
+dml::CandidateFiles ChooseMatchingFiles(const MergeRun& run);
+
+// The files NOT MATCHED BY SOURCE clauses may act on besides those the source may match: with
+// conditions on the target's own columns only the files some condition may hold in (by
+// partition values and statistics), else every file. The union of candidate sets records the
+// whole table as read (a read predicate is a conjunction).
 dml::CandidateFiles ChooseMergeFiles(const MergeRun& run) {
   const BoundMerge& bound = *run.bound;
-  if (!bound.not_matched_by_source.empty()) {
-    return dml::ChooseCandidateFiles(*run.table, nullptr, &run.session->pool());
+  if (bound.not_matched_by_source.empty()) return ChooseMatchingFiles(run);
+  const size_t table_width = run.table->schema->num_fields();
+  std::vector<expr::ExpressionPtr> conditions;
+  for (const BoundClause& clause : bound.not_matched_by_source) {
+    bool prunable = clause.condition != nullptr && clause.condition->deterministic();
+    if (prunable) {
+      for (int column : expr::ReferencedColumns(*clause.condition)) {
+        prunable = prunable && static_cast<size_t>(column) < table_width;
+      }
+    }
+    if (!prunable) return dml::ChooseCandidateFiles(*run.table, nullptr, &run.session->pool());
+    conditions.push_back(clause.condition);
   }
+  dml::CandidateFiles matching = ChooseMatchingFiles(run);
+  std::set<const log::AddFile*> chosen(matching.files.begin(), matching.files.end());
+  for (const expr::ExpressionPtr& condition : conditions) {
+    for (const log::AddFile* file : dml::ChooseCandidateFiles(*run.table, condition).files) chosen.insert(file);
+  }
+  dml::CandidateFiles candidates;
+  candidates.num_files_before_skipping = matching.num_files_before_skipping;
+  for (const log::AddFile& file : run.table->snapshot->files()) {
+    if (chosen.count(&file)) candidates.files.push_back(&file);
+  }
+  return candidates;
+}
+
+// The files the source's rows may match: those the ON condition's target-only conjuncts and the
+// range of the source's keys leave possible; none for an empty source.
+dml::CandidateFiles ChooseMatchingFiles(const MergeRun& run) {
+  const BoundMerge& bound = *run.bound;
   if (run.source->num_rows() == 0) {
     dml::CandidateFiles none;
     none.num_files_before_skipping = run.table->snapshot->files().size();

@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include <string>
 #include <vector>
 
@@ -124,6 +126,30 @@ TEST_F(MergeTest, OnlyFilesWithChangedRowsAreRewritten) {
   EXPECT_THAT(metrics, HasSubstr("numTargetRowsCopied -> 99"));
   // Regression: a multi-file target with update + insert must not lose files.
   EXPECT_THAT(Query("SELECT count(*), sum(v) FROM t"), ElementsAre("401,2"));
+}
+
+TEST_F(MergeTest, NotMatchedBySourceReadsOnlyFilesItsConditionAllows) {
+  Sql("CREATE TABLE t (id INT, p STRING) USING delta PARTITIONED BY (p)");
+  Sql("INSERT INTO t VALUES (1, 'hot'), (2, 'hot'), (3, 'cold'), (4, 'archive')");
+  // Remove the archive partition's file from storage: reading it would fail, so the MERGE
+  // below succeeds only if neither the source's keys nor the NOT MATCHED BY SOURCE condition
+  // lead it there.
+  auto snapshot = Snapshot("t");
+  for (const log::AddFile& file : snapshot->files()) {
+    if (file.path.find("p=archive") != std::string::npos) {
+      std::filesystem::remove(snapshot->ResolvePath(file.path));
+    }
+  }
+  EXPECT_THAT(Query("MERGE INTO t USING (SELECT 1 AS id) s ON t.id = s.id "
+                    "WHEN MATCHED THEN UPDATE SET p = 'hot' "
+                    "WHEN NOT MATCHED BY SOURCE AND t.p = 'cold' THEN DELETE"),
+              ElementsAre("2,1,1,0"));
+  std::string parameters = NewestHistoryColumn("t", 5);
+  EXPECT_THAT(parameters, HasSubstr("notMatchedBySourcePredicates -> [{\"predicate\":\"(t.p = 'cold')\","));
+  // An unconditional NOT MATCHED BY SOURCE clause must read every file.
+  EXPECT_EQ(ErrorClassOf("MERGE INTO t USING (SELECT 1 AS id) s ON t.id = s.id "
+                         "WHEN NOT MATCHED BY SOURCE THEN DELETE"),
+            "PATH_NOT_FOUND");
 }
 
 TEST_F(MergeTest, UniqueSourceAgainstLargeFileIsNoDuplicate) {
