@@ -4,6 +4,7 @@
 #include <cctype>
 #include <regex>
 
+#include "silt/base/ascii.h"
 #include "silt/base/check.h"
 #include "silt/base/json_writer.h"
 #include "silt/commands/merge.h"
@@ -26,12 +27,7 @@ std::vector<std::string> EnforcedFeatures() {
   return {"checkConstraints", "generatedColumns", "changeDataFeed"};
 }
 
-std::string Lower(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
+std::string Lower(std::string_view text) { return AsciiLower(text); }
 
 std::string QuotedJson(std::string_view text) {
   std::string out;

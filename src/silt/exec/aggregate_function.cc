@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "silt/base/ascii.h"
 #include "silt/base/check.h"
 #include "silt/exec/aggregate_kind_internal.h"
 #include "silt/exec/row_compare.h"
@@ -11,12 +12,6 @@
 namespace silt::exec {
 
 namespace {
-
-std::string Lower(std::string_view name) {
-  std::string out(name);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 // Spark's type names in error messages: "STRING", "DECIMAL(10,2)", "ARRAY<INT>".
 std::string QuotedTypeName(const DataType& type) {
@@ -63,7 +58,7 @@ bool IsNumericOrNull(const DataType& type) { return type.id() == TypeId::kNull |
 }  // namespace
 
 std::optional<AggregateKind> AggregateKindOf(std::string_view name) {
-  std::string lower = Lower(name);
+  std::string lower = AsciiLower(name);
   static const std::pair<const char*, AggregateKind> kNames[] = {
       {"count", AggregateKind::kCount},
       {"sum", AggregateKind::kSum},
@@ -107,7 +102,7 @@ bool IsAggregateFunction(std::string_view name) { return AggregateKindOf(name).h
 AggregateSignature ResolveAggregate(std::string_view name, const std::vector<DataTypePtr>& argument_types,
                                     bool distinct) {
   std::optional<AggregateKind> kind = AggregateKindOf(name);
-  std::string lower = Lower(name);
+  std::string lower = AsciiLower(name);
   if (!kind) {
     SILT_THROW(UNRESOLVED_ROUTINE, {{"routineName", "`" + lower + "`"}, {"searchPath", "[`system`.`builtin`]"}});
   }

@@ -4,6 +4,7 @@
 #include <utility>
 #include <vector>
 
+#include "silt/base/ascii.h"
 #include "silt/base/check.h"
 #include "silt/exec/aggregate_function.h"
 #include "silt/exec/sort_window.h"
@@ -11,14 +12,6 @@
 namespace silt::exec {
 
 namespace {
-
-std::string Lower(std::string_view name) {
-  std::string lower(name);
-  for (char& c : lower) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return lower;
-}
 
 constexpr std::pair<std::string_view, WindowFunctionKind> kNames[] = {
     {"row_number", WindowFunctionKind::kRowNumber},
@@ -103,7 +96,7 @@ void RequireIntegral(const std::string& name, int ordinal, const DataType& type)
 }  // namespace
 
 std::optional<WindowFunctionKind> WindowFunctionKindOf(std::string_view name) {
-  std::string lower = Lower(name);
+  std::string lower = AsciiLower(name);
   for (const auto& [candidate, kind] : kNames) {
     if (lower == candidate) return kind;
   }
@@ -127,7 +120,7 @@ bool IgnoresFrame(WindowFunctionKind kind) {
 }
 
 bool IsWindowFunction(std::string_view name) {
-  std::string lower = Lower(name);
+  std::string lower = AsciiLower(name);
   // first_value/last_value are also aggregates; the rest have no meaning without OVER.
   if (lower == "first_value" || lower == "last_value") return true;
   std::optional<WindowFunctionKind> kind = WindowFunctionKindOf(lower);
@@ -136,7 +129,7 @@ bool IsWindowFunction(std::string_view name) {
 
 DataTypePtr ResolveWindowFunction(std::string_view name,
                                   const std::vector<DataTypePtr>& argument_types) {
-  std::string lower = Lower(name);
+  std::string lower = AsciiLower(name);
   std::optional<WindowFunctionKind> kind = WindowFunctionKindOf(lower);
   if (!kind || !IsWindowOnly(*kind))
     return ResolveAggregate(lower, argument_types, false).result_type;

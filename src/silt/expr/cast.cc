@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <limits>
 
+#include "silt/base/ascii.h"
 #include "silt/base/check.h"
 #include "silt/expr/decimal_arithmetic_internal.h"
 #include "silt/expr/interval_functions.h"
@@ -26,16 +27,6 @@ std::string_view TrimSpaces(std::string_view text) {
   while (begin < end && static_cast<unsigned char>(text[begin]) <= ' ') ++begin;
   while (end > begin && static_cast<unsigned char>(text[end - 1]) <= ' ') --end;
   return text.substr(begin, end - begin);
-}
-
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) {
-      return false;
-    }
-  }
-  return true;
 }
 
 // Spark's toSQLType: the upper-case type name in double quotes.

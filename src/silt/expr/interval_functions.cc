@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "silt/base/ascii.h"
 #include "silt/expr/function_kernels_internal.h"
 #include "silt/expr/type_coercion.h"
 #include "silt/types/date_time.h"
@@ -43,14 +44,6 @@ std::string QuotedType(const DataType& type) {
 }
 
 bool IsDatetime(TypeId id) { return id == TypeId::kDate || id == TypeId::kTimestamp || id == TypeId::kTimestampNtz; }
-
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (std::toupper(static_cast<unsigned char>(a[i])) != std::toupper(static_cast<unsigned char>(b[i]))) return false;
-  }
-  return true;
-}
 
 std::string_view Trim(std::string_view text) {
   while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);

@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "silt/base/check.h"
+#include "silt/base/clock.h"
 #include "silt/base/json_writer.h"
 #include "silt/io/path.h"
 #include "silt/log/file_stats.h"
@@ -457,12 +458,6 @@ void AppendActionColumn(VectorBuilder& builder, std::string_view column, const A
     SILT_CHECK(false, "unknown checkpoint column " + std::string(column));
   }
   builder.AppendStruct();
-}
-
-int64_t SystemNowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
 }
 
 // Collects the bytes of the Parquet file in memory, so the checkpoint can be published with one

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <chrono>
 
+#include "silt/base/ascii.h"
 #include "silt/base/check.h"
+#include "silt/base/clock.h"
 #include "silt/base/json_writer.h"
 #include "silt/base/thread_pool.h"
 #include "silt/io/path.h"
@@ -15,20 +17,6 @@
 
 namespace silt::log {
 namespace {
-
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
-std::string LowerAscii(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return out;
-}
 
 // The same type with every field, element and value nullable and without Parquet field ids:
 // Spark reads files as nullable, and a converted table gets no constraints from its files.
@@ -158,7 +146,7 @@ PartitionValueMap ParsePartitionFolders(const std::vector<std::string>& parts,
   for (size_t i = 0; i < parsed.size(); ++i) {
     const Field& column = partition_columns[i];
     const auto& [name, text] = parsed[i];
-    if (LowerAscii(name) != LowerAscii(column.name)) {
+    if (AsciiLower(name) != AsciiLower(column.name)) {
       SILT_THROW(DELTA_UNEXPECTED_PARTITION_COLUMN_FROM_FILE_NAME,
                  {{"expectedCol", "`" + column.name + "`"},
                   {"parsedCol", "`" + name + "`"},
@@ -237,7 +225,7 @@ bool MergeParquetSchema(std::vector<Field>& merged, const Schema& file_schema) {
   for (const Field& field : file_schema.fields()) {
     DataTypePtr type = AsNullable(field.type);
     auto existing = std::find_if(merged.begin(), merged.end(), [&](const Field& f) {
-      return LowerAscii(f.name) == LowerAscii(field.name);
+      return AsciiLower(f.name) == AsciiLower(field.name);
     });
     if (existing == merged.end()) {
       merged.push_back(Field{field.name, type, true, {}});
@@ -308,7 +296,7 @@ ConvertResult ConvertToDelta(std::shared_ptr<io::FileSystem> fs, const std::stri
   for (const Field& field : data_fields) {
     auto partition =
         std::find_if(options.partition_columns.begin(), options.partition_columns.end(),
-                     [&](const Field& p) { return LowerAscii(p.name) == LowerAscii(field.name); });
+                     [&](const Field& p) { return AsciiLower(p.name) == AsciiLower(field.name); });
     if (partition == options.partition_columns.end()) {
       table_fields.push_back(field);
       stats_fields.push_back(field);
@@ -318,7 +306,7 @@ ConvertResult ConvertToDelta(std::shared_ptr<io::FileSystem> fs, const std::stri
   }
   for (const Field& partition : options.partition_columns) {
     bool present = std::any_of(table_fields.begin(), table_fields.end(), [&](const Field& f) {
-      return LowerAscii(f.name) == LowerAscii(partition.name);
+      return AsciiLower(f.name) == AsciiLower(partition.name);
     });
     if (!present) table_fields.push_back(Field{partition.name, partition.type, true, {}});
   }
@@ -331,7 +319,7 @@ ConvertResult ConvertToDelta(std::shared_ptr<io::FileSystem> fs, const std::stri
   for (const Field& partition : options.partition_columns) {
     metadata.partition_columns.push_back(partition.name);
   }
-  metadata.created_time = NowMs();
+  metadata.created_time = SystemNowMs();
   metadata.configuration = options.properties;
 
   std::vector<std::optional<std::string>> stats(files.size());

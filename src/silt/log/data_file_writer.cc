@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "silt/base/check.h"
+#include "silt/base/clock.h"
 #include "silt/io/path.h"
 #include "silt/log/partition_values.h"
 #include "silt/log/random_uuid.h"
@@ -13,12 +14,6 @@
 namespace silt::log {
 
 namespace {
-
-int64_t SystemNowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 std::string_view CodecSuffix(parquet::CompressionCodec codec) {
   switch (codec) {

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "silt/base/check.h"
+#include "silt/base/clock.h"
 #include "silt/io/path.h"
 #include "silt/log/deletion_vector.h"
 #include "silt/log/file_stats.h"
@@ -77,12 +78,6 @@ std::string UuidBytes(std::string_view uuid) {
   }
   SILT_CHECK(bytes.size() == 16, "a UUID has 16 bytes");
   return bytes;
-}
-
-int64_t SystemNowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
 }
 
 [[noreturn]] void FailStats(std::string_view path, const std::string& message) {

@@ -5,7 +5,9 @@
 #include <map>
 #include <set>
 
+#include "silt/base/ascii.h"
 #include "silt/base/check.h"
+#include "silt/base/clock.h"
 #include "silt/base/json_writer.h"
 #include "silt/base/thread_pool.h"
 #include "silt/log/data_file_writer.h"
@@ -17,24 +19,10 @@
 namespace silt::log {
 namespace {
 
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
-std::string LowerAscii(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return out;
-}
-
 bool ContainsIgnoringCase(const std::vector<std::string>& names, std::string_view name) {
-  std::string wanted = LowerAscii(name);
+  std::string wanted = AsciiLower(name);
   return std::any_of(names.begin(), names.end(),
-                     [&](const std::string& n) { return LowerAscii(n) == wanted; });
+                     [&](const std::string& n) { return AsciiLower(n) == wanted; });
 }
 
 // Leaf columns a statistic can be kept for: a struct contributes its fields, anything else one.
@@ -316,7 +304,7 @@ OptimizeResult Optimize(std::shared_ptr<const Snapshot> snapshot, const Optimize
   SILT_CHECK(snapshot != nullptr, "OPTIMIZE without a snapshot");
   OptimizeResult result;
   OptimizeMetrics& metrics = result.metrics;
-  metrics.start_time_ms = NowMs();
+  metrics.start_time_ms = SystemNowMs();
   const Metadata& metadata = snapshot->metadata();
   const Schema& schema = snapshot->schema();
   bool zorder = !options.zorder_columns.empty();
@@ -396,7 +384,7 @@ OptimizeResult Optimize(std::shared_ptr<const Snapshot> snapshot, const Optimize
     txn->SetOperation("OPTIMIZE", std::move(parameters), result.operation_metrics);
     result.commit = txn->Commit(options.commit);
   }
-  metrics.end_time_ms = NowMs();
+  metrics.end_time_ms = SystemNowMs();
   return result;
 }
 

@@ -5,13 +5,14 @@
 #include <algorithm>
 #include <cctype>
 
+#include "silt/base/ascii.h"
 #include "silt/base/check.h"
 #include "silt/base/thread_pool.h"
+#include "silt/io/path.h"
 #include "silt/log/deletion_vector.h"
 #include "silt/log/file_stats.h"
 #include "silt/log/partition_values.h"
 #include "silt/parquet/reader.h"
-#include "silt/io/path.h"
 #include "silt/types/schema_json.h"
 
 namespace silt::log {
@@ -21,13 +22,6 @@ namespace {
 constexpr const char* kPhysicalNameKey = "delta.columnMapping.physicalName";
 constexpr const char* kColumnIdKey = "delta.columnMapping.id";
 constexpr const char* kParquetFieldIdKey = "parquet.field.id";
-
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) ==
-                  std::tolower(static_cast<unsigned char>(y));
-         });
-}
 
 // Field metadata values are raw JSON; a physical name is a JSON string.
 std::optional<std::string> MetadataString(const Field& field, std::string_view key) {

@@ -5,7 +5,9 @@
 #include <cctype>
 #include <map>
 
+#include "silt/base/ascii.h"
 #include "silt/base/check.h"
+#include "silt/base/clock.h"
 #include "silt/base/json_writer.h"
 #include "silt/io/path.h"
 #include "silt/log/checkpoint_writer.h"
@@ -20,29 +22,12 @@ namespace silt::log {
 
 namespace {
 
-int64_t SystemNowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 bool PropertyIsTrue(const Metadata& metadata, std::string_view key) {
   const std::string* value = FindValue(metadata.configuration, key);
   if (value == nullptr) return false;
   std::string lower;
   for (char c : *value) lower.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
   return lower == "true";
-}
-
-bool EqualsIgnoreCase(std::string_view left, std::string_view right) {
-  if (left.size() != right.size()) return false;
-  for (size_t i = 0; i < left.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(left[i])) !=
-        std::tolower(static_cast<unsigned char>(right[i]))) {
-      return false;
-    }
-  }
-  return true;
 }
 
 bool ContainsTimestampNtz(const DataType& type) {

@@ -6,18 +6,13 @@
 #include <utility>
 
 #include "silt/base/check.h"
+#include "silt/base/clock.h"
 #include "silt/io/path.h"
 #include "silt/log/deletion_vector.h"
 #include "silt/log/transaction.h"
 
 namespace silt::log {
 namespace {
-
-int64_t SystemNowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 // The storage paths a version within the retention still reads: the data file and, when it
 // lives in its own file, the deletion vector.

@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "silt/base/ascii.h"
 #include "silt/base/check.h"
 #include "silt/base/json_writer.h"
 #include "silt/exec/text_format.h"
@@ -17,13 +18,6 @@ namespace {
 constexpr std::string_view kDefaultDatabase = "default";
 constexpr std::string_view kRegistryFile = "_silt_tables.json";
 constexpr std::string_view kDatabaseMarkerFile = "_silt_database.json";
-
-std::string Lower(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
 
 bool EndsWith(std::string_view text, std::string_view suffix) {
   return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
@@ -39,13 +33,13 @@ Catalog::Catalog(std::shared_ptr<io::FileSystem> fs, std::string warehouse)
     : fs_(std::move(fs)), warehouse_(io::NormalizePath(warehouse)) {}
 
 std::string Catalog::DatabaseFolder(const std::string& database) const {
-  std::string name = Lower(database);
+  std::string name = AsciiLower(database);
   if (name == kDefaultDatabase) return warehouse_;
   return io::JoinPath(warehouse_, name + ".db");
 }
 
 bool Catalog::DatabaseExists(const std::string& name) const {
-  std::string lower = Lower(name);
+  std::string lower = AsciiLower(name);
   if (lower == kDefaultDatabase) return true;
   if (lower.empty() || lower.find('/') != std::string::npos) return false;
   std::string folder = DatabaseFolder(lower);
@@ -58,13 +52,13 @@ bool Catalog::DatabaseExists(const std::string& name) const {
 
 void Catalog::CheckDatabase(const std::string& database) const {
   if (!DatabaseExists(database)) {
-    SILT_THROW(SCHEMA_NOT_FOUND, {{"schemaName", "`spark_catalog`.`" + Lower(database) + "`"}});
+    SILT_THROW(SCHEMA_NOT_FOUND, {{"schemaName", "`spark_catalog`.`" + AsciiLower(database) + "`"}});
   }
 }
 
 void Catalog::CreateDatabase(const std::string& name, bool if_not_exists,
                              const std::optional<std::string>& comment) {
-  std::string lower = Lower(name);
+  std::string lower = AsciiLower(name);
   SILT_USER_CHECK(!lower.empty() && lower.find('/') == std::string::npos &&
                       lower.find('`') == std::string::npos,
                   INVALID_SCHEMA_OR_RELATION_NAME, {{"name", name}});
@@ -96,7 +90,7 @@ std::optional<std::string> Catalog::DatabaseComment(const std::string& name) con
 }
 
 void Catalog::DropDatabase(const std::string& name, bool if_exists, bool cascade) {
-  std::string lower = Lower(name);
+  std::string lower = AsciiLower(name);
   if (lower == kDefaultDatabase) {
     SILT_THROW(UNSUPPORTED_FEATURE, {{"message", "Cannot drop the default database"}});
   }
@@ -119,7 +113,7 @@ std::vector<std::string> Catalog::ListDatabases() const {
   for (const io::FileInfo& entry : fs_->List(warehouse_)) {
     std::string base(io::BaseName(entry.path));
     if (entry.is_directory && EndsWith(base, ".db") && base.size() > 3) {
-      std::string name = Lower(base.substr(0, base.size() - 3));
+      std::string name = AsciiLower(base.substr(0, base.size() - 3));
       if (DatabaseExists(name)) names.insert(name);
     }
   }
@@ -127,7 +121,7 @@ std::vector<std::string> Catalog::ListDatabases() const {
 }
 
 std::string Catalog::ManagedLocation(const std::string& database, const std::string& table) const {
-  return io::JoinPath(DatabaseFolder(database), Lower(table));
+  return io::JoinPath(DatabaseFolder(database), AsciiLower(table));
 }
 
 std::map<std::string, std::string> Catalog::ReadRegistry(const std::string& database) const {
@@ -169,7 +163,7 @@ bool Catalog::IsDeltaTableFolder(const std::string& location) const {
 std::optional<std::string> Catalog::TableLocation(const std::string& database,
                                                   const std::string& table) const {
   CheckDatabase(database);
-  std::string name = Lower(table);
+  std::string name = AsciiLower(table);
   std::map<std::string, std::string> registry = ReadRegistry(database);
   if (auto it = registry.find(name); it != registry.end()) return it->second;
   std::string managed = ManagedLocation(database, name);
@@ -179,16 +173,16 @@ std::optional<std::string> Catalog::TableLocation(const std::string& database,
 
 bool Catalog::IsExternalTable(const std::string& database, const std::string& table) const {
   CheckDatabase(database);
-  return ReadRegistry(database).count(Lower(table)) > 0;
+  return ReadRegistry(database).count(AsciiLower(table)) > 0;
 }
 
 void Catalog::RegisterExternalTable(const std::string& database, const std::string& table,
                                     const std::string& location) {
   CheckDatabase(database);
-  std::string name = Lower(table);
+  std::string name = AsciiLower(table);
   if (TableLocation(database, name)) {
     SILT_THROW(TABLE_OR_VIEW_ALREADY_EXISTS,
-               {{"relationName", QuotedTable(Lower(database), name)}});
+               {{"relationName", QuotedTable(AsciiLower(database), name)}});
   }
   std::map<std::string, std::string> registry = ReadRegistry(database);
   registry[name] = location;
@@ -197,7 +191,7 @@ void Catalog::RegisterExternalTable(const std::string& database, const std::stri
 
 void Catalog::DropTable(const std::string& database, const std::string& table, bool if_exists) {
   CheckDatabase(database);
-  std::string name = Lower(table);
+  std::string name = AsciiLower(table);
   std::map<std::string, std::string> registry = ReadRegistry(database);
   if (registry.erase(name) > 0) {
     WriteRegistry(database, registry);
@@ -206,7 +200,7 @@ void Catalog::DropTable(const std::string& database, const std::string& table, b
   std::string managed = ManagedLocation(database, name);
   if (!IsDeltaTableFolder(managed)) {
     if (if_exists) return;
-    SILT_THROW(TABLE_OR_VIEW_NOT_FOUND, {{"relationName", QuotedTable(Lower(database), name)}});
+    SILT_THROW(TABLE_OR_VIEW_NOT_FOUND, {{"relationName", QuotedTable(AsciiLower(database), name)}});
   }
   // The log goes first, so that a crash part-way leaves no half table that still looks like one.
   std::vector<io::FileInfo> files = fs_->List(managed, "", /*recursive=*/true);
@@ -223,8 +217,8 @@ std::vector<std::string> Catalog::ListTables(const std::string& database) const 
   for (const io::FileInfo& entry : fs_->List(DatabaseFolder(database))) {
     if (!entry.is_directory) continue;
     std::string base(io::BaseName(entry.path));
-    if (Lower(database) == kDefaultDatabase && EndsWith(base, ".db")) continue;
-    if (IsDeltaTableFolder(entry.path)) names.insert(Lower(base));
+    if (AsciiLower(database) == kDefaultDatabase && EndsWith(base, ".db")) continue;
+    if (IsDeltaTableFolder(entry.path)) names.insert(AsciiLower(base));
   }
   return {names.begin(), names.end()};
 }

@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cmath>
 
+#include "silt/base/ascii.h"
 #include "silt/base/check.h"
 #include "silt/exec/aggregate_function.h"
 #include "silt/exec/sort_window.h"
@@ -22,14 +23,6 @@ namespace {
 std::string Lower(std::string text) {
   for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return text;
-}
-
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) return false;
-  }
-  return true;
 }
 
 std::string QuotedTypeName(const DataTypePtr& type) { return "\"" + DataTypeSql(*type) + "\""; }

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <chrono>
 
+#include "silt/base/ascii.h"
 #include "silt/base/check.h"
 #include "silt/base/thread_pool.h"
 #include "silt/io/file_system.h"
@@ -12,13 +13,6 @@
 
 namespace silt::sql {
 namespace {
-
-std::string Lower(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
 
 // A name as Spark quotes it in messages: `a`.`b`.
 std::string QuoteName(const QualifiedName& name) {
@@ -42,7 +36,7 @@ SessionState::SessionState(std::shared_ptr<io::FileSystem> fs, std::string wareh
 
 void SessionState::SetCurrentDatabase(const std::string& name) {
   catalog_.CheckDatabase(name);
-  current_database_ = Lower(name);
+  current_database_ = AsciiLower(name);
 }
 
 void SessionState::SetConf(const std::string& key, const std::string& value) { conf_[key] = value; }
@@ -58,7 +52,7 @@ std::optional<std::string> SessionState::GetConf(const std::string& key) const {
 bool SessionState::GetBoolConf(const std::string& key, bool default_value) const {
   std::optional<std::string> text = GetConf(key);
   if (!text) return default_value;
-  std::string lower = Lower(*text);
+  std::string lower = AsciiLower(*text);
   if (lower == "true") return true;
   if (lower == "false") return false;
   SILT_THROW(INVALID_CONFIGURATION,
@@ -76,7 +70,7 @@ expr::EvalContext SessionState::MakeEvalContext() const {
 }
 
 void SessionState::CreateTempView(TempView view, bool replace) {
-  std::string key = Lower(view.name);
+  std::string key = AsciiLower(view.name);
   if (!replace && temp_views_.count(key) > 0) {
     SILT_THROW(TEMP_TABLE_OR_VIEW_ALREADY_EXISTS, {{"relationName", "`" + view.name + "`"}});
   }
@@ -84,11 +78,11 @@ void SessionState::CreateTempView(TempView view, bool replace) {
 }
 
 bool SessionState::DropTempView(const std::string& name) {
-  return temp_views_.erase(Lower(name)) > 0;
+  return temp_views_.erase(AsciiLower(name)) > 0;
 }
 
 const TempView* SessionState::FindTempView(const std::string& name) const {
-  auto it = temp_views_.find(Lower(name));
+  auto it = temp_views_.find(AsciiLower(name));
   return it == temp_views_.end() ? nullptr : &it->second;
 }
 
@@ -112,7 +106,7 @@ TableSource SessionState::ResolveTable(const QualifiedName& name,
     return ResolveCatalogTable(current_database_, name[0], name, position);
   }
   if (name.size() == 2) {
-    std::string format = Lower(name[0]);
+    std::string format = AsciiLower(name[0]);
     static const std::map<std::string, TableSource::Kind> kPathFormats = {
         {"delta", TableSource::Kind::kDelta},
         {"parquet", TableSource::Kind::kParquet},
@@ -141,7 +135,7 @@ TableSource SessionState::ResolveTable(const QualifiedName& name,
     }
     return ResolveCatalogTable(name[0], name[1], name, position);
   }
-  if (name.size() == 3 && Lower(name[0]) == "spark_catalog") {
+  if (name.size() == 3 && AsciiLower(name[0]) == "spark_catalog") {
     return ResolveCatalogTable(name[1], name[2], name, position);
   }
   ThrowNotFound(name, position);
@@ -155,9 +149,9 @@ TableSource SessionState::ResolveCatalogTable(const std::string& database, const
   if (!location) ThrowNotFound(written, position);
   TableSource source;
   source.kind = TableSource::Kind::kDelta;
-  source.identifier = {Lower(database), Lower(table)};
+  source.identifier = {AsciiLower(database), AsciiLower(table)};
   source.location = *location;
-  source.display_name = "`spark_catalog`.`" + Lower(database) + "`.`" + Lower(table) + "`";
+  source.display_name = "`spark_catalog`.`" + AsciiLower(database) + "`.`" + AsciiLower(table) + "`";
   return source;
 }
 
