@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <thread>
 
 #include "silt/commands/dml_testing.h"
 #include "silt/log/deletion_vector.h"
@@ -109,6 +110,7 @@ TEST_F(VacuumStatementTest, RemovesWhatNoVersionWithinTheRetentionNeeds) {
   EXPECT_THAT(Query("SELECT id FROM t VERSION AS OF 5 ORDER BY id"), ElementsAre("3", "10"));
 
   // With no retention, only the current version's files stay.
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));  // past this millisecond's writes
   EXPECT_THAT(Query("VACUUM t RETAIN 0 HOURS"), ElementsAre(Location("t")));
   EXPECT_EQ(DataFolderFiles("t"), live);
   EXPECT_THAT(Query("SELECT id, v FROM t ORDER BY id"), ElementsAre("103,c", "110,y"));
@@ -122,6 +124,8 @@ TEST_F(VacuumStatementTest, PartitionFoldersItEmptiesAreRemoved) {
   Sql("DELETE FROM t WHERE p = 'gone'");
   std::filesystem::path root = Location("t");
   ASSERT_TRUE(std::filesystem::exists(root / "p=gone"));
+  // A zero retention keeps what was removed or written in this very millisecond.
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
   Sql("VACUUM t RETAIN 0 HOURS");
   EXPECT_FALSE(std::filesystem::exists(root / "p=gone"));
   EXPECT_TRUE(std::filesystem::exists(root / "p=kept"));
@@ -141,6 +145,8 @@ TEST_F(VacuumStatementTest, DryRunListsTheFilesAndChangesNothing) {
   Sql("SET spark.databricks.delta.retentionDurationCheck.enabled = false");
   auto removed = Latest("t")->tombstones();
   ASSERT_EQ(removed.size(), 1u);
+  // A zero retention keeps what was written in this very millisecond.
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
   StatementResult result = Sql("VACUUM t RETAIN 0 HOURS DRY RUN");
   ASSERT_EQ(result.batches.size(), 1u);
   EXPECT_EQ(result.batches[0].schema()->field(0).name, "path");

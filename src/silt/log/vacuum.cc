@@ -92,8 +92,9 @@ VacuumResult Vacuum(const std::shared_ptr<const Snapshot>& snapshot, const Vacuu
     AddReferencedPaths(*snapshot, file.path, file.deletion_vector, &referenced);
   }
   for (const RemoveFile& tombstone : snapshot->tombstones()) {
-    // A tombstone without a deletion time counts as deleted at the epoch, as in Delta.
-    if (tombstone.deletion_timestamp.value_or(0) < result.delete_before_ms) continue;
+    // A tombstone without a deletion time counts as deleted at the epoch, as in Delta; one is
+    // still needed only when it was removed after the cutoff (Delta keeps `> cutoff`).
+    if (tombstone.deletion_timestamp.value_or(0) <= result.delete_before_ms) continue;
     AddReferencedPaths(*snapshot, tombstone.path, tombstone.deletion_vector, &referenced);
   }
 
