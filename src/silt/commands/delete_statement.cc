@@ -11,15 +11,6 @@
 #include "silt/expr/evaluator.h"
 
 namespace silt::commands::internal {
-namespace {
-
-StatementResult AffectedRowsResult(int64_t rows) {
-  ResultBuilder result({Field{"num_affected_rows", LongType(), false, {}}});
-  result.column(0).AppendInt(rows);
-  return result.Finish();
-}
-
-}  // namespace
 
 StatementResult ExecuteDelete(sql::SessionState& session, const sql::Statement& statement) {
   dml::Stopwatch total;
@@ -126,30 +117,14 @@ StatementResult ExecuteDelete(sql::SessionState& session, const sql::Statement& 
   rewrite_ms += finish_clock.ElapsedMs();
   // Delta commits nothing when no file changes.
   if (commit.removed.empty() && commit.written.deletion_vectors.empty()) {
-    return AffectedRowsResult(0);
+    return dml::AffectedRowsResult(0);
   }
-  dml::DeletionVectorCounts dv = dml::CountDeletionVectors(commit.written.deletion_vectors);
-
   commit.operation = "DELETE";
   commit.parameters = {{"predicate", dml::PredicateParameter(predicate_sql)}};
-  int64_t added_bytes = commit.written.data_bytes;
-  commit.metrics = {
-      {"numRemovedFiles", std::to_string(static_cast<int64_t>(commit.removed.size()) + dv.removed_files)},
-      {"numAddedFiles", std::to_string(commit.written.adds.size())},
-      {"numDeletedRows", std::to_string(deleted_rows)},
-      {"numCopiedRows", std::to_string(copied_rows)},
-      {"numAddedChangeFiles", std::to_string(commit.written.change_files.size())},
-      {"numRemovedBytes", std::to_string(removed_bytes + dv.removed_bytes)},
-      {"numAddedBytes", std::to_string(added_bytes)},
-      {"executionTimeMs", std::to_string(total.ElapsedMs())},
-      {"scanTimeMs", std::to_string(scan_ms)},
-      {"rewriteTimeMs", std::to_string(rewrite_ms)},
-      {"numDeletionVectorsAdded", std::to_string(dv.added)},
-      {"numDeletionVectorsRemoved", std::to_string(dv.removed)},
-      {"numDeletionVectorsUpdated", std::to_string(dv.updated)},
-  };
+  commit.metrics = dml::RewriteMetrics(commit, {"numDeletedRows", deleted_rows, copied_rows, removed_bytes,
+                                                total.ElapsedMs(), scan_ms, rewrite_ms});
   dml::CommitDml(*txn, std::move(commit));
-  return AffectedRowsResult(deleted_rows);
+  return dml::AffectedRowsResult(deleted_rows);
 }
 
 }  // namespace silt::commands::internal

@@ -382,6 +382,31 @@ DeletionVectorCounts CountDeletionVectors(const std::vector<log::DeletionVectorU
   return counts;
 }
 
+log::StringMap RewriteMetrics(const DmlCommit& commit, const RewriteCounts& counts) {
+  DeletionVectorCounts dv = CountDeletionVectors(commit.written.deletion_vectors);
+  return {
+      {"numRemovedFiles", std::to_string(static_cast<int64_t>(commit.removed.size()) + dv.removed_files)},
+      {"numAddedFiles", std::to_string(commit.written.adds.size())},
+      {counts.rows_metric, std::to_string(counts.rows)},
+      {"numCopiedRows", std::to_string(counts.copied_rows)},
+      {"numAddedChangeFiles", std::to_string(commit.written.change_files.size())},
+      {"numRemovedBytes", std::to_string(counts.removed_bytes + dv.removed_bytes)},
+      {"numAddedBytes", std::to_string(commit.written.data_bytes)},
+      {"executionTimeMs", std::to_string(counts.execution_ms)},
+      {"scanTimeMs", std::to_string(counts.scan_ms)},
+      {"rewriteTimeMs", std::to_string(counts.rewrite_ms)},
+      {"numDeletionVectorsAdded", std::to_string(dv.added)},
+      {"numDeletionVectorsRemoved", std::to_string(dv.removed)},
+      {"numDeletionVectorsUpdated", std::to_string(dv.updated)},
+  };
+}
+
+StatementResult AffectedRowsResult(int64_t rows) {
+  internal::ResultBuilder result({Field{"num_affected_rows", LongType(), false, {}}});
+  result.column(0).AppendInt(rows);
+  return result.Finish();
+}
+
 WrittenOutput DmlWriter::Finish() {
   WrittenOutput output;
   if (deletion_vector_writer_) deletion_vector_writer_->Finish();

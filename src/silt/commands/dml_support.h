@@ -247,6 +247,25 @@ struct DeletionVectorCounts {
 };
 DeletionVectorCounts CountDeletionVectors(const std::vector<log::DeletionVectorUpdate>& updates);
 
+/// What a DELETE or UPDATE counted while rewriting files (the rest of its metrics come from the
+/// commit itself).
+struct RewriteCounts {
+  std::string rows_metric;  ///< "numDeletedRows" or "numUpdatedRows"
+  int64_t rows = 0;
+  int64_t copied_rows = 0;
+  int64_t removed_bytes = 0;  ///< of the files removed for rewriting
+  int64_t execution_ms = 0;
+  int64_t scan_ms = 0;
+  int64_t rewrite_ms = 0;
+};
+
+/// DELETE's and UPDATE's operationMetrics, in Delta's order: file, row and byte counts of
+/// `commit` (its deletion-vector updates included) and `counts`.
+log::StringMap RewriteMetrics(const DmlCommit& commit, const RewriteCounts& counts);
+
+/// The one-row `num_affected_rows` result of DELETE and UPDATE.
+StatementResult AffectedRowsResult(int64_t rows);
+
 /// Starts the transaction of a DML statement on `table.snapshot`, with the features the
 /// statements enforce themselves (constraints, generated columns, change data feed). Throws
 /// DELTA_UNSUPPORTED_FEATURES_FOR_WRITE and the like when silt cannot write the table.

@@ -885,7 +885,7 @@ dml::CandidateFiles ChooseMergeFiles(const MergeRun& run) {
   dml::CandidateFiles matching = ChooseMatchingFiles(run);
   std::set<const log::AddFile*> chosen(matching.files.begin(), matching.files.end());
   for (const expr::ExpressionPtr& condition : conditions) {
-    for (const log::AddFile* file : dml::ChooseCandidateFiles(*run.table, condition).files) chosen.insert(file);
+    for (const log::AddFile* file : dml::ChooseCandidateFiles(*run.table, condition, &run.session->pool()).files) chosen.insert(file);
   }
   dml::CandidateFiles candidates;
   candidates.num_files_before_skipping = matching.num_files_before_skipping;

@@ -141,12 +141,6 @@ Field NestedField(const Field& column, const std::vector<size_t>& path) {
   return field;
 }
 
-StatementResult AffectedRowsResult(int64_t rows) {
-  ResultBuilder result({Field{"num_affected_rows", LongType(), false, {}}});
-  result.column(0).AppendInt(rows);
-  return result.Finish();
-}
-
 }  // namespace
 
 StatementResult ExecuteUpdate(sql::SessionState& session, const sql::Statement& statement) {
@@ -267,31 +261,16 @@ StatementResult ExecuteUpdate(sql::SessionState& session, const sql::Statement& 
   rewrite_ms += finish_clock.ElapsedMs();
   // Delta commits nothing when no row matches.
   if (commit.removed.empty() && commit.written.deletion_vectors.empty()) {
-    return AffectedRowsResult(0);
+    return dml::AffectedRowsResult(0);
   }
-  dml::DeletionVectorCounts dv = dml::CountDeletionVectors(commit.written.deletion_vectors);
-
   commit.operation = "UPDATE";
   if (!predicate_sql.empty()) {
     commit.parameters = {{"predicate", dml::PredicateParameter(predicate_sql)}};
   }
-  commit.metrics = {
-      {"numRemovedFiles", std::to_string(static_cast<int64_t>(commit.removed.size()) + dv.removed_files)},
-      {"numAddedFiles", std::to_string(commit.written.adds.size())},
-      {"numUpdatedRows", std::to_string(updated_rows)},
-      {"numCopiedRows", std::to_string(copied_rows)},
-      {"numAddedChangeFiles", std::to_string(commit.written.change_files.size())},
-      {"numRemovedBytes", std::to_string(removed_bytes + dv.removed_bytes)},
-      {"numAddedBytes", std::to_string(commit.written.data_bytes)},
-      {"executionTimeMs", std::to_string(total.ElapsedMs())},
-      {"scanTimeMs", std::to_string(scan_ms)},
-      {"rewriteTimeMs", std::to_string(rewrite_ms)},
-      {"numDeletionVectorsAdded", std::to_string(dv.added)},
-      {"numDeletionVectorsRemoved", std::to_string(dv.removed)},
-      {"numDeletionVectorsUpdated", std::to_string(dv.updated)},
-  };
+  commit.metrics = dml::RewriteMetrics(commit, {"numUpdatedRows", updated_rows, copied_rows, removed_bytes,
+                                                total.ElapsedMs(), scan_ms, rewrite_ms});
   dml::CommitDml(*txn, std::move(commit));
-  return AffectedRowsResult(updated_rows);
+  return dml::AffectedRowsResult(updated_rows);
 }
 
 }  // namespace silt::commands::internal
