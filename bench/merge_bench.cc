@@ -38,6 +38,7 @@
 #include "silt/vector/batch.h"
 #include "support/duckdb_peer.h"
 #include "support/temp_dir.h"
+#include "bench_args.h"
 #include "bench_columns.h"
 
 namespace silt {
@@ -402,23 +403,10 @@ int Run(int64_t rows, int threads) {
 }  // namespace silt
 
 int main(int argc, char** argv) {
-  int64_t rows = 10000000;
-  int threads = 2;
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    if (arg == "--rows" && i + 1 < argc) {
-      rows = std::atoll(argv[++i]);
-    } else if (arg == "--threads" && i + 1 < argc) {
-      threads = std::atoi(argv[++i]);
-    } else {
-      std::fprintf(stderr, "usage: merge_bench [--rows N] [--threads T]\n");
-      return 2;
-    }
-  }
-  if (rows <= 0 || threads <= 0) {
-    std::fprintf(stderr, "--rows and --threads must be positive\n");
-    return 2;
-  }
+  std::optional<silt::bench::RowsAndThreads> arguments =
+      silt::bench::ParseRowsAndThreads(argc, argv, "merge_bench");
+  if (!arguments) return 2;
+  const auto [rows, threads] = *arguments;
   try {
     return silt::Run(rows, threads);
   } catch (const std::exception& error) {

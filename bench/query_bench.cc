@@ -34,6 +34,7 @@
 #include "silt/vector/batch.h"
 #include "support/duckdb_peer.h"
 #include "support/temp_dir.h"
+#include "bench_args.h"
 #include "bench_columns.h"
 
 namespace silt {
@@ -355,23 +356,10 @@ int Run(int64_t rows, int threads, const std::string& silt_binary) {
 }  // namespace silt
 
 int main(int argc, char** argv) {
-  int64_t rows = 10000000;
-  int threads = 2;
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    if (arg == "--rows" && i + 1 < argc) {
-      rows = std::atoll(argv[++i]);
-    } else if (arg == "--threads" && i + 1 < argc) {
-      threads = std::atoi(argv[++i]);
-    } else {
-      std::fprintf(stderr, "usage: query_bench [--rows N] [--threads T]\n");
-      return 2;
-    }
-  }
-  if (rows <= 0 || threads <= 0) {
-    std::fprintf(stderr, "--rows and --threads must be positive\n");
-    return 2;
-  }
+  std::optional<silt::bench::RowsAndThreads> arguments =
+      silt::bench::ParseRowsAndThreads(argc, argv, "query_bench");
+  if (!arguments) return 2;
+  const auto [rows, threads] = *arguments;
   try {
     // The silt binary sits one folder above the benchmark (build/silt, build/bench/query_bench).
     std::string self = argv[0];

@@ -1,0 +1,40 @@
+#pragma once
+
+// The command line the table benchmarks share: `<name> [--rows N] [--threads T]`.
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <optional>
+#include <string>
+
+namespace silt::bench {
+
+struct RowsAndThreads {
+  int64_t rows = 10000000;  ///< rows of the main table
+  int threads = 2;          ///< DuckDB's threads
+};
+
+/// Parses `--rows N` and `--threads T`; prints the usage or the error to stderr and returns
+/// nullopt for anything else or a value that is not positive.
+inline std::optional<RowsAndThreads> ParseRowsAndThreads(int argc, char** argv, const char* name) {
+  RowsAndThreads parsed;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--rows" && i + 1 < argc) {
+      parsed.rows = std::atoll(argv[++i]);
+    } else if (arg == "--threads" && i + 1 < argc) {
+      parsed.threads = std::atoi(argv[++i]);
+    } else {
+      std::fprintf(stderr, "usage: %s [--rows N] [--threads T]\n", name);
+      return std::nullopt;
+    }
+  }
+  if (parsed.rows <= 0 || parsed.threads <= 0) {
+    std::fprintf(stderr, "--rows and --threads must be positive\n");
+    return std::nullopt;
+  }
+  return parsed;
+}
+
+}  // namespace silt::bench
