@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "silt/base/testing_error_class.h"
 #include "silt/io/path.h"
 #include "silt/io/testing_temporary_folder.h"
 
@@ -36,15 +37,6 @@ std::vector<std::string> SortedRows(const StatementOutput& output) {
   std::vector<std::string> rows = Rows(output);
   std::sort(rows.begin(), rows.end());
   return rows;
-}
-
-std::string ErrorClassOf(const std::function<void()>& action) {
-  try {
-    action();
-  } catch (const Error& error) {
-    return std::string(error.error_class());
-  }
-  return "no error";
 }
 
 class DeltaTableTest : public ::testing::Test {

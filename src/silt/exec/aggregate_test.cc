@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "silt/base/testing_error_class.h"
 #include "silt/base/thread_pool.h"
 #include "silt/error.h"
 #include "silt/exec/aggregate_function.h"
@@ -95,15 +96,6 @@ AggregateRun RunAggregate(const std::vector<Batch>& batches, std::vector<expr::E
   }
   std::sort(run.rows.begin(), run.rows.end());
   return run;
-}
-
-std::string ErrorClassOf(const std::function<void()>& body) {
-  try {
-    body();
-  } catch (const Error& error) {
-    return std::string(error.error_class());
-  }
-  return "no error";
 }
 
 TEST(AggregateFunctionTest, ResolvesSparkResultTypes) {

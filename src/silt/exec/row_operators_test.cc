@@ -6,6 +6,7 @@
 
 #include <optional>
 
+#include "silt/base/testing_error_class.h"
 #include "silt/error.h"
 #include "silt/exec/operators.h"
 
@@ -65,15 +66,6 @@ std::vector<std::string> RowsOf(Operator& op) {
 
 expr::ExpressionPtr Col(int index) { return expr::Column(index, LongType()); }
 expr::ExpressionPtr Long(int64_t value) { return expr::Literal(expr::Scalar::Long(value)); }
-
-std::string ErrorClassOf(const std::function<void()>& action) {
-  try {
-    action();
-  } catch (const Error& error) {
-    return std::string(error.error_class());
-  }
-  return "no error";
-}
 
 // Counts the batches its child was asked for.
 class CountingOperator final : public Operator {

@@ -5,20 +5,12 @@
 
 #include <functional>
 
+#include "silt/base/testing_error_class.h"
 #include "silt/error.h"
 #include "silt/io/file_system.h"
 
 namespace silt::exec {
 namespace {
-
-std::string ErrorClassOf(const std::function<void()>& body) {
-  try {
-    body();
-  } catch (const Error& error) {
-    return std::string(error.error_class());
-  }
-  return "no error";
-}
 
 std::string SchemaText(const Schema& schema) { return schema.AsStruct()->ToString(); }
 

@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "silt/base/testing_error_class.h"
 #include "silt/expr/test_batch_internal.h"
 
 namespace silt::expr {
@@ -19,15 +20,6 @@ using ::testing::ElementsAre;
 
 ExpressionPtr Int(int32_t value) { return Literal(Scalar::Integer(value)); }
 ExpressionPtr NullBool() { return Literal(Scalar::Null(BooleanType())); }
-
-std::string ErrorClassOf(const std::function<void()>& action) {
-  try {
-    action();
-  } catch (const Error& error) {
-    return std::string(error.error_class());
-  }
-  return "";
-}
 
 TEST(EvaluatorTest, ThreeValuedAndOrNotTruthTables) {
   // Rows enumerate every pair of {true, false, NULL}.

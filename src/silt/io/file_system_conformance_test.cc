@@ -12,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "silt/base/testing_error_class.h"
 #include "silt/error.h"
 #include "silt/io/fault_injecting_file_system.h"
 #include "silt/io/file_system.h"
@@ -47,15 +48,6 @@ int64_t NowMilliseconds() {
 }
 
 // Runs `action` and returns the class of the silt::Error it throws ("" when it does not throw).
-std::string ErrorClassOf(const std::function<void()>& action) {
-  try {
-    action();
-  } catch (const Error& error) {
-    return std::string(error.error_class());
-  }
-  return "";
-}
-
 std::vector<std::string> Paths(const std::vector<FileInfo>& entries) {
   std::vector<std::string> paths;
   for (const FileInfo& entry : entries) paths.push_back(entry.path);

@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "silt/base/testing_error_class.h"
 #include "silt/error.h"
 
 namespace silt::log {
@@ -14,15 +15,6 @@ using ::testing::Pair;
 template <typename T>
 const T& As(const Action& action) {
   return std::get<T>(action);
-}
-
-std::string ErrorClassOf(const std::function<void()>& body) {
-  try {
-    body();
-  } catch (const Error& error) {
-    return std::string(error.error_class());
-  }
-  return "no error";
 }
 
 TEST(ActionsTest, ParsesSparkCommit) {

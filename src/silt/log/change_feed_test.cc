@@ -7,6 +7,7 @@
 #include <mutex>
 #include <set>
 
+#include "silt/base/testing_error_class.h"
 #include "silt/error.h"
 #include "silt/log/deletion_vector.h"
 #include "silt/log/log_segment.h"
@@ -25,15 +26,6 @@ constexpr const char* kSchema =
 
 std::string ParseableSchema() {
   return R"({"type":"struct","fields":[{"name":"id","type":"long","nullable":true,"metadata":{}},{"name":"v","type":"string","nullable":true,"metadata":{}}]})";
-}
-
-std::string ErrorClassOf(const std::function<void()>& body) {
-  try {
-    body();
-  } catch (const Error& error) {
-    return std::string(error.error_class());
-  }
-  return "";
 }
 
 // Writes a Parquet file of (id long, v string), with `_change_type` when `change_types` is

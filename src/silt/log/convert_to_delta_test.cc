@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <functional>
 
+#include "silt/base/testing_error_class.h"
 #include "silt/error.h"
 #include "silt/io/file_system.h"
 #include "silt/io/path.h"
@@ -23,15 +24,6 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
 constexpr const char* kRoot = "mem/folder";
-
-std::string ErrorClassOf(const std::function<void()>& body) {
-  try {
-    body();
-  } catch (const Error& error) {
-    return std::string(error.error_class());
-  }
-  return "no error";
-}
 
 class ConvertToDeltaTest : public ::testing::Test {
  protected:

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "silt/base/check.h"
+#include "silt/base/testing_error_class.h"
 #include "silt/log/file_stats.h"
 #include "silt/log/stats_collector.h"
 #include "silt/log/table_scan.h"
@@ -18,15 +19,6 @@ using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
 constexpr const char* kRoot = "mem/data";
-
-std::string ErrorClassOf(const std::function<void()>& body) {
-  try {
-    body();
-  } catch (const Error& error) {
-    return std::string(error.error_class());
-  }
-  return "no error";
-}
 
 Schema TableSchema() {
   return Schema({Field{"id", LongType(), true, {}}, Field{"name", StringType(), true, {}},

@@ -3,21 +3,13 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "silt/base/testing_error_class.h"
 #include "silt/error.h"
 
 namespace silt::log {
 namespace {
 
 using ::testing::ElementsAre;
-
-std::string ErrorClassOf(const std::function<void()>& body) {
-  try {
-    body();
-  } catch (const Error& error) {
-    return std::string(error.error_class());
-  }
-  return "no error";
-}
 
 TEST(DeletionVectorTest, Z85RoundTripAndSpecVector) {
   // The ZeroMQ RFC 32 test vector.

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <functional>
 
+#include "silt/base/testing_error_class.h"
 #include "silt/error.h"
 #include "silt/io/file_system.h"
 #include "silt/log/deletion_vector_writer.h"
@@ -19,15 +20,6 @@ namespace {
 using ::testing::ElementsAre;
 
 constexpr const char* kRoot = "mem/table";
-
-std::string ErrorClassOf(const std::function<void()>& body) {
-  try {
-    body();
-  } catch (const Error& error) {
-    return std::string(error.error_class());
-  }
-  return "no error";
-}
 
 class OptimizeTest : public ::testing::Test {
  protected:

@@ -4,19 +4,11 @@
 
 #include <cmath>
 
+#include "silt/base/testing_error_class.h"
 #include "silt/error.h"
 
 namespace silt::log {
 namespace {
-
-std::string ErrorClassOf(const std::function<void()>& body) {
-  try {
-    body();
-  } catch (const Error& error) {
-    return std::string(error.error_class());
-  }
-  return "no error";
-}
 
 std::optional<Scalar> Parse(const DataTypePtr& type, const char* text) {
   return ParsePartitionValue(*type, std::string(text), "c");

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "silt/base/check.h"
+#include "silt/base/testing_error_class.h"
 #include "silt/io/fault_injecting_file_system.h"
 #include "silt/log/log_segment.h"
 #include "silt/types/schema_json.h"
@@ -15,15 +16,6 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
 constexpr const char* kRoot = "mem/table";
-
-std::string ErrorClassOf(const std::function<void()>& body) {
-  try {
-    body();
-  } catch (const Error& error) {
-    return std::string(error.error_class());
-  }
-  return "no error";
-}
 
 Metadata MakeMetadata(bool partitioned, StringMap configuration = {}) {
   Schema schema({Field{"id", LongType(), true, {}}, Field{"part", StringType(), true, {}}});

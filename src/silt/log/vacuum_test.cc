@@ -5,6 +5,7 @@
 
 #include <functional>
 
+#include "silt/base/testing_error_class.h"
 #include "silt/error.h"
 #include "silt/io/fault_injecting_file_system.h"
 #include "silt/io/path.h"
@@ -23,15 +24,6 @@ using ::testing::IsEmpty;
 constexpr const char* kRoot = "mem/table";
 constexpr int64_t kHourMs = 3'600'000;
 constexpr int64_t kDayMs = 24 * kHourMs;
-
-std::string ErrorClassOf(const std::function<void()>& body) {
-  try {
-    body();
-  } catch (const Error& error) {
-    return std::string(error.error_class());
-  }
-  return "no error";
-}
 
 std::string Path(std::string_view relative) { return io::JoinPath(kRoot, relative); }
 

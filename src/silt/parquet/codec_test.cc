@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "silt/base/check.h"
+#include "silt/base/testing_error_class.h"
 #include "silt/parquet/snappy_decoder_internal.h"
 
 namespace silt::parquet {
@@ -33,15 +34,6 @@ std::string SampleData(size_t size) {
   }
   data.resize(size);
   return data;
-}
-
-std::string ErrorClassOf(const std::function<void()>& action) {
-  try {
-    action();
-  } catch (const Error& error) {
-    return std::string(error.error_class());
-  }
-  return "";
 }
 
 TEST(CodecTest, RoundTripsEveryCodec) {

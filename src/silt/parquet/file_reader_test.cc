@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "silt/base/check.h"
+#include "silt/base/testing_error_class.h"
 #include "silt/base/thread_pool.h"
 #include "silt/io/file_system.h"
 #include "silt/parquet/column_reader.h"
@@ -38,15 +39,6 @@ std::unique_ptr<FileReader> OpenBytes(const std::string& bytes, const std::strin
   std::shared_ptr<io::FileSystem> fs = io::MakeMemoryFileSystem();
   fs->WriteFile("/" + name, bytes);
   return FileReader::Open(*fs, "/" + name);
-}
-
-std::string ErrorClassOf(const std::function<void()>& action) {
-  try {
-    action();
-  } catch (const Error& error) {
-    return std::string(error.error_class());
-  }
-  return "";
 }
 
 const char* kSeeds[] = {"flat_nested_snappy.parquet", "flat_nested_v2_zstd.parquet",

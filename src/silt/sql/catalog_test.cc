@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "silt/base/testing_error_class.h"
 #include "silt/io/file_system.h"
 #include "silt/io/path.h"
 #include "silt/io/testing_temporary_folder.h"
@@ -12,15 +13,6 @@ namespace silt::sql {
 namespace {
 
 using ::testing::ElementsAre;
-
-std::string ErrorClassOf(const std::function<void()>& body) {
-  try {
-    body();
-  } catch (const Error& error) {
-    return std::string(error.error_class());
-  }
-  return "no error";
-}
 
 // A minimal Delta log makes a folder a table, as far as the catalog is concerned.
 void MakeDeltaFolder(io::FileSystem& fs, const std::string& root) {

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "silt/base/error_class.h"
+#include "silt/base/testing_error_class.h"
 #include "silt/types/date_time.h"
 
 namespace silt {
@@ -31,15 +32,6 @@ std::shared_ptr<const TimeZone> Zone(std::string_view id) {
   std::shared_ptr<const TimeZone> zone = TimeZone::Find(id);
   if (!zone) ADD_FAILURE() << "no zone " << id;
   return zone;
-}
-
-std::string ErrorClassOf(const std::function<void()>& action) {
-  try {
-    action();
-  } catch (const Error& error) {
-    return std::string(error.error_class());
-  }
-  return "";
 }
 
 TEST(TimeZoneTest, FixedOffsetsFollowJavaZoneIdOf) {
