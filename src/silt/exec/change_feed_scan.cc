@@ -1,5 +1,7 @@
 #include "silt/exec/change_feed_scan.h"
 
+#include <mutex>
+
 #include "silt/base/check.h"
 #include "silt/exec/filter_internal.h"
 #include "silt/exec/parquet_scan_stream.h"
@@ -11,24 +13,30 @@ namespace {
 class ChangeFeedScanOperator final : public Operator {
  public:
   ChangeFeedScanOperator(ChangeFeedScanSpec spec, std::unique_ptr<log::ChangeFeedReader> reader)
-      : Operator(reader->schema()), spec_(std::move(spec)), reader_(std::move(reader)) {}
+      : Operator(reader->schema()), spec_(std::move(spec)), reader_(std::move(reader)) {
+    const log::ChangeFeedReader* feed_reader = reader_.get();
+    stream_ = std::make_unique<ScanStream>(
+        feed_reader->num_files(),
+        [feed_reader](size_t index) {
+          std::shared_ptr<const log::TableScan::OpenedFile> opened = feed_reader->OpenFile(index);
+          ScanFile file;
+          file.row_groups = opened->row_groups();
+          file.read = [opened](int row_group) { return opened->ReadRowGroup(row_group); };
+          return file;
+        },
+        spec_.filter);
+  }
 
   std::optional<Batch> Next(ExecContext& context) override {
-    if (!stream_) {
+    std::call_once(counted_, [&] {
       context.counters->files_pruned.fetch_add(static_cast<int64_t>(reader_->num_pruned_files()));
-      const log::ChangeFeedReader* reader = reader_.get();
-      stream_ = std::make_unique<ScanStream>(
-          reader->num_files(),
-          [reader](size_t index) {
-            std::shared_ptr<const log::TableScan::OpenedFile> opened = reader->OpenFile(index);
-            ScanFile file;
-            file.row_groups = opened->row_groups();
-            file.read = [opened](int row_group) { return opened->ReadRowGroup(row_group); };
-            return file;
-          },
-          spec_.filter);
-    }
+    });
     return stream_->Next(context);
+  }
+
+  bool EnableParallelNext() override {
+    stream_->DecodeOnCallers();
+    return true;
   }
 
   std::string Describe() const override {
@@ -46,6 +54,7 @@ class ChangeFeedScanOperator final : public Operator {
  private:
   ChangeFeedScanSpec spec_;
   std::unique_ptr<log::ChangeFeedReader> reader_;
+  std::once_flag counted_;  // the pruned files are counted by the first Next()
   // Declared last: destroyed (its workers stopped) before the reader they read through.
   std::unique_ptr<ScanStream> stream_;
 };

@@ -1,4 +1,5 @@
 #include <memory>
+#include <mutex>
 
 #include "silt/base/check.h"
 #include "silt/exec/filter_internal.h"
@@ -29,26 +30,32 @@ std::string PredicateText(const log::ScanPredicate& predicate) {
 class DeltaScanOperator final : public Operator {
  public:
   DeltaScanOperator(DeltaScanSpec spec, std::unique_ptr<log::TableScan> scan)
-      : Operator(scan->schema()), spec_(std::move(spec)), scan_(std::move(scan)) {}
+      : Operator(scan->schema()), spec_(std::move(spec)), scan_(std::move(scan)) {
+    const log::TableScan* table_scan = scan_.get();
+    stream_ = std::make_unique<ScanStream>(
+        table_scan->files().size(),
+        [table_scan](size_t index) {
+          std::shared_ptr<const log::TableScan::OpenedFile> opened =
+              table_scan->OpenFile(*table_scan->files()[index]);
+          ScanFile file;
+          file.row_groups = opened->row_groups();
+          file.read = [opened](int row_group) { return opened->ReadRowGroup(row_group); };
+          return file;
+        },
+        spec_.filter);
+  }
 
   std::optional<Batch> Next(ExecContext& context) override {
-    if (!stream_) {
+    std::call_once(counted_, [&] {
       context.counters->files_pruned.fetch_add(
           static_cast<int64_t>(scan_->num_live_files() - scan_->files().size()));
-      const log::TableScan* scan = scan_.get();
-      stream_ = std::make_unique<ScanStream>(
-          scan->files().size(),
-          [scan](size_t index) {
-            std::shared_ptr<const log::TableScan::OpenedFile> opened =
-                scan->OpenFile(*scan->files()[index]);
-            ScanFile file;
-            file.row_groups = opened->row_groups();
-            file.read = [opened](int row_group) { return opened->ReadRowGroup(row_group); };
-            return file;
-          },
-          spec_.filter);
-    }
+    });
     return stream_->Next(context);
+  }
+
+  bool EnableParallelNext() override {
+    stream_->DecodeOnCallers();
+    return true;
   }
 
   std::string Describe() const override {
@@ -68,6 +75,7 @@ class DeltaScanOperator final : public Operator {
  private:
   DeltaScanSpec spec_;
   std::unique_ptr<log::TableScan> scan_;
+  std::once_flag counted_;  // the pruned files are counted by the first Next()
   // Declared last: destroyed (its workers stopped) before the scan they read through.
   std::unique_ptr<ScanStream> stream_;
 };

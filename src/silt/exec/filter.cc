@@ -148,6 +148,9 @@ class FilterOperator final : public Operator {
   }
   std::vector<const Operator*> children() const override { return {child_.get()}; }
 
+  // Stateless per batch: parallel when the child is.
+  bool EnableParallelNext() override { return child_->EnableParallelNext(); }
+
  private:
   OperatorPtr child_;
   expr::ExpressionPtr predicate_;

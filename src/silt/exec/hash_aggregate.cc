@@ -212,18 +212,22 @@ class HashAggregateOperator final : public Operator {
     if (parallelism == 1) {
       while (std::optional<Batch> batch = child_->Next(context)) tables[0]->Consume(*batch, context.eval);
     } else {
-      // Every worker pulls batches from the child (one at a time) and aggregates them into its
-      // own table; the tables are merged at the end.
+      // Every worker pulls batches from the child and aggregates them into its own table; the
+      // tables are merged at the end. A child that allows parallel pulls decodes on the
+      // workers (each with its own context); any other is pulled one worker at a time.
+      const bool parallel_child = child_->EnableParallelNext();
       std::mutex child_mutex;
       std::atomic<bool> stop{false};
-      std::vector<EvalContext> contexts(parallelism, context.eval);
+      std::vector<ExecContext> contexts(parallelism, context);
       context.Pool().ParallelFor(
           parallelism,
           [&](size_t worker) {
             try {
               while (!stop.load(std::memory_order_relaxed)) {
                 std::optional<Batch> batch;
-                {
+                if (parallel_child) {
+                  batch = child_->Next(contexts[worker]);
+                } else {
                   std::lock_guard<std::mutex> lock(child_mutex);
                   if (stop.load(std::memory_order_relaxed)) return;
                   batch = child_->Next(context);
@@ -232,7 +236,7 @@ class HashAggregateOperator final : public Operator {
                   stop = true;
                   return;
                 }
-                tables[worker]->Consume(*batch, contexts[worker]);
+                tables[worker]->Consume(*batch, contexts[worker].eval);
               }
             } catch (...) {
               stop = true;

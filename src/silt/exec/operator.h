@@ -63,6 +63,14 @@ class Operator {
   /// worker threads internally. Errors are thrown as silt::Error.
   virtual std::optional<Batch> Next(ExecContext& context) = 0;
 
+  /// Morsel-style pulls for consumers that run workers of their own (hash aggregation, join
+  /// probes): called once, before the first Next(). When it returns true, Next may be called
+  /// from several threads at once, each thread with its own ExecContext copy, and each call
+  /// decodes and filters its share on the calling thread. The consumer's workers then do the
+  /// scan's work themselves instead of waiting, under a lock, for helper tasks that the same
+  /// busy pool cannot start. Default: false (the consumer serialises its calls).
+  virtual bool EnableParallelNext() { return false; }
+
   /// One line for EXPLAIN, e.g. "HashAggregate(keys=[city#1], functions=[sum(amount#3)])".
   virtual std::string Describe() const = 0;
   /// The inputs, for EXPLAIN.

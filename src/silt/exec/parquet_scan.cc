@@ -60,25 +60,27 @@ std::shared_ptr<const OpenedParquetFile> OpenParquetFile(io::FileSystem& fs,
 class ParquetScanOperator final : public Operator {
  public:
   explicit ParquetScanOperator(ParquetScanSpec spec)
-      : Operator(spec.schema), spec_(std::move(spec)) {}
+      : Operator(spec.schema), spec_(std::move(spec)) {
+    stream_ = std::make_unique<ScanStream>(
+        spec_.files.size(),
+        [this](size_t index) {
+          std::shared_ptr<const OpenedParquetFile> opened =
+              OpenParquetFile(*spec_.fs, spec_.files[index], spec_.schema);
+          ScanFile file;
+          for (int group = 0; group < opened->reader->num_row_groups(); ++group) {
+            file.row_groups.push_back(group);
+          }
+          file.read = [opened](int row_group) { return opened->ReadRowGroup(row_group); };
+          return file;
+        },
+        spec_.filter);
+  }
 
-  std::optional<Batch> Next(ExecContext& context) override {
-    if (!stream_) {
-      stream_ = std::make_unique<ScanStream>(
-          spec_.files.size(),
-          [this](size_t index) {
-            std::shared_ptr<const OpenedParquetFile> opened =
-                OpenParquetFile(*spec_.fs, spec_.files[index], spec_.schema);
-            ScanFile file;
-            for (int group = 0; group < opened->reader->num_row_groups(); ++group) {
-              file.row_groups.push_back(group);
-            }
-            file.read = [opened](int row_group) { return opened->ReadRowGroup(row_group); };
-            return file;
-          },
-          spec_.filter);
-    }
-    return stream_->Next(context);
+  std::optional<Batch> Next(ExecContext& context) override { return stream_->Next(context); }
+
+  bool EnableParallelNext() override {
+    stream_->DecodeOnCallers();
+    return true;
   }
 
   std::string Describe() const override {

@@ -7,6 +7,7 @@
 #include <exception>
 #include <mutex>
 
+#include "silt/base/check.h"
 #include "silt/base/thread_pool.h"
 #include "silt/exec/filter_internal.h"
 #include "silt/expr/evaluator.h"
@@ -33,6 +34,8 @@ struct ScanStream::State {
   std::function<ScanFile(size_t)> open;
   expr::ExpressionPtr filter;
 
+  // Set by DecodeOnCallers() before the first Next(): callers decode, no worker tasks.
+  bool callers_decode = false;
   // Set by the first Next(); read-only afterwards.
   bool started = false;
   expr::EvalContext worker_eval;  // copied by every worker task
@@ -169,6 +172,47 @@ ScanStream::~ScanStream() {
   state_->ready.clear();
 }
 
+void ScanStream::DecodeOnCallers() {
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  SILT_CHECK(!state_->started, "DecodeOnCallers after the first Next");
+  state_->callers_decode = true;
+}
+
+namespace {
+
+// Next() when the callers decode: whoever finds nothing ready claims the next item and runs it
+// on its own thread; a caller waits only while the last items are being processed elsewhere.
+std::optional<Batch> NextDecodedHere(const StatePtr& state, std::unique_lock<std::mutex>& lock,
+                                     expr::EvalContext& eval) {
+  for (;;) {
+    if (state->error) {
+      state->cancelled = true;
+      std::rethrow_exception(state->error);
+    }
+    if (!state->ready.empty()) {
+      Batch batch = std::move(state->ready.front().first);
+      if (state->ready.front().second) --state->ready_groups;
+      state->ready.pop_front();
+      return batch;
+    }
+    if (!state->HasWork()) {
+      if (state->running == 0) return std::nullopt;
+    } else if (!state->cancelled) {
+      WorkItem item = state->Claim();
+      lock.unlock();
+      Run(*state, std::move(item), eval);
+      lock.lock();
+      continue;
+    }
+    uint64_t completed = state->completed;
+    state->changed.wait(lock, [&] {
+      return state->completed != completed || !state->ready.empty() || state->error;
+    });
+  }
+}
+
+}  // namespace
+
 std::optional<Batch> ScanStream::Next(ExecContext& context) {
   const StatePtr& state = state_;
   std::unique_lock<std::mutex> lock(state->mutex);
@@ -181,6 +225,7 @@ std::optional<Batch> ScanStream::Next(ExecContext& context) {
     state->parallelism = std::max<size_t>(1, context.Parallelism());
     state->capacity = 2 * state->parallelism + 1;
   }
+  if (state->callers_decode) return NextDecodedHere(state, lock, context.eval);
   for (;;) {
     if (state->error) {
       state->cancelled = true;

@@ -24,7 +24,9 @@ struct ScanFile {
 /// returned) and hands the batches to the consumer through a bounded queue (at most about two row groups per worker are decoded but not yet consumed). Workers
 /// never block: a task that finds the queue full ends, and Next() schedules new ones as the
 /// queue drains; the consumer decodes itself when no worker is running, so a busy shared pool
-/// slows the scan but cannot deadlock it. Batch order is not deterministic.
+/// slows the scan but cannot deadlock it. Batch order is not deterministic. A consumer that has
+/// workers of its own calls DecodeOnCallers() instead: its workers then decode and filter the
+/// row groups themselves (morsel-style), and the stream submits nothing to the pool.
 class ScanStream {
  public:
   /// `open(i)` opens file i of `num_files` (called on workers; it may throw). `filter` is
@@ -35,8 +37,14 @@ class ScanStream {
   ScanStream(const ScanStream&) = delete;
   ScanStream& operator=(const ScanStream&) = delete;
 
+  /// Switches to decoding on the callers (before the first Next): Next may then be called from
+  /// several threads at once, each with its own ExecContext; a call with no batch ready decodes
+  /// the next row group itself, and no helper tasks are submitted to the pool.
+  void DecodeOnCallers();
+
   /// The next non-empty batch, or nullopt when every file is read. Rethrows the first error of
-  /// any worker (the original silt::Error). Called from one thread at a time.
+  /// any worker (the original silt::Error). Called from one thread at a time unless
+  /// DecodeOnCallers() was called.
   std::optional<Batch> Next(ExecContext& context);
 
   /// What the consumer and the worker tasks share (defined in the .cc); tasks still queued in

@@ -43,6 +43,9 @@ class ProjectOperator final : public Operator {
   }
   std::vector<const Operator*> children() const override { return {child_.get()}; }
 
+  // Stateless per batch: parallel when the child is.
+  bool EnableParallelNext() override { return child_->EnableParallelNext(); }
+
  private:
   OperatorPtr child_;
   std::vector<expr::ExpressionPtr> expressions_;

@@ -9,6 +9,9 @@
 #include <cstdlib>
 #include <future>
 #include <map>
+#include <mutex>
+#include <set>
+#include <thread>
 
 #include "silt/base/thread_pool.h"
 #include "silt/error.h"
@@ -191,6 +194,101 @@ TEST_F(DeltaScanTest, ManyRowGroupsOfOneFileReadOnSeveralThreadsExactlyOnce) {
     EXPECT_EQ(batch.column(1)->GetString(0), "n" + std::to_string(id));
   }
   EXPECT_EQ(context.counters->files_scanned, 1);
+}
+
+// Pulls `scan` (after EnableParallelNext) from `threads` threads at once, each with its own
+// context copy; returns every batch and the ids of the threads that pulled something.
+std::vector<Batch> PullInParallel(Operator& scan, const ExecContext& context, int threads,
+                                  std::set<std::thread::id>* pullers = nullptr) {
+  EXPECT_TRUE(scan.EnableParallelNext());
+  std::mutex mutex;
+  std::vector<Batch> batches;
+  std::vector<std::thread> workers;
+  std::exception_ptr failure;
+  for (int t = 0; t < threads; ++t) {
+    workers.emplace_back([&] {
+      ExecContext own = context;
+      try {
+        while (std::optional<Batch> batch = scan.Next(own)) {
+          std::lock_guard<std::mutex> lock(mutex);
+          batches.push_back(std::move(*batch));
+          if (pullers) pullers->insert(std::this_thread::get_id());
+        }
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (!failure) failure = std::current_exception();
+      }
+    });
+  }
+  for (std::thread& worker : workers) worker.join();
+  if (failure) std::rethrow_exception(failure);
+  return batches;
+}
+
+TEST_F(DeltaScanTest, ParallelPullsReadEveryRowOnceOnTheCallingThreads) {
+  CreateTableWithRowGroups(50'000, 1'000);
+  // A pool whose only thread is taken: the callers must decode everything themselves.
+  ThreadPool pool(1);
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  auto blocker = pool.Submit([released] { released.wait(); });
+  ExecContext context;
+  context.pool = &pool;
+  OperatorPtr scan = Scan({}, IdGreaterThan(9'999));
+  std::set<std::thread::id> pullers;
+  std::vector<Batch> batches = PullInParallel(*scan, context, 3, &pullers);
+  std::vector<int64_t> ids = LongColumn(batches, 0);
+  std::sort(ids.begin(), ids.end());
+  ASSERT_EQ(ids.size(), 40'000u);
+  for (int64_t i = 0; i < 40'000; ++i) ASSERT_EQ(ids[static_cast<size_t>(i)], i + 10'000);
+  EXPECT_EQ(context.counters->rows_scanned, 50'000);
+  EXPECT_EQ(context.counters->files_scanned, 1);
+  EXPECT_GE(pullers.size(), 1u);
+  // Every caller sees the end once the rows are gone.
+  ExecContext after = context;
+  EXPECT_FALSE(scan->Next(after).has_value());
+  release.set_value();
+  blocker.wait();
+}
+
+TEST_F(DeltaScanTest, ParallelPullsSurfaceAWorkersErrorToEveryCaller) {
+  CreateTableWithRowGroups(8'000, 1'000);
+  auto divisor = expr::Arithmetic(expr::ArithmeticOperator::kSubtract,
+                                  expr::Column(0, LongType()),
+                                  expr::Literal(expr::Scalar::Long(6500)));
+  auto quotient = expr::Arithmetic(expr::ArithmeticOperator::kDivide,
+                                   expr::Literal(expr::Scalar::Long(1)), divisor);
+  auto filter = expr::Compare(expr::ComparisonOperator::kGreater, quotient,
+                              expr::Literal(expr::Scalar::Double(0)));
+  ThreadPool pool(2);
+  ExecContext context;
+  context.pool = &pool;
+  OperatorPtr scan = Scan({}, filter);
+  try {
+    PullInParallel(*scan, context, 2);
+    FAIL() << "expected DIVIDE_BY_ZERO";
+  } catch (const Error& error) {
+    EXPECT_EQ(error.error_class(), "DIVIDE_BY_ZERO");
+  }
+}
+
+TEST_F(DeltaScanTest, ProjectAndFilterAllowParallelPullsOnlyOverAScanThatDoes) {
+  CreateTableWithRowGroups(5'000, 1'000);
+  OperatorPtr plan = MakeFilter(Scan(), IdGreaterThan(4'499));
+  plan = MakeProject(std::move(plan), {expr::Column(0, LongType())}, {"id"});
+  ThreadPool pool(2);
+  ExecContext context;
+  context.pool = &pool;
+  std::vector<Batch> batches = PullInParallel(*plan, context, 2);
+  std::vector<int64_t> ids = LongColumn(batches, 0);
+  std::sort(ids.begin(), ids.end());
+  ASSERT_EQ(ids.size(), 500u);
+  EXPECT_EQ(ids.front(), 4'500);
+  EXPECT_EQ(ids.back(), 4'999);
+
+  OperatorPtr over_batches = MakeFilter(MakeBatchSource(TableSchema(), {Rows(0, 10, "x")}),
+                                        IdGreaterThan(4));
+  EXPECT_FALSE(over_batches->EnableParallelNext());
 }
 
 TEST_F(DeltaScanTest, RowGroupsAreSkippedByStatistics) {
