@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <string>
 #include <vector>
@@ -298,6 +299,39 @@ TEST(HashAggregateTest, ApproxCountDistinctWithinErrorBound) {
   EXPECT_NEAR(estimate, 10000, 10000 * 0.05 * 3);  // three standard deviations
   Batch small = MakeBatch({StringColumn({"a", "b", "a", "c", std::nullopt})});
   EXPECT_THAT(RunAggregate({small}, {}, {Agg("approx_count_distinct", {Col(small, 0)})}).rows, ElementsAre("3"));
+}
+
+// `values` annotated as decoded from `dictionary` with `codes` (one per row).
+VectorPtr WithCodes(const VectorPtr& values, const std::vector<std::optional<std::string>>& dictionary,
+                    const std::vector<int32_t>& codes) {
+  auto annotation = std::make_shared<DictionaryCodes>();
+  annotation->dictionary = StringColumn(dictionary);
+  annotation->codes = Buffer::Allocate(codes.size() * sizeof(int32_t));
+  std::memcpy(annotation->codes->data(), codes.data(), codes.size() * sizeof(int32_t));
+  return Vector::WithDictionaryCodes(values, std::move(annotation));
+}
+
+TEST(HashAggregateTest, DictionaryCodedKeysGroupAsTheirValues) {
+  // Two "row groups" with different dictionaries (one listing a value no row uses), sliced as
+  // the scan slices them, plus a batch without codes: the groups are those of the values.
+  VectorPtr first = WithCodes(StringColumn({"b", std::nullopt, "a", "b", "a"}), {"a", "b", "unused"},
+                              {1, 2, 0, 1, 0});
+  VectorPtr second = WithCodes(StringColumn({"c", "a", std::nullopt}), {"c", "a"}, {0, 1, 0});
+  VectorPtr plain = StringColumn({"a", "d"});
+  std::vector<Batch> batches = {
+      MakeBatch({first->Slice(0, 2), IntColumn(LongType(), {1, 2})}),
+      MakeBatch({first->Slice(2, 3), IntColumn(LongType(), {3, 4, 5})}),
+      MakeBatch({second, IntColumn(LongType(), {6, 7, 8})}),
+      MakeBatch({plain, IntColumn(LongType(), {9, 10})}),
+  };
+  ASSERT_NE(batches[1].column(0)->dictionary_codes(), nullptr);
+  const Batch& shape = batches[0];
+  for (size_t parallelism : {1, 2}) {
+    AggregateRun run = RunAggregate(batches, {Col(shape, 0)},
+                                    {Agg("sum", {Col(shape, 1)}), Agg("count", {})}, parallelism);
+    EXPECT_THAT(run.rows, ElementsAre("NULL,10,2", "a,24,4", "b,5,2", "c,6,1", "d,10,1"))
+        << "parallelism " << parallelism;
+  }
 }
 
 TEST(HashAggregateTest, ParallelMatchesSerial) {

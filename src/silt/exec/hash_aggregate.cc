@@ -80,12 +80,22 @@ class GroupTable {
     } else {
       std::vector<VectorPtr> key_values;
       for (const ExpressionPtr& key : keys_) key_values.push_back(expr::Evaluate(*key, batch, context));
+      if (key_values.size() == 1 && key_values[0]->dictionary_codes() != nullptr) {
+        GroupByDictionary(*key_values[0], num_rows);
+        ResizeStates();
+        UpdateAccumulators(batch, num_rows, context);
+        return;
+      }
       EncodeKeys(key_values, num_rows, encoded_);
       inserted_.clear();
       table_.FindOrInsert(encoded_, groups_.data(), &inserted_);
       for (size_t k = 0; k < key_values.size(); ++k) AppendKeys(*key_values[k], *key_builders_[k]);
       ResizeStates();
     }
+    UpdateAccumulators(batch, num_rows, context);
+  }
+
+  void UpdateAccumulators(const Batch& batch, int64_t num_rows, EvalContext& context) {
     std::vector<VectorPtr> arguments;
     for (size_t a = 0; a < aggregates_.size(); ++a) {
       const AggregateCall& call = aggregates_[a].call;
@@ -142,6 +152,41 @@ class GroupTable {
     }
   }
 
+  // groups_ for a single string key decoded from a dictionary: each distinct entry is encoded
+  // and looked up once per dictionary (the first time a row uses it), every row then takes its
+  // entry's group. Same groups and keys as the encoded path.
+  void GroupByDictionary(const Vector& values, int64_t num_rows) {
+    const DictionaryCodes& codes = *values.dictionary_codes();
+    if (codes.dictionary != dictionary_) {
+      dictionary_ = codes.dictionary;
+      entry_groups_.assign(static_cast<size_t>(dictionary_->length()), kNoGroup);
+    }
+    const int32_t* code = codes.codes->as<int32_t>() + values.offset();
+    const bool has_nulls = values.null_count() > 0;
+    for (int64_t row = 0; row < num_rows; ++row) {
+      uint32_t* group = &groups_[static_cast<size_t>(row)];
+      if (has_nulls && values.IsNull(row)) {
+        if (null_group_ == kNoGroup) null_group_ = GroupOfKey(values, row);
+        *group = null_group_;
+        continue;
+      }
+      uint32_t& entry = entry_groups_[static_cast<size_t>(code[row])];
+      if (entry == kNoGroup) entry = GroupOfKey(*dictionary_, code[row]);
+      *group = entry;
+    }
+  }
+
+  // The group of row `row` of `values` (the only key column), created when new.
+  uint32_t GroupOfKey(const Vector& values, int64_t row) {
+    single_key_.clear();
+    single_key_.push_back(values.Slice(row, 1));
+    EncodeKeys(single_key_, 1, single_encoded_);
+    bool inserted = false;
+    uint32_t group = table_.FindOrInsert(single_encoded_.key(0), single_encoded_.hashes[0], &inserted);
+    if (inserted) key_builders_[0]->AppendFrom(values, row);
+    return group;
+  }
+
   void ResizeStates() {
     for (auto& accumulator : accumulators_) accumulator->Resize(table_.num_groups());
   }
@@ -154,6 +199,14 @@ class GroupTable {
   EncodedKeys encoded_;
   std::vector<uint32_t> groups_;
   std::vector<int64_t> inserted_;
+  // GroupByDictionary: the group of each entry of the last dictionary seen (kept alive here so
+  // that its address identifies it), and of the NULL key.
+  static constexpr uint32_t kNoGroup = UINT32_MAX;
+  VectorPtr dictionary_;
+  std::vector<uint32_t> entry_groups_;
+  uint32_t null_group_ = kNoGroup;
+  std::vector<VectorPtr> single_key_;
+  EncodedKeys single_encoded_;
 };
 
 SchemaPtr AggregateSchema(const std::vector<ExpressionPtr>& keys, const std::vector<std::string>& key_names,

@@ -153,8 +153,12 @@ VectorPtr Adapt(const VectorPtr& stored, const DataTypePtr& logical, const Field
   if (logical->id() == TypeId::kNull) return Vector::MakeAllNull(logical, stored->length());
   if (!logical->is_nested()) {
     if (stored->type()->Equals(*logical)) {
-      return Vector::Make(logical, stored->length(), stored->buffers(), stored->children(),
-                          stored->null_count(), stored->offset());
+      VectorPtr adapted = Vector::Make(logical, stored->length(), stored->buffers(),
+                                       stored->children(), stored->null_count(), stored->offset());
+      if (const DictionaryCodes* codes = stored->dictionary_codes()) {
+        adapted = Vector::WithDictionaryCodes(adapted, std::make_shared<DictionaryCodes>(*codes));
+      }
+      return adapted;
     }
     if (stored->type()->is_nested()) {
       SILT_THROW(PARQUET_SCHEMA_MISMATCH, {{"column", std::string(column)},

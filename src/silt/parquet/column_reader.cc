@@ -893,6 +893,54 @@ VectorPtr AssembleLeafRows(const SchemaNode& node, const std::vector<LeafColumn>
   return AssembleColumn(node, leaves, chunks, static_cast<int64_t>(count));
 }
 
+VectorPtr AssembleDictionaryLeaf(const SchemaNode& node, const std::vector<LeafColumn>& leaves,
+                                 ColumnChunkData& chunk) {
+  SILT_CHECK(node.kind == SchemaNode::Kind::kLeaf && node.leaf_index >= 0 &&
+                 static_cast<size_t>(node.leaf_index) < leaves.size(),
+             "AssembleDictionaryLeaf needs a leaf");
+  const LeafColumn& leaf = leaves[static_cast<size_t>(node.leaf_index)];
+  TypeId id = leaf.type->id();
+  SILT_CHECK(leaf.max_repetition_level == 0 && leaf.conversion == ValueConversion::kByteArray &&
+                 (id == TypeId::kString || id == TypeId::kBinary) && chunk.dictionary != nullptr,
+             "AssembleDictionaryLeaf needs a top-level string leaf with kept indices");
+  const int64_t rows = chunk.num_levels;
+  const std::vector<uint32_t>& indices = chunk.dictionary_indices;
+
+  // One code per row: the defined values' indices, spread over the rows when some are NULL.
+  BufferPtr codes = Buffer::Allocate(static_cast<size_t>(rows) * sizeof(int32_t));
+  int32_t* code = codes->as<int32_t>();
+  if (chunk.definition_levels.empty() || chunk.num_defined == rows) {
+    std::memcpy(code, indices.data(), static_cast<size_t>(rows) * sizeof(int32_t));
+  } else {
+    const int16_t* levels = chunk.definition_levels.data();
+    size_t next = 0;
+    for (int64_t row = 0; row < rows; ++row) {
+      code[row] = levels[row] == leaf.max_definition_level
+                      ? static_cast<int32_t>(indices[next++])
+                      : 0;
+    }
+  }
+
+  // The values, gathered (AppendGather checks every index against the dictionary).
+  auto values = std::make_unique<PhysicalValues>(leaf.physical_type, leaf.type_length);
+  values->AppendGather(*chunk.dictionary, indices.data(), indices.size());
+  std::vector<ColumnChunkData> chunks(leaves.size());
+  ColumnChunkData& entries = chunks[static_cast<size_t>(node.leaf_index)];
+  entries.num_levels = chunk.dictionary->count();
+  entries.num_defined = entries.num_levels;
+  entries.values = std::move(chunk.dictionary);
+  VectorPtr dictionary = AssembleColumn(node, leaves, chunks, entries.num_levels);
+
+  chunk.values = std::move(values);
+  chunk.dictionary_indices = {};
+  chunks[static_cast<size_t>(node.leaf_index)] = std::move(chunk);
+  VectorPtr vector = AssembleColumn(node, leaves, chunks, rows);
+  auto annotation = std::make_shared<DictionaryCodes>();
+  annotation->dictionary = std::move(dictionary);
+  annotation->codes = std::move(codes);
+  return Vector::WithDictionaryCodes(vector, std::move(annotation));
+}
+
 VectorPtr AssembleColumn(const SchemaNode& node, const std::vector<LeafColumn>& leaves,
                          std::vector<ColumnChunkData>& chunks, int64_t expected_length) {
   Assembler assembler(leaves, chunks);

@@ -68,4 +68,11 @@ VectorPtr AssembleColumn(const SchemaNode& node, const std::vector<LeafColumn>& 
 VectorPtr AssembleLeafRows(const SchemaNode& node, const std::vector<LeafColumn>& leaves,
                            const ColumnChunkData& chunk, const std::vector<int64_t>& rows);
 
+/// Assembles every row of a top-level string or binary leaf (`node`) from `chunk`, which kept
+/// its dictionary indices (DictionaryMode::kKeepIndices with `chunk.dictionary` set; consumed):
+/// the vector AssembleColumn would build, annotated with the dictionary and one code per row
+/// (Vector::dictionary_codes()). Throws INTERNAL_ERROR for another node or chunk.
+VectorPtr AssembleDictionaryLeaf(const SchemaNode& node, const std::vector<LeafColumn>& leaves,
+                                 ColumnChunkData& chunk);
+
 }  // namespace silt::parquet

@@ -640,6 +640,16 @@ class FileReaderImpl final : public FileReader {
     const SchemaNode& node = mapping_.columns[static_cast<size_t>(column)];
     std::string where;
     try {
+      if (IsTopLevelStringLeaf(node)) {
+        // Kept indices give the vector its dictionary codes (for grouping by the column);
+        // a chunk that fell back to PLAIN is assembled as usual.
+        where = "row group " + std::to_string(group) + ", column " + node.field.name;
+        ColumnChunkData chunk = ReadLeafChunk(group, node, DictionaryMode::kKeepIndices);
+        if (chunk.dictionary) return AssembleDictionaryLeaf(node, mapping_.leaves, chunk);
+        std::vector<ColumnChunkData> chunks(mapping_.leaves.size());
+        chunks[static_cast<size_t>(node.leaf_index)] = std::move(chunk);
+        return AssembleColumn(node, mapping_.leaves, chunks, row_group.num_rows);
+      }
       std::vector<ColumnChunkData> chunks(mapping_.leaves.size());
       for (int leaf = node.first_leaf; leaf < node.first_leaf + node.leaf_count; ++leaf) {
         const LeafColumn& leaf_column = mapping_.leaves[static_cast<size_t>(leaf)];
@@ -653,6 +663,14 @@ class FileReaderImpl final : public FileReader {
     } catch (const Error& error) {
       RethrowWithLocation(error, file_->path(), where);
     }
+  }
+
+  bool IsTopLevelStringLeaf(const SchemaNode& node) const {
+    if (node.kind != SchemaNode::Kind::kLeaf) return false;
+    const LeafColumn& leaf = mapping_.leaves[static_cast<size_t>(node.leaf_index)];
+    TypeId id = leaf.type->id();
+    return leaf.max_repetition_level == 0 && leaf.conversion == ValueConversion::kByteArray &&
+           (id == TypeId::kString || id == TypeId::kBinary);
   }
 
   // The column of `predicate` as a top-level primitive column, or -1.

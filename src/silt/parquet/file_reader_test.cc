@@ -846,6 +846,40 @@ TEST(RowFilterTest, KeptDictionaryIndicesMatchTheGatheredValues) {
   }
 }
 
+TEST(RowFilterTest, DictionaryEncodedStringColumnsCarryTheirCodes) {
+  auto fs = io::MakeMemoryFileSystem();
+  Batch rows = RowFilterRows(2100, 9);  // cities with NULLs, three row groups
+  auto reader = WriteRowFilterFile(*fs, "codes.parquet", rows, true);
+  ReadOptions options;
+  options.columns = {"city", "id"};
+  int64_t start = 0;
+  for (const Batch& batch : reader->Read(options)) {
+    const Vector& city = *batch.column(0);
+    EXPECT_TRUE(city.Equals(*rows.column(1)->Slice(start, batch.num_rows())));
+    ASSERT_NE(city.dictionary_codes(), nullptr);
+    const Vector& dictionary = *city.dictionary_codes()->dictionary;
+    EXPECT_LE(dictionary.length(), static_cast<int64_t>(CityNames().size()));
+    const int32_t* codes = city.dictionary_codes()->codes->as<int32_t>() + city.offset();
+    for (int64_t row = 0; row < city.length(); ++row) {
+      ASSERT_GE(codes[row], 0);
+      ASSERT_LT(codes[row], dictionary.length());
+      if (city.IsValid(row)) ASSERT_EQ(dictionary.GetString(codes[row]), city.GetString(row));
+    }
+    EXPECT_EQ(batch.column(1)->dictionary_codes(), nullptr);  // not a string column
+    start += batch.num_rows();
+  }
+  EXPECT_EQ(start, 2100);
+
+  // A chunk that fell back to PLAIN, and a file without dictionaries, read without codes.
+  Batch distinct = RowFilterRows(12000, 7, true);
+  auto fallback = WriteRowFilterFile(*fs, "fallback.parquet", distinct, true, 2048, 8000);
+  auto plain = WriteRowFilterFile(*fs, "plain.parquet", rows, false);
+  for (FileReader* other : {fallback.get(), plain.get()}) {
+    Batch first = other->ReadRowGroup(0, options);
+    EXPECT_EQ(first.column(0)->dictionary_codes(), nullptr);
+  }
+}
+
 TEST(RowFilterTest, ScanAndReadApplyTheFilters) {
   auto fs = io::MakeMemoryFileSystem();
   Batch rows = RowFilterRows(2000, 9);

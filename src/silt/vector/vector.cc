@@ -322,8 +322,32 @@ VectorPtr Vector::Slice(int64_t offset, int64_t length) const {
   } else {
     null_count = length - CountSetBits(buffers_[0]->data(), offset_ + offset, length);
   }
-  return std::make_shared<const Vector>(type_, length, offset_ + offset, null_count, buffers_,
+  auto slice = std::make_shared<Vector>(type_, length, offset_ + offset, null_count, buffers_,
                                         children_);
+  slice->dictionary_codes_ = dictionary_codes_;
+  return slice;
+}
+
+VectorPtr Vector::WithDictionaryCodes(const VectorPtr& vector,
+                                      std::shared_ptr<const DictionaryCodes> codes) {
+  SILT_CHECK(vector != nullptr && codes != nullptr && codes->dictionary != nullptr &&
+                 codes->codes != nullptr,
+             "dictionary codes need a vector, a dictionary and codes");
+  TypeId id = vector->type_id();
+  SILT_CHECK(id == TypeId::kString || id == TypeId::kBinary,
+             "dictionary codes on a vector of type " + vector->type()->ToString());
+  const Vector& dictionary = *codes->dictionary;
+  SILT_CHECK(dictionary.type()->Equals(*vector->type()) && dictionary.null_count() == 0 &&
+                 dictionary.offset() == 0,
+             "a dictionary must have the vector's type, no NULLs and no offset");
+  SILT_CHECK(codes->codes->size() >=
+                 static_cast<size_t>(vector->offset() + vector->length()) * sizeof(int32_t),
+             "dictionary codes shorter than the vector");
+  auto annotated = std::make_shared<Vector>(vector->type_, vector->length_, vector->offset_,
+                                            vector->null_count_, vector->buffers_,
+                                            vector->children_);
+  annotated->dictionary_codes_ = std::move(codes);
+  return annotated;
 }
 
 VectorPtr Vector::StructField(size_t i) const {

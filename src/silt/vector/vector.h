@@ -64,6 +64,16 @@ using BufferPtr = std::shared_ptr<Buffer>;
 class Vector;
 using VectorPtr = std::shared_ptr<const Vector>;
 
+/// How a string or binary vector was decoded from a dictionary (a Parquet dictionary page):
+/// for every valid row i, the vector's value is dictionary->GetString(codes[offset() + i]). The
+/// vector's own buffers still hold every value, so consumers that ignore this see a plain
+/// vector; those that know it (grouping) can work once per distinct value instead of per row.
+struct DictionaryCodes {
+  VectorPtr dictionary;  ///< the distinct values: no NULLs, offset 0, the vector's type
+  BufferPtr codes;       ///< one int32 per row of the vector's buffers, each below the
+                         ///< dictionary's length (any such value for NULL rows)
+};
+
 /// An immutable column of values in the Arrow memory layout:
 ///  - buffer(0): validity bitmap (LSB first; bit set = valid). May be null: every value valid.
 ///  - fixed width (bool bit-packed, int8..int64, float, double, decimal128, date32, timestamps):
@@ -129,9 +139,19 @@ class Vector {
     return offsets[i + 1] - offsets[i];
   }
 
-  /// A zero-copy view of rows [offset, offset + length). Throws INTERNAL_ERROR when the range
-  /// is not inside the vector.
+  /// A zero-copy view of rows [offset, offset + length), with the same dictionary codes. Throws
+  /// INTERNAL_ERROR when the range is not inside the vector.
   VectorPtr Slice(int64_t offset, int64_t length) const;
+
+  /// The dictionary this vector's values were decoded from, or null (the usual case: any
+  /// operation other than Slice produces vectors without one).
+  const DictionaryCodes* dictionary_codes() const { return dictionary_codes_.get(); }
+  /// `vector` (sharing its buffers) annotated with `codes`. Checks that the vector is a string
+  /// or binary vector, that the dictionary has its type and no NULLs, and that there is a code
+  /// for every row; a mismatch throws INTERNAL_ERROR. The codes' values are the caller's
+  /// promise (a decoder checks them against the dictionary's length).
+  static VectorPtr WithDictionaryCodes(const VectorPtr& vector,
+                                       std::shared_ptr<const DictionaryCodes> codes);
 
   /// Struct only: field `i` as a vector aligned with this struct's rows (row r of the result is
   /// the field of row r), i.e. child(i) sliced by this vector's offset and length. Zero-copy.
@@ -166,6 +186,7 @@ class Vector {
   int64_t null_count_;
   std::vector<BufferPtr> buffers_;
   std::vector<VectorPtr> children_;
+  std::shared_ptr<const DictionaryCodes> dictionary_codes_;
 };
 
 /// Appends values of one type and produces a Vector. Nested types have child builders:

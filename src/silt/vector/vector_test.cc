@@ -4,11 +4,13 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <string>
 #include <vector>
 
 #include "silt/base/check.h"
+#include "silt/error.h"
 
 namespace silt {
 namespace {
@@ -197,6 +199,40 @@ TEST(VectorTest, SliceOfStringsAndBooleans) {
   EXPECT_TRUE(bool_slice->GetBool(0));
   EXPECT_FALSE(bool_slice->GetBool(1));
   EXPECT_TRUE(bool_slice->GetBool(3));
+}
+
+std::shared_ptr<DictionaryCodes> Codes(VectorPtr dictionary, const std::vector<int32_t>& codes) {
+  auto annotation = std::make_shared<DictionaryCodes>();
+  annotation->dictionary = std::move(dictionary);
+  annotation->codes = Buffer::Allocate(codes.size() * sizeof(int32_t));
+  std::memcpy(annotation->codes->data(), codes.data(), codes.size() * sizeof(int32_t));
+  return annotation;
+}
+
+TEST(VectorTest, DictionaryCodesSurviveSlicesOnly) {
+  VectorPtr values = Strings({"x", "y", std::nullopt, "x"});
+  EXPECT_EQ(values->dictionary_codes(), nullptr);
+  VectorPtr coded = Vector::WithDictionaryCodes(values, Codes(Strings({"x", "y"}), {0, 1, 0, 0}));
+  EXPECT_TRUE(coded->Equals(*values));  // the same values, shared buffers
+  EXPECT_EQ(coded->buffer(2), values->buffer(2));
+  ASSERT_NE(coded->dictionary_codes(), nullptr);
+  VectorPtr slice = coded->Slice(1, 3);
+  ASSERT_EQ(slice->dictionary_codes(), coded->dictionary_codes());
+  // Codes are indexed like the values: at offset() + row.
+  const int32_t* codes = slice->dictionary_codes()->codes->as<int32_t>() + slice->offset();
+  EXPECT_EQ(slice->dictionary_codes()->dictionary->GetString(codes[0]), slice->GetString(0));
+  EXPECT_EQ(slice->dictionary_codes()->dictionary->GetString(codes[2]), slice->GetString(2));
+}
+
+TEST(VectorTest, DictionaryCodesAreCheckedAgainstTheVector) {
+  VectorPtr values = Strings({"x", "y"});
+  EXPECT_THROW(Vector::WithDictionaryCodes(Longs({1, 2}), Codes(Longs({1, 2}), {0, 1})), Error);
+  EXPECT_THROW(Vector::WithDictionaryCodes(values, Codes(Strings({"x", "y"}), {0})), Error);
+  EXPECT_THROW(Vector::WithDictionaryCodes(values, Codes(Strings({"x", std::nullopt}), {0, 0})),
+               Error);
+  EXPECT_THROW(
+      Vector::WithDictionaryCodes(values, Codes(Strings({"x", "y"}, BinaryType()), {0, 1})),
+      Error);
 }
 
 TEST(VectorTest, SliceOfStructReadsChildrenAtOffset) {
