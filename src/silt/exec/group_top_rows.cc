@@ -511,18 +511,23 @@ class GroupTopRowsOperator final : public Operator {
     for (size_t p = 0; p < kNumShards; ++p) {
       tables_.push_back(std::make_unique<TopRowsTable>(order_by_, limit_, use_order_words_));
     }
-    // Half the threads offer rows; the others stay free for the child, whose scan decodes on
-    // the pool (with two threads, one offering thread beats two contending with the scan).
-    const size_t parallelism = std::max<size_t>(1, context.Parallelism() / 2);
+    // A child that allows parallel pulls decodes on the offering threads, so every thread
+    // offers rows. Otherwise half the threads offer rows and the others stay free for the
+    // child, whose scan decodes on the pool (with two threads, one offering thread beats two
+    // contending with the scan).
+    const bool parallel_child = context.Parallelism() > 1 && child_->EnableParallelNext();
+    const size_t parallelism =
+        parallel_child ? context.Parallelism() : std::max<size_t>(1, context.Parallelism() / 2);
     std::vector<Worker> workers(parallelism);
-    uint64_t sequence = 0;
+    std::vector<ExecContext> contexts(parallelism, context);
+    std::atomic<uint64_t> sequence{0};
     if (parallelism == 1) {
       while (std::optional<Batch> batch = child_->Next(context)) {
         Offer(*batch, sequence++, workers[0], 0);
       }
     } else {
-      // Every worker pulls batches (one at a time, numbered in the child's order, so ties are
-      // broken as one thread would break them) and offers them to the tables.
+      // Every worker pulls batches (numbered in the child's order, so ties are broken as one
+      // thread would break them) and offers them to the tables.
       std::mutex child_mutex;
       std::atomic<bool> stop{false};
       context.Pool().ParallelFor(
@@ -532,7 +537,12 @@ class GroupTopRowsOperator final : public Operator {
               while (!stop.load(std::memory_order_relaxed)) {
                 std::optional<Batch> batch;
                 uint64_t batch_sequence = 0;
-                {
+                if (parallel_child) {
+                  // Numbered as they are returned: the scan's batch order is not deterministic
+                  // anyway.
+                  batch = child_->Next(contexts[worker]);
+                  batch_sequence = sequence++;
+                } else {
                   std::lock_guard<std::mutex> lock(child_mutex);
                   if (stop.load(std::memory_order_relaxed)) return;
                   batch = child_->Next(context);

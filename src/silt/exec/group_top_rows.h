@@ -20,9 +20,10 @@ namespace silt::exec {
 /// Output: the child's columns then an INT column `row_number_name` (never NULL) holding 1 for
 /// the first row of its partition, 2 for the second, ...; rows come out in no particular order.
 /// Memory: the rows that are among the first `limit` of their partition when they arrive (copied
-/// out of their batch), compacted as they are displaced; never the whole input. Uses half of
-/// ExecContext::Parallelism() threads (at least one), each pulling batches from the child and
-/// offering their rows to hash tables sharded by partition key.
+/// out of their batch), compacted as they are displaced; never the whole input. Uses
+/// ExecContext::Parallelism() threads when the child allows parallel pulls (a scan), else half
+/// of them (at least one), each pulling batches from the child and offering their rows to hash
+/// tables sharded by partition key.
 ///
 /// `limit` must be at least 1 and columns must exist and be orderable (the caller checked;
 /// INTERNAL_ERROR / DATATYPE_MISMATCH otherwise).
