@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -27,18 +28,23 @@ using expr::testing::StringColumn;
 using ::testing::ElementsAre;
 using ::testing::UnorderedElementsAre;
 
+// Hands out its batches in order; with `parallel`, it allows parallel pulls as a scan does.
 class TestSource final : public Operator {
  public:
-  TestSource(SchemaPtr schema, std::vector<Batch> batches) : Operator(std::move(schema)), batches_(std::move(batches)) {}
+  TestSource(SchemaPtr schema, std::vector<Batch> batches, bool parallel = false)
+      : Operator(std::move(schema)), batches_(std::move(batches)), parallel_(parallel) {}
   std::optional<Batch> Next(ExecContext&) override {
-    if (next_ >= batches_.size()) return std::nullopt;
-    return batches_[next_++];
+    size_t next = next_.fetch_add(1);
+    if (next >= batches_.size()) return std::nullopt;
+    return batches_[next];
   }
+  bool EnableParallelNext() override { return parallel_; }
   std::string Describe() const override { return "TestSource"; }
 
  private:
   std::vector<Batch> batches_;
-  size_t next_ = 0;
+  bool parallel_;
+  std::atomic<size_t> next_{0};
 };
 
 Batch MakeBatch(const std::vector<VectorPtr>& columns) { return expr::testing::MakeBatch(columns); }
@@ -75,7 +81,8 @@ struct AggregateRun {
 };
 
 AggregateRun RunAggregate(const std::vector<Batch>& batches, std::vector<expr::ExpressionPtr> keys,
-                 std::vector<AggregateCall> calls, size_t parallelism = 1, bool ansi = true) {
+                 std::vector<AggregateCall> calls, size_t parallelism = 1, bool ansi = true,
+                 bool parallel_source = false) {
   ThreadPool pool(2);
   ExecContext context;
   context.pool = &pool;
@@ -84,7 +91,7 @@ AggregateRun RunAggregate(const std::vector<Batch>& batches, std::vector<expr::E
   std::vector<std::string> key_names, names;
   for (size_t k = 0; k < keys.size(); ++k) key_names.push_back("k" + std::to_string(k));
   for (size_t a = 0; a < calls.size(); ++a) names.push_back("a" + std::to_string(a));
-  OperatorPtr source = std::make_unique<TestSource>(batches.front().schema(), batches);
+  OperatorPtr source = std::make_unique<TestSource>(batches.front().schema(), batches, parallel_source);
   OperatorPtr aggregate = MakeHashAggregate(std::move(source), std::move(keys), key_names, std::move(calls), names);
   AggregateRun run;
   run.schema = aggregate->schema();
@@ -359,25 +366,29 @@ TEST(HashAggregateTest, ParallelMatchesSerial) {
                                       Agg("approx_count_distinct", {Col(shape, 2)})};
   };
   AggregateRun serial = RunAggregate(batches, {Col(shape, 0)}, calls(), 1);
-  AggregateRun parallel = RunAggregate(batches, {Col(shape, 0)}, calls(), 2);
-  EXPECT_EQ(serial.rows.size(), 102u);
-  ASSERT_EQ(serial.rows.size(), parallel.rows.size());
-  // Floating sums may differ in the last digits with another addition order; compare the rest.
-  for (size_t r = 0; r < serial.rows.size(); ++r) {
-    auto strip = [](const std::string& row) {
-      std::vector<std::string> parts;
-      size_t start = 0;
-      for (size_t p = 0; p <= row.size(); ++p) {
-        if (p == row.size() || row[p] == ',') {
-          parts.push_back(row.substr(start, p - start));
-          start = p + 1;
+  for (bool parallel_source : {false, true}) {
+    SCOPED_TRACE(parallel_source ? "parallel pulls" : "serialised pulls");
+    AggregateRun parallel =
+        RunAggregate(batches, {Col(shape, 0)}, calls(), 2, true, parallel_source);
+    EXPECT_EQ(serial.rows.size(), 102u);
+    ASSERT_EQ(serial.rows.size(), parallel.rows.size());
+    // Floating sums may differ in the last digits with another addition order; compare the rest.
+    for (size_t r = 0; r < serial.rows.size(); ++r) {
+      auto strip = [](const std::string& row) {
+        std::vector<std::string> parts;
+        size_t start = 0;
+        for (size_t p = 0; p <= row.size(); ++p) {
+          if (p == row.size() || row[p] == ',') {
+            parts.push_back(row.substr(start, p - start));
+            start = p + 1;
+          }
         }
-      }
-      parts[3] = parts[3].substr(0, 8);  // avg
-      parts[7] = parts[7].substr(0, 8);  // var_pop
-      return parts;
-    };
-    EXPECT_EQ(strip(serial.rows[r]), strip(parallel.rows[r]));
+        parts[3] = parts[3].substr(0, 8);  // avg
+        parts[7] = parts[7].substr(0, 8);  // var_pop
+        return parts;
+      };
+      EXPECT_EQ(strip(serial.rows[r]), strip(parallel.rows[r]));
+    }
   }
   AggregateRun global = RunAggregate(batches, {}, {Agg("count", {}), Agg("sum", {Col(shape, 1)}, true)}, 2);
   EXPECT_THAT(global.rows, ElementsAre("24000,261813819"));

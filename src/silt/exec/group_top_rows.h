@@ -15,7 +15,8 @@ namespace silt::exec {
 /// Partitions group as GROUP BY does (NULL keys form one group, NaN equals NaN); rows compare as
 /// CompareRows over `order_by` (an empty `partition_by` is one partition). Rows that tie on
 /// every ORDER BY key are kept in arrival order (the child's batch order, then row order), which
-/// is the order a stable sort would give them, also when several threads consume the input.
+/// is the order a stable sort would give them, also when several threads consume the input
+/// (over a child that allows parallel pulls, batches are numbered as their pulls return).
 ///
 /// Output: the child's columns then an INT column `row_number_name` (never NULL) holding 1 for
 /// the first row of its partition, 2 for the second, ...; rows come out in no particular order.

@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
+
 #include <algorithm>
 #include <cmath>
 #include <random>
@@ -19,19 +21,28 @@ namespace {
 
 using ::testing::ElementsAre;
 
+// Hands out its batches in order; with `parallel`, it allows parallel pulls as a scan does.
 class TestSource final : public Operator {
  public:
-  TestSource(SchemaPtr schema, std::vector<Batch> batches)
-      : Operator(std::move(schema)), batches_(std::move(batches)) {}
+  TestSource(SchemaPtr schema, std::vector<Batch> batches, bool parallel = false)
+      : Operator(std::move(schema)), batches_(std::move(batches)), parallel_(parallel) {}
   std::optional<Batch> Next(ExecContext&) override {
-    if (next_ >= batches_.size()) return std::nullopt;
-    return batches_[next_++];
+    size_t next = next_.fetch_add(1);
+    if (next >= batches_.size()) return std::nullopt;
+    return batches_[next];
+  }
+  bool EnableParallelNext() override {
+    parallel_pulls_ = parallel_;
+    return parallel_;
   }
   std::string Describe() const override { return "TestSource"; }
+  bool parallel_pulls() const { return parallel_pulls_; }
 
  private:
   std::vector<Batch> batches_;
-  size_t next_ = 0;
+  bool parallel_;
+  bool parallel_pulls_ = false;
+  std::atomic<size_t> next_{0};
 };
 
 SchemaPtr InputSchema() {
@@ -176,6 +187,26 @@ TEST(GroupTopRowsTest, ManyGroupsAndDisplacedRows) {
   std::vector<Batch> batches = RandomBatches(300000, 4096, 20000, 4);
   ExpectSameAsWindow(batches, {{0}, {{4, false, false}}, 1});
   ExpectSameAsWindow(batches, {{0}, {{3, true, true}, {4, false, true}}, 3});
+}
+
+TEST(GroupTopRowsTest, ParallelPullsFromAScanLikeChildKeepTheSameRows) {
+  // Unique order keys (column 4), so the order in which racing pulls are numbered is moot.
+  std::vector<Batch> batches = RandomBatches(200000, 4096, 20000, 7);
+  for (const Shape& shape : {Shape{{0}, {{4, false, false}}, 1}, Shape{{1}, {{4, true, true}}, 3}}) {
+    std::vector<std::string> expected = WindowTopRows(batches, shape);
+    auto source = std::make_unique<TestSource>(InputSchema(), batches, /*parallel=*/true);
+    TestSource* pulled = source.get();
+    OperatorPtr top = MakeGroupTopRows(std::move(source), shape.partition_by, shape.order_by,
+                                       shape.limit, "rn");
+    ThreadPool pool(2);
+    ExecContext context;
+    context.pool = &pool;
+    context.parallelism = 2;
+    std::vector<std::string> actual = RowTexts(*top, context);
+    EXPECT_TRUE(pulled->parallel_pulls());
+    ASSERT_EQ(actual.size(), expected.size());
+    EXPECT_TRUE(actual == expected);
+  }
 }
 
 TEST(GroupTopRowsTest, LimitsAboveThePartitionSizes) {
