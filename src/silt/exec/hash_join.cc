@@ -1,7 +1,10 @@
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <deque>
+#include <limits>
 #include <memory>
+#include <mutex>
 
 #include "silt/base/check.h"
 #include "silt/base/thread_pool.h"
@@ -67,11 +70,31 @@ class IntegerKeyIndex {
     mask_ = capacity - 1;
     std::vector<int64_t> values = IntegerKeys(keys);
     for (int64_t row = num_rows - 1; row >= 0; --row) {
+      // The slots are rarely in the caches: fetch ahead (rows go last to first).
+      if (row >= kPrefetchDistance) {
+        __builtin_prefetch(&slots_[MixHash(static_cast<uint64_t>(values[row - kPrefetchDistance])) & mask_]);
+      }
       if (null_rows[row]) continue;
       Slot& slot = SlotFor(values[row]);
       slot.key = values[row];
       next[row] = slot.head;
       slot.head = row;
+      min_ = std::min(min_, values[row]);
+      max_ = std::max(max_, values[row]);
+    }
+    // Keys within a range of at most kBitmapBitsPerRow bits per row get an exact membership
+    // bitmap, small enough to stay in cache: a probe key the build side lacks (most of them,
+    // in a selective join) is then answered without a cache miss in the slots.
+    if (min_ <= max_) {
+      const uint64_t span = static_cast<uint64_t>(max_) - static_cast<uint64_t>(min_);
+      if (span < kBitmapBitsPerRow * static_cast<uint64_t>(num_rows)) {
+        members_.assign(span / 64 + 1, 0);
+        for (int64_t row = 0; row < num_rows; ++row) {
+          if (null_rows[row]) continue;
+          const uint64_t bit = static_cast<uint64_t>(values[row]) - static_cast<uint64_t>(min_);
+          members_[bit >> 6] |= uint64_t{1} << (bit & 63);
+        }
+      }
     }
   }
 
@@ -79,13 +102,26 @@ class IntegerKeyIndex {
   void FindAll(const Vector& keys, const uint8_t* skip, int64_t* heads) const {
     std::vector<int64_t> values = IntegerKeys(keys);
     const int64_t num_rows = keys.length();
+    // First which rows may match (range and bitmap, both in cache): 0 = look up, -1 = no.
+    for (int64_t i = 0; i < num_rows; ++i) heads[i] = skip[i] || !MayContain(values[i]) ? -1 : 0;
     for (int64_t i = 0; i < num_rows; ++i) {
-      if (i + kPrefetchDistance < num_rows) __builtin_prefetch(&slots_[MixHash(values[i + kPrefetchDistance]) & mask_]);
-      heads[i] = skip[i] ? -1 : Find(values[i]);
+      if (i + kPrefetchDistance < num_rows && heads[i + kPrefetchDistance] == 0) {
+        __builtin_prefetch(&slots_[MixHash(values[i + kPrefetchDistance]) & mask_]);
+      }
+      if (heads[i] == 0) heads[i] = Find(values[i]);
     }
   }
 
  private:
+  static constexpr uint64_t kBitmapBitsPerRow = 16;
+
+  bool MayContain(int64_t key) const {
+    if (key < min_ || key > max_) return false;
+    if (members_.empty()) return true;
+    const uint64_t bit = static_cast<uint64_t>(key) - static_cast<uint64_t>(min_);
+    return (members_[bit >> 6] >> (bit & 63)) & 1;
+  }
+
   struct Slot {
     int64_t key;
     int64_t head;  // -1 = empty
@@ -107,6 +143,11 @@ class IntegerKeyIndex {
 
   std::vector<Slot> slots_;
   size_t mask_ = 0;
+  // The smallest and largest key (min_ > max_ when there is none) and, for a narrow range, a
+  // bit per key in [min_, max_].
+  int64_t min_ = std::numeric_limits<int64_t>::max();
+  int64_t max_ = std::numeric_limits<int64_t>::min();
+  std::vector<uint64_t> members_;
 };
 
 bool KeepsLeftOnly(JoinType type) { return type == JoinType::kLeftSemi || type == JoinType::kLeftAnti; }
@@ -166,7 +207,16 @@ class HashJoinOperator final : public Operator {
     }
   }
 
+  // Joins that emit the unmatched build rows once every probe is done (right and full outer)
+  // stay serial; the others probe on the pulling threads.
+  bool EnableParallelNext() override {
+    if (spec_.type == JoinType::kRightOuter || spec_.type == JoinType::kFullOuter) return false;
+    parallel_ = left_->EnableParallelNext();
+    return parallel_;
+  }
+
   std::optional<Batch> Next(ExecContext& context) override {
+    if (parallel_) return NextProbedHere(context);
     if (!built_) {
       Build(context);
       built_ = true;
@@ -201,6 +251,53 @@ class HashJoinOperator final : public Operator {
   std::vector<const Operator*> children() const override { return {left_.get(), right_.get()}; }
 
  private:
+  // Next() under parallel pulls: the first caller builds (the others wait for it), then each
+  // caller pulls a probe batch and joins it itself. The end is reported only once the probe
+  // side is exhausted, no caller is still probing and every output batch was handed out.
+  std::optional<Batch> NextProbedHere(ExecContext& context) {
+    std::call_once(build_once_, [&] { Build(context); });
+    for (;;) {
+      {
+        std::unique_lock<std::mutex> lock(probe_mutex_);
+        for (;;) {
+          if (!pending_.empty()) {
+            Batch batch = std::move(pending_.front());
+            pending_.pop_front();
+            return batch;
+          }
+          if (!left_done_) break;
+          if (probing_ == 0) return std::nullopt;
+          probe_changed_.wait(lock);
+        }
+        ++probing_;
+      }
+      std::optional<Batch> input;
+      std::vector<Batch> output;
+      try {
+        input = left_->Next(context);
+        if (input) ProbeBatch(*input, context.eval, output);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(probe_mutex_);
+        --probing_;
+        probe_changed_.notify_all();
+        throw;
+      }
+      std::lock_guard<std::mutex> lock(probe_mutex_);
+      --probing_;
+      if (!input) left_done_ = true;
+      std::optional<Batch> first;
+      for (Batch& batch : output) {
+        if (!first) {
+          first = std::move(batch);
+        } else {
+          pending_.push_back(std::move(batch));
+        }
+      }
+      probe_changed_.notify_all();
+      if (first) return first;
+    }
+  }
+
   void Build(ExecContext& context) {
     std::vector<Batch> batches;
     while (std::optional<Batch> batch = right_->Next(context)) batches.push_back(std::move(*batch));
@@ -464,6 +561,14 @@ class HashJoinOperator final : public Operator {
   bool left_done_ = false;
   bool unmatched_emitted_ = false;
   std::deque<Batch> pending_;
+
+  // Parallel pulls (EnableParallelNext): pending_ and left_done_ are then guarded by
+  // probe_mutex_, and probing_ counts the callers between pulling and handing out.
+  bool parallel_ = false;
+  std::once_flag build_once_;
+  std::mutex probe_mutex_;
+  std::condition_variable probe_changed_;
+  size_t probing_ = 0;
 };
 
 }  // namespace

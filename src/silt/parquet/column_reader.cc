@@ -394,6 +394,12 @@ class ChunkDecoder {
     // Grows with the indices actually decoded, so that a page claiming more values than its
     // bytes hold fails before it can reserve memory for them.
     constexpr size_t kIndicesPerStep = size_t{1} << 16;
+    // The chunk's declared value count (bounded, as it is not yet checked against the bytes)
+    // spares the regrowth copies of a typical row group's indices.
+    constexpr int64_t kReservedIndices = int64_t{1} << 20;
+    if (kept_indices_.capacity() == 0) {
+      kept_indices_.reserve(static_cast<size_t>(std::clamp<int64_t>(meta_.num_values, 0, kReservedIndices)));
+    }
     uint32_t largest = 0;
     size_t remaining = static_cast<size_t>(count);
     while (remaining > 0) {
