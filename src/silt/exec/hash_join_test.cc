@@ -2,7 +2,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "silt/base/thread_pool.h"
@@ -20,22 +23,53 @@ using expr::testing::IntColumn;
 using expr::testing::StringColumn;
 using ::testing::ElementsAre;
 
+// Hands out its batches in order; with `parallel`, it allows parallel pulls as a scan does.
 class TestSource final : public Operator {
  public:
-  TestSource(SchemaPtr schema, std::vector<Batch> batches) : Operator(std::move(schema)), batches_(std::move(batches)) {}
+  TestSource(SchemaPtr schema, std::vector<Batch> batches, bool parallel = false)
+      : Operator(std::move(schema)), batches_(std::move(batches)), parallel_(parallel) {}
   std::optional<Batch> Next(ExecContext&) override {
-    if (next_ >= batches_.size()) return std::nullopt;
-    return batches_[next_++];
+    size_t next = next_.fetch_add(1);
+    if (next >= batches_.size()) return std::nullopt;
+    return batches_[next];
   }
+  bool EnableParallelNext() override { return parallel_; }
   std::string Describe() const override { return "TestSource"; }
 
  private:
   std::vector<Batch> batches_;
-  size_t next_ = 0;
+  bool parallel_;
+  std::atomic<size_t> next_{0};
 };
 
-OperatorPtr Source(const std::vector<Batch>& batches) {
-  return std::make_unique<TestSource>(batches.front().schema(), batches);
+OperatorPtr Source(const std::vector<Batch>& batches, bool parallel = false) {
+  return std::make_unique<TestSource>(batches.front().schema(), batches, parallel);
+}
+
+// Every row of `root` (after EnableParallelNext) pulled by `threads` threads at once, sorted.
+std::vector<std::string> RowsPulledInParallel(Operator& root, int threads) {
+  ThreadPool pool(2);
+  ExecContext context;
+  context.pool = &pool;
+  std::mutex mutex;
+  std::vector<std::string> rows;
+  std::vector<std::thread> workers;
+  for (int t = 0; t < threads; ++t) {
+    workers.emplace_back([&] {
+      ExecContext own = context;
+      while (std::optional<Batch> batch = root.Next(own)) {
+        std::lock_guard<std::mutex> lock(mutex);
+        for (int64_t row = 0; row < batch->num_rows(); ++row) {
+          std::string text;
+          for (size_t c = 0; c < batch->num_columns(); ++c) text += (c ? "," : "") + batch->column(c)->ValueToString(row);
+          rows.push_back(text);
+        }
+      }
+    });
+  }
+  for (std::thread& worker : workers) worker.join();
+  std::sort(rows.begin(), rows.end());
+  return rows;
 }
 
 // An input with no batches at all (as a scan of an empty table).
@@ -197,6 +231,57 @@ TEST(HashJoinTest, ParallelProbeAndBuildMatchSerial) {
       EXPECT_EQ(serial_rows.size(), 20u);
     }
   }
+}
+
+TEST(HashJoinTest, ParallelPullsProbeOnTheCallingThreads) {
+  std::vector<Batch> left, right;
+  for (int b = 0; b < 30; ++b) {
+    std::vector<std::optional<int64_t>> keys, values;
+    for (int i = 0; i < 500; ++i) {
+      keys.push_back(i == 3 ? std::nullopt : std::optional<int64_t>((b * 500 + i) % 900));
+      values.push_back(b * 500 + i);
+    }
+    left.push_back(expr::testing::MakeBatch({IntColumn(LongType(), keys), IntColumn(LongType(), values)}));
+  }
+  std::vector<std::optional<int64_t>> build_keys;
+  for (int i = 0; i < 600; ++i) build_keys.push_back(i % 300 * 2);  // even keys, each twice
+  right.push_back(expr::testing::MakeBatch({IntColumn(LongType(), build_keys)}));
+  for (JoinType type : {JoinType::kInner, JoinType::kLeftOuter, JoinType::kLeftSemi, JoinType::kLeftAnti}) {
+    HashJoinSpec spec;
+    spec.type = type;
+    spec.left_keys = {expr::Column(0, LongType())};
+    spec.right_keys = {expr::Column(0, LongType())};
+    OperatorPtr serial = MakeHashJoin(Source(left), Source(right), spec);
+    OperatorPtr parallel = MakeHashJoin(Source(left, true), Source(right), spec);
+    ASSERT_TRUE(parallel->EnableParallelNext());
+    std::vector<std::string> expected = Rows(*serial, 1);
+    EXPECT_FALSE(expected.empty());
+    EXPECT_EQ(RowsPulledInParallel(*parallel, 3), expected) << JoinTypeName(type);
+  }
+  // Joins that emit unmatched build rows at the end, or a probe side that cannot be pulled in
+  // parallel, stay serial.
+  HashJoinSpec outer = Spec(JoinType::kFullOuter);
+  EXPECT_FALSE(MakeHashJoin(Source({LeftBatch()}, true), Source({RightBatch()}), outer)->EnableParallelNext());
+  EXPECT_FALSE(MakeHashJoin(Source({LeftBatch()}), Source({RightBatch()}), Spec(JoinType::kInner))->EnableParallelNext());
+}
+
+TEST(HashJoinTest, IntegerKeysInsideOutsideAndAcrossTheBuildRange) {
+  // A narrow build range (with a bitmap), negative keys, and probes below, above, inside but
+  // absent, and present.
+  Batch build = expr::testing::MakeBatch({IntColumn(LongType(), {-5, -3, 0, 7, 7, std::nullopt, 12})});
+  Batch probe = expr::testing::MakeBatch(
+      {IntColumn(LongType(), {-6, -5, -4, -3, 0, 1, 7, 11, 12, 13, std::nullopt, INT64_MIN, INT64_MAX})});
+  HashJoinSpec spec;
+  spec.type = JoinType::kLeftSemi;
+  spec.left_keys = {expr::Column(0, LongType())};
+  spec.right_keys = {expr::Column(0, LongType())};
+  EXPECT_THAT(Join(spec, probe, build), ElementsAre("-3", "-5", "0", "12", "7"));
+  // A range too wide for a bitmap: the extremes themselves.
+  Batch wide = expr::testing::MakeBatch({IntColumn(LongType(), {INT64_MIN, 0, INT64_MAX})});
+  EXPECT_THAT(Join(spec, probe, wide), ElementsAre("-9223372036854775808", "0", "9223372036854775807"));
+  spec.type = JoinType::kLeftAnti;
+  EXPECT_THAT(Join(spec, probe, build), ElementsAre("-4", "-6", "-9223372036854775808", "1", "11", "13",
+                                                   "9223372036854775807", "NULL"));
 }
 
 TEST(HashJoinTest, Describe) {
