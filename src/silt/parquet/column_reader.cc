@@ -214,6 +214,35 @@ class ChunkDecoder {
     Unsupported("level encoding " + EncodingName(encoding));
   }
 
+  // Reads a page's definition levels into `data` and sets `defined` to the entries at the
+  // maximum level; returns the bytes used. A top-level optional column (maximum level 1, no
+  // parent whose validity the levels carry) keeps no levels while every value so far is
+  // defined, as ColumnChunkData allows: a column without NULLs then costs no level memory. The
+  // first page with a NULL materialises the levels of the pages before it.
+  size_t ReadDefinitionLevels(Encoding encoding, const uint8_t* bytes, size_t size, int64_t count,
+                              bool length_prefixed, ColumnChunkData* data, int64_t* defined) {
+    const int16_t max_level = leaf_.max_definition_level;
+    const bool elidable =
+        leaf_.path.size() == 1 && leaf_.max_repetition_level == 0 && max_level == 1;
+    if (!elidable) {
+      size_t start = data->definition_levels.size();
+      size_t used = ReadLevels(encoding, bytes, size, count, max_level, length_prefixed,
+                               &data->definition_levels);
+      *defined = CountDefined(data->definition_levels, start, max_level);
+      return used;
+    }
+    level_scratch_.clear();
+    size_t used = ReadLevels(encoding, bytes, size, count, max_level, length_prefixed,
+                             &level_scratch_);
+    *defined = CountDefined(level_scratch_, 0, max_level);
+    std::vector<int16_t>& levels = data->definition_levels;
+    if (*defined != count || !levels.empty()) {
+      if (levels.empty()) levels.assign(static_cast<size_t>(data->num_levels), max_level);
+      levels.insert(levels.end(), level_scratch_.begin(), level_scratch_.end());
+    }
+    return used;
+  }
+
   void CheckLevelCount(const ColumnChunkData& data, int64_t count) {
     if (count < 0) Corrupt("negative page value count");
     if (data.num_levels + count > meta_.num_values) {
@@ -251,11 +280,8 @@ class ChunkDecoder {
     }
     int64_t defined = count;
     if (leaf_.max_definition_level > 0) {
-      size_t start = data->definition_levels.size();
-      position +=
-          ReadLevels(page_header.definition_level_encoding, body + position, body_size - position,
-                     count, leaf_.max_definition_level, true, &data->definition_levels);
-      defined = CountDefined(data->definition_levels, start, leaf_.max_definition_level);
+      position += ReadDefinitionLevels(page_header.definition_level_encoding, body + position,
+                                       body_size - position, count, true, data, &defined);
     }
     DecodeValues(page_header.encoding, body + position, body_size - position, defined,
                  data->values.get());
@@ -288,10 +314,8 @@ class ChunkDecoder {
     }
     int64_t defined = count;
     if (leaf_.max_definition_level > 0) {
-      size_t start = data->definition_levels.size();
-      ReadLevels(Encoding::kRle, page + repetition_bytes, definition_bytes, count,
-                 leaf_.max_definition_level, false, &data->definition_levels);
-      defined = CountDefined(data->definition_levels, start, leaf_.max_definition_level);
+      ReadDefinitionLevels(Encoding::kRle, page + repetition_bytes, definition_bytes, count, false,
+                           data, &defined);
     }
     size_t values_size = static_cast<size_t>(header.uncompressed_page_size) - level_bytes;
     const uint8_t* values = Uncompress(page + level_bytes, compressed - level_bytes, values_size,
@@ -421,6 +445,7 @@ class ChunkDecoder {
   const LeafColumn& leaf_;
   bool keep_indices_;
   std::vector<uint32_t> kept_indices_;
+  std::vector<int16_t> level_scratch_;  // one page's levels (ReadDefinitionLevels)
   std::unique_ptr<PhysicalValues> dictionary_;
   std::vector<uint32_t> indices_;
   std::vector<uint8_t> delta_previous_;

@@ -454,13 +454,17 @@ struct EvaluatedFilter {
 
 // The positions whose keep entry is set.
 std::vector<int64_t> KeptPositions(const std::vector<uint8_t>& keep) {
-  int64_t count = static_cast<int64_t>(keep.size());
-  std::vector<int64_t> positions(keep.size());
-  // Branch-free: every position is written, and the cursor moves past the kept ones only.
+  const int64_t count = static_cast<int64_t>(keep.size());
+  // Counted first, so that a selective filter allocates (and touches) only what it keeps.
   size_t kept = 0;
+  for (uint8_t flag : keep) kept += flag;
+  std::vector<int64_t> positions(kept + 1);
+  // Branch-free: a position is written for every entry, and the cursor moves past the kept
+  // ones only (the extra slot takes the write after the last kept one).
+  size_t cursor = 0;
   for (int64_t i = 0; i < count; ++i) {
-    positions[kept] = i;
-    kept += keep[static_cast<size_t>(i)];
+    positions[cursor] = i;
+    cursor += keep[static_cast<size_t>(i)];
   }
   positions.resize(kept);
   return positions;

@@ -248,6 +248,58 @@ void WriteRowGroups(io::FileSystem& fs, const std::string& path, int groups, int
   writer->Close();
 }
 
+TEST(FileReaderTest, OptionalColumnsWithoutNullsKeepNoLevelsUntilTheFirstNull) {
+  // Top-level optional columns over several pages: one never NULL, one NULL only after its
+  // first pages; and an optional struct with a required field (whose levels say whether the
+  // struct is NULL, so they are always kept).
+  auto point = StructType({Field{"x", LongType(), false, {}}});
+  Schema schema({Field{"dense", LongType(), true, {}}, Field{"late", StringType(), true, {}},
+                 Field{"point", point, true, {}}});
+  VectorBuilder dense(LongType()), late(StringType()), points(point);
+  const int rows = 6000;
+  for (int i = 0; i < rows; ++i) {
+    dense.AppendInt(i);
+    if (i >= 4000 && i % 7 == 0) {
+      late.AppendNull();
+    } else {
+      late.AppendString("v" + std::to_string(i % 13));
+    }
+    if (i % 11 == 0) {
+      points.AppendNull();
+    } else {
+      points.child(0).AppendInt(i);
+      points.AppendStruct();
+    }
+  }
+  Batch batch(std::make_shared<const Schema>(schema), {dense.Finish(), late.Finish(), points.Finish()}, rows);
+  auto fs = io::MakeMemoryFileSystem();
+  for (bool dictionary : {true, false}) {
+    WriterOptions options;
+    options.page_bytes = 1024;  // many pages per chunk
+    options.dictionary = dictionary;
+    auto writer = FileWriter::Open(fs->OpenWrite("levels.parquet"), schema, options);
+    writer->Write(batch);
+    writer->Close();
+    auto reader = FileReader::Open(*fs, "levels.parquet");
+    Batch read = reader->ReadRowGroup(0, {});
+    for (size_t c = 0; c < 3; ++c) EXPECT_TRUE(read.column(c)->Equals(*batch.column(c))) << c;
+    EXPECT_EQ(read.column(0)->null_count(), 0);
+
+    const ParquetSchema mapping = SchemaFromParquet(reader->metadata().schema);
+    std::shared_ptr<io::RandomAccessFile> file(fs->OpenRead("levels.parquet"));
+    const auto& columns = reader->metadata().row_groups[0].columns;
+    ColumnChunkData no_nulls = ReadColumnChunk(*file, file->Size(), columns[0], mapping.leaves[0]);
+    EXPECT_TRUE(no_nulls.definition_levels.empty());
+    EXPECT_EQ(no_nulls.num_defined, rows);
+    ColumnChunkData late_nulls = ReadColumnChunk(*file, file->Size(), columns[1], mapping.leaves[1]);
+    ASSERT_EQ(late_nulls.definition_levels.size(), static_cast<size_t>(rows));
+    EXPECT_EQ(late_nulls.definition_levels[0], 1);
+    EXPECT_EQ(late_nulls.definition_levels[4004], 0);
+    ColumnChunkData field = ReadColumnChunk(*file, file->Size(), columns[2], mapping.leaves[2]);
+    EXPECT_EQ(field.definition_levels.size(), static_cast<size_t>(rows));
+  }
+}
+
 TEST(FileReaderTest, ScanStreamsEveryRowGroupOnceWithReadsValues) {
   auto fs = io::MakeMemoryFileSystem();
   WriteRowGroups(*fs, "groups.parquet", 7, 1000);
