@@ -117,6 +117,17 @@ std::vector<std::string> SnappyShapes() {
     if (i % 7 == 0) mixed += noise(random() % 40);
   }
   shapes.push_back(mixed);
+  // Plain Parquet pages of 8-byte integers: small random values (short literals and copies of
+  // the zero bytes) and sequential ones.
+  std::string small_numbers, sequential;
+  for (int64_t i = 0; i < 100000; ++i) {
+    int64_t value = static_cast<int64_t>(random() % 100000000);
+    small_numbers.append(reinterpret_cast<const char*>(&value), 8);
+    int64_t next = 1000000 + 7 * i;
+    sequential.append(reinterpret_cast<const char*>(&next), 8);
+  }
+  shapes.push_back(small_numbers);
+  shapes.push_back(sequential);
   return shapes;
 }
 
@@ -153,6 +164,55 @@ TEST(SnappyDecoderTest, RejectsMalformedBlocks) {
   EXPECT_FALSE(decodes({5, 0x00, 'a', 0x03, 0x01, 0x00}, 5));  // truncated 4-byte offset
   EXPECT_FALSE(decodes({2, 0x00, 'a'}, 2));                    // ends before the length
   EXPECT_FALSE(decodes({0x80, 0x80, 0x80, 0x80, 0x80, 0x01}, 0));  // varint too long
+}
+
+TEST(SnappyDecoderTest, RejectsMalformedElementsInTheBulkOfABlock) {
+  // Elements far from both ends (where the decoder skips per-element bounds checks) are still
+  // checked for their offsets and long literal lengths.
+  auto block_with = [](const std::vector<uint8_t>& element) {
+    std::vector<uint8_t> block = {200, 1};   // 200 bytes
+    block.push_back(59 << 2);                // a literal of 60 bytes
+    for (int i = 0; i < 60; ++i) block.push_back(static_cast<uint8_t>(i));
+    block.insert(block.end(), element.begin(), element.end());
+    block.push_back(59 << 2);                // another 60 bytes, keeping the element in the bulk
+    for (int i = 0; i < 60; ++i) block.push_back(static_cast<uint8_t>(i));
+    return block;
+  };
+  auto decodes = [](const std::vector<uint8_t>& block) {
+    std::vector<uint8_t> output(200);
+    return internal::DecompressSnappy(block.data(), block.size(), output.data(), output.size());
+  };
+  // Copies of 64 at offset 60 and 40 bytes of literal: a valid block.
+  std::vector<uint8_t> copy_and_literal = {(63 << 2) | 2, 60, 0, (15 << 2) | 0};
+  for (int i = 0; i < 16; ++i) copy_and_literal.push_back(0xAB);
+  std::vector<uint8_t> valid = block_with(copy_and_literal);
+  valid.resize(valid.size() - 61);   // drop the second literal: 60 + 64 + 16 = 140 bytes ...
+  valid.push_back(59 << 2);          // ... then 60 more
+  for (int i = 0; i < 60; ++i) valid.push_back(static_cast<uint8_t>(i));
+  EXPECT_TRUE(decodes(valid));
+  EXPECT_FALSE(decodes(block_with({(63 << 2) | 2, 61, 0})));              // offset past the start
+  EXPECT_FALSE(decodes(block_with({(63 << 2) | 2, 0, 0})));               // offset 0
+  EXPECT_FALSE(decodes(block_with({(63 << 2) | 3, 0xff, 0xff, 0, 0})));   // 4-byte offset
+  EXPECT_FALSE(decodes(block_with({(1 << 5) | 1, 0})));                   // 11-bit offset 256
+  EXPECT_FALSE(decodes(block_with({61 << 2, 0xff, 0xff})));               // literal past the input
+}
+
+TEST(SnappyDecoderTest, DamagedBlocksFailOrDecodeWithinTheirBuffers) {
+  // Every damage either fails or decodes to some bytes; none reads or writes outside the
+  // buffers (sanitizer builds check that).
+  std::string original = SnappyShapes().back();
+  original.resize(20000);
+  std::string compressed;
+  Compress(CompressionCodec::kSnappy, reinterpret_cast<const uint8_t*>(original.data()),
+           original.size(), &compressed);
+  std::mt19937 random(11);
+  for (int trial = 0; trial < 3000; ++trial) {
+    std::vector<uint8_t> damaged(compressed.begin(), compressed.end());
+    size_t at = 3 + random() % (damaged.size() - 3);  // keep the length header
+    damaged[at] = static_cast<uint8_t>(random());
+    std::vector<uint8_t> output(original.size());
+    internal::DecompressSnappy(damaged.data(), damaged.size(), output.data(), output.size());
+  }
 }
 
 TEST(CodecTest, LzoIsUnsupported) {
