@@ -131,18 +131,15 @@ struct KeptRow {
   uint64_t arrival = 0;
 };
 
-// The rows of one batch whose keys hash to one shard: their rows in the batch, encoded partition
-// keys and order words (when used), gathered so that a table reads them in sequence.
+// The rows of one batch whose keys hash to one shard: their rows in the batch (whose encoded
+// partition keys the worker holds) and order words (when used), gathered so that a table reads
+// them in sequence.
 struct ShardRows {
   std::vector<uint32_t> rows;
-  EncodedKeys keys;
   std::vector<OrderWord> words;
 
   void Clear() {
     rows.clear();
-    keys.bytes.clear();
-    keys.offsets.assign(1, 0);
-    keys.hashes.clear();
     words.clear();
   }
 };
@@ -155,14 +152,16 @@ class TopRowsTable {
   TopRowsTable(const std::vector<SortKey>& order_by, size_t limit, bool use_order_words)
       : order_by_(order_by), limit_(limit), use_order_words_(use_order_words) {}
 
-  // Offers `shard`'s rows of `batch`, the `sequence`-th batch of the input.
-  void Consume(const Batch& batch, uint64_t sequence, const ShardRows& shard) {
+  // Offers `shard`'s rows of `batch`, the `sequence`-th batch of the input, whose encoded
+  // partition keys are `keys`.
+  void Consume(const Batch& batch, uint64_t sequence, const EncodedKeys& keys,
+               const ShardRows& shard) {
     pending_columns_ = &batch.columns();
     touched_groups_.clear();
     const uint64_t sequence_bits = sequence << 32;
     const size_t num_rows = shard.rows.size();
     groups_.resize(num_rows);
-    keys_.FindOrInsert(shard.keys, groups_.data(), nullptr);
+    keys_.FindOrInsertRows(keys, shard.rows.data(), num_rows, groups_.data());
     GrowGroups();
     // A group's kept rows are rarely in the caches: fetch them ahead.
     constexpr size_t kPrefetchDistance = 16;
@@ -477,16 +476,8 @@ class GroupTopRowsOperator final : public Operator {
     }
     for (ShardRows& shard : worker.shards) shard.Clear();
     for (int64_t r = 0; r < num_rows; ++r) {
-      const uint64_t hash = worker.keys.hashes[static_cast<size_t>(r)];
-      ShardRows& shard = worker.shards[ShardOf(hash)];
+      ShardRows& shard = worker.shards[ShardOf(worker.keys.hashes[static_cast<size_t>(r)])];
       shard.rows.push_back(static_cast<uint32_t>(r));
-      const std::string_view key = worker.keys.key(r);
-      std::vector<uint8_t>& bytes = shard.keys.bytes;
-      const size_t end = bytes.size();
-      bytes.resize(end + key.size());
-      if (!key.empty()) std::memcpy(bytes.data() + end, key.data(), key.size());
-      shard.keys.offsets.push_back(static_cast<uint32_t>(bytes.size()));
-      shard.keys.hashes.push_back(hash);
       if (use_order_words_) shard.words.push_back(worker.words[static_cast<size_t>(r)]);
     }
     // Tables another thread holds are visited last.
@@ -501,7 +492,7 @@ class GroupTopRowsOperator final : public Operator {
         } else {
           lock.lock();
         }
-        tables_[p]->Consume(batch, sequence, worker.shards[p]);
+        tables_[p]->Consume(batch, sequence, worker.keys, worker.shards[p]);
         done[p] = true;
       }
     }

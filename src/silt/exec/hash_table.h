@@ -18,6 +18,9 @@ class KeyTable {
   /// Writes the group id of every row of `keys` to `group_ids`, inserting unseen keys. Rows that
   /// created a group are appended to `inserted_rows` (when not null), in row order.
   void FindOrInsert(const EncodedKeys& keys, uint32_t* group_ids, std::vector<int64_t>* inserted_rows);
+  /// FindOrInsert for rows `rows[0..count)` of `keys` only: group_ids[i] is the group of row
+  /// rows[i]. Prefetches the slots and the stored keys ahead, for tables beyond the caches.
+  void FindOrInsertRows(const EncodedKeys& keys, const uint32_t* rows, size_t count, uint32_t* group_ids);
   /// One key: its group id; `inserted` says whether it was new.
   uint32_t FindOrInsert(std::string_view key, uint64_t hash, bool* inserted);
   /// The group id of `key`, or -1.
