@@ -184,6 +184,24 @@ class ChunkDecoder {
   }
 
   // Decodes `count` levels with `encoding`; v1 RLE levels carry a 4-byte length prefix.
+  // The decoder of RLE-encoded levels at `data` (after the 4-byte length of v1 pages when
+  // `length_prefixed`); sets `used` to the bytes they take.
+  static RleBitPackedDecoder RleLevels(const uint8_t* data, size_t size, int16_t max_level,
+                                       bool length_prefixed, size_t* used) {
+    size_t run_bytes = size;
+    *used = size;
+    if (length_prefixed) {
+      if (size < 4) Corrupt("truncated level length");
+      uint32_t length;
+      std::memcpy(&length, data, 4);
+      if (length > size - 4) Corrupt("levels run past the page");
+      data += 4;
+      run_bytes = length;
+      *used = 4 + length;
+    }
+    return RleBitPackedDecoder(data, run_bytes, BitWidthOf(static_cast<uint64_t>(max_level)));
+  }
+
   size_t ReadLevels(Encoding encoding, const uint8_t* data, size_t size, int64_t count,
                     int16_t max_level, bool length_prefixed, std::vector<int16_t>* levels) {
     size_t start = levels->size();
@@ -191,19 +209,7 @@ class ChunkDecoder {
     int bit_width = BitWidthOf(static_cast<uint64_t>(max_level));
     if (encoding == Encoding::kRle) {
       size_t used = 0;
-      size_t run_bytes = size;
-      if (length_prefixed) {
-        if (size < 4) Corrupt("truncated level length");
-        uint32_t length;
-        std::memcpy(&length, data, 4);
-        if (length > size - 4) Corrupt("levels run past the page");
-        data += 4;
-        run_bytes = length;
-        used = 4 + length;
-      } else {
-        used = size;
-      }
-      RleBitPackedDecoder decoder(data, run_bytes, bit_width);
+      RleBitPackedDecoder decoder = RleLevels(data, size, max_level, length_prefixed, &used);
       decoder.GetLevels(levels->data() + start, static_cast<size_t>(count), max_level);
       return used;
     }
@@ -231,14 +237,25 @@ class ChunkDecoder {
       *defined = CountDefined(data->definition_levels, start, max_level);
       return used;
     }
-    level_scratch_.clear();
-    size_t used = ReadLevels(encoding, bytes, size, count, max_level, length_prefixed,
-                             &level_scratch_);
-    *defined = CountDefined(level_scratch_, 0, max_level);
+    size_t used = 0;
+    if (encoding == Encoding::kRle) {
+      // The usual page of a column without NULLs (one RLE run of the maximum) costs O(runs).
+      if (level_scratch_.size() < static_cast<size_t>(count)) level_scratch_.resize(static_cast<size_t>(count));
+      RleBitPackedDecoder decoder = RleLevels(bytes, size, max_level, length_prefixed, &used);
+      *defined = decoder.GetLevelsUnlessAllMax(level_scratch_.data(), static_cast<size_t>(count), max_level);
+    } else {
+      level_scratch_.clear();
+      used = ReadLevels(encoding, bytes, size, count, max_level, length_prefixed, &level_scratch_);
+      *defined = CountDefined(level_scratch_, 0, max_level);
+    }
     std::vector<int16_t>& levels = data->definition_levels;
     if (*defined != count || !levels.empty()) {
       if (levels.empty()) levels.assign(static_cast<size_t>(data->num_levels), max_level);
-      levels.insert(levels.end(), level_scratch_.begin(), level_scratch_.end());
+      if (*defined == count) {
+        levels.insert(levels.end(), static_cast<size_t>(count), max_level);  // scratch unwritten
+      } else {
+        levels.insert(levels.end(), level_scratch_.begin(), level_scratch_.begin() + count);
+      }
     }
     return used;
   }

@@ -438,6 +438,55 @@ void RleBitPackedDecoder::GetLevels(int16_t* output, size_t count, int16_t max_l
   }
 }
 
+int64_t RleBitPackedDecoder::GetLevelsUnlessAllMax(int16_t* output, size_t count,
+                                                   int16_t max_level) {
+  uint32_t scratch[1024];
+  size_t done = 0;
+  int64_t at_max = 0;
+  // Until a level below the maximum (or a bit-packed run) appears, nothing is written: the
+  // levels so far are all `max_level`, and are filled in when writing starts.
+  bool writing = false;
+  auto start_writing = [&] {
+    if (!writing) std::fill(output, output + done, max_level);
+    writing = true;
+  };
+  while (done < count) {
+    if (run_remaining_ == 0 && !NextRun()) {
+      ThrowCorruptPage("levels end after " + std::to_string(done) + " of " + std::to_string(count) +
+                       " values");
+    }
+    if (!run_is_packed_) {
+      if (repeated_value_ > static_cast<uint32_t>(max_level)) {
+        ThrowCorruptPage("level " + std::to_string(repeated_value_) + " above the maximum " +
+                         std::to_string(max_level));
+      }
+      size_t take = std::min(count - done, run_remaining_);
+      const bool maximum = repeated_value_ == static_cast<uint32_t>(max_level);
+      if (!maximum) start_writing();
+      if (writing) std::fill(output + done, output + done + take, static_cast<int16_t>(repeated_value_));
+      if (maximum) at_max += static_cast<int64_t>(take);
+      run_remaining_ -= take;
+      done += take;
+      continue;
+    }
+    start_writing();
+    size_t take = std::min({count - done, run_remaining_, sizeof(scratch) / sizeof(scratch[0])});
+    size_t got = GetBatch(scratch, take);
+    uint32_t max_seen = 0;
+    for (size_t i = 0; i < got; ++i) {
+      max_seen = std::max(max_seen, scratch[i]);
+      output[done + i] = static_cast<int16_t>(scratch[i]);
+      at_max += scratch[i] == static_cast<uint32_t>(max_level);
+    }
+    if (max_seen > static_cast<uint32_t>(max_level)) {
+      ThrowCorruptPage("level " + std::to_string(max_seen) + " above the maximum " +
+                       std::to_string(max_level));
+    }
+    done += got;
+  }
+  return at_max;
+}
+
 size_t DecodeBitPackedLevels(const uint8_t* data, size_t size, int bit_width, size_t count,
                              int16_t max_level, int16_t* output) {
   if (bit_width < 0 || bit_width > 16) ThrowCorruptPage("BIT_PACKED level width out of range");

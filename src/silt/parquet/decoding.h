@@ -95,6 +95,10 @@ class RleBitPackedDecoder {
   /// Decodes exactly `count` levels, each checked to be <= `max_level`. Throws when the data
   /// ends early or a level is out of range.
   void GetLevels(int16_t* output, size_t count, int16_t max_level);
+  /// As GetLevels, and returns how many levels equal `max_level`. When that is `count` (every
+  /// level is the maximum, the usual case of a column without NULLs), `output` may be left
+  /// unwritten: maximum levels in RLE runs are only counted until another level appears.
+  int64_t GetLevelsUnlessAllMax(int16_t* output, size_t count, int16_t max_level);
 
  private:
   bool NextRun();

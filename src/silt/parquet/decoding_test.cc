@@ -123,6 +123,41 @@ TEST(DecodingTest, LevelsAreCheckedAgainstTheMaximum) {
   });
 }
 
+TEST(DecodingTest, LevelsUnlessAllMaxCountAndWriteOnlyWhenNeeded) {
+  // All at the maximum (two RLE runs): counted, the output untouched.
+  std::vector<uint8_t> all_max = Bytes({3 << 1, 1, 2 << 1, 1});
+  RleBitPackedDecoder decoder(all_max.data(), all_max.size(), 1);
+  std::vector<int16_t> levels(5, -7);
+  EXPECT_EQ(decoder.GetLevelsUnlessAllMax(levels.data(), 5, 1), 5);
+  EXPECT_THAT(levels, ElementsAre(-7, -7, -7, -7, -7));
+
+  // A run of the maximum, then NULLs, then the maximum again: every level written.
+  std::vector<uint8_t> mixed = Bytes({3 << 1, 1, 2 << 1, 0, 1 << 1, 1});
+  RleBitPackedDecoder mixed_decoder(mixed.data(), mixed.size(), 1);
+  levels.assign(6, -7);
+  EXPECT_EQ(mixed_decoder.GetLevelsUnlessAllMax(levels.data(), 6, 1), 4);
+  EXPECT_THAT(levels, ElementsAre(1, 1, 1, 0, 0, 1));
+
+  // A bit-packed group of eight (0b10111111: one NULL) after a run of the maximum.
+  std::vector<uint8_t> packed = Bytes({2 << 1, 1, (1 << 1) | 1, 0xBF});
+  RleBitPackedDecoder packed_decoder(packed.data(), packed.size(), 1);
+  levels.assign(10, -7);
+  EXPECT_EQ(packed_decoder.GetLevelsUnlessAllMax(levels.data(), 10, 1), 9);
+  EXPECT_THAT(levels, ElementsAre(1, 1, 1, 1, 1, 1, 1, 1, 0, 1));
+
+  // Levels above the maximum and data that ends early are corrupt, as for GetLevels.
+  std::vector<uint8_t> too_high = Bytes({4 << 1, 2});
+  ExpectCorrupt([&] {
+    RleBitPackedDecoder bad(too_high.data(), too_high.size(), 2);
+    bad.GetLevelsUnlessAllMax(levels.data(), 4, 1);
+  });
+  ExpectCorrupt([&] {
+    RleBitPackedDecoder short_data(all_max.data(), all_max.size(), 1);
+    std::vector<int16_t> more(6);
+    short_data.GetLevelsUnlessAllMax(more.data(), 6, 1);
+  });
+}
+
 TEST(DecodingTest, TruncatedRunsAreCorrupt) {
   std::vector<uint8_t> truncated_value = Bytes({4 << 1});
   ExpectCorrupt([&] {

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -454,19 +455,32 @@ struct EvaluatedFilter {
 
 // The positions whose keep entry is set.
 std::vector<int64_t> KeptPositions(const std::vector<uint8_t>& keep) {
-  const int64_t count = static_cast<int64_t>(keep.size());
-  // Counted first, so that a selective filter allocates (and touches) only what it keeps.
+  // Eight entries (each 0 or 1) at a time: a word without a kept entry, the usual case under a
+  // selective filter, is skipped whole. Counted first, so that only the kept positions are
+  // allocated.
+  const size_t count = keep.size();
+  const size_t words = count / 8;
+  auto word_at = [&](size_t w) {
+    uint64_t word;
+    std::memcpy(&word, keep.data() + w * 8, 8);
+    return word;
+  };
   size_t kept = 0;
-  for (uint8_t flag : keep) kept += flag;
-  std::vector<int64_t> positions(kept + 1);
-  // Branch-free: a position is written for every entry, and the cursor moves past the kept
-  // ones only (the extra slot takes the write after the last kept one).
+  for (size_t w = 0; w < words; ++w) kept += static_cast<size_t>(std::popcount(word_at(w)));
+  for (size_t i = words * 8; i < count; ++i) kept += keep[i];
+  std::vector<int64_t> positions(kept);
   size_t cursor = 0;
-  for (int64_t i = 0; i < count; ++i) {
-    positions[cursor] = i;
-    cursor += keep[static_cast<size_t>(i)];
+  for (size_t w = 0; w < words; ++w) {
+    uint64_t word = word_at(w);
+    while (word != 0) {  // one iteration per kept entry: its byte's lowest bit
+      int bit = std::countr_zero(word);
+      positions[cursor++] = static_cast<int64_t>(w * 8 + static_cast<size_t>(bit) / 8);
+      word &= word - 1;
+    }
   }
-  positions.resize(kept);
+  for (size_t i = words * 8; i < count; ++i) {
+    if (keep[i]) positions[cursor++] = static_cast<int64_t>(i);
+  }
   return positions;
 }
 
