@@ -254,15 +254,11 @@ std::optional<double> PeakMegabytesOfShell(const std::string& silt_binary, const
   return static_cast<double>(usage.ru_maxrss) / 1024.0;
 }
 
-int Run(int64_t rows, int threads, const std::string& silt_binary) {
-  int64_t side_rows = std::max<int64_t>(rows / 10, 1);
-  test::TempDir warehouse;
-  auto fs = io::MakeLocalFileSystem();
-  std::shared_ptr<io::FileSystem> shared_fs = std::move(fs);
+// Writes the benchmark's tables t, small and u under `warehouse` (managed tables of a session
+// whose warehouse it is).
+void WriteTables(const std::shared_ptr<io::FileSystem>& shared_fs, const test::TempDir& warehouse,
+                 int64_t rows, int64_t side_rows, int threads) {
   ThreadPool pool(static_cast<size_t>(threads));
-
-  // The tables are managed tables of the session's warehouse (<warehouse>/<name>).
-  auto start = std::chrono::steady_clock::now();
   SchemaPtr main_schema = MainSchema();
   WriteDeltaTable(
       shared_fs, warehouse.Child("t"), main_schema, rows, pool,
@@ -276,6 +272,41 @@ int Run(int64_t rows, int threads, const std::string& silt_binary) {
                   [&](int64_t begin, int64_t count) {
                     return UpdateRows(updates_schema, begin, count, side_rows);
                   });
+}
+
+int Run(int64_t rows, int threads, const std::string& silt_binary) {
+  int64_t side_rows = std::max<int64_t>(rows / 10, 1);
+  test::TempDir warehouse;
+  auto fs = io::MakeLocalFileSystem();
+  std::shared_ptr<io::FileSystem> shared_fs = std::move(fs);
+
+  // The tables are written by a child process: this one stays small, so that the `silt sql`
+  // processes it starts below (whose peak memory is measured) do not begin as copies of a large
+  // parent (a forked child's peak resident set counts the pages it inherited).
+  auto start = std::chrono::steady_clock::now();
+  std::fflush(stdout);
+  pid_t writer = ::fork();
+  if (writer < 0) {
+    std::fprintf(stderr, "fork failed\n");
+    return 1;
+  }
+  if (writer == 0) {
+    int code = 0;
+    try {
+      WriteTables(shared_fs, warehouse, rows, side_rows, threads);
+    } catch (const std::exception& error) {
+      std::fprintf(stderr, "writing the tables failed: %s\n", error.what());
+      code = 1;
+    }
+    std::fflush(stderr);
+    ::_exit(code);  // no destructors: the parent owns the warehouse folder
+  }
+  int writer_status = 0;
+  if (::waitpid(writer, &writer_status, 0) != writer || !WIFEXITED(writer_status) ||
+      WEXITSTATUS(writer_status) != 0) {
+    std::fprintf(stderr, "the table writer failed\n");
+    return 1;
+  }
   std::printf("tables written: t %lld rows, small and u %lld rows each (%.0f ms)\n",
               static_cast<long long>(rows), static_cast<long long>(side_rows),
               MillisecondsSince(start));
@@ -294,6 +325,18 @@ int Run(int64_t rows, int threads, const std::string& silt_binary) {
        "SELECT count(*) AS n, sum(amount) AS total FROM (SELECT * FROM u QUALIFY "
        "row_number() OVER (PARTITION BY id ORDER BY updated_at DESC) = 1) AS latest"},
   };
+
+  // Memory: each query in a fresh `silt sql` process, whose peak resident set is the query's
+  // alone; measured first, while this process is still small.
+  for (const Query& query : queries) {
+    std::optional<double> megabytes = PeakMegabytesOfShell(silt_binary, warehouse.path(), query.sql);
+    if (megabytes) {
+      std::printf("%s: peak memory of silt sql %.0f MB\n", query.name, *megabytes);
+    } else {
+      std::printf("%s: peak memory not measured (no silt binary beside the bench)\n", query.name);
+    }
+  }
+  std::fflush(stdout);
 
   std::vector<std::string> views = {DuckDbView(*shared_fs, "t", warehouse.Child("t")),
                                     DuckDbView(*shared_fs, "small", warehouse.Child("small")),
@@ -338,17 +381,6 @@ int Run(int64_t rows, int threads, const std::string& silt_binary) {
     std::fflush(stdout);
   }
 
-  // Memory: each query again in a fresh `silt sql` process, whose peak resident set is the
-  // query's alone (this process also generated the tables).
-  for (const Query& query : queries) {
-    std::optional<double> megabytes = PeakMegabytesOfShell(silt_binary, warehouse.path(), query.sql);
-    if (megabytes) {
-      std::printf("%s: peak memory of silt sql %.0f MB\n", query.name, *megabytes);
-    } else {
-      std::printf("%s: peak memory not measured (no silt binary beside the bench)\n", query.name);
-    }
-  }
-  std::fflush(stdout);
   return all_agree ? 0 : 1;
 }
 
