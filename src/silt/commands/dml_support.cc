@@ -236,45 +236,16 @@ TargetFileReader::TargetFileReader(const DmlTable& table, std::shared_ptr<io::Fi
 
 void TargetFileReader::Read(const log::AddFile& file,
                             const std::function<void(PositionedBatch&&)>& consume) const {
+  // Row positions are the physical row indexes of the Parquet file (each row group starts where
+  // the previous ones end, and a deletion vector's rows are gaps in the sequence), as the scan
+  // reports them for the rows it returns.
   std::unique_ptr<log::TableScan::OpenedFile> opened = scan_->OpenFile(file);
-  // Row positions are the physical row indexes of the Parquet file: each row group starts
-  // where the previous ones end, and a deletion vector's rows are gaps in the sequence.
-  auto footer = parquet::FileReader::Open(*fs_, table_.snapshot->ResolvePath(file.path));
-  const auto& row_groups = footer->metadata().row_groups;
-  std::vector<uint64_t> first_row(row_groups.size() + 1, 0);
-  for (size_t i = 0; i < row_groups.size(); ++i) {
-    first_row[i + 1] = first_row[i] + static_cast<uint64_t>(row_groups[i].num_rows);
-  }
-  std::optional<log::DeletedRows> deleted;
-  if (file.deletion_vector) {
-    deleted = log::LoadDeletionVector(*fs_, table_.snapshot->table_root(), *file.deletion_vector);
-  }
   for (int index : opened->row_groups()) {
-    SILT_CHECK(index >= 0 && static_cast<size_t>(index) < row_groups.size(),
-               "row group index out of range");
-    Batch batch = opened->ReadRowGroup(index);
-    if (batch.num_rows() == 0) continue;
-    uint64_t first = first_row[static_cast<size_t>(index)];
-    uint64_t count = first_row[static_cast<size_t>(index) + 1] - first;
     PositionedBatch positioned;
-    positioned.positions.reserve(static_cast<size_t>(batch.num_rows()));
-    if (deleted) {
-      std::vector<bool> keep;
-      deleted->FillKeepMask(first, count, keep);
-      for (uint64_t i = 0; i < count; ++i) {
-        if (keep[i]) positioned.positions.push_back(first + i);
-      }
-    } else {
-      for (uint64_t i = 0; i < count; ++i) positioned.positions.push_back(first + i);
-    }
-    if (positioned.positions.size() != static_cast<size_t>(batch.num_rows())) {
-      SILT_THROW(PARQUET_CORRUPT_FILE,
-                 {{"path", file.path},
-                  {"message", "row group " + std::to_string(index) + " has " +
-                                  std::to_string(batch.num_rows()) +
-                                  " live rows but its row count and deletion vector leave " +
-                                  std::to_string(positioned.positions.size())}});
-    }
+    Batch batch = opened->ReadRowGroup(index, &positioned.positions);
+    if (batch.num_rows() == 0) continue;
+    SILT_CHECK(positioned.positions.size() == static_cast<size_t>(batch.num_rows()),
+               "a position for every row read");
     std::vector<VectorPtr> columns;
     columns.reserve(scan_column_.size());
     for (size_t i = 0; i < scan_column_.size(); ++i) {

@@ -136,8 +136,8 @@ class TargetFileReader {
                    const log::Metadata* as_metadata = nullptr);
 
   /// Calls `consume` for each row group of `file` in file order (row groups with no live row
-  /// are skipped). Throws what TableScan::OpenFile throws and PARQUET_CORRUPT_FILE when the
-  /// file's row counts disagree with its deletion vector.
+  /// are skipped), with the physical position of every row. Throws what TableScan::OpenFile
+  /// and OpenedFile::ReadRowGroup throw.
   void Read(const log::AddFile& file,
             const std::function<void(PositionedBatch&&)>& consume) const;
   /// All live rows of `file` (row groups in file order).

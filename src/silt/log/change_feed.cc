@@ -469,8 +469,8 @@ class ChangeFeedReader::OpenedChangeFile final : public TableScan::OpenedFile {
   const std::vector<int>& row_groups() const override { return opened_->row_groups(); }
   int num_row_groups() const override { return opened_->num_row_groups(); }
 
-  Batch ReadRowGroup(int index) const override {
-    Batch scanned = opened_->ReadRowGroup(index);
+  Batch ReadRowGroup(int index, std::vector<uint64_t>* positions) const override {
+    Batch scanned = opened_->ReadRowGroup(index, positions);
     int64_t rows = scanned.num_rows();
     int table_columns = static_cast<int>(reader_.feed_->num_table_columns());
     std::vector<VectorPtr> vectors;

@@ -636,7 +636,7 @@ class TableScan::OpenedFileImpl final : public TableScan::OpenedFile {
   const std::vector<int>& row_groups() const override { return row_groups_; }
   int num_row_groups() const override { return reader_->num_row_groups(); }
 
-  Batch ReadRowGroup(int index) const override {
+  Batch ReadRowGroup(int index, std::vector<uint64_t>* positions) const override {
     SILT_USER_CHECK(index >= 0 && index < reader_->num_row_groups(), INVALID_ARGUMENT,
                     {{"message", "row group " + std::to_string(index) + " out of range"}});
     FieldLocator locator{locator_mode_};
@@ -654,13 +654,27 @@ class TableScan::OpenedFileImpl final : public TableScan::OpenedFile {
       deleted_->FillKeepMask(first_rows_[static_cast<size_t>(index)], static_cast<uint64_t>(rows),
                              keep);
     }
+    const uint64_t first = first_rows_[static_cast<size_t>(index)];
     Batch stored;
     if (!read_options_.columns.empty()) {
       // The reader applies the mask (and the row filters) while decoding, converting only the
       // rows it keeps.
-      stored = reader_->ReadRowGroup(index, read_options_, keep.empty() ? nullptr : &keep, nullptr);
+      std::vector<int64_t> in_group;
+      stored = reader_->ReadRowGroup(index, read_options_, keep.empty() ? nullptr : &keep,
+                                     positions != nullptr ? &in_group : nullptr);
       rows = stored.num_rows();
       keep.clear();
+      if (positions != nullptr) {
+        positions->resize(in_group.size());
+        for (size_t i = 0; i < in_group.size(); ++i) {
+          (*positions)[i] = first + static_cast<uint64_t>(in_group[i]);
+        }
+      }
+    } else if (positions != nullptr) {
+      positions->clear();
+      for (int64_t i = 0; i < rows; ++i) {
+        if (keep.empty() || keep[static_cast<size_t>(i)]) positions->push_back(first + static_cast<uint64_t>(i));
+      }
     }
     const auto& columns = scan_.columns_;
     std::vector<VectorPtr> vectors;

@@ -92,7 +92,10 @@ class TableScan {
     virtual int num_row_groups() const = 0;
     /// The live rows of row group `index` (as ReadFile returns them: DV rows removed, partition
     /// columns filled, column mapping applied), decoded on the calling thread only.
-    virtual Batch ReadRowGroup(int index) const = 0;
+    Batch ReadRowGroup(int index) const { return ReadRowGroup(index, nullptr); }
+    /// As ReadRowGroup(index); `positions`, when not null, receives the physical position in
+    /// the file (row index from the file's first row) of every row returned, ascending.
+    virtual Batch ReadRowGroup(int index, std::vector<uint64_t>* positions) const = 0;
   };
   /// Opens `file` (one of files()): reads its footer and deletion vector. Throws what ReadFile
   /// throws.

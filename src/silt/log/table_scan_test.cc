@@ -111,6 +111,25 @@ TEST_F(TableScanTest, FillsPartitionsAndHonoursDeletionVectors) {
   projected.columns = {"PART", "id"};
   EXPECT_THAT(RowsOf(TableScan::Make(snapshot, projected)->Read()),
               UnorderedElementsAre("7,0", "7,2", "NULL,10"));
+
+  // Row positions of what a row group returns: the deletion vector's rows are gaps, with
+  // stored columns read and with only the partition column.
+  for (const std::vector<std::string>& columns :
+       {std::vector<std::string>{"id"}, std::vector<std::string>{"part"}}) {
+    ScanOptions options;
+    options.columns = columns;
+    auto positioned = TableScan::Make(snapshot, options);
+    const AddFile* with_dv = nullptr;
+    for (const AddFile* file : positioned->files()) {
+      if (file->deletion_vector) with_dv = file;
+    }
+    ASSERT_NE(with_dv, nullptr);
+    auto opened = positioned->OpenFile(*with_dv);
+    std::vector<uint64_t> positions;
+    Batch batch = opened->ReadRowGroup(opened->row_groups().front(), &positions);
+    EXPECT_THAT(positions, ElementsAre(0, 2)) << columns.front();
+    EXPECT_EQ(batch.num_rows(), 2);
+  }
 }
 
 TEST_F(TableScanTest, PrunesByPartitionValuesAndStatistics) {
