@@ -298,9 +298,34 @@ class HashJoinOperator final : public Operator {
     }
   }
 
-  void Build(ExecContext& context) {
+  // Every batch of the build side: pulled on several threads when the child allows it (each
+  // decodes its own row groups), else on this one. Build rows come in no particular order then,
+  // as a parallel scan's batches do anyway.
+  std::vector<Batch> PullBuildSide(ExecContext& context) {
     std::vector<Batch> batches;
+    const size_t parallelism = context.Parallelism();
+    if (parallelism > 1 && right_->EnableParallelNext()) {
+      std::vector<std::vector<Batch>> pulled(parallelism);
+      std::vector<ExecContext> contexts(parallelism, context);
+      context.Pool().ParallelFor(
+          parallelism,
+          [&](size_t worker) {
+            while (std::optional<Batch> batch = right_->Next(contexts[worker])) {
+              pulled[worker].push_back(std::move(*batch));
+            }
+          },
+          parallelism);
+      for (std::vector<Batch>& part : pulled) {
+        for (Batch& batch : part) batches.push_back(std::move(batch));
+      }
+      return batches;
+    }
     while (std::optional<Batch> batch = right_->Next(context)) batches.push_back(std::move(*batch));
+    return batches;
+  }
+
+  void Build(ExecContext& context) {
+    std::vector<Batch> batches = PullBuildSide(context);
     const Schema& right_schema = *right_->schema();
     if (batches.empty()) {
       std::vector<VectorPtr> columns;

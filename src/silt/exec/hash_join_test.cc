@@ -243,20 +243,28 @@ TEST(HashJoinTest, ParallelPullsProbeOnTheCallingThreads) {
     }
     left.push_back(expr::testing::MakeBatch({IntColumn(LongType(), keys), IntColumn(LongType(), values)}));
   }
-  std::vector<std::optional<int64_t>> build_keys;
-  for (int i = 0; i < 600; ++i) build_keys.push_back(i % 300 * 2);  // even keys, each twice
-  right.push_back(expr::testing::MakeBatch({IntColumn(LongType(), build_keys)}));
+  for (int b = 0; b < 4; ++b) {
+    std::vector<std::optional<int64_t>> build_keys;
+    for (int i = 0; i < 150; ++i) build_keys.push_back((b * 150 + i) % 300 * 2);  // even keys, twice
+    right.push_back(expr::testing::MakeBatch({IntColumn(LongType(), build_keys)}));
+  }
   for (JoinType type : {JoinType::kInner, JoinType::kLeftOuter, JoinType::kLeftSemi, JoinType::kLeftAnti}) {
     HashJoinSpec spec;
     spec.type = type;
     spec.left_keys = {expr::Column(0, LongType())};
     spec.right_keys = {expr::Column(0, LongType())};
     OperatorPtr serial = MakeHashJoin(Source(left), Source(right), spec);
-    OperatorPtr parallel = MakeHashJoin(Source(left, true), Source(right), spec);
-    ASSERT_TRUE(parallel->EnableParallelNext());
     std::vector<std::string> expected = Rows(*serial, 1);
     EXPECT_FALSE(expected.empty());
-    EXPECT_EQ(RowsPulledInParallel(*parallel, 3), expected) << JoinTypeName(type);
+    // The probe side pulled in parallel, with the build side pulled serially or in parallel.
+    for (bool parallel_build : {false, true}) {
+      OperatorPtr parallel = MakeHashJoin(Source(left, true), Source(right, parallel_build), spec);
+      ASSERT_TRUE(parallel->EnableParallelNext());
+      EXPECT_EQ(RowsPulledInParallel(*parallel, 3), expected) << JoinTypeName(type);
+    }
+    // A serial probe over a build side pulled in parallel.
+    OperatorPtr parallel_build_only = MakeHashJoin(Source(left), Source(right, true), spec);
+    EXPECT_EQ(Rows(*parallel_build_only, 2), expected) << JoinTypeName(type);
   }
   // Joins that emit unmatched build rows at the end, or a probe side that cannot be pulled in
   // parallel, stay serial.
