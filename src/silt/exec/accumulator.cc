@@ -108,6 +108,13 @@ class CountAccumulator final : public Accumulator {
 template <typename T>
 class SumState {
  public:
+  // Decimal inputs of at most 18 digits cannot overflow a 128-bit sum (that would take more
+  // than 2^67 rows), so their rows are added without a check; Finalize still checks the
+  // result's precision.
+  explicit SumState(const DataTypePtr& input_type = nullptr)
+      : unchecked_(std::is_same_v<T, Decimal128> && input_type != nullptr &&
+                   input_type->id() == TypeId::kDecimal && input_type->precision() <= 18) {}
+
   void Resize(size_t num_groups) {
     if (sums_.size() >= num_groups) return;
     sums_.resize(num_groups, T{});
@@ -130,6 +137,13 @@ class SumState {
         ++counts[groups[i]];
       }
     } else {
+      if (unchecked_ && selected == nullptr && !has_nulls) {
+        for (int64_t i = 0; i < num_rows; ++i) {
+          sums[groups[i]] += values[i];
+          ++counts[groups[i]];
+        }
+        return;
+      }
       bool overflow = false;
       for (int64_t i = 0; i < num_rows; ++i) {
         if (!Selected(selected, i) || (has_nulls && input.IsNull(i))) continue;
@@ -175,12 +189,14 @@ class SumState {
   std::vector<T> sums_;
   std::vector<int64_t> counts_;
   std::vector<uint8_t> overflow_;
+  bool unchecked_;  // see the constructor
 };
 
 template <typename T>
 class SumAccumulator final : public Accumulator {
  public:
-  explicit SumAccumulator(DataTypePtr result_type) : result_type_(std::move(result_type)) {}
+  SumAccumulator(const DataTypePtr& input_type, DataTypePtr result_type)
+      : result_type_(std::move(result_type)), state_(input_type) {}
 
   void Resize(size_t num_groups) override { state_.Resize(num_groups); }
   void Update(const std::vector<VectorPtr>& arguments, const uint32_t* groups, const uint8_t* selected,
@@ -216,7 +232,7 @@ template <typename T>
 class AvgAccumulator final : public Accumulator {
  public:
   AvgAccumulator(DataTypePtr input_type, DataTypePtr result_type)
-      : input_type_(std::move(input_type)), result_type_(std::move(result_type)) {}
+      : input_type_(std::move(input_type)), result_type_(std::move(result_type)), state_(input_type_) {}
 
   void Resize(size_t num_groups) override { state_.Resize(num_groups); }
   void Update(const std::vector<VectorPtr>& arguments, const uint32_t* groups, const uint8_t* selected,
@@ -909,9 +925,9 @@ std::unique_ptr<Accumulator> MakePlainAccumulator(AggregateKind kind, const Aggr
     case AggregateKind::kCountIf: return std::make_unique<CountAccumulator>(true);
     case AggregateKind::kSum:
       switch (types[0]->id()) {
-        case TypeId::kLong: return std::make_unique<SumAccumulator<int64_t>>(result);
-        case TypeId::kDecimal: return std::make_unique<SumAccumulator<Decimal128>>(result);
-        default: return std::make_unique<SumAccumulator<double>>(result);
+        case TypeId::kLong: return std::make_unique<SumAccumulator<int64_t>>(types[0], result);
+        case TypeId::kDecimal: return std::make_unique<SumAccumulator<Decimal128>>(types[0], result);
+        default: return std::make_unique<SumAccumulator<double>>(types[0], result);
       }
     case AggregateKind::kAvg:
       if (types[0]->id() == TypeId::kDecimal) return std::make_unique<AvgAccumulator<Decimal128>>(types[0], result);

@@ -214,6 +214,23 @@ TEST(HashAggregateTest, SumOverflowIsAnsiError) {
   EXPECT_THAT(RunAggregate({decimals}, {}, {Agg("sum", {Col(decimals, 0)})}, 1, false).rows, ElementsAre("NULL"));
 }
 
+TEST(HashAggregateTest, EighteenDigitDecimalSumsAreExactWithAndWithoutNulls) {
+  // Inputs of at most 18 digits are summed without per-row overflow checks: the largest values,
+  // many times, stay exact; NULLs and FILTER take the checked loop and agree.
+  const int64_t largest = 999999999999999999LL;  // 10^18 - 1
+  std::vector<std::optional<int64_t>> dense(2000, largest), sparse(2000, largest);
+  for (size_t i = 0; i < sparse.size(); i += 3) sparse[i] = std::nullopt;
+  Batch batch = MakeBatch({DecimalColumn(18, 0, dense), DecimalColumn(18, 0, sparse), IntColumn(LongType(), std::vector<std::optional<int64_t>>(2000, 1))});
+  auto filter = expr::Compare(expr::ComparisonOperator::kGreater, Col(batch, 2), expr::Literal(Scalar::Long(0)));
+  AggregateRun run = RunAggregate({batch, batch}, {},
+                                  {Agg("sum", {Col(batch, 0)}), Agg("sum", {Col(batch, 1)}),
+                                   Agg("sum", {Col(batch, 0)}, false, filter), Agg("avg", {Col(batch, 0)})});
+  // 4000 and 2666 times 10^18 - 1; the average is the value itself.
+  EXPECT_THAT(run.rows, ElementsAre("3999999999999999996000,2665999999999999997334,"
+                                    "3999999999999999996000,999999999999999999.0000"));
+  EXPECT_EQ(run.schema->field(0).type->ToString(), "decimal(28,0)");
+}
+
 TEST(HashAggregateTest, DistinctAggregates) {
   Batch batch = MakeBatch({IntColumn(IntegerType(), {1, 1, 2, std::nullopt, 2, 3}),
                            StringColumn({"a", "a", "a", "b", std::nullopt, "a"})});
