@@ -2,6 +2,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <deque>
+#include <exception>
 #include <limits>
 #include <memory>
 #include <mutex>
@@ -255,7 +256,15 @@ class HashJoinOperator final : public Operator {
   // caller pulls a probe batch and joins it itself. The end is reported only once the probe
   // side is exhausted, no caller is still probing and every output batch was handed out.
   std::optional<Batch> NextProbedHere(ExecContext& context) {
-    std::call_once(build_once_, [&] { Build(context); });
+    // A failed build fails every caller the same way (call_once alone would retry it).
+    std::call_once(build_once_, [&] {
+      try {
+        Build(context);
+      } catch (...) {
+        build_error_ = std::current_exception();
+      }
+    });
+    if (build_error_) std::rethrow_exception(build_error_);
     for (;;) {
       {
         std::unique_lock<std::mutex> lock(probe_mutex_);
@@ -591,6 +600,7 @@ class HashJoinOperator final : public Operator {
   // probe_mutex_, and probing_ counts the callers between pulling and handing out.
   bool parallel_ = false;
   std::once_flag build_once_;
+  std::exception_ptr build_error_;  // set once, inside build_once_
   std::mutex probe_mutex_;
   std::condition_variable probe_changed_;
   size_t probing_ = 0;

@@ -273,6 +273,43 @@ TEST(HashJoinTest, ParallelPullsProbeOnTheCallingThreads) {
   EXPECT_FALSE(MakeHashJoin(Source({LeftBatch()}), Source({RightBatch()}), Spec(JoinType::kInner))->EnableParallelNext());
 }
 
+TEST(HashJoinTest, AFailedBuildFailsEveryParallelCaller) {
+  // The build key 1 / (k - 2) divides by zero under ANSI: each pulling thread gets the error,
+  // none sees an empty build table.
+  std::vector<Batch> left;
+  for (int b = 0; b < 8; ++b) left.push_back(expr::testing::MakeBatch({IntColumn(LongType(), {1, 2, 3})}));
+  Batch right = expr::testing::MakeBatch({IntColumn(LongType(), {1, 2, 3})});
+  HashJoinSpec spec;
+  spec.type = JoinType::kInner;
+  spec.left_keys = {expr::Column(0, LongType())};
+  spec.right_keys = {expr::Arithmetic(expr::ArithmeticOperator::kDivide, expr::Literal(Scalar::Long(1)),
+                                      expr::Arithmetic(expr::ArithmeticOperator::kSubtract,
+                                                       expr::Column(0, LongType()),
+                                                       expr::Literal(Scalar::Long(2))))};
+  spec.left_keys[0] = expr::Cast(spec.left_keys[0], spec.right_keys[0]->type());
+  OperatorPtr join = MakeHashJoin(Source(left, true), Source({right}), spec);
+  ASSERT_TRUE(join->EnableParallelNext());
+  ThreadPool pool(2);
+  ExecContext context;
+  context.pool = &pool;
+  std::atomic<int> failures{0};
+  std::atomic<int> batches{0};
+  std::vector<std::thread> workers;
+  for (int t = 0; t < 3; ++t) {
+    workers.emplace_back([&] {
+      ExecContext own = context;
+      try {
+        while (join->Next(own)) ++batches;
+      } catch (const Error& error) {
+        if (std::string(error.error_class()) == "DIVIDE_BY_ZERO") ++failures;
+      }
+    });
+  }
+  for (std::thread& worker : workers) worker.join();
+  EXPECT_EQ(failures.load(), 3);
+  EXPECT_EQ(batches.load(), 0);
+}
+
 TEST(HashJoinTest, IntegerKeysInsideOutsideAndAcrossTheBuildRange) {
   // A narrow build range (with a bitmap), negative keys, and probes below, above, inside but
   // absent, and present.

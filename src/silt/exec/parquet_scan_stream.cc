@@ -195,9 +195,9 @@ std::optional<Batch> NextDecodedHere(const StatePtr& state, std::unique_lock<std
       state->ready.pop_front();
       return batch;
     }
-    if (!state->HasWork()) {
+    if (!state->HasWork() || state->cancelled) {
       if (state->running == 0) return std::nullopt;
-    } else if (!state->cancelled) {
+    } else {
       WorkItem item = state->Claim();
       lock.unlock();
       Run(*state, std::move(item), eval);
