@@ -186,6 +186,76 @@ void PhysicalValues::Reserve(int64_t count, size_t bytes) {
   }
 }
 
+template <typename OnBadIndex>
+void PhysicalValues::AppendByteArrayGather(const PhysicalValues& dictionary, const uint32_t* index,
+                                           size_t count, const OnBadIndex& on_bad_index) {
+  const int32_t* dictionary_offsets = dictionary.offsets();
+  const uint8_t* dictionary_bytes = dictionary.byte_data();
+  const uint64_t limit = static_cast<uint64_t>(dictionary.count());
+  const uint32_t last = static_cast<uint32_t>(limit - 1);
+  // Short values are copied as 16 fixed bytes, which compiles to two moves instead of a memcpy
+  // call. Both buffers have the slack for it: the dictionary's capacity and the output's
+  // reservation (ReserveByteArrays keeps kCopySlack spare bytes).
+  const size_t dictionary_capacity = dictionary.data_->capacity();
+  const bool fits_16 = static_cast<size_t>(dictionary_offsets[last]) + 16 <= dictionary_capacity;
+  // Entries of one length (codes, city names, ...): every output offset is known up front, so
+  // the copies do not wait on each other, and an index out of range is clamped (nothing is read
+  // outside the dictionary) and reported after the loop.
+  const int32_t width = dictionary_offsets[1] - dictionary_offsets[0];
+  bool one_width = fits_16 && width <= 16;
+  for (uint64_t k = 1; k < limit && one_width; ++k) {
+    one_width = dictionary_offsets[k + 1] - dictionary_offsets[k] == width;
+  }
+  if (one_width) {
+    const size_t total = count * static_cast<size_t>(width);
+    ReserveByteArrays(static_cast<int64_t>(count), total);
+    int32_t* offsets = offsets_->as<int32_t>() + count_;
+    const int32_t start = offsets[0];
+    uint8_t* out = data_->data() + start;
+    uint32_t out_of_range = 0;
+    for (size_t i = 0; i < count; ++i) {
+      const uint32_t k = index[i];
+      out_of_range |= static_cast<uint32_t>(k > last);
+      std::memcpy(out + i * static_cast<size_t>(width), dictionary_bytes + dictionary_offsets[std::min(k, last)], 16);
+      offsets[i + 1] = start + static_cast<int32_t>(i + 1) * width;
+    }
+    if (out_of_range != 0) on_bad_index();
+    count_ += static_cast<int64_t>(count);
+    offsets_->Resize(static_cast<size_t>(count_ + 1) * sizeof(int32_t));
+    data_->Resize(data_->size() + total);
+    return;
+  }
+  // One pass validates the indices and totals the bytes; an index out of range is clamped for
+  // the total (so nothing is read outside the dictionary) and fails after the pass.
+  uint32_t out_of_range = 0;
+  size_t total = 0;
+  for (size_t i = 0; i < count; ++i) {
+    const uint32_t k = index[i];
+    out_of_range |= static_cast<uint32_t>(k > last);
+    const uint32_t entry = std::min(k, last);
+    total += static_cast<size_t>(dictionary_offsets[entry + 1] - dictionary_offsets[entry]);
+  }
+  if (out_of_range != 0) on_bad_index();
+  ReserveByteArrays(static_cast<int64_t>(count), total);
+  int32_t* offsets = offsets_->as<int32_t>() + count_;
+  uint8_t* const base = data_->data();
+  int32_t end = offsets[0];
+  for (size_t i = 0; i < count; ++i) {
+    const int32_t start = dictionary_offsets[index[i]];
+    const int32_t length = dictionary_offsets[index[i] + 1] - start;
+    if (length <= 16 && static_cast<size_t>(start) + 16 <= dictionary_capacity) {
+      std::memcpy(base + end, dictionary_bytes + start, 16);
+    } else {
+      std::memcpy(base + end, dictionary_bytes + start, static_cast<size_t>(length));
+    }
+    end += length;
+    offsets[i + 1] = end;
+  }
+  count_ += static_cast<int64_t>(count);
+  offsets_->Resize(static_cast<size_t>(count_ + 1) * sizeof(int32_t));
+  data_->Resize(data_->size() + total);
+}
+
 void PhysicalValues::AppendGather(const PhysicalValues& dictionary, const uint32_t* index,
                                   size_t count) {
   const uint64_t limit = static_cast<uint64_t>(dictionary.count());
@@ -198,85 +268,39 @@ void PhysicalValues::AppendGather(const PhysicalValues& dictionary, const uint32
   if (type_ == PhysicalType::kByteArray) {
     if (count == 0) return;
     if (limit == 0) throw_out_of_range();
-    const int32_t* dictionary_offsets = dictionary.offsets();
-    const uint8_t* dictionary_bytes = dictionary.byte_data();
-    // One pass validates the indices and totals the bytes; an index out of range is clamped
-    // for the total (so nothing is read outside the dictionary) and fails after the pass.
-    const uint32_t last = static_cast<uint32_t>(limit - 1);
-    uint32_t out_of_range = 0;
-    size_t total = 0;
+    AppendByteArrayGather(dictionary, index, count, throw_out_of_range);
+    return;
+  }
+  if (count == 0) return;
+  if (limit == 0) throw_out_of_range();
+  // Indices out of range are clamped while copying (nothing is read outside the dictionary)
+  // and fail after the loop, before the values count.
+  const uint32_t last = static_cast<uint32_t>(limit - 1);
+  uint32_t out_of_range = 0;
+  uint8_t* out = ReserveFixed(static_cast<int64_t>(count));
+  const uint8_t* source = dictionary.fixed_data();
+  auto gather = [&](auto* typed, const auto* from) {
     for (size_t i = 0; i < count; ++i) {
       const uint32_t k = index[i];
       out_of_range |= static_cast<uint32_t>(k > last);
-      const uint32_t entry = std::min(k, last);
-      total += static_cast<size_t>(dictionary_offsets[entry + 1] - dictionary_offsets[entry]);
+      typed[i] = from[std::min(k, last)];
     }
-    if (out_of_range != 0) throw_out_of_range();
-    ReserveByteArrays(static_cast<int64_t>(count), total);
-    int32_t* offsets = offsets_->as<int32_t>() + count_;
-    uint8_t* bytes = data_->data() + data_->size();
-    int32_t end = offsets[0];
-    // Short values are copied as 16 fixed bytes, which compiles to two moves instead of a
-    // memcpy call. Both buffers have the slack for it: the dictionary's capacity and the
-    // output's reservation (ReserveByteArrays keeps kCopySlack spare bytes). When every entry
-    // qualifies (the usual short-string dictionary), the loop needs no per-value branch.
-    const size_t dictionary_capacity = dictionary.data_->capacity();
-    bool all_short = static_cast<size_t>(dictionary_offsets[limit - 1]) + 16 <= dictionary_capacity;
-    for (uint64_t k = 0; k < limit && all_short; ++k) {
-      all_short = dictionary_offsets[k + 1] - dictionary_offsets[k] <= 16;
-    }
-    if (all_short) {
-      uint8_t* const base = data_->data();
-      for (size_t i = 0; i < count; ++i) {
-        const uint32_t k = index[i];
-        const int32_t start = dictionary_offsets[k];
-        std::memcpy(base + end, dictionary_bytes + start, 16);
-        end += dictionary_offsets[k + 1] - start;
-        offsets[i + 1] = end;
-      }
-    } else {
-      for (size_t i = 0; i < count; ++i) {
-        int32_t start = dictionary_offsets[index[i]];
-        int32_t length = dictionary_offsets[index[i] + 1] - start;
-        if (length <= 16 && static_cast<size_t>(start) + 16 <= dictionary_capacity) {
-          std::memcpy(bytes, dictionary_bytes + start, 16);
-        } else {
-          std::memcpy(bytes, dictionary_bytes + start, static_cast<size_t>(length));
-        }
-        bytes += length;
-        end += length;
-        offsets[i + 1] = end;
-      }
-    }
-    count_ += static_cast<int64_t>(count);
-    offsets_->Resize(static_cast<size_t>(count_ + 1) * sizeof(int32_t));
-    data_->Resize(data_->size() + total);
-    return;
-  }
-  // One pass validates every index up front, so the copy loops below run without checks.
-  uint32_t max_index = 0;
-  for (size_t i = 0; i < count; ++i) max_index = std::max(max_index, index[i]);
-  if (count != 0 && max_index >= limit) throw_out_of_range();
-  uint8_t* out = ReserveFixed(static_cast<int64_t>(count));
-  const uint8_t* source = dictionary.fixed_data();
+  };
   switch (width_) {
-    case 4: {
-      auto* typed = reinterpret_cast<uint32_t*>(out);
-      const auto* from = reinterpret_cast<const uint32_t*>(source);
-      for (size_t i = 0; i < count; ++i) typed[i] = from[index[i]];
+    case 4:
+      gather(reinterpret_cast<uint32_t*>(out), reinterpret_cast<const uint32_t*>(source));
       break;
-    }
-    case 8: {
-      auto* typed = reinterpret_cast<uint64_t*>(out);
-      const auto* from = reinterpret_cast<const uint64_t*>(source);
-      for (size_t i = 0; i < count; ++i) typed[i] = from[index[i]];
+    case 8:
+      gather(reinterpret_cast<uint64_t*>(out), reinterpret_cast<const uint64_t*>(source));
       break;
-    }
     default:
       for (size_t i = 0; i < count; ++i) {
-        std::memcpy(out + i * width_, source + static_cast<size_t>(index[i]) * width_, width_);
+        const uint32_t k = index[i];
+        out_of_range |= static_cast<uint32_t>(k > last);
+        std::memcpy(out + i * width_, source + static_cast<size_t>(std::min(k, last)) * width_, width_);
       }
   }
+  if (out_of_range != 0) throw_out_of_range();
   CommitFixed(static_cast<int64_t>(count));
 }
 

@@ -65,6 +65,11 @@ class PhysicalValues {
   void AppendGather(const PhysicalValues& dictionary, const uint32_t* index, size_t count);
 
  private:
+  // AppendGather for byte arrays; `on_bad_index` throws for an index out of range.
+  template <typename OnBadIndex>
+  void AppendByteArrayGather(const PhysicalValues& dictionary, const uint32_t* index, size_t count,
+                             const OnBadIndex& on_bad_index);
+
   PhysicalType type_;
   size_t width_;
   int64_t count_ = 0;

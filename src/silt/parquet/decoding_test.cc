@@ -326,6 +326,44 @@ TEST(DecodingTest, DictionaryGatherChecksIndexes) {
   PhysicalValues gathered(PhysicalType::kInt64, 0);
   gathered.AppendGather(longs, indexes, 3);
   EXPECT_THAT(Fixed<int64_t>(gathered), ElementsAre(9, 7, 9));
+  ExpectCorrupt([&] { gathered.AppendGather(longs, bad, 1); });
+  EXPECT_EQ(gathered.count(), 3);  // a failed gather adds nothing
+  PhysicalValues empty(PhysicalType::kInt64, 0);
+  ExpectCorrupt([&] { gathered.AppendGather(empty, indexes, 1); });
+}
+
+TEST(DecodingTest, DictionaryGatherOfEqualAndMixedLengthEntries) {
+  // Entries of one length (a branch-free gather), of mixed lengths, and longer than 16 bytes,
+  // appended after earlier values; an index out of range anywhere fails and adds nothing.
+  auto dictionary_of = [](const std::vector<std::string>& entries) {
+    PhysicalValues dictionary(PhysicalType::kByteArray, 0);
+    for (const std::string& entry : entries) {
+      dictionary.AppendByteArray(reinterpret_cast<const uint8_t*>(entry.data()), entry.size());
+    }
+    return dictionary;
+  };
+  const std::string long_entry(40, 'z');
+  for (const std::vector<std::string>& entries :
+       {std::vector<std::string>{"city_0001", "city_0002", "city_0003"},
+        std::vector<std::string>{"", "", ""},
+        std::vector<std::string>{"a", "bcd", long_entry},
+        std::vector<std::string>{"0123456789abcdef", "fedcba9876543210", "0000000000000000"}}) {
+    PhysicalValues dictionary = dictionary_of(entries);
+    PhysicalValues out(PhysicalType::kByteArray, 0);
+    out.AppendByteArray(reinterpret_cast<const uint8_t*>("first"), 5);
+    std::vector<uint32_t> indexes;
+    std::vector<std::string> expected = {"first"};
+    for (uint32_t i = 0; i < 1000; ++i) {
+      indexes.push_back(i * 7 % 3);
+      expected.push_back(entries[i * 7 % 3]);
+    }
+    out.AppendGather(dictionary, indexes.data(), indexes.size());
+    EXPECT_EQ(Strings(out), expected);
+    indexes[500] = 3;
+    ExpectCorrupt([&] { out.AppendGather(dictionary, indexes.data(), indexes.size()); });
+    EXPECT_EQ(out.count(), 1001);
+    EXPECT_EQ(Strings(out), expected);
+  }
 }
 
 TEST(DecodingTest, BitWidthOf) {
