@@ -115,7 +115,20 @@ VectorPtr TakeRows(const Vector& source, const int64_t* rows, int64_t num_rows) 
     case TypeId::kDouble: return TakeFixed<int64_t>(source, rows, num_rows);
     case TypeId::kDecimal: return TakeFixed<Decimal128>(source, rows, num_rows);
     case TypeId::kString:
-    case TypeId::kBinary: return TakeStrings(source, rows, num_rows);
+    case TypeId::kBinary: {
+      VectorPtr taken = TakeStrings(source, rows, num_rows);
+      const DictionaryCodes* codes = source.dictionary_codes();
+      if (codes == nullptr) return taken;
+      // The codes follow the rows (a NULL row from a negative index gets code 0), so that a
+      // filtered column can still be grouped by its dictionary.
+      auto taken_codes = std::make_shared<DictionaryCodes>();
+      taken_codes->dictionary = codes->dictionary;
+      taken_codes->codes = Buffer::Allocate(static_cast<size_t>(num_rows) * sizeof(int32_t));
+      const int32_t* from = codes->codes->as<int32_t>() + source.offset();
+      int32_t* to = taken_codes->codes->as<int32_t>();
+      for (int64_t i = 0; i < num_rows; ++i) to[i] = rows[i] < 0 ? 0 : from[rows[i]];
+      return Vector::WithDictionaryCodes(taken, std::move(taken_codes));
+    }
     default: {
       // Nested values: rare in gathers, copied value by value.
       VectorBuilder builder(source.type(), num_rows);

@@ -10,8 +10,9 @@ namespace silt {
 
 /// The rows `rows[0, num_rows)` of `source`, in that order and repeated as often as they appear;
 /// a negative index gives a NULL row (the unmatched side of an outer join). The one gather every
-/// operator uses: filters, joins, sorts, windows, generators and DML. Throws
-/// VECTOR_CAPACITY_EXCEEDED when the gathered strings exceed 2 GiB.
+/// operator uses: filters, joins, sorts, windows, generators and DML. Dictionary codes of a
+/// string vector are taken along. Throws VECTOR_CAPACITY_EXCEEDED when the gathered strings
+/// exceed 2 GiB.
 VectorPtr TakeRows(const Vector& source, const int64_t* rows, int64_t num_rows);
 
 inline VectorPtr TakeRows(const Vector& source, const std::vector<int64_t>& rows) {

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <optional>
 #include <string>
 #include <vector>
@@ -46,6 +47,32 @@ TEST(TakeRowsTest, GathersRepeatsAndNegativeIndexesAsNull) {
     EXPECT_EQ(Texts(*taken), expected) << type->ToString();
     EXPECT_EQ(taken->null_count(), 2) << type->ToString();
   }
+}
+
+TEST(TakeRowsTest, DictionaryCodesFollowTheRows) {
+  // "b", NULL, "a", "b" decoded from the dictionary {"a", "b"}, sliced, then gathered.
+  auto codes = std::make_shared<DictionaryCodes>();
+  codes->dictionary = Build(StringType(), {"a", "b"});
+  codes->codes = Buffer::Allocate(5 * sizeof(int32_t));
+  const int32_t values[] = {0, 1, 0, 0, 1};  // row 0 is sliced away; row 2 is NULL
+  std::memcpy(codes->codes->data(), values, sizeof(values));
+  VectorPtr source = Vector::WithDictionaryCodes(Build(StringType(), {"a", "b", std::nullopt, "a", "b"}), codes);
+  VectorPtr slice = source->Slice(1, 4);
+  VectorPtr taken = TakeRows(*slice, std::vector<int64_t>{3, -1, 0, 2, 1});
+  EXPECT_EQ(Texts(*taken), (std::vector<std::string>{"b", "NULL", "b", "a", "NULL"}));
+  ASSERT_NE(taken->dictionary_codes(), nullptr);
+  EXPECT_EQ(taken->dictionary_codes()->dictionary, codes->dictionary);
+  const int32_t* taken_codes = taken->dictionary_codes()->codes->as<int32_t>() + taken->offset();
+  for (int64_t i = 0; i < taken->length(); ++i) {
+    if (taken->IsValid(i)) {
+      EXPECT_EQ(codes->dictionary->GetString(taken_codes[i]), taken->GetString(i)) << i;
+    } else {
+      EXPECT_GE(taken_codes[i], 0);
+      EXPECT_LT(taken_codes[i], 2);
+    }
+  }
+  // A vector without codes gathers without them.
+  EXPECT_EQ(TakeRows(*Build(StringType(), {"x"}), std::vector<int64_t>{0})->dictionary_codes(), nullptr);
 }
 
 TEST(TakeRowsTest, NoNullsGiveNoValidityAndEmptySelectionsWork) {

@@ -143,8 +143,8 @@ class Vector {
   /// INTERNAL_ERROR when the range is not inside the vector.
   VectorPtr Slice(int64_t offset, int64_t length) const;
 
-  /// The dictionary this vector's values were decoded from, or null (the usual case: any
-  /// operation other than Slice produces vectors without one).
+  /// The dictionary this vector's values were decoded from, or null (the usual case: only
+  /// Slice and TakeRows keep it).
   const DictionaryCodes* dictionary_codes() const { return dictionary_codes_.get(); }
   /// `vector` (sharing its buffers) annotated with `codes`. Checks that the vector is a string
   /// or binary vector, that the dictionary has its type and no NULLs, and that there is a code
