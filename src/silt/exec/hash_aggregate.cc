@@ -158,31 +158,36 @@ class GroupTable {
   void GroupByDictionary(const Vector& values, int64_t num_rows) {
     const DictionaryCodes& codes = *values.dictionary_codes();
     if (codes.dictionary != dictionary_) {
+      // A new dictionary: its entries are encoded together, and looked up as rows use them.
       dictionary_ = codes.dictionary;
       entry_groups_.assign(static_cast<size_t>(dictionary_->length()), kNoGroup);
+      EncodeKeys({dictionary_}, dictionary_->length(), dictionary_keys_);
     }
     const int32_t* code = codes.codes->as<int32_t>() + values.offset();
     const bool has_nulls = values.null_count() > 0;
     for (int64_t row = 0; row < num_rows; ++row) {
       uint32_t* group = &groups_[static_cast<size_t>(row)];
       if (has_nulls && values.IsNull(row)) {
-        if (null_group_ == kNoGroup) null_group_ = GroupOfKey(values, row);
+        if (null_group_ == kNoGroup) {
+          EncodedKeys null_key;
+          EncodeKeys({values.Slice(row, 1)}, 1, null_key);
+          null_group_ = GroupOfKey(null_key, 0, values, row);
+        }
         *group = null_group_;
         continue;
       }
-      uint32_t& entry = entry_groups_[static_cast<size_t>(code[row])];
-      if (entry == kNoGroup) entry = GroupOfKey(*dictionary_, code[row]);
-      *group = entry;
+      const int32_t entry = code[row];
+      uint32_t& entry_group = entry_groups_[static_cast<size_t>(entry)];
+      if (entry_group == kNoGroup) entry_group = GroupOfKey(dictionary_keys_, entry, *dictionary_, entry);
+      *group = entry_group;
     }
   }
 
-  // The group of row `row` of `values` (the only key column), created when new.
-  uint32_t GroupOfKey(const Vector& values, int64_t row) {
-    single_key_.clear();
-    single_key_.push_back(values.Slice(row, 1));
-    EncodeKeys(single_key_, 1, single_encoded_);
+  // The group of key `key` of `keys`, created when new with the value of row `row` of
+  // `values` (the only key column).
+  uint32_t GroupOfKey(const EncodedKeys& keys, int64_t key, const Vector& values, int64_t row) {
     bool inserted = false;
-    uint32_t group = table_.FindOrInsert(single_encoded_.key(0), single_encoded_.hashes[0], &inserted);
+    uint32_t group = table_.FindOrInsert(keys.key(key), keys.hashes[static_cast<size_t>(key)], &inserted);
     if (inserted) key_builders_[0]->AppendFrom(values, row);
     return group;
   }
@@ -199,14 +204,13 @@ class GroupTable {
   EncodedKeys encoded_;
   std::vector<uint32_t> groups_;
   std::vector<int64_t> inserted_;
-  // GroupByDictionary: the group of each entry of the last dictionary seen (kept alive here so
-  // that its address identifies it), and of the NULL key.
+  // GroupByDictionary: the last dictionary seen (kept alive here so that its address
+  // identifies it), its encoded entries, the group of each entry, and the NULL key's group.
   static constexpr uint32_t kNoGroup = UINT32_MAX;
   VectorPtr dictionary_;
+  EncodedKeys dictionary_keys_;
   std::vector<uint32_t> entry_groups_;
   uint32_t null_group_ = kNoGroup;
-  std::vector<VectorPtr> single_key_;
-  EncodedKeys single_encoded_;
 };
 
 SchemaPtr AggregateSchema(const std::vector<ExpressionPtr>& keys, const std::vector<std::string>& key_names,
