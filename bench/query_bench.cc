@@ -4,7 +4,7 @@
 //   small N/10 random ids of t (a join's build side);
 //   u     N/10 rows with about four versions of each id (a dedupe's input).
 // silt runs each query through a Session on the Delta tables; DuckDB (2 threads) reads the same
-// data files with read_parquet. Each query: best of 3 on both sides, results checked equal, and
+// data files with read_parquet. Each query: best of 5 on both sides, results checked equal, and
 // the ratio silt/DuckDB printed (below 1.0: silt is faster).
 // Usage: query_bench [--rows N] [--threads T]   (defaults: 10,000,000 rows, 2 DuckDB threads)
 
@@ -51,7 +51,7 @@ constexpr int64_t kBatchRows = 1 << 20;
 // several files, as a table written over time has.
 constexpr int64_t kRowsPerAppend = 2500000;
 constexpr int64_t kBaseMicros = 1672531200ll * 1000000;  // 2023-01-01 00:00:00 UTC
-constexpr int kRepetitions = 3;
+constexpr int kRepetitions = 5;
 
 VectorPtr AmountVector(int64_t rows, const std::function<uint64_t(int64_t)>& seed) {
   return FixedVector(DecimalType(18, 2), rows, 16, [&](uint8_t* out, int64_t i) {
