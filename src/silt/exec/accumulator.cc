@@ -193,6 +193,15 @@ class SumState {
 };
 
 template <typename T>
+class SumAccumulator;
+template <typename T>
+class AvgAccumulator;
+
+// The SumState a sum or avg accumulator of values of type T keeps, or null for another kind.
+template <typename T>
+SumState<T>* SumStateOf(Accumulator& accumulator);
+
+template <typename T>
 class SumAccumulator final : public Accumulator {
  public:
   SumAccumulator(const DataTypePtr& input_type, DataTypePtr result_type)
@@ -207,25 +216,36 @@ class SumAccumulator final : public Accumulator {
     state_.Merge(Downcast<SumAccumulator>(other)->state_, group_map, other_groups, context);
   }
   VectorPtr Finalize(size_t num_groups, EvalContext& context) override {
-    Resize(num_groups);
+    SumState<T>& state = shared_ != nullptr ? *shared_ : state_;
+    state.Resize(num_groups);
     std::vector<uint8_t> valid(num_groups);
+    // The sums are copied: a shared state is read by its twin too.
+    std::vector<T> sums(state.sums_.begin(), state.sums_.begin() + static_cast<int64_t>(num_groups));
     if constexpr (std::is_same_v<T, Decimal128>) {
       const Decimal128 limit = PowerOfTen(result_type_->precision());
       for (size_t g = 0; g < num_groups; ++g) {
-        bool overflow = state_.overflow_[g] || state_.sums_[g] >= limit || state_.sums_[g] <= -limit;
-        if (overflow && state_.counts_[g] > 0 && context.ansi) ThrowDecimalSumOverflow();
-        valid[g] = state_.counts_[g] > 0 && !overflow;
-        if (!valid[g]) state_.sums_[g] = 0;
+        bool overflow = state.overflow_[g] || sums[g] >= limit || sums[g] <= -limit;
+        if (overflow && state.counts_[g] > 0 && context.ansi) ThrowDecimalSumOverflow();
+        valid[g] = state.counts_[g] > 0 && !overflow;
+        if (!valid[g]) sums[g] = 0;
       }
     } else {
-      for (size_t g = 0; g < num_groups; ++g) valid[g] = state_.counts_[g] > 0;
+      for (size_t g = 0; g < num_groups; ++g) valid[g] = state.counts_[g] > 0;
     }
-    return MakeFixedResult(result_type_, state_.sums_.data(), sizeof(T), valid.data(), num_groups);
+    return MakeFixedResult(result_type_, sums.data(), sizeof(T), valid.data(), num_groups);
+  }
+  bool ShareStateOf(Accumulator& twin) override {
+    SumState<T>* state = SumStateOf<T>(twin);
+    if (state == nullptr || state == &state_ || state->unchecked_ != state_.unchecked_) return false;
+    shared_ = state;
+    return true;
   }
 
  private:
+  friend SumState<T>* SumStateOf<T>(Accumulator&);
   DataTypePtr result_type_;
   SumState<T> state_;
+  SumState<T>* shared_ = nullptr;  // a twin's state (ShareStateOf)
 };
 
 template <typename T>
@@ -242,14 +262,21 @@ class AvgAccumulator final : public Accumulator {
   void Merge(Accumulator& other, const uint32_t* group_map, size_t other_groups, EvalContext& context) override {
     state_.Merge(Downcast<AvgAccumulator>(other)->state_, group_map, other_groups, context);
   }
+  bool ShareStateOf(Accumulator& twin) override {
+    SumState<T>* state = SumStateOf<T>(twin);
+    if (state == nullptr || state == &state_ || state->unchecked_ != state_.unchecked_) return false;
+    shared_ = state;
+    return true;
+  }
   VectorPtr Finalize(size_t num_groups, EvalContext& context) override {
-    Resize(num_groups);
+    SumState<T>& state = shared_ != nullptr ? *shared_ : state_;
+    state.Resize(num_groups);
     std::vector<uint8_t> valid(num_groups);
     if constexpr (std::is_same_v<T, double>) {
       std::vector<double> results(num_groups);
       for (size_t g = 0; g < num_groups; ++g) {
-        valid[g] = state_.counts_[g] > 0;
-        if (valid[g]) results[g] = state_.sums_[g] / static_cast<double>(state_.counts_[g]);
+        valid[g] = state.counts_[g] > 0;
+        if (valid[g]) results[g] = state.sums_[g] / static_cast<double>(state.counts_[g]);
       }
       return MakeFixedResult(result_type_, results.data(), sizeof(double), valid.data(), num_groups);
     } else {
@@ -260,10 +287,10 @@ class AvgAccumulator final : public Accumulator {
       const Decimal128 scale_up = PowerOfTen(result_type_->scale() - input_type_->scale());
       std::vector<Decimal128> results(num_groups, 0);
       for (size_t g = 0; g < num_groups; ++g) {
-        int64_t count = state_.counts_[g];
+        int64_t count = state.counts_[g];
         if (count == 0) continue;
-        Decimal128 sum = state_.sums_[g];
-        bool overflow = state_.overflow_[g] || sum >= sum_limit || sum <= -sum_limit;
+        Decimal128 sum = state.sums_[g];
+        bool overflow = state.overflow_[g] || sum >= sum_limit || sum <= -sum_limit;
         Decimal128 result = 0;
         if (!overflow) {
           bool negative = sum < 0;
@@ -291,10 +318,19 @@ class AvgAccumulator final : public Accumulator {
   }
 
  private:
+  friend SumState<T>* SumStateOf<T>(Accumulator&);
   DataTypePtr input_type_;
   DataTypePtr result_type_;
   SumState<T> state_;
+  SumState<T>* shared_ = nullptr;  // a twin's state (ShareStateOf)
 };
+
+template <typename T>
+SumState<T>* SumStateOf(Accumulator& accumulator) {
+  if (auto* sum = dynamic_cast<SumAccumulator<T>*>(&accumulator)) return sum->shared_ ? nullptr : &sum->state_;
+  if (auto* avg = dynamic_cast<AvgAccumulator<T>*>(&accumulator)) return avg->shared_ ? nullptr : &avg->state_;
+  return nullptr;
+}
 
 // ---- stddev / variance (Welford's running moments; Chan's formula to merge) ----
 

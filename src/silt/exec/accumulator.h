@@ -32,6 +32,16 @@ class Accumulator {
   /// The result of every group [0, num_groups) as a vector of the call's result type. Decimal
   /// overflow throws ARITHMETIC_OVERFLOW under ANSI and gives NULL otherwise. Call once.
   virtual VectorPtr Finalize(size_t num_groups, expr::EvalContext& context) = 0;
+
+  /// Sharing a running state: sum and avg of one argument both keep a sum and a count per
+  /// group. When `twin` (another accumulator of the same table, over the same argument, with
+  /// neither FILTER nor DISTINCT) keeps the state this one needs, this returns true, and from
+  /// then on the caller neither updates nor merges this accumulator: Finalize reads `twin`'s
+  /// state, which must then be complete (and `twin` alive). Default: false.
+  virtual bool ShareStateOf(Accumulator& twin) {
+    (void)twin;
+    return false;
+  }
 };
 
 /// An accumulator for `call`, whose arguments have `argument_types` (the signature's types from

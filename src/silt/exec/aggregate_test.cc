@@ -12,6 +12,7 @@
 #include "silt/base/testing_error_class.h"
 #include "silt/base/thread_pool.h"
 #include "silt/error.h"
+#include "silt/exec/accumulator.h"
 #include "silt/exec/aggregate_function.h"
 #include "silt/exec/hash_operators.h"
 #include "silt/expr/test_batch_internal.h"
@@ -229,6 +230,66 @@ TEST(HashAggregateTest, EighteenDigitDecimalSumsAreExactWithAndWithoutNulls) {
   EXPECT_THAT(run.rows, ElementsAre("3999999999999999996000,2665999999999999997334,"
                                     "3999999999999999996000,999999999999999999.0000"));
   EXPECT_EQ(run.schema->field(0).type->ToString(), "decimal(28,0)");
+}
+
+TEST(HashAggregateTest, SumAndAverageOfOneColumnShareTheirState) {
+  // sum(x) and avg(x) keep one running state; the results are those of separate states, in
+  // either order, merged across threads, beside a filtered sum that cannot share.
+  std::vector<Batch> batches;
+  for (int b = 0; b < 6; ++b) {
+    std::vector<std::optional<int64_t>> keys, cents;
+    for (int i = 0; i < 500; ++i) {
+      keys.push_back(i % 7);
+      cents.push_back(i % 11 == 0 ? std::nullopt : std::optional<int64_t>(b * 1000 + i * 37 - 4000));
+    }
+    batches.push_back(MakeBatch({IntColumn(LongType(), keys), DecimalColumn(18, 2, cents)}));
+  }
+  const Batch& shape = batches[0];
+  auto positive = expr::Compare(expr::ComparisonOperator::kGreater, Col(shape, 1),
+                                expr::Literal(Scalar::Decimal(0, DecimalType(18, 2))));
+  std::vector<AggregateCall> shared = {Agg("avg", {Col(shape, 1)}), Agg("sum", {Col(shape, 1)}),
+                                       Agg("sum", {Col(shape, 1)}, false, positive)};
+  AggregateRun together = RunAggregate(batches, {Col(shape, 0)}, shared, 2);
+  AggregateRun avg_alone = RunAggregate(batches, {Col(shape, 0)}, {Agg("avg", {Col(shape, 1)})}, 2);
+  AggregateRun sum_alone = RunAggregate(batches, {Col(shape, 0)}, {Agg("sum", {Col(shape, 1)})}, 2);
+  AggregateRun filtered_alone =
+      RunAggregate(batches, {Col(shape, 0)}, {Agg("sum", {Col(shape, 1)}, false, positive)}, 2);
+  ASSERT_EQ(together.rows.size(), 7u);
+  for (size_t g = 0; g < 7; ++g) {
+    auto value = [](const std::string& row) { return row.substr(row.find(',') + 1); };
+    EXPECT_EQ(together.rows[g], avg_alone.rows[g] + "," + value(sum_alone.rows[g]) + "," +
+                                    value(filtered_alone.rows[g]));
+  }
+  // The accumulators themselves: avg reads the sum's state once it shares it; a count cannot
+  // be shared, nor can a state be shared with itself.
+  std::vector<DataTypePtr> types = {DecimalType(18, 2)};
+  AggregateCall sum_call = Agg("sum", {Col(shape, 1)});
+  sum_call.result_type = DecimalType(28, 2);
+  AggregateCall avg_call = Agg("avg", {Col(shape, 1)});
+  avg_call.result_type = DecimalType(22, 6);
+  std::unique_ptr<Accumulator> sum = MakeAccumulator(sum_call, types);
+  std::unique_ptr<Accumulator> avg = MakeAccumulator(avg_call, types);
+  std::unique_ptr<Accumulator> count = MakeAccumulator(Agg("count", {Col(shape, 1)}), types);
+  EXPECT_FALSE(avg->ShareStateOf(*count));
+  EXPECT_FALSE(avg->ShareStateOf(*avg));
+  ASSERT_TRUE(avg->ShareStateOf(*sum));
+  std::vector<uint32_t> one_group(3, 0);
+  expr::EvalContext eval;
+  sum->Resize(1);
+  sum->Update({DecimalColumn(18, 2, {100, 200, 400})}, one_group.data(), nullptr, 3, eval);
+  EXPECT_EQ(avg->Finalize(1, eval)->ValueToString(0), "2.333333");
+  EXPECT_EQ(sum->Finalize(1, eval)->ValueToString(0), "7.00");
+
+  // Overflow reaches both: decimal(38,0) sums past 10^38 fail under ANSI, and are NULL without.
+  VectorBuilder big(DecimalType(38, 0));
+  for (int i = 0; i < 20; ++i) big.AppendDecimal(static_cast<Decimal128>(1000000000000000000LL) * 10000000000000000000ULL);
+  Batch decimals = MakeBatch({big.Finish()});
+  EXPECT_EQ(ErrorClassOf([&] {
+              RunAggregate({decimals}, {}, {Agg("sum", {Col(decimals, 0)}), Agg("avg", {Col(decimals, 0)})});
+            }),
+            "ARITHMETIC_OVERFLOW");
+  EXPECT_THAT(RunAggregate({decimals}, {}, {Agg("sum", {Col(decimals, 0)}), Agg("avg", {Col(decimals, 0)})}, 1, false).rows,
+              ElementsAre("NULL,NULL"));
 }
 
 TEST(HashAggregateTest, DistinctAggregates) {

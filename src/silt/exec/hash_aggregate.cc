@@ -64,6 +64,16 @@ class GroupTable {
     for (const PreparedAggregate& aggregate : aggregates_) {
       accumulators_.push_back(MakeAccumulator(aggregate.call, aggregate.argument_types));
     }
+    // An aggregate whose running state an earlier one keeps (avg(x) beside sum(x)) reads that
+    // state instead of updating its own.
+    shares_state_.assign(aggregates_.size(), false);
+    for (size_t a = 0; a < aggregates_.size(); ++a) {
+      for (size_t b = 0; b < a && !shares_state_[a]; ++b) {
+        if (!shares_state_[b] && SameUnfilteredInput(aggregates_[a], aggregates_[b])) {
+          shares_state_[a] = accumulators_[a]->ShareStateOf(*accumulators_[b]);
+        }
+      }
+    }
     if (keys_.empty()) {
       // A global aggregate has exactly one group, also for empty input.
       bool inserted = false;
@@ -98,6 +108,7 @@ class GroupTable {
   void UpdateAccumulators(const Batch& batch, int64_t num_rows, EvalContext& context) {
     std::vector<VectorPtr> arguments;
     for (size_t a = 0; a < aggregates_.size(); ++a) {
+      if (shares_state_[a]) continue;
       const AggregateCall& call = aggregates_[a].call;
       arguments.clear();
       for (const ExpressionPtr& argument : call.arguments) arguments.push_back(expr::Evaluate(*argument, batch, context));
@@ -122,6 +133,7 @@ class GroupTable {
     }
     ResizeStates();
     for (size_t a = 0; a < accumulators_.size(); ++a) {
+      if (shares_state_[a]) continue;
       accumulators_[a]->Merge(*other.accumulators_[a], group_map.data(), other_groups, context);
     }
   }
@@ -192,6 +204,23 @@ class GroupTable {
     return group;
   }
 
+  // Whether two aggregates read the same argument values on every row: the same argument
+  // expression (built without function calls, so certainly deterministic) and type, neither
+  // with FILTER or DISTINCT.
+  static bool SameUnfilteredInput(const PreparedAggregate& a, const PreparedAggregate& b) {
+    if (a.call.filter || b.call.filter || a.call.distinct || b.call.distinct) return false;
+    if (a.call.arguments.size() != 1 || b.call.arguments.size() != 1) return false;
+    return WithoutCalls(*a.call.arguments[0]) && a.argument_types[0]->Equals(*b.argument_types[0]) &&
+           a.call.arguments[0]->ToString() == b.call.arguments[0]->ToString();
+  }
+  static bool WithoutCalls(const expr::Expression& expression) {
+    if (expression.kind() == expr::ExpressionKind::kCall) return false;
+    for (const ExpressionPtr& child : expression.children()) {
+      if (!WithoutCalls(*child)) return false;
+    }
+    return true;
+  }
+
   void ResizeStates() {
     for (auto& accumulator : accumulators_) accumulator->Resize(table_.num_groups());
   }
@@ -201,6 +230,7 @@ class GroupTable {
   KeyTable table_;
   std::vector<std::unique_ptr<VectorBuilder>> key_builders_;
   std::vector<std::unique_ptr<Accumulator>> accumulators_;
+  std::vector<bool> shares_state_;  // per aggregate: reads an earlier one's state
   EncodedKeys encoded_;
   std::vector<uint32_t> groups_;
   std::vector<int64_t> inserted_;
