@@ -953,6 +953,10 @@ VectorPtr AssembleDictionaryLeaf(const SchemaNode& node, const std::vector<LeafC
              "AssembleDictionaryLeaf needs a top-level string leaf with kept indices");
   const int64_t rows = chunk.num_levels;
   const std::vector<uint32_t>& indices = chunk.dictionary_indices;
+  if (static_cast<int64_t>(indices.size()) != chunk.num_defined || chunk.num_defined > rows ||
+      (chunk.definition_levels.empty() && chunk.num_defined != rows)) {
+    Corrupt("dictionary indices disagree with the defined values");
+  }
 
   // One code per row: the defined values' indices, spread over the rows when some are NULL.
   BufferPtr codes = Buffer::Allocate(static_cast<size_t>(rows) * sizeof(int32_t));
