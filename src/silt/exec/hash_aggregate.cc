@@ -124,7 +124,12 @@ class GroupTable {
     for (auto& builder : other.key_builders_) other_keys.push_back(builder->Finish());
     const size_t other_groups = other.table_.num_groups();
     std::vector<uint32_t> group_map(other_groups);
+    constexpr uint32_t kSlotAhead = 16;
+    constexpr uint32_t kKeyAhead = 8;
     for (uint32_t g = 0; g < other_groups; ++g) {
+      // Both tables are large when there are many groups: fetch ahead.
+      if (g + kSlotAhead < other_groups) table_.PrefetchSlot(other.table_.hash(g + kSlotAhead));
+      if (g + kKeyAhead < other_groups) table_.PrefetchStoredKey(other.table_.hash(g + kKeyAhead));
       bool inserted = false;
       group_map[g] = table_.FindOrInsert(other.table_.key(g), other.table_.hash(g), &inserted);
       if (inserted) {

@@ -39,7 +39,9 @@ uint32_t KeyTable::Insert(std::string_view key, uint64_t hash, size_t slot) {
 void KeyTable::Grow() {
   std::vector<uint64_t> slots(slots_.size() * 2, 0);
   uint64_t mask = slots.size() - 1;
-  for (uint32_t group = 0; group < hashes_.size(); ++group) {
+  const uint32_t num_groups = static_cast<uint32_t>(hashes_.size());
+  for (uint32_t group = 0; group < num_groups; ++group) {
+    if (group + kPrefetchDistance < num_groups) __builtin_prefetch(&slots[hashes_[group + kPrefetchDistance] & mask]);
     uint64_t hash = hashes_[group];
     size_t slot = hash & mask;
     while (slots[slot] != 0) slot = (slot + 1) & mask;
@@ -71,12 +73,24 @@ uint32_t KeyTable::FindOrInsert(std::string_view key, uint64_t hash, bool* inser
 
 void KeyTable::FindOrInsert(const EncodedKeys& keys, uint32_t* group_ids, std::vector<int64_t>* inserted_rows) {
   const int64_t num_rows = keys.num_rows();
+  // Two stages ahead, as FindAll: the slot of row + 16, then the stored key its slot points at
+  // for row + 8 (tables of many groups do not fit in the caches).
+  constexpr int64_t kKeyPrefetchDistance = kPrefetchDistance / 2;
   for (int64_t row = 0; row < num_rows; ++row) {
     if (row + kPrefetchDistance < num_rows) __builtin_prefetch(&slots_[keys.hashes[row + kPrefetchDistance] & mask_]);
+    if (row + kKeyPrefetchDistance < num_rows) PrefetchStoredKey(keys.hashes[row + kKeyPrefetchDistance]);
     bool inserted = false;
     group_ids[row] = FindOrInsert(keys.key(row), keys.hashes[row], &inserted);
     if (inserted && inserted_rows) inserted_rows->push_back(row);
   }
+}
+
+void KeyTable::PrefetchStoredKey(uint64_t hash) const {
+  uint64_t entry = slots_[hash & mask_];
+  if (entry == 0) return;
+  uint32_t group = static_cast<uint32_t>(entry & 0xFFFFFFFFULL) - 1;
+  __builtin_prefetch(variable_length_ ? static_cast<const void*>(&key_offsets_[group])
+                                      : static_cast<const void*>(arena_.data() + group * key_length_));
 }
 
 void KeyTable::FindOrInsertRows(const EncodedKeys& keys, const uint32_t* rows, size_t count,
@@ -88,14 +102,7 @@ void KeyTable::FindOrInsertRows(const EncodedKeys& keys, const uint32_t* rows, s
     if (i + kPrefetchDistance < count) {
       __builtin_prefetch(&slots_[keys.hashes[rows[i + kPrefetchDistance]] & mask_]);
     }
-    if (i + kKeyPrefetchDistance < count) {
-      uint64_t entry = slots_[keys.hashes[rows[i + kKeyPrefetchDistance]] & mask_];
-      if (entry != 0) {
-        uint32_t group = static_cast<uint32_t>(entry & 0xFFFFFFFFULL) - 1;
-        __builtin_prefetch(variable_length_ ? static_cast<const void*>(&key_offsets_[group])
-                                            : static_cast<const void*>(arena_.data() + group * key_length_));
-      }
-    }
+    if (i + kKeyPrefetchDistance < count) PrefetchStoredKey(keys.hashes[rows[i + kKeyPrefetchDistance]]);
     bool inserted = false;
     const uint32_t row = rows[i];
     group_ids[i] = FindOrInsert(keys.key(row), keys.hashes[row], &inserted);

@@ -30,6 +30,11 @@ class KeyTable {
   /// tables larger than the caches.
   void FindAll(const EncodedKeys& keys, const uint8_t* skip, int64_t* group_ids) const;
 
+  /// Cache hints for callers that look keys up one at a time: the first slot for `hash`, and
+  /// the stored key (or its offset) that slot points at. Issue them some keys ahead.
+  void PrefetchSlot(uint64_t hash) const { __builtin_prefetch(&slots_[hash & mask_]); }
+  void PrefetchStoredKey(uint64_t hash) const;
+
   size_t num_groups() const { return hashes_.size(); }
   std::string_view key(uint32_t group) const {
     if (!variable_length_) {
