@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <atomic>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -10,8 +9,8 @@
 #include <mutex>
 
 #include "silt/base/check.h"
-#include "silt/base/thread_pool.h"
 #include "silt/exec/hash_table.h"
+#include "silt/exec/pull_on_workers_internal.h"
 #include "silt/exec/row_compare.h"
 #include "silt/exec/row_hash.h"
 #include "silt/exec/sort_window.h"
@@ -510,48 +509,13 @@ class GroupTopRowsOperator final : public Operator {
     const size_t parallelism =
         parallel_child ? context.Parallelism() : std::max<size_t>(1, context.Parallelism() / 2);
     std::vector<Worker> workers(parallelism);
-    std::vector<ExecContext> contexts(parallelism, context);
-    std::atomic<uint64_t> sequence{0};
-    if (parallelism == 1) {
-      while (std::optional<Batch> batch = child_->Next(context)) {
-        Offer(*batch, sequence++, workers[0], 0);
-      }
-    } else {
-      // Every worker pulls batches (numbered in the child's order, so ties are broken as one
-      // thread would break them) and offers them to the tables.
-      std::mutex child_mutex;
-      std::atomic<bool> stop{false};
-      context.Pool().ParallelFor(
-          parallelism,
-          [&](size_t worker) {
-            try {
-              while (!stop.load(std::memory_order_relaxed)) {
-                std::optional<Batch> batch;
-                uint64_t batch_sequence = 0;
-                if (parallel_child) {
-                  // Numbered as they are returned: the scan's batch order is not deterministic
-                  // anyway.
-                  batch = child_->Next(contexts[worker]);
-                  batch_sequence = sequence++;
-                } else {
-                  std::lock_guard<std::mutex> lock(child_mutex);
-                  if (stop.load(std::memory_order_relaxed)) return;
-                  batch = child_->Next(context);
-                  batch_sequence = sequence++;
-                }
-                if (!batch) {
-                  stop = true;
-                  return;
-                }
-                Offer(*batch, batch_sequence, workers[worker], worker * kNumShards / parallelism);
-              }
-            } catch (...) {
-              stop = true;
-              throw;
-            }
-          },
-          parallelism);
-    }
+    // Every worker offers the batches it pulls to the tables; batches are numbered as their
+    // pulls return (in the child's order when pulled under a lock, so ties are broken as one
+    // thread would break them; a parallel scan's batch order is not deterministic anyway).
+    PullOnWorkers(*child_, context, parallelism, parallel_child,
+                  [&](size_t worker, Batch& batch, uint64_t sequence, ExecContext&) {
+                    Offer(batch, sequence, workers[worker], worker * kNumShards / parallelism);
+                  });
     for (auto& table : tables_) table->PrepareOutput();
   }
 

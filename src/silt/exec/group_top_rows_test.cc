@@ -3,7 +3,6 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <atomic>
 
 #include <algorithm>
 #include <cmath>
@@ -14,6 +13,7 @@
 #include "silt/base/thread_pool.h"
 #include "silt/error.h"
 #include "silt/exec/sort_window.h"
+#include "silt/exec/test_source_internal.h"
 #include "silt/vector/batch.h"
 
 namespace silt::exec {
@@ -21,29 +21,7 @@ namespace {
 
 using ::testing::ElementsAre;
 
-// Hands out its batches in order; with `parallel`, it allows parallel pulls as a scan does.
-class TestSource final : public Operator {
- public:
-  TestSource(SchemaPtr schema, std::vector<Batch> batches, bool parallel = false)
-      : Operator(std::move(schema)), batches_(std::move(batches)), parallel_(parallel) {}
-  std::optional<Batch> Next(ExecContext&) override {
-    size_t next = next_.fetch_add(1);
-    if (next >= batches_.size()) return std::nullopt;
-    return batches_[next];
-  }
-  bool EnableParallelNext() override {
-    parallel_pulls_ = parallel_;
-    return parallel_;
-  }
-  std::string Describe() const override { return "TestSource"; }
-  bool parallel_pulls() const { return parallel_pulls_; }
-
- private:
-  std::vector<Batch> batches_;
-  bool parallel_;
-  bool parallel_pulls_ = false;
-  std::atomic<size_t> next_{0};
-};
+using exec::testing::TestSource;
 
 SchemaPtr InputSchema() {
   return std::make_shared<Schema>(std::vector<Field>{{"city", StringType(), true, {}},

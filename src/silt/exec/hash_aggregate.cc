@@ -1,14 +1,12 @@
 #include <algorithm>
-#include <atomic>
 #include <deque>
-#include <mutex>
 
 #include "silt/base/check.h"
-#include "silt/base/thread_pool.h"
 #include "silt/exec/accumulator.h"
 #include "silt/exec/aggregate_kind_internal.h"
 #include "silt/exec/hash_operators.h"
 #include "silt/exec/hash_table.h"
+#include "silt/exec/pull_on_workers_internal.h"
 #include "silt/exec/row_hash.h"
 #include "silt/expr/evaluator.h"
 
@@ -301,45 +299,16 @@ class HashAggregateOperator final : public Operator {
     const size_t parallelism = std::max<size_t>(1, context.Parallelism());
     std::vector<std::unique_ptr<GroupTable>> tables;
     for (size_t t = 0; t < parallelism; ++t) tables.push_back(std::make_unique<GroupTable>(keys_, aggregates_));
-    if (parallelism == 1) {
-      while (std::optional<Batch> batch = child_->Next(context)) tables[0]->Consume(*batch, context.eval);
-    } else {
-      // Every worker pulls batches from the child and aggregates them into its own table; the
-      // tables are merged at the end. A child that allows parallel pulls decodes on the
-      // workers (each with its own context); any other is pulled one worker at a time.
-      const bool parallel_child = child_->EnableParallelNext();
-      std::mutex child_mutex;
-      std::atomic<bool> stop{false};
-      std::vector<ExecContext> contexts(parallelism, context);
-      context.Pool().ParallelFor(
-          parallelism,
-          [&](size_t worker) {
-            try {
-              while (!stop.load(std::memory_order_relaxed)) {
-                std::optional<Batch> batch;
-                if (parallel_child) {
-                  batch = child_->Next(contexts[worker]);
-                } else {
-                  std::lock_guard<std::mutex> lock(child_mutex);
-                  if (stop.load(std::memory_order_relaxed)) return;
-                  batch = child_->Next(context);
-                }
-                if (!batch) {
-                  stop = true;
-                  return;
-                }
-                tables[worker]->Consume(*batch, contexts[worker].eval);
-              }
-            } catch (...) {
-              stop = true;
-              throw;
-            }
-          },
-          parallelism);
-      for (size_t t = 1; t < parallelism; ++t) {
-        tables[0]->Merge(*tables[t], context.eval);
-        tables[t].reset();
-      }
+    // Every worker aggregates the batches it pulls into its own table; the tables are merged
+    // at the end. A child that allows parallel pulls decodes on the workers.
+    const bool parallel_child = parallelism > 1 && child_->EnableParallelNext();
+    PullOnWorkers(*child_, context, parallelism, parallel_child,
+                  [&](size_t worker, Batch& batch, uint64_t, ExecContext& worker_context) {
+                    tables[worker]->Consume(batch, worker_context.eval);
+                  });
+    for (size_t t = 1; t < parallelism; ++t) {
+      tables[0]->Merge(*tables[t], context.eval);
+      tables[t].reset();
     }
     std::vector<VectorPtr> columns = tables[0]->Finish(context.eval);
     const int64_t num_groups = static_cast<int64_t>(tables[0]->num_groups());

@@ -11,6 +11,7 @@
 #include "silt/base/thread_pool.h"
 #include "silt/exec/hash_operators.h"
 #include "silt/exec/hash_table.h"
+#include "silt/exec/pull_on_workers_internal.h"
 #include "silt/exec/row_hash.h"
 #include "silt/expr/evaluator.h"
 #include "silt/expr/type_coercion.h"
@@ -311,25 +312,18 @@ class HashJoinOperator final : public Operator {
   // decodes its own row groups), else on this one. Build rows come in no particular order then,
   // as a parallel scan's batches do anyway.
   std::vector<Batch> PullBuildSide(ExecContext& context) {
+    // Only a child that decodes on the pulling threads is worth pulling on several.
+    const bool parallel = context.Parallelism() > 1 && right_->EnableParallelNext();
+    const size_t parallelism = parallel ? context.Parallelism() : 1;
+    std::vector<std::vector<Batch>> pulled(parallelism);
+    PullOnWorkers(*right_, context, parallelism, parallel,
+                  [&](size_t worker, Batch& batch, uint64_t, ExecContext&) {
+                    pulled[worker].push_back(std::move(batch));
+                  });
     std::vector<Batch> batches;
-    const size_t parallelism = context.Parallelism();
-    if (parallelism > 1 && right_->EnableParallelNext()) {
-      std::vector<std::vector<Batch>> pulled(parallelism);
-      std::vector<ExecContext> contexts(parallelism, context);
-      context.Pool().ParallelFor(
-          parallelism,
-          [&](size_t worker) {
-            while (std::optional<Batch> batch = right_->Next(contexts[worker])) {
-              pulled[worker].push_back(std::move(*batch));
-            }
-          },
-          parallelism);
-      for (std::vector<Batch>& part : pulled) {
-        for (Batch& batch : part) batches.push_back(std::move(batch));
-      }
-      return batches;
+    for (std::vector<Batch>& part : pulled) {
+      for (Batch& batch : part) batches.push_back(std::move(batch));
     }
-    while (std::optional<Batch> batch = right_->Next(context)) batches.push_back(std::move(*batch));
     return batches;
   }
 

@@ -11,6 +11,7 @@
 #include "silt/base/thread_pool.h"
 #include "silt/error.h"
 #include "silt/exec/hash_operators.h"
+#include "silt/exec/test_source_internal.h"
 #include "silt/expr/test_batch_internal.h"
 #include "silt/vector/batch.h"
 
@@ -23,24 +24,7 @@ using expr::testing::IntColumn;
 using expr::testing::StringColumn;
 using ::testing::ElementsAre;
 
-// Hands out its batches in order; with `parallel`, it allows parallel pulls as a scan does.
-class TestSource final : public Operator {
- public:
-  TestSource(SchemaPtr schema, std::vector<Batch> batches, bool parallel = false)
-      : Operator(std::move(schema)), batches_(std::move(batches)), parallel_(parallel) {}
-  std::optional<Batch> Next(ExecContext&) override {
-    size_t next = next_.fetch_add(1);
-    if (next >= batches_.size()) return std::nullopt;
-    return batches_[next];
-  }
-  bool EnableParallelNext() override { return parallel_; }
-  std::string Describe() const override { return "TestSource"; }
-
- private:
-  std::vector<Batch> batches_;
-  bool parallel_;
-  std::atomic<size_t> next_{0};
-};
+using exec::testing::TestSource;
 
 OperatorPtr Source(const std::vector<Batch>& batches, bool parallel = false) {
   return std::make_unique<TestSource>(batches.front().schema(), batches, parallel);

@@ -6,6 +6,7 @@
 #include <deque>
 #include <exception>
 #include <mutex>
+#include <optional>
 
 #include "silt/base/check.h"
 #include "silt/base/thread_pool.h"
@@ -62,6 +63,20 @@ struct ScanStream::State {
   bool HasWork() const { return !pending.empty() || next_file < num_files; }
   bool CanClaim() const {
     return !cancelled && !error && HasWork() && ready_groups + running < capacity;
+  }
+  // Rethrows the first worker error, cancelling what is left; lock held.
+  void RethrowIfFailed() {
+    if (!error) return;
+    cancelled = true;
+    std::rethrow_exception(error);
+  }
+  // The next filtered slice waiting for a consumer, if any; lock held.
+  std::optional<Batch> TakeReady() {
+    if (ready.empty()) return std::nullopt;
+    Batch batch = std::move(ready.front().first);
+    if (ready.front().second) --ready_groups;
+    ready.pop_front();
+    return batch;
   }
   WorkItem Claim() {
     WorkItem item;
@@ -185,16 +200,8 @@ namespace {
 std::optional<Batch> NextDecodedHere(const StatePtr& state, std::unique_lock<std::mutex>& lock,
                                      expr::EvalContext& eval) {
   for (;;) {
-    if (state->error) {
-      state->cancelled = true;
-      std::rethrow_exception(state->error);
-    }
-    if (!state->ready.empty()) {
-      Batch batch = std::move(state->ready.front().first);
-      if (state->ready.front().second) --state->ready_groups;
-      state->ready.pop_front();
-      return batch;
-    }
+    state->RethrowIfFailed();
+    if (std::optional<Batch> batch = state->TakeReady()) return batch;
     if (!state->HasWork() || state->cancelled) {
       if (state->running == 0) return std::nullopt;
     } else {
@@ -227,14 +234,8 @@ std::optional<Batch> ScanStream::Next(ExecContext& context) {
   }
   if (state->callers_decode) return NextDecodedHere(state, lock, context.eval);
   for (;;) {
-    if (state->error) {
-      state->cancelled = true;
-      std::rethrow_exception(state->error);
-    }
-    if (!state->ready.empty()) {
-      Batch batch = std::move(state->ready.front().first);
-      if (state->ready.front().second) --state->ready_groups;
-      state->ready.pop_front();
+    state->RethrowIfFailed();
+    if (std::optional<Batch> batch = state->TakeReady()) {
       TopUp(state);
       return batch;
     }

@@ -16,6 +16,7 @@
 #include "silt/base/thread_pool.h"
 #include "silt/error.h"
 #include "silt/exec/operators.h"
+#include "silt/exec/parquet_scan_stream.h"
 #include "silt/io/file_system.h"
 #include "silt/io/testing_temporary_folder.h"
 #include "silt/log/snapshot.h"
@@ -196,33 +197,99 @@ TEST_F(DeltaScanTest, ManyRowGroupsOfOneFileReadOnSeveralThreadsExactlyOnce) {
   EXPECT_EQ(context.counters->files_scanned, 1);
 }
 
-// Pulls `scan` (after EnableParallelNext) from `threads` threads at once, each with its own
-// context copy; returns every batch and the ids of the threads that pulled something.
-std::vector<Batch> PullInParallel(Operator& scan, const ExecContext& context, int threads,
-                                  std::set<std::thread::id>* pullers = nullptr) {
-  EXPECT_TRUE(scan.EnableParallelNext());
-  std::mutex mutex;
+// What `threads` threads pulling one operator at once got.
+struct ParallelPulls {
   std::vector<Batch> batches;
+  std::vector<std::string> error_classes;  // one per thread that failed
+};
+
+// Pulls `root` (after EnableParallelNext) from `threads` threads at once, each with its own
+// context copy, until each sees the end or an error.
+ParallelPulls PullInParallel(Operator& root, const ExecContext& context, int threads) {
+  EXPECT_TRUE(root.EnableParallelNext());
+  std::mutex mutex;
+  ParallelPulls pulls;
   std::vector<std::thread> workers;
-  std::exception_ptr failure;
   for (int t = 0; t < threads; ++t) {
     workers.emplace_back([&] {
       ExecContext own = context;
       try {
-        while (std::optional<Batch> batch = scan.Next(own)) {
+        while (std::optional<Batch> batch = root.Next(own)) {
           std::lock_guard<std::mutex> lock(mutex);
-          batches.push_back(std::move(*batch));
-          if (pullers) pullers->insert(std::this_thread::get_id());
+          pulls.batches.push_back(std::move(*batch));
         }
-      } catch (...) {
+      } catch (const Error& error) {
         std::lock_guard<std::mutex> lock(mutex);
-        if (!failure) failure = std::current_exception();
+        pulls.error_classes.push_back(std::string(error.error_class()));
       }
     });
   }
   for (std::thread& worker : workers) worker.join();
-  if (failure) std::rethrow_exception(failure);
-  return batches;
+  return pulls;
+}
+
+// 1 / (id - at) > 0: divides by zero in the row group holding id `at`.
+expr::ExpressionPtr DividesByZeroAt(int64_t at) {
+  auto divisor = expr::Arithmetic(expr::ArithmeticOperator::kSubtract, expr::Column(0, LongType()),
+                                  expr::Literal(expr::Scalar::Long(at)));
+  auto quotient = expr::Arithmetic(expr::ArithmeticOperator::kDivide,
+                                   expr::Literal(expr::Scalar::Long(1)), divisor);
+  return expr::Compare(expr::ComparisonOperator::kGreater, quotient,
+                       expr::Literal(expr::Scalar::Double(0)));
+}
+
+TEST(ScanStreamTest, CallersDecodeEveryRowGroupThemselves) {
+  // A free pool: had the stream submitted tasks, some row groups would decode on its threads.
+  ThreadPool pool(2);
+  ExecContext context;
+  context.pool = &pool;
+  std::mutex mutex;
+  std::multiset<int64_t> decoded;
+  std::set<std::thread::id> decoders;
+  auto schema = std::make_shared<const Schema>(std::vector<Field>{Field{"id", LongType(), true, {}}});
+  ScanStream stream(
+      3,
+      [&](size_t index) {
+        ScanFile file;
+        for (int group = 0; group < 10; ++group) file.row_groups.push_back(group);
+        file.read = [&, index](int group) {
+          const int64_t first = static_cast<int64_t>(index) * 1000 + group * 100;
+          {
+            std::lock_guard<std::mutex> lock(mutex);
+            decoded.insert(first);
+            decoders.insert(std::this_thread::get_id());
+          }
+          VectorBuilder ids(LongType());
+          for (int64_t id = first; id < first + 100; ++id) ids.AppendInt(id);
+          return Batch(schema, {ids.Finish()}, 100);
+        };
+        return file;
+      },
+      nullptr);
+  stream.DecodeOnCallers();
+  std::set<std::thread::id> callers;
+  std::vector<int64_t> ids;
+  std::vector<std::thread> workers;
+  for (int t = 0; t < 3; ++t) {
+    workers.emplace_back([&] {
+      ExecContext own = context;
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        callers.insert(std::this_thread::get_id());
+      }
+      while (std::optional<Batch> batch = stream.Next(own)) {
+        std::lock_guard<std::mutex> lock(mutex);
+        for (int64_t row = 0; row < batch->num_rows(); ++row) ids.push_back(batch->column(0)->values<int64_t>()[row]);
+      }
+    });
+  }
+  for (std::thread& worker : workers) worker.join();
+  std::sort(ids.begin(), ids.end());
+  ASSERT_EQ(ids.size(), 3000u);
+  for (int64_t i = 0; i < 3000; ++i) ASSERT_EQ(ids[static_cast<size_t>(i)], i);
+  EXPECT_EQ(decoded.size(), 30u);  // every row group once
+  EXPECT_EQ(std::set<int64_t>(decoded.begin(), decoded.end()).size(), 30u);
+  for (const std::thread::id& decoder : decoders) EXPECT_TRUE(callers.count(decoder)) << "decoded off the callers";
 }
 
 TEST_F(DeltaScanTest, ParallelPullsReadEveryRowOnceOnTheCallingThreads) {
@@ -235,15 +302,14 @@ TEST_F(DeltaScanTest, ParallelPullsReadEveryRowOnceOnTheCallingThreads) {
   ExecContext context;
   context.pool = &pool;
   OperatorPtr scan = Scan({}, IdGreaterThan(9'999));
-  std::set<std::thread::id> pullers;
-  std::vector<Batch> batches = PullInParallel(*scan, context, 3, &pullers);
-  std::vector<int64_t> ids = LongColumn(batches, 0);
+  ParallelPulls pulls = PullInParallel(*scan, context, 3);
+  EXPECT_TRUE(pulls.error_classes.empty());
+  std::vector<int64_t> ids = LongColumn(pulls.batches, 0);
   std::sort(ids.begin(), ids.end());
   ASSERT_EQ(ids.size(), 40'000u);
   for (int64_t i = 0; i < 40'000; ++i) ASSERT_EQ(ids[static_cast<size_t>(i)], i + 10'000);
   EXPECT_EQ(context.counters->rows_scanned, 50'000);
   EXPECT_EQ(context.counters->files_scanned, 1);
-  EXPECT_GE(pullers.size(), 1u);
   // Every caller sees the end once the rows are gone.
   ExecContext after = context;
   EXPECT_FALSE(scan->Next(after).has_value());
@@ -253,23 +319,13 @@ TEST_F(DeltaScanTest, ParallelPullsReadEveryRowOnceOnTheCallingThreads) {
 
 TEST_F(DeltaScanTest, ParallelPullsSurfaceAWorkersErrorToEveryCaller) {
   CreateTableWithRowGroups(8'000, 1'000);
-  auto divisor = expr::Arithmetic(expr::ArithmeticOperator::kSubtract,
-                                  expr::Column(0, LongType()),
-                                  expr::Literal(expr::Scalar::Long(6500)));
-  auto quotient = expr::Arithmetic(expr::ArithmeticOperator::kDivide,
-                                   expr::Literal(expr::Scalar::Long(1)), divisor);
-  auto filter = expr::Compare(expr::ComparisonOperator::kGreater, quotient,
-                              expr::Literal(expr::Scalar::Double(0)));
   ThreadPool pool(2);
   ExecContext context;
   context.pool = &pool;
-  OperatorPtr scan = Scan({}, filter);
-  try {
-    PullInParallel(*scan, context, 2);
-    FAIL() << "expected DIVIDE_BY_ZERO";
-  } catch (const Error& error) {
-    EXPECT_EQ(error.error_class(), "DIVIDE_BY_ZERO");
-  }
+  OperatorPtr scan = Scan({}, DividesByZeroAt(6500));
+  ParallelPulls pulls = PullInParallel(*scan, context, 3);
+  EXPECT_EQ(pulls.error_classes,
+            std::vector<std::string>(3, "DIVIDE_BY_ZERO"));
 }
 
 TEST_F(DeltaScanTest, ProjectAndFilterAllowParallelPullsOnlyOverAScanThatDoes) {
@@ -279,8 +335,9 @@ TEST_F(DeltaScanTest, ProjectAndFilterAllowParallelPullsOnlyOverAScanThatDoes) {
   ThreadPool pool(2);
   ExecContext context;
   context.pool = &pool;
-  std::vector<Batch> batches = PullInParallel(*plan, context, 2);
-  std::vector<int64_t> ids = LongColumn(batches, 0);
+  ParallelPulls pulls = PullInParallel(*plan, context, 2);
+  EXPECT_TRUE(pulls.error_classes.empty());
+  std::vector<int64_t> ids = LongColumn(pulls.batches, 0);
   std::sort(ids.begin(), ids.end());
   ASSERT_EQ(ids.size(), 500u);
   EXPECT_EQ(ids.front(), 4'500);
@@ -343,14 +400,8 @@ TEST_F(DeltaScanTest, BusyPoolSlowsTheScanButCannotStallIt) {
 
 TEST_F(DeltaScanTest, ErrorInAWorkerSurfacesFromNext) {
   CreateTableWithRowGroups(4'000, 1'000);
-  // 1 / (id - 2500) divides by zero in one row group, on a worker thread.
-  auto divisor = expr::Arithmetic(expr::ArithmeticOperator::kSubtract,
-                                  expr::Column(0, LongType()),
-                                  expr::Literal(expr::Scalar::Long(2500)));
-  auto quotient = expr::Arithmetic(expr::ArithmeticOperator::kDivide,
-                                   expr::Literal(expr::Scalar::Long(1)), divisor);
-  auto filter = expr::Compare(expr::ComparisonOperator::kGreater, quotient,
-                              expr::Literal(expr::Scalar::Double(0)));
+  // Divides by zero in one row group, on a worker thread.
+  expr::ExpressionPtr filter = DividesByZeroAt(2500);
   ThreadPool pool(2);
   ExecContext context;
   context.pool = &pool;

@@ -12,6 +12,7 @@
 #include "silt/exec/row_compare.h"
 #include "silt/exec/sort_permutation.h"
 #include "silt/exec/sort_window.h"
+#include "silt/exec/test_source_internal.h"
 #include "silt/expr/test_batch_internal.h"
 #include "silt/vector/batch.h"
 
@@ -25,23 +26,7 @@ using expr::testing::StringColumn;
 using ::testing::ElementsAre;
 
 // Hands out batches already in memory, as a scan would.
-class TestSource final : public Operator {
- public:
-  TestSource(SchemaPtr schema, std::vector<Batch> batches)
-      : Operator(std::move(schema)), batches_(std::move(batches)) {}
-  std::optional<Batch> Next(ExecContext&) override {
-    if (next_ >= batches_.size()) return std::nullopt;
-    ++pulls_;
-    return batches_[next_++];
-  }
-  std::string Describe() const override { return "TestSource"; }
-  int pulls() const { return pulls_; }
-
- private:
-  std::vector<Batch> batches_;
-  size_t next_ = 0;
-  int pulls_ = 0;
-};
+using exec::testing::TestSource;
 
 Batch NamedBatch(const std::vector<VectorPtr>& columns, const std::vector<std::string>& names) {
   std::vector<Field> fields;

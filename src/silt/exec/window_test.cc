@@ -10,6 +10,7 @@
 #include "silt/base/thread_pool.h"
 #include "silt/error.h"
 #include "silt/exec/sort_window.h"
+#include "silt/exec/test_source_internal.h"
 #include "silt/expr/test_batch_internal.h"
 #include "silt/vector/batch.h"
 
@@ -24,20 +25,7 @@ using ::testing::ElementsAre;
 using Bound = WindowFrame::Bound;
 using BoundKind = WindowFrame::BoundKind;
 
-class TestSource final : public Operator {
- public:
-  TestSource(SchemaPtr schema, std::vector<Batch> batches)
-      : Operator(std::move(schema)), batches_(std::move(batches)) {}
-  std::optional<Batch> Next(ExecContext&) override {
-    if (next_ >= batches_.size()) return std::nullopt;
-    return batches_[next_++];
-  }
-  std::string Describe() const override { return "TestSource"; }
-
- private:
-  std::vector<Batch> batches_;
-  size_t next_ = 0;
-};
+using exec::testing::TestSource;
 
 Batch NamedBatch(const std::vector<VectorPtr>& columns, const std::vector<std::string>& names) {
   std::vector<Field> fields;

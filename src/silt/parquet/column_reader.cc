@@ -941,15 +941,19 @@ VectorPtr AssembleLeafRows(const SchemaNode& node, const std::vector<LeafColumn>
   return AssembleColumn(node, leaves, chunks, static_cast<int64_t>(count));
 }
 
+bool IsTopLevelStringLeaf(const LeafColumn& leaf) {
+  const TypeId id = leaf.type->id();
+  return leaf.max_repetition_level == 0 && leaf.conversion == ValueConversion::kByteArray &&
+         (id == TypeId::kString || id == TypeId::kBinary);
+}
+
 VectorPtr AssembleDictionaryLeaf(const SchemaNode& node, const std::vector<LeafColumn>& leaves,
                                  ColumnChunkData& chunk) {
   SILT_CHECK(node.kind == SchemaNode::Kind::kLeaf && node.leaf_index >= 0 &&
                  static_cast<size_t>(node.leaf_index) < leaves.size(),
              "AssembleDictionaryLeaf needs a leaf");
   const LeafColumn& leaf = leaves[static_cast<size_t>(node.leaf_index)];
-  TypeId id = leaf.type->id();
-  SILT_CHECK(leaf.max_repetition_level == 0 && leaf.conversion == ValueConversion::kByteArray &&
-                 (id == TypeId::kString || id == TypeId::kBinary) && chunk.dictionary != nullptr,
+  SILT_CHECK(IsTopLevelStringLeaf(leaf) && chunk.dictionary != nullptr,
              "AssembleDictionaryLeaf needs a top-level string leaf with kept indices");
   const int64_t rows = chunk.num_levels;
   const std::vector<uint32_t>& indices = chunk.dictionary_indices;

@@ -68,6 +68,10 @@ VectorPtr AssembleColumn(const SchemaNode& node, const std::vector<LeafColumn>& 
 VectorPtr AssembleLeafRows(const SchemaNode& node, const std::vector<LeafColumn>& leaves,
                            const ColumnChunkData& chunk, const std::vector<int64_t>& rows);
 
+/// Whether `leaf` is a top-level string or binary column: the leaves whose dictionaries rows
+/// can be compared through (row filters) and coded by (AssembleDictionaryLeaf).
+bool IsTopLevelStringLeaf(const LeafColumn& leaf);
+
 /// Assembles every row of a top-level string or binary leaf (`node`) from `chunk`, which kept
 /// its dictionary indices (DictionaryMode::kKeepIndices with `chunk.dictionary` set; consumed):
 /// the vector AssembleColumn would build, annotated with the dictionary and one code per row

@@ -428,48 +428,23 @@ size_t RleBitPackedDecoder::GetBatch(uint32_t* output, size_t count) {
 }
 
 void RleBitPackedDecoder::GetLevels(int16_t* output, size_t count, int16_t max_level) {
-  uint32_t scratch[1024];
-  size_t done = 0;
-  while (done < count) {
-    // RLE runs fill directly; bit-packed runs go through the scratch buffer.
-    if (run_remaining_ == 0 && !NextRun()) {
-      ThrowCorruptPage("levels end after " + std::to_string(done) + " of " + std::to_string(count) +
-                       " values");
-    }
-    if (!run_is_packed_) {
-      if (repeated_value_ > static_cast<uint32_t>(max_level)) {
-        ThrowCorruptPage("level " + std::to_string(repeated_value_) + " above the maximum " +
-                         std::to_string(max_level));
-      }
-      size_t take = std::min(count - done, run_remaining_);
-      std::fill(output + done, output + done + take, static_cast<int16_t>(repeated_value_));
-      run_remaining_ -= take;
-      done += take;
-      continue;
-    }
-    size_t take = std::min({count - done, run_remaining_, sizeof(scratch) / sizeof(scratch[0])});
-    size_t got = GetBatch(scratch, take);
-    uint32_t max_seen = 0;
-    for (size_t i = 0; i < got; ++i) {
-      max_seen = std::max(max_seen, scratch[i]);
-      output[done + i] = static_cast<int16_t>(scratch[i]);
-    }
-    if (max_seen > static_cast<uint32_t>(max_level)) {
-      ThrowCorruptPage("level " + std::to_string(max_seen) + " above the maximum " +
-                       std::to_string(max_level));
-    }
-    done += got;
-  }
+  DecodeLevels(output, count, max_level, /*write_all=*/true);
 }
 
 int64_t RleBitPackedDecoder::GetLevelsUnlessAllMax(int16_t* output, size_t count,
                                                    int16_t max_level) {
+  return DecodeLevels(output, count, max_level, /*write_all=*/false);
+}
+
+int64_t RleBitPackedDecoder::DecodeLevels(int16_t* output, size_t count, int16_t max_level,
+                                          bool write_all) {
   uint32_t scratch[1024];
   size_t done = 0;
   int64_t at_max = 0;
-  // Until a level below the maximum (or a bit-packed run) appears, nothing is written: the
-  // levels so far are all `max_level`, and are filled in when writing starts.
-  bool writing = false;
+  // Unless `write_all`, nothing is written until a level below the maximum (or a bit-packed
+  // run) appears: the levels so far are all `max_level`, and are filled in when writing starts.
+  // RLE runs fill directly; bit-packed runs go through the scratch buffer.
+  bool writing = write_all;
   auto start_writing = [&] {
     if (!writing) std::fill(output, output + done, max_level);
     writing = true;

@@ -107,6 +107,8 @@ class RleBitPackedDecoder {
 
  private:
   bool NextRun();
+  // GetLevels (`write_all`) and GetLevelsUnlessAllMax.
+  int64_t DecodeLevels(int16_t* output, size_t count, int16_t max_level, bool write_all);
 
   const uint8_t* position_ = nullptr;
   const uint8_t* end_ = nullptr;

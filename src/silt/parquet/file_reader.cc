@@ -684,11 +684,8 @@ class FileReaderImpl final : public FileReader {
   }
 
   bool IsTopLevelStringLeaf(const SchemaNode& node) const {
-    if (node.kind != SchemaNode::Kind::kLeaf) return false;
-    const LeafColumn& leaf = mapping_.leaves[static_cast<size_t>(node.leaf_index)];
-    TypeId id = leaf.type->id();
-    return leaf.max_repetition_level == 0 && leaf.conversion == ValueConversion::kByteArray &&
-           (id == TypeId::kString || id == TypeId::kBinary);
+    return node.kind == SchemaNode::Kind::kLeaf &&
+           parquet::IsTopLevelStringLeaf(mapping_.leaves[static_cast<size_t>(node.leaf_index)]);
   }
 
   // The column of `predicate` as a top-level primitive column, or -1.
@@ -718,9 +715,7 @@ class FileReaderImpl final : public FileReader {
       if (found == columns.end()) {
         FilterColumn column;
         column.column = index;
-        TypeId id = leaf.type->id();
-        column.by_dictionary = leaf.conversion == ValueConversion::kByteArray &&
-                               (id == TypeId::kString || id == TypeId::kBinary);
+        column.by_dictionary = parquet::IsTopLevelStringLeaf(leaf);
         columns.push_back(std::move(column));
         found = columns.end() - 1;
       }
