@@ -3,7 +3,8 @@
 JOBS ?= $(shell nproc)
 FUZZ_SECONDS ?= 60
 
-DUCKDB ?= ../shared/tools/duckdb/duckdb
+# DuckDB, for the tests and benchmarks only (tools/duckdb-peer; needs node and npm).
+DUCKDB_PEER ?= tools/duckdb-peer/duckdb
 
 .PHONY: all setup build duckdb-peer test demo debug-test fuzz bench format clean
 
@@ -16,15 +17,15 @@ build: setup
 	@cmake --preset release >/dev/null
 	@cmake --build --preset release -j $(JOBS)
 
-# The DuckDB peer installs itself from the npm registry on first use; do that once, before tests
-# that run in parallel would race to install it.
-duckdb-peer:
-	@$(DUCKDB) --quiet "SELECT 1" >/dev/null
+# The DuckDB peer installs its pinned npm packages on first use; do that once, up front, so that
+# a failed download shows here rather than in the middle of the tests.
+duckdb-peer: setup
+	@$(DUCKDB_PEER) --quiet "SELECT 1" >/dev/null
 
 test: build duckdb-peer
 	@ctest --preset release -j $(JOBS)
 
-demo: build duckdb-peer
+demo: build
 	@bash scripts/demo
 
 debug-test: setup duckdb-peer

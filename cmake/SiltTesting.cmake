@@ -1,6 +1,6 @@
 # silt_add_test(NAME name SOURCES a_test.cc ... LIBS silt_x ...)
-# Builds one GoogleTest binary and registers it with CTest. Tests find the shared data through
-# SILT_SHARED_DIR and the silt binary through SILT_BINARY.
+# Builds one GoogleTest binary and registers it with CTest. Tests find the test data (test/data)
+# through SILT_TEST_DATA_DIR and the silt binary through SILT_BINARY.
 function(silt_add_test)
   cmake_parse_arguments(T "" "NAME;TIMEOUT" "SOURCES;LIBS" ${ARGN})
   add_executable(${T_NAME} ${T_SOURCES})
@@ -18,7 +18,7 @@ function(silt_add_test)
     set(T_LABEL integration)
   endif()
   set_tests_properties(${T_NAME} PROPERTIES TIMEOUT ${T_TIMEOUT} LABELS ${T_LABEL}
-    ENVIRONMENT "SILT_SHARED_DIR=${SILT_SHARED_DIR};SILT_BINARY=$<TARGET_FILE:silt>")
+    ENVIRONMENT "SILT_TEST_DATA_DIR=${SILT_TEST_DATA_DIR};SILT_BINARY=$<TARGET_FILE:silt>")
 endfunction()
 
 # silt_add_layer_tests(PREFIX silt_exec LIBS silt_exec [EXCLUDE a_test.cc ...])

@@ -1,7 +1,7 @@
-// Reads the change data feed of every golden CDF table (../shared/golden, see its MANIFEST.md)
+// Reads the change data feed of every golden CDF table (test/data/golden, see its README.md)
 // through log::ChangeFeed and compares it with each expected/cdf_from_vA_to_vB|latest.csv
 // (columns + _change_type + _commit_version; order ignored; an empty field is NULL), plus the
-// negative cases and the in-commit-timestamp table the MANIFEST names.
+// negative cases and the in-commit-timestamp table the README names.
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -20,10 +20,10 @@
 namespace silt::log {
 namespace {
 
-std::string GoldenDir() { return silt::test::SharedDir() + "/golden"; }
+std::string GoldenDir() { return silt::test::TestDataDir() + "/golden"; }
 
 bool GoldenAvailable() {
-  return io::MakeLocalFileSystem()->Stat(GoldenDir() + "/MANIFEST.md").has_value();
+  return io::MakeLocalFileSystem()->Stat(GoldenDir() + "/tables.csv").has_value();
 }
 
 // Sorted CSV lines of the feed's rows over `columns`.
@@ -115,7 +115,7 @@ std::string CompareWithCsv(const Expectation& expectation) {
 }
 
 TEST(DeltaCdfGoldenTest, EveryCdfExpectationIsMet) {
-  if (!GoldenAvailable()) GTEST_SKIP() << "golden tables not found under SILT_SHARED_DIR";
+  ASSERT_TRUE(GoldenAvailable()) << "golden tables not found under SILT_TEST_DATA_DIR";
   std::vector<Expectation> expectations = FindExpectations();
   // cdf-table, cdf-column-mapping-name-mode, cdf-table-partitioned, cdf-table-with-dv,
   // cdf-table-simple (4 ranges), cdf-table-with-cdc-and-dvs.
@@ -134,7 +134,7 @@ TEST(DeltaCdfGoldenTest, EveryCdfExpectationIsMet) {
 }
 
 TEST(DeltaCdfGoldenTest, SimpleTableRangeErrors) {
-  if (!GoldenAvailable()) GTEST_SKIP() << "golden tables not found under SILT_SHARED_DIR";
+  ASSERT_TRUE(GoldenAvailable()) << "golden tables not found under SILT_TEST_DATA_DIR";
   auto fs = io::MakeLocalFileSystem();
   std::string root = GoldenDir() + "/delta-kernel-rs/cdf-table-simple/delta";
   auto error_class = [&](int64_t start, std::optional<int64_t> end) -> std::string {
@@ -156,7 +156,7 @@ TEST(DeltaCdfGoldenTest, SimpleTableRangeErrors) {
 // cdc_ict_table: commit timestamps come from inCommitTimestamp (version 1's is deliberately
 // earlier than its commitInfo.timestamp), not from file times.
 TEST(DeltaCdfGoldenTest, InCommitTimestampsAreTheCommitTimestamps) {
-  if (!GoldenAvailable()) GTEST_SKIP() << "golden tables not found under SILT_SHARED_DIR";
+  ASSERT_TRUE(GoldenAvailable()) << "golden tables not found under SILT_TEST_DATA_DIR";
   auto fs = io::MakeLocalFileSystem();
   std::string root = GoldenDir() + "/delta-rs/cdc_ict_table/delta";
   ChangeFeedOptions options;

@@ -1,9 +1,9 @@
-// Reads every golden Delta table (../shared/golden, see its MANIFEST.md) end to end through
+// Reads every golden Delta table (test/data/golden, see its README.md) end to end through
 // silt's log layer and Parquet reader, and compares what comes back with the expected results:
 //  - expected/latest and expected/vN Parquet files: the exact rows (order ignored);
 //  - expected/latest_snapshot.csv: the exact rows as text;
-//  - otherwise the version and live file/row counts the MANIFEST lists, plus a few facts the
-//    MANIFEST states (txn versions, synthetic file sets);
+//  - the version and live file/row counts tables.csv lists for every table, plus a few facts
+//    the README states (txn versions, synthetic file sets, in-commit timestamps);
 //  - negative tables: the right error class.
 // Prints one PASS/FAIL/SKIP line per table and a total. CDF CSVs are not checked here.
 
@@ -29,7 +29,8 @@
 namespace silt::log {
 namespace {
 
-struct ManifestEntry {
+// A row of golden/tables.csv: what the latest snapshot holds.
+struct TableFacts {
   std::optional<int64_t> version;
   std::optional<int64_t> files;
   std::optional<int64_t> rows;
@@ -46,35 +47,27 @@ std::optional<int64_t> ToInt(const std::string& text) {
   }
 }
 
-std::string Trim(std::string text) {
-  while (!text.empty() && (text.back() == ' ' || text.back() == '`')) text.pop_back();
-  size_t start = text.find_first_not_of(" `");
-  return start == std::string::npos ? "" : text.substr(start);
-}
-
-// The MANIFEST's table rows: | `name` | origin | writer | (R,W) | props | log files | ver |
-// files/rows | ...
-std::map<std::string, ManifestEntry> ReadManifest(io::FileSystem& fs, const std::string& path) {
-  std::map<std::string, ManifestEntry> entries;
+// golden/tables.csv: `source,table,version,live_files,rows`, keyed by "source/table"; an empty
+// field is a fact that does not apply (a table that cannot be read).
+std::map<std::string, TableFacts> ReadTableFacts(io::FileSystem& fs, const std::string& path) {
+  std::map<std::string, TableFacts> facts;
   std::istringstream lines(fs.ReadFile(path));
   std::string line;
+  std::getline(lines, line);  // the header
   while (std::getline(lines, line)) {
-    if (line.rfind("| `", 0) != 0) continue;
+    if (line.empty()) continue;
     std::vector<std::string> cells;
-    std::stringstream cells_stream(line.substr(1));
+    std::stringstream cells_stream(line);
     std::string cell;
-    while (std::getline(cells_stream, cell, '|')) cells.push_back(Trim(cell));
-    if (cells.size() < 11) continue;
-    ManifestEntry entry;
-    entry.version = ToInt(cells[6]);
-    size_t slash = cells[7].find('/');
-    if (slash != std::string::npos) {
-      entry.files = ToInt(cells[7].substr(0, slash));
-      entry.rows = ToInt(cells[7].substr(slash + 1));
-    }
-    entries[cells[0]] = entry;
+    while (std::getline(cells_stream, cell, ',')) cells.push_back(cell);
+    cells.resize(5);
+    TableFacts entry;
+    entry.version = ToInt(cells[2]);
+    entry.files = ToInt(cells[3]);
+    entry.rows = ToInt(cells[4]);
+    facts[cells[0] + "/" + cells[1]] = entry;
   }
-  return entries;
+  return facts;
 }
 
 std::string HexText(std::string_view bytes) {
@@ -216,12 +209,12 @@ struct Outcome {
 
 class GoldenRunner {
  public:
-  GoldenRunner() : fs_(io::MakeLocalFileSystem()), golden_(silt::test::SharedDir() + "/golden") {}
+  GoldenRunner() : fs_(io::MakeLocalFileSystem()), golden_(silt::test::TestDataDir() + "/golden") {}
 
-  bool Available() { return fs_->Stat(golden_ + "/MANIFEST.md").has_value(); }
+  bool Available() { return fs_->Stat(golden_ + "/tables.csv").has_value(); }
 
   void RunAll() {
-    manifest_ = ReadManifest(*fs_, golden_ + "/MANIFEST.md");
+    facts_ = ReadTableFacts(*fs_, golden_ + "/tables.csv");
     for (const auto& source : fs_->List(golden_)) {
       if (!source.is_directory) continue;
       for (const auto& table : fs_->List(source.path)) {
@@ -230,7 +223,7 @@ class GoldenRunner {
                            std::string(io::BaseName(table.path));
         Outcome outcome;
         try {
-          outcome = RunTable(table.path, std::string(io::BaseName(table.path)));
+          outcome = RunTable(table.path, name);
         } catch (const std::exception& error) {
           outcome = {"FAIL", error.what()};
         }
@@ -250,7 +243,9 @@ class GoldenRunner {
   int passes() { return counts_["PASS"]; }
 
  private:
-  Outcome RunTable(const std::string& table_dir, const std::string& table) {
+  // `name` is "source/table".
+  Outcome RunTable(const std::string& table_dir, const std::string& name) {
+    std::string table(io::BaseName(table_dir));
     std::string root = table_dir + "/delta";
     // Negative tables: the error class is the expected result.
     static const std::map<std::string, std::string> kNegative = {
@@ -273,37 +268,38 @@ class GoldenRunner {
     std::vector<std::string> checks;
     std::string problems;
     auto snapshot = Snapshot::Load(fs_, root);
-    const ManifestEntry* entry = manifest_.count(table) ? &manifest_[table] : nullptr;
-    if (entry && entry->version && *entry->version != snapshot->version()) {
-      problems += "version " + std::to_string(snapshot->version()) + " != MANIFEST " +
+    auto listed = facts_.find(name);
+    if (listed == facts_.end()) return {"FAIL", "not listed in tables.csv"};
+    const TableFacts* entry = &listed->second;
+    if (entry->version && *entry->version != snapshot->version()) {
+      problems += "version " + std::to_string(snapshot->version()) + " != tables.csv " +
                   std::to_string(*entry->version) + "; ";
     }
-    if (entry && entry->files &&
-        *entry->files != static_cast<int64_t>(snapshot->files().size())) {
-      problems += std::to_string(snapshot->files().size()) + " live files != MANIFEST " +
+    if (entry->files && *entry->files != static_cast<int64_t>(snapshot->files().size())) {
+      problems += std::to_string(snapshot->files().size()) + " live files != tables.csv " +
                   std::to_string(*entry->files) + "; ";
     }
     problems += CheckFacts(table, *snapshot);
     // Synthetic logs name files that do not exist: only the log state can be checked.
-    bool synthetic = entry && entry->rows == 0 && entry->files && *entry->files > 0;
+    bool synthetic = entry->rows == 0 && entry->files && *entry->files > 0;
     if (synthetic) {
       if (!problems.empty()) return {"FAIL", problems};
-      return {"PASS", "synthetic log: version and live files as MANIFEST states"};
+      return {"PASS", "synthetic log: version and live files as tables.csv states"};
     }
 
     std::vector<Batch> latest = TableScan::Make(snapshot)->Read();
     int64_t rows = 0;
     for (const auto& batch : latest) rows += batch.num_rows();
-    if (entry && entry->rows && *entry->rows != rows) {
-      problems += std::to_string(rows) + " rows != MANIFEST " + std::to_string(*entry->rows) + "; ";
+    if (entry->rows && *entry->rows != rows) {
+      problems += std::to_string(rows) + " rows != tables.csv " + std::to_string(*entry->rows) + "; ";
     }
     std::string expected_dir = table_dir + "/expected";
     std::set<std::string> skipped_columns;
     std::string skip_reason;
     if (table == "data-reader-partition-values") {
-      // MANIFEST caveat 6: the expected timestamp depends on the writer's unknown time zone.
+      // The expected timestamp depends on the writer's unknown time zone (see the README).
       skipped_columns.insert("as_timestamp");
-      skip_reason = "as_timestamp not compared: writer time zone unknown (MANIFEST caveat 6)";
+      skip_reason = "as_timestamp not compared: writer time zone unknown";
     }
     if (table == "table-with-columnmapping-mode-name" || table == "table-with-columnmapping-mode-id") {
       // The expected file says array_of_structs = [{ab=x}, null], but the table's data files
@@ -344,7 +340,7 @@ class GoldenRunner {
     if (!problems.empty()) return {"FAIL", problems};
     std::string detail = std::to_string(rows) + " rows";
     if (compared == 0) {
-      detail += "; no expected rows: version/files/rows checked against MANIFEST";
+      detail += "; no expected rows: version/files/rows checked against tables.csv";
     } else {
       detail += "; matched";
       for (const auto& check : checks) detail += " " + check;
@@ -353,7 +349,7 @@ class GoldenRunner {
     return {"PASS", detail};
   }
 
-  // Facts the MANIFEST states for tables without expected rows.
+  // Facts the README states for tables without expected rows.
   std::string CheckFacts(const std::string& table, const Snapshot& snapshot) {
     std::string problems;
     auto paths = [&] {
@@ -447,7 +443,7 @@ class GoldenRunner {
     return DescribeDifference(expected_rows, actual_rows);
   }
 
-  // MANIFEST caveat 1: git does not keep mtimes, so the log is copied into memory with the
+  // Git does not keep file times, so the log is copied into memory with the
   // generator's commit times, and timestamps are resolved there.
   std::string CheckTimestampTravel(const std::string& root) {
     auto memory = io::MakeMemoryFileSystem();
@@ -479,14 +475,14 @@ class GoldenRunner {
 
   std::shared_ptr<io::FileSystem> fs_;
   std::string golden_;
-  std::map<std::string, ManifestEntry> manifest_;
+  std::map<std::string, TableFacts> facts_;
   std::map<std::string, int> counts_;
   std::vector<std::string> failures_;
 };
 
 TEST(DeltaGoldenTest, EveryTableReadsAsExpected) {
   GoldenRunner runner;
-  if (!runner.Available()) GTEST_SKIP() << "golden tables not found under SILT_SHARED_DIR";
+  ASSERT_TRUE(runner.Available()) << "golden tables not found under SILT_TEST_DATA_DIR";
   runner.RunAll();
   EXPECT_GT(runner.passes(), 0);
   for (const auto& failure : runner.failures()) ADD_FAILURE() << failure;

@@ -24,7 +24,7 @@ bool EndsWith(const std::string& text, const std::string& suffix) {
 std::vector<std::string> GoldenParquetFiles() {
   auto fs = io::MakeLocalFileSystem();
   std::vector<std::string> paths;
-  for (const io::FileInfo& file : fs->List(test::SharedDir() + "/golden", "", true)) {
+  for (const io::FileInfo& file : fs->List(test::TestDataDir() + "/golden", "", true)) {
     if (!file.is_directory && EndsWith(file.path, ".parquet")) paths.push_back(file.path);
   }
   return paths;

@@ -46,7 +46,7 @@ class ParquetReadInteropTest : public ::testing::Test {
     directory_ = new test::TempDir();
     auto fs = io::MakeLocalFileSystem();
     fs->WriteFile(directory_->Child("corpus/.keep"), "");
-    std::string script = ReadText(*fs, test::SharedDir() + "/tools/duckdb/parquet_corpus.sql");
+    std::string script = ReadText(*fs, test::TestDataDir() + "/duckdb/parquet_corpus.sql");
     // The script writes to corpus/ relative to the working folder; point it at ours.
     std::string rewritten;
     size_t position = 0;

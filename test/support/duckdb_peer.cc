@@ -29,15 +29,9 @@ void RunPeer(const std::vector<std::string>& statements, const std::string& flag
     std::ofstream file(script);
     for (const std::string& statement : statements) file << statement << ";\n";
   }
-  // The peer's launcher rewrites its script file on every start, so two peers started at once
-  // (tests run in parallel) can load a half-copied script and print nothing. A lock file held
-  // for the whole run (flock(1), util-linux) keeps the peers of concurrent tests one at a time.
-  const char* tmp = std::getenv("TMPDIR");
-  std::string lock = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") +
-                     "/silt-duckdb-peer.lock";
-  std::string command = "flock '" + lock + "' '" + SharedDir() + "/tools/duckdb/duckdb' " + flags +
-                        " -f '" + script + "' > '" + dir.Child("out") + "' 2> '" +
-                        dir.Child("err") + "' < /dev/null";
+  // The peer installs itself under a lock on first use, so tests may start it concurrently.
+  std::string command = "'" + DuckDbPeer() + "' " + flags + " -f '" + script + "' > '" +
+                        dir.Child("out") + "' 2> '" + dir.Child("err") + "' < /dev/null";
   int status = std::system(command.c_str());
   *out = ReadWholeFile(dir.Child("out"));
   *err = ReadWholeFile(dir.Child("err"));
@@ -48,9 +42,14 @@ void RunPeer(const std::vector<std::string>& statements, const std::string& flag
 
 }  // namespace
 
-std::string SharedDir() {
-  if (const char* env = std::getenv("SILT_SHARED_DIR"); env != nullptr && *env != '\0') return env;
-  return SILT_DEFAULT_SHARED_DIR;
+std::string TestDataDir() {
+  const char* env = std::getenv("SILT_TEST_DATA_DIR");
+  return env != nullptr && *env != '\0' ? env : SILT_DEFAULT_TEST_DATA_DIR;
+}
+
+std::string DuckDbPeer() {
+  const char* env = std::getenv("SILT_DUCKDB_PEER");
+  return env != nullptr && *env != '\0' ? env : SILT_DEFAULT_DUCKDB_PEER;
 }
 
 std::string RunDuckDb(const std::vector<std::string>& statements, const std::string& format) {

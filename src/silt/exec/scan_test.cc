@@ -451,15 +451,15 @@ TEST_F(DeltaScanTest, UnknownColumnIsRejected) {
 }
 
 std::string GoldenTable(const std::string& name) {
-  const char* shared = std::getenv("SILT_SHARED_DIR");
-  return shared == nullptr ? std::string() : std::string(shared) + "/golden/" + name + "/delta";
+  const char* data = std::getenv("SILT_TEST_DATA_DIR");
+  return data == nullptr ? std::string() : std::string(data) + "/golden/" + name + "/delta";
 }
 
 TEST(DeltaScanGoldenTest, DeletionVectorsRemoveRows) {
   std::string root = GoldenTable("delta-rs/table-with-dv-small");
   auto fs = io::MakeLocalFileSystem();
   if (root.empty() || !fs->Stat(root + "/_delta_log/00000000000000000000.json").has_value()) {
-    GTEST_SKIP() << "golden tables not found under SILT_SHARED_DIR";
+    GTEST_SKIP() << "golden tables not found under SILT_TEST_DATA_DIR";
   }
   DeltaScanSpec spec;
   spec.snapshot = log::Snapshot::Load(fs, root);
@@ -480,7 +480,7 @@ TEST(DeltaScanGoldenTest, ManyDeletionVectorFilesWithCheckpoint) {
   std::string root = GoldenTable("delta-kernel-java/basic-dv-with-checkpoint");
   auto fs = io::MakeLocalFileSystem();
   if (root.empty() || !fs->Stat(root + "/_delta_log/00000000000000000000.json").has_value()) {
-    GTEST_SKIP() << "golden tables not found under SILT_SHARED_DIR";
+    GTEST_SKIP() << "golden tables not found under SILT_TEST_DATA_DIR";
   }
   DeltaScanSpec spec;
   spec.snapshot = log::Snapshot::Load(fs, root);
@@ -497,7 +497,7 @@ TEST_P(DeltaScanDeletionVectorGoldenTest, ReadsLiveRowsWithPartitionValues) {
   std::string root = GoldenTable("delta-golden/" + GetParam());
   auto fs = io::MakeLocalFileSystem();
   if (root.empty() || !fs->Stat(root + "/_delta_log/00000000000000000000.json").has_value()) {
-    GTEST_SKIP() << "golden tables not found under SILT_SHARED_DIR";
+    GTEST_SKIP() << "golden tables not found under SILT_TEST_DATA_DIR";
   }
   DeltaScanSpec spec;
   spec.snapshot = log::Snapshot::Load(fs, root);
@@ -544,7 +544,7 @@ TEST_P(DeltaScanMatchesTableScanTest, SameRows) {
   std::string root = GoldenTable(GetParam());
   auto fs = io::MakeLocalFileSystem();
   if (root.empty() || !fs->Stat(root + "/_delta_log/00000000000000000000.json").has_value()) {
-    GTEST_SKIP() << "golden tables not found under SILT_SHARED_DIR";
+    GTEST_SKIP() << "golden tables not found under SILT_TEST_DATA_DIR";
   }
   auto snapshot = log::Snapshot::Load(fs, root);
   std::vector<Batch> expected = log::TableScan::Make(snapshot)->Read();

@@ -325,8 +325,8 @@ TEST(StatsWithoutTightBoundsTest, MarksStatisticsAsBounds) {
 }
 
 std::string GoldenTable(const std::string& name) {
-  const char* shared = std::getenv("SILT_SHARED_DIR");
-  return shared == nullptr ? std::string() : std::string(shared) + "/golden/" + name + "/delta";
+  const char* data = std::getenv("SILT_TEST_DATA_DIR");
+  return data == nullptr ? std::string() : std::string(data) + "/golden/" + name + "/delta";
 }
 
 // Re-encodes every DV of Spark- and Databricks-written tables from its row positions and
@@ -367,7 +367,7 @@ TEST(DeletionVectorWriterGoldenTest, EncodesLikeDelta) {
       ++compared;
     }
   }
-  if (compared == 0) GTEST_SKIP() << "golden tables not found under SILT_SHARED_DIR";
+  if (compared == 0) GTEST_SKIP() << "golden tables not found under SILT_TEST_DATA_DIR";
   EXPECT_GE(compared, 5);
 }
 
@@ -376,7 +376,7 @@ TEST(DeletionVectorWriterGoldenTest, ProducesDeltaActions) {
   auto local = io::MakeLocalFileSystem();
   std::string root = GoldenTable("delta-golden/log-replay-dv-key-cases");
   if (root.empty() || !local->Stat(root + "/_delta_log").has_value()) {
-    GTEST_SKIP() << "golden tables not found under SILT_SHARED_DIR";
+    GTEST_SKIP() << "golden tables not found under SILT_TEST_DATA_DIR";
   }
   SnapshotOptions at;
   at.version = 0;
