@@ -1,7 +1,7 @@
 // Change data feed reads against full scans: a Delta table with the change data feed on, built
 // by many small appends (default 1,000 commits of 10,000 rows), read through
-// table_changes(last 10 commits) and through a full-table aggregate in silt; DuckDB (2 threads)
-// reads the same data files: those 10 commits' files, then all of them. Each query: best of 3,
+// table_changes(last 10 commits) and through a full-table aggregate in silt; DuckDB reads the
+// same data files: those 10 commits' files, then all of them. Both run on T threads (default 2). Each query: best of 3,
 // results checked equal, ratios printed. A feed read should cost about its share of the table
 // (10 of N commits), not a scan of the whole table.
 // Usage: cdf_bench [--commits N] [--rows-per-commit R] [--threads T]
@@ -25,6 +25,7 @@
 #include "silt/vector/batch.h"
 #include "support/duckdb_peer.h"
 #include "support/temp_dir.h"
+#include "bench_args.h"
 #include "bench_columns.h"
 
 namespace silt {
@@ -207,6 +208,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "--commits, --rows-per-commit and --threads must be positive\n");
     return 2;
   }
+  silt::bench::PinSiltThreads(threads);
   try {
     return silt::Run(commits, rows_per_commit, threads);
   } catch (const std::exception& error) {

@@ -7,13 +7,13 @@
 //   MERGE INTO t USING s ON t.id = s.id
 //   WHEN MATCHED AND t.amount <> s.amount THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *
 // on a fresh copy of t for each timed run, copy-on-write (the default) and with deletion vectors.
-// DuckDB (2 threads) reads the same files and writes, as Parquet, what each variant must write:
+// DuckDB (on the same T threads as silt) reads the same files and writes, as Parquet, what each variant must write:
 // copy-on-write: the merged rows of every target file holding a changed row, plus the new rows;
 // deletion vectors: the changed and new rows, plus the (file, row number) of each replaced row.
 // Each variant: best of 3 on both sides, silt's result (row count and sum of amount after the
 // MERGE, updated and inserted counts of its result row) checked against DuckDB's computation,
 // and the ratio silt/DuckDB printed (below 1.0: silt is faster).
-// Usage: merge_bench [--rows N] [--threads T]   (defaults: 10,000,000 rows, 2 DuckDB threads)
+// Usage: merge_bench [--rows N] [--threads T]   (defaults: 10,000,000 rows, 2 threads)
 
 #include <algorithm>
 #include <chrono>
@@ -407,6 +407,7 @@ int main(int argc, char** argv) {
       silt::bench::ParseRowsAndThreads(argc, argv, "merge_bench");
   if (!arguments) return 2;
   const auto [rows, threads] = *arguments;
+  silt::bench::PinSiltThreads(threads);
   try {
     return silt::Run(rows, threads);
   } catch (const std::exception& error) {

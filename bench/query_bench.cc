@@ -3,10 +3,10 @@
 //         DECIMAL(18,2), updated_at TIMESTAMP) as a Delta table written by silt's log writer;
 //   small N/10 random ids of t (a join's build side);
 //   u     N/10 rows with about four versions of each id (a dedupe's input).
-// silt runs each query through a Session on the Delta tables; DuckDB (2 threads) reads the same
-// data files with read_parquet. Each query: best of 5 on both sides, results checked equal, and
+// silt runs each query through a Session on the Delta tables; DuckDB reads the same data files
+// with read_parquet; both on T threads. Each query: best of 5 on both sides, results checked equal, and
 // the ratio silt/DuckDB printed (below 1.0: silt is faster).
-// Usage: query_bench [--rows N] [--threads T]   (defaults: 10,000,000 rows, 2 DuckDB threads)
+// Usage: query_bench [--rows N] [--threads T]   (defaults: 10,000,000 rows, 2 threads)
 
 #include <fcntl.h>
 #include <sys/resource.h>
@@ -392,6 +392,7 @@ int main(int argc, char** argv) {
       silt::bench::ParseRowsAndThreads(argc, argv, "query_bench");
   if (!arguments) return 2;
   const auto [rows, threads] = *arguments;
+  silt::bench::PinSiltThreads(threads);
   try {
     // The silt binary sits one folder above the benchmark (build/silt, build/bench/query_bench).
     std::string self = argv[0];
