@@ -13,8 +13,9 @@ class Session;
 
 /// A query that runs when asked: made by Session::Sql or Session::Table, run by Collect, Count
 /// and Show. Making one parses and analyses the query (so a syntax error, a missing table or an
-/// unknown column throws then, as in Spark) but reads no data; each action then plans and runs
-/// it anew against the tables' current versions (a time-travel clause pins a version).
+/// unknown column throws then, as in Spark): that reads the tables' logs but no rows, except for
+/// uncorrelated scalar subqueries, which the planner evaluates. Each action then plans and runs
+/// the query anew against the tables' current versions (a time-travel clause pins a version).
 ///
 /// A DataFrame made from a statement that is not a query (CREATE, INSERT, DESCRIBE, SHOW, ...)
 /// ran that statement when it was made, as Spark does; its actions return the statement's rows.

@@ -2,7 +2,7 @@
 # project against that prefix alone, as a program outside silt would use the library.
 #
 #   cmake -DSILT_SOURCE_DIR=... -DSILT_BUILD_DIR=... -DCONSUMER_DIR=... -DWORK_DIR=...
-#         -DCXX_COMPILER=... -DGENERATOR=... -P install_and_consume.cmake
+#         -DCXX_COMPILER=... -DGENERATOR=... -DNM=... -P install_and_consume.cmake
 
 cmake_minimum_required(VERSION 3.24)
 
@@ -35,6 +35,25 @@ endif()
 file(GLOB_RECURSE internal_headers RELATIVE ${prefix}/include ${prefix}/include/silt/*/*.h)
 if(internal_headers)
   message(FATAL_ERROR "internal headers were installed: ${internal_headers}")
+endif()
+
+# libsilt exports the public classes and none of the engine's.
+file(GLOB_RECURSE libraries ${prefix}/*/libsilt.so)
+if(NOT libraries)
+  message(FATAL_ERROR "the install has no libsilt.so")
+endif()
+run("listing the symbols of libsilt" ${NM} -D -C --defined-only ${libraries})
+string(REGEX MATCHALL "silt::(Session|DataFrame|Result|Row|DeltaTable|Error)::[A-Za-z]+"
+       public_symbols "${last_output}")
+string(REGEX MATCHALL "[^\n]*silt::(api|base|io|types|vector|parquet|log|expr|exec|sql|commands)::[^\n]*"
+       internal_symbols "${last_output}")
+string(REGEX MATCHALL "[^\n]* silt::(Batch|Vector|Schema|DataType|TimeZone|StatementOutput)[^A-Za-z][^\n]*"
+       internal_types "${last_output}")
+if(NOT public_symbols)
+  message(FATAL_ERROR "libsilt exports none of the public classes:\n${last_output}")
+endif()
+if(internal_symbols OR internal_types)
+  message(FATAL_ERROR "libsilt exports internal symbols:\n${internal_symbols}\n${internal_types}")
 endif()
 
 # A copy outside the source tree, so that nothing but the prefix can supply silt.
