@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <initializer_list>
+#include <mutex>
 #include <string>
 
 #include "silt/api/session_internal.h"
@@ -14,11 +15,20 @@ namespace silt {
 struct Result::Impl {
   StatementOutput output;
   std::vector<ColumnInfo> columns;
-  /// The batches with timestamps as wall-clock time of the statement's zone (for ToString and
-  /// Show); the same batches as output's when there is nothing to convert.
-  std::vector<Batch> display;
   /// Row number of the first row of each batch, then the total.
   std::vector<int64_t> batch_starts = {0};
+
+  /// The batches with timestamps as wall-clock time of the statement's zone, for ToString and
+  /// Show: made at the first use (a copy of the timestamp columns that most callers never need),
+  /// once even when several threads read.
+  const std::vector<Batch>& display() const {
+    std::call_once(display_made_, [this] { display_ = output.DisplayBatches(); });
+    return display_;
+  }
+
+ private:
+  mutable std::once_flag display_made_;
+  mutable std::vector<Batch> display_;
 };
 
 namespace {
@@ -80,7 +90,7 @@ std::string Result::Show(int64_t max_rows, int truncate) const {
   if (!has_columns()) return "";
   if (max_rows < 0) ThrowInvalidArgument("Show needs a non-negative number of rows");
   if (truncate < 0) ThrowInvalidArgument("Show needs a non-negative truncate width");
-  std::vector<Batch> batches = impl_->display;
+  std::vector<Batch> batches = impl_->display();
   if (batches.empty()) {
     // The formatter takes the header from the first batch; an empty result still has one.
     const SchemaPtr& schema = impl_->output.schema();
@@ -100,15 +110,17 @@ const std::string& Result::statement_text() const { return impl_->output.stateme
 Result::Iterator Result::begin() const {
   size_t batch = 0;
   int64_t row = 0;
-  SkipExhaustedBatches(impl_->display, batch, row);
+  SkipExhaustedBatches(impl_->output.batches(), batch, row);
   return Iterator(Row(impl_, batch, row));
 }
 
-Result::Iterator Result::end() const { return Iterator(Row(impl_, impl_->display.size(), 0)); }
+Result::Iterator Result::end() const {
+  return Iterator(Row(impl_, impl_->output.batches().size(), 0));
+}
 
 Result::Iterator& Result::Iterator::operator++() {
   ++row_.row_;
-  SkipExhaustedBatches(row_.impl_->display, row_.batch_, row_.row_);
+  SkipExhaustedBatches(row_.impl_->output.batches(), row_.batch_, row_.row_);
   return *this;
 }
 
@@ -201,7 +213,7 @@ int64_t Row::GetTimestamp(size_t column) const {
 }
 
 std::string Row::ToString(size_t column) const {
-  return CheckedColumn(impl_->display, impl_->columns, batch_, row_, column, "ToString", {}, "")
+  return CheckedColumn(impl_->display(), impl_->columns, batch_, row_, column, "ToString", {}, "")
       .ValueToString(row_);
 }
 
@@ -228,7 +240,6 @@ Result api::Access::Make(StatementOutput output) {
     output = StatementOutput(output.schema(), std::move(batches), output.statement_text(),
                              output.time_zone());
   }
-  impl->display = output.DisplayBatches();
   impl->output = std::move(output);
   return Result(std::move(impl));
 }
