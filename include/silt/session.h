@@ -38,8 +38,8 @@ class Session {
 
   /// Runs every `;`-separated statement of `sql` now, in order, and returns the last one's rows.
   /// The whole text is parsed first: a syntax error anywhere runs nothing. The first failing
-  /// statement throws; the statements before it stay committed. Text without statements returns
-  /// a result without columns.
+  /// statement throws; the statements before it stay committed. Text without a statement throws
+  /// PARSE_EMPTY_STATEMENT.
   Result Execute(std::string_view sql);
 
   /// One statement, as Spark's spark.sql(): a query becomes a DataFrame that runs when asked;

@@ -284,6 +284,8 @@ TEST_F(SessionTest, SetResetExplainAndUnsupported) {
   EXPECT_EQ(ErrorClassOf("CREATE TABLE d (a INT DEFAULT 1)"), "NOT_IMPLEMENTED");
   // A parse error anywhere runs nothing.
   EXPECT_EQ(ErrorClassOf("INSERT INTO t VALUES (1); SELEC"), "PARSE_SYNTAX_ERROR");
+  EXPECT_EQ(ErrorClassOf(""), "PARSE_EMPTY_STATEMENT");
+  EXPECT_EQ(ErrorClassOf(" -- nothing"), "PARSE_EMPTY_STATEMENT");
   EXPECT_THAT(Query("SELECT count(*) FROM t"), ElementsAre("0"));
 }
 
