@@ -2,11 +2,12 @@
 # (scripts/setup), build the release preset into build/, then run.
 JOBS ?= $(shell nproc)
 FUZZ_SECONDS ?= 60
+PREFIX ?= /usr/local
 
 # DuckDB, for the tests and benchmarks only (tools/duckdb-peer; needs node and npm).
 DUCKDB_PEER ?= tools/duckdb-peer/duckdb
 
-.PHONY: all setup build duckdb-peer test demo debug-test fuzz bench format clean
+.PHONY: all setup build duckdb-peer test demo install debug-test fuzz bench format clean
 
 all: build
 
@@ -27,6 +28,11 @@ test: build duckdb-peer
 
 demo: build
 	@bash scripts/demo
+
+# The silt binary, libsilt, the public headers and the CMake package (find_package(silt)) under
+# PREFIX: bin/, lib/, include/silt/, lib/cmake/silt/.
+install: build
+	@cmake --install build --prefix $(PREFIX)
 
 debug-test: setup duckdb-peer
 	@cmake --preset debug >/dev/null

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "silt/api/session_internal.h"
 #include "silt/base/thread_pool.h"
 #include "silt/error.h"
 #include "silt/io/file_system.h"
@@ -123,7 +124,7 @@ Timed TimeSilt(Session& session, const std::string& sql) {
   Timed timed;
   for (int i = 0; i < kRepetitions; ++i) {
     auto begin = std::chrono::steady_clock::now();
-    StatementOutput output = session.Sql(sql);
+    StatementOutput output = api::RunStatements(session, sql);
     timed.best_ms = std::min(timed.best_ms, MillisecondsSince(begin));
     timed.result = FirstLine(FormatCsv(output.batches(), /*header=*/false), false);
   }

@@ -30,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "silt/api/session_internal.h"
 #include "silt/base/thread_pool.h"
 #include "silt/error.h"
 #include "silt/io/file_system.h"
@@ -304,12 +305,13 @@ int Run(int64_t rows, int threads) {
       options.warehouse = warehouse.path();
       Session session(options);
       auto begin = std::chrono::steady_clock::now();
-      StatementOutput output = session.Sql(kMerge);
+      StatementOutput output = api::RunStatements(session, kMerge);
       silt_best = std::min(silt_best, MillisecondsSince(begin));
       if (i == 0) {
         merge_row = OnlyRow(FormatCsv(output.batches(), /*header=*/false), false);
         after_row = OnlyRow(
-            FormatCsv(session.Sql("SELECT count(*), sum(amount) FROM t").batches(), false),
+            FormatCsv(api::RunStatements(session, "SELECT count(*), sum(amount) FROM t").batches(),
+                      false),
             false);
         wrote_deletion_vectors = LatestCommitHasDeletionVectors(warehouse.Child("t"));
       }

@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "silt/api/session_internal.h"
 #include "silt/base/thread_pool.h"
 #include "silt/error.h"
 #include "silt/io/file_system.h"
@@ -351,7 +352,7 @@ int Run(int64_t rows, int threads, const std::string& silt_binary) {
     StatementOutput output;
     for (int i = 0; i < kRepetitions; ++i) {
       auto begin = std::chrono::steady_clock::now();
-      output = session.Sql(query.sql);
+      output = api::RunStatements(session, query.sql);
       silt_best = std::min(silt_best, MillisecondsSince(begin));
     }
     std::vector<std::string> statements = views;

@@ -3,8 +3,11 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "silt/data_frame.h"
+#include "silt/result.h"
 #include "silt/session.h"
 
 namespace silt {
@@ -75,7 +78,7 @@ class MergeBuilder {
   /// num_deleted_rows, num_inserted_rows. Throws the engine's errors (e.g.
   /// DELTA_MULTIPLE_SOURCE_ROW_MATCHING_TARGET_ROW_IN_MERGE, DELTA_MERGE_MISSING_WHEN when no
   /// clause was added); nothing is committed then. The builder may be executed again.
-  StatementOutput Execute();
+  Result Execute();
 
  private:
   friend class DeltaTable;
@@ -106,16 +109,17 @@ class OptimizeBuilder {
   /// Only the partitions matching `partition_filter` (a predicate on partition columns).
   OptimizeBuilder& Where(std::string partition_filter);
   /// Bin-packs small files (OPTIMIZE t [WHERE ...]).
-  StatementOutput ExecuteCompaction();
+  Result ExecuteCompaction();
   /// Rewrites the files sorted by the Z-order of `columns` (OPTIMIZE ... ZORDER BY (...)).
   /// Throws INVALID_PARAMETER_VALUE when `columns` is empty.
-  StatementOutput ExecuteZOrderBy(const std::vector<std::string>& columns);
+  Result ExecuteZOrderBy(const std::vector<std::string>& columns);
   /// The OPTIMIZE statement the builder runs (without ZORDER BY).
   std::string StatementText() const;
 
  private:
   friend class DeltaTable;
-  OptimizeBuilder(Session& session, std::string table) : session_(&session), table_(std::move(table)) {}
+  OptimizeBuilder(Session& session, std::string table)
+      : session_(&session), table_(std::move(table)) {}
 
   Session* session_;
   std::string table_;
@@ -143,27 +147,29 @@ class DeltaTable {
   MergeBuilder Merge(MergeSource source, std::string condition) const;
   /// UPDATE ... SET key = value, ... [WHERE condition]; returns num_affected_rows.
   /// Throws INVALID_PARAMETER_VALUE when `set` is empty.
-  StatementOutput Update(const std::map<std::string, std::string>& set,
-                         const std::string& condition = "") const;
+  Result Update(const std::map<std::string, std::string>& set,
+                const std::string& condition = "") const;
   /// DELETE FROM ... [WHERE condition]; returns num_affected_rows.
-  StatementOutput Delete(const std::string& condition = "") const;
+  Result Delete(const std::string& condition = "") const;
   /// DESCRIBE HISTORY, newest commit first; `limit` 0 returns every commit.
-  StatementOutput History(int64_t limit = 0) const;
-  /// Every row of the current version (SELECT *), the counterpart of delta-spark's toDF() until
-  /// silt has a DataFrame.
-  StatementOutput ToRows() const;
+  Result History(int64_t limit = 0) const;
+  /// The table's rows as a DataFrame (delta-spark's toDF()): SELECT * of the version current when
+  /// an action runs.
+  DataFrame ToDF() const;
+  /// Every row of the current version (SELECT *), read now.
+  Result ToRows() const;
   /// DESCRIBE DETAIL: one row of format, location, sizes, properties, protocol versions.
-  StatementOutput Detail() const;
+  Result Detail() const;
 
   /// RESTORE TABLE ... TO VERSION AS OF `version`; returns Delta's restore metrics row.
-  StatementOutput RestoreToVersion(int64_t version) const;
+  Result RestoreToVersion(int64_t version) const;
   /// RESTORE TABLE ... TO TIMESTAMP AS OF `timestamp` (a timestamp or date string, read in the
   /// session time zone).
-  StatementOutput RestoreToTimestamp(const std::string& timestamp) const;
+  Result RestoreToTimestamp(const std::string& timestamp) const;
   /// VACUUM with the table's retention (`delta.deletedFileRetentionDuration`, 7 days), or
   /// RETAIN `retention_hours` HOURS.
-  StatementOutput Vacuum() const;
-  StatementOutput Vacuum(double retention_hours) const;
+  Result Vacuum() const;
+  Result Vacuum(double retention_hours) const;
   /// Starts an OPTIMIZE of this table (delta-spark's `optimize()`).
   OptimizeBuilder Optimize() const;
 

@@ -1,22 +1,16 @@
 #pragma once
 
-#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <vector>
 
+#include "silt/data_frame.h"
 #include "silt/error.h"
-#include "silt/types/time_zone.h"
-#include "silt/vector/batch.h"
+#include "silt/result.h"
 
 namespace silt {
-
-namespace sql {
-class SessionState;
-}
 
 /// How a Session starts.
 struct SessionOptions {
@@ -26,58 +20,50 @@ struct SessionOptions {
   std::map<std::string, std::string> conf;
 };
 
-/// The rows one statement returned (none for statements that return nothing).
-class StatementOutput {
- public:
-  StatementOutput() = default;
-  StatementOutput(SchemaPtr schema, std::vector<Batch> batches, std::string statement_text,
-                  std::shared_ptr<const TimeZone> time_zone = nullptr)
-      : schema_(std::move(schema)),
-        batches_(std::move(batches)),
-        text_(std::move(statement_text)),
-        time_zone_(std::move(time_zone)) {}
-  /// False for statements that return nothing (CREATE TABLE, INSERT, SET key=value, ...).
-  bool has_rows() const { return schema_ != nullptr; }
-  const SchemaPtr& schema() const { return schema_; }
-  const std::vector<Batch>& batches() const { return batches_; }
-  int64_t num_rows() const;
-  /// The rows as Spark shows them: TIMESTAMP values as wall-clock time of the session time zone
-  /// in effect when the statement ran (batches() keeps the instants, in UTC). For printing only.
-  std::vector<Batch> DisplayBatches() const;
-  /// The statement's source text.
-  const std::string& statement_text() const { return text_; }
-
- private:
-  SchemaPtr schema_;
-  std::vector<Batch> batches_;
-  std::string text_;
-  std::shared_ptr<const TimeZone> time_zone_;
-};
-
-/// A SQL session: the entry point of the C++ API, and what the shell and Python module drive.
-/// One statement at a time (not thread-safe); several sessions may share a warehouse.
+/// A SQL session: the entry point of the C++ API. It holds the current database, temporary views
+/// and options (spark.sql.session.timeZone, spark.sql.ansi.enabled, Delta's defaults) of one
+/// user. One statement at a time (not thread-safe); several sessions, in one process or many,
+/// may share a warehouse: Delta's commit protocol keeps their writes consistent.
+///
+/// Every method throws silt::Error on failure: the class names the condition (Delta's or Spark's
+/// name where one exists), the category says whether retrying may help.
 class Session {
  public:
+  /// Opens a session over `options.warehouse`. Touches no file: the folder appears with the
+  /// first table or database written into it.
   explicit Session(SessionOptions options = {});
   ~Session();
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
 
-  /// Runs every `;`-separated statement of `sql` in order and returns the last one's output.
-  /// The first failing statement throws; the statements before it stay committed.
-  StatementOutput Sql(std::string_view sql);
-  /// As Sql, calling `on_output` after each statement (the shell prints as it goes).
-  void SqlEach(std::string_view sql, const std::function<void(const StatementOutput&)>& on_output);
+  /// Runs every `;`-separated statement of `sql` now, in order, and returns the last one's rows.
+  /// The whole text is parsed first: a syntax error anywhere runs nothing. The first failing
+  /// statement throws; the statements before it stay committed. Text without a statement throws
+  /// PARSE_EMPTY_STATEMENT.
+  Result Execute(std::string_view sql);
 
+  /// One statement, as Spark's spark.sql(): a query becomes a DataFrame that runs when asked;
+  /// any other statement runs now (see DataFrame). Throws PARSE_SYNTAX_ERROR for text that is not
+  /// exactly one statement, and the analysis errors (TABLE_OR_VIEW_NOT_FOUND,
+  /// UNRESOLVED_COLUMN, ...) of a query.
+  DataFrame Sql(std::string_view sql);
+  /// Every row of the table or view `name`, a Spark multi-part identifier ("t", "db.t",
+  /// "`odd name`", "delta.`/path/to/table`"), as Spark's spark.table(). Throws
+  /// TABLE_OR_VIEW_NOT_FOUND when there is none, INVALID_PARAMETER_VALUE for a malformed name.
+  DataFrame Table(std::string_view name);
+
+  /// Sets an option, as `--conf key=value` does: a bad value of an option silt reads
+  /// (INVALID_CONFIGURATION) is reported by the first statement that reads it.
   void SetConf(const std::string& key, const std::string& value);
+  /// The option's value, or nullopt when it was never set.
   std::optional<std::string> GetConf(const std::string& key) const;
+  /// The warehouse folder of named tables.
   const std::string& warehouse() const;
 
-  /// The engine state behind the session, for layers built on it (DeltaTable, DataFrame).
-  sql::SessionState& state() { return *state_; }
-
  private:
-  std::unique_ptr<sql::SessionState> state_;
+  friend struct api::Access;
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
 };
 
 }  // namespace silt

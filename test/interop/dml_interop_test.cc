@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "silt/api/session_internal.h"
 #include "silt/io/file_system.h"
 #include "silt/log/deletion_vector.h"
 #include "silt/log/snapshot.h"
@@ -28,14 +29,14 @@
 namespace silt {
 namespace {
 
-struct Row {
+struct ModelRow {
   int64_t group = 0;
   int64_t value = 0;
   std::string text;
 };
 
 // id -> row: the table's expected content, kept in step with each statement.
-using Model = std::map<int64_t, Row>;
+using Model = std::map<int64_t, ModelRow>;
 
 constexpr int64_t kInsertBatches = 4;
 constexpr int64_t kRowsPerInsert = 100;
@@ -52,7 +53,7 @@ struct ChangeCounts {
 };
 
 // One row of the change feed as "change_type,id,v,s".
-std::string ChangeLine(const std::string& change_type, int64_t id, const Row& row) {
+std::string ChangeLine(const std::string& change_type, int64_t id, const ModelRow& row) {
   return change_type + "," + std::to_string(id) + "," + std::to_string(row.value) + "," +
          row.text;
 }
@@ -87,7 +88,7 @@ std::vector<std::string> Sorted(std::vector<std::string> lines) {
   return lines;
 }
 
-std::string RowLine(int64_t id, const Row& row, bool with_group) {
+std::string RowLine(int64_t id, const ModelRow& row, bool with_group) {
   std::string line = std::to_string(id) + ",";
   if (with_group) line += std::to_string(row.group) + ",";
   return line + std::to_string(row.value) + "," + row.text;
@@ -121,26 +122,27 @@ class DmlInteropTest : public ::testing::TestWithParam<Variant> {
     SessionOptions options;
     options.warehouse = directory_.Child("warehouse");
     Session session(options);
-    session.Sql(std::string("CREATE TABLE t (id BIGINT, grp BIGINT, v BIGINT, s STRING) USING delta ") +
-                (variant.partitioned ? "PARTITIONED BY (grp) " : "") + "LOCATION " +
-                test::SqlQuote(root_) + " TBLPROPERTIES ('delta.enableDeletionVectors' = '" +
-                (variant.deletion_vectors ? "true" : "false") +
-                "', 'delta.enableChangeDataFeed' = '" + (variant.change_data ? "true" : "false") +
-                "')");
+    api::RunStatements(
+        session,
+        std::string("CREATE TABLE t (id BIGINT, grp BIGINT, v BIGINT, s STRING) USING delta ") +
+            (variant.partitioned ? "PARTITIONED BY (grp) " : "") + "LOCATION " +
+            test::SqlQuote(root_) + " TBLPROPERTIES ('delta.enableDeletionVectors' = '" +
+            (variant.deletion_vectors ? "true" : "false") + "', 'delta.enableChangeDataFeed' = '" +
+            (variant.change_data ? "true" : "false") + "')");
 
     for (int64_t batch = 0; batch < kInsertBatches; ++batch) {
       std::string values;
       for (int64_t id = batch * kRowsPerInsert; id < (batch + 1) * kRowsPerInsert; ++id) {
-        Row row{id % 4, id * 10, "s" + std::to_string(id)};
+        ModelRow row{id % 4, id * 10, "s" + std::to_string(id)};
         if (!values.empty()) values += ", ";
         values += "(" + std::to_string(id) + ", " + std::to_string(row.group) + ", " +
                   std::to_string(row.value) + ", '" + row.text + "')";
         model_[id] = row;
       }
-      session.Sql("INSERT INTO t VALUES " + values);
+      api::RunStatements(session, "INSERT INTO t VALUES " + values);
     }
 
-    session.Sql("UPDATE t SET v = v + 1, s = concat(s, '_u') WHERE id % 5 = 0");
+    api::RunStatements(session, "UPDATE t SET v = v + 1, s = concat(s, '_u') WHERE id % 5 = 0");
     for (auto& [id, row] : model_) {
       if (id % 5 != 0) continue;
       change_rows_.push_back(ChangeLine("update_preimage", id, row));
@@ -153,7 +155,7 @@ class DmlInteropTest : public ::testing::TestWithParam<Variant> {
 
     // Not a partition-only predicate: every file keeps some rows, so the rows are rewritten (or
     // marked in deletion vectors) and the change feed gets its delete rows from change files.
-    session.Sql("DELETE FROM t WHERE id % 7 = 3");
+    api::RunStatements(session, "DELETE FROM t WHERE id % 7 = 3");
     for (auto it = model_.begin(); it != model_.end();) {
       if (it->first % 7 == 3) {
         change_rows_.push_back(ChangeLine("delete", it->first, it->second));
@@ -173,7 +175,7 @@ class DmlInteropTest : public ::testing::TestWithParam<Variant> {
       source += "(" + std::to_string(id) + ", " + std::to_string(id % 4) + ", " +
                 std::to_string(value) + ", '" + text + "')";
       auto target = model_.find(id);
-      Row merged{id % 4, value, text};
+      ModelRow merged{id % 4, value, text};
       if (target == model_.end()) {
         after_merge[id] = merged;
         change_rows_.push_back(ChangeLine("insert", id, merged));
@@ -190,16 +192,17 @@ class DmlInteropTest : public ::testing::TestWithParam<Variant> {
         ++changes_.update_postimage;
       }
     }
-    session.Sql("MERGE INTO t USING (VALUES " + source +
-                ") AS src(id, grp, v, s) ON t.id = src.id "
-                "WHEN MATCHED AND src.v < 0 THEN DELETE "
-                "WHEN MATCHED THEN UPDATE SET v = src.v, s = src.s "
-                "WHEN NOT MATCHED THEN INSERT (id, grp, v, s) VALUES (src.id, src.grp, src.v, "
-                "src.s)");
+    api::RunStatements(session, "MERGE INTO t USING (VALUES " + source +
+                                    ") AS src(id, grp, v, s) ON t.id = src.id "
+                                    "WHEN MATCHED AND src.v < 0 THEN DELETE "
+                                    "WHEN MATCHED THEN UPDATE SET v = src.v, s = src.s "
+                                    "WHEN NOT MATCHED THEN INSERT (id, grp, v, s) VALUES "
+                                    "(src.id, src.grp, src.v, src.s)");
     model_ = std::move(after_merge);
 
-    silt_rows_ = Lines(FormatCsv(session.Sql("SELECT id, grp, v, s FROM t ORDER BY id").batches(),
-                                 /*header=*/false));
+    silt_rows_ = Lines(FormatCsv(
+        api::RunStatements(session, "SELECT id, grp, v, s FROM t ORDER BY id").batches(),
+        /*header=*/false));
   }
 
   std::vector<std::string> ExpectedRows(bool with_group) const {

@@ -5,6 +5,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "silt/api/session_internal.h"
 #include "silt/error.h"
 #include "silt/session.h"
 #include "silt/vector/batch.h"
@@ -110,7 +111,7 @@ std::string RunRecord(Session& session, const Record& record, const std::string&
   bool expects_error = record.kind == RecordKind::kStatementError;
   StatementOutput output;
   try {
-    output = session.Sql(record.sql);
+    output = api::RunStatements(session, record.sql);
   } catch (const Error& error) {
     if (!expects_error) return Describe(name, record, std::string("failed: ") + error.what());
     if (error.error_class() != record.error_class) {

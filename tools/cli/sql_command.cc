@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "exit_codes.h"
+#include "silt/api/session_internal.h"
 #include "silt/error.h"
 #include "silt/session.h"
 #include "silt/vector/batch.h"
@@ -102,7 +103,8 @@ class SqlShell {
 
   // Runs `sql` (one or more statements); a failure propagates with the earlier ones committed.
   void Run(std::string_view sql) {
-    session_.SqlEach(sql, [this](const StatementOutput& output) { PrintOutput(output, format_); });
+    api::RunStatementsEach(session_, sql,
+                           [this](const StatementOutput& output) { PrintOutput(output, format_); });
   }
 
   // Runs a script read from a stream that is not a terminal, statement by statement as its

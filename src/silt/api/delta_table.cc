@@ -5,6 +5,7 @@
 #include <locale>
 #include <sstream>
 
+#include "silt/api/sql_text_internal.h"
 #include "silt/base/check.h"
 #include "silt/sql/ast.h"
 #include "silt/sql/parser.h"
@@ -12,43 +13,13 @@
 namespace silt {
 namespace {
 
-// Back-quotes one identifier part; a back quote inside is doubled, as Spark's lexer reads it.
-std::string QuoteIdentifier(const std::string& part) {
-  std::string quoted = "`";
-  for (char c : part) {
-    quoted += c;
-    if (c == '`') quoted += '`';
-  }
-  quoted += '`';
-  return quoted;
-}
-
-std::string QuoteParts(const sql::QualifiedName& parts) {
-  std::string text;
-  for (const std::string& part : parts) {
-    if (!text.empty()) text += '.';
-    text += QuoteIdentifier(part);
-  }
-  return text;
-}
+using api::QuoteIdentifier;
+using api::QuoteMultipartName;
+using api::QuoteParts;
 
 [[noreturn]] void ThrowInvalidArgument(std::string_view parameter, std::string_view function,
                                        std::string message) {
-  SILT_THROW(INVALID_PARAMETER_VALUE, {{"parameter", "`" + std::string(parameter) + "`"},
-                                       {"functionName", "`" + std::string(function) + "`"},
-                                       {"message", std::move(message)}});
-}
-
-// Splits a multi-part identifier written as Spark SQL (`db.t`, "`a b`.c") and quotes every part,
-// so that the generated statement names exactly what the caller named.
-std::string QuoteMultipartName(const std::string& name, std::string_view parameter,
-                               std::string_view function) {
-  sql::ExpressionPtr parsed = sql::ParseExpression(name);
-  if (parsed->kind != sql::ExpressionKind::kColumn || parsed->name.empty()) {
-    ThrowInvalidArgument(parameter, function,
-                         "expected a name such as t, db.t or `odd name`, got '" + name + "'");
-  }
-  return QuoteParts(parsed->name);
+  api::ThrowInvalidParameter(parameter, function, std::move(message));
 }
 
 // A Spark SQL string literal: backslashes and quotes escaped.
@@ -212,20 +183,20 @@ std::string MergeBuilder::StatementText() const {
   return text;
 }
 
-StatementOutput MergeBuilder::Execute() { return session_->Sql(StatementText()); }
+Result MergeBuilder::Execute() { return session_->Execute(StatementText()); }
 
 // ---- DeltaTable ----
 
 DeltaTable DeltaTable::ForPath(Session& session, const std::string& path) {
   DeltaTable table(session, PathTable(path, "DeltaTable.ForPath"));
   // Fails now rather than at the first operation, as delta-spark's forPath does.
-  session.Sql("DESCRIBE HISTORY " + table.table_ + " LIMIT 1");
+  session.Execute("DESCRIBE HISTORY " + table.table_ + " LIMIT 1");
   return table;
 }
 
 DeltaTable DeltaTable::ForName(Session& session, const std::string& name) {
   DeltaTable table(session, QuoteMultipartName(name, "name", "DeltaTable.ForName"));
-  session.Sql("DESCRIBE HISTORY " + table.table_ + " LIMIT 1");
+  session.Execute("DESCRIBE HISTORY " + table.table_ + " LIMIT 1");
   return table;
 }
 
@@ -242,54 +213,60 @@ MergeBuilder DeltaTable::Merge(MergeSource source, std::string condition) const 
   return MergeBuilder(*session_, TargetSql(), std::move(source), std::move(condition));
 }
 
-StatementOutput DeltaTable::Update(const std::map<std::string, std::string>& set,
-                                   const std::string& condition) const {
+Result DeltaTable::Update(const std::map<std::string, std::string>& set,
+                          const std::string& condition) const {
   std::string text = "UPDATE " + TargetSql() + " SET " + Assignments(set, "DeltaTable.Update");
   if (!condition.empty()) {
     text += " WHERE " + WrappedExpression(condition, "condition", "DeltaTable.Update");
   }
-  return session_->Sql(text);
+  return session_->Execute(text);
 }
 
-StatementOutput DeltaTable::Delete(const std::string& condition) const {
+Result DeltaTable::Delete(const std::string& condition) const {
   std::string text = "DELETE FROM " + TargetSql();
   if (!condition.empty()) {
     text += " WHERE " + WrappedExpression(condition, "condition", "DeltaTable.Delete");
   }
-  return session_->Sql(text);
+  return session_->Execute(text);
 }
 
-StatementOutput DeltaTable::History(int64_t limit) const {
+Result DeltaTable::History(int64_t limit) const {
   if (limit < 0) ThrowInvalidArgument("limit", "DeltaTable.History", "must not be negative");
   std::string text = "DESCRIBE HISTORY " + table_;
   if (limit > 0) text += " LIMIT " + std::to_string(limit);
-  return session_->Sql(text);
+  return session_->Execute(text);
 }
 
-StatementOutput DeltaTable::ToRows() const { return session_->Sql("SELECT * FROM " + TargetSql()); }
+DataFrame DeltaTable::ToDF() const { return session_->Sql("SELECT * FROM " + TargetSql()); }
 
-StatementOutput DeltaTable::Detail() const { return session_->Sql("DESCRIBE DETAIL " + table_); }
+Result DeltaTable::ToRows() const { return session_->Execute("SELECT * FROM " + TargetSql()); }
 
-StatementOutput DeltaTable::RestoreToVersion(int64_t version) const {
-  if (version < 0) ThrowInvalidArgument("version", "DeltaTable.RestoreToVersion", "must not be negative");
-  return session_->Sql("RESTORE TABLE " + table_ + " TO VERSION AS OF " + std::to_string(version));
+Result DeltaTable::Detail() const { return session_->Execute("DESCRIBE DETAIL " + table_); }
+
+Result DeltaTable::RestoreToVersion(int64_t version) const {
+  if (version < 0)
+    ThrowInvalidArgument("version", "DeltaTable.RestoreToVersion", "must not be negative");
+  return session_->Execute("RESTORE TABLE " + table_ + " TO VERSION AS OF " +
+                           std::to_string(version));
 }
 
-StatementOutput DeltaTable::RestoreToTimestamp(const std::string& timestamp) const {
-  if (timestamp.empty()) ThrowInvalidArgument("timestamp", "DeltaTable.RestoreToTimestamp", "is empty");
-  return session_->Sql("RESTORE TABLE " + table_ + " TO TIMESTAMP AS OF " + QuoteString(timestamp));
+Result DeltaTable::RestoreToTimestamp(const std::string& timestamp) const {
+  if (timestamp.empty())
+    ThrowInvalidArgument("timestamp", "DeltaTable.RestoreToTimestamp", "is empty");
+  return session_->Execute("RESTORE TABLE " + table_ + " TO TIMESTAMP AS OF " +
+                           QuoteString(timestamp));
 }
 
-StatementOutput DeltaTable::Vacuum() const { return session_->Sql("VACUUM " + table_); }
+Result DeltaTable::Vacuum() const { return session_->Execute("VACUUM " + table_); }
 
-StatementOutput DeltaTable::Vacuum(double retention_hours) const {
+Result DeltaTable::Vacuum(double retention_hours) const {
   if (!(retention_hours >= 0) || !std::isfinite(retention_hours)) {
     ThrowInvalidArgument("retentionHours", "DeltaTable.Vacuum", "must be a non-negative number");
   }
   std::ostringstream hours;
   hours.imbue(std::locale::classic());
   hours << std::setprecision(17) << retention_hours;
-  return session_->Sql("VACUUM " + table_ + " RETAIN " + hours.str() + " HOURS");
+  return session_->Execute("VACUUM " + table_ + " RETAIN " + hours.str() + " HOURS");
 }
 
 OptimizeBuilder DeltaTable::Optimize() const { return OptimizeBuilder(*session_, table_); }
@@ -303,7 +280,7 @@ DeltaTable DeltaTable::ConvertToDelta(Session& session, const std::string& ident
   }
   std::string text = "CONVERT TO DELTA " + QuoteParts(parsed->name);
   if (!partition_schema.empty()) text += " PARTITIONED BY (" + partition_schema + ")";
-  session.Sql(text);
+  session.Execute(text);
   return ForPath(session, parsed->name[1]);
 }
 
@@ -318,18 +295,19 @@ std::string OptimizeBuilder::StatementText() const {
   return text;
 }
 
-StatementOutput OptimizeBuilder::ExecuteCompaction() { return session_->Sql(StatementText()); }
+Result OptimizeBuilder::ExecuteCompaction() { return session_->Execute(StatementText()); }
 
-StatementOutput OptimizeBuilder::ExecuteZOrderBy(const std::vector<std::string>& columns) {
+Result OptimizeBuilder::ExecuteZOrderBy(const std::vector<std::string>& columns) {
   if (columns.empty()) {
-    ThrowInvalidArgument("columns", "OptimizeBuilder.ExecuteZOrderBy", "at least one column is needed");
+    ThrowInvalidArgument("columns", "OptimizeBuilder.ExecuteZOrderBy",
+                         "at least one column is needed");
   }
   std::string list;
   for (const std::string& column : columns) {
     if (!list.empty()) list += ", ";
     list += QuoteMultipartName(column, "columns", "OptimizeBuilder.ExecuteZOrderBy");
   }
-  return session_->Sql(StatementText() + " ZORDER BY (" + list + ")");
+  return session_->Execute(StatementText() + " ZORDER BY (" + list + ")");
 }
 
 }  // namespace silt

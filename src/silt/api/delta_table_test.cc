@@ -20,20 +20,33 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
-std::vector<std::string> Rows(const StatementOutput& output) {
-  std::string csv = FormatCsv(output.batches(), /*header=*/false);
+// A cell as CSV writes it: NULL as nothing, the empty string as "", quoted when it holds a
+// comma, a quote or a line break.
+std::string CsvCell(const Row& row, size_t column) {
+  if (row.IsNull(column)) return "";
+  std::string text = row.ToString(column);
+  if (!text.empty() && text.find_first_of(",\"\r\n") == std::string::npos) return text;
+  std::string quoted = "\"";
+  for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return quoted + "\"";
+}
+
+// The rows of a result as CSV lines without the header.
+std::vector<std::string> Rows(const Result& result) {
   std::vector<std::string> lines;
-  size_t start = 0;
-  while (start < csv.size()) {
-    size_t end = csv.find('\n', start);
-    lines.push_back(csv.substr(start, end - start));
-    start = end + 1;
+  for (const Row& row : result) {
+    std::string line;
+    for (size_t column = 0; column < row.size(); ++column) {
+      if (column > 0) line += ',';
+      line += CsvCell(row, column);
+    }
+    lines.push_back(line);
   }
   return lines;
 }
 
 // Rewritten files may come back in any order.
-std::vector<std::string> SortedRows(const StatementOutput& output) {
+std::vector<std::string> SortedRows(const Result& output) {
   std::vector<std::string> rows = Rows(output);
   std::sort(rows.begin(), rows.end());
   return rows;
@@ -42,18 +55,17 @@ std::vector<std::string> SortedRows(const StatementOutput& output) {
 class DeltaTableTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    session_.Sql(
+    session_.Execute(
         "CREATE TABLE target (id INT, v STRING) USING delta; "
         "INSERT INTO target VALUES (1, 'a'), (2, 'b'), (3, 'c')");
   }
 
-  std::vector<std::string> Query(std::string_view sql) { return Rows(session_.Sql(sql)); }
+  std::vector<std::string> Query(std::string_view sql) { return Rows(session_.Execute(sql)); }
 
   // The operation and the operationMetrics map of the newest commit.
   std::pair<std::string, std::string> NewestCommit(const DeltaTable& table) {
-    StatementOutput history = table.History(1);
-    const Batch& batch = history.batches().at(0);
-    return {batch.column(4)->ValueToString(0), batch.column(12)->ValueToString(0)};
+    Result history = table.History(1);
+    return {history.row(0).GetString(4), history.row(0).ToString(12)};
   }
 
   io::TestingTemporaryFolder folder_;
@@ -69,6 +81,7 @@ TEST_F(DeltaTableTest, ForNameAndForPathReachTheSameTable) {
   EXPECT_EQ(qualified.table_sql(), "`default`.`target`");
   for (const DeltaTable* table : {&by_name, &qualified, &by_path}) {
     EXPECT_THAT(Rows(table->ToRows()), ElementsAre("1,a", "2,b", "3,c"));
+    EXPECT_EQ(table->ToDF().Count(), 3);
   }
 }
 
@@ -86,7 +99,7 @@ TEST_F(DeltaTableTest, MissingOrMalformedTablesFailWithTheEngineClasses) {
 }
 
 TEST_F(DeltaTableTest, OddNamesAndPathsAreQuoted) {
-  session_.Sql("CREATE TABLE `we``ird name` (`my col` INT, `x.y` STRING) USING delta");
+  session_.Execute("CREATE TABLE `we``ird name` (`my col` INT, `x.y` STRING) USING delta");
   DeltaTable odd = DeltaTable::ForName(session_, "`we``ird name`");
   EXPECT_EQ(odd.table_sql(), "`we``ird name`");
   odd.Alias("t")
@@ -100,8 +113,8 @@ TEST_F(DeltaTableTest, OddNamesAndPathsAreQuoted) {
 
   // A path with a space, a quote and a back quote reaches the same folder it names.
   std::string path = io::JoinPath(folder_.path(), "odd dir's `x`");
-  session_.Sql("CREATE TABLE odd_path (id INT) USING delta LOCATION '" + folder_.path() +
-               "/odd dir\\'s `x`'");
+  session_.Execute("CREATE TABLE odd_path (id INT) USING delta LOCATION '" + folder_.path() +
+                   "/odd dir\\'s `x`'");
   DeltaTable by_path = DeltaTable::ForPath(session_, path);
   EXPECT_EQ(by_path.table_sql(), "delta.`" + folder_.path() + "/odd dir's ``x```");
   by_path.Alias("p")
@@ -112,7 +125,7 @@ TEST_F(DeltaTableTest, OddNamesAndPathsAreQuoted) {
 }
 
 TEST_F(DeltaTableTest, MergeWithEveryClauseKind) {
-  session_.Sql(
+  session_.Execute(
       "INSERT INTO target VALUES (4, 'd'), (5, 'e'); "
       "CREATE TABLE updates (id INT, v STRING) USING delta; "
       "INSERT INTO updates VALUES (1, 'A'), (2, 'B'), (3, 'C'), (6, 'F'), (7, 'G')");
@@ -127,9 +140,9 @@ TEST_F(DeltaTableTest, MergeWithEveryClauseKind) {
                            .WhenNotMatchedBySourceDelete();
   EXPECT_THAT(merge.StatementText(),
               StartsWith("MERGE INTO `target` AS `t`\nUSING `updates` AS `s`"));
-  StatementOutput result = merge.Execute();
-  ASSERT_TRUE(result.has_rows());
-  EXPECT_EQ(result.schema()->fields().at(0).name, "num_affected_rows");
+  Result result = merge.Execute();
+  ASSERT_TRUE(result.has_columns());
+  EXPECT_EQ(result.columns().at(0).name, "num_affected_rows");
   // Updated 2, 3 and 4; deleted 1 and 5; inserted 6 and 7.
   EXPECT_THAT(Rows(result), ElementsAre("7,3,2,2"));
   EXPECT_THAT(Query("SELECT * FROM target ORDER BY id"),
@@ -144,7 +157,7 @@ TEST_F(DeltaTableTest, MergeWithEveryClauseKind) {
 }
 
 TEST_F(DeltaTableTest, MergeFromPathQueryAndView) {
-  session_.Sql(
+  session_.Execute(
       "CREATE TABLE src (id INT, v STRING) USING delta; INSERT INTO src VALUES (3, 'z'), (9, 'n');"
       "CREATE TEMPORARY VIEW recent AS SELECT id, v FROM src WHERE id > 5");
   DeltaTable target = DeltaTable::ForName(session_, "target");
@@ -265,12 +278,10 @@ TEST_F(DeltaTableTest, UpdateDeleteAndHistory) {
             "PARSE_SYNTAX_ERROR");
 
   // Newest first: DELETE, UPDATE, UPDATE, WRITE, CREATE TABLE.
-  StatementOutput history = target.History();
+  Result history = target.History();
   std::vector<std::string> versions_and_operations;
-  for (int64_t row = 0; row < history.num_rows(); ++row) {
-    const Batch& batch = history.batches().at(0);
-    versions_and_operations.push_back(batch.column(0)->ValueToString(row) + " " +
-                                      batch.column(4)->ValueToString(row));
+  for (const Row& row : history) {
+    versions_and_operations.push_back(row.ToString(0) + " " + row.GetString(4));
   }
   EXPECT_THAT(versions_and_operations,
               ElementsAre("4 DELETE", "3 UPDATE", "2 UPDATE", "1 WRITE", "0 CREATE TABLE"));
@@ -283,25 +294,26 @@ TEST_F(DeltaTableTest, UpdateDeleteAndHistory) {
 
 TEST_F(DeltaTableTest, RestoreOptimizeVacuumAndDetail) {
   DeltaTable table = DeltaTable::ForName(session_, "target");
-  table.Delete("id = 2");                        // version 2
-  session_.Sql("INSERT INTO target VALUES (4, 'd')");  // version 3: a second small file
+  table.Delete("id = 2");                                  // version 2
+  session_.Execute("INSERT INTO target VALUES (4, 'd')");  // version 3: a second small file
   EXPECT_THAT(SortedRows(table.ToRows()), ElementsAre("1,a", "3,c", "4,d"));
 
-  StatementOutput restored = table.RestoreToVersion(1);
-  EXPECT_EQ(restored.batches().at(0).schema()->field(0).name, "table_size_after_restore");
+  Result restored = table.RestoreToVersion(1);
+  EXPECT_EQ(restored.columns().at(0).name, "table_size_after_restore");
   EXPECT_THAT(SortedRows(table.ToRows()), ElementsAre("1,a", "2,b", "3,c"));
   EXPECT_EQ(NewestCommit(table).first, "RESTORE");
-  EXPECT_EQ(ErrorClassOf([&] { table.RestoreToVersion(99); }), "DELTA_CANNOT_RESTORE_TABLE_VERSION");
+  EXPECT_EQ(ErrorClassOf([&] { table.RestoreToVersion(99); }),
+            "DELTA_CANNOT_RESTORE_TABLE_VERSION");
   EXPECT_EQ(ErrorClassOf([&] { table.RestoreToVersion(-1); }), "INVALID_PARAMETER_VALUE");
   EXPECT_EQ(ErrorClassOf([&] { table.RestoreToTimestamp("2000-01-01"); }),
             "DELTA_CANNOT_RESTORE_TIMESTAMP_EARLIER");
 
-  session_.Sql("INSERT INTO target VALUES (5, 'e')");
+  session_.Execute("INSERT INTO target VALUES (5, 'e')");
   EXPECT_EQ(table.Optimize().StatementText(), "OPTIMIZE `target`");
-  StatementOutput optimized = table.Optimize().ExecuteCompaction();
-  EXPECT_EQ(optimized.batches().at(0).schema()->field(1).name, "metrics");
+  Result optimized = table.Optimize().ExecuteCompaction();
+  EXPECT_EQ(optimized.columns().at(1).name, "metrics");
   EXPECT_EQ(NewestCommit(table).first, "OPTIMIZE");
-  EXPECT_EQ(table.Detail().batches().at(0).column(9)->ValueToString(0), "1");  // numFiles
+  EXPECT_EQ(table.Detail().row(0).GetInt64(9), 1);  // numFiles
   table.Optimize().ExecuteZOrderBy({"id", "v"});
   EXPECT_THAT(SortedRows(table.ToRows()), ElementsAre("1,a", "2,b", "3,c", "5,e"));
   EXPECT_EQ(ErrorClassOf([&] { table.Optimize().ExecuteZOrderBy({}); }), "INVALID_PARAMETER_VALUE");
@@ -314,7 +326,7 @@ TEST_F(DeltaTableTest, RestoreOptimizeVacuumAndDetail) {
   EXPECT_THAT(SortedRows(table.ToRows()), ElementsAre("1,a", "2,b", "3,c", "5,e"));
   EXPECT_EQ(ErrorClassOf([&] { table.Vacuum(1); }), "DELTA_VACUUM_RETENTION_PERIOD_TOO_SHORT");
   EXPECT_EQ(ErrorClassOf([&] { table.Vacuum(-1); }), "INVALID_PARAMETER_VALUE");
-  session_.Sql("SET spark.databricks.delta.retentionDurationCheck.enabled = false");
+  session_.Execute("SET spark.databricks.delta.retentionDurationCheck.enabled = false");
   table.Vacuum(0);
   EXPECT_THAT(SortedRows(table.ToRows()), ElementsAre("1,a", "2,b", "3,c", "5,e"));
   EXPECT_EQ(NewestCommit(table).first, "VACUUM END");
@@ -322,14 +334,17 @@ TEST_F(DeltaTableTest, RestoreOptimizeVacuumAndDetail) {
 
 TEST_F(DeltaTableTest, ConvertToDeltaTurnsAParquetFolderIntoATable) {
   std::string folder = io::JoinPath(folder_.path(), "plain");
-  session_.Sql("CREATE TABLE delta.`" + folder + "` (id INT, part STRING) USING delta PARTITIONED BY (part)");
-  session_.Sql("INSERT INTO delta.`" + folder + "` VALUES (1, 'x'), (2, 'y')");
+  session_.Execute("CREATE TABLE delta.`" + folder +
+                   "` (id INT, part STRING) USING delta PARTITIONED BY (part)");
+  session_.Execute("INSERT INTO delta.`" + folder + "` VALUES (1, 'x'), (2, 'y')");
   // Leave only the Parquet files: what a Spark job writing plain Parquet leaves behind.
   std::filesystem::remove_all(io::JoinPath(folder, "_delta_log"));
-  DeltaTable converted = DeltaTable::ConvertToDelta(session_, "parquet.`" + folder + "`", "part STRING");
+  DeltaTable converted =
+      DeltaTable::ConvertToDelta(session_, "parquet.`" + folder + "`", "part STRING");
   EXPECT_THAT(SortedRows(converted.ToRows()), ElementsAre("1,x", "2,y"));
   EXPECT_EQ(NewestCommit(converted).first, "CONVERT");
-  EXPECT_EQ(ErrorClassOf([&] { DeltaTable::ConvertToDelta(session_, "1 + 1"); }), "INVALID_PARAMETER_VALUE");
+  EXPECT_EQ(ErrorClassOf([&] { DeltaTable::ConvertToDelta(session_, "1 + 1"); }),
+            "INVALID_PARAMETER_VALUE");
 }
 
 }  // namespace

@@ -1,5 +1,4 @@
-#include "silt/session.h"
-
+#include "silt/api/session_internal.h"
 #include "silt/vector/local_time.h"
 
 namespace silt {
