@@ -1,0 +1,30 @@
+# What installs beside the silt binary: the manual page and shell completions (printed by the
+# binary from its own command definitions, so they cannot drift from --help).
+include(GNUInstallDirs)
+
+# --- Manual page and completions, laid out in the build tree as they install -----------------
+set(SILT_MAN_PAGE ${PROJECT_BINARY_DIR}/share/man/man1/silt.1)
+set(SILT_BASH_COMPLETION ${PROJECT_BINARY_DIR}/share/bash-completion/completions/silt)
+set(SILT_ZSH_COMPLETION ${PROJECT_BINARY_DIR}/share/zsh/vendor-completions/_silt)
+
+function(silt_generate_from_binary output arguments)
+  get_filename_component(folder ${output} DIRECTORY)
+  file(MAKE_DIRECTORY ${folder})
+  add_custom_command(OUTPUT ${output}
+    COMMAND ${CMAKE_COMMAND} -DPROGRAM=$<TARGET_FILE:silt> -DARGUMENTS=${arguments}
+            -DOUTPUT=${output} -P ${PROJECT_SOURCE_DIR}/cmake/SiltWriteCommandOutput.cmake
+    DEPENDS silt ${PROJECT_SOURCE_DIR}/cmake/SiltWriteCommandOutput.cmake
+    COMMENT "Writing ${output} from silt's command definitions"
+    VERBATIM)
+endfunction()
+silt_generate_from_binary(${SILT_MAN_PAGE} "--help-man")
+silt_generate_from_binary(${SILT_BASH_COMPLETION} "--completion,bash")
+silt_generate_from_binary(${SILT_ZSH_COMPLETION} "--completion,zsh")
+add_custom_target(silt_reference ALL
+  DEPENDS ${SILT_MAN_PAGE} ${SILT_BASH_COMPLETION} ${SILT_ZSH_COMPLETION})
+
+# The binary itself, so that an install is complete.
+install(TARGETS silt RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(FILES ${SILT_MAN_PAGE} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
+install(FILES ${SILT_BASH_COMPLETION} DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions)
+install(FILES ${SILT_ZSH_COMPLETION} DESTINATION ${CMAKE_INSTALL_DATADIR}/zsh/vendor-completions)
