@@ -1,5 +1,6 @@
 # What installs beside the silt binary: the manual page and shell completions (printed by the
-# binary from its own command definitions, so they cannot drift from --help).
+# binary from its own command definitions, so they cannot drift from --help) and the Python
+# package.
 include(GNUInstallDirs)
 
 # --- Manual page and completions, laid out in the build tree as they install -----------------
@@ -28,3 +29,14 @@ install(TARGETS silt RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(FILES ${SILT_MAN_PAGE} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
 install(FILES ${SILT_BASH_COMPLETION} DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions)
 install(FILES ${SILT_ZSH_COMPLETION} DESTINATION ${CMAKE_INSTALL_DATADIR}/zsh/vendor-completions)
+
+# --- Python package ----------------------------------------------------------------------------
+# Debian's layout: its python3 imports /usr/lib/python3/dist-packages, so an install under
+# /usr needs nothing more; an install under another prefix needs
+# PYTHONPATH=<prefix>/lib/python3/dist-packages.
+set(SILT_PYTHON_INSTALL_DIR "lib/python3/dist-packages" CACHE STRING
+    "Where the Python package silt installs, relative to the prefix")
+if(TARGET silt_python)
+  install(TARGETS silt_python LIBRARY DESTINATION ${SILT_PYTHON_INSTALL_DIR}/silt)
+  install(FILES ${SILT_PYTHON_SOURCES} DESTINATION ${SILT_PYTHON_INSTALL_DIR}/silt)
+endif()
