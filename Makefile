@@ -5,7 +5,7 @@ FUZZ_SECONDS ?= 60
 
 DUCKDB ?= ../shared/tools/duckdb/duckdb
 
-.PHONY: all setup build duckdb-peer test demo debug-test fuzz bench format clean
+.PHONY: all setup build duckdb-peer test demo deb debug-test fuzz bench format clean
 
 all: build
 
@@ -26,6 +26,11 @@ test: build duckdb-peer
 
 demo: build duckdb-peer
 	@bash scripts/demo
+
+# The Debian package of the release build (binary, manual page, completions, Python module):
+# build/silt_<version>_<arch>.deb. Install it with `apt install ./build/silt_*.deb`.
+deb: build
+	@cd build && cpack -G DEB
 
 debug-test: setup duckdb-peer
 	@cmake --preset debug >/dev/null

@@ -1,6 +1,6 @@
 # What installs beside the silt binary: the manual page and shell completions (printed by the
-# binary from its own command definitions, so they cannot drift from --help) and the Python
-# package.
+# binary from its own command definitions, so they cannot drift from --help), the Python
+# package, and the Debian package (`make deb`, CPack's DEB generator).
 include(GNUInstallDirs)
 
 # --- Manual page and completions, laid out in the build tree as they install -----------------
@@ -24,7 +24,7 @@ silt_generate_from_binary(${SILT_ZSH_COMPLETION} "--completion,zsh")
 add_custom_target(silt_reference ALL
   DEPENDS ${SILT_MAN_PAGE} ${SILT_BASH_COMPLETION} ${SILT_ZSH_COMPLETION})
 
-# The binary itself, so that an install is complete.
+# The binary itself, so that the package below is complete.
 install(TARGETS silt RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(FILES ${SILT_MAN_PAGE} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
 install(FILES ${SILT_BASH_COMPLETION} DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions)
@@ -40,3 +40,29 @@ if(TARGET silt_python)
   install(TARGETS silt_python LIBRARY DESTINATION ${SILT_PYTHON_INSTALL_DIR}/silt)
   install(FILES ${SILT_PYTHON_SOURCES} DESTINATION ${SILT_PYTHON_INSTALL_DIR}/silt)
 endif()
+
+# --- Debian package: `make deb` or `cpack -G DEB` in the build folder --------------------------
+set(SILT_DEB_MAINTAINER "silt developers" CACHE STRING
+    "The Maintainer field of the Debian package (\"Name <email>\")")
+set(CPACK_GENERATOR DEB)
+set(CPACK_PACKAGE_NAME silt)
+set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "native engine for Delta Lake tables")
+set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
+set(CPACK_STRIP_FILES ON)
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+set(CPACK_DEBIAN_PACKAGE_MAINTAINER "${SILT_DEB_MAINTAINER}")
+set(CPACK_DEBIAN_PACKAGE_SECTION database)
+# CPack puts the summary above this text.
+set(CPACK_DEBIAN_PACKAGE_DESCRIPTION "silt reads and writes Delta Lake tables (the same transaction log and Parquet files as
+Spark's Delta Lake and delta-rs) with Spark SQL, without a JVM: the silt command, its
+manual page and shell completions, and the Python module silt.")
+# The shared libraries the binary and the Python module link, as dpkg-shlibdeps finds them.
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+if(TARGET silt_python)
+  # The extension is built for one CPython ABI.
+  math(EXPR silt_python_next_minor "${SILT_PYTHON_VERSION_MINOR} + 1")
+  set(CPACK_DEBIAN_PACKAGE_DEPENDS
+      "python3 (>= ${SILT_PYTHON_VERSION}), python3 (<< ${SILT_PYTHON_VERSION_MAJOR}.${silt_python_next_minor})")
+endif()
+include(CPack)
