@@ -81,8 +81,8 @@ class ValueConverter {
     decimal_ = py::module_::import("decimal").attr("Decimal");
     date_ = datetime.attr("date");
     timedelta_ = datetime.attr("timedelta");
-    utc_epoch_ = datetime.attr("datetime")(1970, 1, 1, py::arg("tzinfo") =
-                                                           datetime.attr("timezone").attr("utc"));
+    utc_epoch_ = datetime.attr("datetime")(
+        1970, 1, 1, py::arg("tzinfo") = datetime.attr("timezone").attr("utc"));
     naive_epoch_ = datetime.attr("datetime")(1970, 1, 1);
   }
 
@@ -142,9 +142,7 @@ class ValueConverter {
   // datetime.date.fromordinal(719163) is 1970-01-01, day 0 of a DATE value.
   static constexpr int64_t kOrdinalOfEpoch = 719163;
 
-  py::object Micros(int64_t micros) const {
-    return timedelta_(py::arg("microseconds") = micros);
-  }
+  py::object Micros(int64_t micros) const { return timedelta_(py::arg("microseconds") = micros); }
 
   py::object ConvertList(const Vector& vector, int64_t row, bool hashable) const {
     const Vector& elements = *vector.child(0);
@@ -315,8 +313,7 @@ PYBIND11_MODULE(_silt, module) {
                " rows=" + std::to_string(result.num_rows()) + ">";
       });
 
-  py::class_<PySession>(module, "Session",
-                        "A SQL session over a warehouse folder of Delta tables.")
+  py::class_<PySession>(module, "Session", "A SQL session over a warehouse folder of Delta tables.")
       .def(py::init<std::optional<py::object>, std::optional<py::dict>>(),
            py::arg("warehouse") = py::none(), py::arg("conf") = py::none(),
            "warehouse: the folder of named tables (default $SILT_WAREHOUSE, else "

@@ -48,8 +48,7 @@ std::string Synopsis(const CommandReference& command) {
     line += " " + PositionalPlaceholder(positional);
   }
   if (!command.subcommands.empty()) {
-    line += command.requires_subcommand ? " " + Italic("command")
-                                        : " [" + Italic("command") + "]";
+    line += command.requires_subcommand ? " " + Italic("command") : " [" + Italic("command") + "]";
   }
   return line;
 }

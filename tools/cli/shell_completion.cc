@@ -76,8 +76,8 @@ void WriteBashWalk(const CommandReference& command, std::ostream& out) {
   out << "      " << Quote(command.FullName()) << ")\n";
   out << "        case \"$word\" in\n";
   for (const CommandReference& subcommand : command.subcommands) {
-    out << "          " << Quote(subcommand.path.back()) << ") command="
-        << Quote(subcommand.FullName()) << " ;;\n";
+    out << "          " << Quote(subcommand.path.back())
+        << ") command=" << Quote(subcommand.FullName()) << " ;;\n";
   }
   if (!value_options.empty()) {
     std::vector<std::string> names;
@@ -117,8 +117,7 @@ void WriteBashCompletions(const std::string& program_function, const CommandRefe
   }
   out << "        '')\n";
   out << "          if [[ $cur == -* ]]; then\n";
-  out << "            " << program_function << "_words " << Quote(Join(option_names, " "))
-      << "\n";
+  out << "            " << program_function << "_words " << Quote(Join(option_names, " ")) << "\n";
   if (!arguments.empty()) {
     out << "          else\n";
     // Positional arguments of one kind are the common case; offer each kind once.
@@ -213,8 +212,8 @@ void WriteZshFunction(const CommandReference& command, std::ostream& out) {
   for (const std::string& spec : specs) out << " \\\n    " << Quote(spec);
   // The command word is offered as if required: an optional one (::) would let the rest spec
   // below claim the first word.
-  out << " \\\n    " << Quote(":command:->command")
-      << " \\\n    " << Quote("*:: :->argument") << "\n";
+  out << " \\\n    " << Quote(":command:->command") << " \\\n    " << Quote("*:: :->argument")
+      << "\n";
   out << "  case $state in\n";
   out << "    command)\n";
   out << "      local -a commands\n";
@@ -226,7 +225,8 @@ void WriteZshFunction(const CommandReference& command, std::ostream& out) {
     out << "        " << Quote(name + ":" + description) << "\n";
   }
   out << "      )\n";
-  out << "      _describe -t commands " << Quote(command.FullName() + " command") << " commands ;;\n";
+  out << "      _describe -t commands " << Quote(command.FullName() + " command")
+      << " commands ;;\n";
   out << "    argument)\n";
   out << "      case $words[1] in\n";
   for (const CommandReference& subcommand : command.subcommands) {
