@@ -21,12 +21,18 @@ endfunction()
 silt_generate_from_binary(${SILT_MAN_PAGE} "--help-man")
 silt_generate_from_binary(${SILT_BASH_COMPLETION} "--completion,bash")
 silt_generate_from_binary(${SILT_ZSH_COMPLETION} "--completion,zsh")
+# Installed compressed, as Debian ships manual pages (gzip -9n: no name or time stamp inside).
+find_program(SILT_GZIP gzip REQUIRED)
+add_custom_command(OUTPUT ${SILT_MAN_PAGE}.gz
+  COMMAND ${SILT_GZIP} -9nkf ${SILT_MAN_PAGE}
+  DEPENDS ${SILT_MAN_PAGE}
+  VERBATIM)
 add_custom_target(silt_reference ALL
-  DEPENDS ${SILT_MAN_PAGE} ${SILT_BASH_COMPLETION} ${SILT_ZSH_COMPLETION})
+  DEPENDS ${SILT_MAN_PAGE} ${SILT_MAN_PAGE}.gz ${SILT_BASH_COMPLETION} ${SILT_ZSH_COMPLETION})
 
 # The binary itself, so that the package below is complete.
 install(TARGETS silt RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-install(FILES ${SILT_MAN_PAGE} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
+install(FILES ${SILT_MAN_PAGE}.gz DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
 install(FILES ${SILT_BASH_COMPLETION} DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions)
 install(FILES ${SILT_ZSH_COMPLETION} DESTINATION ${CMAKE_INSTALL_DATADIR}/zsh/vendor-completions)
 

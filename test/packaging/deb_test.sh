@@ -30,12 +30,16 @@ done
 
 dpkg-deb -x "$deb" "$work/root"
 root=$work/root
-for file in usr/bin/silt usr/share/man/man1/silt.1 usr/share/bash-completion/completions/silt \
+for file in usr/bin/silt usr/share/man/man1/silt.1.gz usr/share/bash-completion/completions/silt \
             usr/share/zsh/vendor-completions/_silt usr/lib/python3/dist-packages/silt/__init__.py \
             usr/lib/python3/dist-packages/silt/errors.py; do
   [[ -f $root/$file ]] || fail "the package lacks /$file"
 done
 ls "$root"/usr/lib/python3/dist-packages/silt/_silt*.so >/dev/null || fail "the package lacks the extension"
+
+# The packaged manual page, as man finds it on a MANPATH.
+MANPATH="$root/usr/share/man" MANWIDTH=100 man silt 2>&1 | grep -q "^EXIT STATUS" ||
+  fail "man does not show the packaged page"
 
 # The packaged command, found on PATH.
 export PATH="$root/usr/bin:$PATH"
