@@ -7,7 +7,7 @@ PREFIX ?= /usr/local
 # DuckDB, for the tests and benchmarks only (tools/duckdb-peer; needs node and npm).
 DUCKDB_PEER ?= tools/duckdb-peer/duckdb
 
-.PHONY: all setup build duckdb-peer test demo install debug-test fuzz bench format clean
+.PHONY: all setup build duckdb-peer test demo install deb debug-test fuzz bench format clean
 
 all: build
 
@@ -33,6 +33,11 @@ demo: build
 # PREFIX: bin/, lib/, include/silt/, lib/cmake/silt/.
 install: build
 	@cmake --install build --prefix $(PREFIX)
+
+# The Debian package of the release build (binary, manual page, completions, Python module):
+# build/silt_<version>_<arch>.deb. Install it with `apt install ./build/silt_*.deb`.
+deb: build
+	@cd build && cpack -G DEB
 
 debug-test: setup duckdb-peer
 	@cmake --preset debug >/dev/null

@@ -14,6 +14,23 @@ enum ExitCode : int {
   kExitInternal = 70,    ///< a bug in silt (EX_SOFTWARE)
 };
 
+/// What each exit code means, for the manual page. One entry per ExitCode, in order.
+struct ExitCodeMeaning {
+  ExitCode code;
+  const char* meaning;
+};
+inline constexpr ExitCodeMeaning kExitCodeMeanings[] = {
+    {kExitOk, "Success."},
+    {kExitUserError,
+     "User error: bad SQL or input, a violated constraint, or a feature silt does not support."},
+    {kExitUsage, "Usage error: a bad command line."},
+    {kExitConflict,
+     "Commit conflict: another writer committed first; the operation may be retried."},
+    {kExitStorage, "I/O failure or corrupt data: a file could not be read or written, or a log, "
+                   "checkpoint or data file is invalid."},
+    {kExitInternal, "Internal error: a bug in silt."},
+};
+
 /// The exit code for an error of `category`.
 inline int ExitCodeFor(ErrorCategory category) {
   switch (category) {

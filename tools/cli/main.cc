@@ -7,8 +7,11 @@
 #include <iostream>
 #include <string>
 
+#include "command_reference.h"
 #include "exit_codes.h"
+#include "man_page.h"
 #include "parquet_command.h"
+#include "shell_completion.h"
 #include "sql_command.h"
 #include "silt/error.h"
 
@@ -17,6 +20,40 @@ namespace {
 constexpr const char* kDescription =
     "silt: a native engine for Delta Lake tables.\n"
     "Reads and writes the same Parquet files and logs as Spark's Delta Lake and delta-rs.";
+
+// Hidden options that print the manual page and shell completions from the definition of every
+// command, so the installed documents cannot drift from --help. The build runs them.
+struct ReferenceOptions {
+  bool man_page = false;
+  std::string completion_shell;
+};
+
+void AddReferenceOptions(CLI::App& app, ReferenceOptions& options) {
+  app.add_flag("--help-man", options.man_page, "Print the manual page (roff)")->group("");
+  app.add_option("--completion", options.completion_shell, "Print a completion script")
+      ->check(CLI::IsMember({"bash", "zsh"}))
+      ->group("");
+}
+
+void PrintReference(const CLI::App& app, const ReferenceOptions& options) {
+  silt::cli::CommandReference program = silt::cli::DescribeCommand(app);
+  if (options.man_page) {
+    silt::cli::ManPageText text;
+    text.version = std::string("silt ") + SILT_VERSION;
+    for (const silt::cli::ExitCodeMeaning& entry : silt::cli::kExitCodeMeanings) {
+      text.exit_status.emplace_back(std::to_string(entry.code), entry.meaning);
+    }
+    text.environment.emplace_back(
+        "SILT_WAREHOUSE",
+        "The warehouse folder of the named tables when --warehouse is not given; without "
+        "either, ./silt-warehouse.");
+    silt::cli::WriteManPage(program, text, std::cout);
+  } else if (options.completion_shell == "bash") {
+    silt::cli::WriteBashCompletion(program, std::cout);
+  } else {
+    silt::cli::WriteZshCompletion(program, std::cout);
+  }
+}
 
 }  // namespace
 
@@ -27,9 +64,15 @@ int main(int argc, char** argv) {
   app.footer("Run 'silt <command> --help' for the options of a command.");
   silt::cli::AddSqlCommand(app);
   silt::cli::AddParquetCommands(app);
+  ReferenceOptions reference_options;
+  AddReferenceOptions(app, reference_options);
 
   try {
     app.parse(argc, argv);
+    if (reference_options.man_page || !reference_options.completion_shell.empty()) {
+      PrintReference(app, reference_options);
+      return silt::cli::kExitOk;
+    }
     if (app.get_subcommands().empty()) {
       std::cout << app.help();
       return silt::cli::kExitOk;

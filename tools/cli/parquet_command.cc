@@ -137,17 +137,17 @@ void AddParquetCommands(CLI::App& app) {
 
   auto schema_path = std::make_shared<std::string>();
   CLI::App* schema = parquet->add_subcommand("schema", "Print a file's schema as silt types");
-  schema->add_option("file", *schema_path, "Parquet file")->required();
+  schema->add_option("file", *schema_path, "Parquet file")->type_name("FILE")->required();
   schema->callback([schema_path] { RunSchema(*schema_path); });
 
   auto meta_path = std::make_shared<std::string>();
   CLI::App* meta = parquet->add_subcommand("meta", "Print a file's footer: row groups, columns, codecs");
-  meta->add_option("file", *meta_path, "Parquet file")->required();
+  meta->add_option("file", *meta_path, "Parquet file")->type_name("FILE")->required();
   meta->callback([meta_path] { RunMeta(*meta_path); });
 
   auto cat_options = std::make_shared<CatOptions>();
   CLI::App* cat = parquet->add_subcommand("cat", "Print a file's rows");
-  cat->add_option("file", cat_options->path, "Parquet file")->required();
+  cat->add_option("file", cat_options->path, "Parquet file")->type_name("FILE")->required();
   cat->add_option("--format", cat_options->format, "table (like Spark's show), csv or json")
       ->check(CLI::IsMember({"table", "csv", "json"}));
   cat->add_option("--columns", cat_options->columns, "Columns to print (comma-separated)")
@@ -159,8 +159,8 @@ void AddParquetCommands(CLI::App& app) {
   auto rewrite_options = std::make_shared<RewriteOptions>();
   CLI::App* rewrite =
       parquet->add_subcommand("rewrite", "Read a file and write it again with silt's writer");
-  rewrite->add_option("input", rewrite_options->input, "Parquet file to read")->required();
-  rewrite->add_option("output", rewrite_options->output, "Parquet file to write")->required();
+  rewrite->add_option("input", rewrite_options->input, "Parquet file to read")->type_name("FILE")->required();
+  rewrite->add_option("output", rewrite_options->output, "Parquet file to write")->type_name("FILE")->required();
   rewrite->add_option("--codec", rewrite_options->codec, "none, snappy, gzip, zstd, lz4 or brotli")
       ->check(CLI::IsMember({"none", "uncompressed", "snappy", "gzip", "zstd", "lz4", "brotli"}));
   rewrite->callback([rewrite_options] { RunRewrite(*rewrite_options); });

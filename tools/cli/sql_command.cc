@@ -272,7 +272,8 @@ void AddSqlCommand(CLI::App& app) {
   CLI::App* sql = app.add_subcommand(
       "sql", "Run Spark SQL: -e/-f statements in order, a piped script, or an interactive shell");
   sql->add_option("--warehouse", options->warehouse,
-                  "Folder of the named tables (default $SILT_WAREHOUSE, else ./silt-warehouse)");
+                  "Folder of the named tables (default $SILT_WAREHOUSE, else ./silt-warehouse)")
+      ->type_name("DIR");
   sql->add_option("--format", options->format, "Output: table (like Spark's show), csv or json")
       ->check(CLI::IsMember({"table", "csv", "json"}));
   sql->add_option("--conf", options->conf, "Set a session option key=value (repeatable)")

@@ -1,0 +1,34 @@
+"""silt: Delta Lake tables from Python, on silt's native engine.
+
+    import silt
+    session = silt.Session(warehouse="/data/warehouse")
+    result = session.sql("SELECT id, name FROM people ORDER BY id")
+    result.columns  # ['id', 'name']
+    result.rows()   # [(1, 'Ada'), (2, 'Linus')]
+
+Errors are raised as silt.SiltError subclasses carrying .error_class and .sqlstate.
+"""
+
+from silt.errors import (
+    ConcurrentModificationError,
+    CorruptDataError,
+    InternalError,
+    SiltError,
+    StorageError,
+    UnsupportedFeatureError,
+    UserError,
+)
+from silt._silt import Result, Session, __version__
+
+__all__ = [
+    "ConcurrentModificationError",
+    "CorruptDataError",
+    "InternalError",
+    "Result",
+    "Session",
+    "SiltError",
+    "StorageError",
+    "UnsupportedFeatureError",
+    "UserError",
+    "__version__",
+]
