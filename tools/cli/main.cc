@@ -9,6 +9,7 @@
 
 #include "exit_codes.h"
 #include "parquet_command.h"
+#include "report_command.h"
 #include "sql_command.h"
 #include "silt/error.h"
 
@@ -27,6 +28,7 @@ int main(int argc, char** argv) {
   app.footer("Run 'silt <command> --help' for the options of a command.");
   silt::cli::AddSqlCommand(app);
   silt::cli::AddParquetCommands(app);
+  silt::cli::AddReportCommand(app);
 
   try {
     app.parse(argc, argv);
