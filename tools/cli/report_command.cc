@@ -166,7 +166,7 @@ std::string TextReport(const TableHealth& health) {
   for (auto commit = health.commits.rbegin();
        commit != health.commits.rend() && shown < kMaxTextRows; ++commit, ++shown) {
     out += "  " + Pad(std::to_string(commit->version), 6, true) + "  " +
-           Timestamp(commit->timestamp_ms) + "  " + Pad(commit->operation, 16) + " rows +" +
+           Timestamp(commit->timestamp_ms) + "  " + Pad(commit->operation, 18) + " rows +" +
            Pad(Rows(commit->rows_added), 8) + " -" + Pad(Rows(commit->rows_removed), 8) +
            " files +" + Pad(std::to_string(commit->files_added), 5) + " -" +
            std::to_string(commit->files_removed) + "\n";

@@ -10,6 +10,7 @@
 #include "silt/base/clock.h"
 #include "silt/base/json_writer.h"
 #include "silt/commands/statement_internal.h"
+#include "silt/exec/text_format.h"
 #include "silt/log/actions.h"
 #include "silt/log/data_file_writer.h"
 #include "silt/log/file_stats.h"
@@ -110,11 +111,43 @@ CommitHealth ReadCommit(io::FileSystem& fs, const log::CommitFile& commit) {
   return health;
 }
 
-std::string PartitionName(const log::PartitionValueMap& values) {
+// A partition column: its logical name, and the key its values have in `partitionValues` (the
+// physical name under column mapping).
+struct PartitionColumn {
+  std::string logical;
+  std::string physical;
+};
+
+std::vector<PartitionColumn> PartitionColumns(const log::Snapshot& snapshot) {
+  std::vector<PartitionColumn> columns;
+  bool mapped = snapshot.column_mapping_mode() != log::ColumnMappingMode::kNone;
+  for (const std::string& name : snapshot.metadata().partition_columns) {
+    PartitionColumn column{name, name};
+    int index = mapped ? snapshot.schema().FieldIndex(name) : -1;
+    const std::string* raw =
+        index < 0 ? nullptr
+                  : snapshot.schema().field(static_cast<size_t>(index)).FindMetadata(
+                        "delta.columnMapping.physicalName");
+    if (raw != nullptr) {
+      exec::JsonValue value = exec::ParseJson(*raw);
+      if (value.kind == exec::JsonValue::Kind::kString) column.physical = value.text;
+    }
+    columns.push_back(std::move(column));
+  }
+  return columns;
+}
+
+// "c1=v1/c2=v2" with logical names, as Spark names the partition's folder.
+std::string PartitionName(const std::vector<PartitionColumn>& columns,
+                          const log::PartitionValueMap& values) {
   std::string name;
-  for (const auto& [column, value] : values) {
+  for (const PartitionColumn& column : columns) {
+    std::optional<std::string> value;
+    for (const auto& [key, text] : values) {
+      if (key == column.physical) value = text;
+    }
     if (!name.empty()) name += "/";
-    name += column + "=" + log::EscapePartitionPathValue(value);
+    name += column.logical + "=" + log::EscapePartitionPathValue(value);
   }
   return name;
 }
@@ -143,6 +176,7 @@ void SummarizeFiles(const log::Snapshot& snapshot, const TableHealthOptions& opt
   }
   health.size_histogram.push_back(SizeBucket{kBucketEdges[std::size(kBucketEdges) - 1],
                                              std::nullopt, 0, 0});
+  std::vector<PartitionColumn> partition_columns = PartitionColumns(snapshot);
   std::map<std::string, PartitionHealth> partitions;
   int64_t rows = 0;
   bool rows_known = true;
@@ -163,7 +197,7 @@ void SummarizeFiles(const log::Snapshot& snapshot, const TableHealthOptions& opt
     if (health.target_file_bytes && file.size < *health.target_file_bytes / 2) {
       ++health.files_below_half_target;
     }
-    std::string name = PartitionName(file.partition_values);
+    std::string name = PartitionName(partition_columns, file.partition_values);
     PartitionHealth& partition = partitions[name];
     partition.name = name;
     ++partition.files;
@@ -342,6 +376,11 @@ TableHealth ComputeTableHealth(const std::shared_ptr<io::FileSystem>& fs,
     // Commits written after the snapshot was loaded belong to the next report.
     if (commit.version > snapshot->version()) break;
     health.commits.push_back(ReadCommit(*fs, commit));
+  }
+  // The latest version's time as its commit row shows it (DESCRIBE HISTORY's rule), so the two
+  // agree even where the file time and commitInfo.timestamp differ.
+  if (!health.commits.empty() && health.commits.back().version == health.version) {
+    health.timestamp_ms = health.commits.back().timestamp_ms;
   }
   SummarizeFiles(*snapshot, options, health);
   SummarizeMaintenance(*snapshot, health);
