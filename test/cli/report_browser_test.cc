@@ -144,11 +144,21 @@ std::optional<Image> DecodePng(const std::string& png, std::string* error) {
       int c = above && x >= static_cast<size_t>(channels) ? above[x - channels] : 0;
       int predictor = 0;
       switch (filter) {
-        case 0: predictor = 0; break;
-        case 1: predictor = a; break;
-        case 2: predictor = b; break;
-        case 3: predictor = (a + b) / 2; break;
-        case 4: predictor = Paeth(a, b, c); break;
+        case 0:
+          predictor = 0;
+          break;
+        case 1:
+          predictor = a;
+          break;
+        case 2:
+          predictor = b;
+          break;
+        case 3:
+          predictor = (a + b) / 2;
+          break;
+        case 4:
+          predictor = Paeth(a, b, c);
+          break;
         default:
           *error = "bad filter";
           return std::nullopt;
@@ -188,8 +198,7 @@ TEST(ReportBrowserTest, ChromiumRendersTheChartsWithTheLogsNumbers) {
   statements += "INSERT INTO sales SELECT CAST(id AS INT), 'south' FROM range(100, 110);\n";
   statements += "DELETE FROM sales WHERE id < 104;\n";
   std::ofstream(dir.Child("script.sql")) << statements;
-  RunResult created =
-      RunSilt("sql --warehouse " + warehouse + " -f " + dir.Child("script.sql"));
+  RunResult created = RunSilt("sql --warehouse " + warehouse + " -f " + dir.Child("script.sql"));
   ASSERT_EQ(created.exit_code, 0) << created.err;
 
   std::string page = dir.Child("report.html");
@@ -234,8 +243,7 @@ TEST(ReportBrowserTest, ChromiumRendersTheChartsWithTheLogsNumbers) {
   std::string dom = test::ReadFileText(dom_path);
   ASSERT_NE(dom.find("<svg id=\"size-histogram\""), std::string::npos) << dom.substr(0, 2000);
   // Every live file is a few hundred bytes: the first bar counts them all.
-  EXPECT_EQ(Label(dom, "value", "data-bucket=\"0\""),
-            std::to_string(snapshot->files().size()));
+  EXPECT_EQ(Label(dom, "value", "data-bucket=\"0\""), std::to_string(snapshot->files().size()));
   for (const auto& [version, rows] : rows_added) {
     EXPECT_EQ(Label(dom, "added", "data-version=\"" + std::to_string(version) + "\""),
               std::to_string(rows))
@@ -243,8 +251,7 @@ TEST(ReportBrowserTest, ChromiumRendersTheChartsWithTheLogsNumbers) {
   }
   EXPECT_EQ(Label(dom, "removed", "data-version=\"6\""), "10");
   for (const auto& [partition, files] : files_per_partition) {
-    std::optional<std::string> label =
-        Label(dom, "value", "data-partition=\"" + partition + "\"");
+    std::optional<std::string> label = Label(dom, "value", "data-partition=\"" + partition + "\"");
     ASSERT_TRUE(label.has_value()) << partition;
     EXPECT_EQ(label->rfind(std::to_string(files) + " files, ", 0), 0u) << *label;
   }

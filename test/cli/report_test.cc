@@ -17,9 +17,9 @@
 namespace silt {
 namespace {
 
-using ::testing::HasSubstr;
 using test::RunResult;
 using test::RunSilt;
+using ::testing::HasSubstr;
 
 // Runs `statements` with `silt sql` in `warehouse` (through a script file, so no shell quoting).
 void RunSql(const test::TempDir& dir, const std::string& warehouse, const std::string& statements) {
@@ -109,8 +109,7 @@ TEST_F(ReportCommandTest, JsonCarriesTheLogsNumbers) {
 TEST(ReportGoldenTest, PartitionsAreNamedByTheirLogicalColumns) {
   // Written by delta-rs with column mapping; the partition column `id` was renamed to `newid`,
   // and its values stay keyed by the physical name in the log.
-  std::string table =
-      test::SharedDir() + "/golden/delta-rs/table_with_partitioning_mapping/delta";
+  std::string table = test::SharedDir() + "/golden/delta-rs/table_with_partitioning_mapping/delta";
   RunResult report = RunSilt("report " + table + " --format json");
   ASSERT_EQ(report.exit_code, 0) << report.err;
   EXPECT_THAT(report.out, HasSubstr("\"partitions\":{\"columns\":[\"newid\"]"));
@@ -134,9 +133,8 @@ TEST_F(ReportCommandTest, ErrorsHaveClassesAndExitCodes) {
   EXPECT_EQ(RunSilt("report events --format xml --warehouse " + warehouse_).exit_code, 2);
   EXPECT_EQ(RunSilt("report events --small-file-size lots --warehouse " + warehouse_).exit_code, 2);
   EXPECT_EQ(RunSilt("report events --deleted-rows-ratio 2 --warehouse " + warehouse_).exit_code, 2);
-  RunResult unwritable =
-      RunSilt("report events --html " + dir_.Child("no/such/folder.html") + " --warehouse " +
-              warehouse_);
+  RunResult unwritable = RunSilt("report events --html " + dir_.Child("no/such/folder.html") +
+                                 " --warehouse " + warehouse_);
   EXPECT_EQ(unwritable.exit_code, 2) << unwritable.err;
 }
 

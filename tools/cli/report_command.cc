@@ -63,9 +63,7 @@ std::string Ago(const TableHealth& health, const std::optional<int64_t>& version
   return text;
 }
 
-std::string Rows(const std::optional<int64_t>& rows) {
-  return rows ? std::to_string(*rows) : "?";
-}
+std::string Rows(const std::optional<int64_t>& rows) { return rows ? std::to_string(*rows) : "?"; }
 
 std::string Pad(std::string text, size_t width, bool right = false) {
   if (text.size() >= width) return text;
@@ -118,8 +116,8 @@ std::string TextReport(const TableHealth& health) {
     for (const auto& column : health.partition_columns) {
       columns += (columns.empty() ? "" : ", ") + column;
     }
-    out += " by " + columns + ": " + std::to_string(health.partitions.size()) +
-           ", median " + FormatByteSize(health.median_partition_bytes) + "\n";
+    out += " by " + columns + ": " + std::to_string(health.partitions.size()) + ", median " +
+           FormatByteSize(health.median_partition_bytes) + "\n";
     for (size_t i = 0; i < health.partitions.size() && i < kMaxTextRows; ++i) {
       const auto& partition = health.partitions[i];
       out += "  " + Pad(partition.name, 40) + Pad(std::to_string(partition.files), 8, true) +
@@ -130,23 +128,23 @@ std::string TextReport(const TableHealth& health) {
     }
   }
 
-  out += "\nDeletion vectors: " + std::to_string(health.deletion_vectors.size()) +
-         " files, " + std::to_string(health.deleted_rows) + " rows deleted, " +
+  out += "\nDeletion vectors: " + std::to_string(health.deletion_vectors.size()) + " files, " +
+         std::to_string(health.deleted_rows) + " rows deleted, " +
          std::to_string(health.dense_deletion_vector_files) + " files over " +
          Percent(health.dense_deletion_vector_ratio) + "\n";
   for (size_t i = 0; i < health.deletion_vectors.size() && i < kMaxTextRows; ++i) {
     const auto& dv = health.deletion_vectors[i];
     out += "  " + std::to_string(dv.deleted_rows) + " of " + Rows(dv.rows) + " rows" +
-           (dv.density ? " (" + Percent(*dv.density) + ")" : std::string()) + "  " + dv.path +
-           "\n";
+           (dv.density ? " (" + Percent(*dv.density) + ")" : std::string()) + "  " + dv.path + "\n";
   }
 
   out += "\nChange data feed: " + std::to_string(health.change_data_files) + " files, " +
          FormatByteSize(health.change_data_bytes) + " referenced by the log\n";
 
   out += "\nMaintenance\n";
-  out += "  last OPTIMIZE:    " +
-         Ago(health, health.last_optimize_version, health.last_optimize_ms) + "\n";
+  out +=
+      "  last OPTIMIZE:    " + Ago(health, health.last_optimize_version, health.last_optimize_ms) +
+      "\n";
   out += "  last VACUUM:      " + Ago(health, health.last_vacuum_version, health.last_vacuum_ms) +
          "\n";
   out += "  last checkpoint:  " +
@@ -154,8 +152,8 @@ std::string TextReport(const TableHealth& health) {
          std::to_string(health.commits_since_checkpoint) + " commits since (interval " +
          std::to_string(health.checkpoint_interval) + ")\n";
   if (health.vacuum) {
-    out += "  VACUUM now:       would delete " + std::to_string(health.vacuum->files) +
-           " files, " + FormatByteSize(health.vacuum->bytes) + " (retention " +
+    out += "  VACUUM now:       would delete " + std::to_string(health.vacuum->files) + " files, " +
+           FormatByteSize(health.vacuum->bytes) + " (retention " +
            FormatDuration(health.vacuum->retention_ms) + ")\n";
   } else {
     out += "  VACUUM now:       no estimate: " + health.vacuum_unavailable + "\n";
@@ -210,9 +208,10 @@ void RunReport(const ReportOptions& options) {
 
 void AddReportCommand(CLI::App& app) {
   auto options = std::make_shared<ReportOptions>();
-  CLI::App* report = app.add_subcommand(
-      "report", "Report a Delta table's health: file sizes, partitions, deletion vectors, "
-                "change data, maintenance, and what to run about them");
+  CLI::App* report =
+      app.add_subcommand("report",
+                         "Report a Delta table's health: file sizes, partitions, deletion vectors, "
+                         "change data, maintenance, and what to run about them");
   report->add_option("table", options->table, "A table name in the warehouse, or a path (with a /)")
       ->required();
   report->add_option("--warehouse", options->warehouse,
@@ -221,13 +220,15 @@ void AddReportCommand(CLI::App& app) {
       ->check(CLI::IsMember({"text", "json"}));
   report->add_option("--html", options->html_path,
                      "Write the report as one self-contained HTML page to this file");
-  report->add_option("--small-file-size", options->small_file_bytes,
-                     "Files under this size count as small (default 8MB)")
+  report
+      ->add_option("--small-file-size", options->small_file_bytes,
+                   "Files under this size count as small (default 8MB)")
       ->transform(CLI::AsSizeValue(false))
       ->check(CLI::PositiveNumber);
-  report->add_option("--deleted-rows-ratio", options->dense_deletion_vector_ratio,
-                     "Flag files whose deletion vector hides more than this share of rows "
-                     "(default 0.3)")
+  report
+      ->add_option("--deleted-rows-ratio", options->dense_deletion_vector_ratio,
+                   "Flag files whose deletion vector hides more than this share of rows "
+                   "(default 0.3)")
       ->check(CLI::Range(0.0, 1.0));
   report->callback([options] { RunReport(*options); });
 }

@@ -144,8 +144,7 @@ std::string SizeHistogram(const TableHealth& health) {
     double height = plot_height * static_cast<double>(bucket.files) / static_cast<double>(most);
     double x = kMarginLeft + slot * static_cast<double>(i);
     std::string label = BucketLabel(bucket);
-    svg += Rect(x + slot * 0.15, base - height, slot * 0.7, height,
-                small ? kSmallColor : kBarColor,
+    svg += Rect(x + slot * 0.15, base - height, slot * 0.7, height, small ? kSmallColor : kBarColor,
                 label + ": " + std::to_string(bucket.files) + " files, " +
                     std::to_string(bucket.bytes) + " bytes");
     std::string data = " data-bucket=\"" + std::to_string(i) + "\"";
@@ -182,10 +181,10 @@ std::string RowsPerVersion(const std::vector<CommitHealth>& commits) {
     svg += Rect(x + slot * 0.15, zero, slot * 0.7, removed, kRemovedColor,
                 what + ": " + OptionalRows(commit.rows_removed) + " rows removed");
     svg += Text(x + slot / 2, zero - added - 4, "added", data, OptionalRows(commit.rows_added));
-    svg += Text(x + slot / 2, zero + removed + 12, "removed", data,
-                OptionalRows(commit.rows_removed));
-    svg += Text(x + slot / 2, kChartHeight - 12, "label", data,
-                "v" + std::to_string(commit.version));
+    svg +=
+        Text(x + slot / 2, zero + removed + 12, "removed", data, OptionalRows(commit.rows_removed));
+    svg +=
+        Text(x + slot / 2, kChartHeight - 12, "label", data, "v" + std::to_string(commit.version));
   }
   svg += Baseline(zero);
   svg += Text(kMarginLeft, 16, "axis", "", "rows added (up) and removed (down)", "start");
@@ -238,8 +237,7 @@ std::string PartitionChart(const TableHealth& health) {
     HorizontalBar bar;
     bar.label = partition.name.empty() ? "(not partitioned)" : partition.name;
     bar.value = static_cast<double>(partition.bytes);
-    bar.value_text =
-        std::to_string(partition.files) + " files, " + FormatByteSize(partition.bytes);
+    bar.value_text = std::to_string(partition.files) + " files, " + FormatByteSize(partition.bytes);
     bar.data = " data-partition=\"" + Escape(partition.name) + "\" data-files=\"" +
                std::to_string(partition.files) + "\" data-bytes=\"" +
                std::to_string(partition.bytes) + "\"";
@@ -304,9 +302,8 @@ std::string RenderHealthHtml(const TableHealth& health) {
           Escape(FormatByteSize(health.small_files_bytes)) + ") are under " +
           Escape(FormatByteSize(health.small_file_bytes)) + " (red bars).";
   if (health.target_file_bytes) {
-    html += " delta.targetFileSize is " + Escape(FormatByteSize(*health.target_file_bytes)) +
-            "; " + std::to_string(health.files_below_half_target) +
-            " files are under half of it.";
+    html += " delta.targetFileSize is " + Escape(FormatByteSize(*health.target_file_bytes)) + "; " +
+            std::to_string(health.files_below_half_target) + " files are under half of it.";
   }
   html += "</p>" + SizeHistogram(health) + "</section>\n";
 
@@ -359,9 +356,10 @@ std::string RenderHealthHtml(const TableHealth& health) {
                Ago(health, health.last_checkpoint_ms)});
   html += "</table><p>" + std::to_string(health.commits_since_checkpoint) +
           " commits since the last checkpoint (delta.checkpointInterval " +
-          std::to_string(health.checkpoint_interval) + "). Change data feed: " +
-          std::to_string(health.change_data_files) + " change-data files (" +
-          Escape(FormatByteSize(health.change_data_bytes)) + ") referenced by the log. ";
+          std::to_string(health.checkpoint_interval) +
+          "). Change data feed: " + std::to_string(health.change_data_files) +
+          " change-data files (" + Escape(FormatByteSize(health.change_data_bytes)) +
+          ") referenced by the log. ";
   if (health.vacuum) {
     html += "VACUUM with the table's retention (" +
             Escape(FormatDuration(health.vacuum->retention_ms)) + ") would delete " +
@@ -373,7 +371,8 @@ std::string RenderHealthHtml(const TableHealth& health) {
   html += "</p></section>\n";
 
   html += "<section id=\"commits\"><h2>Commits</h2>";
-  size_t first = health.commits.size() > kMaxCommitRows ? health.commits.size() - kMaxCommitRows : 0;
+  size_t first =
+      health.commits.size() > kMaxCommitRows ? health.commits.size() - kMaxCommitRows : 0;
   if (first > 0) {
     html += "<p class=\"note\">The last " + std::to_string(kMaxCommitRows) + " of " +
             std::to_string(health.commits.size()) + " commits.</p>";

@@ -28,7 +28,7 @@ namespace {
 constexpr int64_t kKiB = 1024;
 constexpr int64_t kMiB = kKiB * 1024;
 constexpr int64_t kGiB = kMiB * 1024;
-constexpr int64_t kBucketEdges[] = {0,         64 * kKiB,  kMiB,       8 * kMiB, 32 * kMiB,
+constexpr int64_t kBucketEdges[] = {0,          64 * kKiB,  kMiB,       8 * kMiB, 32 * kMiB,
                                     128 * kMiB, 256 * kMiB, 512 * kMiB, kGiB};
 
 // Advice thresholds. Small files are worth compacting once a quarter of the files are small;
@@ -69,8 +69,8 @@ CommitHealth ReadCommit(io::FileSystem& fs, const log::CommitFile& commit) {
   int64_t rows_removed = 0;
   bool added_known = true;
   bool removed_known = true;
-  for (const log::Action& action : log::ParseActions(fs.ReadFile(commit.file.path),
-                                                     commit.file.path)) {
+  for (const log::Action& action :
+       log::ParseActions(fs.ReadFile(commit.file.path), commit.file.path)) {
     if (const auto* add = std::get_if<log::AddFile>(&action)) {
       ++health.files_added;
       health.bytes_added += add->size;
@@ -124,10 +124,10 @@ std::vector<PartitionColumn> PartitionColumns(const log::Snapshot& snapshot) {
   for (const std::string& name : snapshot.metadata().partition_columns) {
     PartitionColumn column{name, name};
     int index = mapped ? snapshot.schema().FieldIndex(name) : -1;
-    const std::string* raw =
-        index < 0 ? nullptr
-                  : snapshot.schema().field(static_cast<size_t>(index)).FindMetadata(
-                        "delta.columnMapping.physicalName");
+    const std::string* raw = index < 0 ? nullptr
+                                       : snapshot.schema()
+                                             .field(static_cast<size_t>(index))
+                                             .FindMetadata("delta.columnMapping.physicalName");
     if (raw != nullptr) {
       exec::JsonValue value = exec::ParseJson(*raw);
       if (value.kind == exec::JsonValue::Kind::kString) column.physical = value.text;
@@ -174,8 +174,8 @@ void SummarizeFiles(const log::Snapshot& snapshot, const TableHealthOptions& opt
   for (size_t i = 0; i + 1 < std::size(kBucketEdges); ++i) {
     health.size_histogram.push_back(SizeBucket{kBucketEdges[i], kBucketEdges[i + 1], 0, 0});
   }
-  health.size_histogram.push_back(SizeBucket{kBucketEdges[std::size(kBucketEdges) - 1],
-                                             std::nullopt, 0, 0});
+  health.size_histogram.push_back(
+      SizeBucket{kBucketEdges[std::size(kBucketEdges) - 1], std::nullopt, 0, 0});
   std::vector<PartitionColumn> partition_columns = PartitionColumns(snapshot);
   std::map<std::string, PartitionHealth> partitions;
   int64_t rows = 0;
@@ -184,7 +184,8 @@ void SummarizeFiles(const log::Snapshot& snapshot, const TableHealthOptions& opt
     ++health.num_files;
     health.size_bytes += file.size;
     for (SizeBucket& bucket : health.size_histogram) {
-      if (file.size >= bucket.lower_bytes && (!bucket.upper_bytes || file.size < *bucket.upper_bytes)) {
+      if (file.size >= bucket.lower_bytes &&
+          (!bucket.upper_bytes || file.size < *bucket.upper_bytes)) {
         ++bucket.files;
         bucket.bytes += file.size;
         break;
@@ -287,11 +288,10 @@ void Advise(TableHealth& health) {
   const std::string threshold = FormatByteSize(health.small_file_bytes);
   if (health.small_files >= kMinSmallFilesForAdvice &&
       health.small_files >= kSmallFileShareForAdvice * health.num_files) {
-    health.advice.push_back(
-        {"optimize", Percent(health.small_files, health.num_files) + " of files (" +
-                         std::to_string(health.small_files) + " of " +
-                         std::to_string(health.num_files) + ") are under " + threshold +
-                         ": run OPTIMIZE"});
+    health.advice.push_back({"optimize", Percent(health.small_files, health.num_files) +
+                                             " of files (" + std::to_string(health.small_files) +
+                                             " of " + std::to_string(health.num_files) +
+                                             ") are under " + threshold + ": run OPTIMIZE"});
   }
   if (health.vacuum && health.vacuum->files > 0) {
     health.advice.push_back(
@@ -310,7 +310,8 @@ void Advise(TableHealth& health) {
              " of their rows deleted (" + std::to_string(health.deleted_rows) +
              " rows hidden): run OPTIMIZE or REORG TABLE ... APPLY (PURGE)"});
   }
-  if (health.commits_since_checkpoint >= kCheckpointIntervalsForAdvice * health.checkpoint_interval) {
+  if (health.commits_since_checkpoint >=
+      kCheckpointIntervalsForAdvice * health.checkpoint_interval) {
     std::string since = health.last_checkpoint_version
                             ? "since version " + std::to_string(*health.last_checkpoint_version)
                             : "since the table was created";
@@ -326,13 +327,12 @@ void Advise(TableHealth& health) {
     if (skew >= kPartitionSkewForAdvice) {
       char ratio[32];
       std::snprintf(ratio, sizeof(ratio), "%.0f", skew);
-      health.advice.push_back(
-          {"partition_skew", "partition " + largest.name + " holds " +
-                                 FormatByteSize(largest.bytes) + " in " +
-                                 std::to_string(largest.files) + " files, " + ratio +
-                                 "x the median partition (" +
-                                 FormatByteSize(health.median_partition_bytes) +
-                                 "): consider another partition column"});
+      health.advice.push_back({"partition_skew", "partition " + largest.name + " holds " +
+                                                     FormatByteSize(largest.bytes) + " in " +
+                                                     std::to_string(largest.files) + " files, " +
+                                                     ratio + "x the median partition (" +
+                                                     FormatByteSize(health.median_partition_bytes) +
+                                                     "): consider another partition column"});
     }
   }
 }
@@ -357,10 +357,9 @@ TableHealth ComputeTableHealth(const std::shared_ptr<io::FileSystem>& fs,
                                const std::string& table_root, const TableHealthOptions& options) {
   SILT_USER_CHECK(options.small_file_bytes > 0, INVALID_ARGUMENT,
                   {{"message", "the small-file threshold must be positive"}});
-  SILT_USER_CHECK(options.dense_deletion_vector_ratio >= 0 &&
-                      options.dense_deletion_vector_ratio <= 1,
-                  INVALID_ARGUMENT,
-                  {{"message", "the deleted-rows ratio must be between 0 and 1"}});
+  SILT_USER_CHECK(
+      options.dense_deletion_vector_ratio >= 0 && options.dense_deletion_vector_ratio <= 1,
+      INVALID_ARGUMENT, {{"message", "the deleted-rows ratio must be between 0 and 1"}});
   std::shared_ptr<const log::Snapshot> snapshot = log::Snapshot::Load(fs, table_root);
   TableHealth health;
   health.location = table_root;

@@ -72,7 +72,7 @@ struct PartitionHealth {
 
 /// A live file with a deletion vector.
 struct DeletionVectorHealth {
-  std::string path;  ///< as the log names it
+  std::string path;             ///< as the log names it
   std::optional<int64_t> rows;  ///< numRecords of the data file; nullopt without statistics
   int64_t deleted_rows = 0;
   /// deleted_rows / rows; nullopt without statistics.

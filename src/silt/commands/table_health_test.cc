@@ -155,8 +155,9 @@ TEST_F(TableHealthTest, PartitionsAreSizedAndSkewIsAdvised) {
   EXPECT_EQ(health.median_partition_bytes, health.partitions[1].bytes);
   const HealthAdvice* advice = FindAdvice(health, "partition_skew");
   ASSERT_NE(advice, nullptr);
-  EXPECT_THAT(advice->message, HasSubstr("partition p=big holds " +
-                                         FormatByteSize(expected["p=big"].second) + " in 12 files"));
+  EXPECT_THAT(advice->message,
+              HasSubstr("partition p=big holds " + FormatByteSize(expected["p=big"].second) +
+                        " in 12 files"));
 
   // An unpartitioned table is one unnamed partition and never skewed.
   Sql("CREATE TABLE u (id INT) USING delta");
@@ -268,8 +269,8 @@ TEST_F(TableHealthTest, LastOptimizeVacuumAndTheVacuumEstimate) {
   EXPECT_EQ(aged.vacuum->bytes, compacted_bytes);
   const HealthAdvice* advice = FindAdvice(aged, "vacuum");
   ASSERT_NE(advice, nullptr);
-  EXPECT_THAT(advice->message, HasSubstr("VACUUM would delete " + FormatByteSize(compacted_bytes) +
-                                         " in 3 files"));
+  EXPECT_THAT(advice->message,
+              HasSubstr("VACUUM would delete " + FormatByteSize(compacted_bytes) + " in 3 files"));
   // The estimate deleted nothing and committed nothing.
   EXPECT_EQ(Latest("t")->version(), vacuum_end);
   for (const log::RemoveFile& file : compacted) {
@@ -312,8 +313,8 @@ TEST_F(TableHealthTest, JsonHasStableKeys) {
   for (const char* key :
        {"\"location\":", "\"version\":1", "\"numFiles\":1", "\"numRows\":1", "\"commits\":[",
         "\"operation\":\"WRITE\"", "\"rowsAdded\":1", "\"fileSizes\":{", "\"histogram\":[",
-        "\"smallFileThreshold\":8388608", "\"partitions\":{\"columns\":[\"p\"]",
-        "\"name\":\"p=a\"", "\"deletionVectors\":{", "\"changeDataFeed\":{", "\"maintenance\":{",
+        "\"smallFileThreshold\":8388608", "\"partitions\":{\"columns\":[\"p\"]", "\"name\":\"p=a\"",
+        "\"deletionVectors\":{", "\"changeDataFeed\":{", "\"maintenance\":{",
         "\"vacuum\":{\"numFiles\":0", "\"advice\":[", "\"now\":1000000000000"}) {
     EXPECT_THAT(json, HasSubstr(key));
   }
