@@ -94,10 +94,12 @@ TEST_F(ReportCommandTest, JsonCarriesTheLogsNumbers) {
   EXPECT_THAT(json, HasSubstr("\"version\":7,"));
   EXPECT_THAT(json, HasSubstr("\"numFiles\":6,\"sizeInBytes\":" + std::to_string(bytes) +
                               ",\"numRows\":7,"));
-  EXPECT_THAT(json, HasSubstr("{\"name\":\"p=big\",\"numFiles\":5,\"sizeInBytes\":" +
-                              std::to_string(partitions["p=big"].second) + "}"));
-  EXPECT_THAT(json, HasSubstr("{\"name\":\"p=small\",\"numFiles\":1,\"sizeInBytes\":" +
-                              std::to_string(partitions["p=small"].second) + "}"));
+  EXPECT_THAT(json,
+              HasSubstr("{\"name\":\"p=big\",\"numFiles\":5,\"sizeInBytes\":" +
+                        std::to_string(partitions["p=big"].second) + ",\"numSmallFiles\":5}"));
+  EXPECT_THAT(json,
+              HasSubstr("{\"name\":\"p=small\",\"numFiles\":1,\"sizeInBytes\":" +
+                        std::to_string(partitions["p=small"].second) + ",\"numSmallFiles\":1}"));
   EXPECT_THAT(json, HasSubstr("\"numRecords\":3,\"numDeletedRows\":1,"));
   EXPECT_THAT(json, HasSubstr("{\"version\":7,"));
   EXPECT_THAT(json, HasSubstr("\"operation\":\"DELETE\",\"rowsAdded\":2,\"rowsRemoved\":3,"

@@ -203,6 +203,7 @@ void SummarizeFiles(const log::Snapshot& snapshot, const TableHealthOptions& opt
     partition.name = name;
     ++partition.files;
     partition.bytes += file.size;
+    if (file.size < options.small_file_bytes) ++partition.small_files;
 
     std::optional<int64_t> records;
     if (file.stats) records = log::FileStats::Parse(*file.stats, file.path).num_records();
@@ -230,7 +231,10 @@ void SummarizeFiles(const log::Snapshot& snapshot, const TableHealthOptions& opt
               return da != db ? da > db : a.path < b.path;
             });
 
-  for (auto& [name, partition] : partitions) health.partitions.push_back(std::move(partition));
+  for (auto& [name, partition] : partitions) {
+    if (partition.small_files >= 2) health.compactable_small_files += partition.small_files;
+    health.partitions.push_back(std::move(partition));
+  }
   std::sort(health.partitions.begin(), health.partitions.end(),
             [](const PartitionHealth& a, const PartitionHealth& b) {
               return a.bytes != b.bytes ? a.bytes > b.bytes : a.name < b.name;
@@ -286,7 +290,7 @@ void EstimateVacuum(const std::shared_ptr<const log::Snapshot>& snapshot, TableH
 
 void Advise(TableHealth& health) {
   const std::string threshold = FormatByteSize(health.small_file_bytes);
-  if (health.small_files >= kMinSmallFilesForAdvice &&
+  if (health.compactable_small_files >= kMinSmallFilesForAdvice &&
       health.small_files >= kSmallFileShareForAdvice * health.num_files) {
     health.advice.push_back({"optimize", Percent(health.small_files, health.num_files) +
                                              " of files (" + std::to_string(health.small_files) +
@@ -432,6 +436,7 @@ std::string TableHealthJson(const TableHealth& health) {
   WriteInt(json, "smallFileThreshold", health.small_file_bytes);
   WriteInt(json, "numSmallFiles", health.small_files);
   WriteInt(json, "smallFilesBytes", health.small_files_bytes);
+  WriteInt(json, "numCompactableSmallFiles", health.compactable_small_files);
   WriteOptionalInt(json, "targetFileSize", health.target_file_bytes);
   WriteOptionalInt(json, "numFilesBelowHalfTarget",
                    health.target_file_bytes ? std::optional<int64_t>(health.files_below_half_target)
@@ -464,6 +469,7 @@ std::string TableHealthJson(const TableHealth& health) {
     json.String(partition.name);
     WriteInt(json, "numFiles", partition.files);
     WriteInt(json, "sizeInBytes", partition.bytes);
+    WriteInt(json, "numSmallFiles", partition.small_files);
     json.EndObject();
   }
   json.EndArray();

@@ -68,6 +68,7 @@ struct PartitionHealth {
   std::string name;  ///< "c1=v1/c2=v2" as the partition folder is named; "" when unpartitioned
   int64_t files = 0;
   int64_t bytes = 0;
+  int64_t small_files = 0;  ///< files under the small-file threshold
 };
 
 /// A live file with a deletion vector.
@@ -114,6 +115,9 @@ struct TableHealth {
   int64_t files_below_half_target = 0;
   int64_t small_files = 0;
   int64_t small_files_bytes = 0;
+  /// The small files OPTIMIZE could compact: those in partitions with at least two of them (a
+  /// partition's lone small file has nothing to be packed with).
+  int64_t compactable_small_files = 0;
   std::vector<SizeBucket> size_histogram;
 
   std::vector<std::string> partition_columns;

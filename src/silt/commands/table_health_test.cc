@@ -114,6 +114,22 @@ TEST_F(TableHealthTest, ManySmallFilesAreCountedAndOptimizeIsAdvised) {
   EXPECT_EQ(FindAdvice(strict, "optimize"), nullptr);
 }
 
+TEST_F(TableHealthTest, LoneSmallFilesPerPartitionAreNotWorthAnOptimize) {
+  // OPTIMIZE packs files within a partition; one small file per partition has no partner.
+  Sql("CREATE TABLE t (id INT, p INT) USING delta PARTITIONED BY (p)");
+  Sql("INSERT INTO t VALUES (1, 1), (2, 2), (3, 3)");
+  TableHealth health = Health("t");
+  EXPECT_EQ(health.small_files, 3);
+  EXPECT_EQ(health.compactable_small_files, 0);
+  EXPECT_EQ(FindAdvice(health, "optimize"), nullptr);
+  Sql("INSERT INTO t VALUES (4, 1)");
+  TableHealth paired = Health("t");
+  EXPECT_EQ(paired.compactable_small_files, 2);
+  const HealthAdvice* advice = FindAdvice(paired, "optimize");
+  ASSERT_NE(advice, nullptr);
+  EXPECT_EQ(advice->message, "100% of files (4 of 4) are under 8 MB: run OPTIMIZE");
+}
+
 TEST_F(TableHealthTest, TargetFileSizeIsReported) {
   Sql("CREATE TABLE t (id INT) USING delta TBLPROPERTIES (delta.targetFileSize = '1kb')");
   Sql("INSERT INTO t VALUES (1)");
@@ -158,6 +174,10 @@ TEST_F(TableHealthTest, PartitionsAreSizedAndSkewIsAdvised) {
   EXPECT_THAT(advice->message,
               HasSubstr("partition p=big holds " + FormatByteSize(expected["p=big"].second) +
                         " in 12 files"));
+
+  EXPECT_EQ(health.small_files, 14);
+  EXPECT_EQ(health.compactable_small_files, 12);  // the lone files of small and tiny stay
+  EXPECT_NE(FindAdvice(health, "optimize"), nullptr);
 
   // An unpartitioned table is one unnamed partition and never skewed.
   Sql("CREATE TABLE u (id INT) USING delta");
