@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <unordered_map>
 #include <utility>
 
 #include "silt/base/check.h"
@@ -61,7 +62,20 @@ std::optional<int64_t> MetricValue(const log::CommitInfo& info, std::string_view
   return std::nullopt;
 }
 
-CommitHealth ReadCommit(io::FileSystem& fs, const log::CommitFile& commit) {
+// The key of a logical file: its path and deletion vector, as log replay reconciles them.
+std::string FileKey(std::string_view path,
+                    const std::optional<log::DeletionVectorDescriptor>& deletion_vector) {
+  std::string key = log::CanonicalLogPath(path);
+  key += '\n';
+  if (deletion_vector) key += deletion_vector->UniqueId();
+  return key;
+}
+
+// Reads one commit. `file_rows` maps the logical files added by earlier commits to their rows,
+// so that a remove without statistics (Spark writes most of them so) still counts the rows of
+// the file it removes; this commit's adds are recorded in it.
+CommitHealth ReadCommit(io::FileSystem& fs, const log::CommitFile& commit,
+                        std::unordered_map<std::string, int64_t>& file_rows) {
   CommitHealth health;
   health.version = commit.version;
   std::optional<log::CommitInfo> info;
@@ -77,11 +91,17 @@ CommitHealth ReadCommit(io::FileSystem& fs, const log::CommitFile& commit) {
       std::optional<int64_t> rows = LogicalRows(add->stats, add->deletion_vector, add->path);
       added_known = added_known && rows.has_value();
       rows_added += rows.value_or(0);
+      if (rows) file_rows[FileKey(add->path, add->deletion_vector)] = *rows;
     } else if (const auto* remove = std::get_if<log::RemoveFile>(&action)) {
       ++health.files_removed;
       health.bytes_removed += remove->size.value_or(0);
+      std::string key = FileKey(remove->path, remove->deletion_vector);
       std::optional<int64_t> rows =
           LogicalRows(remove->stats, remove->deletion_vector, remove->path);
+      if (auto known = file_rows.find(key); known != file_rows.end()) {
+        if (!rows) rows = known->second;
+        file_rows.erase(known);
+      }
       removed_known = removed_known && rows.has_value();
       rows_removed += rows.value_or(0);
     } else if (const auto* cdc = std::get_if<log::AddCdcFile>(&action)) {
@@ -103,11 +123,9 @@ CommitHealth ReadCommit(io::FileSystem& fs, const log::CommitFile& commit) {
   } else if (info) {
     health.rows_added = MetricValue(*info, "numOutputRows");
   }
-  if (removed_known) {
-    health.rows_removed = rows_removed;
-  } else if (info) {
-    health.rows_removed = MetricValue(*info, "numDeletedRows");
-  }
+  // No metric names the rows of the removed files (numDeletedRows counts only the rows a
+  // DELETE dropped, not those it copied), so without statistics the count stays unknown.
+  if (removed_known) health.rows_removed = rows_removed;
   return health;
 }
 
@@ -375,10 +393,11 @@ TableHealth ComputeTableHealth(const std::shared_ptr<io::FileSystem>& fs,
   health.partition_columns = snapshot->metadata().partition_columns;
   health.target_file_bytes = TargetFileBytes(snapshot->metadata());
 
+  std::unordered_map<std::string, int64_t> file_rows;
   for (const log::CommitFile& commit : log::ListCommits(*fs, table_root)) {
     // Commits written after the snapshot was loaded belong to the next report.
     if (commit.version > snapshot->version()) break;
-    health.commits.push_back(ReadCommit(*fs, commit));
+    health.commits.push_back(ReadCommit(*fs, commit, file_rows));
   }
   // The latest version's time as its commit row shows it (DESCRIBE HISTORY's rule), so the two
   // agree even where the file time and commitInfo.timestamp differ.

@@ -42,9 +42,10 @@ struct CommitHealth {
   /// HISTORY shows it).
   int64_t timestamp_ms = 0;
   std::string operation;  ///< commitInfo.operation; empty when the commit has none.
-  /// Logical rows of the files added / removed (numRecords minus deletion-vector rows); when a
-  /// file has no statistics, the operation's numOutputRows / numDeletedRows metric; nullopt when
-  /// neither tells.
+  /// Logical rows of the files added / removed (numRecords minus deletion-vector rows). A remove
+  /// without statistics counts the rows of the add it removes when that add is still in the log;
+  /// an add without them falls back on the operation's numOutputRows metric. nullopt when
+  /// nothing tells.
   std::optional<int64_t> rows_added;
   std::optional<int64_t> rows_removed;
   int64_t files_added = 0;

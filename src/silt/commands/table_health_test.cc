@@ -79,6 +79,33 @@ TEST_F(TableHealthTest, CommitsCountTheRowsAndFilesOfTheirActions) {
   }
 }
 
+TEST_F(TableHealthTest, RemovesWithoutStatisticsCountTheRowsOfTheirAdds) {
+  Sql("CREATE TABLE t (id INT) USING delta");
+  Sql("INSERT INTO t VALUES (1), (2), (3)");
+  Sql("INSERT INTO t VALUES (4)");
+  Sql("DELETE FROM t WHERE id = 2");
+  // Rewrite the DELETE commit as Spark writes removes: without statistics.
+  std::vector<log::Action> actions = Commit("t", 3);
+  int stripped = 0;
+  for (log::Action& action : actions) {
+    if (auto* remove = std::get_if<log::RemoveFile>(&action)) {
+      stripped += remove->stats.has_value();
+      remove->stats.reset();
+    }
+  }
+  ASSERT_EQ(stripped, 1);
+  std::string path = Location("t") + "/_delta_log/" + log::FormatVersion(3) + ".json";
+  fs_->Delete(path);
+  auto out = fs_->OpenWrite(path);
+  std::string text = log::SerializeActions(actions);
+  out->Write(text.data(), text.size());
+  out->Close();
+
+  TableHealth health = Health("t");
+  EXPECT_EQ(health.commits.at(3).rows_removed, 3);  // the rows of the add of version 1
+  EXPECT_EQ(health.commits.at(3).rows_added, 2);
+}
+
 TEST_F(TableHealthTest, ManySmallFilesAreCountedAndOptimizeIsAdvised) {
   Sql("CREATE TABLE t (id INT) USING delta");
   for (int i = 0; i < 6; ++i) Sql("INSERT INTO t VALUES (" + std::to_string(i) + ")");
