@@ -330,7 +330,7 @@ void Advise(TableHealth& health) {
              " files with deletion vectors have more than " +
              Percent(std::llround(health.dense_deletion_vector_ratio * 1000), 1000) +
              " of their rows deleted (" + std::to_string(health.deleted_rows) +
-             " rows hidden): run OPTIMIZE or REORG TABLE ... APPLY (PURGE)"});
+             " rows hidden): run OPTIMIZE (Spark: REORG TABLE ... APPLY (PURGE))"});
   }
   if (health.commits_since_checkpoint >=
       kCheckpointIntervalsForAdvice * health.checkpoint_interval) {

@@ -249,7 +249,7 @@ TEST_F(TableHealthTest, DeletionVectorDensityPerFile) {
   ASSERT_NE(advice, nullptr);
   EXPECT_EQ(advice->message,
             "1 of 2 files with deletion vectors have more than 30% of their rows deleted (5 rows "
-            "hidden): run OPTIMIZE or REORG TABLE ... APPLY (PURGE)");
+            "hidden): run OPTIMIZE (Spark: REORG TABLE ... APPLY (PURGE))");
 
   // OPTIMIZE purges them.
   Sql("OPTIMIZE t");
