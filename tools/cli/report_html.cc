@@ -93,9 +93,9 @@ std::string OptionalRows(const std::optional<int64_t>& rows) {
   return rows ? std::to_string(*rows) : "?";
 }
 
-std::string SvgOpen(const std::string& id, const std::string& title) {
+std::string SvgOpen(const std::string& id, const std::string& title, int height = kChartHeight) {
   return "<svg id=\"" + id + "\" viewBox=\"0 0 " + std::to_string(kChartWidth) + " " +
-         std::to_string(kChartHeight) + "\" role=\"img\" aria-label=\"" + Escape(title) +
+         std::to_string(height) + "\" role=\"img\" aria-label=\"" + Escape(title) +
          "\" xmlns=\"http://www.w3.org/2000/svg\">";
 }
 
@@ -103,6 +103,16 @@ std::string Text(double x, double y, const std::string& css_class, const std::st
                  const std::string& text, const char* anchor = "middle") {
   return "<text class=\"" + css_class + "\" x=\"" + Number(x) + "\" y=\"" + Number(y) +
          "\" text-anchor=\"" + anchor + "\"" + attributes + ">" + Escape(text) + "</text>";
+}
+
+// Text turned to run upwards from (x, y), in a smaller font: labels of narrow bars.
+std::string VerticalText(double x, double y, const std::string& css_class,
+                         const std::string& attributes, const std::string& text,
+                         const char* anchor) {
+  return Text(x, y, css_class,
+              " transform=\"rotate(-90 " + Number(x) + " " + Number(y) +
+                  ")\" style=\"font-size:10px\"" + attributes,
+              text, anchor);
 }
 
 std::string Rect(double x, double y, double width, double height, const char* color,
@@ -158,17 +168,22 @@ std::string SizeHistogram(const TableHealth& health) {
 }
 
 // Rows added (up, green) and removed (down, red) per version around a zero line, each bar
-// labelled with its count.
+// labelled with its count. Bars too narrow for their labels get them turned upright.
 std::string RowsPerVersion(const std::vector<CommitHealth>& commits) {
-  std::string svg = SvgOpen("rows-per-version", "rows added and removed per version");
+  constexpr double kNarrowSlot = 40;
+  double slot = static_cast<double>(kChartWidth - kMarginLeft - kMarginRight) /
+                static_cast<double>(std::max<size_t>(1, commits.size()));
+  bool narrow = slot < kNarrowSlot;
+  int height = narrow ? kChartHeight + 120 : kChartHeight;
+  double version_band = narrow ? 40 : 30;
+  double label_room = narrow ? 52 : 14;
+  std::string svg = SvgOpen("rows-per-version", "rows added and removed per version", height);
   int64_t most = 1;
   for (const CommitHealth& commit : commits) {
     most = std::max({most, commit.rows_added.value_or(0), commit.rows_removed.value_or(0)});
   }
-  double zero = kMarginTop + (kChartHeight - kMarginTop - kMarginBottom) / 2.0;
-  double half = (kChartHeight - kMarginTop - kMarginBottom) / 2.0 - 14;
-  double slot = static_cast<double>(kChartWidth - kMarginLeft - kMarginRight) /
-                static_cast<double>(std::max<size_t>(1, commits.size()));
+  double zero = kMarginTop + (height - kMarginTop - version_band) / 2.0;
+  double half = (height - kMarginTop - version_band) / 2.0 - label_room;
   for (size_t i = 0; i < commits.size(); ++i) {
     const CommitHealth& commit = commits[i];
     double x = kMarginLeft + slot * static_cast<double>(i);
@@ -180,11 +195,20 @@ std::string RowsPerVersion(const std::vector<CommitHealth>& commits) {
                 what + ": " + OptionalRows(commit.rows_added) + " rows added");
     svg += Rect(x + slot * 0.15, zero, slot * 0.7, removed, kRemovedColor,
                 what + ": " + OptionalRows(commit.rows_removed) + " rows removed");
-    svg += Text(x + slot / 2, zero - added - 4, "added", data, OptionalRows(commit.rows_added));
-    svg +=
-        Text(x + slot / 2, zero + removed + 12, "removed", data, OptionalRows(commit.rows_removed));
-    svg +=
-        Text(x + slot / 2, kChartHeight - 12, "label", data, "v" + std::to_string(commit.version));
+    std::string version = "v" + std::to_string(commit.version);
+    if (narrow) {
+      double center = x + slot / 2 + 4;  // an upright glyph sits left of its baseline
+      svg += VerticalText(center, zero - added - 4, "added", data, OptionalRows(commit.rows_added),
+                          "start");
+      svg += VerticalText(center, zero + removed + 4, "removed", data,
+                          OptionalRows(commit.rows_removed), "end");
+      svg += VerticalText(center, height - 4, "label", data, version, "start");
+    } else {
+      svg += Text(x + slot / 2, zero - added - 4, "added", data, OptionalRows(commit.rows_added));
+      svg += Text(x + slot / 2, zero + removed + 12, "removed", data,
+                  OptionalRows(commit.rows_removed));
+      svg += Text(x + slot / 2, height - 12, "label", data, version);
+    }
   }
   svg += Baseline(zero);
   svg += Text(kMarginLeft, 16, "axis", "", "rows added (up) and removed (down)", "start");
@@ -206,9 +230,7 @@ std::string HorizontalBars(const std::string& id, const std::string& title,
   constexpr int kLabelWidth = 300;
   constexpr int kValueWidth = 220;
   int height = kMarginTop + kRow * static_cast<int>(bars.size()) + 10;
-  std::string svg = "<svg id=\"" + id + "\" viewBox=\"0 0 " + std::to_string(kChartWidth) + " " +
-                    std::to_string(height) + "\" role=\"img\" aria-label=\"" + Escape(title) +
-                    "\" xmlns=\"http://www.w3.org/2000/svg\">";
+  std::string svg = SvgOpen(id, title, height);
   double most = 0;
   for (const HorizontalBar& bar : bars) most = std::max(most, bar.value);
   if (most <= 0) most = 1;
