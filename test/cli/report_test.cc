@@ -11,7 +11,6 @@
 #include "silt/io/file_system.h"
 #include "silt/log/snapshot.h"
 #include "silt_process.h"
-#include "support/duckdb_peer.h"
 #include "support/temp_dir.h"
 
 namespace silt {
@@ -106,20 +105,6 @@ TEST_F(ReportCommandTest, JsonCarriesTheLogsNumbers) {
                               "\"filesAdded\":1,\"filesRemoved\":1,"));
   EXPECT_THAT(json, HasSubstr("\"kind\":\"optimize\""));
   EXPECT_THAT(json, HasSubstr("\"kind\":\"purge_deletion_vectors\""));
-}
-
-TEST(ReportGoldenTest, PartitionsAreNamedByTheirLogicalColumns) {
-  // Written by delta-rs with column mapping; the partition column `id` was renamed to `newid`,
-  // and its values stay keyed by the physical name in the log.
-  std::string table = test::SharedDir() + "/golden/delta-rs/table_with_partitioning_mapping/delta";
-  RunResult report = RunSilt("report " + table + " --format json");
-  ASSERT_EQ(report.exit_code, 0) << report.err;
-  EXPECT_THAT(report.out, HasSubstr("\"partitions\":{\"columns\":[\"newid\"]"));
-  EXPECT_THAT(report.out, HasSubstr("{\"name\":\"newid=1\",\"numFiles\":1,"));
-  EXPECT_THAT(report.out, HasSubstr("{\"name\":\"newid=2\",\"numFiles\":1,"));
-  EXPECT_THAT(report.out, HasSubstr("\"operation\":\"RENAME COLUMN\""));
-  // silt cannot write column mapping, so there is no VACUUM estimate, but the rest is there.
-  EXPECT_THAT(report.out, HasSubstr("\"vacuum\":{\"unavailable\":\"[DELTA_UNSUPPORTED_"));
 }
 
 TEST_F(ReportCommandTest, ErrorsHaveClassesAndExitCodes) {

@@ -11,7 +11,9 @@
 
 #include "report_html.h"
 #include "silt/commands/table_health.h"
+#include "silt/io/file_system.h"
 #include "silt/session.h"
+#include "silt/sql/session_state.h"
 #include "silt/types/date_time.h"
 
 namespace silt::cli {
@@ -184,14 +186,16 @@ void WriteHtml(const std::string& path, const std::string& html) {
 }
 
 void RunReport(const ReportOptions& options) {
+  // The session picks the warehouse as `silt sql` does; names resolve in a state over it.
   SessionOptions session_options;
   session_options.warehouse = options.warehouse;
   Session session(std::move(session_options));
+  sql::SessionState state(io::MakeLocalFileSystem(), session.warehouse());
   commands::TableHealthOptions health_options;
   health_options.small_file_bytes = options.small_file_bytes;
   health_options.dense_deletion_vector_ratio = options.dense_deletion_vector_ratio;
   TableHealth health =
-      commands::ComputeTableHealth(session.state(), TableName(options.table), health_options);
+      commands::ComputeTableHealth(state, TableName(options.table), health_options);
   if (!options.html_path.empty()) {
     WriteHtml(options.html_path, RenderHealthHtml(health));
     std::cout << "wrote " << options.html_path << "\n";
