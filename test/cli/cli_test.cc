@@ -1,48 +1,23 @@
 // Runs the `silt` binary as a user would and checks its output and exit codes.
 
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <cstdio>
-#include <cstdlib>
 #include <fstream>
-#include <sstream>
 #include <string>
 
 #include "silt/io/file_system.h"
 #include "silt/parquet/writer.h"
+#include "silt_process.h"
 #include "support/duckdb_peer.h"
 #include "support/temp_dir.h"
 
 namespace silt {
 namespace {
 
-struct RunResult {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string ReadFileText(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-RunResult RunSilt(const std::string& args) {
-  const char* binary = std::getenv("SILT_BINARY");
-  EXPECT_NE(binary, nullptr) << "SILT_BINARY is set by CTest";
-  test::TempDir dir;
-  std::string command = std::string(binary) + " " + args + " > " + dir.Child("out") + " 2> " +
-                        dir.Child("err") + " < /dev/null";
-  int status = std::system(command.c_str());
-  RunResult result;
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  result.out = ReadFileText(dir.Child("out"));
-  result.err = ReadFileText(dir.Child("err"));
-  return result;
-}
+using test::ReadFileText;
+using test::RunResult;
+using test::RunSilt;
 
 // A small file with a nested column, written by silt.
 std::string WriteSampleFile(const test::TempDir& dir) {

@@ -11,6 +11,7 @@
 #include "exit_codes.h"
 #include "man_page.h"
 #include "parquet_command.h"
+#include "report_command.h"
 #include "shell_completion.h"
 #include "sql_command.h"
 #include "silt/error.h"
@@ -64,6 +65,7 @@ int main(int argc, char** argv) {
   app.footer("Run 'silt <command> --help' for the options of a command.");
   silt::cli::AddSqlCommand(app);
   silt::cli::AddParquetCommands(app);
+  silt::cli::AddReportCommand(app);
   ReferenceOptions reference_options;
   AddReferenceOptions(app, reference_options);
 

@@ -450,6 +450,8 @@ StatementResult ExecuteStatement(sql::SessionState& session, const sql::Statemen
       return internal::ExecuteDescribeTable(session, statement);
     case StatementKind::kDescribeDetail:
       return internal::ExecuteDescribeDetail(session, statement);
+    case StatementKind::kDescribeHealth:
+      return internal::ExecuteDescribeHealth(session, statement);
     case StatementKind::kDescribeHistory:
       return internal::ExecuteDescribeHistory(session, statement);
     case StatementKind::kShowTables:

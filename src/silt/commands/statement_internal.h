@@ -36,6 +36,11 @@ std::string Lower(std::string_view text);
 /// A string parameter as commitInfo stores it: a JSON string.
 std::string QuotedJson(std::string_view text);
 
+/// Parses a byte count as Spark's byte strings: digits with an optional unit (b, k/kb, m/mb,
+/// g/gb, t/tb; binary multiples). nullopt for anything else (OPTIMIZE's size settings,
+/// `delta.targetFileSize`).
+std::optional<int64_t> ParseBytes(std::string_view text);
+
 /// Builds a result table column by column (all columns given as typed builders).
 class ResultBuilder {
  public:
@@ -75,6 +80,8 @@ StatementResult ExecuteConvertToDelta(sql::SessionState& session, const sql::Sta
 StatementResult ExecuteDescribeTable(sql::SessionState& session, const sql::Statement& statement);
 StatementResult ExecuteDescribeDetail(sql::SessionState& session, const sql::Statement& statement);
 StatementResult ExecuteDescribeHistory(sql::SessionState& session, const sql::Statement& statement);
+/// DESCRIBE HEALTH t: one row of the key numbers of TableHealth (health_statement.cc).
+StatementResult ExecuteDescribeHealth(sql::SessionState& session, const sql::Statement& statement);
 StatementResult ExecuteShowTableProperties(sql::SessionState& session,
                                            const sql::Statement& statement);
 StatementResult ExecuteShowCreateTable(sql::SessionState& session, const sql::Statement& statement);

@@ -329,6 +329,7 @@ enum class StatementKind {
   kDescribeTable,
   kDescribeDetail,
   kDescribeHistory,
+  kDescribeHealth,
   kShowTables,
   kShowDatabases,
   kShowTableProperties,
@@ -358,6 +359,7 @@ enum class StatementKind {
 ///   if_exists (DROP CONSTRAINT), column_path + new_name (RENAME COLUMN), column_path +
 ///   alter_column_change (ALTER COLUMN), column_paths (DROP COLUMNS).
 /// - kDescribeTable: name, extended. kDescribeDetail: name. kDescribeHistory: name, limit.
+///   kDescribeHealth: name.
 /// - kShowTables: name (IN db), pattern. kShowDatabases: pattern. kShowTableProperties: name,
 ///   property_keys. kShowCreateTable / kShowColumns: name (+ database for SHOW COLUMNS IN t IN db).
 /// - kExplain: explain_mode ("" or EXTENDED/FORMATTED/...), explained.

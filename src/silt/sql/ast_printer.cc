@@ -753,6 +753,8 @@ class Printer {
                Name(s.name);
       case StatementKind::kDescribeDetail:
         return "DESCRIBE DETAIL " + Name(s.name);
+      case StatementKind::kDescribeHealth:
+        return "DESCRIBE HEALTH " + Name(s.name);
       case StatementKind::kDescribeHistory: {
         std::string out = "DESCRIBE HISTORY " + Name(s.name);
         if (s.limit) out += " LIMIT " + Expression(*s.limit);

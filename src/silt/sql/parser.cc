@@ -2251,7 +2251,7 @@ class Parser {
     return statement;
   }
 
-  // True when the token after DETAIL/HISTORY/EXTENDED continues with a table, so that a table
+  // True when the token after DETAIL/HEALTH/HISTORY/EXTENDED continues with a table, so that a table
   // literally named `detail` still works (`DESCRIBE detail`).
   bool FollowedByTableName(size_t ahead) const {
     const Token& token = Peek(ahead);
@@ -2264,6 +2264,12 @@ class Parser {
     if (IsKeyword(Current(), "DETAIL") && FollowedByTableName(1)) {
       Advance();
       statement.kind = StatementKind::kDescribeDetail;
+      statement.name = ParseTableNameOrPath();
+      return statement;
+    }
+    if (IsKeyword(Current(), "HEALTH") && FollowedByTableName(1)) {
+      Advance();
+      statement.kind = StatementKind::kDescribeHealth;
       statement.name = ParseTableNameOrPath();
       return statement;
     }

@@ -251,6 +251,9 @@ TEST(ParserStatementTest, DescribeAndShow) {
   EXPECT_EQ(Sql("DESC TABLE EXTENDED db.t"), "DESCRIBE TABLE EXTENDED db.t");
   EXPECT_EQ(Sql("DESCRIBE detail"), "DESCRIBE TABLE detail");
   EXPECT_EQ(Sql("DESCRIBE DETAIL delta.`/p`"), "DESCRIBE DETAIL delta.`/p`");
+  EXPECT_EQ(Sql("DESCRIBE HEALTH delta.`/p`"), "DESCRIBE HEALTH delta.`/p`");
+  EXPECT_EQ(Sql("DESC health db.t"), "DESCRIBE HEALTH db.t");
+  EXPECT_EQ(Sql("DESCRIBE health"), "DESCRIBE TABLE health");
   EXPECT_EQ(Sql("DESCRIBE HISTORY t LIMIT 5"), "DESCRIBE HISTORY t LIMIT 5");
   EXPECT_EQ(Sql("DESCRIBE HISTORY '/data/t'"), "DESCRIBE HISTORY delta.`/data/t`");
   EXPECT_EQ(Sql("SHOW TABLES"), "SHOW TABLES");
