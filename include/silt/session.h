@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "silt/base/progress.h"
 #include "silt/error.h"
 #include "silt/types/time_zone.h"
 #include "silt/vector/batch.h"
@@ -69,6 +70,17 @@ class Session {
   /// As Sql, calling `on_output` after each statement (the shell prints as it goes).
   void SqlEach(std::string_view sql, const std::function<void(const StatementOutput&)>& on_output);
 
+  /// Cancels the statement running on this session. Safe from any thread and from a signal
+  /// handler. The statement stops at its next check (between batches and files, and before it
+  /// commits), commits nothing, removes the data files it wrote, and Sql/SqlEach throw
+  /// OPERATION_CANCELED; the statements of the same call after it do not run. Without a running
+  /// statement it does nothing: each Sql/SqlEach call starts uncancelled.
+  void Cancel() noexcept;
+  /// What the running statement has done so far (files, rows and bytes read and written, elapsed
+  /// time). Between statements, running is false and the counters keep the last statement's
+  /// totals. Safe from any thread, e.g. a progress timer.
+  ProgressSnapshot StatementProgress() const;
+
   void SetConf(const std::string& key, const std::string& value);
   std::optional<std::string> GetConf(const std::string& key) const;
   const std::string& warehouse() const;
@@ -77,7 +89,10 @@ class Session {
   sql::SessionState& state() { return *state_; }
 
  private:
+  class StatementFiles;
+
   std::unique_ptr<sql::SessionState> state_;
+  std::shared_ptr<StatementFiles> files_;  // the data files the running statement created
 };
 
 }  // namespace silt

@@ -255,6 +255,7 @@ StatementResult ExecuteOptimize(sql::SessionState& session, const sql::Statement
       session.GetBoolConf(std::string(log::kOptimizeZOrderStatsCheckKey), true);
   options.enforced_features = EnforcedFeatures();
   options.pool = &session.pool();
+  options.commit = CommitOptionsFor(session);
 
   log::OptimizeResult optimized = log::Optimize(table.snapshot, options);
 

@@ -329,7 +329,10 @@ OptimizeResult Optimize(std::shared_ptr<const Snapshot> snapshot, const Optimize
   ThreadPool& pool = options.pool != nullptr ? *options.pool : ThreadPool::Default();
   BinRewriter rewriter(snapshot, options);
   std::vector<std::vector<AddFile>> written(bins.size());
-  pool.ParallelFor(bins.size(), [&](size_t i) { written[i] = rewriter.Rewrite(bins[i]); });
+  pool.ParallelFor(bins.size(), [&](size_t i) {
+    ThrowIfCanceled(options.commit.cancellation);
+    written[i] = rewriter.Rewrite(bins[i]);
+  });
 
   std::vector<int64_t> added_sizes;
   std::vector<int64_t> removed_sizes;
