@@ -138,5 +138,26 @@ TEST_F(SessionCancelTest, ProgressCountsWhatAStatementReadAndWrote) {
   EXPECT_EQ(scan.files_written, 0);
 }
 
+TEST_F(SessionCancelTest, ProgressOfOptimizeCountsTheFilesItCompacts) {
+  session_.Sql("CREATE TABLE t (id BIGINT)");
+  for (int i = 0; i < 3; ++i) {
+    session_.Sql("INSERT INTO t SELECT id FROM range(" + std::to_string(i * 1000) + ", " +
+                 std::to_string((i + 1) * 1000) + ")");
+  }
+  int64_t table_bytes = 0;
+  for (const std::string& file : DataFiles("t")) {
+    table_bytes += static_cast<int64_t>(io::MakeLocalFileSystem()->Stat(file)->size);
+  }
+  session_.Sql("OPTIMIZE t");
+  ProgressSnapshot optimize = session_.StatementProgress();
+  EXPECT_EQ(optimize.files_to_read, 3);
+  EXPECT_EQ(optimize.files_read, 3);
+  EXPECT_EQ(optimize.bytes_to_read, table_bytes);
+  EXPECT_EQ(optimize.bytes_read, table_bytes);
+  EXPECT_EQ(optimize.rows_read, 3000);
+  EXPECT_EQ(optimize.rows_written, 3000);
+  EXPECT_EQ(optimize.files_written, 1);
+}
+
 }  // namespace
 }  // namespace silt

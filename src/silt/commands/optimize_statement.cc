@@ -256,6 +256,7 @@ StatementResult ExecuteOptimize(sql::SessionState& session, const sql::Statement
   options.enforced_features = EnforcedFeatures();
   options.pool = &session.pool();
   options.commit = CommitOptionsFor(session);
+  options.progress = &session.progress();
 
   log::OptimizeResult optimized = log::Optimize(table.snapshot, options);
 
