@@ -252,6 +252,7 @@ class SqlShell {
     rl_catch_signals = 0;  // SIGINT is ours (interrupt.h); libedit would re-raise it
     rl_getc_function = ReadKeyOrInterrupt;
     rl_attempted_completion_function = CompleteCallback;
+    rl_completion_entry_function = NoMatch;
     rl_basic_word_break_characters = kCompletionWordBreaks;
     rl_completer_word_break_characters = const_cast<char*>(kCompletionWordBreaks);
     g_completing_shell = this;
@@ -428,22 +429,25 @@ class SqlShell {
     return entry->second;
   }
 
+  // libedit's generator protocol: called with state 0 first, then until it returns nullptr;
+  // each match is a malloc'ed copy that libedit frees.
   static char* NextMatch(const char*, int state) {
-    static size_t index = 0;
-    if (state == 0) index = 0;
-    if (g_completing_shell == nullptr || index >= g_completing_shell->matches_.size()) {
-      return nullptr;
-    }
-    return strdup(g_completing_shell->matches_[index++].c_str());
+    SqlShell* shell = g_completing_shell;
+    if (shell == nullptr) return nullptr;
+    if (state == 0) shell->next_match_ = 0;
+    if (shell->next_match_ >= shell->matches_.size()) return nullptr;
+    return strdup(shell->matches_[shell->next_match_++].c_str());
   }
 
   static char** CompleteCallback(const char* text, int, int end) {
     if (g_completing_shell == nullptr) return nullptr;
     std::string typed(rl_line_buffer, static_cast<size_t>(std::max(end, 0)));
     g_completing_shell->matches_ = g_completing_shell->Complete(typed);
-    (void)text;
     return rl_completion_matches(text, NextMatch);
   }
+
+  // What libedit completes when CompleteCallback found nothing: nothing (not file names).
+  static char* NoMatch(const char*, int) { return nullptr; }
 
   Session& session_;
   OutputFormat format_;
@@ -454,7 +458,8 @@ class SqlShell {
   bool catalog_stale_ = true;
   std::vector<std::string> tables_;
   std::map<std::string, std::vector<std::string>> columns_;
-  std::vector<std::string> matches_;
+  std::vector<std::string> matches_;  // of the completion in progress
+  size_t next_match_ = 0;
 };
 
 void RunSql(const SqlOptions& options, const std::vector<const CLI::Option*>& order,
