@@ -444,6 +444,12 @@ TEST(SqlShellTest, MetaCommandsAndQuitInAPipedScript) {
             "{\"id\":1,\"name\":\"Ada\"}\n");
   EXPECT_THAT(run.err, IsEmpty());
 
+  // Without a name, .schema prints every table of the current database.
+  RunResult schemas = RunSql(warehouse.path(), {}, ".schema\n");
+  ASSERT_EQ(schemas.exit_code, 0) << schemas.err;
+  EXPECT_THAT(schemas.out, StartsWith("CREATE TABLE spark_catalog.default.cities (\n"));
+  EXPECT_THAT(schemas.out, HasSubstr(";\nCREATE TABLE spark_catalog.default.people (\n"));
+
   RunResult help = RunSql(warehouse.path(), {}, ".help\n.exit\nSELECT 1;\n");
   ASSERT_EQ(help.exit_code, 0) << help.err;
   for (const char* command : {".tables", ".schema", ".mode", ".quit", ".exit"}) {
