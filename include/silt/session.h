@@ -52,6 +52,13 @@ class Session {
   /// TABLE_OR_VIEW_NOT_FOUND when there is none, INVALID_PARAMETER_VALUE for a malformed name.
   DataFrame Table(std::string_view name);
 
+  /// Cancels the statement running on this session. Safe from any thread and from a signal
+  /// handler. The statement stops at its next check (between batches and files, and before it
+  /// commits), commits nothing, removes the data files it wrote, and Execute throws
+  /// OPERATION_CANCELED; the statements of the same call after it do not run. Without a running
+  /// statement it does nothing: each Execute call starts uncancelled.
+  void Cancel() noexcept;
+
   /// Sets an option, as `--conf key=value` does: a bad value of an option silt reads
   /// (INVALID_CONFIGURATION) is reported by the first statement that reads it.
   void SetConf(const std::string& key, const std::string& value);

@@ -1,17 +1,28 @@
 // Runs `silt sql` as a user would: statements from -e, -f and piped scripts, the three output
-// formats, errors with their exit codes, and session options.
+// formats, errors with their exit codes, session options, meta commands, progress on stderr and
+// Ctrl-C; plus the statement splitter, tab completion and the progress line as functions.
 
+#include <fcntl.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <regex>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "progress_display.h"
+#include "silt/io/file_system.h"
+#include "silt/session.h"
 #include "sql_command.h"
+#include "sql_completion.h"
 #include "support/temp_dir.h"
 
 namespace silt {
@@ -272,6 +283,290 @@ TEST(StatementBufferTest, DropsEmptyStatementsAndKeepsTheUnfinishedOne) {
   EXPECT_EQ(buffer.TakePending(), "-- only a comment\nSELECT 'it''s;\nstill a string'");
   EXPECT_FALSE(buffer.has_pending());
   EXPECT_EQ(buffer.TakePending(), "");
+}
+
+// The data files of a table (everything outside its log).
+std::vector<std::string> DataFiles(const std::string& table_path) {
+  std::vector<std::string> files;
+  for (const io::FileInfo& info :
+       io::MakeLocalFileSystem()->List(table_path, "", /*recursive=*/true)) {
+    if (info.path.find("/_delta_log/") == std::string::npos) files.push_back(info.path);
+  }
+  return files;
+}
+
+// The progress lines drawn on stderr (each starts with '\r'), without the erasing ones.
+std::vector<std::string> ProgressLines(const std::string& err) {
+  std::vector<std::string> lines;
+  std::stringstream stream(err);
+  for (std::string line; std::getline(stream, line, '\r');) {
+    if (line.find_first_not_of(' ') != std::string::npos) lines.push_back(line);
+  }
+  return lines;
+}
+
+TEST(SqlShellTest, ProgressOfAStatementOverManyFilesWhenAsked) {
+  test::TempDir warehouse;
+  ASSERT_EQ(RunSql(warehouse.path(),
+                   {"-e",
+                    "CREATE TABLE t (id BIGINT, p INT) USING delta PARTITIONED BY (p)",
+                    "-e", "INSERT INTO t SELECT id, CAST(id % 40 AS INT) FROM range(2000000)",
+                    "-e", "CREATE TABLE copy (id BIGINT, p INT)"})
+                .exit_code,
+            0);
+  ASSERT_EQ(DataFiles(warehouse.path() + "/t").size(), 40u);
+
+  RunResult shown = RunSql(warehouse.path(), {"--progress", "--progress-delay", "0", "-e",
+                                              "INSERT INTO copy SELECT * FROM t"});
+  ASSERT_EQ(shown.exit_code, 0) << shown.err;
+  EXPECT_THAT(shown.out, IsEmpty());
+  std::vector<std::string> lines = ProgressLines(shown.err);
+  ASSERT_THAT(lines, Not(IsEmpty())) << shown.err;
+  // Every line counts files of the 40 the scan reads, rows, and the seconds elapsed.
+  // Before the scan has started only the time is known.
+  std::regex line_pattern(R"(^ *\d+% \[[#-]{20}\] read files (\d+)/40(, rows [0-9.KM]+)?, .* \d+\.\ds *$)");
+  std::regex starting_pattern(R"(^\d+\.\ds *$)");
+  int counted = 0;
+  for (const std::string& line : lines) {
+    std::smatch match;
+    if (std::regex_match(line, match, line_pattern)) {
+      EXPECT_LE(std::stoi(match[1]), 40);
+      ++counted;
+    } else {
+      EXPECT_TRUE(std::regex_match(line, starting_pattern)) << "'" << line << "'";
+    }
+  }
+  EXPECT_GT(counted, 0) << shown.err;
+  // The line is erased at the end: the last thing on stderr is blank.
+  EXPECT_THAT(shown.err, EndsWith("\r"));
+  EXPECT_EQ(shown.err.find('\n'), std::string::npos);
+
+  // Nothing when stderr is not a terminal, or with --no-progress.
+  RunResult quiet = RunSql(warehouse.path(), {"--progress-delay", "0", "-e",
+                                              "INSERT INTO copy SELECT * FROM t"});
+  ASSERT_EQ(quiet.exit_code, 0) << quiet.err;
+  EXPECT_THAT(quiet.err, IsEmpty());
+  RunResult off = RunSql(warehouse.path(), {"--no-progress", "--progress-delay", "0", "-e",
+                                            "INSERT INTO copy SELECT * FROM t"});
+  ASSERT_EQ(off.exit_code, 0) << off.err;
+  EXPECT_THAT(off.err, IsEmpty());
+  EXPECT_EQ(RunSql(warehouse.path(), {"--progress", "--no-progress", "-e", "SELECT 1"}).exit_code,
+            2);
+
+  RunResult count = RunSql(warehouse.path(), {"--format", "csv", "-e", "SELECT count(*) AS n FROM copy"});
+  EXPECT_EQ(count.out, "n\n6000000\n");
+}
+
+TEST(SqlShellTest, CtrlCCancelsTheStatementExitsWith130AndLeavesNothingBehind) {
+  const char* binary = std::getenv("SILT_BINARY");
+  ASSERT_NE(binary, nullptr) << "SILT_BINARY is set by CTest";
+  test::TempDir warehouse;
+  test::TempDir dir;
+  ASSERT_EQ(RunSql(warehouse.path(), {"-e", "CREATE TABLE t (id BIGINT, p INT) PARTITIONED BY (p)",
+                                      "-e", "INSERT INTO t VALUES (1, 1)"})
+                .exit_code,
+            0);
+  std::string table = warehouse.path() + "/t";
+  std::vector<std::string> files_before = DataFiles(table);
+  size_t commits_before = io::MakeLocalFileSystem()->List(table + "/_delta_log").size();
+
+  std::string err_path = dir.Child("err");
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    int out = open(dir.Child("out").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int in = open("/dev/null", O_RDONLY);
+    dup2(in, 0);
+    dup2(out, 1);
+    dup2(err, 2);
+    std::string warehouse_path = warehouse.path();
+    const char* argv[] = {binary, "sql", "--warehouse", warehouse_path.c_str(), "--progress",
+                          "--progress-delay", "0", "-e",
+                          "INSERT INTO t SELECT id, CAST(id % 8 AS INT) FROM range(6000000)",
+                          nullptr};
+    execv(binary, const_cast<char* const*>(argv));
+    _exit(127);
+  }
+  // Interrupt once the progress line shows it writing data files.
+  bool writing = false;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (!writing && std::chrono::steady_clock::now() < deadline) {
+    writing = ReadFileText(err_path).find("wrote rows") != std::string::npos;
+    if (!writing) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  EXPECT_TRUE(writing) << ReadFileText(err_path);
+  kill(child, SIGINT);
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 130);
+  std::string err = ReadFileText(err_path);
+  EXPECT_THAT(err.substr(err.find_last_of('\r') + 1),
+              StartsWith("[OPERATION_CANCELED] The operation has been canceled."));
+  EXPECT_EQ(io::MakeLocalFileSystem()->List(table + "/_delta_log").size(), commits_before);
+  EXPECT_EQ(DataFiles(table), files_before);
+  RunResult count =
+      RunSql(warehouse.path(), {"--format", "csv", "-e", "SELECT count(*) AS n FROM t"});
+  EXPECT_EQ(count.out, "n\n1\n");
+}
+
+TEST(SqlShellTest, MetaCommandsAndQuitInAPipedScript) {
+  test::TempDir warehouse;
+  RunResult run = RunSql(warehouse.path(), {},
+                         "CREATE TABLE people (id BIGINT NOT NULL, name STRING);\n"
+                         "CREATE TABLE cities (name STRING);\n"
+                         "INSERT INTO people\n"
+                         "  VALUES (1, 'Ada');\n"
+                         ".tables\n"
+                         ".schema people\n"
+                         ".mode csv\n"
+                         ".mode\n"
+                         "SELECT * FROM people;\n"
+                         ".MODE json\n"
+                         "SELECT * FROM people;\n"
+                         "quit;\n"
+                         "SELECT 'not run';\n");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(run.out,
+            "cities\n"
+            "people\n"
+            "CREATE TABLE spark_catalog.default.people (\n"
+            "  id BIGINT NOT NULL,\n"
+            "  name STRING)\n"
+            "USING delta\n"
+            "TBLPROPERTIES (\n"
+            "  'delta.minReaderVersion' = '1',\n"
+            "  'delta.minWriterVersion' = '2');\n"
+            "csv\n"
+            "id,name\n"
+            "1,Ada\n"
+            "{\"id\":1,\"name\":\"Ada\"}\n");
+  EXPECT_THAT(run.err, IsEmpty());
+
+  // Without a name, .schema prints every table of the current database.
+  RunResult schemas = RunSql(warehouse.path(), {}, ".schema\n");
+  ASSERT_EQ(schemas.exit_code, 0) << schemas.err;
+  EXPECT_THAT(schemas.out, StartsWith("CREATE TABLE spark_catalog.default.cities (\n"));
+  EXPECT_THAT(schemas.out, HasSubstr(";\nCREATE TABLE spark_catalog.default.people (\n"));
+
+  RunResult help = RunSql(warehouse.path(), {}, ".help\n.exit\nSELECT 1;\n");
+  ASSERT_EQ(help.exit_code, 0) << help.err;
+  for (const char* command : {".tables", ".schema", ".mode", ".quit", ".exit"}) {
+    EXPECT_THAT(help.out, HasSubstr(command)) << command;
+  }
+  EXPECT_THAT(help.out, Not(HasSubstr("+---+")));
+
+  RunResult unknown = RunSql(warehouse.path(), {}, ".frobnicate\nSELECT 1;\n");
+  EXPECT_EQ(unknown.exit_code, 1);
+  EXPECT_THAT(unknown.err, StartsWith("[INVALID_ARGUMENT] Invalid argument: unknown shell command .frobnicate"));
+  RunResult bad_mode = RunSql(warehouse.path(), {}, ".mode xml\n");
+  EXPECT_EQ(bad_mode.exit_code, 1);
+  EXPECT_THAT(bad_mode.err, StartsWith("[INVALID_ARGUMENT]"));
+  RunResult exit_statement = RunSql(warehouse.path(), {"--format", "csv"}, "SELECT 1 AS a;\nEXIT ;\nSELECT 2 AS b;\n");
+  EXPECT_EQ(exit_statement.out, "a\n1\n");
+}
+
+TEST(SqlShellTest, ExplainPrintsItsPlanWithLineBreaks) {
+  test::TempDir warehouse;
+  ASSERT_EQ(RunSql(warehouse.path(), {"-e", "CREATE TABLE t (a INT, b STRING)"}).exit_code, 0);
+  RunResult run =
+      RunSql(warehouse.path(), {"-e", "EXPLAIN SELECT a, count(*) FROM t WHERE a > 1 GROUP BY a"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_THAT(run.out, StartsWith("== Physical Plan ==\n"));
+  EXPECT_THAT(run.out, HasSubstr("\n+- "));
+  EXPECT_THAT(run.out, Not(HasSubstr("\\n")));
+  EXPECT_THAT(run.out, Not(HasSubstr("|")));
+  EXPECT_THAT(run.out, EndsWith("\n"));
+  EXPECT_THAT(run.out, Not(EndsWith("\n\n")));
+  // The other formats keep the plan as one value.
+  RunResult csv = RunSql(warehouse.path(), {"--format", "csv", "-e", "EXPLAIN SELECT a FROM t"});
+  EXPECT_THAT(csv.out, StartsWith("plan\n\"== Physical Plan ==\n"));
+}
+
+TEST(SqlCompletionTest, CompletesKeywordsInTheCaseTyped) {
+  cli::CompletionCatalog catalog;
+  EXPECT_THAT(cli::CompleteSql("SEL", catalog), ElementsAre("SELECT"));
+  EXPECT_THAT(cli::CompleteSql("sel", catalog), ElementsAre("select"));
+  EXPECT_THAT(cli::CompleteSql("SELECT 1 FROM t WH", catalog), ElementsAre("WHEN", "WHERE"));
+  EXPECT_THAT(cli::CompleteSql("insert into t ov", catalog), ElementsAre("over", "overwrite"));
+  EXPECT_THAT(cli::CompleteSql("SELECT xyzzy", catalog), IsEmpty());
+  EXPECT_THAT(cli::CompleteSql("SELECT ", catalog), IsEmpty());
+}
+
+TEST(SqlCompletionTest, CompletesTablesAndTheirColumns) {
+  cli::CompletionCatalog catalog;
+  catalog.tables = {"people", "places", "orders"};
+  std::vector<std::string> asked;
+  catalog.columns = [&](const std::string& table) -> std::vector<std::string> {
+    asked.push_back(table);
+    if (table == "people") return {"id", "name", "place_id"};
+    if (table == "places") return {"id", "place_name"};
+    return {};
+  };
+  // After FROM, JOIN, INTO, UPDATE, DESCRIBE ...: table names only, also for an empty word.
+  EXPECT_THAT(cli::CompleteSql("SELECT * FROM p", catalog), ElementsAre("people", "places"));
+  EXPECT_THAT(cli::CompleteSql("select * from people join ", catalog),
+              ElementsAre("orders", "people", "places"));
+  EXPECT_THAT(cli::CompleteSql("INSERT INTO Pe", catalog), ElementsAre("people"));
+  EXPECT_THAT(cli::CompleteSql("DESCRIBE o", catalog), ElementsAre("orders"));
+  // table.column
+  EXPECT_THAT(cli::CompleteSql("SELECT people.", catalog),
+              ElementsAre("people.id", "people.name", "people.place_id"));
+  EXPECT_THAT(cli::CompleteSql("SELECT PEOPLE.na", catalog), ElementsAre("PEOPLE.name"));
+  EXPECT_THAT(cli::CompleteSql("SELECT nobody.", catalog), IsEmpty());
+  // Elsewhere: keywords, tables and the columns of the tables the statement mentions (earlier
+  // lines included).
+  EXPECT_THAT(cli::CompleteSql("SELECT * FROM people\nWHERE pla", catalog),
+              ElementsAre("place_id", "places"));
+  EXPECT_THAT(cli::CompleteSql("SELECT * FROM people WHERE PL", catalog),
+              ElementsAre("place_id", "places"));
+  EXPECT_THAT(cli::CompleteSql("SELECT * FROM orders WHERE o", catalog),
+              ElementsAre("of", "on", "optimize", "or", "order", "orders", "outer", "over",
+                          "overwrite"));
+  EXPECT_THAT(asked, Not(IsEmpty()));
+}
+
+TEST(SqlCompletionTest, CompletesMetaCommandsAtTheStartOfALine) {
+  cli::CompletionCatalog catalog;
+  catalog.tables = {"t"};
+  EXPECT_THAT(cli::CompleteSql(".", catalog),
+              ElementsAre(".exit", ".help", ".mode", ".quit", ".schema", ".tables"));
+  EXPECT_THAT(cli::CompleteSql("  .s", catalog), ElementsAre(".schema"));
+  EXPECT_THAT(cli::CompleteSql(".schema ", catalog), ElementsAre("t"));
+}
+
+TEST(ProgressLineTest, ShowsWhatIsDoneOfTheKnownTotals) {
+  ProgressSnapshot progress;
+  progress.running = true;
+  progress.files_read = 12;
+  progress.files_to_read = 40;
+  progress.rows_read = 1'204'332;
+  progress.bytes_read = 340LL << 20;
+  progress.bytes_to_read = 1360LL << 20;
+  progress.elapsed_ms = 3240;
+  EXPECT_EQ(cli::FormatProgressLine(progress, 200),
+            " 25% [#####---------------] read files 12/40, rows 1.20M, 340.0 MiB/1.3 GiB | 3.2s");
+
+  // Writes, and a percentage of rows when only their total is known.
+  ProgressSnapshot insert;
+  insert.running = true;
+  insert.rows_read = 500;
+  insert.rows_to_read = 1000;
+  insert.rows_written = 250;
+  insert.files_written = 2;
+  insert.bytes_written = 2048;
+  insert.elapsed_ms = 1000;
+  EXPECT_EQ(cli::FormatProgressLine(insert, 200),
+            " 50% [##########----------] read rows 500/1000 | wrote rows 250, files 2, 2.0 KiB | 1.0s");
+
+  // Without totals: no bar. Narrow terminals cut the line.
+  ProgressSnapshot unknown;
+  unknown.running = true;
+  unknown.files_read = 3;
+  unknown.elapsed_ms = 61'500;
+  EXPECT_EQ(cli::FormatProgressLine(unknown, 200), "read files 3 | 61.5s");
+  EXPECT_EQ(cli::FormatProgressLine(progress, 20), " 25% [#####--------");
 }
 
 }  // namespace

@@ -12,6 +12,7 @@ enum ExitCode : int {
   kExitConflict = 3,     ///< lost a commit race (retryable)
   kExitStorage = 4,      ///< I/O failure or corrupt file
   kExitInternal = 70,    ///< a bug in silt (EX_SOFTWARE)
+  kExitInterrupted = 130,  ///< cancelled by Ctrl-C (128 + SIGINT, as shells report it)
 };
 
 /// What each exit code means, for the manual page. One entry per ExitCode, in order.
@@ -46,6 +47,12 @@ inline int ExitCodeFor(ErrorCategory category) {
       return kExitInternal;
   }
   return kExitInternal;
+}
+
+/// The exit code for `error`: kExitInterrupted for a cancelled statement, else by category.
+inline int ExitCodeFor(const Error& error) {
+  if (error.error_class() == "OPERATION_CANCELED") return kExitInterrupted;
+  return ExitCodeFor(error.category());
 }
 
 }  // namespace silt::cli

@@ -90,7 +90,7 @@ int main(int argc, char** argv) {
     return silt::cli::kExitUsage;
   } catch (const silt::Error& e) {
     std::cerr << e.what() << std::endl;
-    return silt::cli::ExitCodeFor(e.category());
+    return silt::cli::ExitCodeFor(e);
   } catch (const std::exception& e) {
     std::cerr << "[INTERNAL_ERROR] " << e.what() << std::endl;
     return silt::cli::kExitInternal;

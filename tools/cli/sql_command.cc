@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <limits>
@@ -15,9 +16,15 @@
 
 #include "exit_codes.h"
 #include "silt/api/session_internal.h"
+#include "interrupt.h"
+#include "progress_display.h"
+#include "silt/base/ascii.h"
+#include "silt/base/check.h"
+#include "silt/base/error_class.h"
 #include "silt/error.h"
 #include "silt/session.h"
 #include "silt/vector/batch.h"
+#include "sql_completion.h"
 
 namespace silt::cli {
 namespace {
@@ -26,6 +33,19 @@ constexpr const char* kPrompt = "silt> ";
 constexpr const char* kContinuationPrompt = "   > ";
 constexpr const char* kHistoryFileName = ".silt_history";
 constexpr int kHistoryEntries = 1000;
+constexpr int kDefaultProgressDelayMs = 1000;
+// Characters that end the word tab completion works on ('.' and '`' do not: `t.col`).
+constexpr const char* kCompletionWordBreaks = " \t\n\"'(),;=<>+-*/%|&!";
+
+constexpr const char* kHelp =
+    "Statements end with ';' and may span lines. Meta commands:\n"
+    "  .help                   this text\n"
+    "  .tables                 the tables and temporary views of the current database\n"
+    "  .schema [TABLE]         the CREATE TABLE statement of TABLE (default: every table)\n"
+    "  .mode [table|json|csv]  the output format (without an argument: the current one)\n"
+    "  .quit, .exit            leave the shell (as do quit; exit; and Ctrl-D)\n"
+    "Ctrl-C cancels the running statement; at the prompt it clears the input, twice leaves.\n"
+    "Tab completes keywords, table names and column names.\n";
 
 enum class OutputFormat { kTable, kCsv, kJson };
 
@@ -35,6 +55,9 @@ struct SqlOptions {
   std::vector<std::string> conf;
   std::vector<std::string> statements;  // -e, in the order given
   std::vector<std::string> files;       // -f, in the order given
+  bool progress = false;                // --progress
+  bool no_progress = false;             // --no-progress
+  int progress_delay_ms = kDefaultProgressDelayMs;
 };
 
 bool IsSpace(char c) {
@@ -49,6 +72,14 @@ std::string Trim(std::string_view text) {
   return std::string(text.substr(begin, end - begin));
 }
 
+// The first word of a statement, lower-cased ("explain", "select", ...).
+std::string FirstWord(std::string_view text) {
+  std::string trimmed = Trim(text);
+  size_t end = 0;
+  while (end < trimmed.size() && !IsSpace(trimmed[end]) && trimmed[end] != ';') ++end;
+  return AsciiLower(std::string_view(trimmed).substr(0, end));
+}
+
 // The result batches, or one empty batch of the schema when the statement returned no rows:
 // the formatters take the header from the first batch, and an empty result still has one.
 std::vector<Batch> BatchesWithSchema(const StatementOutput& output) {
@@ -61,8 +92,34 @@ std::vector<Batch> BatchesWithSchema(const StatementOutput& output) {
   return {Batch(output.schema(), std::move(columns), 0)};
 }
 
+// The non-NULL values of string column `column` of `output`, in order.
+std::vector<std::string> StringColumn(const StatementOutput& output, size_t column) {
+  std::vector<std::string> values;
+  for (const Batch& batch : output.batches()) {
+    const Vector& vector = *batch.column(column);
+    for (int64_t row = 0; row < batch.num_rows(); ++row) {
+      if (!vector.IsNull(row)) values.emplace_back(vector.GetString(row));
+    }
+  }
+  return values;
+}
+
+// EXPLAIN returns its plan as one multi-line string; a table cell would show it as one very
+// wide row, so the table format prints the text itself, as spark-sql does.
+bool IsPlanText(const StatementOutput& output) {
+  return FirstWord(output.statement_text()) == "explain" && output.schema()->num_fields() == 1 &&
+         output.schema()->field(0).type->id() == TypeId::kString;
+}
+
 void PrintOutput(const StatementOutput& output, OutputFormat format) {
   if (!output.has_rows()) return;
+  if (format == OutputFormat::kTable && IsPlanText(output)) {
+    for (const std::string& text : StringColumn(output, 0)) {
+      std::cout << text << (text.empty() || text.back() != '\n' ? "\n" : "");
+    }
+    std::cout.flush();
+    return;
+  }
   std::vector<Batch> batches = BatchesWithSchema(output);
   switch (format) {
     case OutputFormat::kTable: {
@@ -83,10 +140,23 @@ void PrintOutput(const StatementOutput& output, OutputFormat format) {
   std::cout.flush();
 }
 
-OutputFormat ParseFormat(const std::string& name) {
+std::optional<OutputFormat> ParseFormat(std::string_view name) {
+  if (name == "table") return OutputFormat::kTable;
   if (name == "csv") return OutputFormat::kCsv;
   if (name == "json") return OutputFormat::kJson;
-  return OutputFormat::kTable;
+  return std::nullopt;
+}
+
+const char* FormatName(OutputFormat format) {
+  switch (format) {
+    case OutputFormat::kTable:
+      return "table";
+    case OutputFormat::kCsv:
+      return "csv";
+    case OutputFormat::kJson:
+      return "json";
+  }
+  return "table";
 }
 
 std::string ReadScript(const std::string& path) {
@@ -97,70 +167,300 @@ std::string ReadScript(const std::string& path) {
   return text.str();
 }
 
+// `quit;` and `exit;` end the Spark SQL shell.
+bool IsQuitStatement(std::string_view statement) {
+  std::string text = AsciiLower(Trim(statement));
+  while (!text.empty() && (text.back() == ';' || IsSpace(text.back()))) text.pop_back();
+  return text == "quit" || text == "exit";
+}
+
+// A name as a backquoted identifier.
+std::string QuoteIdentifier(std::string_view name) {
+  std::string out = "`";
+  for (char c : name) {
+    out += c;
+    if (c == '`') out += '`';
+  }
+  return out + "`";
+}
+
+[[noreturn]] void ThrowCanceled() {
+  throw MakeError(ErrorClass::OPERATION_CANCELED, {{"reason", ""}});
+}
+
+class SqlShell;
+SqlShell* g_completing_shell = nullptr;  // the shell libedit's completion callback asks
+
 class SqlShell {
  public:
-  SqlShell(Session& session, OutputFormat format) : session_(session), format_(format) {}
+  SqlShell(Session& session, OutputFormat format, bool progress, int progress_delay_ms)
+      : session_(session),
+        format_(format),
+        progress_(progress),
+        progress_delay_ms_(progress_delay_ms) {}
 
   // Runs `sql` (one or more statements); a failure propagates with the earlier ones committed.
+  // Ctrl-C cancels the statement that runs (OPERATION_CANCELED).
   void Run(std::string_view sql) {
-    api::RunStatementsEach(session_, sql,
-                           [this](const StatementOutput& output) { PrintOutput(output, format_); });
+    SetInterruptTarget(&session_);
+    try {
+      ProgressDisplay display(session_, progress_, STDERR_FILENO, progress_delay_ms_);
+      api::RunStatementsEach(session_, sql, [&](const StatementOutput& output) {
+        display.Print([&] { PrintOutput(output, format_); });
+      });
+    } catch (...) {
+      SetInterruptTarget(nullptr);
+      catalog_stale_ = true;
+      throw;
+    }
+    SetInterruptTarget(nullptr);
+    catalog_stale_ = true;
+  }
+
+  // Runs statements given on the command line or read from a file: a Ctrl-C before, during or
+  // after one ends the run with OPERATION_CANCELED.
+  void RunBatch(std::string_view sql) {
+    if (TakeInterrupt()) ThrowCanceled();
+    Run(sql);
+    if (TakeInterrupt()) ThrowCanceled();
   }
 
   // Runs a script read from a stream that is not a terminal, statement by statement as its
   // lines arrive; the first failure ends it. Text after the last `;` is run as a statement too.
+  // Meta commands and quit; work as in the interactive shell.
   void RunStream(std::istream& in) {
     StatementBuffer buffer;
     std::string line;
     while (std::getline(in, line)) {
-      for (const std::string& statement : buffer.AddLine(line)) Run(statement);
-    }
-    std::string rest = buffer.TakePending();
-    if (!rest.empty()) Run(rest);
-  }
-
-  // The interactive shell: line editing and history through libedit; errors are printed and
-  // the shell goes on. Ends at end of input (Ctrl-D).
-  void RunInteractive() {
-    std::string history_path = HistoryPath();
-    if (!history_path.empty()) read_history(history_path.c_str());
-    stifle_history(kHistoryEntries);
-    StatementBuffer buffer;
-    while (true) {
-      char* raw_line = readline(buffer.has_pending() ? kContinuationPrompt : kPrompt);
-      if (raw_line == nullptr) break;
-      std::string line(raw_line);
-      std::free(raw_line);
+      if (!buffer.has_pending() && IsMetaCommand(line)) {
+        if (!RunMetaCommand(line)) return;
+        continue;
+      }
       for (const std::string& statement : buffer.AddLine(line)) {
-        add_history(statement.c_str());
-        if (!history_path.empty()) write_history(history_path.c_str());
-        RunReportingErrors(statement);
+        if (IsQuitStatement(statement)) return;
+        RunBatch(statement);
       }
     }
-    std::cout << std::endl;
     std::string rest = buffer.TakePending();
-    if (!rest.empty()) RunReportingErrors(rest);
+    if (!rest.empty() && !IsQuitStatement(rest)) RunBatch(rest);
+  }
+
+  // The interactive shell: line editing, history and tab completion through libedit; errors are
+  // printed and the shell goes on. Ends at end of input (Ctrl-D), .quit, quit; or a second
+  // Ctrl-C in a row at the prompt.
+  void RunInteractive() {
+    std::string history_path = HistoryPath();
+    rl_catch_signals = 0;  // SIGINT is ours (interrupt.h); libedit would re-raise it
+    rl_getc_function = ReadKeyOrInterrupt;
+    rl_attempted_completion_function = CompleteCallback;
+    rl_completion_entry_function = NoMatch;
+    rl_basic_word_break_characters = kCompletionWordBreaks;
+    rl_completer_word_break_characters = const_cast<char*>(kCompletionWordBreaks);
+    g_completing_shell = this;
+    stifle_history(kHistoryEntries);
+    if (!history_path.empty()) read_history(history_path.c_str());
+    auto remember = [&](const std::string& entry) {
+      add_history(entry.c_str());
+      if (!history_path.empty()) write_history(history_path.c_str());
+    };
+    bool interrupted_at_prompt = false;
+    while (true) {
+      pending_text_ = buffer_.pending();
+      char* raw_line = readline(buffer_.has_pending() ? kContinuationPrompt : kPrompt);
+      // A Ctrl-C ends readline like an end of input, or with what was typed on the line.
+      bool interrupted = TakeInterrupt();
+      if (raw_line == nullptr && !interrupted) break;  // end of input (Ctrl-D)
+      std::string line(raw_line == nullptr ? "" : raw_line);
+      std::free(raw_line);
+      if (interrupted) {
+        buffer_.TakePending();
+        std::cout << std::endl;
+        if (interrupted_at_prompt) break;
+        interrupted_at_prompt = true;
+        std::cerr << "(To exit, press Ctrl-C again or Ctrl-D, or type .quit)" << std::endl;
+        continue;
+      }
+      interrupted_at_prompt = false;
+      if (!buffer_.has_pending() && IsMetaCommand(line)) {
+        remember(Trim(line));
+        if (!ReportingErrors([&] { return RunMetaCommand(line); })) break;
+        continue;
+      }
+      bool quit = false;
+      for (const std::string& statement : buffer_.AddLine(line)) {
+        remember(statement);
+        if (IsQuitStatement(statement)) {
+          quit = true;
+          break;
+        }
+        ReportingErrors([&] {
+          Run(statement);
+          return true;
+        });
+        TakeInterrupt();  // a Ctrl-C that came as the statement ended cancelled nothing
+      }
+      if (quit) break;
+    }
+    std::cout << std::endl;
+    g_completing_shell = nullptr;
+    std::string rest = buffer_.TakePending();
+    if (!rest.empty() && !IsQuitStatement(rest)) {
+      ReportingErrors([&] {
+        Run(rest);
+        return true;
+      });
+    }
+  }
+
+  // Tab completion over the session's catalog (cached until the next statement runs).
+  std::vector<std::string> Complete(std::string_view typed) {
+    RefreshCatalog();
+    CompletionCatalog catalog;
+    catalog.tables = tables_;
+    catalog.columns = [this](const std::string& table) { return ColumnsOf(table); };
+    return CompleteSql(pending_text_ + std::string(typed), catalog);
   }
 
  private:
   static std::string HistoryPath() {
+    // $SILT_HISTORY names the file; set but empty, it turns the history file off.
+    if (const char* path = std::getenv("SILT_HISTORY"); path != nullptr) return path;
     const char* home = std::getenv("HOME");
     if (home == nullptr || *home == '\0') return "";
     return std::string(home) + "/" + kHistoryFileName;
   }
 
-  void RunReportingErrors(const std::string& statement) {
+  static bool IsMetaCommand(std::string_view line) {
+    std::string trimmed = Trim(line);
+    return !trimmed.empty() && trimmed.front() == '.';
+  }
+
+  // Runs a meta command line; returns false when it ends the shell.
+  bool RunMetaCommand(std::string_view line) {
+    std::istringstream words{std::string(line)};
+    std::string command;
+    words >> command;
+    std::vector<std::string> arguments;
+    for (std::string word; words >> word;) arguments.push_back(word);
+    command = AsciiLower(command);
+    if (command == ".quit" || command == ".exit") return false;
+    if (command == ".help") {
+      std::cout << kHelp;
+    } else if (command == ".tables") {
+      StatementOutput tables = api::RunStatements(session_, "SHOW TABLES");
+      for (const std::string& name : StringColumn(tables, 1)) std::cout << name << "\n";
+    } else if (command == ".schema") {
+      std::vector<std::string> names = arguments;
+      if (names.empty()) {
+        StatementOutput tables = api::RunStatements(session_, "SHOW TABLES");
+        std::vector<std::string> all = StringColumn(tables, 1);
+        std::vector<std::string> namespaces = StringColumn(tables, 0);
+        // Temporary views (an empty namespace) have no CREATE TABLE statement.
+        for (size_t i = 0; i < all.size() && i < namespaces.size(); ++i) {
+          if (!namespaces[i].empty()) names.push_back(all[i]);
+        }
+      }
+      for (const std::string& name : names) {
+        bool qualified = name.find('.') != std::string::npos || name.find('`') != std::string::npos;
+        StatementOutput create =
+            api::RunStatements(session_, "SHOW CREATE TABLE " + (qualified ? name : QuoteIdentifier(name)));
+        for (const std::string& text : StringColumn(create, 0)) {
+          std::string statement = Trim(text);
+          std::cout << statement << (statement.empty() || statement.back() != ';' ? ";" : "")
+                    << "\n";
+        }
+      }
+    } else if (command == ".mode") {
+      if (arguments.empty()) {
+        std::cout << FormatName(format_) << "\n";
+      } else if (std::optional<OutputFormat> format = ParseFormat(AsciiLower(arguments[0]));
+                 format && arguments.size() == 1) {
+        format_ = *format;
+      } else {
+        std::string given;
+        for (const std::string& argument : arguments)
+          given += (given.empty() ? "" : " ") + argument;
+        SILT_THROW(INVALID_ARGUMENT,
+                   {{"message", ".mode takes table, json or csv, got '" + given + "'"}});
+      }
+    } else {
+      SILT_THROW(INVALID_ARGUMENT,
+                 {{"message", "unknown shell command " + command + "; .help lists them"}});
+    }
+    std::cout.flush();
+    return true;
+  }
+
+  // Runs `body`, printing a failure instead of propagating it; returns what body returned, or
+  // true after a failure (the shell goes on).
+  template <typename Body>
+  bool ReportingErrors(Body&& body) {
     try {
-      Run(statement);
+      return body();
     } catch (const Error& error) {
       std::cerr << error.what() << std::endl;
     } catch (const std::exception& error) {
       std::cerr << "[INTERNAL_ERROR] " << error.what() << std::endl;
     }
+    return true;
   }
+
+  void RefreshCatalog() {
+    if (!catalog_stale_) return;
+    catalog_stale_ = false;
+    tables_.clear();
+    columns_.clear();
+    try {
+      tables_ = StringColumn(api::RunStatements(session_, "SHOW TABLES"), 1);
+    } catch (const Error&) {
+      // Completion offers what it can: keywords still complete without the catalog.
+    }
+  }
+
+  std::vector<std::string> ColumnsOf(const std::string& table) {
+    auto [entry, inserted] = columns_.try_emplace(table);
+    if (inserted) {
+      try {
+        StatementOutput empty =
+            api::RunStatements(session_, "SELECT * FROM " + QuoteIdentifier(table) + " LIMIT 0");
+        for (const Field& field : empty.schema()->fields()) entry->second.push_back(field.name);
+      } catch (const Error&) {
+      }
+    }
+    return entry->second;
+  }
+
+  // libedit's generator protocol: called with state 0 first, then until it returns nullptr;
+  // each match is a malloc'ed copy that libedit frees.
+  static char* NextMatch(const char*, int state) {
+    SqlShell* shell = g_completing_shell;
+    if (shell == nullptr) return nullptr;
+    if (state == 0) shell->next_match_ = 0;
+    if (shell->next_match_ >= shell->matches_.size()) return nullptr;
+    return strdup(shell->matches_[shell->next_match_++].c_str());
+  }
+
+  static char** CompleteCallback(const char* text, int, int end) {
+    if (g_completing_shell == nullptr) return nullptr;
+    std::string typed(rl_line_buffer, static_cast<size_t>(std::max(end, 0)));
+    g_completing_shell->matches_ = g_completing_shell->Complete(typed);
+    return rl_completion_matches(text, NextMatch);
+  }
+
+  // What libedit completes when CompleteCallback found nothing: nothing (not file names).
+  static char* NoMatch(const char*, int) { return nullptr; }
 
   Session& session_;
   OutputFormat format_;
+  bool progress_;
+  int progress_delay_ms_;
+  StatementBuffer buffer_;
+  std::string pending_text_;  // earlier lines of the statement being typed, for completion
+  bool catalog_stale_ = true;
+  std::vector<std::string> tables_;
+  std::map<std::string, std::vector<std::string>> columns_;
+  std::vector<std::string> matches_;  // of the completion in progress
+  size_t next_match_ = 0;
 };
 
 void RunSql(const SqlOptions& options, const std::vector<const CLI::Option*>& order,
@@ -174,8 +474,12 @@ void RunSql(const SqlOptions& options, const std::vector<const CLI::Option*>& or
     }
     session_options.conf[entry.substr(0, equals)] = entry.substr(equals + 1);
   }
+  // Progress goes to stderr when it is a terminal, unless a flag says otherwise.
+  bool progress = options.progress || (!options.no_progress && isatty(STDERR_FILENO));
   Session session(std::move(session_options));
-  SqlShell shell(session, ParseFormat(options.format));
+  SqlShell shell(session, ParseFormat(options.format).value_or(OutputFormat::kTable), progress,
+                 options.progress_delay_ms);
+  InstallInterruptHandler();
 
   // -e and -f run interleaved in the order they were given on the command line.
   size_t next_statement = 0;
@@ -183,10 +487,10 @@ void RunSql(const SqlOptions& options, const std::vector<const CLI::Option*>& or
   bool ran_any = false;
   for (const CLI::Option* option : order) {
     if (option == statement_option && next_statement < options.statements.size()) {
-      shell.Run(options.statements[next_statement++]);
+      shell.RunBatch(options.statements[next_statement++]);
       ran_any = true;
     } else if (option == file_option && next_file < options.files.size()) {
-      shell.Run(ReadScript(options.files[next_file++]));
+      shell.RunBatch(ReadScript(options.files[next_file++]));
       ran_any = true;
     }
   }
@@ -285,6 +589,13 @@ void AddSqlCommand(CLI::App& app) {
       sql->add_option("-f,--file", options->files, "Run the statements of this file (repeatable)")
           ->allow_extra_args(false)
           ->check(CLI::ExistingFile);
+  CLI::Option* progress = sql->add_flag(
+      "--progress", options->progress,
+      "Show the progress of long statements on stderr (default: when stderr is a terminal)");
+  sql->add_flag("--no-progress", options->no_progress, "Never show progress")->excludes(progress);
+  sql->add_option("--progress-delay", options->progress_delay_ms,
+                  "Show progress once a statement has run this many milliseconds (default 1000)")
+      ->check(CLI::NonNegativeNumber);
   sql->callback([options, sql, statement_option, file_option] {
     std::vector<const CLI::Option*> order(sql->parse_order().begin(), sql->parse_order().end());
     RunSql(*options, order, statement_option, file_option);

@@ -23,6 +23,8 @@ class StatementBuffer {
   /// True when the text since the last complete statement holds more than whitespace and
   /// comments (a statement is still being typed).
   bool has_pending() const { return pending_has_content_; }
+  /// The text since the last complete statement (whitespace and comments included).
+  const std::string& pending() const { return pending_; }
   /// Returns the incomplete pending statement (empty when there is none) and clears it.
   std::string TakePending();
 

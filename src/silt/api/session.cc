@@ -1,20 +1,166 @@
 #include "silt/session.h"
 
 #include <cstdlib>
+#include <mutex>
+#include <set>
 
 #include "silt/api/session_internal.h"
 #include "silt/api/sql_text_internal.h"
+#include "silt/base/error_class.h"
 #include "silt/commands/statement_executor.h"
 #include "silt/io/file_system.h"
+#include "silt/io/path.h"
 #include "silt/sql/parser.h"
 #include "silt/sql/session_state.h"
 
 namespace silt {
+namespace {
+
+bool InDeltaLog(std::string_view path) {
+  for (std::string_view rest = path; !rest.empty(); rest = io::ParentPath(rest)) {
+    if (io::BaseName(rest) == "_delta_log") return true;
+    if (io::ParentPath(rest) == rest) break;
+  }
+  return false;
+}
+
+// A folder that only a table's data files create: a Hive partition (`col=value`) or the change
+// data folder.
+bool IsDataFolder(std::string_view folder) {
+  std::string_view name = io::BaseName(folder);
+  return name.find('=') != std::string_view::npos || name == "_change_data";
+}
+
+// Counts the bytes written through a stream into the statement's progress.
+class CountingStream final : public io::OutputStream {
+ public:
+  CountingStream(std::unique_ptr<io::OutputStream> inner, Progress& progress)
+      : inner_(std::move(inner)), progress_(progress) {}
+  void Write(const void* data, size_t length) override {
+    inner_->Write(data, length);
+    progress_.AddWritten(0, 0, static_cast<int64_t>(length));
+  }
+  void Sync() override { inner_->Sync(); }
+  void Close() override { inner_->Close(); }
+  uint64_t position() const override { return inner_->position(); }
+
+ private:
+  std::unique_ptr<io::OutputStream> inner_;
+  Progress& progress_;
+};
+
+
+}  // namespace
+
+namespace api {
+
+// The session's file system: passes every call through, and records the files a statement
+// creates outside any `_delta_log` (data, deletion-vector and change-data files), so that a
+// cancelled statement can remove what it wrote and nothing committed. Counts them, and the
+// bytes written, as the statement's progress.
+class StatementFiles final : public io::FileSystem {
+ public:
+  explicit StatementFiles(std::shared_ptr<io::FileSystem> inner) : inner_(std::move(inner)) {}
+
+  // Where the bytes and files written are counted (the session state's progress).
+  void CountInto(Progress& progress) { progress_ = &progress; }
+
+  // Forgets the files of the previous statement.
+  void Begin() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    created_.clear();
+    committed_ = false;
+  }
+
+  // Deletes the files the statement created, and the partition folders that leaves empty.
+  // Best effort: the statement is failing already, and VACUUM removes what stays.
+  // Nothing is removed once the statement has committed a version: its files are the table's.
+  void RemoveCreated() {
+    std::set<std::string> created;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (committed_) return;
+      created.swap(created_);
+    }
+    for (const std::string& path : created) {
+      try {
+        inner_->Delete(path);
+        for (std::string folder(io::ParentPath(path)); IsDataFolder(folder);
+             folder = std::string(io::ParentPath(folder))) {
+          if (!inner_->DeleteEmptyFolder(folder)) break;
+        }
+      } catch (const Error&) {
+      }
+    }
+  }
+
+  std::optional<io::FileInfo> Stat(const std::string& path) override { return inner_->Stat(path); }
+  std::vector<io::FileInfo> List(const std::string& dir, const std::string& start_after,
+                                 bool recursive) override {
+    return inner_->List(dir, start_after, recursive);
+  }
+  std::unique_ptr<io::RandomAccessFile> OpenRead(const std::string& path) override {
+    return inner_->OpenRead(path);
+  }
+  std::unique_ptr<io::OutputStream> OpenWrite(const std::string& path) override {
+    if (InDeltaLog(path)) return inner_->OpenWrite(path);
+    // Only a new file is the statement's own: an overwritten one existed before it.
+    bool is_new = !inner_->Stat(path).has_value();
+    auto stream = std::make_unique<CountingStream>(inner_->OpenWrite(path), *progress_);
+    if (is_new) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      created_.insert(path);
+    }
+    progress_->AddWritten(1, 0, 0);
+    return stream;
+  }
+  io::PutOutcome PutIfAbsent(const std::string& path, std::string_view bytes) override {
+    io::PutOutcome outcome = inner_->PutIfAbsent(path, bytes);
+    // A commit is the put-if-absent of a `_delta_log/<version>.json`.
+    if (outcome == io::PutOutcome::kCreated && InDeltaLog(path) && path.size() > 5 &&
+        path.compare(path.size() - 5, 5, ".json") == 0) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      committed_ = true;
+    }
+    return outcome;
+  }
+  bool Delete(const std::string& path) override {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      created_.erase(path);
+    }
+    return inner_->Delete(path);
+  }
+  bool DeleteEmptyFolder(const std::string& path) override {
+    return inner_->DeleteEmptyFolder(path);
+  }
+  void Rename(const std::string& from, const std::string& to) override {
+    inner_->Rename(from, to);
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (created_.erase(from) > 0 && !InDeltaLog(to)) created_.insert(to);
+  }
+  void SetModificationTime(const std::string& path, int64_t modification_time_ms) override {
+    inner_->SetModificationTime(path, modification_time_ms);
+  }
+  io::Capabilities capabilities() const override { return inner_->capabilities(); }
+
+ private:
+  std::shared_ptr<io::FileSystem> inner_;
+  Progress* progress_ = nullptr;  // set by the session before any statement runs
+  std::mutex mutex_;
+  std::set<std::string> created_;
+  bool committed_ = false;
+};
+
+}  // namespace api
 
 struct Session::Impl {
-  Impl(std::shared_ptr<io::FileSystem> fs, std::string warehouse)
-      : state(std::move(fs), std::move(warehouse)) {}
+  Impl(std::shared_ptr<io::FileSystem> file_system, std::string warehouse)
+      : files(std::make_shared<api::StatementFiles>(std::move(file_system))), state(files, std::move(warehouse)) {
+    files->CountInto(state.progress());
+  }
 
+  std::shared_ptr<api::StatementFiles> files;  // records the data files the running statement created
   sql::SessionState state;
 };
 
@@ -61,11 +207,17 @@ std::optional<std::string> Session::GetConf(const std::string& key) const {
 
 const std::string& Session::warehouse() const { return impl_->state.catalog().warehouse(); }
 
+void Session::Cancel() noexcept { impl_->state.cancellation().Cancel(); }
+
 // ---- internal access ----
 
 sql::SessionState& api::Access::State(Session& session) { return session.impl_->state; }
 
+api::StatementFiles& api::Access::Files(Session& session) { return *session.impl_->files; }
+
 sql::SessionState& api::StateOf(Session& session) { return Access::State(session); }
+
+ProgressSnapshot api::StatementProgress(Session& session) { return StateOf(session).progress().Read(); }
 
 StatementOutput api::RunStatements(Session& session, std::string_view sql) {
   StatementOutput last;
@@ -77,12 +229,30 @@ void api::RunStatementsEach(Session& session, std::string_view sql,
                             const std::function<void(const StatementOutput&)>& on_output) {
   // Parse the whole script first: a syntax error anywhere runs nothing, as spark-sql -f does.
   std::vector<sql::Statement> statements = sql::ParseStatements(sql);
+  // Each call starts uncancelled: a Cancel() with nothing running does nothing.
+  StateOf(session).cancellation().Reset();
   for (const sql::Statement& statement : statements) on_output(RunStatement(session, statement));
 }
 
 StatementOutput api::RunStatement(Session& session, const sql::Statement& statement) {
   sql::SessionState& state = StateOf(session);
-  commands::StatementResult result = commands::ExecuteStatement(state, statement);
+  StatementFiles& files = Access::Files(session);
+  state.cancellation().ThrowIfRequested();
+  files.Begin();
+  state.progress().Start();
+  commands::StatementResult result;
+  try {
+    result = commands::ExecuteStatement(state, statement);
+  } catch (const Error& error) {
+    state.progress().Finish();
+    // A cancelled statement commits nothing, so what it wrote is orphaned: remove it.
+    if (error.id() == static_cast<ErrorClassId>(ErrorClass::OPERATION_CANCELED)) files.RemoveCreated();
+    throw;
+  } catch (...) {
+    state.progress().Finish();
+    throw;
+  }
+  state.progress().Finish();
   // The zone after the statement: `SET TIME ZONE` applies to what follows it.
   std::shared_ptr<const TimeZone> zone;
   if (result.schema) zone = TimeZone::Find(state.MakeEvalContext().time_zone);

@@ -12,6 +12,7 @@
 
 #include "silt/result.h"
 #include "silt/session.h"
+#include "silt/base/progress.h"
 #include "silt/types/time_zone.h"
 #include "silt/vector/batch.h"
 
@@ -71,8 +72,18 @@ const StatementOutput& OutputOf(const Result& result);
 Result MakeResult(StatementOutput output);
 
 /// Friend of the public classes: reaches their private parts for the functions above.
+/// The session's file system wrapper that records the files a running statement creates (so a
+/// cancelled statement can remove them) and counts what it writes (defined in session.cc).
+class StatementFiles;
+
+/// What the running statement has done so far (files, rows and bytes read and written, elapsed
+/// time). Between statements, running is false and the counters keep the last statement's
+/// totals. Safe from any thread, e.g. a progress timer.
+ProgressSnapshot StatementProgress(Session& session);
+
 struct Access {
   static sql::SessionState& State(Session& session);
+  static StatementFiles& Files(Session& session);
   static const StatementOutput& Output(const Result& result);
   static Result Make(StatementOutput output);
   static DataFrame MakeDataFrame(Session& session, std::string_view sql);

@@ -65,7 +65,10 @@ StatementResult ExecuteDelete(sql::SessionState& session, const sql::Statement& 
   scan_ms += scan_clock.ElapsedMs();
 
   dml::TargetFileReader reader(table, session.fs(), &session.pool());
+  AnnounceTargetFiles(session, to_rewrite);
   for (const log::AddFile* file : to_rewrite) {
+    session.cancellation().ThrowIfRequested();
+    session.progress().AddRead(1, 0, file->size);
     dml::Stopwatch file_scan;
     // One file at a time: its survivors are only written once a match shows it must change.
     std::vector<Batch> survivors;
@@ -123,7 +126,7 @@ StatementResult ExecuteDelete(sql::SessionState& session, const sql::Statement& 
   commit.parameters = {{"predicate", dml::PredicateParameter(predicate_sql)}};
   commit.metrics = dml::RewriteMetrics(commit, {"numDeletedRows", deleted_rows, copied_rows, removed_bytes,
                                                 total.ElapsedMs(), scan_ms, rewrite_ms});
-  dml::CommitDml(*txn, std::move(commit));
+  dml::CommitDml(*txn, std::move(commit), internal::CommitOptionsFor(session));
   return dml::AffectedRowsResult(deleted_rows);
 }
 

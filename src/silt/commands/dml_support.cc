@@ -411,7 +411,8 @@ void RecordReads(log::Transaction& txn, const CandidateFiles& candidates) {
   for (const log::AddFile* file : candidates.files) txn.RecordReadFile(*file);
 }
 
-log::CommitResult CommitDml(log::Transaction& txn, DmlCommit commit) {
+log::CommitResult CommitDml(log::Transaction& txn, DmlCommit commit,
+                            const log::CommitOptions& options) {
   for (const log::AddFile* file : commit.removed) txn.RemoveLiveFile(*file);
   for (log::AddFile& add : commit.written.adds) txn.Add(std::move(add));
   for (log::AddCdcFile& cdc : commit.written.change_files) txn.AddChangeDataFile(std::move(cdc));
@@ -421,7 +422,7 @@ log::CommitResult CommitDml(log::Transaction& txn, DmlCommit commit) {
   }
   txn.SetOperation(std::move(commit.operation), std::move(commit.parameters),
                    std::move(commit.metrics));
-  return txn.Commit();
+  return txn.Commit(options);
 }
 
 std::string PredicateParameter(const std::vector<std::string>& conditions_sql) {

@@ -277,8 +277,10 @@ void RecordReads(log::Transaction& txn, const CandidateFiles& candidates);
 
 /// Adds the commit's removes, adds, deletion-vector updates and cdc files to `txn`, sets the
 /// operation and commits.
-/// Nothing is committed when Commit throws (DELTA_CONCURRENT_*, storage errors).
-log::CommitResult CommitDml(log::Transaction& txn, DmlCommit commit);
+/// Nothing is committed when Commit throws (DELTA_CONCURRENT_*, storage errors,
+/// OPERATION_CANCELED when `options` carry a requested cancel).
+log::CommitResult CommitDml(log::Transaction& txn, DmlCommit commit,
+                            const log::CommitOptions& options);
 
 /// The `predicate` parameter as Delta writes it for DELETE and UPDATE: the JSON text of a string
 /// that holds a JSON array of the conditions' SQL (`"[\"(id > 3)\"]"`; `"[]"` for none).

@@ -1036,8 +1036,11 @@ StatementResult ExecuteMerge(sql::SessionState& session, const sql::Statement& s
   dml::Stopwatch scan_time;
   dml::CandidateFiles candidates = ChooseMergeFiles(run);
   std::vector<FileOutcome> outcomes(candidates.files.size());
+  AnnounceTargetFiles(session, candidates.files);
   session.pool().ParallelFor(candidates.files.size(), [&](size_t i) {
+    session.cancellation().ThrowIfRequested();
     outcomes[i] = ProcessFile(run, *candidates.files[i]);
+    session.progress().AddRead(1, 0, candidates.files[i]->size);
   });
   int64_t file_phase_ms = scan_time.ElapsedMs();
 
@@ -1156,7 +1159,7 @@ StatementResult ExecuteMerge(sql::SessionState& session, const sql::Statement& s
   // The files read and the predicate that chose them: inserts depend on the absence of matches
   // wherever the keys could be, so a concurrent add there conflicts.
   dml::RecordReads(*txn, candidates);
-  dml::CommitDml(*txn, std::move(commit));
+  dml::CommitDml(*txn, std::move(commit), internal::CommitOptionsFor(session));
 
   ResultBuilder result({Field{"num_affected_rows", LongType(), true, {}},
                         Field{"num_updated_rows", LongType(), true, {}},

@@ -253,6 +253,8 @@ StatementResult ExecuteOptimize(sql::SessionState& session, const sql::Statement
       session.GetBoolConf(std::string(log::kOptimizeZOrderStatsCheckKey), true);
   options.enforced_features = EnforcedFeatures();
   options.pool = &session.pool();
+  options.commit = CommitOptionsFor(session);
+  options.progress = &session.progress();
 
   log::OptimizeResult optimized = log::Optimize(table.snapshot, options);
 

@@ -86,10 +86,30 @@ std::vector<std::pair<std::string, std::string>> CheckConstraints(const log::Met
   return constraints;
 }
 
-StatementResult RunQuery(sql::SessionState& session, const sql::Query& query) {
+exec::ExecContext MakeExecContext(sql::SessionState& session) {
   exec::ExecContext context;
   context.eval = session.MakeEvalContext();
   context.pool = &session.pool();
+  context.cancellation = &session.cancellation();
+  context.progress = &session.progress();
+  return context;
+}
+
+log::CommitOptions CommitOptionsFor(sql::SessionState& session) {
+  log::CommitOptions options;
+  options.cancellation = &session.cancellation();
+  return options;
+}
+
+void AnnounceTargetFiles(sql::SessionState& session,
+                         const std::vector<const log::AddFile*>& files) {
+  int64_t bytes = 0;
+  for (const log::AddFile* file : files) bytes += file->size;
+  session.progress().AddInputTotals(static_cast<int64_t>(files.size()), bytes);
+}
+
+StatementResult RunQuery(sql::SessionState& session, const sql::Query& query) {
+  exec::ExecContext context = MakeExecContext(session);
   sql::PlannedQuery planned = sql::PlanQuery(session, query, context);
   StatementResult result;
   result.schema = planned.schema;

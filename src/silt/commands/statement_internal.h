@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "silt/commands/statement_executor.h"
+#include "silt/exec/operator.h"
+#include "silt/log/transaction.h"
 #include "silt/log/snapshot.h"
 #include "silt/vector/vector.h"
 
@@ -54,6 +56,15 @@ class ResultBuilder {
   SchemaPtr schema_;
   std::vector<std::unique_ptr<VectorBuilder>> builders_;
 };
+
+/// An execution context with the session's settings, worker pool, cancel request and progress.
+exec::ExecContext MakeExecContext(sql::SessionState& session);
+/// Commit options that carry the session's cancel request (a cancelled statement commits
+/// nothing).
+log::CommitOptions CommitOptionsFor(sql::SessionState& session);
+
+/// Adds `files` (a DML statement's target files to read) to the progress totals.
+void AnnounceTargetFiles(sql::SessionState& session, const std::vector<const log::AddFile*>& files);
 
 /// Plans and runs a query with the session's settings.
 StatementResult RunQuery(sql::SessionState& session, const sql::Query& query);

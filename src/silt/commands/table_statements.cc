@@ -151,8 +151,10 @@ WrittenFiles WriteFiles(sql::SessionState& session, const std::string& location,
   auto writer = log::DataFileWriter::Make(session.fs(), location, metadata);
   for (const Batch& batch : batches) {
     if (batch.num_rows() == 0) continue;
+    session.cancellation().ThrowIfRequested();
     writer->Write(batch);
     written.rows += batch.num_rows();
+    session.progress().AddWritten(0, batch.num_rows(), 0);
   }
   written.adds = writer->Finish();
   for (const auto& add : written.adds) written.bytes += add.size;
@@ -431,7 +433,7 @@ StatementResult ExecuteCreateTable(sql::SessionState& session, const sql::Statem
                {"numOutputBytes", std::to_string(written.bytes)}};
   }
   txn->SetOperation(operation, CreateParameters(target, statement, properties), metrics);
-  txn->Commit();
+  txn->Commit(CommitOptionsFor(session));
   if (target.database && target.external && !target.exists) {
     session.catalog().RegisterExternalTable(*target.database, target.table, target.location);
   }
@@ -604,7 +606,7 @@ StatementResult ExecuteInsert(sql::SessionState& session, const sql::Statement& 
     metrics.emplace_back("numAddedChangeFiles", "0");
   }
   txn->SetOperation("WRITE", std::move(parameters), std::move(metrics));
-  txn->Commit();
+  txn->Commit(CommitOptionsFor(session));
   return {};
 }
 
@@ -761,7 +763,7 @@ StatementResult ExecuteAlterTable(sql::SessionState& session, const sql::Stateme
   }
   txn->UpdateMetadata(metadata);
   txn->SetOperation(operation, std::move(parameters));
-  txn->Commit();
+  txn->Commit(CommitOptionsFor(session));
   return {};
 }
 

@@ -203,7 +203,10 @@ StatementResult ExecuteUpdate(sql::SessionState& session, const sql::Statement& 
                               mapping, context);
   };
 
+  AnnounceTargetFiles(session, candidates.files);
   for (const log::AddFile* file : candidates.files) {
+    session.cancellation().ThrowIfRequested();
+    session.progress().AddRead(1, 0, file->size);
     dml::Stopwatch file_scan;
     // One file at a time: nothing is written for a file until a row of it matches.
     std::vector<Batch> matched_batches;
@@ -269,7 +272,7 @@ StatementResult ExecuteUpdate(sql::SessionState& session, const sql::Statement& 
   }
   commit.metrics = dml::RewriteMetrics(commit, {"numUpdatedRows", updated_rows, copied_rows, removed_bytes,
                                                 total.ElapsedMs(), scan_ms, rewrite_ms});
-  dml::CommitDml(*txn, std::move(commit));
+  dml::CommitDml(*txn, std::move(commit), internal::CommitOptionsFor(session));
   return dml::AffectedRowsResult(updated_rows);
 }
 

@@ -53,6 +53,7 @@ StatementResult ExecuteVacuum(sql::SessionState& session, const sql::Statement& 
   options.log_operation = session.GetBoolConf(kLoggingConf, true);
   options.dry_run = statement.dry_run;
   options.enforced_features = EnforcedFeatures();
+  options.cancellation = &session.cancellation();
   log::VacuumResult vacuumed =
       log::Vacuum(log::Snapshot::Load(session.fs(), target.location), options);
   // Delta lists the files a dry run would delete, and otherwise names the vacuumed table.

@@ -40,6 +40,7 @@ class DeltaScanOperator final : public Operator {
           ScanFile file;
           file.row_groups = opened->row_groups();
           file.read = [opened](int row_group) { return opened->ReadRowGroup(row_group); };
+          file.size_bytes = table_scan->files()[index]->size;
           return file;
         },
         spec_.filter);
@@ -49,6 +50,11 @@ class DeltaScanOperator final : public Operator {
     std::call_once(counted_, [&] {
       context.counters->files_pruned.fetch_add(
           static_cast<int64_t>(scan_->num_live_files() - scan_->files().size()));
+      if (context.progress != nullptr) {
+        int64_t bytes = 0;
+        for (const log::AddFile* file : scan_->files()) bytes += file->size;
+        context.progress->AddInputTotals(static_cast<int64_t>(scan_->files().size()), bytes);
+      }
     });
     return stream_->Next(context);
   }

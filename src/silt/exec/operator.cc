@@ -15,7 +15,10 @@ size_t ExecContext::Parallelism() const {
 
 std::vector<Batch> Collect(Operator& root, ExecContext& context) {
   std::vector<Batch> batches;
-  while (std::optional<Batch> batch = root.Next(context)) batches.push_back(std::move(*batch));
+  while (std::optional<Batch> batch = root.Next(context)) {
+    batches.push_back(std::move(*batch));
+    ThrowIfCanceled(context.cancellation);
+  }
   return batches;
 }
 

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "silt/base/cancellation.h"
+#include "silt/base/progress.h"
 #include "silt/expr/eval_context.h"
 #include "silt/vector/batch.h"
 
@@ -39,6 +41,12 @@ struct ExecContext {
   /// Upper bound on threads one operator uses; 0 = the pool's size.
   size_t parallelism = 0;
   std::shared_ptr<ExecCounters> counters = std::make_shared<ExecCounters>();
+  /// The statement's cancel request, polled by the leaf operators before each batch (every
+  /// pipeline starts at one) and by Collect; nullptr = not cancellable. Not owned.
+  const Cancellation* cancellation = nullptr;
+  /// The statement's progress counters, updated by scans and generators once per batch or
+  /// file; nullptr = nobody listens. Not owned.
+  Progress* progress = nullptr;
 
   ThreadPool& Pool() const;
   size_t Parallelism() const;

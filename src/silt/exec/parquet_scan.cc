@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <memory>
+#include <mutex>
 
 #include "silt/base/check.h"
 #include "silt/exec/filter_internal.h"
@@ -76,7 +77,14 @@ class ParquetScanOperator final : public Operator {
         spec_.filter);
   }
 
-  std::optional<Batch> Next(ExecContext& context) override { return stream_->Next(context); }
+  std::optional<Batch> Next(ExecContext& context) override {
+    std::call_once(counted_, [&] {
+      if (context.progress != nullptr) {
+        context.progress->AddInputTotals(static_cast<int64_t>(spec_.files.size()), 0);
+      }
+    });
+    return stream_->Next(context);
+  }
 
   bool EnableParallelNext() override {
     stream_->DecodeOnCallers();
@@ -93,6 +101,7 @@ class ParquetScanOperator final : public Operator {
 
  private:
   ParquetScanSpec spec_;
+  std::once_flag counted_;  // the files to read are announced by the first Next()
   std::unique_ptr<ScanStream> stream_;  // last: stopped before spec_ goes away
 };
 

@@ -42,6 +42,7 @@ struct ScanStream::State {
   expr::EvalContext worker_eval;  // copied by every worker task
   expr::EvalContext consumer_eval;
   std::shared_ptr<ExecCounters> counters;
+  Progress* progress = nullptr;
   ThreadPool* pool = nullptr;
   size_t parallelism = 1;
   size_t capacity = 2;  // row groups decoded or being decoded but not yet consumed
@@ -104,9 +105,20 @@ void Run(ScanStream::State& state, WorkItem item, expr::EvalContext& eval) {
     if (!item.file) {
       opened = std::make_shared<const ScanFile>(state.open(item.file_index));
       state.counters->files_scanned.fetch_add(1, std::memory_order_relaxed);
+      if (state.progress != nullptr && opened->row_groups.empty()) {
+        state.progress->AddRead(1, 0, opened->size_bytes);
+      }
     } else {
       Batch batch = item.file->read(item.row_group);
       state.counters->rows_scanned.fetch_add(batch.num_rows(), std::memory_order_relaxed);
+      if (state.progress != nullptr) {
+        // Each row group counts an equal share of the file's bytes; the last one ends the file.
+        const ScanFile& file = *item.file;
+        auto groups = static_cast<int64_t>(file.row_groups.size());
+        bool last = item.row_group == file.row_groups.back();
+        int64_t bytes = file.size_bytes / groups + (last ? file.size_bytes % groups : 0);
+        state.progress->AddRead(last ? 1 : 0, batch.num_rows(), bytes);
+      }
       // Target-sized slices: the filter's intermediate vectors stay in cache, and consumers
       // get batches of the usual size.
       for (int64_t start = 0; start < batch.num_rows(); start += kTargetBatchRows) {
@@ -221,6 +233,7 @@ std::optional<Batch> NextDecodedHere(const StatePtr& state, std::unique_lock<std
 }  // namespace
 
 std::optional<Batch> ScanStream::Next(ExecContext& context) {
+  ThrowIfCanceled(context.cancellation);
   const StatePtr& state = state_;
   std::unique_lock<std::mutex> lock(state->mutex);
   if (!state->started) {
@@ -228,6 +241,7 @@ std::optional<Batch> ScanStream::Next(ExecContext& context) {
     state->worker_eval = context.eval;
     state->consumer_eval = context.eval;
     state->counters = context.counters;
+    state->progress = context.progress;
     state->pool = &context.Pool();
     state->parallelism = std::max<size_t>(1, context.Parallelism());
     state->capacity = 2 * state->parallelism + 1;

@@ -17,6 +17,9 @@ namespace silt::exec {
 struct ScanFile {
   std::vector<int> row_groups;
   std::function<Batch(int row_group)> read;
+  /// The file's size in bytes, counted as read in equal shares per row group (progress only;
+  /// 0 = unknown).
+  int64_t size_bytes = 0;
 };
 
 /// Reads files in parallel, spreading the row groups of each file over the workers, filters the
@@ -43,7 +46,8 @@ class ScanStream {
   void DecodeOnCallers();
 
   /// The next non-empty batch, or nullopt when every file is read. Rethrows the first error of
-  /// any worker (the original silt::Error). Called from one thread at a time unless
+  /// any worker (the original silt::Error); throws OPERATION_CANCELED when the context's
+  /// cancellation was requested. Reports files, rows and bytes read to the context's progress. Called from one thread at a time unless
   /// DecodeOnCallers() was called.
   std::optional<Batch> Next(ExecContext& context);
 

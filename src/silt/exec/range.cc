@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <limits>
 
 #include "silt/base/check.h"
 #include "silt/exec/operators.h"
@@ -21,6 +22,12 @@ class RangeOperator final : public Operator {
   }
 
   std::optional<Batch> Next(ExecContext& context) override {
+    ThrowIfCanceled(context.cancellation);
+    if (context.progress != nullptr && !announced_) {
+      announced_ = true;
+      context.progress->AddInputTotals(0, 0, static_cast<int64_t>(std::min<__int128>(
+                                                 remaining_, std::numeric_limits<int64_t>::max())));
+    }
     if (remaining_ <= 0) return std::nullopt;
     int64_t rows = static_cast<int64_t>(std::min<__int128>(remaining_, kTargetBatchRows));
     BufferPtr values = Buffer::Allocate(static_cast<size_t>(rows) * sizeof(int64_t));
@@ -35,6 +42,7 @@ class RangeOperator final : public Operator {
     }
     produced_ += static_cast<uint64_t>(rows);
     remaining_ -= rows;
+    if (context.progress != nullptr) context.progress->AddRead(0, rows, 0);
     return Batch(schema(), {Vector::Make(LongType(), rows, {nullptr, values}, {}, 0)}, rows);
   }
 
@@ -49,6 +57,7 @@ class RangeOperator final : public Operator {
   int64_t step_;
   __int128 remaining_ = 0;
   uint64_t produced_ = 0;  // a range may hold up to 2^64 - 1 values
+  bool announced_ = false;  // its row count was added to the progress totals
 };
 
 }  // namespace

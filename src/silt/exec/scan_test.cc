@@ -1,6 +1,6 @@
 // Scans of Delta tables and plain Parquet files: projection, filtering inside the scan, file
 // pruning counters, parallel streaming over row groups, deletion vectors, early destruction and
-// worker errors.
+// worker errors; the progress scans and ranges report, and cancellation between batches.
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -13,6 +13,7 @@
 #include <set>
 #include <thread>
 
+#include "silt/base/testing_error_class.h"
 #include "silt/base/thread_pool.h"
 #include "silt/error.h"
 #include "silt/exec/operators.h"
@@ -626,6 +627,68 @@ TEST_F(ParquetScanTest, MissingColumnAndWrongTypeAreErrors) {
       EXPECT_EQ(error.error_class(), expected);
     }
   }
+}
+
+}  // namespace
+}  // namespace silt::exec
+
+namespace silt::exec {
+namespace {
+
+TEST_F(DeltaScanTest, ProgressCountsTheFilesRowsAndBytesOfTheScan) {
+  CreatePartitionedTable();
+  int64_t table_bytes = 0;
+  for (const auto& file : log::Snapshot::Load(fs_, root_)->files()) table_bytes += file.size;
+  Progress progress;
+  progress.Start();
+  ExecContext context;
+  context.progress = &progress;
+  OperatorPtr scan = Scan();
+  EXPECT_EQ(CountRows(Collect(*scan, context)), 300);
+  ProgressSnapshot done = progress.Read();
+  EXPECT_TRUE(done.running);
+  EXPECT_EQ(done.files_to_read, 3);
+  EXPECT_EQ(done.files_read, 3);
+  EXPECT_EQ(done.rows_read, 300);
+  EXPECT_GT(table_bytes, 0);
+  EXPECT_EQ(done.bytes_to_read, table_bytes);
+  EXPECT_EQ(done.bytes_read, table_bytes);
+  progress.Finish();
+  EXPECT_FALSE(progress.Read().running);
+}
+
+TEST_F(DeltaScanTest, ACancelStopsTheScanBetweenBatches) {
+  CreateTableWithRowGroups(/*rows=*/3000, /*group_rows=*/500);
+  Cancellation cancellation;
+  ExecContext context;
+  context.cancellation = &cancellation;
+  context.parallelism = 1;
+  OperatorPtr scan = Scan();
+  ASSERT_TRUE(scan->Next(context).has_value());
+  cancellation.Cancel();
+  EXPECT_EQ(ErrorClassOf([&] { scan->Next(context); }), "OPERATION_CANCELED");
+
+  // A cancel requested before the first batch stops the scan before it reads anything.
+  OperatorPtr fresh = Scan();
+  EXPECT_EQ(ErrorClassOf([&] { Collect(*fresh, context); }), "OPERATION_CANCELED");
+  cancellation.Reset();
+  EXPECT_EQ(CountRows(Collect(*fresh, context)), 3000);
+}
+
+TEST(RangeTest, ReportsItsRowsAndStopsWhenCanceled) {
+  Progress progress;
+  progress.Start();
+  Cancellation cancellation;
+  ExecContext context;
+  context.progress = &progress;
+  context.cancellation = &cancellation;
+  OperatorPtr range = MakeRange(0, 3 * kTargetBatchRows + 5, 1, "id");
+  ASSERT_TRUE(range->Next(context).has_value());
+  EXPECT_EQ(progress.Read().rows_to_read, 3 * kTargetBatchRows + 5);
+  EXPECT_EQ(progress.Read().rows_read, kTargetBatchRows);
+  cancellation.Cancel();
+  EXPECT_EQ(ErrorClassOf([&] { range->Next(context); }), "OPERATION_CANCELED");
+  EXPECT_EQ(progress.Read().rows_read, kTargetBatchRows);
 }
 
 }  // namespace

@@ -177,6 +177,13 @@ class BinRewriter {
     }
   }
 
+  // Reports `file` read and its live rows rewritten.
+  void CountFile(const AddFile& file, int64_t rows) const {
+    if (options_.progress == nullptr) return;
+    options_.progress->AddRead(1, rows, file.size);
+    options_.progress->AddWritten(0, rows, 0);
+  }
+
   // Writes the live rows of `bin` to new files and returns their adds.
   std::vector<AddFile> Rewrite(const Bin& bin) const {
     DataFileWriterOptions writer_options;
@@ -187,18 +194,26 @@ class BinRewriter {
       auto writer = MakeWriter(writer_options);
       for (const AddFile* file : bin.files) {
         std::unique_ptr<TableScan::OpenedFile> opened = scan_->OpenFile(*file);
+        int64_t rows = 0;
         for (int row_group : opened->row_groups()) {
+          ThrowIfCanceled(options_.commit.cancellation);
           Batch batch = opened->ReadRowGroup(row_group);
           if (batch.num_rows() > 0) writer->Write(InTableSchema(batch));
+          rows += batch.num_rows();
         }
+        CountFile(*file, rows);
       }
       return writer->Finish();
     }
     std::vector<Batch> batches;
     for (const AddFile* file : bin.files) {
+      ThrowIfCanceled(options_.commit.cancellation);
+      int64_t rows = 0;
       for (Batch& batch : scan_->ReadFile(*file)) {
+        rows += batch.num_rows();
         if (batch.num_rows() > 0) batches.push_back(InTableSchema(batch));
       }
+      CountFile(*file, rows);
     }
     if (batches.empty()) return {};
     Batch rows = ConcatenateBatches(batches);
@@ -325,11 +340,23 @@ OptimizeResult Optimize(std::shared_ptr<const Snapshot> snapshot, const Optimize
     if (zorder || ShouldCompact(*file, options)) selected.push_back(file);
   }
   std::vector<Bin> bins = GroupIntoBins(selected, zorder, options.max_file_size);
+  if (options.progress != nullptr) {
+    int64_t files = 0;
+    int64_t bytes = 0;
+    for (const Bin& bin : bins) {
+      files += static_cast<int64_t>(bin.files.size());
+      for (const AddFile* file : bin.files) bytes += file->size;
+    }
+    options.progress->AddInputTotals(files, bytes);
+  }
 
   ThreadPool& pool = options.pool != nullptr ? *options.pool : ThreadPool::Default();
   BinRewriter rewriter(snapshot, options);
   std::vector<std::vector<AddFile>> written(bins.size());
-  pool.ParallelFor(bins.size(), [&](size_t i) { written[i] = rewriter.Rewrite(bins[i]); });
+  pool.ParallelFor(bins.size(), [&](size_t i) {
+    ThrowIfCanceled(options.commit.cancellation);
+    written[i] = rewriter.Rewrite(bins[i]);
+  });
 
   std::vector<int64_t> added_sizes;
   std::vector<int64_t> removed_sizes;

@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "silt/base/progress.h"
 #include "silt/log/actions.h"
 #include "silt/log/snapshot.h"
 #include "silt/log/table_scan.h"
@@ -66,7 +67,11 @@ struct OptimizeOptions {
   /// The table features the caller enforces itself (see Transaction::Start).
   std::vector<std::string> enforced_features;
   ThreadPool* pool = nullptr;  ///< nullptr: the default pool.
+  /// Also carries the statement's cancel request, checked before each bin and row group.
   CommitOptions commit;
+  /// Counts the files chosen for rewriting as the input to read, then each one read and the
+  /// rows written. Not owned; nullptr = nobody listens.
+  Progress* progress = nullptr;
 };
 
 /// Sizes of a set of files (Delta's FileSizeMetrics).

@@ -747,6 +747,7 @@ CommitResult Transaction::Commit(const CommitOptions& options) {
   CommitResult result;
   int64_t version = read_version() + 1;
   for (int attempt = 1;; ++attempt) {
+    ThrowIfCanceled(options.cancellation);
     if (attempt > options.max_attempts) {
       SILT_THROW(DELTA_CONCURRENT_WRITE,
                  {{"conflictingCommit", "\nGave up after " + std::to_string(options.max_attempts) +

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "silt/base/cancellation.h"
 #include "silt/io/file_system.h"
 #include "silt/log/actions.h"
 #include "silt/log/snapshot.h"
@@ -61,6 +62,9 @@ struct CommitOptions {
   /// Clock for commitInfo.timestamp / inCommitTimestamp and retention (ms since the epoch);
   /// nullopt: the system clock.
   std::optional<int64_t> now_ms;
+  /// The statement's cancel request: Commit throws OPERATION_CANCELED, writing nothing, when it
+  /// is requested before an attempt to write the commit file. Not owned; nullptr = none.
+  const Cancellation* cancellation = nullptr;
 };
 
 /// One optimistic transaction. Not thread-safe; use from one thread. Commit at most once.

@@ -118,6 +118,26 @@ TEST(TransactionTest, AppendRecordsReadVersionAndLands) {
   EXPECT_THAT(snapshot->commit_info()->raw_json, HasSubstr("\"operationParameters\":{\"mode\":\"Append\"}"));
 }
 
+TEST(TransactionTest, ACanceledCommitWritesNothing) {
+  auto fs = CreateTable(false);
+  Cancellation cancellation;
+  cancellation.Cancel();
+  CommitOptions options;
+  options.cancellation = &cancellation;
+  auto txn = Latest(fs);
+  txn->Add(MakeAdd("a.parquet"));
+  txn->SetOperation("WRITE", {{"mode", "\"Append\""}});
+  EXPECT_EQ(ErrorClassOf([&] { txn->Commit(options); }), "OPERATION_CANCELED");
+  EXPECT_EQ(Snapshot::Load(fs, kRoot)->version(), 0);
+
+  // Without a request the same options commit.
+  cancellation.Reset();
+  auto again = Latest(fs);
+  again->Add(MakeAdd("a.parquet"));
+  again->SetOperation("WRITE", {{"mode", "\"Append\""}});
+  EXPECT_EQ(again->Commit(options).version, 1);
+}
+
 TEST(TransactionTest, RefusesBackendWithoutAtomicPutIfAbsent) {
   auto fs = std::make_shared<NonAtomicFileSystem>();
   auto txn = Transaction::StartCreate(fs, kRoot);

@@ -106,6 +106,7 @@ VacuumResult Vacuum(const std::shared_ptr<const Snapshot>& snapshot, const Vacuu
   std::vector<std::pair<std::string, int64_t>> doomed;  // path, size
   std::vector<std::string> folders;                     // below the root, parents first
   while (!pending.empty()) {
+    ThrowIfCanceled(options.cancellation);
     std::string folder = std::move(pending.back());
     pending.pop_back();
     ++result.directories;
@@ -144,6 +145,7 @@ VacuumResult Vacuum(const std::shared_ptr<const Snapshot>& snapshot, const Vacuu
   }
   try {
     for (const std::string& path : result.files) {
+      ThrowIfCanceled(options.cancellation);
       if (fs.Delete(path)) ++result.deleted_files;
     }
     // Folders the deletes left empty go too, deepest first (a parent is listed before its

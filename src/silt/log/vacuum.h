@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "silt/base/cancellation.h"
 #include "silt/log/actions.h"
 #include "silt/log/snapshot.h"
 
@@ -42,6 +43,10 @@ struct VacuumOptions {
   std::optional<int64_t> now_ms;
   /// Passed to Transaction::Start for the VACUUM START/END commits.
   std::vector<std::string> enforced_features;
+  /// The statement's cancel request, checked before each folder listed and each file deleted:
+  /// a cancel while listing commits nothing; one while deleting commits VACUUM END with status
+  /// FAILED, as any failed deletion does. Not owned; nullptr = not cancellable.
+  const Cancellation* cancellation = nullptr;
 };
 
 struct VacuumResult {

@@ -208,6 +208,22 @@ TEST_F(VacuumTest, DryRunListsWithoutDeletingOrCommitting) {
   EXPECT_EQ(Snapshot::Load(fs_, kRoot)->version(), version);
 }
 
+TEST_F(VacuumTest, ACancelBeforeTheDeletesDeletesAndCommitsNothing) {
+  CreateTable();
+  WriteFile("orphan.parquet", 8 * kDayMs);
+  int64_t version = Snapshot::Load(fs_, kRoot)->version();
+  Cancellation cancellation;
+  cancellation.Cancel();
+  VacuumOptions options;
+  options.cancellation = &cancellation;
+  EXPECT_EQ(ErrorClassOf([&] { Run(options); }), "OPERATION_CANCELED");
+  EXPECT_TRUE(Exists("orphan.parquet"));
+  EXPECT_EQ(Snapshot::Load(fs_, kRoot)->version(), version);
+  cancellation.Reset();
+  EXPECT_EQ(Run(options).deleted_files, 1);
+  EXPECT_FALSE(Exists("orphan.parquet"));
+}
+
 TEST_F(VacuumTest, RecordsVacuumStartAndEndInTheHistory) {
   CreateTable();
   WriteFile("a.parquet", 8 * kDayMs, "12345");

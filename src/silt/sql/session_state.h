@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "silt/base/cancellation.h"
+#include "silt/base/progress.h"
 #include "silt/expr/eval_context.h"
 #include "silt/sql/ast.h"
 #include "silt/sql/catalog.h"
@@ -85,6 +87,12 @@ class SessionState {
   /// Worker threads for query execution.
   ThreadPool& pool() const;
 
+  /// The cancel request of the running statement: any thread may Cancel() it; statements poll
+  /// it between batches and files and before committing.
+  Cancellation& cancellation() { return cancellation_; }
+  /// The running statement's progress counters, readable from any thread.
+  Progress& progress() { return progress_; }
+
  private:
   TableSource ResolveCatalogTable(const std::string& database, const std::string& table,
                                   const QualifiedName& written,
@@ -95,6 +103,8 @@ class SessionState {
   std::string current_database_ = "default";
   std::map<std::string, std::string> conf_;
   std::map<std::string, TempView> temp_views_;  // lower-case name
+  Cancellation cancellation_;
+  Progress progress_;
 };
 
 }  // namespace silt::sql
