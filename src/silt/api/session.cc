@@ -217,7 +217,10 @@ api::StatementFiles& api::Access::Files(Session& session) { return *session.impl
 
 sql::SessionState& api::StateOf(Session& session) { return Access::State(session); }
 
-ProgressSnapshot api::StatementProgress(Session& session) { return StateOf(session).progress().Read(); }
+ProgressSnapshot api::StatementProgress(const Session& session) {
+  // Reading the counters changes nothing; the state is reached through the non-const accessor.
+  return StateOf(const_cast<Session&>(session)).progress().Read();
+}
 
 StatementOutput api::RunStatements(Session& session, std::string_view sql) {
   StatementOutput last;

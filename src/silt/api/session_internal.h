@@ -79,7 +79,7 @@ class StatementFiles;
 /// What the running statement has done so far (files, rows and bytes read and written, elapsed
 /// time). Between statements, running is false and the counters keep the last statement's
 /// totals. Safe from any thread, e.g. a progress timer.
-ProgressSnapshot StatementProgress(Session& session);
+ProgressSnapshot StatementProgress(const Session& session);
 
 struct Access {
   static sql::SessionState& State(Session& session);
