@@ -9,6 +9,7 @@
 #include "silt/commands/dml_support.h"
 #include "silt/commands/statement_internal.h"
 #include "silt/log/optimize.h"
+#include "silt/log/table_properties.h"
 #include "silt/sql/optimizer.h"
 
 namespace silt::commands::internal {
@@ -48,36 +49,10 @@ void CheckPartitionPredicate(const sql::Expression& node,
   visit(node.filter);
 }
 
-// Parses a byte count: digits with an optional unit (b, k/kb, m/mb, g/gb, t/tb; binary
-// multiples, as Spark's byte strings). nullopt for anything else.
-std::optional<int64_t> ParseBytes(std::string_view text) {
-  size_t digits = 0;
-  while (digits < text.size() && std::isdigit(static_cast<unsigned char>(text[digits]))) ++digits;
-  if (digits == 0 || digits > 18) return std::nullopt;
-  int64_t value = std::stoll(std::string(text.substr(0, digits)));
-  std::string unit = Lower(text.substr(digits));
-  int shift = 0;
-  if (unit.empty() || unit == "b") {
-    shift = 0;
-  } else if (unit == "k" || unit == "kb") {
-    shift = 10;
-  } else if (unit == "m" || unit == "mb") {
-    shift = 20;
-  } else if (unit == "g" || unit == "gb") {
-    shift = 30;
-  } else if (unit == "t" || unit == "tb") {
-    shift = 40;
-  } else {
-    return std::nullopt;
-  }
-  if (value > (INT64_MAX >> shift)) return std::nullopt;
-  return value << shift;
-}
-
 int64_t ByteConf(const sql::SessionState& session, std::string_view key, int64_t default_value) {
   std::optional<std::string> text = session.GetConf(std::string(key));
   if (!text) return default_value;
-  std::optional<int64_t> bytes = ParseBytes(*text);
+  std::optional<int64_t> bytes = log::ParseByteSize(*text);
   if (!bytes) {
     SILT_THROW(INVALID_CONF_VALUE, {{"confValue", *text},
                                     {"confName", std::string(key)},
@@ -241,7 +216,7 @@ StatementResult ExecuteOptimize(sql::SessionState& session, const sql::Statement
   options.min_file_size = ByteConf(session, log::kOptimizeMinFileSizeKey, options.min_file_size);
   options.max_file_size = ByteConf(session, log::kOptimizeMaxFileSizeKey, options.max_file_size);
   if (const std::string* target = log::FindValue(metadata.configuration, "delta.targetFileSize")) {
-    std::optional<int64_t> bytes = ParseBytes(*target);
+    std::optional<int64_t> bytes = log::ParseByteSize(*target);
     if (!bytes || *bytes <= 0) {
       SILT_THROW(INVALID_CONFIGURATION, {{"value", *target},
                                          {"key", "delta.targetFileSize"},

@@ -16,6 +16,7 @@
 #include "silt/io/path.h"
 #include "silt/log/data_file_writer.h"
 #include "silt/log/table_features.h"
+#include "silt/log/table_properties.h"
 #include "silt/log/table_scan.h"
 #include "silt/log/transaction.h"
 #include "silt/sql/expression_binder.h"
@@ -243,16 +244,20 @@ Field ColumnField(const sql::Statement& statement, const sql::ColumnDefinition& 
   return field;
 }
 
-// Table properties: TBLPROPERTIES plus the session's defaults for properties not given.
+// Table properties: TBLPROPERTIES plus the session's defaults for properties not given, each
+// checked as Delta checks it, so that a value no later write could use fails the statement
+// before anything is written.
 log::StringMap TableProperties(const sql::SessionState& session, const sql::Statement& statement) {
   log::StringMap properties;
-  for (const auto& [key, value] : statement.properties) properties.emplace_back(key, value);
+  for (const auto& [key, value] : statement.properties) {
+    properties.push_back(log::ValidateTableProperty(key, value));
+  }
   for (const auto& [key, value] : session.conf()) {
     if (key.rfind(kDefaultsPrefix, 0) != 0) continue;
-    std::string property = "delta." + key.substr(kDefaultsPrefix.size());
-    if (!log::FindValue(properties, property)) properties.emplace_back(property, value);
+    auto property = log::ValidateTableProperty("delta." + key.substr(kDefaultsPrefix.size()), value);
+    if (!log::FindValue(properties, property.first)) properties.push_back(std::move(property));
   }
-  return properties;
+  return log::ValidateTableProperties(properties);
 }
 
 // Checks generated-column and CHECK expressions against the schema before anything is written.
@@ -623,12 +628,13 @@ StatementResult ExecuteAlterTable(sql::SessionState& session, const sql::Stateme
   switch (statement.alter_action) {
     case sql::AlterTableAction::kSetProperties: {
       log::StringMap set;
-      for (const auto& [key, value] : statement.properties) {
-        if (Lower(key).rfind("delta.constraints.", 0) == 0) {
+      for (const auto& [given_key, given_value] : statement.properties) {
+        if (Lower(given_key).rfind("delta.constraints.", 0) == 0) {
           SILT_THROW(UNSUPPORTED_FEATURE,
                      {{"message",
                        "Setting delta.constraints.* directly; use ALTER TABLE ADD CONSTRAINT"}});
         }
+        auto [key, value] = log::ValidateTableProperty(given_key, given_value);
         bool replaced = false;
         for (auto& [existing_key, existing_value] : metadata.configuration) {
           if (existing_key == key) {
