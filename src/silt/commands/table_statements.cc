@@ -6,6 +6,7 @@
 
 #include "silt/base/check.h"
 #include "silt/base/json_writer.h"
+#include "silt/base/shortened_text.h"
 #include "silt/commands/dml_validation.h"
 #include "silt/commands/statement_internal.h"
 #include "silt/exec/text_format.h"
@@ -201,12 +202,14 @@ CreateTarget ResolveCreateTarget(sql::SessionState& session, const sql::Statemen
   } else {
     SILT_THROW(INVALID_SCHEMA_OR_RELATION_NAME, {{"name", name.back()}});
   }
+  target.table = Lower(name.back());
+  sql::Catalog::CheckTableName(target.table);
   session.catalog().CheckDatabase(database);
   target.database = database;
-  target.table = Lower(name.back());
   SILT_USER_CHECK(!target.table.empty() && target.table.find('/') == std::string::npos,
-                  INVALID_SCHEMA_OR_RELATION_NAME, {{"name", name.back()}});
-  target.display_name = "`spark_catalog`.`" + database + "`.`" + target.table + "`";
+                  INVALID_SCHEMA_OR_RELATION_NAME, {{"name", ShortenedForMessage(name.back())}});
+  target.display_name = "`spark_catalog`.`" + ShortenedForMessage(database) + "`.`" +
+                        ShortenedForMessage(target.table) + "`";
   std::optional<std::string> existing = session.catalog().TableLocation(database, target.table);
   if (existing) {
     target.exists = true;
@@ -436,9 +439,24 @@ StatementResult ExecuteCreateTable(sql::SessionState& session, const sql::Statem
                {"numOutputBytes", std::to_string(written.bytes)}};
   }
   txn->SetOperation(operation, CreateParameters(target, statement, properties), metrics);
-  txn->Commit();
-  if (target.database && target.external && !target.exists) {
+  // A new external table is registered before its commit and unregistered when the commit
+  // fails: of two processes creating one name, the loser fails before its table exists, and a
+  // statement whose commit landed never reports a failure afterwards.
+  bool registering = target.database && target.external && !target.exists;
+  if (registering) {
     session.catalog().RegisterExternalTable(*target.database, target.table, target.location);
+  }
+  try {
+    txn->Commit();
+  } catch (...) {
+    if (registering) {
+      try {
+        session.catalog().DropTable(*target.database, target.table, /*if_exists=*/true);
+      } catch (const Error&) {
+        // The commit's error is the one to report.
+      }
+    }
+    throw;
   }
   return {};
 }
