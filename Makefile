@@ -39,10 +39,14 @@ install: build
 deb: build
 	@cd build && cpack -G DEB
 
+# Every suite under ASan + UBSan: the unit tests beside the code and the integration suites
+# under test/ (SQL logic files, interop with the DuckDB peer, golden tables, the log's process
+# tests, and the CLI tests, which run the sanitized binary). Test timeouts are scaled for the
+# slower build (cmake/SiltTesting.cmake).
 debug-test: setup duckdb-peer
 	@cmake --preset debug >/dev/null
 	@cmake --build --preset debug -j $(JOBS)
-	@ctest --preset debug -j $(JOBS) -L unit
+	@ctest --preset debug -j $(JOBS) -L 'unit|integration'
 
 fuzz: setup
 	@cmake --preset fuzz >/dev/null

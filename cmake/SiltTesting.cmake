@@ -9,8 +9,12 @@ function(silt_add_test)
   if(NOT T_TIMEOUT)
     set(T_TIMEOUT 600)
   endif()
-  # Tests beside the code are unit tests (make debug-test runs those under ASan/UBSan); tests
-  # under test/ are integration tests (DuckDB peer, golden tables, processes, the CLI).
+  # Sanitized builds (make debug-test) run every suite several times slower.
+  if(SILT_SANITIZE)
+    math(EXPR T_TIMEOUT "${T_TIMEOUT} * 4")
+  endif()
+  # Tests beside the code are unit tests; tests under test/ are integration tests (DuckDB peer,
+  # golden tables, processes, the CLI). make debug-test runs both under ASan/UBSan.
   string(FIND "${CMAKE_CURRENT_SOURCE_DIR}" "${PROJECT_SOURCE_DIR}/src/" in_src)
   if(in_src EQUAL 0)
     set(T_LABEL unit)

@@ -4,9 +4,14 @@
 
 #include "silt/base/check.h"
 #include "silt/base/error_class.h"
+#include "silt/base/shortened_text.h"
 
 namespace silt {
 namespace {
+
+// No parameter of a message is longer than this: a longer one is an echo of some input (a
+// name, a literal, a file's bytes) that would bury the message.
+constexpr size_t kParameterEchoLimit = 4096;
 
 constexpr std::array<ErrorClassInfo, static_cast<size_t>(ErrorClass::kCount)> kRegistry = {{
 #define SILT_ERROR_CLASS(name, sqlstate, category, message) \
@@ -63,7 +68,11 @@ void Error::Render(const ErrorParam* params, size_t count) {
           if (params[p].name == name) found = &params[p];
         }
         if (found != nullptr) {
-          message_ += found->value;
+          if (found->value.size() > kParameterEchoLimit) {
+            message_ += ShortenedForMessage(found->value, kParameterEchoLimit);
+          } else {
+            message_ += found->value;
+          }
           i = close + 1;
           continue;
         }

@@ -9,6 +9,7 @@
 #include "silt/commands/dml_support.h"
 #include "silt/commands/statement_internal.h"
 #include "silt/log/optimize.h"
+#include "silt/log/table_properties.h"
 #include "silt/sql/optimizer.h"
 
 namespace silt::commands::internal {
@@ -51,7 +52,7 @@ void CheckPartitionPredicate(const sql::Expression& node,
 int64_t ByteConf(const sql::SessionState& session, std::string_view key, int64_t default_value) {
   std::optional<std::string> text = session.GetConf(std::string(key));
   if (!text) return default_value;
-  std::optional<int64_t> bytes = ParseBytes(*text);
+  std::optional<int64_t> bytes = log::ParseByteSize(*text);
   if (!bytes) {
     SILT_THROW(INVALID_CONF_VALUE, {{"confValue", *text},
                                     {"confName", std::string(key)},
@@ -239,7 +240,7 @@ StatementResult ExecuteOptimize(sql::SessionState& session, const sql::Statement
   options.min_file_size = ByteConf(session, log::kOptimizeMinFileSizeKey, options.min_file_size);
   options.max_file_size = ByteConf(session, log::kOptimizeMaxFileSizeKey, options.max_file_size);
   if (const std::string* target = log::FindValue(metadata.configuration, "delta.targetFileSize")) {
-    std::optional<int64_t> bytes = ParseBytes(*target);
+    std::optional<int64_t> bytes = log::ParseByteSize(*target);
     if (!bytes || *bytes <= 0) {
       SILT_THROW(INVALID_CONFIGURATION, {{"value", *target},
                                          {"key", "delta.targetFileSize"},

@@ -7,6 +7,7 @@
 #include "silt/base/ascii.h"
 #include "silt/base/check.h"
 #include "silt/base/json_writer.h"
+#include "silt/base/shortened_text.h"
 #include "silt/commands/merge.h"
 #include "silt/commands/statement_internal.h"
 #include "silt/expr/interval_functions.h"
@@ -215,12 +216,12 @@ StatementResult ExecuteDropTable(sql::SessionState& session, const sql::Statemen
     database = name[1];
     table = name[2];
   } else {
-    SILT_THROW(INVALID_SCHEMA_OR_RELATION_NAME, {{"name", name.back()}});
+    SILT_THROW(INVALID_SCHEMA_OR_RELATION_NAME, {{"name", ShortenedForMessage(name.back())}});
   }
   if (!session.catalog().DatabaseExists(database)) {
     if (statement.if_exists) return {};
     std::string written;
-    for (const auto& part : name) written += (written.empty() ? "`" : ".`") + part + "`";
+    for (const auto& part : name) written += (written.empty() ? "`" : ".`") + ShortenedForMessage(part) + "`";
     throw MakeError(ErrorClass::TABLE_OR_VIEW_NOT_FOUND, {{"relationName", written}})
         .WithContext(sql::FormatPosition(statement.position));
   }
@@ -241,7 +242,7 @@ StatementResult ExecuteDropView(sql::SessionState& session, const sql::Statement
                 {"alternative", "DROP TABLE"}});
   }
   std::string written;
-  for (const auto& part : statement.name) written += (written.empty() ? "`" : ".`") + part + "`";
+  for (const auto& part : statement.name) written += (written.empty() ? "`" : ".`") + ShortenedForMessage(part) + "`";
   throw MakeError(ErrorClass::TABLE_OR_VIEW_NOT_FOUND, {{"relationName", written}})
       .WithContext(sql::FormatPosition(statement.position));
 }

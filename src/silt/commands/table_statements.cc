@@ -6,6 +6,7 @@
 
 #include "silt/base/check.h"
 #include "silt/base/json_writer.h"
+#include "silt/base/shortened_text.h"
 #include "silt/commands/dml_validation.h"
 #include "silt/commands/statement_internal.h"
 #include "silt/exec/text_format.h"
@@ -16,6 +17,7 @@
 #include "silt/io/path.h"
 #include "silt/log/data_file_writer.h"
 #include "silt/log/table_features.h"
+#include "silt/log/table_properties.h"
 #include "silt/log/table_scan.h"
 #include "silt/log/transaction.h"
 #include "silt/sql/expression_binder.h"
@@ -202,12 +204,14 @@ CreateTarget ResolveCreateTarget(sql::SessionState& session, const sql::Statemen
   } else {
     SILT_THROW(INVALID_SCHEMA_OR_RELATION_NAME, {{"name", name.back()}});
   }
+  target.table = Lower(name.back());
+  sql::Catalog::CheckTableName(target.table);
   session.catalog().CheckDatabase(database);
   target.database = database;
-  target.table = Lower(name.back());
   SILT_USER_CHECK(!target.table.empty() && target.table.find('/') == std::string::npos,
-                  INVALID_SCHEMA_OR_RELATION_NAME, {{"name", name.back()}});
-  target.display_name = "`spark_catalog`.`" + database + "`.`" + target.table + "`";
+                  INVALID_SCHEMA_OR_RELATION_NAME, {{"name", ShortenedForMessage(name.back())}});
+  target.display_name = "`spark_catalog`.`" + ShortenedForMessage(database) + "`.`" +
+                        ShortenedForMessage(target.table) + "`";
   std::optional<std::string> existing = session.catalog().TableLocation(database, target.table);
   if (existing) {
     target.exists = true;
@@ -245,16 +249,20 @@ Field ColumnField(const sql::Statement& statement, const sql::ColumnDefinition& 
   return field;
 }
 
-// Table properties: TBLPROPERTIES plus the session's defaults for properties not given.
+// Table properties: TBLPROPERTIES plus the session's defaults for properties not given, each
+// checked as Delta checks it, so that a value no later write could use fails the statement
+// before anything is written.
 log::StringMap TableProperties(const sql::SessionState& session, const sql::Statement& statement) {
   log::StringMap properties;
-  for (const auto& [key, value] : statement.properties) properties.emplace_back(key, value);
+  for (const auto& [key, value] : statement.properties) {
+    properties.push_back(log::ValidateTableProperty(key, value));
+  }
   for (const auto& [key, value] : session.conf()) {
     if (key.rfind(kDefaultsPrefix, 0) != 0) continue;
-    std::string property = "delta." + key.substr(kDefaultsPrefix.size());
-    if (!log::FindValue(properties, property)) properties.emplace_back(property, value);
+    auto property = log::ValidateTableProperty("delta." + key.substr(kDefaultsPrefix.size()), value);
+    if (!log::FindValue(properties, property.first)) properties.push_back(std::move(property));
   }
-  return properties;
+  return log::ValidateTableProperties(properties);
 }
 
 // Checks generated-column and CHECK expressions against the schema before anything is written.
@@ -433,9 +441,24 @@ StatementResult ExecuteCreateTable(sql::SessionState& session, const sql::Statem
                {"numOutputBytes", std::to_string(written.bytes)}};
   }
   txn->SetOperation(operation, CreateParameters(target, statement, properties), metrics);
-  txn->Commit(CommitOptionsFor(session));
-  if (target.database && target.external && !target.exists) {
+  // A new external table is registered before its commit and unregistered when the commit
+  // fails: of two processes creating one name, the loser fails before its table exists, and a
+  // statement whose commit landed never reports a failure afterwards.
+  bool registering = target.database && target.external && !target.exists;
+  if (registering) {
     session.catalog().RegisterExternalTable(*target.database, target.table, target.location);
+  }
+  try {
+    txn->Commit(CommitOptionsFor(session));
+  } catch (...) {
+    if (registering) {
+      try {
+        session.catalog().DropTable(*target.database, target.table, /*if_exists=*/true);
+      } catch (const Error&) {
+        // The commit's error is the one to report.
+      }
+    }
+    throw;
   }
   return {};
 }
@@ -625,12 +648,13 @@ StatementResult ExecuteAlterTable(sql::SessionState& session, const sql::Stateme
   switch (statement.alter_action) {
     case sql::AlterTableAction::kSetProperties: {
       log::StringMap set;
-      for (const auto& [key, value] : statement.properties) {
-        if (Lower(key).rfind("delta.constraints.", 0) == 0) {
+      for (const auto& [given_key, given_value] : statement.properties) {
+        if (Lower(given_key).rfind("delta.constraints.", 0) == 0) {
           SILT_THROW(UNSUPPORTED_FEATURE,
                      {{"message",
                        "Setting delta.constraints.* directly; use ALTER TABLE ADD CONSTRAINT"}});
         }
+        auto [key, value] = log::ValidateTableProperty(given_key, given_value);
         bool replaced = false;
         for (auto& [existing_key, existing_value] : metadata.configuration) {
           if (existing_key == key) {

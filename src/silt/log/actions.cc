@@ -156,6 +156,8 @@ Metadata ParseMetadata(const ObjectReader& reader) {
     metadata.format.options = ReadStringMap(format_reader, "options");
   }
   metadata.schema_string = reader.RequiredString("schemaString");
+  // Required: without it a partitioned table's files would read with NULL partition values.
+  if (!reader.Find("partitionColumns")) reader.Fail("partitionColumns", "is missing");
   metadata.partition_columns = ReadStringArray(reader, "partitionColumns");
   metadata.created_time = reader.OptionalInt64("createdTime");
   metadata.configuration = ReadStringMap(reader, "configuration");

@@ -102,6 +102,11 @@ TEST(ActionsTest, MalformedInputIsCorruption) {
             "DELTA_INVALID_LOG_ENTRY");
   EXPECT_EQ(ErrorClassOf([] { ParseActions(R"({"protocol":5})", "f"); }),
             "DELTA_INVALID_LOG_ENTRY");
+  // Without partitionColumns a partitioned table would read NULL partition values.
+  EXPECT_EQ(ErrorClassOf([] {
+              ParseActions(R"({"metaData":{"id":"x","schemaString":"{}","configuration":{}}})", "f");
+            }),
+            "DELTA_INVALID_LOG_ENTRY");
   EXPECT_EQ(ErrorClassOf([] {
               ParseActions(R"({"add":{"path":"a","size":1,"deletionVector":{"storageType":"x","pathOrInlineDv":"","sizeInBytes":1,"cardinality":1}}})",
                            "f");

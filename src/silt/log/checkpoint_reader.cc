@@ -3,6 +3,7 @@
 #include <mutex>
 
 #include <cmath>
+#include <cstdint>
 
 #include "silt/base/check.h"
 #include "silt/base/thread_pool.h"
@@ -151,9 +152,16 @@ std::optional<DeletionVectorDescriptor> ReadDeletionVector(const RowReader& pare
   }
   dv.storage_type = storage_type[0];
   dv.path_or_inline_dv = reader->RequiredString("pathOrInlineDv");
-  if (auto offset = reader->OptionalInt64("offset")) dv.offset = static_cast<int32_t>(*offset);
-  dv.size_in_bytes = static_cast<int32_t>(reader->RequiredInt64("sizeInBytes"));
+  // Range-checked as in the JSON log: the reader computes byte ranges from these.
+  if (auto offset = reader->OptionalInt64("offset")) {
+    if (*offset < 0 || *offset > INT32_MAX) reader->Fail("offset", "is out of range");
+    dv.offset = static_cast<int32_t>(*offset);
+  }
+  int64_t size = reader->RequiredInt64("sizeInBytes");
+  if (size < 0 || size > INT32_MAX) reader->Fail("sizeInBytes", "is out of range");
+  dv.size_in_bytes = static_cast<int32_t>(size);
   dv.cardinality = reader->RequiredInt64("cardinality");
+  if (dv.cardinality < 0) reader->Fail("cardinality", "is negative");
   dv.max_row_index = reader->OptionalInt64("maxRowIndex");
   return dv;
 }
@@ -262,8 +270,11 @@ Metadata ReadMetadata(const RowReader& reader) {
     metadata.format.options = format->OptionalStringMap("options").value_or(StringMap{});
   }
   metadata.schema_string = reader.RequiredString("schemaString");
-  metadata.partition_columns =
-      reader.OptionalStringList("partitionColumns").value_or(std::vector<std::string>{});
+  // Required: without it a partitioned table's files would read with NULL partition values.
+  std::optional<std::vector<std::string>> partition_columns =
+      reader.OptionalStringList("partitionColumns");
+  if (!partition_columns) reader.Fail("partitionColumns", "is missing");
+  metadata.partition_columns = std::move(*partition_columns);
   metadata.created_time = reader.OptionalInt64("createdTime");
   metadata.configuration = reader.OptionalStringMap("configuration").value_or(StringMap{});
   return metadata;
@@ -271,8 +282,16 @@ Metadata ReadMetadata(const RowReader& reader) {
 
 Protocol ReadProtocol(const RowReader& reader) {
   Protocol protocol;
-  protocol.min_reader_version = static_cast<int32_t>(reader.RequiredInt64("minReaderVersion"));
-  protocol.min_writer_version = static_cast<int32_t>(reader.RequiredInt64("minWriterVersion"));
+  int64_t reader_version = reader.RequiredInt64("minReaderVersion");
+  int64_t writer_version = reader.RequiredInt64("minWriterVersion");
+  if (reader_version < 0 || reader_version > INT32_MAX) {
+    reader.Fail("minReaderVersion", "is out of range");
+  }
+  if (writer_version < 0 || writer_version > INT32_MAX) {
+    reader.Fail("minWriterVersion", "is out of range");
+  }
+  protocol.min_reader_version = static_cast<int32_t>(reader_version);
+  protocol.min_writer_version = static_cast<int32_t>(writer_version);
   protocol.reader_features = reader.OptionalStringList("readerFeatures");
   protocol.writer_features = reader.OptionalStringList("writerFeatures");
   return protocol;
@@ -334,9 +353,50 @@ std::vector<Action> ActionsFromCheckpointBatch(const Batch& batch, std::string_v
 
 namespace {
 
+[[noreturn]] void FailCheckpoint(const std::string& path, std::string message) {
+  SILT_THROW(DELTA_INVALID_CHECKPOINT, {{"file", path}, {"message", std::move(message)}});
+}
+
+// A checkpoint (or sidecar) file must have the columns that carry the table's state: without
+// `add` every file of the table would be missing, without `add.partitionValues` or
+// `metaData.partitionColumns` the partition values would read as NULL. A V2 checkpoint whose
+// file actions live in sidecars may leave `add` out.
+void CheckActionColumns(const Schema& schema, const std::string& path) {
+  auto struct_type = [&](std::string_view name) -> const DataType* {
+    int index = schema.FieldIndex(name);
+    if (index < 0) return nullptr;
+    const DataType* type = schema.field(static_cast<size_t>(index)).type.get();
+    if (type->id() != TypeId::kStruct) FailCheckpoint(path, std::string(name) + " is not a struct");
+    return type;
+  };
+  auto require = [&](const DataType* type, std::string_view action,
+                     std::initializer_list<std::string_view> fields) {
+    for (std::string_view field : fields) {
+      if (type->FieldIndex(field) < 0) {
+        FailCheckpoint(path, "the " + std::string(action) + " column has no " + std::string(field) +
+                                 " field");
+      }
+    }
+  };
+  bool v2_manifest = schema.FieldIndex("sidecar") >= 0 || schema.FieldIndex("checkpointMetadata") >= 0;
+  if (const DataType* add = struct_type("add")) {
+    require(add, "add", {"path", "partitionValues", "size"});
+  } else if (!v2_manifest) {
+    FailCheckpoint(path, "the file has no add column");
+  }
+  if (const DataType* remove = struct_type("remove")) require(remove, "remove", {"path"});
+  if (const DataType* metadata = struct_type("metaData")) {
+    require(metadata, "metaData", {"id", "schemaString", "partitionColumns"});
+  }
+  if (const DataType* protocol = struct_type("protocol")) {
+    require(protocol, "protocol", {"minReaderVersion", "minWriterVersion"});
+  }
+}
+
 // Only the action columns are read: a checkpoint may also hold wide stats_parsed structs.
 std::vector<Action> ReadParquetActions(io::FileSystem& fs, const std::string& path, ThreadPool* pool) {
   auto reader = parquet::FileReader::Open(fs, path);
+  CheckActionColumns(reader->schema(), path);
   parquet::ReadOptions options;
   options.pool = pool;
   for (const char* name : {"add", "remove", "metaData", "protocol", "txn", "domainMetadata",

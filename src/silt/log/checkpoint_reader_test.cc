@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "silt/base/testing_error_class.h"
 #include "silt/error.h"
 #include "silt/log/snapshot.h"
 #include "silt/parquet/writer.h"
@@ -187,6 +188,173 @@ TEST(CheckpointReaderTest, SnapshotFromParquetCheckpoint) {
   SnapshotOptions old;
   old.version = 2;
   EXPECT_THROW(Snapshot::Load(fs, "t", old), Error);
+}
+
+// ---- damaged checkpoints: corruption errors, never a table with rows or partition values
+// missing ----
+
+struct Damage {
+  bool without_add = false;                       // no add column at all
+  bool without_partition_values = false;          // add without partitionValues
+  bool without_partition_columns = false;         // metaData without partitionColumns
+  std::optional<int64_t> dv_offset;               // the add carries a deletion vector
+  int64_t dv_size = 10;
+};
+
+DataTypePtr Without(const DataTypePtr& type, std::string_view name) {
+  std::vector<Field> fields;
+  for (const Field& field : type->fields()) {
+    if (field.name != name) fields.push_back(field);
+  }
+  return StructType(std::move(fields));
+}
+
+DataTypePtr DeletionVectorType() {
+  return StructType({{"storageType", StringType(), true, {}},
+                     {"pathOrInlineDv", StringType(), true, {}},
+                     {"offset", LongType(), true, {}},
+                     {"sizeInBytes", LongType(), true, {}},
+                     {"cardinality", LongType(), true, {}}});
+}
+
+// A checkpoint of a table partitioned by p with one file in partition p=x, damaged as asked,
+// written with silt's Parquet writer at version 3 of table "t".
+std::shared_ptr<io::FileSystem> DamagedCheckpointTable(const Damage& damage) {
+  DataTypePtr add_type = AddType();
+  if (damage.without_partition_values) add_type = Without(add_type, "partitionValues");
+  if (damage.dv_offset) {
+    std::vector<Field> fields = add_type->fields();
+    fields.push_back({"deletionVector", DeletionVectorType(), true, {}});
+    add_type = StructType(std::move(fields));
+  }
+  DataTypePtr metadata_type = MetadataType();
+  if (damage.without_partition_columns) metadata_type = Without(metadata_type, "partitionColumns");
+  VectorBuilder protocol(ProtocolType()), metadata(metadata_type), add(add_type);
+  auto child = [](VectorBuilder& builder, const DataTypePtr& type, std::string_view name) -> VectorBuilder& {
+    return builder.child(static_cast<size_t>(type->FieldIndex(name)));
+  };
+
+  protocol.child(0).AppendInt(1);
+  protocol.child(1).AppendInt(2);
+  protocol.AppendStruct();
+  metadata.AppendNull();
+  add.AppendNull();
+
+  protocol.AppendNull();
+  child(metadata, metadata_type, "id").AppendString("id-1");
+  child(metadata, metadata_type, "schemaString")
+      .AppendString(R"({"type":"struct","fields":[{"name":"v","type":"long","nullable":true,"metadata":{}},)"
+                    R"({"name":"p","type":"string","nullable":true,"metadata":{}}]})");
+  if (!damage.without_partition_columns) {
+    child(metadata, metadata_type, "partitionColumns").child(0).AppendString("p");
+    child(metadata, metadata_type, "partitionColumns").FinishList();
+  }
+  child(metadata, metadata_type, "configuration").FinishList();
+  metadata.AppendStruct();
+  add.AppendNull();
+
+  protocol.AppendNull();
+  metadata.AppendNull();
+  child(add, add_type, "path").AppendString("p=x/f.parquet");
+  if (!damage.without_partition_values) {
+    VectorBuilder& values = child(add, add_type, "partitionValues");
+    values.child(0).child(0).AppendString("p");
+    values.child(0).child(1).AppendString("x");
+    values.child(0).AppendStruct();
+    values.FinishList();
+  }
+  child(add, add_type, "size").AppendInt(10);
+  child(add, add_type, "modificationTime").AppendInt(20);
+  child(add, add_type, "dataChange").AppendBool(false);
+  child(add, add_type, "stats").AppendString("{\"numRecords\":1}");
+  if (damage.dv_offset) {
+    VectorBuilder& dv = child(add, add_type, "deletionVector");
+    dv.child(0).AppendString("u");
+    dv.child(1).AppendString("ab^-aqEH.-t@S}K{vb[*k^");
+    dv.child(2).AppendInt(*damage.dv_offset);
+    dv.child(3).AppendInt(damage.dv_size);
+    dv.child(4).AppendInt(1);
+    dv.AppendStruct();
+  }
+  add.AppendStruct();
+
+  std::vector<Field> fields = {{"protocol", ProtocolType(), true, {}},
+                               {"metaData", metadata_type, true, {}}};
+  std::vector<VectorPtr> columns = {protocol.Finish(), metadata.Finish()};
+  if (!damage.without_add) {
+    fields.push_back({"add", add_type, true, {}});
+    columns.push_back(add.Finish());
+  }
+  Batch batch(std::make_shared<const Schema>(std::move(fields)), std::move(columns), 3);
+  auto fs = io::MakeMemoryFileSystem();
+  parquet::WriterOptions options;
+  options.max_parallelism = 1;
+  auto writer = parquet::FileWriter::Open(
+      fs->OpenWrite("t/_delta_log/" + FormatVersion(3) + ".checkpoint.parquet"), *batch.schema(),
+      options);
+  writer->Write(batch);
+  writer->Close();
+  fs->WriteFile("t/_delta_log/_last_checkpoint", R"({"version":3,"size":3})");
+  return fs;
+}
+
+TEST(CheckpointReaderTest, UndamagedCheckpointReadsItsFileAndPartitionValue) {
+  auto snapshot = Snapshot::Load(DamagedCheckpointTable(Damage()), "t");
+  ASSERT_EQ(snapshot->files().size(), 1u);
+  EXPECT_EQ(snapshot->files()[0].partition_values,
+            (PartitionValueMap{{"p", std::optional<std::string>("x")}}));
+  EXPECT_THAT(snapshot->metadata().partition_columns, ElementsAre("p"));
+}
+
+TEST(CheckpointReaderTest, CheckpointWithoutAddColumnIsCorruption) {
+  Damage damage;
+  damage.without_add = true;
+  EXPECT_EQ(ErrorClassOf([&] { Snapshot::Load(DamagedCheckpointTable(damage), "t"); }),
+            "DELTA_INVALID_CHECKPOINT");
+}
+
+TEST(CheckpointReaderTest, CheckpointWithoutAddPartitionValuesIsCorruption) {
+  Damage damage;
+  damage.without_partition_values = true;
+  EXPECT_EQ(ErrorClassOf([&] { Snapshot::Load(DamagedCheckpointTable(damage), "t"); }),
+            "DELTA_INVALID_CHECKPOINT");
+}
+
+TEST(CheckpointReaderTest, CheckpointWithoutMetadataPartitionColumnsIsCorruption) {
+  Damage damage;
+  damage.without_partition_columns = true;
+  EXPECT_EQ(ErrorClassOf([&] { Snapshot::Load(DamagedCheckpointTable(damage), "t"); }),
+            "DELTA_INVALID_CHECKPOINT");
+}
+
+// Offsets and sizes beyond 32 bits would wrap when cast; they are refused as in the JSON log.
+TEST(CheckpointReaderTest, DeletionVectorOutOfRangeIsCorruption) {
+  Damage valid;
+  valid.dv_offset = 1;
+  auto snapshot = Snapshot::Load(DamagedCheckpointTable(valid), "t");
+  ASSERT_TRUE(snapshot->files()[0].deletion_vector.has_value());
+  EXPECT_EQ(snapshot->files()[0].deletion_vector->offset, 1);
+  for (auto [offset, size] : std::vector<std::pair<int64_t, int64_t>>{
+           {(int64_t{1} << 32) + 1, 10}, {-1, 10}, {1, (int64_t{1} << 32) - 1}, {1, -4}}) {
+    Damage damage;
+    damage.dv_offset = offset;
+    damage.dv_size = size;
+    EXPECT_EQ(ErrorClassOf([&] { Snapshot::Load(DamagedCheckpointTable(damage), "t"); }),
+              "DELTA_INVALID_CHECKPOINT")
+        << offset << " " << size;
+  }
+}
+
+TEST(CheckpointReaderTest, MetadataNamingAPartitionColumnTheSchemaLacksIsCorruption) {
+  auto fs = io::MakeMemoryFileSystem();
+  fs->WriteFile("t/_delta_log/" + FormatVersion(0) + ".json",
+                R"({"protocol":{"minReaderVersion":1,"minWriterVersion":2}})"
+                "\n"
+                R"({"metaData":{"id":"x","format":{"provider":"parquet","options":{}},)"
+                R"("schemaString":"{\"type\":\"struct\",\"fields\":[{\"name\":\"v\",\"type\":\"long\",\"nullable\":true,\"metadata\":{}}]}",)"
+                R"("partitionColumns":["p"],"configuration":{}}})"
+                "\n");
+  EXPECT_EQ(ErrorClassOf([&] { Snapshot::Load(fs, "t"); }), "DELTA_INVALID_LOG_ENTRY");
 }
 
 }  // namespace

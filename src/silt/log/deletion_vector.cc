@@ -302,6 +302,10 @@ void DeletedRows::FillKeepMask(uint64_t first, uint64_t count, std::vector<bool>
 DeletedRows LoadDeletionVector(io::FileSystem& fs, std::string_view table_root,
                                const DeletionVectorDescriptor& descriptor) {
   std::string description = descriptor.UniqueId();
+  // The log parsers refuse these; a descriptor built elsewhere must not wrap the bounds below.
+  if (descriptor.size_in_bytes < 0 || (descriptor.offset && *descriptor.offset < 0)) {
+    FailDv(description, "has a negative offset or size");
+  }
   DeletedRows rows;
   if (descriptor.storage_type == 'i') {
     std::string bytes = Z85Decode(descriptor.path_or_inline_dv);

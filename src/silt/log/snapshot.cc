@@ -176,6 +176,16 @@ std::shared_ptr<const Snapshot> Snapshot::Load(std::shared_ptr<io::FileSystem> f
   CheckReadSupported(*replay.protocol, root);
   snapshot->protocol_ = std::move(*replay.protocol);
   snapshot->metadata_ = std::move(*replay.metadata);
+  // A partition column the schema lacks would read as NULL in every row: the log is damaged.
+  for (const std::string& column : snapshot->metadata_.partition_columns) {
+    if (snapshot->schema().FieldIndex(column, /*case_sensitive=*/false) < 0) {
+      SILT_THROW(DELTA_INVALID_LOG_ENTRY,
+                 {{"file", segment.log_dir},
+                  {"message", "the metaData of version " + std::to_string(segment.version) +
+                                  " names partition column " + column +
+                                  ", which its schema does not have"}});
+    }
+  }
   snapshot->files_ = std::move(replay.files);
   snapshot->tombstones_ = std::move(replay.tombstones);
   snapshot->transactions_ = std::move(replay.transactions);

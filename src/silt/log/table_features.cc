@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 
+#include "silt/base/ascii.h"
 #include "silt/base/check.h"
 
 namespace silt::log {
@@ -204,11 +205,11 @@ void CheckWriteSupported(const Protocol& protocol, const Metadata& metadata,
 
 ColumnMappingMode GetColumnMappingMode(const Metadata& metadata) {
   const std::string* mode = FindValue(metadata.configuration, "delta.columnMapping.mode");
-  if (mode == nullptr || *mode == "none") return ColumnMappingMode::kNone;
-  if (*mode == "name") return ColumnMappingMode::kName;
-  if (*mode == "id") return ColumnMappingMode::kId;
-  SILT_THROW(DELTA_INVALID_LOG_ENTRY,
-             {{"file", "metaData"}, {"message", "unknown delta.columnMapping.mode '" + *mode + "'"}});
+  // Delta reads the mode in any case, and names an unknown one with its own class.
+  if (mode == nullptr || EqualsIgnoreCase(*mode, "none")) return ColumnMappingMode::kNone;
+  if (EqualsIgnoreCase(*mode, "name")) return ColumnMappingMode::kName;
+  if (EqualsIgnoreCase(*mode, "id")) return ColumnMappingMode::kId;
+  SILT_THROW(DELTA_UNSUPPORTED_COLUMN_MAPPING_MODE, {{"mode", *mode}});
 }
 
 }  // namespace silt::log

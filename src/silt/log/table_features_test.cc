@@ -123,9 +123,11 @@ TEST(TableFeaturesTest, ColumnMappingMode) {
   EXPECT_EQ(GetColumnMappingMode(metadata), ColumnMappingMode::kName);
   metadata.configuration = {{"delta.columnMapping.mode", "id"}};
   EXPECT_EQ(GetColumnMappingMode(metadata), ColumnMappingMode::kId);
+  metadata.configuration = {{"delta.columnMapping.mode", "Name"}};
+  EXPECT_EQ(GetColumnMappingMode(metadata), ColumnMappingMode::kName);
   metadata.configuration = {{"delta.columnMapping.mode", "weird"}};
   EXPECT_EQ(CaptureError([&] { GetColumnMappingMode(metadata); }).error_class(),
-            "DELTA_INVALID_LOG_ENTRY");
+            "DELTA_UNSUPPORTED_COLUMN_MAPPING_MODE");
 }
 
 }  // namespace

@@ -1,8 +1,9 @@
 #include "silt/log/transaction.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cctype>
+#include <chrono>
+#include <cstdio>
 #include <map>
 
 #include "silt/base/ascii.h"
@@ -803,15 +804,21 @@ CommitResult Transaction::Commit(const CommitOptions& options) {
   }
   committed_ = true;
 
-  if (options.post_commit_checkpoint && result.version > 0 &&
-      result.version % CheckpointInterval(effective) == 0) {
+  // The commit is durable from here on: whatever fails after it (a table property another tool
+  // wrote that silt cannot parse, the checkpoint, the log cleanup) must not make the caller
+  // believe the commit failed and retry it, so it becomes a warning. A missing checkpoint only
+  // costs readers time.
+  if (options.post_commit_checkpoint && result.version > 0) {
     try {
-      WriteCheckpoint(fs_, table_root_, result.version);
-      result.checkpoint_written = true;
-      CleanUpExpiredLogs(*fs_, table_root_, effective, options.now_ms.value_or(SystemNowMs()));
-    } catch (const Error& error) {
-      // The commit is durable; a missing checkpoint only costs readers time.
+      if (result.version % CheckpointInterval(effective) == 0) {
+        WriteCheckpoint(fs_, table_root_, result.version);
+        result.checkpoint_written = true;
+        CleanUpExpiredLogs(*fs_, table_root_, effective, options.now_ms.value_or(SystemNowMs()));
+      }
+    } catch (const std::exception& error) {
       result.post_commit_error = error.what();
+      std::fprintf(stderr, "[WARN] version %lld of %s was committed; a post-commit step failed: %s\n",
+                   static_cast<long long>(result.version), table_root_.c_str(), error.what());
     }
   }
   return result;

@@ -46,8 +46,9 @@ struct CommitResult {
   int64_t version = 0;     ///< The version the commit landed at.
   int attempts = 1;        ///< Put-if-absent attempts (1 when there was no race).
   bool checkpoint_written = false;  ///< A post-commit checkpoint was written at `version`.
-  /// A post-commit step (checkpoint, log cleanup) failed; the commit itself is durable. Holds
-  /// the error text; empty when everything succeeded.
+  /// A post-commit step (reading delta.checkpointInterval, the checkpoint, log cleanup) failed;
+  /// the commit itself is durable, so Commit returns normally and prints the failure as a
+  /// "[WARN]" line on stderr. Holds the error text; empty when everything succeeded.
   std::string post_commit_error;
 };
 

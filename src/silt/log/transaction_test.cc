@@ -359,6 +359,48 @@ TEST(TransactionTest, FailedPutIfAbsentThatDidNotLandIsReported) {
   EXPECT_EQ(ListCommits(*memory, kRoot).size(), 1u);
 }
 
+// A checkpoint interval another tool wrote that silt cannot parse must not turn a landed commit
+// into a reported failure (a caller would retry it and duplicate the data).
+TEST(TransactionTest, UnparsableCheckpointIntervalInTheLogDoesNotFailALandedCommit) {
+  for (const char* interval : {"0", "-5", "2.5", "abc"}) {
+    auto fs = CreateTable(false, {{"delta.checkpointInterval", interval}});
+    for (int64_t version = 1; version <= 3; ++version) {
+      auto txn = Latest(fs);
+      txn->Add(MakeAdd("f" + std::to_string(version) + ".parquet"));
+      CommitResult result;
+      ::testing::internal::CaptureStderr();
+      ASSERT_NO_THROW(result = txn->Commit()) << interval;
+      std::string warning = ::testing::internal::GetCapturedStderr();
+      EXPECT_EQ(result.version, version);
+      EXPECT_FALSE(result.checkpoint_written);
+      EXPECT_THAT(result.post_commit_error, HasSubstr("INVALID_CONFIGURATION")) << interval;
+      EXPECT_THAT(warning, HasSubstr("[WARN] version " + std::to_string(version)));
+    }
+    EXPECT_EQ(Snapshot::Load(fs, kRoot)->files().size(), 3u);
+  }
+}
+
+TEST(TransactionTest, FailedPostCommitCheckpointIsAWarningNotAFailure) {
+  auto memory = io::MakeMemoryFileSystem();
+  auto fs = io::FaultInjectingFileSystem::Make(memory);
+  auto create = Transaction::StartCreate(fs, kRoot);
+  create->UpdateMetadata(MakeMetadata(false, {{"delta.checkpointInterval", "1"}}));
+  create->Commit();
+  auto txn = Transaction::Start(Snapshot::Load(fs, kRoot));
+  txn->Add(MakeAdd("a.parquet"));
+  fs->FailNthCall(io::FileOperation::kPutIfAbsent, 1, ".checkpoint.parquet");
+  CommitResult result;
+  ::testing::internal::CaptureStderr();
+  ASSERT_NO_THROW(result = txn->Commit());
+  std::string warning = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(result.version, 1);
+  EXPECT_FALSE(result.checkpoint_written);
+  EXPECT_THAT(result.post_commit_error, HasSubstr("FAULT_INJECTED"));
+  EXPECT_THAT(warning, HasSubstr("[WARN] version 1"));
+  EXPECT_THAT(warning, HasSubstr("FAULT_INJECTED"));
+  EXPECT_EQ(Snapshot::Load(memory, kRoot)->files().size(), 1u);
+}
+
 TEST(TransactionTest, LostReplyWhileAnotherWriterWonIsAConflictNotASuccess) {
   auto memory = io::MakeMemoryFileSystem();
   auto fs = io::FaultInjectingFileSystem::Make(memory);

@@ -8,6 +8,7 @@
 #include "silt/base/ascii.h"
 #include "silt/base/check.h"
 #include "silt/base/json_writer.h"
+#include "silt/base/shortened_text.h"
 #include "silt/exec/text_format.h"
 #include "silt/io/file_system.h"
 #include "silt/io/path.h"
@@ -16,15 +17,89 @@ namespace silt::sql {
 namespace {
 
 constexpr std::string_view kDefaultDatabase = "default";
-constexpr std::string_view kRegistryFile = "_silt_tables.json";
+// External tables: one entry file per table in this folder of the database's folder, created
+// with put-if-absent, so that processes registering tables at once never rewrite each other's
+// entries and exactly one of two registering the same name wins.
+constexpr std::string_view kRegistryFolder = "_silt_tables";
+// The single registry file earlier versions kept; read, and folded into entries on the next
+// registry change.
+constexpr std::string_view kLegacyRegistryFile = "_silt_tables.json";
 constexpr std::string_view kDatabaseMarkerFile = "_silt_database.json";
+// A managed table's folder is its name, and file systems allow 255 bytes per name.
+constexpr size_t kMaxTableNameBytes = 255;
+// Entry file names longer than this (after escaping) are shortened and given a hash.
+constexpr size_t kMaxEntryStemBytes = 200;
 
 bool EndsWith(std::string_view text, std::string_view suffix) {
   return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
 }
 
 std::string QuotedTable(const std::string& database, const std::string& table) {
-  return "`spark_catalog`.`" + database + "`.`" + table + "`";
+  return "`spark_catalog`.`" + ShortenedForMessage(database) + "`.`" + ShortenedForMessage(table) +
+         "`";
+}
+
+uint64_t Fnv1a64(std::string_view text) {
+  uint64_t hash = 0xcbf29ce484222325ull;
+  for (unsigned char c : text) {
+    hash ^= c;
+    hash *= 0x100000001b3ull;
+  }
+  return hash;
+}
+
+// The entry file of table `name` (lower case): the name with bytes other than [a-z0-9_-]
+// escaped as %XX; a long name keeps a prefix and a hash of the whole (the entry holds the full
+// name, which lookups compare).
+std::string EntryFileName(std::string_view name) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string stem;
+  for (unsigned char c : name) {
+    if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-') {
+      stem.push_back(static_cast<char>(c));
+    } else {
+      stem.push_back('%');
+      stem.push_back(kHex[c >> 4]);
+      stem.push_back(kHex[c & 15]);
+    }
+  }
+  if (stem.size() > kMaxEntryStemBytes) {
+    size_t keep = kMaxEntryStemBytes - 20;
+    // Never cut an escape in two.
+    if (stem[keep - 1] == '%') keep -= 1;
+    else if (stem[keep - 2] == '%') keep -= 2;
+    stem.resize(keep);
+    char hash[17];
+    uint64_t value = Fnv1a64(name);
+    for (int i = 15; i >= 0; --i, value >>= 4) hash[i] = kHex[value & 15];
+    hash[16] = '\0';
+    stem += '~';
+    stem += hash;
+  }
+  return stem + ".json";
+}
+
+std::string EntryJson(const std::string& name, const std::string& location) {
+  JsonWriter json;
+  json.BeginObject();
+  json.Key("name");
+  json.String(name);
+  json.Key("location");
+  json.String(location);
+  json.EndObject();
+  return json.Release();
+}
+
+// The (name, location) an entry file holds; nullopt for a file that is not an entry.
+std::optional<std::pair<std::string, std::string>> ParseEntry(const std::string& text) {
+  exec::JsonValue value = exec::ParseJson(text);
+  const exec::JsonValue* name = value.Find("name");
+  const exec::JsonValue* location = value.Find("location");
+  if (name == nullptr || location == nullptr || name->kind != exec::JsonValue::Kind::kString ||
+      location->kind != exec::JsonValue::Kind::kString) {
+    return std::nullopt;
+  }
+  return std::make_pair(name->text, location->text);
 }
 
 }  // namespace
@@ -124,11 +199,34 @@ std::string Catalog::ManagedLocation(const std::string& database, const std::str
   return io::JoinPath(DatabaseFolder(database), AsciiLower(table));
 }
 
-std::map<std::string, std::string> Catalog::ReadRegistry(const std::string& database) const {
+void Catalog::CheckTableName(const std::string& table) {
+  if (table.size() > kMaxTableNameBytes) {
+    SILT_THROW(TABLE_NAME_TOO_LONG, {{"name", "`" + ShortenedForMessage(table, kEchoedIdentifierLimit,
+                                                                          /*with_length=*/false) +
+                                                  "`"},
+                                     {"length", std::to_string(table.size())},
+                                     {"limit", std::to_string(kMaxTableNameBytes)}});
+  }
+}
+
+std::string Catalog::RegistryEntryPath(const std::string& database, const std::string& table) const {
+  return io::JoinPath(io::JoinPath(DatabaseFolder(database), kRegistryFolder),
+                      EntryFileName(table));
+}
+
+std::map<std::string, std::string> Catalog::ReadLegacyRegistry(const std::string& database) const {
   std::map<std::string, std::string> tables;
-  std::string path = io::JoinPath(DatabaseFolder(database), kRegistryFile);
+  std::string path = io::JoinPath(DatabaseFolder(database), kLegacyRegistryFile);
   if (!fs_->Stat(path)) return tables;
-  exec::JsonValue value = exec::ParseJson(fs_->ReadFile(path));
+  std::string text;
+  try {
+    text = fs_->ReadFile(path);
+  } catch (const Error& error) {
+    // Folded into entries by another process between the two calls.
+    if (error.error_class() == "PATH_NOT_FOUND") return tables;
+    throw;
+  }
+  exec::JsonValue value = exec::ParseJson(text);
   const exec::JsonValue* entries = value.Find("tables");
   if (entries == nullptr) return tables;
   for (const auto& [name, location] : entries->members) {
@@ -137,23 +235,48 @@ std::map<std::string, std::string> Catalog::ReadRegistry(const std::string& data
   return tables;
 }
 
-void Catalog::WriteRegistry(const std::string& database,
-                            const std::map<std::string, std::string>& tables) {
-  JsonWriter json;
-  json.BeginObject();
-  json.Key("tables");
-  json.BeginObject();
-  for (const auto& [name, location] : tables) {
-    json.Key(name);
-    json.String(location);
+std::optional<std::string> Catalog::ReadRegistryEntry(const std::string& database,
+                                                      const std::string& table) const {
+  std::string path = RegistryEntryPath(database, table);
+  if (fs_->Stat(path)) {
+    std::optional<std::pair<std::string, std::string>> entry;
+    try {
+      entry = ParseEntry(fs_->ReadFile(path));
+    } catch (const Error& error) {
+      // Dropped between the two calls.
+      if (error.error_class() != "PATH_NOT_FOUND") throw;
+    }
+    if (entry && entry->first == table) return entry->second;
   }
-  json.EndObject();
-  json.EndObject();
-  std::string path = io::JoinPath(DatabaseFolder(database), kRegistryFile);
-  // Written aside and renamed so a concurrent reader sees the old or the new registry whole.
-  std::string staging = path + ".tmp";
-  fs_->WriteFile(staging, json.str());
-  fs_->Rename(staging, path);
+  std::map<std::string, std::string> legacy = ReadLegacyRegistry(database);
+  if (auto it = legacy.find(table); it != legacy.end()) return it->second;
+  return std::nullopt;
+}
+
+std::map<std::string, std::string> Catalog::ReadRegistry(const std::string& database) const {
+  std::map<std::string, std::string> tables = ReadLegacyRegistry(database);
+  std::string folder = io::JoinPath(DatabaseFolder(database), kRegistryFolder);
+  for (const io::FileInfo& file : fs_->List(folder)) {
+    if (file.is_directory || !EndsWith(file.path, ".json")) continue;
+    std::optional<std::pair<std::string, std::string>> entry;
+    try {
+      entry = ParseEntry(fs_->ReadFile(file.path));
+    } catch (const Error& error) {
+      if (error.error_class() == "PATH_NOT_FOUND") continue;
+      throw;
+    }
+    if (entry) tables[entry->first] = entry->second;
+  }
+  return tables;
+}
+
+void Catalog::FoldLegacyRegistry(const std::string& database) {
+  std::map<std::string, std::string> legacy = ReadLegacyRegistry(database);
+  if (legacy.empty()) return;
+  for (const auto& [name, location] : legacy) {
+    fs_->PutIfAbsent(RegistryEntryPath(database, name), EntryJson(name, location));
+  }
+  fs_->Delete(io::JoinPath(DatabaseFolder(database), kLegacyRegistryFile));
 }
 
 bool Catalog::IsDeltaTableFolder(const std::string& location) const {
@@ -164,8 +287,9 @@ std::optional<std::string> Catalog::TableLocation(const std::string& database,
                                                   const std::string& table) const {
   CheckDatabase(database);
   std::string name = AsciiLower(table);
-  std::map<std::string, std::string> registry = ReadRegistry(database);
-  if (auto it = registry.find(name); it != registry.end()) return it->second;
+  // No file system could hold such a table: answer without asking it.
+  if (name.size() > kMaxTableNameBytes) return std::nullopt;
+  if (auto location = ReadRegistryEntry(database, name)) return location;
   std::string managed = ManagedLocation(database, name);
   if (IsDeltaTableFolder(managed)) return managed;
   return std::nullopt;
@@ -173,32 +297,38 @@ std::optional<std::string> Catalog::TableLocation(const std::string& database,
 
 bool Catalog::IsExternalTable(const std::string& database, const std::string& table) const {
   CheckDatabase(database);
-  return ReadRegistry(database).count(AsciiLower(table)) > 0;
+  std::string name = AsciiLower(table);
+  if (name.size() > kMaxTableNameBytes) return false;
+  return ReadRegistryEntry(database, name).has_value();
 }
 
 void Catalog::RegisterExternalTable(const std::string& database, const std::string& table,
                                     const std::string& location) {
   CheckDatabase(database);
   std::string name = AsciiLower(table);
+  CheckTableName(name);
   if (TableLocation(database, name)) {
     SILT_THROW(TABLE_OR_VIEW_ALREADY_EXISTS,
                {{"relationName", QuotedTable(AsciiLower(database), name)}});
   }
-  std::map<std::string, std::string> registry = ReadRegistry(database);
-  registry[name] = location;
-  WriteRegistry(database, registry);
+  FoldLegacyRegistry(database);
+  if (fs_->PutIfAbsent(RegistryEntryPath(database, name), EntryJson(name, location)) ==
+      io::PutOutcome::kAlreadyExists) {
+    SILT_THROW(TABLE_OR_VIEW_ALREADY_EXISTS,
+               {{"relationName", QuotedTable(AsciiLower(database), name)}});
+  }
 }
 
 void Catalog::DropTable(const std::string& database, const std::string& table, bool if_exists) {
   CheckDatabase(database);
   std::string name = AsciiLower(table);
-  std::map<std::string, std::string> registry = ReadRegistry(database);
-  if (registry.erase(name) > 0) {
-    WriteRegistry(database, registry);
-    return;
+  if (name.size() <= kMaxTableNameBytes) {
+    FoldLegacyRegistry(database);
+    std::string entry = RegistryEntryPath(database, name);
+    if (ReadRegistryEntry(database, name) && fs_->Delete(entry)) return;
   }
   std::string managed = ManagedLocation(database, name);
-  if (!IsDeltaTableFolder(managed)) {
+  if (name.size() > kMaxTableNameBytes || !IsDeltaTableFolder(managed)) {
     if (if_exists) return;
     SILT_THROW(TABLE_OR_VIEW_NOT_FOUND, {{"relationName", QuotedTable(AsciiLower(database), name)}});
   }

@@ -15,11 +15,15 @@ namespace silt::sql {
 /// The warehouse: databases and the tables in them, kept in a folder so that every session (and
 /// every process) pointed at the same folder sees the same tables. Spark's layout: tables of
 /// the `default` database are `<warehouse>/<table>`, of database d `<warehouse>/d.db/<table>`
-/// (managed tables); a table created with LOCATION (external) is recorded in the database's
-/// registry file `_silt_tables.json` inside its folder, mapping the name to the location. A
+/// (managed tables); a table created with LOCATION (external) is recorded by an entry file in
+/// the folder `_silt_tables/` of its database's folder, holding the name and the location and
+/// created with put-if-absent, so any number of processes can register and drop tables at once
+/// (a registry file `_silt_tables.json` of earlier versions is still read, and folded into
+/// entries when the registry next changes). A
 /// database other than `default` exists when its folder does; CREATE DATABASE writes the marker
 /// file `_silt_database.json` (name, comment) into it, since object stores have no empty folders.
 /// Names are case-insensitive and stored lower-case, as Spark's session catalog does.
+/// A table name has at most 255 bytes, the longest folder name file systems allow.
 /// Thread-safe for concurrent readers; writers go through the file system's atomic operations.
 class Catalog {
  public:
@@ -43,13 +47,17 @@ class Catalog {
   /// Sorted.
   std::vector<std::string> ListDatabases() const;
 
+  /// Throws TABLE_NAME_TOO_LONG (a user error) for a table name no file system could hold, before
+  /// anything touches the disk.
+  static void CheckTableName(const std::string& table);
   /// Where a managed table `database.table` lives.
   std::string ManagedLocation(const std::string& database, const std::string& table) const;
   /// The folder of `database.table` when the table exists (a managed folder holding a Delta log,
-  /// or a registered external location), else nullopt. Throws SCHEMA_NOT_FOUND for an unknown
-  /// database.
+  /// or a registered external location), else nullopt (also for a name too long to exist).
+  /// Throws SCHEMA_NOT_FOUND for an unknown database.
   std::optional<std::string> TableLocation(const std::string& database, const std::string& table) const;
-  /// Records an external table (CREATE TABLE ... LOCATION). Throws TABLE_OR_VIEW_ALREADY_EXISTS.
+  /// Records an external table (CREATE TABLE ... LOCATION). Throws TABLE_OR_VIEW_ALREADY_EXISTS,
+  /// also to the loser of two processes registering one name at once, and TABLE_NAME_TOO_LONG.
   void RegisterExternalTable(const std::string& database, const std::string& table,
                              const std::string& location);
   /// Forgets a table (DROP TABLE): a managed table's folder is deleted, an external table's
@@ -62,8 +70,15 @@ class Catalog {
 
  private:
   std::string DatabaseFolder(const std::string& database) const;
+  std::string RegistryEntryPath(const std::string& database, const std::string& table) const;
+  /// Every registered external table: entries and the legacy registry file.
   std::map<std::string, std::string> ReadRegistry(const std::string& database) const;
-  void WriteRegistry(const std::string& database, const std::map<std::string, std::string>& tables);
+  std::map<std::string, std::string> ReadLegacyRegistry(const std::string& database) const;
+  /// The location registered for `table` (lower case), if any.
+  std::optional<std::string> ReadRegistryEntry(const std::string& database,
+                                               const std::string& table) const;
+  /// Turns the legacy registry file's tables into entries and deletes the file.
+  void FoldLegacyRegistry(const std::string& database);
   bool IsDeltaTableFolder(const std::string& location) const;
 
   std::shared_ptr<io::FileSystem> fs_;

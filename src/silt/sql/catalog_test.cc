@@ -96,6 +96,52 @@ TEST_F(CatalogTest, DropKeepsExternalDataAndDeletesManagedData) {
   session.catalog().DropTable("default", "m", /*if_exists=*/true);
 }
 
+// A warehouse written by an earlier version keeps its external tables in one registry file:
+// they still resolve, and the next registry change turns them into entries.
+TEST_F(CatalogTest, LegacyRegistryFileIsReadAndFoldedIntoEntries) {
+  std::string old_location = io::JoinPath(folder_.path(), "old");
+  std::string new_location = io::JoinPath(folder_.path(), "new");
+  MakeDeltaFolder(*fs_, old_location);
+  MakeDeltaFolder(*fs_, new_location);
+  std::string legacy = io::JoinPath(warehouse_, "_silt_tables.json");
+  fs_->WriteFile(legacy, "{\"tables\":{\"old\":\"" + old_location + "\"}}");
+  Catalog catalog(fs_, warehouse_);
+  EXPECT_EQ(catalog.TableLocation("default", "OLD"), old_location);
+  EXPECT_TRUE(catalog.IsExternalTable("default", "old"));
+
+  catalog.RegisterExternalTable("default", "new", new_location);
+  EXPECT_FALSE(fs_->Stat(legacy).has_value());
+  EXPECT_THAT(catalog.ListTables("default"), ElementsAre("new", "old"));
+  EXPECT_EQ(catalog.TableLocation("default", "old"), old_location);
+  EXPECT_EQ(ErrorClassOf([&] { catalog.RegisterExternalTable("default", "old", new_location); }),
+            "TABLE_OR_VIEW_ALREADY_EXISTS");
+
+  catalog.DropTable("default", "old", /*if_exists=*/false);
+  EXPECT_THAT(catalog.ListTables("default"), ElementsAre("new"));
+  EXPECT_TRUE(fs_->Stat(io::JoinPath(old_location, "_delta_log/00000000000000000000.json")));
+}
+
+TEST_F(CatalogTest, OverlongNamesAreRefusedBeforeTheDiskIsTouched) {
+  Catalog catalog(fs_, warehouse_);
+  std::string name(300, 'n');
+  EXPECT_EQ(ErrorClassOf([&] { Catalog::CheckTableName(name); }), "TABLE_NAME_TOO_LONG");
+  EXPECT_NO_THROW(Catalog::CheckTableName(std::string(255, 'n')));
+  EXPECT_EQ(ErrorClassOf([&] {
+              catalog.RegisterExternalTable("default", name, io::JoinPath(folder_.path(), "x"));
+            }),
+            "TABLE_NAME_TOO_LONG");
+  EXPECT_EQ(catalog.TableLocation("default", name), std::nullopt);
+  try {
+    catalog.DropTable("default", name, /*if_exists=*/false);
+    FAIL();
+  } catch (const Error& error) {
+    EXPECT_EQ(error.error_class(), "TABLE_OR_VIEW_NOT_FOUND");
+    EXPECT_LT(std::string(error.what()).size(), 400u) << error.what();
+    EXPECT_NE(std::string(error.what()).find("(300 bytes)"), std::string::npos) << error.what();
+  }
+  EXPECT_FALSE(fs_->Stat(warehouse_).has_value());
+}
+
 TEST_F(CatalogTest, DropDatabaseNeedsCascadeWhenNotEmpty) {
   SessionState session(fs_, warehouse_);
   session.catalog().CreateDatabase("d", false);

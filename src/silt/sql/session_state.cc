@@ -6,6 +6,7 @@
 
 #include "silt/base/ascii.h"
 #include "silt/base/check.h"
+#include "silt/base/shortened_text.h"
 #include "silt/base/thread_pool.h"
 #include "silt/io/file_system.h"
 #include "silt/io/path.h"
@@ -19,7 +20,7 @@ std::string QuoteName(const QualifiedName& name) {
   std::string out;
   for (const std::string& part : name) {
     if (!out.empty()) out += '.';
-    out += '`' + part + '`';
+    out += '`' + ShortenedForMessage(part) + '`';
   }
   return out;
 }
