@@ -86,9 +86,10 @@ double ReadFloating(const Vector& vector, int64_t row) {
   return vector.values<double>()[row];
 }
 
-// Parses an integer as Spark's UTF8String.toLong: optional sign, digits, and an optional
-// fraction that is truncated. nullopt when malformed or beyond int64.
-std::optional<int64_t> ParseIntegralText(std::string_view text) {
+// Parses an integer as Spark's UTF8String.toLong: optional sign, digits, and, when
+// `allow_fraction` (the legacy non-ANSI cast), an optional fraction that is truncated; the ANSI
+// cast (toLongExact) refuses a fraction. nullopt when malformed or beyond int64.
+std::optional<int64_t> ParseIntegralText(std::string_view text, bool allow_fraction) {
   if (text.empty()) return std::nullopt;
   size_t i = 0;
   bool negative = false;
@@ -107,6 +108,7 @@ std::optional<int64_t> ParseIntegralText(std::string_view text) {
     }
   }
   if (i < text.size()) {
+    if (!allow_fraction) return std::nullopt;
     for (size_t j = i + 1; j < text.size(); ++j) {
       if (text[j] < '0' || text[j] > '9') return std::nullopt;
     }
@@ -667,7 +669,7 @@ VectorPtr CastVector(const VectorPtr& input, const DataTypePtr& to, ErrorMode mo
           case TypeId::kShort:
           case TypeId::kInteger:
           case TypeId::kLong: {
-            auto value = ParseIntegralText(text);
+            auto value = ParseIntegralText(text, /*allow_fraction=*/!context.ansi && mode != ErrorMode::kTry);
             int64_t minimum = 0, maximum = 0;
             IntegralRange(target, &minimum, &maximum);
             // Out of range text is malformed for Spark's string cast (not an overflow).

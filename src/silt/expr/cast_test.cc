@@ -36,7 +36,7 @@ TEST(CastTest, TableOfSparkResults) {
       {Scalar::String(" 42 "), IntegerType(), "42", "42"},
       {Scalar::String("-2147483648"), IntegerType(), "-2147483648", "-2147483648"},
       {Scalar::String("2147483648"), IntegerType(), "ERROR:CAST_INVALID_INPUT", "NULL"},
-      {Scalar::String("1.9"), IntegerType(), "1", "1"},
+      {Scalar::String("1.9"), IntegerType(), "ERROR:CAST_INVALID_INPUT", "1"},
       {Scalar::String("abc"), IntegerType(), "ERROR:CAST_INVALID_INPUT", "NULL"},
       {Scalar::String(""), LongType(), "ERROR:CAST_INVALID_INPUT", "NULL"},
       {Scalar::String("1e3"), DoubleType(), "1000.0", "1000.0"},

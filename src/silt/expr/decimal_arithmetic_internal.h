@@ -56,4 +56,14 @@ inline std::optional<Decimal128> DecimalFromDouble(double value, int precision, 
   return static_cast<Decimal128>(rounded);
 }
 
+/// |a| * |b| / 10^shift rounded HALF_UP with the sign of a * b, computed through a 256-bit
+/// product, for when a * b overflows 128 bits but the rescaled result may not (Spark computes
+/// these with BigDecimal: 10.300000000000000000 * 3.0000000000000000000 is 30.9).
+/// 0 <= shift <= 76; nullopt when the result does not fit in 128 bits.
+std::optional<Decimal128> MultiplyRescaleWide(Decimal128 a, Decimal128 b, int shift);
+
+/// a * 10^shift / b rounded HALF_UP, through a 256-bit dividend (0 <= shift <= 38, b != 0);
+/// nullopt when the result does not fit in 128 bits.
+std::optional<Decimal128> ShiftDivideWide(Decimal128 a, int shift, Decimal128 b);
+
 }  // namespace silt::expr

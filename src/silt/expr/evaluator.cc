@@ -450,7 +450,10 @@ VectorPtr DecimalArithmetic(const ArithmeticState& state, const DataTypePtr& typ
       }
       case ArithmeticOperator::kMultiply: {
         Decimal128 product = 0;
-        if (__builtin_mul_overflow(a[i], b[i], &product)) break;
+        if (__builtin_mul_overflow(a[i], b[i], &product)) {
+          if (s1 + s2 >= result_scale) result = MultiplyRescaleWide(a[i], b[i], s1 + s2 - result_scale);
+          break;
+        }
         result = RescaleDecimal(product, s1 + s2, result_scale);
         break;
       }
@@ -463,7 +466,10 @@ VectorPtr DecimalArithmetic(const ArithmeticState& state, const DataTypePtr& typ
         int shift = result_scale - s1 + s2;
         Decimal128 dividend = a[i], divisor = b[i];
         if (shift >= 0) {
-          if (__builtin_mul_overflow(dividend, Pow10(shift), &dividend)) break;
+          if (__builtin_mul_overflow(dividend, Pow10(shift), &dividend)) {
+            if (shift <= 38) result = ShiftDivideWide(a[i], shift, b[i]);
+            break;
+          }
         } else if (__builtin_mul_overflow(divisor, Pow10(-shift), &divisor)) {
           break;
         }

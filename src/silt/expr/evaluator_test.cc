@@ -121,8 +121,9 @@ TEST(EvaluatorTest, DecimalArithmeticResultTypesAndValues) {
   ExpressionPtr wide = Arithmetic(ArithmeticOperator::kMultiply, Literal(Scalar::Decimal(15, DecimalType(38, 10))),
                                   Literal(Scalar::Decimal(15, DecimalType(38, 10))));
   EXPECT_EQ(wide->type()->ToString(), "decimal(38,6)");
+  // An integral literal counts as the narrowest decimal holding it: 1 is DECIMAL(1,0).
   ExpressionPtr with_int = Arithmetic(ArithmeticOperator::kAdd, Literal(Scalar::Decimal(5, DecimalType(2, 1))), Int(1));
-  EXPECT_EQ(with_int->type()->ToString(), "decimal(12,1)");
+  EXPECT_EQ(with_int->type()->ToString(), "decimal(3,1)");
   EXPECT_EQ(EvaluateText(with_int), "1.5");
 }
 

@@ -168,8 +168,31 @@ ExpressionPtr Compare(ComparisonOperator op, ExpressionPtr left, ExpressionPtr r
   return node;
 }
 
+namespace {
+
+// Spark types an integral literal beside a decimal as the narrowest decimal that holds its value
+// (DecimalType.fromLiteral: 10 is DECIMAL(2,0)), so `d * 10` keeps more scale than `d * int_col`.
+void NarrowIntegralLiteral(ExpressionPtr& operand, const ExpressionPtr& other) {
+  if (operand->kind() != ExpressionKind::kLiteral || !IsIntegral(*operand->type()) ||
+      other->type()->id() != TypeId::kDecimal || operand->literal().is_null()) {
+    return;
+  }
+  int64_t value = operand->literal().GetInt();
+  uint64_t magnitude = value < 0 ? 0 - static_cast<uint64_t>(value) : static_cast<uint64_t>(value);
+  int digits = 1;
+  while (magnitude >= 10) {
+    magnitude /= 10;
+    ++digits;
+  }
+  operand = Cast(operand, DecimalType(digits, 0));
+}
+
+}  // namespace
+
 ExpressionPtr Arithmetic(ArithmeticOperator op, ExpressionPtr left, ExpressionPtr right, ErrorMode mode) {
   std::string sql = "(" + left->ToString() + " " + ArithmeticSymbol(op) + " " + right->ToString() + ")";
+  NarrowIntegralLiteral(left, right);
+  NarrowIntegralLiteral(right, left);
   auto types = ResolveArithmetic(op, left->type(), right->type());
   if (!types) {
     ThrowMismatch(sql, "the left and right operands of the binary operator have incompatible types (" +

@@ -98,8 +98,14 @@ std::optional<ArithmeticTypes> ResolveArithmetic(ArithmeticOperator op, const Da
   if (left_type->id() == TypeId::kNull) left_type = right_type;
   if (right_type->id() == TypeId::kNull) right_type = left_type;
   if (left_type->id() == TypeId::kNull) left_type = right_type = DoubleType();
-  if (left_type->id() == TypeId::kString) left_type = DoubleType();
-  if (right_type->id() == TypeId::kString) right_type = DoubleType();
+  // ANSI string promotion: a string beside an integral operand becomes BIGINT, beside another
+  // number DOUBLE (`1 + '2'` is BIGINT 3); two strings are added as DOUBLE.
+  if (left_type->id() == TypeId::kString) {
+    left_type = IsNumeric(*right_type) ? StringPromotion(right_type) : DoubleType();
+  }
+  if (right_type->id() == TypeId::kString) {
+    right_type = IsNumeric(*left_type) ? StringPromotion(left_type) : DoubleType();
+  }
   if (!IsNumeric(*left_type) || !IsNumeric(*right_type)) return std::nullopt;
 
   bool any_decimal = left_type->id() == TypeId::kDecimal || right_type->id() == TypeId::kDecimal;

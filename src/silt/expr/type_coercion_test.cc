@@ -31,7 +31,10 @@ TEST(TypeCoercionTest, NumericWideningAndDivision) {
   EXPECT_EQ(ResultOf(ArithmeticOperator::kAdd, IntegerType(), LongType()), "bigint");
   EXPECT_EQ(ResultOf(ArithmeticOperator::kMultiply, LongType(), FloatType()), "float");
   EXPECT_EQ(ResultOf(ArithmeticOperator::kDivide, IntegerType(), IntegerType()), "double");
-  EXPECT_EQ(ResultOf(ArithmeticOperator::kAdd, StringType(), IntegerType()), "double");
+  // ANSI string promotion: BIGINT beside an integral, DOUBLE beside other numbers and strings.
+  EXPECT_EQ(ResultOf(ArithmeticOperator::kAdd, StringType(), IntegerType()), "bigint");
+  EXPECT_EQ(ResultOf(ArithmeticOperator::kAdd, DoubleType(), StringType()), "double");
+  EXPECT_EQ(ResultOf(ArithmeticOperator::kAdd, StringType(), StringType()), "double");
   EXPECT_EQ(ResultOf(ArithmeticOperator::kAdd, BooleanType(), IntegerType()), "none");
   EXPECT_EQ(ResultOf(ArithmeticOperator::kAdd, DateType(), IntegerType()), "none");
 }

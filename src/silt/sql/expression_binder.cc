@@ -74,13 +74,37 @@ T ParseInteger(const std::string& text) {
   return value;
 }
 
+// A decimal literal (`1.5`, `-0.25BD`, `5.321E2BD`): the digits with the scale they are written
+// with, moved by the exponent. As in Spark, a negative scale becomes 0 (5E3BD is 5000) and the
+// precision is at least the scale (0.001 is DECIMAL(3,3)).
 expr::Scalar DecimalLiteral(const std::string& written) {
   std::string text = written;
-  while (!text.empty() && std::isalpha(static_cast<unsigned char>(text.back()))) text.pop_back();  // BD suffix
+  if (text.size() >= 2 && std::toupper(static_cast<unsigned char>(text.back())) == 'D' &&
+      std::toupper(static_cast<unsigned char>(text[text.size() - 2])) == 'B') {
+    text.resize(text.size() - 2);
+  }
   bool negative = !text.empty() && text[0] == '-';
   if (negative || (!text.empty() && text[0] == '+')) text.erase(0, 1);
+  auto out_of_range = [&written]() {
+    return MakeError(ErrorClass::INVALID_NUMERIC_LITERAL_RANGE, {{"rawStrippedQualifier", written},
+                                                                  {"typeName", "decimal"},
+                                                                  {"minValue", "-" + std::string(38, '9')},
+                                                                  {"maxValue", std::string(38, '9')}});
+  };
+  int64_t exponent = 0;
+  if (size_t e = text.find_first_of("eE"); e != std::string::npos) {
+    std::string exponent_text = text.substr(e + 1);
+    text.resize(e);
+    bool exponent_negative = !exponent_text.empty() && exponent_text[0] == '-';
+    if (!exponent_text.empty() && (exponent_text[0] == '-' || exponent_text[0] == '+')) exponent_text.erase(0, 1);
+    for (char c : exponent_text) {
+      exponent = exponent * 10 + (c - '0');
+      if (exponent > 100000) throw out_of_range();
+    }
+    if (exponent_negative) exponent = -exponent;
+  }
   std::string digits;
-  int scale = 0;
+  int64_t scale = 0;
   bool fraction = false;
   for (char c : text) {
     if (c == '.') {
@@ -90,19 +114,20 @@ expr::Scalar DecimalLiteral(const std::string& written) {
     digits += c;
     if (fraction) ++scale;
   }
+  scale -= exponent;
+  if (scale < 0) {
+    if (-scale > expr::kMaxDecimalPrecision) throw out_of_range();
+    digits.append(static_cast<size_t>(-scale), '0');
+    scale = 0;
+  }
   size_t first = digits.find_first_not_of('0');
   std::string significant = first == std::string::npos ? "0" : digits.substr(first);
-  int precision = std::max(static_cast<int>(significant.size()), scale);
-  if (precision > expr::kMaxDecimalPrecision) {
-    SILT_THROW(INVALID_NUMERIC_LITERAL_RANGE, {{"rawStrippedQualifier", written},
-                                               {"typeName", "decimal"},
-                                               {"minValue", "-" + std::string(38, '9')},
-                                               {"maxValue", std::string(38, '9')}});
-  }
+  int64_t precision = std::max(static_cast<int64_t>(significant.size()), scale);
+  if (precision > expr::kMaxDecimalPrecision) throw out_of_range();
   Decimal128 unscaled = 0;
   for (char c : significant) unscaled = unscaled * 10 + (c - '0');
   if (negative) unscaled = -unscaled;
-  return expr::Scalar::Decimal(unscaled, DecimalType(std::max(precision, 1), scale));
+  return expr::Scalar::Decimal(unscaled, DecimalType(std::max<int>(static_cast<int>(precision), 1), static_cast<int>(scale)));
 }
 
 std::string HexToBytes(const std::string& hex) {
@@ -511,7 +536,18 @@ expr::ExpressionPtr ExpressionBinder::BindLiteral(const Expression& node) {
         text.pop_back();
       }
       double value = std::strtod(text.c_str(), nullptr);
-      if (node.literal_kind == LiteralKind::kFloat) return expr::Literal(Scalar::Float(static_cast<float>(value)));
+      // Spark refuses a literal beyond the type's finite range instead of making it infinite.
+      bool is_float = node.literal_kind == LiteralKind::kFloat;
+      if (std::isinf(value) || (is_float && std::isinf(static_cast<float>(value)))) {
+        std::string limit = is_float ? "3.4028235E38" : "1.7976931348623157E308";
+        throw MakeError(ErrorClass::INVALID_NUMERIC_LITERAL_RANGE,
+                        {{"rawStrippedQualifier", text},
+                         {"typeName", is_float ? "float" : "double"},
+                         {"minValue", "-" + limit},
+                         {"maxValue", limit}})
+            .WithContext(FormatPosition(node.position));
+      }
+      if (is_float) return expr::Literal(Scalar::Float(static_cast<float>(value)));
       return expr::Literal(Scalar::Double(value));
     }
     case LiteralKind::kString: return expr::Literal(Scalar::String(node.text));

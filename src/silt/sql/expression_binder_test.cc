@@ -235,9 +235,10 @@ TEST_F(ExpressionBinderTest, TimestampLiteralsUseTheSessionZone) {
 
 TEST_F(ExpressionBinderTest, DecimalArithmeticResultTypes) {
   EXPECT_EQ(TypeOf("amount + amount"), "decimal(11,2)");
-  EXPECT_EQ(TypeOf("amount * 2"), "decimal(21,2)");
-  EXPECT_EQ(TypeOf("amount / 3"), "decimal(21,13)");
-  EXPECT_EQ(TypeOf("1.5 + 1"), "decimal(12,1)");
+  // An integral literal beside a decimal is the narrowest decimal holding it (2 is DECIMAL(1,0)).
+  EXPECT_EQ(TypeOf("amount * 2"), "decimal(12,2)");
+  EXPECT_EQ(TypeOf("amount / 3"), "decimal(14,6)");
+  EXPECT_EQ(TypeOf("1.5 + 1"), "decimal(3,1)");
   EXPECT_EQ(TypeOf("amount * 1.0D"), "double");
   EXPECT_THAT(Eval("amount * 2"), ElementsAre("3.00", "4.50", "NULL", "-6.00"));
   EXPECT_EQ(First("0.1 + 0.2"), "0.3");

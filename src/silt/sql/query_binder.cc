@@ -9,10 +9,12 @@
 
 #include "silt/base/check.h"
 #include "silt/base/error_class.h"
+#include "silt/exec/accumulator.h"
 #include "silt/exec/aggregate_function.h"
 #include "silt/exec/sort_window.h"
 #include "silt/exec/text_format.h"
 #include "silt/expr/cast.h"
+#include "silt/expr/evaluator.h"
 #include "silt/expr/expression_rewrite.h"
 #include "silt/expr/type_coercion.h"
 #include "silt/io/file_system.h"
@@ -222,6 +224,7 @@ struct QueryBinder::Impl {
   LogicalPtr ApplySubqueryPredicate(LogicalPtr plan, const Expression& conjunct, bool negated,
                                     SelectState& state);
   expr::ExpressionPtr BindSubqueryExpression(const Expression& node, LogicalPtr& plan, BindingScope& scope);
+  std::optional<expr::Scalar> EmptyGroupValue(const LogicalNode& subquery);
   LogicalPtr ApplyOrderAndLimit(LogicalPtr plan, const Query& query, bool order_done);
   std::optional<int64_t> EvaluateLimit(const Expression& expression, const std::string& clause);
   std::vector<Batch> Run(const LogicalPtr& plan) { return ExecuteLogicalPlan(plan, context); }
@@ -439,7 +442,13 @@ class SelectScope : public BindingScope {
   }
 
   expr::ExpressionPtr BindSubquery(const Expression& node, ExpressionBinder& binder) override {
-    return binder_.BindSubqueryExpression(node, plan_, *this);
+    if (correlation_ == nullptr) return binder_.BindSubqueryExpression(node, plan_, *this);
+    // Inside a correlated subquery this scope numbers the enclosing query's columns first and
+    // this query's FROM columns after them, but a nested subquery is joined to the FROM relation
+    // alone: bind it in the FROM's own numbering, then move its result past the outer columns.
+    SelectScope from_only(binder_, state_, plan_, clause_, clause_expression_);
+    expr::ExpressionPtr bound = binder_.BindSubqueryExpression(node, plan_, from_only);
+    return expr::ShiftColumns(bound, static_cast<int>(correlation_->outer.size()));
   }
 
   // Builds the generate spec of explode/posexplode/inline[_outer](input).
@@ -1432,6 +1441,37 @@ LogicalPtr QueryBinder::Impl::ApplySubqueryPredicate(LogicalPtr plan, const Expr
   return join;
 }
 
+// The value a correlated scalar subquery of the shape SELECT f(aggregates) ... [HAVING p] gives
+// over no rows: its aggregates' values on empty input (count 0, most others NULL) put through
+// the select expression and HAVING. Nullopt for other shapes.
+std::optional<expr::Scalar> QueryBinder::Impl::EmptyGroupValue(const LogicalNode& subquery) {
+  if (subquery.kind != LogicalKind::kProject || subquery.children.empty()) return std::nullopt;
+  const LogicalNode* below = subquery.children[0].get();
+  expr::ExpressionPtr having;
+  if (below->kind == LogicalKind::kFilter) {
+    having = below->predicate;
+    below = below->children[0].get();
+  }
+  if (below->kind != LogicalKind::kAggregate) return std::nullopt;
+  const LogicalNode& aggregate = *below;
+  std::vector<VectorPtr> row;
+  for (const expr::ExpressionPtr& key : aggregate.expressions) row.push_back(Vector::MakeAllNull(key->type(), 1));
+  expr::EvalContext eval = Eval();
+  for (const exec::AggregateCall& call : aggregate.aggregates) {
+    std::vector<DataTypePtr> argument_types;
+    for (const expr::ExpressionPtr& argument : call.arguments) argument_types.push_back(argument->type());
+    std::unique_ptr<exec::Accumulator> accumulator = exec::MakeAccumulator(call, argument_types);
+    accumulator->Resize(1);
+    row.push_back(accumulator->Finalize(1, eval));
+  }
+  Batch empty_input(OutputSchema(aggregate), std::move(row), 1);
+  if (having) {
+    expr::Scalar kept = expr::Scalar::FromVector(*expr::Evaluate(*having, empty_input, eval), 0);
+    if (kept.is_null() || !kept.GetBool()) return expr::Scalar::Null(subquery.columns[0].type);
+  }
+  return expr::Scalar::FromVector(*expr::Evaluate(*subquery.expressions[0], empty_input, eval), 0);
+}
+
 expr::ExpressionPtr QueryBinder::Impl::BindSubqueryExpression(const Expression& node, LogicalPtr& plan,
                                                               BindingScope& scope) {
   Correlation correlation;
@@ -1445,7 +1485,7 @@ expr::ExpressionPtr QueryBinder::Impl::BindSubqueryExpression(const Expression& 
                                          std::to_string(correlation.num_outputs) + "."}}),
               node.position);
     }
-    const LogicalColumn& item = subquery->columns[0];
+    const LogicalColumn item = subquery->columns[0];
     if (!correlated) {
       std::vector<Batch> batches = Run(subquery);
       int64_t rows = 0;
@@ -1463,20 +1503,47 @@ expr::ExpressionPtr QueryBinder::Impl::BindSubqueryExpression(const Expression& 
               node.position);
     }
     int left_width = static_cast<int>(plan->columns.size());
+    // Spark's answer for an outer row that no group matches (the "count bug"): the subquery's
+    // result over no rows, e.g. 0 for count(*) and 1 for count(*) + 1, not NULL. A marker
+    // column, TRUE on every subquery row, tells a matched row from an unmatched one.
+    std::optional<expr::Scalar> empty_value = EmptyGroupValue(*subquery);
+    bool needs_marker = empty_value.has_value() && !empty_value->is_null();
+    // With HAVING, a group that exists but fails it must give NULL, not the empty value: the
+    // HAVING condition moves into a column of its own, evaluated after the join.
+    bool having_column = false;
+    if (needs_marker) {
+      std::vector<expr::ExpressionPtr> with_marker;
+      std::vector<LogicalColumn> marker_columns = subquery->columns;
+      LogicalPtr below = subquery;
+      if (subquery->children[0]->kind == LogicalKind::kFilter) {
+        with_marker = subquery->expressions;
+        with_marker.push_back(subquery->children[0]->predicate);
+        marker_columns.push_back(MakeLogicalColumn("having", BooleanType(), true));
+        below = subquery->children[0]->children[0];
+        having_column = true;
+      } else {
+        for (size_t i = 0; i < subquery->columns.size(); ++i) {
+          const LogicalColumn& column = subquery->columns[i];
+          with_marker.push_back(expr::Column(static_cast<int>(i), column.type, column.nullable));
+        }
+      }
+      with_marker.push_back(expr::Literal(expr::Scalar::Boolean(true)));
+      marker_columns.push_back(MakeLogicalColumn("matched", BooleanType(), false));
+      subquery = MakeLogicalProject(below, std::move(with_marker), std::move(marker_columns));
+    }
     LogicalPtr join = MakeLogicalJoin(plan, subquery, exec::JoinType::kLeftOuter,
                                       expr::JoinConjunction(correlation.conjuncts));
     for (size_t i = left_width; i < join->columns.size(); ++i) join->columns[i].hidden = true;
     plan = join;
     expr::ExpressionPtr value = expr::Column(left_width, item.type, true);
-    // Spark's answer for a group without rows: an aggregate that is never NULL (count) gives
-    // its empty-input value, 0, where the left join found no group.
-    if (subquery->kind == LogicalKind::kProject && subquery->expressions[0]->kind() == expr::ExpressionKind::kColumn &&
-        subquery->children[0]->kind == LogicalKind::kAggregate) {
-      const LogicalNode& aggregate = *subquery->children[0];
-      int index = subquery->expressions[0]->column_index() - static_cast<int>(aggregate.expressions.size());
-      if (index >= 0 && !aggregate.aggregates[index].nullable && expr::IsIntegral(*item.type)) {
-        value = expr::Coalesce({value, expr::Cast(expr::Literal(expr::Scalar::Long(0)), item.type)});
+    if (needs_marker) {
+      int marker = static_cast<int>(join->columns.size()) - 1;
+      if (having_column) {
+        value = expr::If(expr::Column(marker - 1, BooleanType(), true), value,
+                         expr::Literal(expr::Scalar::Null(item.type)));
       }
+      value = expr::If(expr::IsNull(expr::Column(marker, BooleanType(), true)),
+                       expr::Cast(expr::Literal(*empty_value), item.type), value);
     }
     return value;
   }
