@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs every ```sh block of README.md, in order, from one scratch folder that holds build/silt
-# (the binary under test), so the README shows only commands that work. Each block runs in its
+# (the binary under test) and build/python (the Python module, when built), so the README shows
+# only commands that work. Each block runs in its
 # own `bash -e -o pipefail`; the first failing block fails the test with its output.
-#   test/repo/readme_commands.sh README.md SILT_BINARY
+#   test/repo/readme_commands.sh README.md SILT_BINARY [PYTHON_MODULE_DIR]
 #
 # Marker convention: a block that must not run here (`make demo` would rebuild and recurse)
 # opens with ```sh no-run instead of ```sh. It still renders as shell code; keep such blocks
@@ -17,6 +18,7 @@ scratch=$(mktemp -d "${TMPDIR:-/tmp}/silt-readme-XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
 mkdir -p "$scratch/build" "$scratch/blocks"
 ln -s "$silt" "$scratch/build/silt"
+if [[ -n ${3:-} ]]; then ln -s "$(cd "$3" && pwd)" "$scratch/build/python"; fi
 
 # Splits the runnable blocks into blocks/NNN.sh (indentation of list items removed), each
 # starting with a comment naming its first line in the README.
@@ -49,6 +51,11 @@ fi
 cd "$scratch"
 for block in "${blocks[@]}"; do
   where=$(head -n 1 "$block")
+  # Builds without the Python module (sanitizer and fuzz builds) cannot run its block.
+  if [[ ! -e build/python ]] && grep -q 'build/python' "$block"; then
+    printf 'SKIP %s (no Python module in this build)\n' "${where#\# }"
+    continue
+  fi
   if ! output=$(bash -e -o pipefail "$block" 2>&1); then
     printf 'FAIL %s:\n' "${where#\# }"
     sed 's/^/  | /' "$block"
