@@ -7,6 +7,7 @@
 #include "silt/base/ascii.h"
 #include "silt/base/check.h"
 #include "silt/base/json_writer.h"
+#include "silt/base/large_stack.h"
 #include "silt/commands/merge.h"
 #include "silt/commands/statement_internal.h"
 #include "silt/expr/interval_functions.h"
@@ -409,9 +410,7 @@ StatementResult ExecuteExplain(sql::SessionState& session, const sql::Statement&
   return result.Finish();
 }
 
-}  // namespace
-
-StatementResult ExecuteStatement(sql::SessionState& session, const sql::Statement& statement) {
+StatementResult ExecuteOnThisThread(sql::SessionState& session, const sql::Statement& statement) {
   using sql::StatementKind;
   switch (statement.kind) {
     case StatementKind::kQuery:
@@ -484,6 +483,16 @@ StatementResult ExecuteStatement(sql::SessionState& session, const sql::Statemen
       return internal::ExecuteConvertToDelta(session, statement);
   }
   SILT_THROW(NOT_IMPLEMENTED, {{"feature", "this statement"}});
+}
+
+}  // namespace
+
+StatementResult ExecuteStatement(sql::SessionState& session, const sql::Statement& statement) {
+  // The calling thread's stack (8 MiB for a program's main thread, less elsewhere) is not
+  // enough for the deepest plans the binder accepts.
+  StatementResult result;
+  RunOnLargeStack(kStatementStackBytes, [&] { result = ExecuteOnThisThread(session, statement); });
+  return result;
 }
 
 }  // namespace silt::commands
