@@ -347,6 +347,17 @@ StatementResult ExecuteSet(sql::SessionState& session, const sql::Statement& sta
       SILT_USER_CHECK(TimeZone::Find(*value) != nullptr, INVALID_CONF_VALUE,
                       {{"confValue", *value}, {"confName", key}, {"message", "Cannot resolve the given timezone."}});
     }
+    if (key == expr::kMaxValueBytesKey) {
+      // Read back as every statement will read it, so that a bad value fails here.
+      std::optional<std::string> previous = session.GetConf(key);
+      session.SetConf(key, *value);
+      try {
+        session.MakeEvalContext();
+      } catch (...) {
+        if (previous) session.SetConf(key, *previous); else session.UnsetConf(key);
+        throw;
+      }
+    }
     session.SetConf(key, *value);
     ResultBuilder result({StringField("key", false), StringField("value", true)});
     result.AddStringRow({key, *value});
