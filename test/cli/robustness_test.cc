@@ -199,5 +199,78 @@ TEST(RobustnessTest, DeepNestingOfEveryKindRunsOrFailsWithAClass) {
   }
 }
 
+// ---- damaged Parquet and statistics ----
+
+// A file of ids 1..`rows` written by silt.
+void WriteIds(const std::string& path, int rows) {
+  auto schema = std::make_shared<Schema>(std::vector<Field>{{"id", LongType(), false, {}}});
+  VectorBuilder ids(LongType());
+  for (int i = 1; i <= rows; ++i) ids.AppendInt(i);
+  auto fs = io::MakeLocalFileSystem();
+  auto writer = parquet::FileWriter::Open(fs->OpenWrite(path), *schema);
+  writer->Write(Batch(schema, {ids.Finish()}, rows));
+  writer->Close();
+}
+
+// Rewrites the footer of the Parquet file at `path` after `change`.
+void ChangeFooter(const std::string& path, const std::function<void(parquet::FileMetaData&)>& change) {
+  std::string file = ReadFileText(path);
+  uint32_t length;
+  std::memcpy(&length, file.data() + file.size() - 8, 4);
+  size_t start = file.size() - 8 - length;
+  parquet::FileMetaData metadata =
+      parquet::DecodeFileMetaData(reinterpret_cast<const uint8_t*>(file.data()) + start, length);
+  change(metadata);
+  std::string footer;
+  parquet::EncodeFileMetaData(metadata, &footer);
+  auto new_length = static_cast<uint32_t>(footer.size());
+  std::string out = file.substr(0, start) + footer;
+  out.append(reinterpret_cast<const char*>(&new_length), 4);
+  WriteFileText(path, out + "PAR1");
+}
+
+TEST(RobustnessTest, FooterWithoutItsRowGroupsIsCorrupt) {
+  test::TempDir dir;
+  std::string path = dir.Child("ids.parquet");
+  WriteIds(path, 10);
+  ChangeFooter(path, [](parquet::FileMetaData& metadata) { metadata.row_groups.clear(); });
+  RunResult cat = RunSilt("parquet cat " + path);
+  EXPECT_EQ(cat.exit_code, 4) << cat.out;
+  EXPECT_TRUE(StartsWith(cat.err, "[PARQUET_CORRUPT_FILE] ")) << cat.err;
+  RunResult query = RunScript(dir, "SELECT count(*) FROM parquet.`" + path + "`");
+  EXPECT_EQ(query.exit_code, 4) << query.out;
+  EXPECT_TRUE(StartsWith(query.err, "[PARQUET_CORRUPT_FILE] ")) << query.err;
+}
+
+TEST(RobustnessTest, InconsistentStatisticsNeverSkipRows) {
+  test::TempDir dir;
+  std::string path = dir.Child("ids.parquet");
+  WriteIds(path, 10);
+  ChangeFooter(path, [](parquet::FileMetaData& metadata) {
+    parquet::Statistics& stats = *metadata.row_groups[0].columns[0].meta_data->statistics;
+    int64_t min = 100, max = 1;  // min above max
+    stats.min_value = std::string(reinterpret_cast<const char*>(&min), 8);
+    stats.max_value = std::string(reinterpret_cast<const char*>(&max), 8);
+  });
+  RunResult parquet = RunScript(dir, "SELECT count(*) AS n FROM parquet.`" + path + "` WHERE id = 5");
+  ASSERT_EQ(parquet.exit_code, 0) << parquet.err;
+  EXPECT_EQ(parquet.out, "n\n1\n");
+
+  // The same in a Delta table's file statistics, which data skipping reads from the log.
+  RunResult created = RunScript(dir, "CREATE TABLE t (id BIGINT); INSERT INTO t SELECT id FROM range(1, 11);");
+  ASSERT_EQ(created.exit_code, 0) << created.err;
+  std::string commit = dir.Child("warehouse") + "/t/_delta_log/00000000000000000001.json";
+  std::string log = ReadFileText(commit);
+  std::regex min_value(R"(\\"minValues\\":\{\\"id\\":1\})");
+  ASSERT_TRUE(std::regex_search(log, min_value)) << log;
+  WriteFileText(commit, std::regex_replace(log, min_value, R"(\"minValues\":{\"id\":100})"));
+  RunResult delta = RunScript(dir, "SELECT count(*) AS n FROM t WHERE id = 5");
+  ASSERT_EQ(delta.exit_code, 0) << delta.err;
+  EXPECT_EQ(delta.out, "n\n1\n");
+  RunResult deleted = RunScript(dir, "DELETE FROM t WHERE id = 5; SELECT count(*) AS n FROM t;");
+  ASSERT_EQ(deleted.exit_code, 0) << deleted.err;
+  EXPECT_TRUE(deleted.out.ends_with("\nn\n9\n")) << deleted.out;
+}
+
 }  // namespace
 }  // namespace silt
