@@ -199,6 +199,54 @@ TEST(RobustnessTest, DeepNestingOfEveryKindRunsOrFailsWithAClass) {
   }
 }
 
+// ---- byte-order marks ----
+
+TEST(RobustnessTest, LeadingByteOrderMarkIsSkipped) {
+  test::TempDir dir;
+  RunResult inline_sql = RunSilt("sql --format csv --warehouse " + dir.Child("warehouse") + " -e \"$(printf '\\357\\273\\277SELECT 1 AS one')\"");
+  ASSERT_EQ(inline_sql.exit_code, 0) << inline_sql.err;
+  EXPECT_EQ(inline_sql.out, "one\n1\n");
+
+  RunResult script = RunScript(dir, "\xEF\xBB\xBF-- a script saved with a byte-order mark\nSELECT 2 AS two;\n");
+  ASSERT_EQ(script.exit_code, 0) << script.err;
+  EXPECT_EQ(script.out, "two\n2\n");
+
+  // Only a leading mark is invisible: anywhere else it is still a syntax error.
+  RunResult inside = RunScript(dir, "SELECT \xEF\xBB\xBF 3");
+  EXPECT_EQ(inside.exit_code, 1);
+  EXPECT_TRUE(StartsWith(inside.err, "[PARSE_SYNTAX_ERROR] ")) << inside.err;
+}
+
+// ---- deeply nested types ----
+
+std::string NestedStruct(int depth) { return Repeat("STRUCT<a: ", depth) + "INT" + Repeat(">", depth); }
+
+TEST(RobustnessTest, TooDeeplyNestedTypesAreRefusedBeforeAnythingIsWritten) {
+  test::TempDir dir;
+  RunResult deep = RunScript(dir, "CREATE TABLE t (c " + NestedStruct(300) + ")");
+  EXPECT_EQ(deep.exit_code, 1) << deep.err;
+  EXPECT_TRUE(StartsWith(deep.err, "[DATATYPE_NESTING_TOO_DEEP] ")) << deep.err;
+  RunResult after = RunScript(dir, "SHOW TABLES");
+  ASSERT_EQ(after.exit_code, 0) << after.err;
+  EXPECT_EQ(after.out.find("\nt\n"), std::string::npos) << after.out;
+  EXPECT_EQ(after.out.find(",t,"), std::string::npos) << after.out;
+
+  RunResult arrays = RunScript(dir, "CREATE TABLE t2 (c " + Repeat("ARRAY<", 65) + "INT" + Repeat(">", 65) + ")");
+  EXPECT_EQ(arrays.exit_code, 1) << arrays.err;
+  EXPECT_TRUE(StartsWith(arrays.err, "[DATATYPE_NESTING_TOO_DEEP] ")) << arrays.err;
+
+  // A query that builds such a value cannot become a table either.
+  std::string value = Repeat("named_struct('a', ", 70) + "1" + Repeat(")", 70);
+  RunResult ctas = RunScript(dir, "CREATE TABLE t3 AS SELECT " + value + " AS c");
+  EXPECT_EQ(ctas.exit_code, 1) << ctas.err;
+  EXPECT_TRUE(StartsWith(ctas.err, "[DATATYPE_NESTING_TOO_DEEP] ")) << ctas.err;
+
+  // The deepest supported type round-trips through the log.
+  RunResult ok = RunScript(dir, "CREATE TABLE t4 (c " + NestedStruct(64) + ");\nSELECT count(*) AS n FROM t4;");
+  ASSERT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_EQ(ok.out, "n\n0\n");
+}
+
 // ---- damaged Parquet and statistics ----
 
 // A file of ids 1..`rows` written by silt.
