@@ -7,6 +7,7 @@
 #include "silt/base/ascii.h"
 #include "silt/base/check.h"
 #include "silt/base/json_writer.h"
+#include "silt/base/large_stack.h"
 #include "silt/base/shortened_text.h"
 #include "silt/commands/merge.h"
 #include "silt/commands/statement_internal.h"
@@ -367,6 +368,17 @@ StatementResult ExecuteSet(sql::SessionState& session, const sql::Statement& sta
       SILT_USER_CHECK(TimeZone::Find(*value) != nullptr, INVALID_CONF_VALUE,
                       {{"confValue", *value}, {"confName", key}, {"message", "Cannot resolve the given timezone."}});
     }
+    if (key == expr::kMaxValueBytesKey) {
+      // Read back as every statement will read it, so that a bad value fails here.
+      std::optional<std::string> previous = session.GetConf(key);
+      session.SetConf(key, *value);
+      try {
+        session.MakeEvalContext();
+      } catch (...) {
+        if (previous) session.SetConf(key, *previous); else session.UnsetConf(key);
+        throw;
+      }
+    }
     session.SetConf(key, *value);
     ResultBuilder result({StringField("key", false), StringField("value", true)});
     result.AddStringRow({key, *value});
@@ -430,9 +442,7 @@ StatementResult ExecuteExplain(sql::SessionState& session, const sql::Statement&
   return result.Finish();
 }
 
-}  // namespace
-
-StatementResult ExecuteStatement(sql::SessionState& session, const sql::Statement& statement) {
+StatementResult ExecuteOnThisThread(sql::SessionState& session, const sql::Statement& statement) {
   using sql::StatementKind;
   switch (statement.kind) {
     case StatementKind::kQuery:
@@ -507,6 +517,16 @@ StatementResult ExecuteStatement(sql::SessionState& session, const sql::Statemen
       return internal::ExecuteConvertToDelta(session, statement);
   }
   SILT_THROW(NOT_IMPLEMENTED, {{"feature", "this statement"}});
+}
+
+}  // namespace
+
+StatementResult ExecuteStatement(sql::SessionState& session, const sql::Statement& statement) {
+  // The calling thread's stack (8 MiB for a program's main thread, less elsewhere) is not
+  // enough for the deepest plans the binder accepts.
+  StatementResult result;
+  RunOnLargeStack(kStatementStackBytes, [&] { result = ExecuteOnThisThread(session, statement); });
+  return result;
 }
 
 }  // namespace silt::commands

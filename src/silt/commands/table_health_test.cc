@@ -165,13 +165,14 @@ TEST_F(TableHealthTest, TargetFileSizeIsReported) {
   int64_t size = Latest("t")->files().at(0).size;
   EXPECT_EQ(health.files_below_half_target, size < 512 ? 1 : 0);
 
-  Sql("ALTER TABLE t SET TBLPROPERTIES (delta.targetFileSize = 'lots')");
+  // A malformed size is refused when it is set, so the table keeps the size it had.
   try {
-    Health("t");
+    Sql("ALTER TABLE t SET TBLPROPERTIES (delta.targetFileSize = 'lots')");
     FAIL() << "a malformed delta.targetFileSize was accepted";
   } catch (const Error& error) {
     EXPECT_EQ(error.error_class(), "INVALID_CONFIGURATION");
   }
+  EXPECT_EQ(Health("t").target_file_bytes, 1024);
 }
 
 TEST_F(TableHealthTest, PartitionsAreSizedAndSkewIsAdvised) {

@@ -13,6 +13,7 @@
 #include "silt/exec/hash_table.h"
 #include "silt/exec/row_hash.h"
 #include "silt/expr/scalar.h"
+#include "silt/expr/value_size.h"
 
 namespace silt::exec {
 
@@ -739,20 +740,31 @@ class FirstLastAccumulator final : public Accumulator {
 class CollectAccumulator final : public Accumulator {
  public:
   CollectAccumulator(DataTypePtr element_type, DataTypePtr result_type, bool set)
-      : result_type_(std::move(result_type)), values_(element_type), set_(set) {}
+      : result_type_(std::move(result_type)),
+        values_(element_type),
+        variable_width_(element_type->id() == TypeId::kString || element_type->id() == TypeId::kBinary),
+        element_bytes_(std::max(element_type->FixedWidth(), 1)),
+        set_(set) {}
 
-  void Resize(size_t num_groups) override { num_groups_ = std::max(num_groups_, num_groups); }
+  void Resize(size_t num_groups) override {
+    num_groups_ = std::max(num_groups_, num_groups);
+    if (group_bytes_.size() < num_groups_) group_bytes_.resize(num_groups_, 0);
+  }
   void Update(const std::vector<VectorPtr>& arguments, const uint32_t* groups, const uint8_t* selected,
-              int64_t num_rows, EvalContext&) override {
+              int64_t num_rows, EvalContext& context) override {
     const Vector& input = *arguments[0];
     for (int64_t i = 0; i < num_rows; ++i) {
       if (!Selected(selected, i) || input.IsNull(i)) continue;
+      AddBytes(groups[i], variable_width_ ? input.GetString(i).size() : element_bytes_, context.max_value_bytes);
       values_.AppendFrom(input, i);
       value_groups_.push_back(groups[i]);
     }
   }
-  void Merge(Accumulator& other_base, const uint32_t* group_map, size_t, EvalContext&) override {
+  void Merge(Accumulator& other_base, const uint32_t* group_map, size_t, EvalContext& context) override {
     auto& other = *Downcast<CollectAccumulator>(other_base);
+    for (size_t g = 0; g < other.group_bytes_.size(); ++g) {
+      if (other.group_bytes_[g] > 0) AddBytes(group_map[g], other.group_bytes_[g], context.max_value_bytes);
+    }
     VectorPtr values = other.values_.Finish();
     for (size_t k = 0; k < other.value_groups_.size(); ++k) {
       values_.AppendFrom(*values, static_cast<int64_t>(k));
@@ -794,9 +806,25 @@ class CollectAccumulator final : public Accumulator {
   }
 
  private:
+  // Counts `bytes` toward group `group`'s array, which may not outgrow one value's limit
+  // (before the values it would hold are kept).
+  void AddBytes(uint32_t group, uint64_t bytes, uint64_t limit) {
+    if (group >= group_bytes_.size()) group_bytes_.resize(size_t{group} + 1, 0);
+    group_bytes_[group] += bytes;
+    if (group_bytes_[group] > limit) [[unlikely]] {
+      expr::CheckValueSize(set_ ? "The values collected by collect_set" : "The result of collect_list",
+                           group_bytes_[group], limit);
+    }
+  }
+
   DataTypePtr result_type_;
   VectorBuilder values_;
   std::vector<uint32_t> value_groups_;
+  // The bytes of the values collected for each group (strings by length, nested values by
+  // their fixed part only).
+  std::vector<uint64_t> group_bytes_;
+  bool variable_width_;
+  uint64_t element_bytes_;
   size_t num_groups_ = 0;
   bool set_;
 };

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "silt/base/check.h"
+#include "silt/expr/value_size.h"
 #include "silt/types/time_zone.h"
 
 namespace silt::expr {
@@ -25,6 +26,9 @@ class EvalContext {
   /// The statement's start time in µs since the epoch: current_timestamp()/now()/current_date()
   /// return it for every row of the statement, as Spark fixes them per query.
   int64_t statement_timestamp_micros = 0;
+  /// silt.sql.maxValueBytes: the largest string, binary or array a function or aggregate may
+  /// build (value_size.h); larger results fail with VALUE_SIZE_LIMIT_EXCEEDED.
+  uint64_t max_value_bytes = kMaxValueBytes;
 
   /// The session zone named by `time_zone`, resolved once and kept while `time_zone` is
   /// unchanged. Throws INVALID_CONF_VALUE when `time_zone` names no zone.

@@ -6,9 +6,11 @@
 #include <cwctype>
 #include <locale.h>
 #include <wctype.h>
+#include <iterator>
 #include <regex>
 
 #include "silt/expr/function_kernels_internal.h"
+#include "silt/expr/value_size.h"
 
 namespace silt::expr::internal {
 namespace {
@@ -168,7 +170,7 @@ void RegisterPad(FunctionRegistry& registry, std::string_view name, bool left) {
     arguments[1] = ImplicitCast(name, 1, std::move(arguments[1]), IntegerType());
     if (arguments.size() == 3) arguments[2] = StringArgument(name, 2, std::move(arguments[2]));
     return MakeCall(name, StringType(), std::move(arguments),
-                    [left](const std::vector<VectorPtr>& args, int64_t num_rows, EvalContext&, RowMask) {
+                    [name, left](const std::vector<VectorPtr>& args, int64_t num_rows, EvalContext& context, RowMask) {
                       return MapRows(StringType(), args, num_rows, [&](int64_t row, VectorBuilder& out) {
                         std::string_view text = args[0]->GetString(row);
                         int64_t target = args[1]->values<int32_t>()[row];
@@ -180,6 +182,10 @@ void RegisterPad(FunctionRegistry& registry, std::string_view name, bool left) {
                         if (pad_length == 0) return out.AppendString(text);
                         std::string padding;
                         int64_t needed = target - length;
+                        uint64_t result_bytes =
+                            SaturatingProduct(static_cast<uint64_t>(needed / pad_length), pad.size()) + text.size() +
+                            ByteOffsetOfCodePoint(pad, needed % pad_length);
+                        CheckValueSize(name == "lpad" ? "The result of lpad" : "The result of rpad", result_bytes, context.max_value_bytes);
                         while (needed >= pad_length) {
                           padding += pad;
                           needed -= pad_length;
@@ -343,10 +349,13 @@ void RegisterStringFunctions(FunctionRegistry& registry) {
     }
     for (size_t i = 0; i < arguments.size(); ++i) arguments[i] = StringArgument("concat", i, std::move(arguments[i]));
     return MakeCall("concat", StringType(), std::move(arguments),
-                    [](const std::vector<VectorPtr>& args, int64_t num_rows, EvalContext&, RowMask) {
+                    [](const std::vector<VectorPtr>& args, int64_t num_rows, EvalContext& context, RowMask) {
                       std::string scratch;
                       return MapRows(StringType(), args, num_rows, [&](int64_t row, VectorBuilder& out) {
                         scratch.clear();
+                        uint64_t bytes = 0;
+                        for (const VectorPtr& argument : args) bytes += argument->GetString(row).size();
+                        CheckValueSize("The result of concat", bytes, context.max_value_bytes);
                         for (const VectorPtr& argument : args) scratch.append(argument->GetString(row));
                         out.AppendString(scratch);
                       });
@@ -363,7 +372,7 @@ void RegisterStringFunctions(FunctionRegistry& registry) {
       arguments[i] = StringArgument("concat_ws", i, std::move(arguments[i]));
     }
     return MakeCall("concat_ws", StringType(), std::move(arguments),
-                    [](const std::vector<VectorPtr>& args, int64_t num_rows, EvalContext&, RowMask) {
+                    [](const std::vector<VectorPtr>& args, int64_t num_rows, EvalContext& context, RowMask) {
                       // NULL values are skipped; only a NULL separator gives NULL.
                       VectorBuilder out(StringType(), num_rows);
                       std::string scratch;
@@ -376,8 +385,11 @@ void RegisterStringFunctions(FunctionRegistry& registry) {
                         bool first = true;
                         auto append = [&](const Vector& values, int64_t index) {
                           if (values.IsNull(index)) return;
-                          if (!first) scratch.append(args[0]->GetString(row));
-                          scratch.append(values.GetString(index));
+                          std::string_view separator = first ? std::string_view() : args[0]->GetString(row);
+                          std::string_view value = values.GetString(index);
+                          CheckValueSize("The result of concat_ws", uint64_t{scratch.size()} + separator.size() + value.size(), context.max_value_bytes);
+                          scratch.append(separator);
+                          scratch.append(value);
                           first = false;
                         };
                         for (size_t i = 1; i < args.size(); ++i) {
@@ -430,7 +442,7 @@ void RegisterStringFunctions(FunctionRegistry& registry) {
     CheckArgumentCount("replace", arguments, 2, 3);
     for (size_t i = 0; i < arguments.size(); ++i) arguments[i] = StringArgument("replace", i, std::move(arguments[i]));
     return MakeCall("replace", StringType(), std::move(arguments),
-                    [](const std::vector<VectorPtr>& args, int64_t num_rows, EvalContext&, RowMask) {
+                    [](const std::vector<VectorPtr>& args, int64_t num_rows, EvalContext& context, RowMask) {
                       std::string scratch;
                       return MapRows(StringType(), args, num_rows, [&](int64_t row, VectorBuilder& out) {
                         std::string_view text = args[0]->GetString(row);
@@ -442,6 +454,10 @@ void RegisterStringFunctions(FunctionRegistry& registry) {
                         while (true) {
                           size_t found = text.find(search, position);
                           if (found == std::string_view::npos) break;
+                          // Only a replacement longer than its match grows the text.
+                          CheckValueSize("The result of replace",
+                                         uint64_t{scratch.size()} + (found - position) + replacement.size() +
+                                             (text.size() - found - search.size()), context.max_value_bytes);
                           scratch.append(text.substr(position, found - position));
                           scratch.append(replacement);
                           position = found + search.size();
@@ -469,12 +485,25 @@ void RegisterStringFunctions(FunctionRegistry& registry) {
     CheckArgumentCount("regexp_replace", arguments, 3, 3);
     for (size_t i = 0; i < 3; ++i) arguments[i] = StringArgument("regexp_replace", i, std::move(arguments[i]));
     return MakeCall("regexp_replace", StringType(), std::move(arguments),
-                    [](const std::vector<VectorPtr>& args, int64_t num_rows, EvalContext&, RowMask) {
+                    [](const std::vector<VectorPtr>& args, int64_t num_rows, EvalContext& context, RowMask) {
                       RegexCache cache;
+                      std::string scratch;
                       return MapRows(StringType(), args, num_rows, [&](int64_t row, VectorBuilder& out) {
                         std::string text(args[0]->GetString(row));
                         const std::regex& pattern = cache.Get(args[1]->GetString(row), "regexp_replace");
-                        out.AppendString(std::regex_replace(text, pattern, ReplacementText(args[2]->GetString(row))));
+                        std::string replacement = ReplacementText(args[2]->GetString(row));
+                        // std::regex_replace's own loop, with the result's size checked as it grows.
+                        scratch.clear();
+                        auto rest = text.cbegin();
+                        for (std::sregex_iterator match(text.begin(), text.end(), pattern), end; match != end; ++match) {
+                          scratch.append(match->prefix().first, match->prefix().second);
+                          match->format(std::back_inserter(scratch), replacement);
+                          rest = match->suffix().first;
+                          CheckValueSize("The result of regexp_replace",
+                                         uint64_t{scratch.size()} + static_cast<uint64_t>(text.cend() - rest), context.max_value_bytes);
+                        }
+                        scratch.append(rest, text.cend());
+                        out.AppendString(scratch);
                       });
                     });
   });

@@ -6,6 +6,7 @@
 #include <cctype>
 
 #include "silt/expr/function_kernels_internal.h"
+#include "silt/expr/value_size.h"
 
 namespace silt::expr::internal {
 namespace {
@@ -173,12 +174,14 @@ void RegisterTextFunctions(FunctionRegistry& registry) {
     arguments[0] = StringArgument("repeat", 0, std::move(arguments[0]));
     arguments[1] = IntArgument("repeat", 1, std::move(arguments[1]));
     return MakeCall("repeat", StringType(), std::move(arguments),
-                    [](const std::vector<VectorPtr>& args, int64_t num_rows, EvalContext&, RowMask) {
+                    [](const std::vector<VectorPtr>& args, int64_t num_rows, EvalContext& context, RowMask) {
                       std::string scratch;
                       return MapRows(StringType(), args, num_rows, [&](int64_t row, VectorBuilder& out) {
                         scratch.clear();
                         std::string_view text = args[0]->GetString(row);
-                        for (int32_t i = 0; i < args[1]->values<int32_t>()[row]; ++i) scratch.append(text);
+                        int32_t times = args[1]->values<int32_t>()[row];
+                        if (times > 0) CheckValueSize("The result of repeat", SaturatingProduct(times, text.size()), context.max_value_bytes);
+                        for (int32_t i = 0; i < times; ++i) scratch.append(text);
                         out.AppendString(scratch);
                       });
                     });
@@ -209,7 +212,7 @@ void RegisterTextFunctions(FunctionRegistry& registry) {
     CheckArgumentCount("translate", arguments, 3, 3);
     for (size_t i = 0; i < 3; ++i) arguments[i] = StringArgument("translate", i, std::move(arguments[i]));
     return MakeCall("translate", StringType(), std::move(arguments),
-                    [](const std::vector<VectorPtr>& args, int64_t num_rows, EvalContext&, RowMask) {
+                    [](const std::vector<VectorPtr>& args, int64_t num_rows, EvalContext& context, RowMask) {
                       std::string scratch;
                       return MapRows(StringType(), args, num_rows, [&](int64_t row, VectorBuilder& out) {
                         // Each character of `from` becomes the character at its position in `to`
@@ -224,6 +227,8 @@ void RegisterTextFunctions(FunctionRegistry& registry) {
                           } else if (static_cast<size_t>(found - from.begin()) < to.size()) {
                             scratch.append(to[found - from.begin()]);
                           }
+                          // A replacement may take more bytes than the character it replaces.
+                          if (scratch.size() > context.max_value_bytes) CheckValueSize("The result of translate", scratch.size(), context.max_value_bytes);
                         }
                         out.AppendString(scratch);
                       });

@@ -144,16 +144,25 @@ std::optional<Scalar> FileStats::Convert(const std::string& json_value, const Da
 
 std::optional<Scalar> FileStats::Min(const std::vector<std::string>& column_path,
                                      const DataType& type) const {
-  auto it = min_values_.find(JoinColumnPath(column_path));
-  if (it == min_values_.end()) return std::nullopt;
-  return Convert(it->second, type);
+  return Bounds(column_path, type).first;
 }
 
 std::optional<Scalar> FileStats::Max(const std::vector<std::string>& column_path,
                                      const DataType& type) const {
-  auto it = max_values_.find(JoinColumnPath(column_path));
-  if (it == max_values_.end()) return std::nullopt;
-  return Convert(it->second, type);
+  return Bounds(column_path, type).second;
+}
+
+std::pair<std::optional<Scalar>, std::optional<Scalar>> FileStats::Bounds(
+    const std::vector<std::string>& column_path, const DataType& type) const {
+  std::string key = JoinColumnPath(column_path);
+  std::optional<Scalar> min;
+  std::optional<Scalar> max;
+  if (auto it = min_values_.find(key); it != min_values_.end()) min = Convert(it->second, type);
+  if (auto it = max_values_.find(key); it != max_values_.end()) max = Convert(it->second, type);
+  // A minimum above the maximum bounds nothing (a buggy writer or a damaged log): data skipping
+  // must not trust either side of it to rule a file out.
+  if (min && max && CompareScalars(*min, *max) > 0) return {std::nullopt, std::nullopt};
+  return {std::move(min), std::move(max)};
 }
 
 std::optional<int64_t> FileStats::NullCount(const std::vector<std::string>& column_path) const {

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "silt/log/partition_values.h"
@@ -25,8 +26,8 @@ class FileStats {
   /// False when min/max are only bounds (absent means true).
   bool tight_bounds() const { return tight_bounds_; }
 
-  /// The minimum or maximum of column `column_path` read as `type`; nullopt when not recorded
-  /// or not representable (e.g. a value of another JSON type). Timestamps accept offsets.
+  /// The minimum or maximum of column `column_path` read as `type`; nullopt when not recorded,
+  /// not representable (a value of another JSON type) or min > max. Timestamps accept offsets.
   std::optional<Scalar> Min(const std::vector<std::string>& column_path, const DataType& type) const;
   std::optional<Scalar> Max(const std::vector<std::string>& column_path, const DataType& type) const;
   /// The null count of `column_path`, when recorded.
@@ -34,6 +35,8 @@ class FileStats {
 
  private:
   static std::optional<Scalar> Convert(const std::string& json_value, const DataType& type);
+  std::pair<std::optional<Scalar>, std::optional<Scalar>> Bounds(
+      const std::vector<std::string>& column_path, const DataType& type) const;
 
   std::optional<int64_t> num_records_;
   bool tight_bounds_ = true;

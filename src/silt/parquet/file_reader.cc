@@ -159,6 +159,19 @@ Bound DecodeBound(const LeafColumn& leaf, const std::string& raw) {
   return bound;
 }
 
+// False when `low` and `high` are known and low > high.
+bool Ordered(const Bound& low, const Bound& high) {
+  if (low.kind != high.kind) return true;
+  switch (low.kind) {
+    case Bound::Kind::kInt: return low.int_value <= high.int_value;
+    case Bound::Kind::kDouble: return low.double_value <= high.double_value;
+    case Bound::Kind::kDecimal: return low.decimal_value <= high.decimal_value;
+    case Bound::Kind::kBytes: return low.bytes <= high.bytes;  // unsigned byte order
+    case Bound::Kind::kNone: return true;
+  }
+  return true;
+}
+
 // -1, 0, 1 comparing the bound with the literal, or nullopt when they are not comparable.
 std::optional<int> Compare(const Bound& bound, const StatsLiteral& literal) {
   auto order = [](auto a, auto b) { return a < b ? -1 : (b < a ? 1 : 0); };
@@ -962,6 +975,9 @@ class FileReaderImpl final : public FileReader {
     }
     Bound low = DecodeBound(leaf, *min);
     Bound high = DecodeBound(leaf, *max);
+    // A minimum above the maximum is no bound of anything (a buggy writer or damage): the
+    // statistics are ignored rather than trusted to skip rows that are there.
+    if (!Ordered(low, high)) return true;
     std::optional<int> low_order = Compare(low, predicate.literal);
     std::optional<int> high_order = Compare(high, predicate.literal);
     if (!low_order || !high_order) return true;
@@ -1032,7 +1048,7 @@ void ValidateMetadata(const FileMetaData& metadata, const ParquetSchema& mapping
       }
     }
   }
-  if (!metadata.row_groups.empty() && total_rows != metadata.num_rows) {
+  if (total_rows != metadata.num_rows) {
     CorruptFile(path, "row groups hold " + std::to_string(total_rows) + " rows, footer says " +
                           std::to_string(metadata.num_rows));
   }

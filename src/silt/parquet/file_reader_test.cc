@@ -2,6 +2,9 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cstring>
+#include <functional>
+#include <utility>
 #include <cmath>
 #include <fstream>
 #include <limits>
@@ -18,6 +21,7 @@
 #include "silt/base/thread_pool.h"
 #include "silt/io/file_system.h"
 #include "silt/parquet/column_reader.h"
+#include "silt/parquet/metadata.h"
 #include "silt/parquet/reader.h"
 #include "silt/parquet/schema_from_parquet.h"
 #include "silt/parquet/writer.h"
@@ -410,6 +414,118 @@ TEST(SchemaFromParquetTest, LegacyListLayoutsAndRepeatedFields) {
   EXPECT_EQ(mapping.leaves[3].max_repetition_level, 1);
   EXPECT_THAT(mapping.leaves[3].path, ElementsAre("d", "list", "e"));
   EXPECT_EQ(mapping.leaves[1].max_definition_level, 2);  // b required, array repeated, x optional
+}
+
+// ---- damaged footers ----
+
+// The bytes of a file of one row group of `rows` rows (id BIGINT = 0, 1, ..., name STRING)
+// written by silt.
+std::string GoodFileBytes(int rows) {
+  std::shared_ptr<io::FileSystem> fs = io::MakeMemoryFileSystem();
+  WriteRowGroups(*fs, "/good.parquet", 1, rows);
+  return fs->ReadFile("/good.parquet");
+}
+
+// Where the footer of `file` starts and how long it is.
+std::pair<size_t, size_t> FooterRange(const std::string& file) {
+  uint32_t length;
+  std::memcpy(&length, file.data() + file.size() - 8, 4);
+  return {file.size() - 8 - length, length};
+}
+
+// `file` with its footer replaced by `footer` (the data pages stay where they are).
+std::string WithFooter(const std::string& file, const std::string& footer) {
+  std::string out = file.substr(0, FooterRange(file).first) + footer;
+  auto length = static_cast<uint32_t>(footer.size());
+  out.append(reinterpret_cast<const char*>(&length), 4);
+  return out + "PAR1";
+}
+
+FileMetaData FooterOf(const std::string& file) {
+  auto [start, length] = FooterRange(file);
+  return DecodeFileMetaData(reinterpret_cast<const uint8_t*>(file.data()) + start, length);
+}
+
+// `file` with its footer decoded, changed by `change` and encoded again.
+std::string WithChangedFooter(const std::string& file, const std::function<void(FileMetaData&)>& change) {
+  FileMetaData metadata = FooterOf(file);
+  change(metadata);
+  std::string footer;
+  EncodeFileMetaData(metadata, &footer);
+  return WithFooter(file, footer);
+}
+
+std::string ReadErrorClass(const std::string& bytes) {
+  return ErrorClassOf([&] { OpenBytes(bytes, "damaged.parquet")->Read(); });
+}
+
+TEST(DamagedFooterTest, DamagedRowGroupListIsCorruptNotEmpty) {
+  std::string good = GoodFileBytes(20);
+  ASSERT_EQ(OpenBytes(good)->num_rows(), 20);
+  // The encoder writes fields in id order, so the row-group list's header is where the footer
+  // differs from the same footer without row groups: the byte before it is the field header.
+  std::string footer = good.substr(FooterRange(good).first, FooterRange(good).second);
+  FileMetaData without_groups = FooterOf(good);
+  without_groups.row_groups.clear();
+  std::string empty_footer;
+  EncodeFileMetaData(without_groups, &empty_footer);
+  size_t list_header = 0;
+  while (footer[list_header] == empty_footer[list_header]) ++list_header;
+  ASSERT_EQ(static_cast<uint8_t>(footer[list_header - 1]), 0x19);  // field 4 (+1), a list
+  ASSERT_EQ(static_cast<uint8_t>(footer[list_header]), 0x1C);      // 1 element, structs
+
+  std::string renumbered = footer;
+  renumbered[list_header - 1] = static_cast<char>(0x59);  // field 8: unknown, would be skipped
+  EXPECT_EQ(ReadErrorClass(WithFooter(good, renumbered)), "PARQUET_CORRUPT_FILE");
+
+  std::string no_elements = footer;
+  no_elements[list_header] = static_cast<char>(0x0C);  // 0 elements
+  EXPECT_EQ(ReadErrorClass(WithFooter(good, no_elements)), "PARQUET_CORRUPT_FILE");
+
+  // Well-formed Thrift, but the row groups are gone while the footer still counts 20 rows.
+  EXPECT_EQ(ReadErrorClass(WithFooter(good, empty_footer)), "PARQUET_CORRUPT_FILE");
+}
+
+TEST(DamagedFooterTest, OutOfRangeRepetitionOrEmptyNameIsCorrupt) {
+  std::string good = GoodFileBytes(5);
+  for (int repetition : {-1, 3, 7}) {
+    std::string damaged = WithChangedFooter(good, [&](FileMetaData& metadata) {
+      metadata.schema[2].repetition_type = static_cast<Repetition>(repetition);
+    });
+    EXPECT_EQ(ReadErrorClass(damaged), "PARQUET_CORRUPT_FILE") << repetition;
+  }
+  std::string nameless = WithChangedFooter(good, [](FileMetaData& metadata) { metadata.schema[2].name = ""; });
+  EXPECT_EQ(ReadErrorClass(nameless), "PARQUET_CORRUPT_FILE");
+}
+
+std::string Int64Bytes(int64_t value) { return std::string(reinterpret_cast<const char*>(&value), 8); }
+
+TEST(DamagedFooterTest, MinAboveMaxStatisticsNeverSkipRows) {
+  std::string good = GoodFileBytes(100);  // ids 0..99
+  std::string swapped = WithChangedFooter(good, [](FileMetaData& metadata) {
+    Statistics& stats = *metadata.row_groups[0].columns[0].meta_data->statistics;
+    stats.min_value = Int64Bytes(99);
+    stats.max_value = Int64Bytes(0);
+    stats.min = stats.min_value;
+    stats.max = stats.max_value;
+  });
+  auto reader = OpenBytes(swapped);
+  StatsLiteral fifty;
+  fifty.int_value = 50;
+  ReadOptions options;
+  options.predicates = {{"id", ColumnPredicate::Op::kEqual, fifty}};
+  options.row_filters = options.predicates;
+  EXPECT_EQ(reader->SelectRowGroups(options).size(), 1u);
+  int64_t rows = 0;
+  for (const Batch& batch : reader->Read(options)) rows += batch.num_rows();
+  EXPECT_EQ(rows, 1);
+  // The same footer with consistent bounds that rule the value out still skips the group.
+  std::string excluding = WithChangedFooter(good, [](FileMetaData& metadata) {
+    Statistics& stats = *metadata.row_groups[0].columns[0].meta_data->statistics;
+    stats.min_value = Int64Bytes(60);
+    stats.max_value = Int64Bytes(99);
+  });
+  EXPECT_EQ(OpenBytes(excluding)->SelectRowGroups(options).size(), 0u);
 }
 
 TEST(SchemaFromParquetTest, MalformedSchemasAreRejected) {

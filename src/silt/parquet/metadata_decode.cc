@@ -2,6 +2,7 @@
 // Unknown fields of any type are skipped, so files from newer writers still read.
 
 #include <functional>
+#include <string>
 
 #include "silt/parquet/metadata.h"
 #include "silt/parquet/thrift_compact_decoder_internal.h"
@@ -194,9 +195,13 @@ SchemaElement ReadSchemaElement(ThriftCompactDecoder& decoder, CompactType type)
       case 2:
         element.type_length = decoder.ReadI32(field_type);
         return true;
-      case 3:
-        element.repetition_type = ReadEnum<Repetition>(decoder, field_type);
+      case 3: {
+        // Outside REQUIRED, OPTIONAL and REPEATED no level can be derived: a damaged footer.
+        int32_t repetition = decoder.ReadI32(field_type);
+        if (repetition < 0 || repetition > 2) decoder.Fail("invalid repetition type " + std::to_string(repetition));
+        element.repetition_type = static_cast<Repetition>(repetition);
         return true;
+      }
       case 4:
         element.name = decoder.ReadBinary(field_type);
         return true;
@@ -301,7 +306,11 @@ ColumnChunk ReadColumnChunk(ThriftCompactDecoder& decoder, CompactType type) {
 RowGroup ReadRowGroup(ThriftCompactDecoder& decoder, CompactType type) {
   ExpectStruct(decoder, type);
   RowGroup group;
+  bool has_columns = false;
+  bool has_num_rows = false;
   ReadStruct(decoder, [&](int16_t id, CompactType field_type) {
+    has_columns |= id == 1;
+    has_num_rows |= id == 3;
     switch (id) {
       case 1:
         ReadList(decoder, field_type, [&](CompactType element_type) {
@@ -330,6 +339,7 @@ RowGroup ReadRowGroup(ThriftCompactDecoder& decoder, CompactType type) {
         return false;
     }
   });
+  if (!has_columns || !has_num_rows) decoder.Fail("RowGroup without its columns or num_rows");
   return group;
 }
 
@@ -422,7 +432,11 @@ DataPageHeaderV2 ReadDataPageHeaderV2(ThriftCompactDecoder& decoder, CompactType
 FileMetaData DecodeFileMetaData(const uint8_t* data, size_t size, const DecodeLimits& limits) {
   ThriftCompactDecoder decoder(data, size, limits);
   FileMetaData metadata;
+  // The required fields (version, schema, num_rows, row_groups) seen: a damaged field header
+  // would otherwise be skipped as an unknown field and leave, say, no row groups at all.
+  unsigned required_seen = 0;
   ReadStruct(decoder, [&](int16_t id, CompactType type) {
+    if (id >= 1 && id <= 4) required_seen |= 1u << id;
     switch (id) {
       case 1:
         metadata.version = decoder.ReadI32(type);
@@ -463,6 +477,12 @@ FileMetaData DecodeFileMetaData(const uint8_t* data, size_t size, const DecodeLi
     }
   });
   if (metadata.version < 0) decoder.Fail("negative file version");
+  for (int id = 1; id <= 4; ++id) {
+    if ((required_seen & (1u << id)) == 0) {
+      static constexpr const char* kNames[] = {"", "version", "schema", "num_rows", "row_groups"};
+      decoder.Fail(std::string("FileMetaData without its required field ") + kNames[id]);
+    }
+  }
   return metadata;
 }
 

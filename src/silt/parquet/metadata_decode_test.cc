@@ -90,7 +90,8 @@ TEST(MetadataDecodeTest, EveryByteFlipOfARealFooterDecodesOrIsCorrupt) {
 
 TEST(MetadataDecodeTest, SkipsUnknownFieldsOfEveryType) {
   // struct FileMetaData { 1: version = 2; 100: list<i32>; 101: map<binary, i64>;
-  //   102: struct { 1: double; 2: bool }; 103: binary; 3: num_rows = 7 }
+  //   102: struct { 1: double; 2: bool }; 103: binary; 3: num_rows = 7; 2: schema = [];
+  //   4: row_groups = [] }
   std::vector<uint8_t> bytes = {
       0x15, 0x04,                                      // field 1 i32: 2
       0x09, 0xC8, 0x01, 0x25, 0x02, 0x04,               // field 100 (long form) list<i32>[1, 2]
@@ -98,10 +99,36 @@ TEST(MetadataDecodeTest, SkipsUnknownFieldsOfEveryType) {
       0x1C, 0x17, 0, 0, 0, 0, 0, 0, 0xF0, 0x3F, 0x11, 0x00,  // field 102 struct {double, true}
       0x18, 0x03, 'a', 'b', 'c',                        // field 103 binary
       0x06, 0x06, 0x0E,                                 // field 3 (long form) i64: 7
+      0x09, 0x04, 0x0C,                                 // field 2 (long form) list<struct>[]
+      0x29, 0x0C,                                       // field 4 list<struct>[]
       0x00};
   FileMetaData metadata = Decode(bytes);
   EXPECT_EQ(metadata.version, 2);
   EXPECT_EQ(metadata.num_rows, 7);
+}
+
+TEST(MetadataDecodeTest, MissingRequiredFieldsAreCorrupt) {
+  // A damaged field header turns a required field into an unknown one, which would be skipped.
+  // version = 1, schema = [], num_rows = 0, row_groups = [], each left out in turn.
+  std::vector<std::vector<uint8_t>> fields = {{0x15, 0x02}, {0x19, 0x0C}, {0x16, 0x00}, {0x19, 0x0C}};
+  std::vector<uint8_t> complete;
+  for (const auto& field : fields) complete.insert(complete.end(), field.begin(), field.end());
+  complete.push_back(0x00);
+  EXPECT_EQ(Decode(complete).version, 1);
+  for (size_t missing = 0; missing < fields.size(); ++missing) {
+    std::vector<uint8_t> bytes;
+    int16_t last_id = 0;
+    for (size_t i = 0; i < fields.size(); ++i) {
+      if (i == missing) continue;
+      // Re-encode the header's id delta against the field before it.
+      auto id = static_cast<int16_t>(i + 1);
+      bytes.push_back(static_cast<uint8_t>(((id - last_id) << 4) | (fields[i][0] & 0x0F)));
+      bytes.insert(bytes.end(), fields[i].begin() + 1, fields[i].end());
+      last_id = id;
+    }
+    bytes.push_back(0x00);
+    EXPECT_EQ(ErrorClassOf([&] { Decode(bytes); }), "PARQUET_CORRUPT_FILE") << "without field " << missing + 1;
+  }
 }
 
 TEST(MetadataDecodeTest, HostileInputsAreCorrupt) {

@@ -32,6 +32,10 @@ TreeNode BuildTree(const std::vector<SchemaElement>& elements, size_t* next, int
   TreeNode node;
   node.index = static_cast<int>(*next);
   const SchemaElement& element = elements[(*next)++];
+  // Columns are found by name: a nameless one could only be read as missing (all NULL).
+  if (depth > 0 && element.name.empty()) {
+    CorruptSchema("schema element " + std::to_string(node.index) + " has an empty name");
+  }
   int children = element.num_children.value_or(0);
   if (children < 0) CorruptSchema("negative num_children for " + element.name);
   if (static_cast<size_t>(children) > elements.size() - *next) {

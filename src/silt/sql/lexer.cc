@@ -45,9 +45,18 @@ constexpr std::string_view kOperators[] = {
     "/",   "%",   "&",  "|",  "^",  "~",  "!",  ":",  "@",  "?",  "{",  "}",
 };
 
+constexpr std::string_view kByteOrderMark = "\xEF\xBB\xBF";
+
 class Lexer {
  public:
-  explicit Lexer(std::string_view sql) : sql_(sql) {}
+  explicit Lexer(std::string_view sql) : sql_(sql) {
+    // A UTF-8 byte-order mark (editors on Windows start files with one) is invisible: skipped,
+    // and columns count from after it.
+    if (sql_.starts_with(kByteOrderMark)) {
+      offset_ = kByteOrderMark.size();
+      line_start_ = offset_;
+    }
+  }
 
   std::vector<Token> Run() {
     std::vector<Token> tokens;

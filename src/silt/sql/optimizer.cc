@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <unordered_map>
 
 #include "silt/base/check.h"
 #include "silt/expr/evaluator.h"
@@ -60,6 +61,42 @@ bool OnlyFrom(const ExpressionPtr& expression, int start) {
 LogicalPtr WithFilter(LogicalPtr child, const std::vector<ExpressionPtr>& conjuncts);
 LogicalPtr PushFilters(const LogicalPtr& plan);
 
+// A pushed-down conjunct may hold at most this many levels (as many as the parser lets one
+// statement nest, kMaxParseDepth) and nodes (counting a shared subtree once per use, as the
+// later tree walks do).
+constexpr int kMaxPushedDepth = 1000;
+constexpr uint64_t kMaxPushedNodes = uint64_t{1} << 16;
+
+// Height and tree size of the expressions it has measured.
+class ExpressionMeasure {
+ public:
+  // False when `expression` is deeper or larger than a pushed conjunct may be.
+  bool Fits(const ExpressionPtr& expression) {
+    Size size = Measure(*expression, kMaxPushedDepth);
+    return size.height <= kMaxPushedDepth && size.nodes <= kMaxPushedNodes;
+  }
+
+ private:
+  struct Size {
+    int height = 0;
+    uint64_t nodes = 0;
+  };
+  // Recurses at most `levels_left` levels; anything deeper reports a height beyond the limit.
+  Size Measure(const expr::Expression& node, int levels_left) {
+    if (auto found = sizes_.find(&node); found != sizes_.end()) return found->second;
+    if (levels_left <= 0) return Size{kMaxPushedDepth + 1, kMaxPushedNodes + 1};
+    Size size{1, 1};
+    for (const ExpressionPtr& child : node.children()) {
+      Size below = Measure(*child, levels_left - 1);
+      size.height = std::max(size.height, below.height + 1);
+      size.nodes = std::min(size.nodes + below.nodes, kMaxPushedNodes + 1);
+    }
+    sizes_.emplace(&node, size);
+    return size;
+  }
+  std::unordered_map<const expr::Expression*, Size> sizes_;
+};
+
 ExpressionPtr Substitute(const ExpressionPtr& expression, const std::vector<ExpressionPtr>& replacements) {
   return expr::TransformExpression(expression, [&](const ExpressionPtr& node) -> ExpressionPtr {
     if (node->kind() != expr::ExpressionKind::kColumn) return nullptr;
@@ -99,6 +136,11 @@ LogicalPtr WithFilter(LogicalPtr child, const std::vector<ExpressionPtr>& conjun
       if (!all_deterministic) break;
       std::vector<ExpressionPtr> below;
       for (const ExpressionPtr& conjunct : remaining) below.push_back(Substitute(conjunct, child->expressions));
+      // Through a long chain of projections, substitution could build conjuncts that every
+      // later pass would recurse through too deeply (or, with a column used twice per level,
+      // exponentially often): such a filter stays above the projection.
+      ExpressionMeasure measure;
+      if (!std::all_of(below.begin(), below.end(), [&](const ExpressionPtr& e) { return measure.Fits(e); })) break;
       LogicalPtr copy = Copy(*child);
       copy->children[0] = WithFilter(child->children[0], below);
       return copy;
@@ -139,6 +181,8 @@ LogicalPtr WithFilter(LogicalPtr child, const std::vector<ExpressionPtr>& conjun
         }
       }
       if (below.empty()) break;
+      ExpressionMeasure measure;
+      if (!std::all_of(below.begin(), below.end(), [&](const ExpressionPtr& e) { return measure.Fits(e); })) break;
       LogicalPtr copy = Copy(*child);
       copy->children[0] = WithFilter(child->children[0], below);
       return above.empty() ? copy : MakeLogicalFilter(copy, expr::JoinConjunction(above));

@@ -11,6 +11,7 @@
 #include "silt/base/check.h"
 #include "silt/base/json_writer.h"
 #include "silt/types/date_time.h"
+#include "silt/types/type_nesting.h"
 
 namespace silt::sql {
 namespace {
@@ -1152,6 +1153,17 @@ class Parser {
                                static_cast<DayTimeField>(end_index));
   }
 
+  // `type`, unless it nests deeper than a table can store (DATATYPE_NESTING_TOO_DEEP, refused
+  // here so that no DDL gets as far as writing it).
+  static DataTypePtr CheckedNesting(DataTypePtr type, const SourcePosition& position) {
+    try {
+      CheckTypeNesting(*type);
+    } catch (const Error& error) {
+      throw error.WithContext(FormatPosition(position));
+    }
+    return type;
+  }
+
   DataTypePtr ParseType() {
     DepthGuard guard(*this);
     const Token& token = Current();
@@ -1200,7 +1212,7 @@ class Parser {
       ExpectOperator("<");
       DataTypePtr element = ParseType();
       ExpectCloseAngle();
-      return ListType(element);
+      return CheckedNesting(ListType(element), token.position);
     }
     if (name == "MAP") {
       ExpectOperator("<");
@@ -1208,7 +1220,7 @@ class Parser {
       ExpectOperator(",");
       DataTypePtr value = ParseType();
       ExpectCloseAngle();
-      return MapType(key, value);
+      return CheckedNesting(MapType(key, value), token.position);
     }
     if (name == "STRUCT") {
       std::vector<Field> fields;
@@ -1230,7 +1242,7 @@ class Parser {
         } while (MatchOperator(","));
       }
       ExpectCloseAngle();
-      return StructType(std::move(fields));
+      return CheckedNesting(StructType(std::move(fields)), token.position);
     }
     throw MakeError(ErrorClass::UNSUPPORTED_DATATYPE, {{"typeName", "\"" + name + "\""}})
         .WithContext(FormatPosition(token.position));

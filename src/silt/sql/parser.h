@@ -20,7 +20,8 @@ inline constexpr int kMaxParseDepth = 1000;
 /// PARSE_SYNTAX_ERROR (`Syntax error at or near '<token>'`, with `: extra input '<x>'` or
 /// `: missing '<y>'` hints where Spark gives them), PARSE_EMPTY_STATEMENT,
 /// UNCLOSED_BRACKETED_COMMENT, INVALID_TYPED_LITERAL, INVALID_NUMERIC_LITERAL_RANGE,
-/// UNSUPPORTED_DATATYPE, DELTA_MERGE_MISSING_WHEN, PARSE_NESTING_TOO_DEEP.
+/// UNSUPPORTED_DATATYPE, DELTA_MERGE_MISSING_WHEN, PARSE_NESTING_TOO_DEEP, and
+/// DATATYPE_NESTING_TOO_DEEP for a type deeper than kMaxTypeNestingDepth.
 /// Thread-safe: keeps no state between calls.
 std::vector<Statement> ParseStatements(std::string_view sql);
 

@@ -164,7 +164,18 @@ TEST(ParserErrorTest, DeepNestingFailsCleanly) {
   // Realistic depths still parse: long OR chains and a hundred nested parentheses.
   EXPECT_NO_THROW(ParseExpression("a = 0" + Repeat(" OR a = 1", 500)));
   EXPECT_EQ(ToString(*ParseExpression(Repeat("(", 100) + "x" + Repeat(")", 100))), "x");
-  EXPECT_NO_THROW(ParseDataType(Repeat("array<", 100) + "int" + Repeat(">", 100)));
+  // Types nest as deep as a table's schema can store (kMaxTypeNestingDepth), and no deeper.
+  EXPECT_NO_THROW(ParseDataType(Repeat("array<", 64) + "int" + Repeat(">", 64)));
+  EXPECT_THROW(
+      {
+        try {
+          ParseDataType(Repeat("array<", 65) + "int" + Repeat(">", 65));
+        } catch (const Error& error) {
+          EXPECT_EQ(error.error_class(), "DATATYPE_NESTING_TOO_DEEP");
+          throw;
+        }
+      },
+      Error);
 }
 
 }  // namespace

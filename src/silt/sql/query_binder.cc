@@ -199,6 +199,30 @@ struct QueryBinder::Impl {
     const CommonTableExpression* cte;
   };
   std::vector<CteEntry> ctes;
+  // Levels of query and join nesting being bound (see kMaxBindDepth).
+  int depth = 0;
+
+  // Counts `levels` levels of nesting for as long as it lives.
+  class DepthGuard {
+   public:
+    DepthGuard(Impl& impl, const SourcePosition& position, int levels = 1) : impl_(impl), levels_(levels) {
+      impl_.depth += levels_;
+      if (impl_.depth > kMaxBindDepth) {
+        impl_.depth -= levels_;
+        ThrowAt(MakeError(ErrorClass::STATEMENT_TOO_COMPLEX,
+                          {{"what", "the nesting of subqueries, views, CTE references and joins"},
+                           {"limit", std::to_string(kMaxBindDepth)}}),
+                position);
+      }
+    }
+    ~DepthGuard() { impl_.depth -= levels_; }
+    DepthGuard(const DepthGuard&) = delete;
+    DepthGuard& operator=(const DepthGuard&) = delete;
+
+   private:
+    Impl& impl_;
+    int levels_;
+  };
 
   Impl(SessionState& session_state, exec::ExecContext& exec_context)
       : session(session_state), context(exec_context) {}
@@ -560,6 +584,7 @@ const Expression* SubqueryPredicate(const Expression& conjunct, bool& negated) {
 // ---- Queries ----
 
 LogicalPtr QueryBinder::Impl::BindQuery(const Query& query, Correlation* correlation) {
+  DepthGuard guard(*this, query.position);
   size_t ctes_before = ctes.size();
   for (const CommonTableExpression& cte : query.with) ctes.push_back(CteEntry{&cte});
   struct Restore {
@@ -807,6 +832,8 @@ LogicalPtr QueryBinder::Impl::BindSetOperation(const Query& query) {
 
 LogicalPtr QueryBinder::Impl::BindFrom(const std::vector<TableReferencePtr>& from) {
   if (from.empty()) return OneRow();
+  // `FROM a, b, c` joins left-deep: one level per comma.
+  DepthGuard guard(*this, from.back()->position, static_cast<int>(std::min<size_t>(from.size() - 1, INT32_MAX / 2)));
   LogicalPtr plan = BindFromItem(*from[0]);
   for (size_t i = 1; i < from.size(); ++i) {
     plan = MakeLogicalJoin(plan, BindFromItem(*from[i]), exec::JoinType::kInner, nullptr);
@@ -828,8 +855,12 @@ LogicalPtr QueryBinder::Impl::BindFromItem(const TableReference& reference) {
       return Requalify(plan, reference.alias, reference.column_aliases, reference.position);
     }
     case TableReferenceKind::kFunction: return BindTableFunction(reference);
-    case TableReferenceKind::kJoin: return BindJoin(reference);
+    case TableReferenceKind::kJoin: {
+      DepthGuard guard(*this, reference.position);
+      return BindJoin(reference);
+    }
     case TableReferenceKind::kLateralView: {
+      DepthGuard guard(*this, reference.position);
       LogicalPtr left = BindFromItem(*reference.left);
       return BindGenerate(left, *reference.function, reference.outer, reference.alias, reference.column_aliases);
     }

@@ -14,6 +14,15 @@
 /// whose root outputs the query's columns with the names Spark gives them.
 namespace silt::sql {
 
+/// The deepest nesting of a bound query, in levels: each query block (a subquery, a view, a CTE
+/// reference, a set-operation side) and each join counts one. Every later pass (optimizer,
+/// physical planner, EXPLAIN, the operators) recurses over the plan, so a statement nested
+/// deeper fails with STATEMENT_TOO_COMPLEX while binding. The parser's limit (kMaxParseDepth)
+/// bounds one statement's text; views and CTE references chain statements, hence this second
+/// limit on the bound result. Equal to kMaxParseDepth, so that a query that parses and uses no
+/// view or CTE more than once along a path also binds.
+inline constexpr int kMaxBindDepth = 1000;
+
 class QueryBinder {
  public:
   /// `context` runs uncorrelated scalar, IN and EXISTS subqueries that cannot become joins.
@@ -22,7 +31,8 @@ class QueryBinder {
   QueryBinder(const QueryBinder&) = delete;
   QueryBinder& operator=(const QueryBinder&) = delete;
 
-  /// The logical plan of `query`. Throws the analysis error classes, positioned at the text.
+  /// The logical plan of `query`. Throws the analysis error classes, positioned at the text,
+  /// and STATEMENT_TOO_COMPLEX beyond kMaxBindDepth.
   LogicalPtr Bind(const Query& query);
 
   struct Impl;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <chrono>
 
 #include "silt/base/ascii.h"
@@ -64,6 +65,18 @@ expr::EvalContext SessionState::MakeEvalContext() const {
   expr::EvalContext context;
   context.ansi = GetBoolConf("spark.sql.ansi.enabled", true);
   context.time_zone = GetConf("spark.sql.session.timeZone").value_or("UTC");
+  if (std::optional<std::string> text = GetConf(std::string(expr::kMaxValueBytesKey))) {
+    uint64_t bytes = 0;
+    auto [end, error] = std::from_chars(text->data(), text->data() + text->size(), bytes);
+    if (error != std::errc() || end != text->data() + text->size() || bytes == 0 ||
+        bytes > expr::kMaxValueBytesSetting) {
+      SILT_THROW(INVALID_CONFIGURATION,
+                 {{"value", *text},
+                  {"key", std::string(expr::kMaxValueBytesKey)},
+                  {"reason", "expected a number of bytes from 1 to " + std::to_string(expr::kMaxValueBytesSetting)}});
+    }
+    context.max_value_bytes = bytes;
+  }
   context.statement_timestamp_micros = std::chrono::duration_cast<std::chrono::microseconds>(
                                            std::chrono::system_clock::now().time_since_epoch())
                                            .count();

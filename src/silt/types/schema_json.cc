@@ -8,6 +8,7 @@
 
 #include "silt/base/check.h"
 #include "silt/base/json_writer.h"
+#include "silt/types/type_nesting.h"
 
 namespace silt {
 namespace {
@@ -377,6 +378,9 @@ Schema ParseDeltaSchema(std::string_view json) {
 DataTypePtr ParseDeltaType(std::string_view json) { return ParseDocument(json); }
 
 std::string ToDeltaSchemaJson(const Schema& schema) {
+  // Refused here, before the schema is committed, rather than written as a log that
+  // ParseDeltaSchema would then call corrupt.
+  for (const Field& field : schema.fields()) CheckTypeNesting(*field.type);
   std::vector<std::string> unsupported;
   for (const Field& field : schema.fields()) CollectUnstorable(*field.type, field.name, unsupported);
   if (!unsupported.empty()) {
@@ -390,6 +394,7 @@ std::string ToDeltaSchemaJson(const Schema& schema) {
 }
 
 std::string ToDeltaTypeJson(const DataType& type) {
+  CheckTypeNesting(type);
   JsonWriter json;
   WriteType(json, type);
   return json.Release();

@@ -26,10 +26,12 @@ DataTypePtr ParseDeltaType(std::string_view json);
 /// Serialises `schema` as Delta's compact schema JSON (no spaces, Spark's key order:
 /// name, type, nullable, metadata), which Spark and delta-rs read back. Metadata values are
 /// emitted verbatim, so they must be valid JSON. The output of Spark-written schemas is
-/// byte-identical to the input. Throws DELTA_UNSUPPORTED_DATA_TYPES when a column (at any
-/// depth) has an interval type, which Delta cannot store.
+/// byte-identical to the input. Throws DATATYPE_NESTING_TOO_DEEP when a column nests deeper
+/// than kMaxTypeNestingDepth (type_nesting.h) and DELTA_UNSUPPORTED_DATA_TYPES when a column
+/// (at any depth) has an interval type, which Delta cannot store.
 std::string ToDeltaSchemaJson(const Schema& schema);
-/// One type: a quoted primitive name ("\"long\"") or a nested type object.
+/// One type: a quoted primitive name ("\"long\"") or a nested type object. Throws
+/// DATATYPE_NESTING_TOO_DEEP as above.
 std::string ToDeltaTypeJson(const DataType& type);
 
 }  // namespace silt
