@@ -1,9 +1,11 @@
 #include "silt/exec/row_hash.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "silt/base/check.h"
 
@@ -61,12 +63,24 @@ void EncodeValueTo(const Vector& vector, int64_t row, std::string& out) {
         EncodeValueTo(*vector.child(field), vector.offset() + row, out);
       }
       return;
-    case TypeId::kList:
-    case TypeId::kMap: {
+    case TypeId::kList: {
       int32_t start = vector.ListStart(row);
       int32_t length = vector.ListLength(row);
       PutValue(static_cast<uint32_t>(length), out);
       for (int32_t k = 0; k < length; ++k) EncodeValueTo(*vector.child(0), start + k, out);
+      return;
+    }
+    case TypeId::kMap: {
+      // Maps with the same entries are one key whatever their order (Spark 4 groups by a map
+      // with its entries sorted): the entries are encoded one by one and written in byte order.
+      // A map's keys are distinct, so the order is the same for equal maps.
+      int32_t start = vector.ListStart(row);
+      int32_t length = vector.ListLength(row);
+      PutValue(static_cast<uint32_t>(length), out);
+      std::vector<std::string> entries(static_cast<size_t>(length));
+      for (int32_t k = 0; k < length; ++k) EncodeValueTo(*vector.child(0), start + k, entries[static_cast<size_t>(k)]);
+      std::sort(entries.begin(), entries.end());
+      for (const std::string& entry : entries) out.append(entry);
       return;
     }
   }

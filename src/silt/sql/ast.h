@@ -144,6 +144,9 @@ struct Expression {
 
   /// kFunction.
   bool distinct = false;
+  /// kFunction: CURRENT_DATE, CURRENT_TIMESTAMP or CURRENT_USER written without parentheses. As
+  /// in Spark, a column of that name in scope wins over the function.
+  bool niladic_keyword = false;
   ExpressionPtr filter;
   std::shared_ptr<WindowSpec> window;
 

@@ -696,6 +696,15 @@ expr::ExpressionPtr ExpressionBinder::BindBinary(const Expression& node) {
 }
 
 expr::ExpressionPtr ExpressionBinder::BindFunction(const Expression& node) {
+  if (node.niladic_keyword) {
+    // `current_date` without parentheses names a column when one is in scope (Spark resolves
+    // attributes before these functions).
+    try {
+      return scope_.ResolveColumn(node.name, node.position);
+    } catch (const Error& error) {
+      if (error.id() != static_cast<ErrorClassId>(ErrorClass::UNRESOLVED_COLUMN)) throw;
+    }
+  }
   std::string name = Lower(node.name.back());
   if (node.name.size() > 1) {
     // Only built-in functions exist: `system.builtin.f` and `builtin.f` name them too.

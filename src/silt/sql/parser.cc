@@ -1031,6 +1031,7 @@ class Parser {
       Advance();
       auto function = MakeExpression(ExpressionKind::kFunction, token.position);
       function->name = {ToUpper(token.text)};
+      function->niladic_keyword = true;
       return function;
     }
     if (IsReservedWord(token.text) &&
@@ -1388,12 +1389,11 @@ class Parser {
     SyntaxError(token);
   }
 
-  // Rows of VALUES: `(1, 'a'), (2, 'b')`, or bare expressions `1, 2` (one column each).
+  // Rows of VALUES: `(1, 'a'), (2, 'b')`, or bare expressions `1, 2` (one column each). A long
+  // list is not nesting: the rows are a flat list, bound and walked in a loop.
   std::vector<std::vector<ExpressionPtr>> ParseValuesRows() {
     std::vector<std::vector<ExpressionPtr>> rows;
-    DepthGuard chain(*this, 0);
     do {
-      chain.Add();
       std::vector<ExpressionPtr> row;
       if (IsOperator(Current(), "(") && !StartsQuery(1) && !StartsParenthesisedLambda()) {
         Advance();

@@ -1772,7 +1772,7 @@ LogicalPtr QueryBinder::Impl::BindSelect(const Query& query, Correlation* correl
       column = MakeLogicalColumn(select_item.alias, bound->type(), bound->nullable());
       state.aliases.emplace_back(select_item.alias, bound);
     } else if (bound->kind() == expr::ExpressionKind::kColumn && bound->column_index() < kAggregateBase &&
-               expression.kind == ExpressionKind::kColumn) {
+               (expression.kind == ExpressionKind::kColumn || expression.niladic_keyword)) {
       column = plan->columns[bound->column_index()];
     } else {
       column = MakeLogicalColumn(AutoColumnName(expression), bound->type(), bound->nullable());
