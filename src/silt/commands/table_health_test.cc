@@ -111,7 +111,8 @@ TEST_F(TableHealthTest, ManySmallFilesAreCountedAndOptimizeIsAdvised) {
   for (int i = 0; i < 6; ++i) Sql("INSERT INTO t VALUES (" + std::to_string(i) + ")");
   TableHealth health = Health("t");
   int64_t bytes = 0;
-  for (const log::AddFile& file : Latest("t")->files()) bytes += file.size;
+  auto snapshot = Latest("t");  // kept alive: the loop reads its files
+  for (const log::AddFile& file : snapshot->files()) bytes += file.size;
 
   EXPECT_EQ(health.num_files, 6);
   EXPECT_EQ(health.size_bytes, bytes);
@@ -182,7 +183,8 @@ TEST_F(TableHealthTest, PartitionsAreSizedAndSkewIsAdvised) {
   TableHealth health = Health("t");
 
   std::map<std::string, std::pair<int64_t, int64_t>> expected;  // files, bytes
-  for (const log::AddFile& file : Latest("t")->files()) {
+  auto latest = Latest("t");  // kept alive: the loop reads its files
+  for (const log::AddFile& file : latest->files()) {
     std::string name = "p=" + *file.partition_values.at(0).second;
     ++expected[name].first;
     expected[name].second += file.size;

@@ -638,7 +638,8 @@ namespace {
 TEST_F(DeltaScanTest, ProgressCountsTheFilesRowsAndBytesOfTheScan) {
   CreatePartitionedTable();
   int64_t table_bytes = 0;
-  for (const auto& file : log::Snapshot::Load(fs_, root_)->files()) table_bytes += file.size;
+  auto snapshot = log::Snapshot::Load(fs_, root_);  // kept alive: the loop reads its files
+  for (const auto& file : snapshot->files()) table_bytes += file.size;
   Progress progress;
   progress.Start();
   ExecContext context;
