@@ -155,8 +155,10 @@ class StatementFiles final : public io::FileSystem {
 }  // namespace api
 
 struct Session::Impl {
-  Impl(std::shared_ptr<io::FileSystem> file_system, std::string warehouse)
-      : files(std::make_shared<api::StatementFiles>(std::move(file_system))), state(files, std::move(warehouse)) {
+  // Over the local file system. (No engine type in the signature: a debug build of libsilt may
+  // export this constructor, and the install test refuses exported engine types.)
+  explicit Impl(std::string warehouse)
+      : files(std::make_shared<api::StatementFiles>(io::MakeLocalFileSystem())), state(files, std::move(warehouse)) {
     files->CountInto(state.progress());
   }
 
@@ -179,7 +181,7 @@ std::string ChooseWarehouse(const SessionOptions& options) {
 
 Session::Session(SessionOptions options)
     // The warehouse folder appears with the first table or database written into it.
-    : impl_(std::make_unique<Impl>(io::MakeLocalFileSystem(), ChooseWarehouse(options))) {
+    : impl_(std::make_unique<Impl>(ChooseWarehouse(options))) {
   for (const auto& [key, value] : options.conf) impl_->state.SetConf(key, value);
 }
 
