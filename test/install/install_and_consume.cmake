@@ -58,9 +58,15 @@ endif()
 
 # A copy outside the source tree, so that nothing but the prefix can supply silt.
 file(COPY ${CONSUMER_DIR}/ DESTINATION ${WORK_DIR}/consumer)
+# A sanitized libsilt needs its runtime loaded first: the consumer is then sanitized as well.
+set(consumer_flags)
+if(SANITIZE)
+  set(consumer_flags "-DCMAKE_CXX_FLAGS=-fsanitize=address,undefined"
+                     "-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=address,undefined")
+endif()
 run("configuring the consumer" ${CMAKE_COMMAND} -S ${WORK_DIR}/consumer -B ${WORK_DIR}/build
     -G ${GENERATOR} -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=${CXX_COMPILER}
-    -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_EXPORT_COMPILE_COMMANDS=ON)
+    -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_EXPORT_COMPILE_COMMANDS=ON ${consumer_flags})
 file(STRINGS ${WORK_DIR}/build/CMakeCache.txt found_at REGEX "^silt_DIR:")
 if(NOT found_at MATCHES "=${prefix}/")
   message(FATAL_ERROR "find_package(silt) did not find the scratch install: ${found_at}")
