@@ -194,30 +194,6 @@ void AppendMetrics(VectorBuilder& builder, const log::OptimizeMetrics& m) {
 
 }  // namespace
 
-std::optional<int64_t> ParseBytes(std::string_view text) {
-  size_t digits = 0;
-  while (digits < text.size() && std::isdigit(static_cast<unsigned char>(text[digits]))) ++digits;
-  if (digits == 0 || digits > 18) return std::nullopt;
-  int64_t value = std::stoll(std::string(text.substr(0, digits)));
-  std::string unit = Lower(text.substr(digits));
-  int shift = 0;
-  if (unit.empty() || unit == "b") {
-    shift = 0;
-  } else if (unit == "k" || unit == "kb") {
-    shift = 10;
-  } else if (unit == "m" || unit == "mb") {
-    shift = 20;
-  } else if (unit == "g" || unit == "gb") {
-    shift = 30;
-  } else if (unit == "t" || unit == "tb") {
-    shift = 40;
-  } else {
-    return std::nullopt;
-  }
-  if (value > (INT64_MAX >> shift)) return std::nullopt;
-  return value << shift;
-}
-
 StatementResult ExecuteOptimize(sql::SessionState& session, const sql::Statement& statement) {
   dml::DmlTable table;
   table.target = ResolveDeltaTarget(session, statement.name, statement.position, "OPTIMIZE");

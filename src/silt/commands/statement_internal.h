@@ -38,11 +38,6 @@ std::string Lower(std::string_view text);
 /// A string parameter as commitInfo stores it: a JSON string.
 std::string QuotedJson(std::string_view text);
 
-/// Parses a byte count as Spark's byte strings: digits with an optional unit (b, k/kb, m/mb,
-/// g/gb, t/tb; binary multiples). nullopt for anything else (OPTIMIZE's size settings,
-/// `delta.targetFileSize`).
-std::optional<int64_t> ParseBytes(std::string_view text);
-
 /// Builds a result table column by column (all columns given as typed builders).
 class ResultBuilder {
  public:

@@ -17,6 +17,7 @@
 #include "silt/log/file_stats.h"
 #include "silt/log/log_segment.h"
 #include "silt/log/snapshot.h"
+#include "silt/log/table_properties.h"
 #include "silt/log/transaction.h"
 #include "silt/log/vacuum.h"
 #include "silt/sql/session_state.h"
@@ -173,7 +174,7 @@ std::string PartitionName(const std::vector<PartitionColumn>& columns,
 std::optional<int64_t> TargetFileBytes(const log::Metadata& metadata) {
   const std::string* text = log::FindValue(metadata.configuration, "delta.targetFileSize");
   if (text == nullptr) return std::nullopt;
-  std::optional<int64_t> bytes = internal::ParseBytes(*text);
+  std::optional<int64_t> bytes = log::ParseByteSize(*text);
   if (!bytes || *bytes <= 0) {
     SILT_THROW(INVALID_CONFIGURATION, {{"value", *text},
                                        {"key", "delta.targetFileSize"},
