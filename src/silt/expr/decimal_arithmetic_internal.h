@@ -39,6 +39,9 @@ inline std::optional<Decimal128> RescaleDecimal(Decimal128 unscaled, int from_sc
     if (__builtin_mul_overflow(unscaled, Pow10(to_scale - from_scale), &result)) return std::nullopt;
     return result;
   }
+  // |unscaled| < 2^127 < 0.2 * 10^39: dropping more than 38 digits rounds every value to 0 (and
+  // 10^39 itself does not fit in 128 bits).
+  if (from_scale - to_scale > 38) return Decimal128{0};
   return DivideHalfUp(unscaled, Pow10(from_scale - to_scale));
 }
 
