@@ -7,12 +7,15 @@
 
 #include "silt/base/check.h"
 #include "silt/commands/dml_support.h"
+#include "silt/commands/dml_views.h"
 #include "silt/commands/statement_internal.h"
 #include "silt/expr/evaluator.h"
 
 namespace silt::commands::internal {
 
-StatementResult ExecuteDelete(sql::SessionState& session, const sql::Statement& statement) {
+StatementResult ExecuteDelete(sql::SessionState& session, const sql::Statement& written) {
+  // A view target writes to its table (dml_views.h).
+  const sql::Statement statement = dml::ResolveDmlThroughView(session, written, "DELETE");
   dml::Stopwatch total;
   SILT_CHECK(statement.target != nullptr, "DELETE without a target");
   dml::DmlTable table = dml::LoadDmlTable(session, *statement.target, "DELETE");
@@ -21,6 +24,7 @@ StatementResult ExecuteDelete(sql::SessionState& session, const sql::Statement& 
   std::vector<std::string> predicate_sql;
   if (statement.where) {
     predicate = dml::BindTablePredicate(table, *statement.where, statement.target->alias, "WHERE");
+    dml::CheckDeterministicCondition(predicate, *statement.where, "WHERE condition of DELETE operation");
     predicate_sql.push_back(dml::ConditionSql(*statement.where));
   }
 

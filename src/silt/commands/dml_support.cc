@@ -475,4 +475,15 @@ std::string ConditionSql(const sql::Expression& condition) {
   return sql::ExpressionSql(*WithQuotedStrings(condition));
 }
 
+std::string ConditionErrorText(const sql::Expression& condition) {
+  return "(condition = " + ConditionSql(condition) + ").";
+}
+
+void CheckDeterministicCondition(const expr::ExpressionPtr& bound, const sql::Expression& condition,
+                                 const std::string& operation) {
+  if (bound == nullptr || bound->deterministic()) return;
+  SILT_THROW(DELTA_NON_DETERMINISTIC_FUNCTION_NOT_SUPPORTED,
+             {{"operation", operation}, {"expression", ConditionErrorText(condition)}});
+}
+
 }  // namespace silt::commands::dml

@@ -65,6 +65,17 @@ DmlTable LoadDmlTable(sql::SessionState& session, const sql::TableReference& ref
 expr::ExpressionPtr BindTablePredicate(const DmlTable& table, const sql::Expression& predicate,
                                        const std::string& alias, const std::string& clause);
 
+/// The "(condition = <sql>)." text Delta's condition errors carry, for `condition` as written.
+std::string ConditionErrorText(const sql::Expression& condition);
+
+/// Throws DELTA_NON_DETERMINISTIC_FUNCTION_NOT_SUPPORTED when `bound` (the binding of
+/// `condition`) is non-deterministic: Delta refuses rand(), uuid() and the like in DML
+/// conditions, whose rows would then differ between the scan that finds the files and the
+/// rewrite. `operation` names the condition as Delta does ("search condition of MERGE
+/// operation", "WHERE condition of UPDATE operation").
+void CheckDeterministicCondition(const expr::ExpressionPtr& bound, const sql::Expression& condition,
+                                 const std::string& operation);
+
 /// Binds `value` (an assignment's right-hand side) over `table.schema` as BindTablePredicate
 /// does, without requiring a type.
 expr::ExpressionPtr BindTableValue(const DmlTable& table, const sql::Expression& value,

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "silt/base/ascii.h"
 #include "silt/base/check.h"
 #include "silt/commands/statement_internal.h"
 #include "silt/exec/text_format.h"
@@ -53,10 +54,54 @@ std::string RowValues(const expr::Expression& expression, const Batch& batch, in
   return text;
 }
 
-VectorPtr StoreAssign(const VectorPtr& input, const Field& target, const std::string& table,
+// Delta resolves the struct values UPDATE and MERGE store by field name: a struct whose fields
+// are the column's in another order is reordered, recursively, before the positional cast.
+// Zero-copy: the struct keeps its validity and offset, only its children are permuted.
+VectorPtr AlignStructFieldsByName(const VectorPtr& input, const DataTypePtr& target) {
+  if (input->type_id() != TypeId::kStruct || target->id() != TypeId::kStruct) return input;
+  const std::vector<Field>& from = input->type()->fields();
+  const std::vector<Field>& to = target->fields();
+  if (from.size() != to.size()) return input;
+  bool changed = false;
+  std::vector<VectorPtr> children;
+  std::vector<Field> fields;
+  for (size_t i = 0; i < to.size(); ++i) {
+    size_t j = 0;
+    while (j < from.size() && !EqualsIgnoreCase(from[j].name, to[i].name)) ++j;
+    if (j == from.size()) return input;  // not the same names: the positional rules apply
+    VectorPtr child = AlignStructFieldsByName(input->children()[j], to[i].type);
+    changed = changed || j != i || child != input->children()[j];
+    fields.push_back(Field{from[j].name, child->type(), from[j].nullable, from[j].metadata});
+    children.push_back(std::move(child));
+  }
+  if (!changed) return input;
+  return Vector::Make(StructType(std::move(fields)), input->length(), input->buffers(), std::move(children),
+                      input->null_count(), input->offset());
+}
+
+VectorPtr StoreAssign(const VectorPtr& value, const Field& target, const std::string& table,
                       expr::EvalContext& context, WriteKind kind) {
+  const VectorPtr input = kind == WriteKind::kModify ? AlignStructFieldsByName(value, target.type) : value;
   if (input->type()->Equals(*target.type)) return input;
-  if (!expr::CanStoreAssign(input->type(), target.type)) {
+  const expr::StoreAssignmentPolicy policy = context.store_assignment;
+  if (policy == expr::StoreAssignmentPolicy::kStrict && !expr::CanUpCast(input->type(), target.type)) {
+    SILT_THROW(CANNOT_UP_CAST_DATATYPE,
+               {{"expression", "`" + target.name + "`"},
+                {"sourceType", SqlTypeName(*input->type())},
+                {"targetType", SqlTypeName(*target.type)},
+                {"details", "The type path of the target object is:\n\nYou can either add an explicit cast to "
+                            "the input data or choose a higher precision type of the field in the target "
+                            "object"}});
+  }
+  // Which casts a write may make: Spark's ANSI store assignment for INSERT; UPDATE and MERGE
+  // follow Delta, which under ANSI casts any castable value (a string that does not parse then
+  // fails at run time with CAST_INVALID_INPUT); LEGACY casts anything castable.
+  bool allowed = expr::CanStoreAssign(input->type(), target.type);
+  if (!allowed && (policy == expr::StoreAssignmentPolicy::kLegacy ||
+                   (policy == expr::StoreAssignmentPolicy::kAnsi && kind == WriteKind::kModify))) {
+    allowed = expr::CanCast(input->type(), target.type);
+  }
+  if (!allowed) {
     // UPDATE and MERGE name a nested value whose fields differ from the column's as Delta does.
     if (kind == WriteKind::kModify && input->type()->is_nested() &&
         input->type()->id() == target.type->id()) {
@@ -67,6 +112,14 @@ VectorPtr StoreAssign(const VectorPtr& input, const Field& target, const std::st
                                              {"message", "Cannot safely cast `" + target.name +
                                                              "`: " + SqlTypeName(*input->type()) +
                                                              " to " + SqlTypeName(*target.type)}});
+  }
+  if (policy == expr::StoreAssignmentPolicy::kLegacy) {
+    // LEGACY: a value that does not convert becomes NULL (or wraps), as a non-ANSI cast does.
+    expr::EvalContext lenient = context;
+    lenient.ansi = false;
+    VectorPtr cast = expr::CastVector(input, target.type, expr::ErrorMode::kSession, lenient);
+    lenient.ThrowIfError();
+    return cast;
   }
   expr::EvalContext strict = context;
   strict.ansi = true;  // store assignment checks overflow whatever the session's ANSI mode

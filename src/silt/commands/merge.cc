@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -11,15 +12,18 @@
 #include <utility>
 #include <vector>
 
+#include "silt/base/ascii.h"
 #include "silt/base/check.h"
 #include "silt/base/json_writer.h"
 #include "silt/base/thread_pool.h"
 #include "silt/commands/dml_support.h"
+#include "silt/commands/dml_views.h"
 #include "silt/commands/dml_validation.h"
 #include "silt/commands/statement_internal.h"
 #include "silt/exec/row_compare.h"
 #include "silt/exec/row_hash.h"
 #include "silt/expr/evaluator.h"
+#include "silt/expr/function_registry.h"
 #include "silt/expr/expression_rewrite.h"
 #include "silt/expr/scalar.h"
 #include "silt/io/path.h"
@@ -88,14 +92,36 @@ class MergeScope : public sql::BindingScope {
     try {
       resolved = sql::FindColumn(visible_, name, position);
     } catch (const Error& error) {
-      if (error.error_class() != "AMBIGUOUS_REFERENCE") throw;
-      ThrowMergeUnresolved(NameText(name), clause_, visible_);
+      // Delta reports an ambiguous name as Spark does (AMBIGUOUS_REFERENCE with both
+      // qualified candidates); the error passes through.
+      throw;
     }
     if (!resolved) ThrowMergeUnresolved(NameText(name), clause_, visible_);
     return sql::ColumnReference(visible_, *resolved, name, position, offset_);
   }
 
+  // In a condition (`condition` set) Delta refuses aggregates and subqueries with its own
+  // classes, naming the whole condition.
+  void SetCondition(const sql::Expression* condition, std::string operation) {
+    condition_ = condition;
+    operation_ = std::move(operation);
+  }
+
+  expr::ExpressionPtr BindAggregate(const sql::Expression& call, sql::ExpressionBinder& binder) override {
+    if (condition_ == nullptr) return BindingScope::BindAggregate(call, binder);
+    SILT_THROW(DELTA_AGGREGATION_NOT_SUPPORTED,
+               {{"operation", operation_}, {"predicate", dml::ConditionErrorText(*condition_)}});
+  }
+
+  expr::ExpressionPtr BindSubquery(const sql::Expression& node, sql::ExpressionBinder& binder) override {
+    if (condition_ == nullptr) return BindingScope::BindSubquery(node, binder);
+    SILT_THROW(DELTA_UNSUPPORTED_SUBQUERY,
+               {{"operation", operation_}, {"cond", dml::ConditionSql(*condition_)}});
+  }
+
  private:
+  const sql::Expression* condition_ = nullptr;
+  std::string operation_;
   std::string clause_;
   std::vector<sql::LogicalColumn> visible_;
   int offset_ = 0;
@@ -192,8 +218,14 @@ bool OnlyReads(const expr::Expression& expression, int begin, int end) {
 }
 
 // The target column an UPDATE SET or INSERT (...) names (qualified by the target or not).
-size_t ResolveTargetColumn(const sql::QualifiedName& name, const std::vector<sql::LogicalColumn>& target,
-                           const sql::SourcePosition& position, const std::string& clause) {
+// A SET / INSERT target: the column, and the struct fields below it a nested path names.
+struct TargetPath {
+  size_t column = 0;
+  std::vector<std::string> fields;
+};
+
+TargetPath ResolveTargetPath(const sql::QualifiedName& name, const std::vector<sql::LogicalColumn>& target,
+                             const sql::SourcePosition& position, const std::string& clause) {
   std::optional<sql::ResolvedName> resolved;
   try {
     resolved = sql::FindColumn(target, name, position);
@@ -201,12 +233,68 @@ size_t ResolveTargetColumn(const sql::QualifiedName& name, const std::vector<sql
     if (error.error_class() != "AMBIGUOUS_REFERENCE") throw;
   }
   if (!resolved) ThrowMergeUnresolved(NameText(name), clause, target);
-  if (resolved->parts_used < name.size()) {
+  TargetPath path;
+  path.column = static_cast<size_t>(resolved->column);
+  path.fields.assign(name.begin() + static_cast<std::ptrdiff_t>(resolved->parts_used), name.end());
+  return path;
+}
+
+size_t ResolveTargetColumn(const sql::QualifiedName& name, const std::vector<sql::LogicalColumn>& target,
+                           const sql::SourcePosition& position, const std::string& clause) {
+  TargetPath path = ResolveTargetPath(name, target, position, clause);
+  if (!path.fields.empty()) {
     SILT_THROW(UNSUPPORTED_FEATURE,
-               {{"message", "MERGE assigning the nested field " + NameText(name) +
-                                "; assign the whole struct column instead"}});
+               {{"message", "Nested field is not supported in the INSERT clause of MERGE operation (field = " +
+                                NameText(name) + ")"}});
   }
-  return static_cast<size_t>(resolved->column);
+  return path.column;
+}
+
+// One `SET col.f.g = value` of an UPDATE clause, for the struct rebuild of its column.
+struct NestedAssignment {
+  std::vector<std::string> fields;  // below the column
+  const sql::Expression* value = nullptr;
+  std::string display;  // the path as written
+};
+
+// `base` (of struct type `type`) rebuilt with the assignments whose paths continue at `depth`:
+// named_struct(f1, base.f1, ..., fk, <value>, ...), recursing into fields assigned deeper. As
+// Delta rewrites nested SETs, a NULL struct becomes a struct of NULL fields with the assigned
+// ones set; the assigned values keep their own types, and storing the rebuilt column casts
+// them by the write's store-assignment rules.
+expr::ExpressionPtr RebuildStruct(const expr::ExpressionPtr& base, const DataTypePtr& type,
+                                  const std::vector<const NestedAssignment*>& assignments, size_t depth,
+                                  sql::ExpressionBinder& binder) {
+  if (type->id() != TypeId::kStruct) {
+    SILT_THROW(UNSUPPORTED_FEATURE,
+               {{"message", "Updating nested field " + assignments.front()->display + " of a non-struct type"}});
+  }
+  std::vector<bool> used(assignments.size(), false);
+  std::vector<expr::ExpressionPtr> arguments;
+  for (const Field& field : type->fields()) {
+    std::vector<const NestedAssignment*> here;
+    for (size_t i = 0; i < assignments.size(); ++i) {
+      if (EqualsIgnoreCase(assignments[i]->fields[depth], field.name)) {
+        here.push_back(assignments[i]);
+        used[i] = true;
+      }
+    }
+    expr::ExpressionPtr member = sql::GetStructField(base, field.name, sql::SourcePosition{});
+    if (here.size() == 1 && here[0]->fields.size() == depth + 1) {
+      member = binder.Bind(*here[0]->value);
+    } else if (!here.empty()) {
+      member = RebuildStruct(member, field.type, here, depth + 1, binder);
+    }
+    arguments.push_back(expr::Literal(expr::Scalar::String(field.name)));
+    arguments.push_back(std::move(member));
+  }
+  for (size_t i = 0; i < assignments.size(); ++i) {
+    if (used[i]) continue;
+    std::string names;
+    for (const Field& f : type->fields()) names += (names.empty() ? "`" : ", `") + f.name + "`";
+    SILT_THROW(FIELD_NOT_FOUND, {{"fieldName", "`" + assignments[i]->fields[depth] + "`"}, {"fields", names}});
+  }
+  return expr::FunctionRegistry::Default().Bind("named_struct", std::move(arguments));
 }
 
 BoundMerge BindMerge(const sql::Statement& statement, const SchemaPtr& target_schema,
@@ -236,8 +324,10 @@ BoundMerge BindMerge(const sql::Statement& statement, const SchemaPtr& target_sc
 
   {
     MergeScope scope(columns, bound.num_target, true, true, "search condition");
+    scope.SetCondition(statement.condition.get(), "search condition of MERGE operation");
     sql::ExpressionBinder binder(scope);
     bound.on = binder.BindPredicate(*statement.condition, "JOIN");
+    dml::CheckDeterministicCondition(bound.on, *statement.condition, "search condition of MERGE operation");
     bound.on_sql = dml::ConditionSql(*statement.condition);
   }
   for (const expr::ExpressionPtr& conjunct : expr::SplitConjunction(bound.on)) {
@@ -280,8 +370,11 @@ BoundMerge BindMerge(const sql::Statement& statement, const SchemaPtr& target_sc
     std::string name = ClauseName(clause.action);
     if (clause.condition) {
       MergeScope scope(columns, bound.num_target, sees_target, sees_source, name + " condition");
+      const std::string operation = name + " condition of MERGE operation";
+      scope.SetCondition(clause.condition.get(), operation);
       sql::ExpressionBinder binder(scope);
       out.condition = binder.BindPredicate(*clause.condition, "WHERE");
+      dml::CheckDeterministicCondition(out.condition, *clause.condition, operation);
       out.condition_sql = dml::ConditionSql(*clause.condition);
     }
     MergeScope value_scope(columns, bound.num_target, sees_target, sees_source, name + " clause");
@@ -291,17 +384,42 @@ BoundMerge BindMerge(const sql::Statement& statement, const SchemaPtr& target_sc
       case MergeAction::kDelete:
         out.values.clear();
         break;
-      case MergeAction::kUpdate:
+      case MergeAction::kUpdate: {
+        // Nested paths (`SET t.value.b = s.x`) gather per column into one struct rebuild; two
+        // targets where one is a prefix of the other (`value` and `value.b`) conflict.
+        std::map<size_t, std::vector<NestedAssignment>> nested;
+        std::vector<std::string> written(bound.num_target);  // display of the whole-column SET
         for (const sql::Assignment& assignment : clause.assignments) {
-          size_t column = ResolveTargetColumn(assignment.column, target_columns,
-                                              assignment.value->position, name + " clause");
-          if (out.values[column] != nullptr) {
-            SILT_THROW(DELTA_CONFLICT_SET_COLUMN,
-                       {{"columnList", "[" + target_schema->field(column).name + "]"}});
+          TargetPath path = ResolveTargetPath(assignment.column, target_columns, assignment.value->position,
+                                              name + " clause");
+          const std::string display = NameText(assignment.column);
+          auto conflict = [&](const std::string& other) {
+            SILT_THROW(DELTA_CONFLICT_SET_COLUMN, {{"columnList", "[" + other + ", " + display + "]"}});
+          };
+          if (!written[path.column].empty()) conflict(written[path.column]);
+          if (path.fields.empty()) {
+            if (nested.count(path.column) > 0) conflict(nested[path.column].front().display);
+            written[path.column] = display;
+            out.values[path.column] = value_binder.Bind(*assignment.value);
+            continue;
           }
-          out.values[column] = value_binder.Bind(*assignment.value);
+          for (const NestedAssignment& other : nested[path.column]) {
+            size_t common = std::min(other.fields.size(), path.fields.size());
+            bool prefix = true;
+            for (size_t i = 0; i < common; ++i) prefix = prefix && EqualsIgnoreCase(other.fields[i], path.fields[i]);
+            if (prefix) conflict(other.display);
+          }
+          nested[path.column].push_back(NestedAssignment{path.fields, assignment.value.get(), display});
+        }
+        for (const auto& [column, assignments] : nested) {
+          const Field& field = target_schema->field(column);
+          std::vector<const NestedAssignment*> pointers;
+          for (const NestedAssignment& a : assignments) pointers.push_back(&a);
+          out.values[column] = RebuildStruct(expr::Column(static_cast<int>(column), field.type, field.nullable),
+                                             field.type, pointers, 0, value_binder);
         }
         break;
+      }
       case MergeAction::kInsert: {
         if (clause.insert_columns.size() != clause.insert_values.size()) {
           std::string columns_text;
@@ -596,20 +714,62 @@ std::vector<Field> MergeFields(const std::vector<Field>& target, const std::vect
   return fields;
 }
 
+// A top-level target column an UPDATE SET / INSERT (cols) names: the name unqualified, or
+// qualified by the target's name or alias; nullopt for a nested or other-qualified path.
+std::optional<std::string> AssignedTopLevelName(const sql::QualifiedName& name,
+                                                const std::vector<std::string>& target_qualifier) {
+  if (name.size() == 1) return name[0];
+  if (name.size() == 2 && !target_qualifier.empty() && EqualsIgnoreCase(name[0], target_qualifier.back())) {
+    return name[1];
+  }
+  return std::nullopt;
+}
+
 // The target schema a MERGE writes: the table's, plus (with schema evolution) the source's
-// top-level columns the table lacks when a `*` clause would carry them, appended as nullable
-// columns in source order, as Delta does.
+// columns the table lacks when a `*` clause would carry them, appended as nullable columns in
+// source order, and the source columns an explicit assignment names (`UPDATE SET newcol =
+// s.newcol`, `INSERT (newcol) VALUES (...)`), as Delta evolves them. A change-feed table never
+// gains the change feed's own columns.
 SchemaPtr EvolvedSchema(const sql::Statement& statement, const SchemaPtr& target,
-                        const SchemaPtr& source, bool evolve) {
+                        const SchemaPtr& source, bool evolve, bool change_data_feed) {
   if (!evolve) return target;
   bool star = false;
+  std::vector<Field> named;  // source columns explicit assignments name
+  const std::vector<std::string> qualifier = RelationQualifier(*statement.target);
+  auto name_source_column = [&](const sql::QualifiedName& name) {
+    std::optional<std::string> column = AssignedTopLevelName(name, qualifier);
+    if (!column || target->FieldIndex(*column, /*case_sensitive=*/false) >= 0) return;
+    for (const Field& field : source->fields()) {
+      if (EqualsIgnoreCase(field.name, *column)) named.push_back(field);
+    }
+  };
   for (const sql::MergeClause& clause : statement.merge_clauses) {
     star = star || clause.action == MergeAction::kUpdateStar || clause.action == MergeAction::kInsertStar;
+    if (clause.action == MergeAction::kUpdate) {
+      for (const sql::Assignment& assignment : clause.assignments) name_source_column(assignment.column);
+    }
+    if (clause.action == MergeAction::kInsert) {
+      for (const sql::QualifiedName& column : clause.insert_columns) name_source_column(column);
+    }
   }
-  if (!star) return target;
   bool changed = false;
-  std::vector<Field> fields = MergeFields(target->fields(), source->fields(), changed);
+  std::vector<Field> fields = target->fields();
+  if (star) fields = MergeFields(fields, source->fields(), changed);
+  if (!named.empty()) fields = MergeFields(fields, named, changed);
   if (!changed) return target;
+  if (change_data_feed) {
+    std::string reserved;
+    for (const Field& field : fields) {
+      if (target->FieldIndex(field.name, /*case_sensitive=*/false) >= 0) continue;
+      for (const char* cdc : {"_change_type", "_commit_version", "_commit_timestamp"}) {
+        if (EqualsIgnoreCase(field.name, cdc)) reserved += (reserved.empty() ? "" : ",") + field.name;
+      }
+    }
+    if (!reserved.empty()) {
+      SILT_THROW(RESERVED_CDC_COLUMNS_ON_WRITE,
+                 {{"columnList", "[" + reserved + "]"}, {"config", "delta.enableChangeDataFeed"}});
+    }
+  }
   auto evolved = std::make_shared<Schema>(std::move(fields));
   evolved->CheckNoDuplicateNames();
   return evolved;
@@ -743,7 +903,18 @@ FileOutcome ProcessFile(MergeRun& run, const log::AddFile& file) {
     std::vector<uint8_t> matched(static_cast<size_t>(n), 0);
     for (int64_t row : matched_target) matched[static_cast<size_t>(row)] = 1;
 
-    // WHEN MATCHED.
+    // WHEN MATCHED. As in Delta, several source rows matching one target row is an error as soon
+    // as the merge has a matched clause other than one unconditional DELETE, whether or not
+    // those rows pass the clause conditions: which of them "wins" would be ambiguous.
+    if (!bound.matched.empty() && !matched_target.empty() && !run.duplicates_allowed) {
+      std::vector<uint8_t> seen(static_cast<size_t>(n), 0);
+      for (int64_t row : matched_target) {
+        if (seen[static_cast<size_t>(row)] != 0) {
+          SILT_THROW(DELTA_MULTIPLE_SOURCE_ROW_MATCHING_TARGET_ROW_IN_MERGE, {});
+        }
+        seen[static_cast<size_t>(row)] = 1;
+      }
+    }
     if (!bound.matched.empty() && !matched_target.empty()) {
       std::vector<int> chosen = ChooseClauses(bound.matched, pairs, context);
       std::vector<std::vector<size_t>> by_clause(bound.matched.size());
@@ -955,7 +1126,9 @@ std::string ClausesParameter(const std::vector<BoundClause>& clauses) {
 
 }  // namespace
 
-StatementResult ExecuteMerge(sql::SessionState& session, const sql::Statement& statement) {
+StatementResult ExecuteMerge(sql::SessionState& session, const sql::Statement& written) {
+  // A view target writes to its table (dml_views.h).
+  const sql::Statement statement = dml::ResolveDmlThroughView(session, written, "MERGE");
   dml::Stopwatch total_time;
   dml::DmlTable table = dml::LoadDmlTable(session, *statement.target, "MERGE");
 
@@ -970,6 +1143,7 @@ StatementResult ExecuteMerge(sql::SessionState& session, const sql::Statement& s
   star->position = statement.source->position;
   source_query.select_list.push_back(sql::SelectItem{star, "", {}});
   source_query.from.push_back(statement.source);
+  source_query.with = statement.with;
   StatementResult source_result = RunQuery(session, source_query);
   Batch source = source_result.batches.empty()
                      ? Batch(source_result.schema, [&] {
@@ -984,7 +1158,8 @@ StatementResult ExecuteMerge(sql::SessionState& session, const sql::Statement& s
 
   const bool evolve = statement.schema_evolution ||
                       session.GetBoolConf("spark.databricks.delta.schema.autoMerge.enabled", false);
-  SchemaPtr written_schema = EvolvedSchema(statement, table.schema, source_result.schema, evolve);
+  SchemaPtr written_schema =
+      EvolvedSchema(statement, table.schema, source_result.schema, evolve, table.change_data_feed);
   const bool schema_changed = written_schema != table.schema;
   log::Metadata metadata = table.metadata();
   if (schema_changed) metadata.schema_string = ToDeltaSchemaJson(*written_schema);

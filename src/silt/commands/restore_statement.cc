@@ -17,21 +17,7 @@ namespace silt::commands::internal {
 namespace {
 
 int64_t EvaluateVersion(const sql::Expression& value, const expr::EvalContext& context) {
-  expr::Scalar scalar = sql::EvaluateConstant(value, "RESTORE VERSION AS OF", context);
-  // Spark's grammar takes the version as an integer or a string holding one.
-  if (!scalar.is_null() && scalar.type()->id() == TypeId::kString) {
-    std::string_view text = scalar.GetString();
-    int64_t version = 0;
-    auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), version);
-    if (error == std::errc() && end == text.data() + text.size() && !text.empty()) return version;
-  }
-  if (scalar.is_null() || !expr::IsIntegral(*scalar.type())) {
-    SILT_THROW(INVALID_PARAMETER_VALUE,
-               {{"parameter", "`version`"},
-                {"functionName", "VERSION AS OF"},
-                {"message", "expects an integer version, got " + scalar.ToString()}});
-  }
-  return scalar.GetInt();
+  return sql::TimeTravelVersion(sql::EvaluateConstant(value, "RESTORE VERSION AS OF", context));
 }
 
 // Microseconds since the epoch; strings are read in the session time zone, as Spark does.

@@ -368,7 +368,7 @@ StatementResult ExecuteSet(sql::SessionState& session, const sql::Statement& sta
       SILT_USER_CHECK(TimeZone::Find(*value) != nullptr, INVALID_CONF_VALUE,
                       {{"confValue", *value}, {"confName", key}, {"message", "Cannot resolve the given timezone."}});
     }
-    if (key == expr::kMaxValueBytesKey) {
+    if (key == expr::kMaxValueBytesKey || key == "spark.sql.storeAssignmentPolicy") {
       // Read back as every statement will read it, so that a bad value fails here.
       std::optional<std::string> previous = session.GetConf(key);
       session.SetConf(key, *value);

@@ -8,6 +8,7 @@
 
 #include "silt/base/check.h"
 #include "silt/commands/dml_support.h"
+#include "silt/commands/dml_views.h"
 #include "silt/commands/dml_validation.h"
 #include "silt/commands/statement_internal.h"
 #include "silt/expr/evaluator.h"
@@ -143,7 +144,9 @@ Field NestedField(const Field& column, const std::vector<size_t>& path) {
 
 }  // namespace
 
-StatementResult ExecuteUpdate(sql::SessionState& session, const sql::Statement& statement) {
+StatementResult ExecuteUpdate(sql::SessionState& session, const sql::Statement& written) {
+  // A view target writes to its table (dml_views.h).
+  const sql::Statement statement = dml::ResolveDmlThroughView(session, written, "UPDATE");
   dml::Stopwatch total;
   SILT_CHECK(statement.target != nullptr, "UPDATE without a target");
   dml::DmlTable table = dml::LoadDmlTable(session, *statement.target, "UPDATE");
@@ -160,6 +163,7 @@ StatementResult ExecuteUpdate(sql::SessionState& session, const sql::Statement& 
   std::vector<std::string> predicate_sql;
   if (statement.where) {
     predicate = dml::BindTablePredicate(table, *statement.where, alias, "WHERE");
+    dml::CheckDeterministicCondition(predicate, *statement.where, "WHERE condition of UPDATE operation");
     predicate_sql.push_back(dml::ConditionSql(*statement.where));
   }
 

@@ -13,11 +13,19 @@ namespace silt::expr {
 
 /// Session settings and per-batch error collection for evaluation. Not thread-safe: use one
 /// context per thread (settings are plain values, so copying a context is cheap).
+/// spark.sql.storeAssignmentPolicy: which values a write may store into a column of another type.
+/// ANSI (the default) allows the casts ANSI SQL calls reasonable and fails at run time on values
+/// that overflow or do not parse; LEGACY allows every cast and stores NULL for a value that does
+/// not convert; STRICT allows only up-casts, which lose nothing.
+enum class StoreAssignmentPolicy : uint8_t { kAnsi, kLegacy, kStrict };
+
 class EvalContext {
  public:
   /// spark.sql.ansi.enabled (Spark 4's default: true). With ANSI on, overflow, malformed casts
   /// and division by zero raise errors; off, they give NULL (or wrap, for integer arithmetic).
   bool ansi = true;
+  /// spark.sql.storeAssignmentPolicy (ANSI, LEGACY, STRICT).
+  StoreAssignmentPolicy store_assignment = StoreAssignmentPolicy::kAnsi;
   /// spark.sql.session.timeZone: "UTC", a fixed offset ("+02:00", "UTC+01:00", "GMT-3") or a
   /// region name ("Europe/Paris", Java's short ids such as "PST"), as TimeZone::Find reads it.
   /// Timestamps are stored in UTC; the zone is applied, with the offset in effect at each

@@ -1,6 +1,8 @@
 #include "silt/expr/type_coercion.h"
 
 #include <algorithm>
+#include <optional>
+#include <utility>
 
 namespace silt::expr {
 namespace {
@@ -257,6 +259,63 @@ bool CanStoreAssign(const DataTypePtr& from, const DataTypePtr& to) {
       if (from->fields().size() != to->fields().size()) return false;
       for (size_t i = 0; i < from->fields().size(); ++i) {
         if (!CanStoreAssign(from->fields()[i].type, to->fields()[i].type)) return false;
+        if (from->fields()[i].nullable && !to->fields()[i].nullable) return false;
+      }
+      return true;
+    }
+    default: return false;
+  }
+}
+
+namespace {
+
+// The decimal an integer type fits exactly (Spark's DecimalType.forType), as {precision, scale}.
+std::optional<std::pair<int, int>> DecimalDigits(const DataType& type) {
+  switch (type.id()) {
+    case TypeId::kByte: return std::pair{3, 0};
+    case TypeId::kShort: return std::pair{5, 0};
+    case TypeId::kInteger: return std::pair{10, 0};
+    case TypeId::kLong: return std::pair{20, 0};
+    case TypeId::kDecimal: return std::pair{type.precision(), type.scale()};
+    default: return std::nullopt;
+  }
+}
+
+}  // namespace
+
+bool CanUpCast(const DataTypePtr& from, const DataTypePtr& to) {
+  if (from->Equals(*to) || from->id() == TypeId::kNull) return true;
+  const TypeId f = from->id();
+  const TypeId t = to->id();
+  if (t == TypeId::kString && !from->is_nested()) return true;
+  if (f == TypeId::kDate && (t == TypeId::kTimestamp || t == TypeId::kTimestampNtz)) return true;
+  if ((f == TypeId::kTimestamp && t == TypeId::kTimestampNtz) ||
+      (f == TypeId::kTimestampNtz && t == TypeId::kTimestamp)) {
+    return true;
+  }
+  if ((f == TypeId::kTimestamp && t == TypeId::kLong) || (f == TypeId::kLong && t == TypeId::kTimestamp)) {
+    return true;
+  }
+  if (t == TypeId::kDecimal || f == TypeId::kDecimal) {
+    // Decimal on either side: every digit of `from` must fit (integers as their exact decimals).
+    auto a = DecimalDigits(*from);
+    auto b = DecimalDigits(*to);
+    if (!a || !b) return false;
+    return (b->first - b->second) >= (a->first - a->second) && b->second >= a->second;
+  }
+  if (NumericRank(f) > 0 && NumericRank(t) > 0) return NumericRank(f) < NumericRank(t);
+  if (f != t) return false;
+  switch (f) {
+    case TypeId::kList:
+      return CanUpCast(from->element_type(), to->element_type()) &&
+             (to->contains_null() || !from->contains_null());
+    case TypeId::kMap:
+      return CanUpCast(from->key_type(), to->key_type()) && CanUpCast(from->value_type(), to->value_type()) &&
+             (to->value_contains_null() || !from->value_contains_null());
+    case TypeId::kStruct: {
+      if (from->fields().size() != to->fields().size()) return false;
+      for (size_t i = 0; i < from->fields().size(); ++i) {
+        if (!CanUpCast(from->fields()[i].type, to->fields()[i].type)) return false;
         if (from->fields()[i].nullable && !to->fields()[i].nullable) return false;
       }
       return true;

@@ -56,6 +56,12 @@ std::optional<DataTypePtr> CommonType(const std::vector<DataTypePtr>& types);
 /// types, and nested types field by field. String to numeric or numeric to boolean are refused.
 bool CanStoreAssign(const DataTypePtr& from, const DataTypePtr& to);
 
+/// Whether `from` up-casts to `to` without truncation, precision loss or possible run-time
+/// failure (Spark's Cast.canUpCast: the only store assignments the STRICT policy allows):
+/// narrower integers to wider numbers, integers and decimals into decimals wide enough, dates to
+/// timestamps, atomic values to strings, nested types field by field.
+bool CanUpCast(const DataTypePtr& from, const DataTypePtr& to);
+
 /// Casts `expression` to `type` unless it already has it.
 ExpressionPtr CastIfNeeded(ExpressionPtr expression, const DataTypePtr& type);
 

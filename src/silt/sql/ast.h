@@ -355,7 +355,8 @@ enum class StatementKind {
 /// - kCreateDatabase: name, if_not_exists, comment, location. kDrop*: name, if_exists.
 /// - kUse: name (always present; `USE DATABASE d` and `USE d` give the same node).
 /// - kInsert: name, overwrite, column_names, replace_where, query (VALUES is a kValues query).
-/// - kMerge: target (kTable, alias), source, condition, merge_clauses, schema_evolution.
+/// - kMerge: target (kTable, alias), source, condition, merge_clauses, schema_evolution, with
+///   (`WITH ... MERGE`: CTEs the source may read; UPDATE and DELETE keep theirs in `with` too).
 /// - kUpdate: target, assignments, where. kDelete: target, where.
 /// - kAlterTable: name, alter_action and: properties / property_keys + if_exists (UNSET),
 ///   columns (ADD COLUMNS, ALTER COLUMN TYPE), constraints[0] (ADD CONSTRAINT), constraint_name +
@@ -401,6 +402,7 @@ struct Statement {
 
   TableReferencePtr target;
   TableReferencePtr source;
+  std::vector<CommonTableExpression> with;
   ExpressionPtr condition;
   std::vector<MergeClause> merge_clauses;
   std::vector<Assignment> assignments;

@@ -799,6 +799,22 @@ class ConstantScope : public BindingScope {
 
 }  // namespace
 
+int64_t TimeTravelVersion(const expr::Scalar& value) {
+  if (!value.is_null() && value.type()->id() == TypeId::kString) {
+    std::string_view text = value.GetString();
+    int64_t version = 0;
+    auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), version);
+    if (error == std::errc() && end == text.data() + text.size() && !text.empty()) return version;
+  }
+  if (value.is_null() || !expr::IsIntegral(*value.type())) {
+    SILT_THROW(INVALID_PARAMETER_VALUE,
+               {{"parameter", "`version`"},
+                {"functionName", "VERSION AS OF"},
+                {"message", "expects an integer version, got " + value.ToString()}});
+  }
+  return value.GetInt();
+}
+
 expr::Scalar EvaluateConstant(const Expression& expression, const std::string& /*what*/,
                               const expr::EvalContext& context) {
   // Binding with no columns is what makes the expression constant; callers that need more (a

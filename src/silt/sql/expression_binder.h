@@ -99,6 +99,10 @@ std::string DataTypeSql(const DataType& type);
 expr::Scalar EvaluateConstant(const Expression& expression, const std::string& what,
                               const expr::EvalContext& context);
 
+/// The table version a `VERSION AS OF` value names: an integer, or a string holding one (Spark's
+/// grammar takes both). Throws INVALID_PARAMETER_VALUE otherwise.
+int64_t TimeTravelVersion(const expr::Scalar& value);
+
 /// A scope over the columns of one schema, optionally qualified by `qualifier` (a table name or
 /// alias): for CHECK constraints, generated columns, DML predicates and assignments. Supports
 /// field paths; no aggregates, windows or subqueries.

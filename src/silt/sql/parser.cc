@@ -1255,19 +1255,7 @@ class Parser {
     DepthGuard guard(*this);
     SourcePosition position = Current().position;
     std::vector<CommonTableExpression> with;
-    if (MatchKeyword("WITH")) {
-      MatchKeyword("RECURSIVE");
-      do {
-        CommonTableExpression cte;
-        cte.name = ParseIdentifier();
-        if (IsOperator(Current(), "(")) cte.columns = ParseIdentifierList();
-        MatchKeyword("AS");
-        ExpectOperator("(");
-        cte.query = ParseQuery();
-        ExpectOperator(")");
-        with.push_back(std::move(cte));
-      } while (MatchOperator(","));
-    }
+    if (MatchKeyword("WITH")) with = ParseCommonTableExpressions();
     QueryPtr query = ParseSetOperations();
     bool has_modifiers = IsKeyword(Current(), "ORDER") || IsKeyword(Current(), "SORT") ||
                          IsKeyword(Current(), "LIMIT") || IsKeyword(Current(), "OFFSET");
@@ -1547,6 +1535,57 @@ class Parser {
     }
   }
 
+  // The list after WITH: `name [(cols)] [AS] (query), ...`.
+  std::vector<CommonTableExpression> ParseCommonTableExpressions() {
+    std::vector<CommonTableExpression> with;
+    MatchKeyword("RECURSIVE");
+    do {
+      CommonTableExpression cte;
+      cte.name = ParseIdentifier();
+      if (IsOperator(Current(), "(")) cte.columns = ParseIdentifierList();
+      MatchKeyword("AS");
+      ExpectOperator("(");
+      cte.query = ParseQuery();
+      ExpectOperator(")");
+      with.push_back(std::move(cte));
+    } while (MatchOperator(","));
+    return with;
+  }
+
+  // `WITH ... MERGE | INSERT | UPDATE | DELETE ...` (Spark's `ctes? dmlStatementNoWith`): the
+  // statement with the CTEs attached, or nullopt (and nothing consumed) when the WITH starts a
+  // query.
+  std::optional<Statement> ParseWithDml() {
+    const size_t start = index_;
+    Advance();  // WITH
+    std::vector<CommonTableExpression> with = ParseCommonTableExpressions();
+    const Token& token = Current();
+    if (!IsKeyword(token, "MERGE") && !IsKeyword(token, "INSERT") && !IsKeyword(token, "UPDATE") &&
+        !IsKeyword(token, "DELETE")) {
+      index_ = start;
+      return std::nullopt;
+    }
+    Statement statement = ParseStatementBody();
+    if (statement.kind == StatementKind::kInsert && statement.query != nullptr) {
+      // The CTEs are visible to the inserted query; a WITH of its own nests inside them.
+      auto outer = std::make_shared<Query>();
+      outer->position = statement.query->position;
+      SelectItem star;
+      star.expression = MakeExpression(ExpressionKind::kStar, statement.query->position);
+      outer->select_list.push_back(std::move(star));
+      auto from = std::make_shared<TableReference>();
+      from->kind = TableReferenceKind::kSubquery;
+      from->position = statement.query->position;
+      from->subquery = statement.query;
+      outer->from.push_back(from);
+      outer->with = std::move(with);
+      statement.query = outer;
+    } else {
+      statement.with = std::move(with);
+    }
+    return statement;
+  }
+
   // `[FOR] VERSION | SYSTEM_VERSION | TIMESTAMP | SYSTEM_TIME AS OF ...`.
   bool StartsTimeTravel() const {
     size_t at = IsKeyword(Current(), "FOR") ? 1 : 0;
@@ -1719,6 +1758,9 @@ class Parser {
   Statement ParseStatementBody() {
     const Token& token = Current();
     Statement statement;
+    if (IsKeyword(token, "WITH")) {
+      if (std::optional<Statement> dml = ParseWithDml()) return std::move(*dml);
+    }
     if (IsOperator(token, "(") || IsKeyword(token, "SELECT") || IsKeyword(token, "WITH") ||
         IsKeyword(token, "VALUES") || IsKeyword(token, "TABLE") || IsKeyword(token, "FROM")) {
       statement.kind = StatementKind::kQuery;

@@ -936,13 +936,11 @@ LogicalPtr QueryBinder::Impl::BindNamedTable(const QualifiedName& name, const st
         const Expression& value = *time_travel->value;
         expr::Scalar scalar = EvaluateConstant(value, "time travel", Eval());
         if (time_travel->kind == TimeTravel::Kind::kVersion) {
-          if (!expr::IsIntegral(*scalar.type()) || scalar.is_null()) {
-            ThrowAt(MakeError(ErrorClass::INVALID_PARAMETER_VALUE,
-                              {{"parameter", "`version`"}, {"functionName", "VERSION AS OF"},
-                               {"message", "expects an integer version, got " + scalar.ToString()}}),
-                    value.position);
+          try {
+            options.version = TimeTravelVersion(scalar);
+          } catch (const Error& error) {
+            ThrowAt(error, value.position);
           }
-          options.version = scalar.GetInt();
         } else {
           int64_t micros = 0;
           if (scalar.type()->id() == TypeId::kString) {

@@ -65,6 +65,20 @@ expr::EvalContext SessionState::MakeEvalContext() const {
   expr::EvalContext context;
   context.ansi = GetBoolConf("spark.sql.ansi.enabled", true);
   context.time_zone = GetConf("spark.sql.session.timeZone").value_or("UTC");
+  if (std::optional<std::string> policy = GetConf("spark.sql.storeAssignmentPolicy")) {
+    const std::string& name = *policy;
+    if (EqualsIgnoreCase(name, "ANSI")) {
+      context.store_assignment = expr::StoreAssignmentPolicy::kAnsi;
+    } else if (EqualsIgnoreCase(name, "LEGACY")) {
+      context.store_assignment = expr::StoreAssignmentPolicy::kLegacy;
+    } else if (EqualsIgnoreCase(name, "STRICT")) {
+      context.store_assignment = expr::StoreAssignmentPolicy::kStrict;
+    } else {
+      SILT_THROW(INVALID_CONF_VALUE, {{"confValue", *policy},
+                                      {"confName", "spark.sql.storeAssignmentPolicy"},
+                                      {"message", "Expected one of ANSI, LEGACY, STRICT."}});
+    }
+  }
   if (std::optional<std::string> text = GetConf(std::string(expr::kMaxValueBytesKey))) {
     uint64_t bytes = 0;
     auto [end, error] = std::from_chars(text->data(), text->data() + text->size(), bytes);
