@@ -620,12 +620,20 @@ LambdaFunction DefaultComparator(const DataTypePtr& element, bool contains_null)
   return LambdaFunction{{{"left", element, contains_null}, {"right", element, contains_null}}, std::move(body)};
 }
 
+// The lambda as plan text: its body's own inputs print as `#L0`, `#L1`, ... so that plan printers,
+// which name the call's `#i` inputs, leave them alone. Every `#` becomes `#L`, which keeps the
+// text of different bodies different (callers compare expressions by their text).
 std::string LambdaText(const LambdaFunction& lambda) {
   std::string parameters;
   for (const LambdaParameter& parameter : lambda.parameters) {
     parameters += (parameters.empty() ? "" : ", ") + parameter.name;
   }
-  return (lambda.parameters.size() == 1 ? parameters : "(" + parameters + ")") + " -> " + lambda.body->ToString();
+  std::string body;
+  for (char c : lambda.body->ToString()) {
+    body += c;
+    if (c == '#') body += 'L';
+  }
+  return (lambda.parameters.size() == 1 ? parameters : "(" + parameters + ")") + " -> " + body;
 }
 
 [[noreturn]] void ThrowArgumentCount(size_t expected, size_t actual) {

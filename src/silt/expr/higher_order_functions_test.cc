@@ -128,7 +128,7 @@ TEST(HigherOrderFunctionsTest, CapturedValuesAreArgumentsThatRewritesSee) {
   ASSERT_EQ(call->children().size(), 2u);
   EXPECT_EQ(call->child(0)->column_index(), 3);
   EXPECT_EQ(call->child(1)->column_index(), 5);
-  EXPECT_EQ(call->ToString(), "transform[x -> (#0 + #1)](#3, #5)");
+  EXPECT_EQ(call->ToString(), "transform[x -> (#L0 + #L1)](#3, #5)");
   // Moved to new input positions, the call computes the same.
   ExpressionPtr moved = call->WithChildren({Column(0, ListType(IntegerType())), Column(1, IntegerType())});
   EvalContext context;
