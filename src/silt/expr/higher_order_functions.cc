@@ -323,15 +323,18 @@ VectorPtr RunQuantifier(const HigherOrderCallState& call, const Arguments& args,
 // aggregate/reduce: every row's accumulator advances one element per step, all rows together.
 VectorPtr RunAggregate(const HigherOrderCallState& call, const Arguments& args, const Arguments& captures,
                        int64_t num_rows, EvalContext& context, RowMask mask) {
-  const BoundLambda& merge = call.lambdas[0];
+  const BoundLambda& start = call.lambdas[0];
+  const BoundLambda& merge = call.lambdas[1];
   Flattened flat = Flatten(*args[0], num_rows);
-  const VectorPtr& zero = args[1];
-  // The rows still folding, and their accumulators (position i belongs to active[i]).
+  // The rows still folding, and their accumulators (position i belongs to active[i]). The start
+  // value is computed for these rows only, as Spark skips it for NULL arrays.
   std::vector<int64_t> active;
   for (int64_t row = 0; row < num_rows; ++row) {
     if (flat.valid[row]) active.push_back(row);
   }
-  VectorPtr accumulators = TakeRows(*zero, active);
+  VectorPtr accumulators = EvaluateLambda(start, {}, captures, &active, static_cast<int64_t>(active.size()),
+                                          context, mask);
+  const DataTypePtr& state_type = accumulators->type();
   // Where each row's final accumulator is: (piece, position).
   std::vector<VectorPtr> pieces;
   std::vector<std::pair<int, int64_t>> final_at(static_cast<size_t>(num_rows), {-1, 0});
@@ -360,15 +363,15 @@ VectorPtr RunAggregate(const HigherOrderCallState& call, const Arguments& args, 
   }
   // The final accumulators of the valid rows, in row order.
   std::vector<int64_t> valid_rows;
-  VectorBuilder finals(zero->type(), num_rows);
+  VectorBuilder finals(state_type, num_rows);
   for (int64_t row = 0; row < num_rows; ++row) {
     if (!flat.valid[row]) continue;
     valid_rows.push_back(row);
     finals.AppendFrom(*pieces[final_at[row].first], final_at[row].second);
   }
   VectorPtr results = finals.Finish();
-  if (call.lambdas.size() == 2) {
-    results = EvaluateLambda(call.lambdas[1], {results}, captures, &valid_rows,
+  if (call.lambdas.size() == 3) {
+    results = EvaluateLambda(call.lambdas[2], {results}, captures, &valid_rows,
                              static_cast<int64_t>(valid_rows.size()), context, mask);
   }
   if (static_cast<int64_t>(valid_rows.size()) == num_rows) return results;
@@ -646,6 +649,10 @@ std::string LambdaText(const LambdaFunction& lambda) {
 
 bool IsHigherOrderFunction(std::string_view name) { return KindOf(name).has_value(); }
 
+bool IsLazyArgument(std::string_view name, size_t position) {
+  return KindOf(name) == HigherOrderKind::kAggregate && position == 1;
+}
+
 std::vector<bool> LambdaArgumentPositions(std::string_view name, size_t num_arguments) {
   using Kind = HigherOrderKind;
   HigherOrderKind kind = RequireKind(name);
@@ -767,8 +774,8 @@ ExpressionPtr HigherOrderCall(std::string_view name, std::vector<ExpressionPtr> 
   using Kind = HigherOrderKind;
   HigherOrderKind kind = RequireKind(name);
   std::vector<ExpressionPtr> values;
-  for (ExpressionPtr& argument : arguments) {
-    if (argument) values.push_back(std::move(argument));
+  for (size_t i = 0; i < arguments.size(); ++i) {
+    if (arguments[i] && !IsLazyArgument(name, i)) values.push_back(arguments[i]);
   }
   // The checks of the lambdas' result types name the lambda's argument position.
   auto require_type = [&](size_t position, LambdaFunction& lambda, const DataTypePtr& type) {
@@ -794,11 +801,13 @@ ExpressionPtr HigherOrderCall(std::string_view name, std::vector<ExpressionPtr> 
       result_type = BooleanType();
       break;
     case Kind::kAggregate: {
-      const DataTypePtr& state = values[1]->type();
-      LambdaFunction& merge = lambdas[0];
+      // The start value runs as the first lambda, for the rows whose array is not NULL.
+      lambdas.insert(lambdas.begin(), LambdaFunction{{}, arguments[1]});
+      const DataTypePtr& state = arguments[1]->type();
+      LambdaFunction& merge = lambdas[1];
       if (!StructurallyEqual(*merge.body->type(), *state)) require_type(2, merge, state);
       merge.body = CastIfNeeded(merge.body, state);
-      result_type = lambdas.size() == 2 ? lambdas[1].body->type() : state;
+      result_type = lambdas.size() == 3 ? lambdas[2].body->type() : state;
       break;
     }
     case Kind::kZipWith:

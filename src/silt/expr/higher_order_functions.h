@@ -46,6 +46,11 @@ bool IsHigherOrderFunction(std::string_view name);
 /// per argument, whether it takes a lambda function.
 std::vector<bool> LambdaArgumentPositions(std::string_view name, size_t num_arguments);
 
+/// True for a value argument that Spark evaluates only for the rows that need it: aggregate's
+/// start value, skipped for NULL arrays. The binder binds it like a lambda without parameters
+/// (its body reads captured values) and passes that body at the argument's position.
+bool IsLazyArgument(std::string_view name, size_t position);
+
 /// Checks and coerces the value arguments of `name` in place (the lambda positions hold null):
 /// arrays where arrays go, maps where maps go, map_zip_with's key types widened to one type.
 /// Throws DATATYPE_MISMATCH naming the argument.
@@ -60,8 +65,8 @@ std::vector<LambdaParameter> LambdaParameters(std::string_view name, size_t posi
                                               const std::vector<ExpressionPtr>& arguments,
                                               const std::vector<std::string>& names, bool hidden);
 
-/// The call of `name` with the prepared value arguments (lambda positions null), the bound
-/// lambdas in argument order, and the values the lambdas capture. Checks the lambdas' result
+/// The call of `name` with the prepared value arguments (lambda positions null, lazy arguments
+/// as their bodies), the bound lambdas in argument order, and the values the lambdas capture. Checks the lambdas' result
 /// types (DATATYPE_MISMATCH: a BOOLEAN predicate for filter, exists, forall and map_filter, an
 /// INT comparator for array_sort, aggregate's merge result of the start value's type, map keys
 /// that are not maps). array_sort with one argument sorts ascending with NULLs last.

@@ -869,6 +869,8 @@ expr::ExpressionPtr ExpressionBinder::BindFunction(const Expression& node) {
 expr::ExpressionPtr ExpressionBinder::BindHigherOrderFunction(const Expression& node, const std::string& name) {
   std::vector<bool> takes_lambda = expr::LambdaArgumentPositions(name, node.children.size());
   std::vector<expr::ExpressionPtr> arguments(node.children.size());
+  std::vector<expr::ExpressionPtr> captures;
+  const std::vector<expr::LambdaParameter> no_parameters;
   for (size_t i = 0; i < node.children.size(); ++i) {
     const Expression& child = *node.children[i];
     if (takes_lambda[i]) continue;
@@ -880,10 +882,14 @@ expr::ExpressionPtr ExpressionBinder::BindHigherOrderFunction(const Expression& 
     if (child.kind == ExpressionKind::kStar) {
       SILT_THROW(INVALID_USAGE_OF_STAR_OR_REGEX, {{"elem", "'*'"}, {"prettyName", "`" + name + "`"}});
     }
-    arguments[i] = Bind(child);
+    if (expr::IsLazyArgument(name, i)) {
+      LambdaScope lazy_scope(scope_, *this, no_parameters, true, captures);
+      arguments[i] = ExpressionBinder(lazy_scope, functions_).Bind(child);
+    } else {
+      arguments[i] = Bind(child);
+    }
   }
   expr::PrepareValueArguments(name, arguments);
-  std::vector<expr::ExpressionPtr> captures;
   std::vector<expr::LambdaFunction> lambdas;
   for (size_t i = 0; i < node.children.size(); ++i) {
     if (!takes_lambda[i]) continue;
