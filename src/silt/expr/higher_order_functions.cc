@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cctype>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 #include <utility>
 
@@ -101,6 +103,9 @@ ExpressionPtr MapValue(std::string_view name, size_t index, ExpressionPtr argume
 }
 
 // ---- Vectors ----
+
+// The most elements list offsets (int32) can address in one batch.
+constexpr size_t kMaxElements = static_cast<size_t>(std::numeric_limits<int32_t>::max());
 
 // The elements of the valid rows of a list (or map) vector, row after row, with the row each
 // element came from and the offsets of every row into them (NULL rows are empty).
@@ -217,6 +222,12 @@ VectorPtr EvaluateLambda(const BoundLambda& lambda, std::vector<VectorPtr> colum
 }
 
 bool IsTrue(const Vector& vector, int64_t i) { return vector.IsValid(i) && vector.GetBool(i); }
+
+// Types whose values are equal exactly when their texts are: not nested ones (whose texts may
+// run together) nor floating ones (0.0 = -0.0).
+bool HasExactText(const DataType& type) {
+  return !type.is_nested() && type.id() != TypeId::kFloat && type.id() != TypeId::kDouble;
+}
 
 // ---- The functions ----
 
@@ -397,6 +408,8 @@ VectorPtr RunZipWith(const HigherOrderCallState& call, const Arguments& args, co
     if (!valid[row]) continue;
     int32_t left_length = left.ListLength(row);
     int32_t right_length = right.ListLength(row);
+    SILT_USER_CHECK(parent.size() + std::max(left_length, right_length) <= kMaxElements, VECTOR_CAPACITY_EXCEEDED,
+                    {{"type", call.result_type->ToString()}});
     for (int32_t k = 0; k < std::max(left_length, right_length); ++k) {
       left_indices.push_back(k < left_length ? left.ListStart(row) + k : -1);
       right_indices.push_back(k < right_length ? right.ListStart(row) + k : -1);
@@ -424,13 +437,24 @@ VectorPtr RunMapZipWith(const HigherOrderCallState& call, const Arguments& args,
   std::vector<int32_t> offsets(static_cast<size_t>(num_rows) + 1);
   std::vector<uint8_t> valid(static_cast<size_t>(num_rows));
   VectorBuilder keys(call.result_type->key_type(), 0);
+  bool text_exact = HasExactText(*call.result_type->key_type());
+  std::unordered_map<std::string, int64_t> positions;
   for (int64_t row = 0; row < num_rows; ++row) {
     offsets[row] = static_cast<int32_t>(parent.size());
     valid[row] = left.IsValid(row) && right.IsValid(row);
     if (!valid[row]) continue;
     size_t row_begin = parent.size();
-    // Position of `key` (row `index` of `source`) among this row's output keys, or -1.
+    SILT_USER_CHECK(row_begin + static_cast<size_t>(left.ListLength(row)) + static_cast<size_t>(right.ListLength(row)) <=
+                        kMaxElements,
+                    VECTOR_CAPACITY_EXCEEDED, {{"type", call.result_type->ToString()}});
+    positions.clear();
+    // Position of `key` (row `index` of `source`) among this row's output keys, or -1. Atomic
+    // keys are found by their text (one text per value), nested ones by comparing values.
     auto find = [&](const Vector& source, int64_t index) -> int64_t {
+      if (text_exact) {
+        auto found = positions.find(CastValueToString(source, index));
+        return found == positions.end() ? -1 : found->second;
+      }
       for (size_t k = row_begin; k < parent.size(); ++k) {
         bool from_left = left_indices[k] >= 0;
         const Vector& existing = from_left ? *left_keys : *right_keys;
@@ -443,6 +467,7 @@ VectorPtr RunMapZipWith(const HigherOrderCallState& call, const Arguments& args,
     for (int32_t i = 0; i < left.ListLength(row); ++i) {
       int64_t index = left.ListStart(row) + i;
       if (find(*left_keys, index) >= 0) continue;  // a repeated key: its first entry counts
+      if (text_exact) positions.emplace(CastValueToString(*left_keys, index), static_cast<int64_t>(parent.size()));
       left_indices.push_back(index);
       right_indices.push_back(-1);
       parent.push_back(row);
@@ -455,6 +480,7 @@ VectorPtr RunMapZipWith(const HigherOrderCallState& call, const Arguments& args,
         if (right_indices[found] < 0) right_indices[found] = index;
         continue;
       }
+      if (text_exact) positions.emplace(CastValueToString(*right_keys, index), static_cast<int64_t>(parent.size()));
       left_indices.push_back(-1);
       right_indices.push_back(index);
       parent.push_back(row);
@@ -484,7 +510,7 @@ VectorPtr RunTransformMap(const HigherOrderCallState& call, const Arguments& arg
                           MakeEntries(call.result_type, std::move(keys), std::move(computed)));
   }
   // New keys must be non-NULL and distinct within their map (the EXCEPTION dedup policy).
-  bool text_exact = !computed->type()->is_nested();
+  bool text_exact = HasExactText(*computed->type());
   std::unordered_set<std::string> seen;
   for (int64_t row = 0; row < num_rows; ++row) {
     if (!mask.Contains(row)) continue;
