@@ -70,6 +70,24 @@ TEST(HigherOrderFunctionsTest, TransformEvaluatesTheBodyOnceForTheWholeBatch) {
   EXPECT_EQ(probe->rows, 5);
 }
 
+TEST(HigherOrderFunctionsTest, NestedLambdasRunOnceForTheWholeBatch) {
+  // transform(c0, x -> transform(c1, y -> probe(x + y))): the inner call runs in the outer
+  // body's batch (an element per row of the outer arrays), capturing the outer row's c1 and x.
+  auto probe = std::make_shared<Probe>();
+  ExpressionPtr inner_body =
+      Counted(Arithmetic(ArithmeticOperator::kAdd, Column(1, IntegerType()), Column(0, IntegerType())), probe);
+  ExpressionPtr inner = HigherOrderCall("transform", {Column(1, ListType(IntegerType())), nullptr},
+                                        {Lambda({IntParameter("y")}, inner_body)}, {Column(0, IntegerType())});
+  ExpressionPtr outer = HigherOrderCall("transform", {Column(0, ListType(IntegerType())), nullptr},
+                                        {Lambda({IntParameter("x")}, inner)}, {Column(1, ListType(IntegerType()))});
+  Batch batch = MakeBatch({Arrays({2, 1, 0}), Arrays({1, 3, 2})});
+  EvalContext context;
+  VectorPtr result = Evaluate(*outer, batch, context);
+  EXPECT_THAT(Texts(result), ElementsAre("[[0], [1]]", "[[200, 201, 202]]", "[]"));
+  EXPECT_EQ(probe->calls, 1);
+  EXPECT_EQ(probe->rows, 5);
+}
+
 TEST(HigherOrderFunctionsTest, AggregateFoldsAllRowsInLockStep) {
   // aggregate(c0, 0, (acc, x) -> acc + probe(x)): one evaluation per element position.
   auto probe = std::make_shared<Probe>();
