@@ -4,6 +4,8 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <functional>
+#include <optional>
 
 #include "silt/base/ascii.h"
 #include "silt/base/check.h"
@@ -11,6 +13,7 @@
 #include "silt/exec/sort_window.h"
 #include "silt/expr/cast.h"
 #include "silt/expr/evaluator.h"
+#include "silt/expr/higher_order_functions.h"
 #include "silt/expr/interval_functions.h"
 #include "silt/expr/operator_functions.h"
 #include "silt/expr/type_coercion.h"
@@ -347,6 +350,113 @@ Error Positioned(const Error& error, const Expression& node) {
   return error.WithContext(FormatPosition(node.position));
 }
 
+// ---- Lambda scopes ----
+
+// Spark's INVALID_LAMBDA_FUNCTION_CALL.NON_HIGHER_ORDER_FUNCTION.
+[[noreturn]] void ThrowLambdaOutsideHigherOrderFunction(const std::string& function) {
+  std::string message = "A lambda function should only be used in a higher order function.";
+  if (!function.empty()) {
+    message = "A lambda function should only be used in a higher order function. However, its class is " +
+              SqlId({function}) + ", which is not a higher order function.";
+  }
+  SILT_THROW(INVALID_LAMBDA_FUNCTION_CALL, {{"message", message}});
+}
+
+// The body of one lambda of a higher-order call: its parameters shadow columns of the same
+// name; every other name, and aggregates and windows over outer values, resolve in the
+// enclosing scope and become values the call captures (see higher_order_functions.h).
+class LambdaScope : public BindingScope {
+ public:
+  LambdaScope(BindingScope& outer, ExpressionBinder& outer_binder, const std::vector<expr::LambdaParameter>& parameters,
+              bool hidden, std::vector<expr::ExpressionPtr>& captures)
+      : outer_(outer), outer_binder_(outer_binder), parameters_(parameters), hidden_(hidden), captures_(captures) {}
+
+  expr::ExpressionPtr ResolveColumn(const QualifiedName& name, const SourcePosition& position) override {
+    if (std::optional<size_t> index = Parameter(name[0])) {
+      const expr::LambdaParameter& parameter = parameters_[*index];
+      expr::ExpressionPtr value = expr::Column(static_cast<int>(*index), parameter.type, parameter.nullable);
+      for (size_t part = 1; part < name.size(); ++part) value = GetStructField(std::move(value), name[part], position);
+      return value;
+    }
+    return Capture(outer_.ResolveColumn(name, position));
+  }
+
+  expr::ExpressionPtr ResolveSpecialName(const QualifiedName& name) override {
+    if (Parameter(name[0])) return nullptr;  // ResolveColumn gives the parameter
+    expr::ExpressionPtr special = outer_.ResolveSpecialName(name);
+    return special ? Capture(std::move(special)) : nullptr;
+  }
+
+  expr::ExpressionPtr BindAggregate(const Expression& call, ExpressionBinder&) override {
+    RefuseLambdaVariables(call);
+    return Capture(outer_.BindAggregate(call, outer_binder_));
+  }
+
+  expr::ExpressionPtr BindWindow(const Expression& call, ExpressionBinder&) override {
+    RefuseLambdaVariables(call);
+    return Capture(outer_.BindWindow(call, outer_binder_));
+  }
+
+  expr::ExpressionPtr BindSubquery(const Expression& node, ExpressionBinder&) override {
+    throw MakeError(ErrorClass::UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY,
+                    {{"message", "Subquery expressions are not supported within higher-order functions. Please "
+                                 "remove all subquery expressions from higher-order functions and then try the "
+                                 "query again."}})
+        .WithContext(FormatPosition(node.position));
+  }
+
+  // True when `name` is a parameter of this lambda or of a lambda around it.
+  bool IsLambdaVariable(const std::string& name) const {
+    if (Parameter(name)) return true;
+    const auto* enclosing = dynamic_cast<const LambdaScope*>(&outer_);
+    return enclosing != nullptr && enclosing->IsLambdaVariable(name);
+  }
+
+ private:
+  std::optional<size_t> Parameter(const std::string& name) const {
+    if (hidden_) return std::nullopt;
+    for (size_t i = 0; i < parameters_.size(); ++i) {
+      if (EqualsIgnoreCase(parameters_[i].name, name)) return i;
+    }
+    return std::nullopt;
+  }
+
+  // The body's column for a value of the enclosing scope: each distinct value is captured once.
+  expr::ExpressionPtr Capture(expr::ExpressionPtr value) {
+    size_t index = 0;
+    while (index < captures_.size() &&
+           !(captures_[index] == value || (captures_[index]->type()->Equals(*value->type()) &&
+                                           captures_[index]->ToString() == value->ToString()))) {
+      ++index;
+    }
+    if (index == captures_.size()) captures_.push_back(value);
+    return expr::Column(static_cast<int>(parameters_.size() + index), value->type(), value->nullable());
+  }
+
+  // An aggregate or window function is computed outside the lambda, where its variables do not
+  // exist.
+  void RefuseLambdaVariables(const Expression& call) const {
+    std::function<bool(const Expression&)> uses = [&](const Expression& node) {
+      if (node.kind == ExpressionKind::kColumn && !node.name.empty() && IsLambdaVariable(node.name[0])) return true;
+      for (const ExpressionPtr& child : node.children) {
+        if (child && uses(*child)) return true;
+      }
+      return node.filter != nullptr && uses(*node.filter);
+    };
+    if (uses(call)) {
+      throw MakeError(ErrorClass::UNSUPPORTED_FEATURE,
+                      {{"message", "an aggregate or window function over lambda variables: " + ExpressionSql(call)}})
+          .WithContext(FormatPosition(call.position));
+    }
+  }
+
+  BindingScope& outer_;
+  ExpressionBinder& outer_binder_;
+  const std::vector<expr::LambdaParameter>& parameters_;
+  bool hidden_;
+  std::vector<expr::ExpressionPtr>& captures_;
+};
+
 }  // namespace
 
 // ---- BindingScope defaults ----
@@ -498,8 +608,7 @@ expr::ExpressionPtr ExpressionBinder::BindNode(const Expression& node) {
       return expr::Cast(std::move(child), node.cast_type, node.try_cast ? expr::ErrorMode::kTry : expr::ErrorMode::kSession);
     }
     case ExpressionKind::kFunction: return BindFunction(node);
-    case ExpressionKind::kLambda:
-      SILT_THROW(UNSUPPORTED_FEATURE, {{"message", "lambda functions (" + ExpressionSql(node) + ")"}});
+    case ExpressionKind::kLambda: ThrowLambdaOutsideHigherOrderFunction("");
     case ExpressionKind::kFieldAccess:
       return GetStructField(Bind(*node.children[0]), node.name[0], node.position);
     case ExpressionKind::kSubscript: {
@@ -725,9 +834,13 @@ expr::ExpressionPtr ExpressionBinder::BindFunction(const Expression& node) {
     SILT_THROW(UNSUPPORTED_FEATURE, {{"message", std::string(node.distinct ? "DISTINCT" : "FILTER") +
                                                      " in the non-aggregate function " + SqlId({name})}});
   }
+  if (expr::IsHigherOrderFunction(name)) return BindHigherOrderFunction(node, name);
   if (!functions_.Contains(name)) {
     SILT_THROW(UNRESOLVED_ROUTINE, {{"routineName", SqlId({name})},
                                     {"searchPath", "[`system`.`builtin`, `system`.`session`]"}});
+  }
+  for (const ExpressionPtr& child : node.children) {
+    if (child->kind == ExpressionKind::kLambda) ThrowLambdaOutsideHigherOrderFunction(name);
   }
   std::vector<expr::ExpressionPtr> arguments;
   for (const ExpressionPtr& child : node.children) {
@@ -751,6 +864,62 @@ expr::ExpressionPtr ExpressionBinder::BindFunction(const Expression& node) {
     if (!named.empty()) return functions_.Bind("named_struct", std::move(named));
   }
   return functions_.Bind(name, std::move(arguments));
+}
+
+expr::ExpressionPtr ExpressionBinder::BindHigherOrderFunction(const Expression& node, const std::string& name) {
+  std::vector<bool> takes_lambda = expr::LambdaArgumentPositions(name, node.children.size());
+  std::vector<expr::ExpressionPtr> arguments(node.children.size());
+  std::vector<expr::ExpressionPtr> captures;
+  const std::vector<expr::LambdaParameter> no_parameters;
+  for (size_t i = 0; i < node.children.size(); ++i) {
+    const Expression& child = *node.children[i];
+    if (takes_lambda[i]) continue;
+    if (child.kind == ExpressionKind::kLambda) {
+      SILT_THROW(INVALID_LAMBDA_FUNCTION_CALL,
+                 {{"message", "You passed a lambda function to a parameter that does not accept it. Please check if "
+                              "lambda function argument is in the correct position."}});
+    }
+    if (child.kind == ExpressionKind::kStar) {
+      SILT_THROW(INVALID_USAGE_OF_STAR_OR_REGEX, {{"elem", "'*'"}, {"prettyName", "`" + name + "`"}});
+    }
+    if (expr::IsLazyArgument(name, i)) {
+      LambdaScope lazy_scope(scope_, *this, no_parameters, true, captures);
+      arguments[i] = ExpressionBinder(lazy_scope, functions_).Bind(child);
+    } else {
+      arguments[i] = Bind(child);
+    }
+  }
+  expr::PrepareValueArguments(name, arguments);
+  std::vector<expr::LambdaFunction> lambdas;
+  for (size_t i = 0; i < node.children.size(); ++i) {
+    if (!takes_lambda[i]) continue;
+    const Expression& child = *node.children[i];
+    // An ordinary expression in a lambda's place is a lambda that ignores its parameters.
+    bool hidden = child.kind != ExpressionKind::kLambda;
+    std::vector<std::string> names = hidden ? std::vector<std::string>{} : child.lambda_parameters;
+    std::vector<expr::LambdaParameter> parameters;
+    try {
+      parameters = expr::LambdaParameters(name, i, arguments, names, hidden);
+      for (size_t a = 0; a < names.size(); ++a) {
+        for (size_t b = 0; b < a; ++b) {
+          if (!EqualsIgnoreCase(names[a], names[b])) continue;
+          std::string listed;
+          for (const std::string& parameter : names) listed += (listed.empty() ? "" : ", ") + SqlId({parameter});
+          SILT_THROW(INVALID_LAMBDA_FUNCTION_CALL,
+                     {{"message", "The lambda function has duplicate arguments " + listed +
+                                      ". Please, consider to rename the argument names or set "
+                                      "\"spark.sql.caseSensitive\" to \"true\"."}});
+        }
+      }
+    } catch (const Error& error) {
+      throw Positioned(error, child);
+    }
+    LambdaScope lambda_scope(scope_, *this, parameters, hidden, captures);
+    ExpressionBinder body_binder(lambda_scope, functions_);
+    expr::ExpressionPtr body = body_binder.Bind(hidden ? child : *child.children[0]);
+    lambdas.push_back(expr::LambdaFunction{std::move(parameters), std::move(body)});
+  }
+  return expr::HigherOrderCall(name, std::move(arguments), std::move(lambdas), std::move(captures));
 }
 
 // ---- Free functions ----

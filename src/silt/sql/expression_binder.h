@@ -67,6 +67,9 @@ class ExpressionBinder {
   expr::ExpressionPtr BindUnary(const Expression& node);
   expr::ExpressionPtr BindBinary(const Expression& node);
   expr::ExpressionPtr BindFunction(const Expression& node);
+  /// transform, filter, aggregate, ...: value arguments, then each lambda's body in a scope
+  /// where its parameters shadow columns and outer values are captured.
+  expr::ExpressionPtr BindHigherOrderFunction(const Expression& node, const std::string& name);
 
   BindingScope& scope_;
   const expr::FunctionRegistry& functions_;

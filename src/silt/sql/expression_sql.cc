@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "silt/base/ascii.h"
 #include "silt/expr/cast.h"
 #include "silt/expr/interval_functions.h"
 #include "silt/sql/expression_binder.h"
@@ -208,6 +209,41 @@ std::string WindowSql(const std::string& function, const Expression& call) {
   return text + ")";
 }
 
+// `body` with its references to `parameters` replaced by `namedlambdavariable()` calls (their
+// fields kept), as Spark names lambda variables in SQL text.
+ExpressionPtr WithLambdaVariables(const ExpressionPtr& body, const std::vector<std::string>& parameters) {
+  if (!body) return body;
+  if (body->kind == ExpressionKind::kColumn && !body->name.empty()) {
+    bool is_parameter = false;
+    for (const std::string& parameter : parameters) is_parameter = is_parameter || EqualsIgnoreCase(parameter, body->name[0]);
+    if (is_parameter) {
+      auto variable = std::make_shared<Expression>(*body);
+      variable->kind = ExpressionKind::kFunction;
+      variable->name = {"namedlambdavariable"};
+      ExpressionPtr value = variable;
+      for (size_t part = 1; part < body->name.size(); ++part) {
+        auto field = std::make_shared<Expression>();
+        field->kind = ExpressionKind::kFieldAccess;
+        field->position = body->position;
+        field->name = {body->name[part]};
+        field->children = {value};
+        value = field;
+      }
+      return value;
+    }
+  }
+  auto copy = std::make_shared<Expression>(*body);
+  for (ExpressionPtr& child : copy->children) child = WithLambdaVariables(child, parameters);
+  copy->case_operand = WithLambdaVariables(copy->case_operand, parameters);
+  for (auto& [condition, value] : copy->when_clauses) {
+    condition = WithLambdaVariables(condition, parameters);
+    value = WithLambdaVariables(value, parameters);
+  }
+  copy->else_result = WithLambdaVariables(copy->else_result, parameters);
+  copy->filter = WithLambdaVariables(copy->filter, parameters);
+  return copy;
+}
+
 std::string FunctionSql(const Expression& node) {
   std::string name;
   for (const std::string& part : node.name) name += (name.empty() ? "" : ".") + Lower(part);
@@ -216,6 +252,10 @@ std::string FunctionSql(const Expression& node) {
     arguments = "1";
   } else {
     arguments = Join(node.children);
+    if ((name == "aggregate" || name == "reduce") && node.children.size() == 3) {
+      // Spark fills in the identity finish lambda.
+      arguments += ", lambdafunction(namedlambdavariable(), namedlambdavariable())";
+    }
     if ((name == "lag" || name == "lead") && node.window) {
       // Spark prints the defaults of lag/lead: offset 1, default NULL.
       if (node.children.size() == 1) arguments += ", 1";
@@ -318,11 +358,10 @@ std::string ExpressionSql(const Expression& node) {
              TypeSql(*node.cast_type) + ")";
     case ExpressionKind::kFunction: return FunctionSql(node);
     case ExpressionKind::kLambda: {
-      std::string parameters;
-      for (const std::string& parameter : node.lambda_parameters) {
-        parameters += (parameters.empty() ? "" : ", ") + parameter;
-      }
-      return "lambdafunction(" + ExpressionSql(*node.children[0]) + ", " + parameters + ")";
+      // Spark prints every lambda variable as `namedlambdavariable()`.
+      std::string text = "lambdafunction(" + ExpressionSql(*WithLambdaVariables(node.children[0], node.lambda_parameters));
+      for (size_t i = 0; i < node.lambda_parameters.size(); ++i) text += ", namedlambdavariable()";
+      return text + ")";
     }
     case ExpressionKind::kFieldAccess: return ExpressionSql(*node.children[0]) + "." + node.name[0];
     case ExpressionKind::kSubscript:

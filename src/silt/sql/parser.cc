@@ -50,6 +50,10 @@ bool IsFunctionableReservedWord(std::string_view word) {
   return InList(word, {"LEFT", "RIGHT", "FILTER", "IN", "LIKE", "RLIKE", "ILIKE", "REGEXP"});
 }
 
+// Reserved words that still name a column or lambda variable where an expression's operand
+// is expected: JOIN keywords never start an operand.
+bool IsExpressionWord(std::string_view word) { return InList(word, {"LEFT", "RIGHT"}); }
+
 ExpressionPtr MakeExpression(ExpressionKind kind, const SourcePosition& position) {
   auto expression = std::make_shared<Expression>();
   expression->kind = kind;
@@ -903,11 +907,13 @@ class Parser {
     return bound;
   }
 
-  // `(a, b) -> body` when the parenthesised identifiers are followed by `->`.
+  // `(a, b) -> body` when the parenthesised identifiers are followed by `->`. Any word may name
+  // a parameter there (Spark's own examples use `(left, right) -> ...`).
   bool StartsParenthesisedLambda() const {
     size_t ahead = 1;
     while (true) {
-      if (!IsIdentifierToken(Peek(ahead))) return false;
+      const Token& word = Peek(ahead);
+      if (word.kind != TokenKind::kIdentifier && word.kind != TokenKind::kQuotedIdentifier) return false;
       ++ahead;
       if (IsOperator(Peek(ahead), ",")) {
         ++ahead;
@@ -967,8 +973,8 @@ class Parser {
       }
       if (StartsParenthesisedLambda()) {
         Advance();
-        std::vector<std::string> parameters{ParseIdentifier()};
-        while (MatchOperator(",")) parameters.push_back(ParseIdentifier());
+        std::vector<std::string> parameters{ParseAnyIdentifier()};
+        while (MatchOperator(",")) parameters.push_back(ParseAnyIdentifier());
         ExpectOperator(")");
         return ParseLambdaBody(std::move(parameters), token.position);
       }
@@ -1034,8 +1040,10 @@ class Parser {
       function->niladic_keyword = true;
       return function;
     }
-    if (IsReservedWord(token.text) &&
-        !(IsFunctionableReservedWord(token.text) && IsOperator(next, "("))) {
+    // A reserved word may still be a lambda parameter (`left -> ...`), and LEFT and RIGHT name
+    // columns and lambda variables in expressions, as in Spark.
+    if (IsReservedWord(token.text) && !(IsFunctionableReservedWord(token.text) && IsOperator(next, "(")) &&
+        !IsOperator(next, "->") && !IsExpressionWord(token.text)) {
       SyntaxError(token);
     }
     return ParseNameExpression();

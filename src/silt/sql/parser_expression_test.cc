@@ -189,6 +189,9 @@ TEST(ParserExpressionTest, FunctionsWindowsAndLambdas) {
   EXPECT_EQ(Expr("rank() OVER w"), "rank() OVER w");
   EXPECT_EQ(Expr("rank() OVER (w ORDER BY a)"), "rank() OVER (w ORDER BY a)");
   EXPECT_EQ(Expr("transform(arr, x -> x + 1)"), "transform(arr, (x -> (x + 1)))");
+  // Spark's own examples name parameters `left` and `right`, which are join keywords.
+  EXPECT_EQ(Expr("array_sort(a, (left, right) -> left - right)"), "array_sort(a, ((`left`, `right`) -> (`left` - `right`)))");
+  EXPECT_EQ(Expr("transform(a, left -> right)"), "transform(a, (`left` -> `right`))");
   EXPECT_EQ(Expr("aggregate(arr, 0, (acc, x) -> acc + x)"),
             "aggregate(arr, 0, ((acc, x) -> (acc + x)))");
   EXPECT_EQ(Expr("(a, b)"), "struct(a, b)");
