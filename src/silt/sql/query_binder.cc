@@ -1228,7 +1228,8 @@ LogicalPtr QueryBinder::Impl::BindTableFunction(const TableReference& reference)
     return Requalify(node, reference.alias, reference.column_aliases, reference.position);
   }
   if (name == "table_changes" || name == "table_changes_by_path") return BindTableChanges(reference, name);
-  static const char* kGenerators[] = {"explode", "explode_outer", "posexplode", "posexplode_outer", "inline", "inline_outer"};
+  static const char* kGenerators[] = {"explode", "explode_outer", "posexplode", "posexplode_outer", "inline", "inline_outer",
+                                      "json_tuple"};
   for (const char* generator : kGenerators) {
     if (name != generator) continue;
     LogicalPtr generated = BindGenerate(OneRow(), call, false, reference.alias, reference.column_aliases);
