@@ -95,6 +95,10 @@ DatetimeText::DatetimeText(const FormatOptions& options) {
   if (auto found = options.find("dateformat"); found != options.end()) date_format_ = found->second;
   if (auto found = options.find("timestampformat"); found != options.end()) timestamp_format_ = found->second;
   if (auto found = options.find("timestampntzformat"); found != options.end()) timestamp_ntz_format_ = found->second;
+  // A pattern with a letter silt does not know fails when the call is bound, not per row.
+  for (const std::optional<std::string>* format : {&date_format_, &timestamp_format_, &timestamp_ntz_format_}) {
+    if (*format) FormatWithPattern(0, **format);
+  }
 }
 
 std::optional<int32_t> DatetimeText::ParseDate(std::string_view text) const {

@@ -27,10 +27,13 @@ class DdlReader {
     return position_ >= text_.size();
   }
 
-  // The type that spans the whole text, or nullopt when the text is not one type (so that the
-  // caller tries a column list).
+  // One type from the current position. Throws DdlSyntaxError when the text is not a type there
+  // (so that the caller can try a column list), DATATYPE_NESTING_TOO_DEEP past the limit.
   DataTypePtr ParseType() {
-    if (++depth_ > kMaxTypeNestingDepth + 1) Fail("the type nests too deeply");
+    if (++depth_ > kMaxTypeNestingDepth + 1) {  // levels of nesting plus the innermost type
+      SILT_THROW(DATATYPE_NESTING_TOO_DEEP, {{"depth", "more than " + std::to_string(kMaxTypeNestingDepth)},
+                                             {"limit", std::to_string(kMaxTypeNestingDepth)}});
+    }
     std::string name = AsciiLower(Word());
     if (name.empty()) Fail("a type name was expected at position " + std::to_string(position_));
     DataTypePtr type;
