@@ -270,6 +270,7 @@ namespace {
 // The fields read so far by a pattern; copied to try an optional section.
 struct PatternFields {
   int64_t year = 1970, month = 1, day = 1, hour = 0, minute = 0, second = 0, fraction = 0;
+  int64_t day_of_year = 0;  // D; 0 when the pattern has none
   bool afternoon = false, twelve_hour = false;
   std::optional<int64_t> offset;
   size_t position = 0;
@@ -407,6 +408,10 @@ bool ParsePatternSection(std::string_view text, std::string_view pattern, Patter
       case 'h': fields.hour = value; fields.twelve_hour = true; break;
       case 'm': fields.minute = value; break;
       case 's': fields.second = value; break;
+      case 'D':
+        if (value < 1) return false;
+        fields.day_of_year = value;
+        break;
       case 'S':
         fields.fraction = value;
         for (size_t k = digits; k < 6; ++k) fields.fraction *= 10;
@@ -431,6 +436,17 @@ std::optional<int64_t> ParseWithPattern(std::string_view text, std::string_view 
   }
   int month = static_cast<int>(fields.month);
   int day = static_cast<int>(fields.day);
+  if (fields.day_of_year > 0) {
+    // The day of the year names the date; a month or day also given must agree with it.
+    CivilDate date = CivilFromDays(DaysFromCivil(fields.year, 1, 1) + fields.day_of_year - 1);
+    bool month_given = pattern.find_first_of("ML") != std::string_view::npos;
+    bool day_given = pattern.find('d') != std::string_view::npos;
+    if (date.year != fields.year || (month_given && date.month != month) || (day_given && date.day != day)) {
+      return std::nullopt;
+    }
+    month = date.month;
+    day = date.day;
+  }
   if (!IsValidCivilDate(fields.year, month, day) || hour > 23 || fields.minute > 59 || fields.second > 59) {
     return std::nullopt;
   }

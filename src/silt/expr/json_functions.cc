@@ -11,6 +11,7 @@
 #include "silt/base/json_writer.h"
 #include "silt/expr/cast.h"
 #include "silt/expr/format_options_internal.h"
+#include "silt/expr/interval_functions.h"
 #include "silt/expr/function_kernels_internal.h"
 #include "silt/expr/json_text_internal.h"
 #include "silt/expr/schema_ddl.h"
@@ -283,6 +284,15 @@ class JsonConverter {
         std::optional<int64_t> micros = datetimes_.ParseTimestampNtz(node.text);
         if (!micros) return false;
         if (out != nullptr) out->AppendInt(*micros);
+        return true;
+      }
+      case TypeId::kYearMonthInterval:
+      case TypeId::kDayTimeInterval: {
+        // ANSI intervals as Spark writes them ("INTERVAL '1-2' YEAR TO MONTH") or bare ("1-2").
+        if (node.kind != Kind::kString) return false;
+        std::optional<int64_t> value = ParseIntervalText(node.text, type);
+        if (!value) return false;
+        if (out != nullptr) out->AppendInt(*value);
         return true;
       }
       default: return false;

@@ -50,6 +50,7 @@ class DdlReader {
     else if (name == "string") type = StringType();
     else if (name == "binary") type = BinaryType();
     else if (name == "void") type = NullType();
+    else if (name == "interval") type = ParseIntervalFields();
     else if (name == "char" || name == "varchar" || name == "character") {
       Expect('(');
       if (Integer() <= 0) Fail("a positive length was expected");
@@ -119,6 +120,36 @@ class DdlReader {
   }
 
   [[noreturn]] void Fail(const std::string& reason) { throw DdlSyntaxError{reason}; }
+
+  // `start [TO end]` after INTERVAL: YEAR/MONTH or DAY/HOUR/MINUTE/SECOND, in order.
+  DataTypePtr ParseIntervalFields() {
+    static const char* const kYearMonth[] = {"year", "month"};
+    static const char* const kDayTime[] = {"day", "hour", "minute", "second"};
+    auto index_of = [](const std::string& word, const char* const* fields, int count) {
+      for (int i = 0; i < count; ++i) {
+        if (word == fields[i]) return i;
+      }
+      return -1;
+    };
+    std::string start = AsciiLower(Word());
+    bool year_month = index_of(start, kYearMonth, 2) >= 0;
+    const char* const* fields = year_month ? kYearMonth : kDayTime;
+    int count = year_month ? 2 : 4;
+    int first = index_of(start, fields, count);
+    if (first < 0) Fail("an interval field was expected at position " + std::to_string(position_));
+    int last = first;
+    size_t before = position_;
+    if (EqualsIgnoreCase(Word(), "to")) {
+      last = index_of(AsciiLower(Word()), fields, count);
+      if (last <= first) Fail("a later interval field was expected at position " + std::to_string(position_));
+    } else {
+      position_ = before;
+    }
+    if (year_month) {
+      return YearMonthIntervalType(static_cast<YearMonthField>(first), static_cast<YearMonthField>(last));
+    }
+    return DayTimeIntervalType(static_cast<DayTimeField>(first), static_cast<DayTimeField>(last));
+  }
 
   bool Match(char c) {
     SkipSpace();
