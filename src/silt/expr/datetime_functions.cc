@@ -457,16 +457,19 @@ std::optional<int64_t> ParseWithPattern(std::string_view text, std::string_view 
 
 namespace {
 
-// to_date/to_timestamp/try_to_timestamp with a pattern: ANSI raises CANNOT_PARSE_TIMESTAMP for
-// text that does not match; otherwise (and for the TRY form) the result is NULL.
-ExpressionPtr BindParseWithPattern(std::string_view name, std::vector<ExpressionPtr> arguments, bool to_date, bool try_mode) {
+// to_date/to_timestamp[_ntz]/try_to_timestamp with a pattern into `type` (DATE, TIMESTAMP or
+// TIMESTAMP_NTZ, which keeps the wall clock): ANSI raises CANNOT_PARSE_TIMESTAMP for text that
+// does not match; otherwise (and for the TRY form) the result is NULL.
+ExpressionPtr BindParseWithPattern(std::string_view name, std::vector<ExpressionPtr> arguments, DataTypePtr type,
+                                   bool try_mode) {
   arguments[0] = ImplicitCast(name, 0, std::move(arguments[0]), StringType());
   arguments[1] = ImplicitCast(name, 1, std::move(arguments[1]), StringType());
-  DataTypePtr type = to_date ? DateType() : TimestampType();
+  const bool to_date = type->id() == TypeId::kDate;
+  const bool zoned = type->id() == TypeId::kTimestamp;
   return MakeCall(name, type, std::move(arguments),
-                  [type, to_date, try_mode](const std::vector<VectorPtr>& args, int64_t num_rows, EvalContext& context,
-                                            RowMask mask) {
-                    const TimeZone* zone = to_date ? nullptr : &context.Zone();
+                  [type, to_date, zoned, try_mode](const std::vector<VectorPtr>& args, int64_t num_rows,
+                                                   EvalContext& context, RowMask mask) {
+                    const TimeZone* zone = zoned ? &context.Zone() : nullptr;
                     return MapRows(type, args, num_rows, [&](int64_t row, VectorBuilder& out) {
                       std::string_view text = args[0]->GetString(row);
                       std::string_view pattern = args[1]->GetString(row);
@@ -482,6 +485,7 @@ ExpressionPtr BindParseWithPattern(std::string_view name, std::vector<Expression
                         return out.AppendNull();
                       }
                       if (to_date) return out.AppendInt(FloorDivide(*micros, kMicrosPerDay));
+                      if (zone == nullptr) return out.AppendInt(*micros);
                       out.AppendInt(offset ? *micros - *offset : zone->LocalToUtc(*micros));
                     });
                   });
@@ -554,17 +558,29 @@ void RegisterDatetimeFunctions(FunctionRegistry& registry) {
   });
   registry.Register("to_date", [](std::vector<ExpressionPtr> arguments) {
     CheckArgumentCount("to_date", arguments, 1, 2);
-    if (arguments.size() == 2) return BindParseWithPattern("to_date", std::move(arguments), true, false);
+    if (arguments.size() == 2) return BindParseWithPattern("to_date", std::move(arguments), DateType(), false);
     return Cast(arguments[0], DateType());
   });
   registry.Register("to_timestamp", [](std::vector<ExpressionPtr> arguments) {
     CheckArgumentCount("to_timestamp", arguments, 1, 2);
-    if (arguments.size() == 2) return BindParseWithPattern("to_timestamp", std::move(arguments), false, false);
+    if (arguments.size() == 2) return BindParseWithPattern("to_timestamp", std::move(arguments), TimestampType(), false);
     return Cast(arguments[0], TimestampType());
+  });
+  registry.Register("to_timestamp_ltz", [](std::vector<ExpressionPtr> arguments) {
+    CheckArgumentCount("to_timestamp_ltz", arguments, 1, 2);
+    if (arguments.size() == 2) return BindParseWithPattern("to_timestamp_ltz", std::move(arguments), TimestampType(), false);
+    return Cast(arguments[0], TimestampType());
+  });
+  registry.Register("to_timestamp_ntz", [](std::vector<ExpressionPtr> arguments) {
+    CheckArgumentCount("to_timestamp_ntz", arguments, 1, 2);
+    if (arguments.size() == 2) {
+      return BindParseWithPattern("to_timestamp_ntz", std::move(arguments), TimestampNtzType(), false);
+    }
+    return Cast(arguments[0], TimestampNtzType());
   });
   registry.Register("try_to_timestamp", [](std::vector<ExpressionPtr> arguments) {
     CheckArgumentCount("try_to_timestamp", arguments, 1, 2);
-    if (arguments.size() == 2) return BindParseWithPattern("try_to_timestamp", std::move(arguments), false, true);
+    if (arguments.size() == 2) return BindParseWithPattern("try_to_timestamp", std::move(arguments), TimestampType(), true);
     return Cast(arguments[0], TimestampType(), ErrorMode::kTry);
   });
   registry.Register("date_format", [](std::vector<ExpressionPtr> arguments) {

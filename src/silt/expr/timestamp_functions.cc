@@ -1,8 +1,10 @@
-// Timestamp construction and arithmetic beyond datetime_functions.cc: make_timestamp[_ntz|_ltz],
-// make_dt_interval, make_ym_interval, timestampadd (dateadd, date_add with a unit),
-// timestampdiff (datediff, date_diff, timediff with a unit), to_utc_timestamp,
-// from_utc_timestamp and current_timezone.
+// Timestamp construction and arithmetic beyond datetime_functions.cc: [try_]make_timestamp[_ntz|
+// _ltz], make_dt_interval, make_ym_interval, timestampadd (dateadd, date_add with a unit),
+// timestampdiff (datediff, date_diff, timediff with a unit), months_between, trunc,
+// to_utc_timestamp, from_utc_timestamp, convert_timezone, current_timezone, localtimestamp,
+// curdate, unix_date/seconds/millis/micros, date_from_unix_date, weekday, dayname, monthname.
 
+#include <cmath>
 #include <memory>
 
 #include "silt/base/ascii.h"
@@ -206,19 +208,21 @@ ExpressionPtr BindTimestampDiff(std::string_view name, std::vector<ExpressionPtr
 
 // make_timestamp(year, month, day, hour, min, sec[, timezone]) and its _ntz/_ltz forms. `sec`
 // is DECIMAL(16,6); 60 seconds with no fraction is the next minute, as in Spark.
-ExpressionPtr BindMakeTimestamp(std::string_view name, std::vector<ExpressionPtr> arguments, bool ntz) {
+ExpressionPtr BindMakeTimestamp(std::string_view name, std::vector<ExpressionPtr> arguments, bool ntz,
+                                bool try_mode = false) {
   CheckArgumentCount(name, arguments, 6, ntz ? 6 : 7);
   for (size_t i = 0; i < 5; ++i) arguments[i] = ImplicitCast(name, i, std::move(arguments[i]), IntegerType());
   arguments[5] = ImplicitCast(name, 5, std::move(arguments[5]), DecimalType(16, 6));
   if (arguments.size() == 7) arguments[6] = ImplicitCast(name, 6, std::move(arguments[6]), StringType());
   DataTypePtr type = ntz ? TimestampNtzType() : TimestampType();
   return MakeCall(name, type, std::move(arguments),
-                  [type, ntz](const std::vector<VectorPtr>& args, int64_t num_rows, EvalContext& context, RowMask mask) {
+                  [type, ntz, try_mode](const std::vector<VectorPtr>& args, int64_t num_rows, EvalContext& context,
+                                        RowMask mask) {
                     std::shared_ptr<const TimeZone> explicit_zone;
                     std::string explicit_zone_id;
                     return MapRows(type, args, num_rows, [&](int64_t row, VectorBuilder& out) {
                       auto fail = [&](const std::string& message) {
-                        if (context.ansi && mask.Contains(row)) {
+                        if (context.ansi && !try_mode && mask.Contains(row)) {
                           context.RecordError(
                               MakeError(ErrorClass::DATETIME_FIELD_OUT_OF_BOUNDS, {{"rangeMessage", message}}));
                         }
@@ -272,6 +276,125 @@ ExpressionPtr BindMakeTimestamp(std::string_view name, std::vector<ExpressionPtr
                         zone = explicit_zone.get();
                       }
                       out.AppendInt(zone->LocalToUtc(local));
+                    });
+                  });
+}
+
+// Spark's monthsBetween: whole months when both days are the same day of the month or both the
+// month's last day, otherwise the day and time difference over 31-day months; rounded to 8
+// digits unless `round_off` is false.
+double MonthsBetween(int64_t first, int64_t second, bool round_off, const TimeZone& zone) {
+  int64_t local_first = zone.UtcToLocal(first);
+  int64_t local_second = zone.UtcToLocal(second);
+  int64_t days_first = FloorDivide(local_first, kMicrosPerDay);
+  int64_t days_second = FloorDivide(local_second, kMicrosPerDay);
+  CivilDate a = CivilFromDays(days_first);
+  CivilDate b = CivilFromDays(days_second);
+  double months = static_cast<double>((a.year - b.year) * 12 + (a.month - b.month));
+  auto last_day = [](const CivilDate& date) { return !IsValidCivilDate(date.year, date.month, date.day + 1); };
+  if (a.day == b.day || (last_day(a) && last_day(b))) return months;
+  int64_t seconds_first = (local_first - days_first * kMicrosPerDay) / kMicrosPerSecond;
+  int64_t seconds_second = (local_second - days_second * kMicrosPerDay) / kMicrosPerSecond;
+  int64_t seconds = (a.day - b.day) * 86400 + seconds_first - seconds_second;
+  double difference = months + static_cast<double>(seconds) / (31.0 * 86400);
+  return round_off ? std::floor(difference * 1e8 + 0.5) / 1e8 : difference;
+}
+
+ExpressionPtr BindMonthsBetween(std::vector<ExpressionPtr> arguments) {
+  CheckArgumentCount("months_between", arguments, 2, 3);
+  arguments[0] = ImplicitCast("months_between", 0, std::move(arguments[0]), TimestampType());
+  arguments[1] = ImplicitCast("months_between", 1, std::move(arguments[1]), TimestampType());
+  if (arguments.size() == 2) arguments.push_back(Literal(Scalar::Boolean(true)));
+  if (arguments[2]->type()->id() != TypeId::kBoolean && arguments[2]->type()->id() != TypeId::kNull) {
+    ThrowArgumentType("months_between", 2, arguments[2], "\"BOOLEAN\"");
+  }
+  arguments[2] = ImplicitCast("months_between", 2, std::move(arguments[2]), BooleanType());
+  return MakeCall("months_between", DoubleType(), std::move(arguments),
+                  [](const std::vector<VectorPtr>& args, int64_t num_rows, EvalContext& context, RowMask) {
+                    const TimeZone& zone = context.Zone();
+                    return MapRows(DoubleType(), args, num_rows, [&](int64_t row, VectorBuilder& out) {
+                      out.AppendDouble(MonthsBetween(args[0]->values<int64_t>()[row], args[1]->values<int64_t>()[row],
+                                                     args[2]->GetBool(row), zone));
+                    });
+                  });
+}
+
+// trunc(date, unit): the first day of the year, quarter, month or week (Monday); NULL for other
+// units.
+ExpressionPtr BindTruncDate(std::vector<ExpressionPtr> arguments) {
+  CheckArgumentCount("trunc", arguments, 2, 2);
+  arguments[0] = ImplicitCast("trunc", 0, std::move(arguments[0]), DateType());
+  arguments[1] = ImplicitCast("trunc", 1, std::move(arguments[1]), StringType());
+  return MakeCall("trunc", DateType(), std::move(arguments),
+                  [](const std::vector<VectorPtr>& args, int64_t num_rows, EvalContext&, RowMask) {
+                    return MapRows(DateType(), args, num_rows, [&](int64_t row, VectorBuilder& out) {
+                      int64_t days = args[0]->values<int32_t>()[row];
+                      std::string_view unit = args[1]->GetString(row);
+                      CivilDate date = CivilFromDays(days);
+                      if (EqualsIgnoreCase(unit, "YEAR") || EqualsIgnoreCase(unit, "YYYY") || EqualsIgnoreCase(unit, "YY")) {
+                        return out.AppendInt(DaysFromCivil(date.year, 1, 1));
+                      }
+                      if (EqualsIgnoreCase(unit, "QUARTER")) {
+                        return out.AppendInt(DaysFromCivil(date.year, (date.month - 1) / 3 * 3 + 1, 1));
+                      }
+                      if (EqualsIgnoreCase(unit, "MONTH") || EqualsIgnoreCase(unit, "MM") || EqualsIgnoreCase(unit, "MON")) {
+                        return out.AppendInt(DaysFromCivil(date.year, date.month, 1));
+                      }
+                      if (EqualsIgnoreCase(unit, "WEEK")) return out.AppendInt(days - FloorModulo(days + 3, 7));
+                      out.AppendNull();
+                    });
+                  });
+}
+
+// A function of one DATE (days) or TIMESTAMP (µs) argument computed from its integer value.
+template <typename Function>
+void RegisterIntegerFunction(FunctionRegistry& registry, std::string_view name, DataTypePtr input, DataTypePtr output,
+                             Function function) {
+  registry.Register(name, [name, input, output, function](std::vector<ExpressionPtr> arguments) {
+    CheckArgumentCount(name, arguments, 1, 1);
+    arguments[0] = ImplicitCast(name, 0, std::move(arguments[0]), input);
+    return MakeCall(name, output, std::move(arguments),
+                    [output, function](const std::vector<VectorPtr>& args, int64_t num_rows, EvalContext&, RowMask) {
+                      return MapRows(output, args, num_rows, [&](int64_t row, VectorBuilder& out) {
+                        function(ReadInteger(*args[0], row), out);
+                      });
+                    });
+  });
+}
+
+// convert_timezone([source_zone, ]target_zone, timestamp_ntz): the wall clock in the target zone
+// at the instant the source zone's (default: the session's) wall clock shows `timestamp_ntz`.
+ExpressionPtr BindConvertTimezone(std::vector<ExpressionPtr> arguments) {
+  CheckArgumentCount("convert_timezone", arguments, 2, 3);
+  bool has_source = arguments.size() == 3;
+  for (size_t i = 0; i + 1 < arguments.size(); ++i) {
+    arguments[i] = ImplicitCast("convert_timezone", i, std::move(arguments[i]), StringType());
+  }
+  size_t last = arguments.size() - 1;
+  arguments[last] = ImplicitCast("convert_timezone", last, std::move(arguments[last]), TimestampNtzType());
+  return MakeCall("convert_timezone", TimestampNtzType(), std::move(arguments),
+                  [has_source](const std::vector<VectorPtr>& args, int64_t num_rows, EvalContext& context, RowMask mask) {
+                    std::shared_ptr<const TimeZone> cached[2];
+                    std::string cached_id[2];
+                    auto find = [&](size_t slot, std::string_view id, int64_t row) -> const TimeZone* {
+                      if (cached[slot] == nullptr || cached_id[slot] != id) {
+                        cached[slot] = TimeZone::Find(id);
+                        cached_id[slot] = std::string(id);
+                      }
+                      if (cached[slot] == nullptr && mask.Contains(row)) {
+                        context.RecordError(MakeError(ErrorClass::INVALID_PARAMETER_VALUE,
+                                                      {{"parameter", "`timezone`"},
+                                                       {"functionName", "`convert_timezone`"},
+                                                       {"message", "unknown time zone '" + std::string(id) + "'."}}));
+                      }
+                      return cached[slot].get();
+                    };
+                    return MapRows(TimestampNtzType(), args, num_rows, [&](int64_t row, VectorBuilder& out) {
+                      const TimeZone* source = has_source ? find(0, args[0]->GetString(row), row) : &context.Zone();
+                      const TimeZone* target = find(1, args[has_source ? 1 : 0]->GetString(row), row);
+                      if (source == nullptr || target == nullptr) return out.AppendNull();
+                      int64_t local = args[has_source ? 2 : 1]->values<int64_t>()[row];
+                      out.AppendInt(target->UtcToLocal(source->LocalToUtc(local)));
                     });
                   });
 }
@@ -388,6 +511,49 @@ void RegisterTimestampFunctions(FunctionRegistry& registry) {
                     [](const std::vector<VectorPtr>&, int64_t num_rows, EvalContext& context, RowMask) {
                       return Scalar::String(context.time_zone).ToVector(num_rows);
                     });
+  });
+  for (std::string_view name : {"try_make_timestamp", "try_make_timestamp_ltz", "try_make_timestamp_ntz"}) {
+    registry.Register(name, [name](std::vector<ExpressionPtr> arguments) {
+      return BindMakeTimestamp(name, std::move(arguments), name == "try_make_timestamp_ntz", true);
+    });
+  }
+  registry.Register("months_between", BindMonthsBetween);
+  registry.Register("trunc", BindTruncDate);
+  registry.Register("convert_timezone", BindConvertTimezone);
+  registry.Register("curdate", [&registry](std::vector<ExpressionPtr> arguments) {
+    return registry.Bind("current_date", std::move(arguments));
+  });
+  registry.Register("localtimestamp", [](std::vector<ExpressionPtr> arguments) {
+    CheckArgumentCount("localtimestamp", arguments, 0, 0);
+    return MakeCall("localtimestamp", TimestampNtzType(), {},
+                    [](const std::vector<VectorPtr>&, int64_t num_rows, EvalContext& context, RowMask) {
+                      return Scalar::TimestampNtz(context.Zone().UtcToLocal(context.statement_timestamp_micros))
+                          .ToVector(num_rows);
+                    });
+  });
+  RegisterIntegerFunction(registry, "unix_date", DateType(), IntegerType(),
+                          [](int64_t days, VectorBuilder& out) { out.AppendInt(days); });
+  RegisterIntegerFunction(registry, "date_from_unix_date", IntegerType(), DateType(),
+                          [](int64_t days, VectorBuilder& out) { out.AppendInt(days); });
+  RegisterIntegerFunction(registry, "unix_seconds", TimestampType(), LongType(), [](int64_t micros, VectorBuilder& out) {
+    out.AppendInt(FloorDivide(micros, kMicrosPerSecond));
+  });
+  RegisterIntegerFunction(registry, "unix_millis", TimestampType(), LongType(), [](int64_t micros, VectorBuilder& out) {
+    out.AppendInt(FloorDivide(micros, 1000));
+  });
+  RegisterIntegerFunction(registry, "unix_micros", TimestampType(), LongType(),
+                          [](int64_t micros, VectorBuilder& out) { out.AppendInt(micros); });
+  RegisterIntegerFunction(registry, "weekday", DateType(), IntegerType(), [](int64_t days, VectorBuilder& out) {
+    out.AppendInt(FloorModulo(days + 3, 7));  // 0 = Monday; 1970-01-01 was a Thursday
+  });
+  RegisterIntegerFunction(registry, "dayname", DateType(), StringType(), [](int64_t days, VectorBuilder& out) {
+    static const char* const kNames[] = {"Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"};
+    out.AppendString(kNames[FloorModulo(days + 3, 7)]);
+  });
+  RegisterIntegerFunction(registry, "monthname", DateType(), StringType(), [](int64_t days, VectorBuilder& out) {
+    static const char* const kNames[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                         "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+    out.AppendString(kNames[CivilFromDays(days).month - 1]);
   });
   registry.Register("make_dt_interval", BindMakeDayTimeInterval);
   registry.Register("make_ym_interval", BindMakeYearMonthInterval);
