@@ -133,19 +133,26 @@ std::optional<int64_t> TimestampAdd(DatetimeUnit unit, int64_t quantity, int64_t
 
 // Spark's timestampDiff: time units from the instants, calendar units as Java's
 // ChronoUnit.between of the local date-times (whole units, truncated toward zero).
-int64_t TimestampDiff(DatetimeUnit unit, int64_t start, int64_t end, const TimeZone* zone) {
+// nullopt when the difference does not fit in 64 bits of microseconds.
+std::optional<int64_t> TimestampDiff(DatetimeUnit unit, int64_t start, int64_t end, const TimeZone* zone) {
+  int64_t local_start = start, local_end = end;
+  if (unit != DatetimeUnit::kMicrosecond && unit != DatetimeUnit::kMillisecond && unit != DatetimeUnit::kSecond &&
+      unit != DatetimeUnit::kMinute && unit != DatetimeUnit::kHour && zone != nullptr) {
+    local_start = zone->UtcToLocal(start);
+    local_end = zone->UtcToLocal(end);
+  }
+  int64_t micros = 0;
+  if (__builtin_sub_overflow(local_end, local_start, &micros)) return std::nullopt;
   switch (unit) {
-    case DatetimeUnit::kMicrosecond: return end - start;
-    case DatetimeUnit::kMillisecond: return (end - start) / 1000;
-    case DatetimeUnit::kSecond: return (end - start) / kMicrosPerSecond;
-    case DatetimeUnit::kMinute: return (end - start) / kMicrosPerMinute;
-    case DatetimeUnit::kHour: return (end - start) / kMicrosPerHour;
+    case DatetimeUnit::kMicrosecond: return micros;
+    case DatetimeUnit::kMillisecond: return micros / 1000;
+    case DatetimeUnit::kSecond: return micros / kMicrosPerSecond;
+    case DatetimeUnit::kMinute: return micros / kMicrosPerMinute;
+    case DatetimeUnit::kHour: return micros / kMicrosPerHour;
+    case DatetimeUnit::kDay: return micros / kMicrosPerDay;
+    case DatetimeUnit::kWeek: return micros / (7 * kMicrosPerDay);
     default: break;
   }
-  int64_t local_start = zone != nullptr ? zone->UtcToLocal(start) : start;
-  int64_t local_end = zone != nullptr ? zone->UtcToLocal(end) : end;
-  if (unit == DatetimeUnit::kDay) return (local_end - local_start) / kMicrosPerDay;
-  if (unit == DatetimeUnit::kWeek) return (local_end - local_start) / (7 * kMicrosPerDay);
   CivilDate from = CivilFromDays(FloorDivide(local_start, kMicrosPerDay));
   CivilDate to = CivilFromDays(FloorDivide(local_end, kMicrosPerDay));
   int64_t months = (to.year * 12 + to.month) - (from.year * 12 + from.month);
@@ -198,10 +205,17 @@ ExpressionPtr BindTimestampDiff(std::string_view name, std::vector<ExpressionPtr
   }
   bool zoned = start->type()->id() == TypeId::kTimestamp;
   return MakeCall(name, LongType(), {start, end},
-                  [unit, zoned](const std::vector<VectorPtr>& args, int64_t num_rows, EvalContext& context, RowMask) {
+                  [unit, zoned](const std::vector<VectorPtr>& args, int64_t num_rows, EvalContext& context,
+                                RowMask mask) {
                     const TimeZone* zone = zoned ? &context.Zone() : nullptr;
                     return MapRows(LongType(), args, num_rows, [&](int64_t row, VectorBuilder& out) {
-                      out.AppendInt(TimestampDiff(unit, args[0]->values<int64_t>()[row], args[1]->values<int64_t>()[row], zone));
+                      std::optional<int64_t> difference =
+                          TimestampDiff(unit, args[0]->values<int64_t>()[row], args[1]->values<int64_t>()[row], zone);
+                      if (!difference) {
+                        RecordOverflow(context, mask, row, "long overflow");
+                        return out.AppendNull();
+                      }
+                      out.AppendInt(*difference);
                     });
                   });
 }
