@@ -28,6 +28,9 @@ JsonReadFeatures FromJsonFeatures(const FormatOptions& options) {
   features.non_numeric_numbers = BooleanOption("from_json", options, "allownonnumericnumbers", true);
   features.unquoted_control_chars = BooleanOption("from_json", options, "allowunquotedcontrolchars", false);
   features.leading_zeros = BooleanOption("from_json", options, "allownumericleadingzeros", false);
+  features.comments = BooleanOption("from_json", options, "allowcomments", false);
+  features.unquoted_field_names = BooleanOption("from_json", options, "allowunquotedfieldnames", false);
+  features.backslash_escaping_any = BooleanOption("from_json", options, "allowbackslashescapinganycharacter", false);
   return features;
 }
 

@@ -22,12 +22,27 @@ class JsonTextParser {
   }
 
  private:
+  // Skips whitespace (and comments, when allowed). An unterminated /* comment runs to the end,
+  // where the value it hides is then missing.
   void SkipSpace() {
     while (position_ < text_.size()) {
       char c = text_[position_];
-      if (c != ' ' && c != '\t' && c != '\n' && c != '\r') return;
-      ++position_;
+      if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+        ++position_;
+      } else if (features_.comments && c == '/' && text_.substr(position_, 2) == "//") {
+        size_t end = text_.find('\n', position_);
+        position_ = end == std::string_view::npos ? text_.size() : end + 1;
+      } else if (features_.comments && c == '/' && text_.substr(position_, 2) == "/*") {
+        size_t end = text_.find("*/", position_ + 2);
+        position_ = end == std::string_view::npos ? text_.size() : end + 2;
+      } else {
+        return;
+      }
     }
+  }
+
+  static bool IsNameStart(char c) {
+    return std::isalpha(static_cast<unsigned char>(c)) || c == '_' || c == '$';
   }
 
   bool Consume(std::string_view word) {
@@ -74,9 +89,18 @@ class JsonTextParser {
       SkipSpace();
       if (position_ >= text_.size()) return false;
       char quote = text_[position_];
-      if (quote != '"' && !(quote == '\'' && features_.single_quotes)) return false;
       std::pair<std::string, JsonNode> member;
-      if (!ParseString(member.first)) return false;
+      if (features_.unquoted_field_names && IsNameStart(quote)) {
+        size_t start = position_;
+        while (position_ < text_.size() &&
+               (IsNameStart(text_[position_]) || std::isdigit(static_cast<unsigned char>(text_[position_])))) {
+          ++position_;
+        }
+        member.first = std::string(text_.substr(start, position_ - start));
+      } else {
+        if (quote != '"' && !(quote == '\'' && features_.single_quotes)) return false;
+        if (!ParseString(member.first)) return false;
+      }
       SkipSpace();
       if (position_ >= text_.size() || text_[position_] != ':') return false;
       ++position_;
@@ -194,7 +218,9 @@ class JsonTextParser {
           AppendUtf8(out, code);
           break;
         }
-        default: return false;
+        default:
+          if (!features_.backslash_escaping_any) return false;
+          out += escaped;
       }
     }
   }

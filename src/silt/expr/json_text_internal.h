@@ -33,6 +33,9 @@ struct JsonReadFeatures {
   bool unquoted_control_chars = false;  ///< ALLOW_UNESCAPED_CONTROL_CHARS
   bool non_numeric_numbers = false;     ///< ALLOW_NON_NUMERIC_NUMBERS: NaN, Infinity, INF
   bool leading_zeros = false;           ///< ALLOW_LEADING_ZEROS_FOR_NUMBERS
+  bool comments = false;                ///< ALLOW_JAVA_COMMENTS: /* ... */ and // to line end
+  bool unquoted_field_names = false;    ///< ALLOW_UNQUOTED_FIELD_NAMES: [A-Za-z_$][A-Za-z0-9_$]*
+  bool backslash_escaping_any = false;  ///< ALLOW_BACKSLASH_ESCAPING_ANY_CHARACTER: \x is x
 };
 
 enum class JsonParseOutcome { kValue, kEmpty, kMalformed };
