@@ -22,6 +22,12 @@ struct CsvFormat {
   char quote = '"';
   char escape = '\\';
   std::string null_value;
+  std::string nan_value = "NaN";
+  std::string positive_infinity = "Inf";
+  std::string negative_infinity = "-Inf";
+  bool trim_leading = false;   ///< ignoreLeadingWhiteSpace: off when reading, on when writing
+  bool trim_trailing = false;  ///< ignoreTrailingWhiteSpace: likewise
+  bool quote_all = false;      ///< quoteAll (writing)
 };
 
 char SingleCharacterOption(std::string_view function, const FormatOptions& options, const std::string& key,
@@ -38,13 +44,28 @@ char SingleCharacterOption(std::string_view function, const FormatOptions& optio
   return value[0];
 }
 
-CsvFormat CsvFormatOptions(std::string_view function, const FormatOptions& options) {
+CsvFormat CsvFormatOptions(std::string_view function, const FormatOptions& options, bool writing) {
   CsvFormat format;
   format.separator = SingleCharacterOption(function, options, options.count("sep") ? "sep" : "delimiter", ',');
   format.quote = SingleCharacterOption(function, options, "quote", '"');
   format.escape = SingleCharacterOption(function, options, "escape", '\\');
   format.null_value = OptionOr(options, "nullvalue", "");
+  format.nan_value = OptionOr(options, "nanvalue", "NaN");
+  format.positive_infinity = OptionOr(options, "positiveinf", "Inf");
+  format.negative_infinity = OptionOr(options, "negativeinf", "-Inf");
+  format.trim_leading = BooleanOption(function, options, "ignoreleadingwhitespace", writing);
+  format.trim_trailing = BooleanOption(function, options, "ignoretrailingwhitespace", writing);
+  format.quote_all = BooleanOption(function, options, "quoteall", false);
   return format;
+}
+
+bool IsCsvSpace(char c) { return static_cast<unsigned char>(c) <= ' '; }
+
+// The value with the surrounding whitespace the format trims removed.
+std::string_view TrimmedField(std::string_view value, const CsvFormat& format) {
+  while (format.trim_leading && !value.empty() && IsCsvSpace(value.front())) value.remove_prefix(1);
+  while (format.trim_trailing && !value.empty() && IsCsvSpace(value.back())) value.remove_suffix(1);
+  return value;
 }
 
 // One token of a record: nullopt for an empty unquoted field (and for the null value text).
@@ -82,6 +103,7 @@ std::vector<CsvToken> SplitCsvRecord(std::string_view text, const CsvFormat& for
       while (i < text.size() && text[i] != format.separator) value += text[i++];
     } else {
       while (i < text.size() && text[i] != format.separator) value += text[i++];
+      value = std::string(TrimmedField(value, format));
     }
     if (!quoted && (value.empty() || value == format.null_value)) {
       tokens.emplace_back(std::nullopt);
@@ -118,11 +140,12 @@ std::optional<int64_t> ParseJavaInteger(std::string_view text) {
   return value;
 }
 
-// Java's Double.parseDouble (surrounding whitespace allowed) plus Spark's NaN/Inf/-Inf texts.
-std::optional<double> ParseJavaDouble(std::string_view text) {
-  if (text == "NaN") return std::numeric_limits<double>::quiet_NaN();
-  if (text == "Inf") return std::numeric_limits<double>::infinity();
-  if (text == "-Inf") return -std::numeric_limits<double>::infinity();
+// Java's Double.parseDouble (surrounding whitespace allowed) plus the format's texts for NaN
+// and the infinities (Spark's nanValue, positiveInf, negativeInf).
+std::optional<double> ParseJavaDouble(std::string_view text, const CsvFormat& format) {
+  if (text == format.nan_value) return std::numeric_limits<double>::quiet_NaN();
+  if (text == format.positive_infinity) return std::numeric_limits<double>::infinity();
+  if (text == format.negative_infinity) return -std::numeric_limits<double>::infinity();
   std::string_view trimmed = TrimSpaces(text);
   if (!trimmed.empty() && (trimmed.back() == 'd' || trimmed.back() == 'D' || trimmed.back() == 'f' ||
                            trimmed.back() == 'F')) {
@@ -163,8 +186,8 @@ bool SupportedCsvType(const DataType& type) {
 }
 
 // Appends `text` converted to `type`; false (and nothing appended) when it does not convert.
-bool AppendCsvValue(std::string_view text, const DataType& type, const DatetimeText& datetimes, const TimeZone& zone,
-                    VectorBuilder& out) {
+bool AppendCsvValue(std::string_view text, const DataType& type, const CsvFormat& format, const DatetimeText& datetimes,
+                    const TimeZone& zone, VectorBuilder& out) {
   switch (type.id()) {
     case TypeId::kString: out.AppendString(text); return true;
     case TypeId::kNull: out.AppendNull(); return true;
@@ -188,7 +211,7 @@ bool AppendCsvValue(std::string_view text, const DataType& type, const DatetimeT
     }
     case TypeId::kFloat:
     case TypeId::kDouble: {
-      std::optional<double> value = ParseJavaDouble(text);
+      std::optional<double> value = ParseJavaDouble(text, format);
       if (!value) return false;
       if (type.id() == TypeId::kFloat) out.AppendFloat(static_cast<float>(*value)); else out.AppendDouble(*value);
       return true;
@@ -245,7 +268,7 @@ ExpressionPtr BindFromCsv(std::vector<ExpressionPtr> arguments) {
   schema = StructType(std::move(fields));
   FormatOptions options = arguments.size() == 3 ? OptionsArgument("from_csv", arguments[2]) : FormatOptions{};
   ParseMode mode = ParseModeOption("from_csv", options);
-  CsvFormat format = CsvFormatOptions("from_csv", options);
+  CsvFormat format = CsvFormatOptions("from_csv", options, false);
   auto datetimes = std::make_shared<DatetimeText>(options);
   return MakeCall("from_csv", schema, {arguments[0]},
                   [schema, mode, format, datetimes](const std::vector<VectorPtr>& args, int64_t num_rows,
@@ -266,7 +289,7 @@ ExpressionPtr BindFromCsv(std::vector<ExpressionPtr> arguments) {
                       for (size_t i = 0; i < fields.size(); ++i) {
                         if (i >= tokens.size() || !tokens[i]) {
                           out.child(i).AppendNull();
-                        } else if (!AppendCsvValue(*tokens[i], *fields[i].type, *datetimes, zone, out.child(i))) {
+                        } else if (!AppendCsvValue(*tokens[i], *fields[i].type, format, *datetimes, zone, out.child(i))) {
                           bad = true;
                           out.child(i).AppendNull();
                         }
@@ -280,16 +303,18 @@ ExpressionPtr BindFromCsv(std::vector<ExpressionPtr> arguments) {
                   });
 }
 
-// Univocity's writer: leading and trailing whitespace trimmed; a value holding the separator,
-// the quote or a line break quoted, with quotes inside escaped.
+// Univocity's writer: leading and trailing whitespace trimmed (by default); a value holding the
+// separator, the quote or a line break quoted (every value with quoteAll), with quotes inside
+// escaped.
 void AppendCsvField(std::string& out, std::string_view value, const CsvFormat& format) {
-  value = TrimSpaces(value);
+  value = TrimmedField(value, format);
   if (value.empty()) {
     out += format.quote;
     out += format.quote;
     return;
   }
-  bool needs_quotes = value.find_first_of(std::string{format.separator, format.quote, '\r', '\n'}) != std::string_view::npos;
+  bool needs_quotes = format.quote_all ||
+                      value.find_first_of(std::string{format.separator, format.quote, '\r', '\n'}) != std::string_view::npos;
   if (!needs_quotes) {
     out.append(value);
     return;
@@ -309,7 +334,7 @@ ExpressionPtr BindToCsv(std::vector<ExpressionPtr> arguments) {
     if (!SupportedCsvType(*field.type)) ThrowUnsupportedCsvType("to_csv", *field.type);
   }
   FormatOptions options = arguments.size() == 2 ? OptionsArgument("to_csv", arguments[1]) : FormatOptions{};
-  CsvFormat format = CsvFormatOptions("to_csv", options);
+  CsvFormat format = CsvFormatOptions("to_csv", options, true);
   auto datetimes = std::make_shared<DatetimeText>(options);
   return MakeCall("to_csv", StringType(), {arguments[0]},
                   [format, datetimes](const std::vector<VectorPtr>& args, int64_t num_rows, EvalContext& context,
@@ -333,22 +358,24 @@ ExpressionPtr BindToCsv(std::vector<ExpressionPtr> arguments) {
                           text += format.null_value;
                           continue;
                         }
+                        std::string value;
                         switch (field.type_id()) {
-                          case TypeId::kString: AppendCsvField(text, field.GetString(row), format); break;
-                          case TypeId::kDouble: text += FormatJavaDouble(field.values<double>()[row]); break;
-                          case TypeId::kFloat: text += FormatJavaFloat(field.values<float>()[row]); break;
+                          case TypeId::kString: value = field.GetString(row); break;
+                          case TypeId::kDouble: value = FormatJavaDouble(field.values<double>()[row]); break;
+                          case TypeId::kFloat: value = FormatJavaFloat(field.values<float>()[row]); break;
                           case TypeId::kDecimal:
-                            text += JavaBigDecimalText(field.values<Decimal128>()[row], field.type()->scale());
+                            value = JavaBigDecimalText(field.values<Decimal128>()[row], field.type()->scale());
                             break;
-                          case TypeId::kDate: AppendCsvField(text, datetimes->FormatDate(field.values<int32_t>()[row]), format); break;
+                          case TypeId::kDate: value = datetimes->FormatDate(field.values<int32_t>()[row]); break;
                           case TypeId::kTimestamp:
-                            AppendCsvField(text, datetimes->FormatTimestamp(field.values<int64_t>()[row], zone), format);
+                            value = datetimes->FormatTimestamp(field.values<int64_t>()[row], zone);
                             break;
                           case TypeId::kTimestampNtz:
-                            AppendCsvField(text, datetimes->FormatTimestampNtz(field.values<int64_t>()[row]), format);
+                            value = datetimes->FormatTimestampNtz(field.values<int64_t>()[row]);
                             break;
-                          default: text += CastValueToString(field, row, &zone); break;
+                          default: value = CastValueToString(field, row, &zone); break;
                         }
+                        AppendCsvField(text, value, format);
                       }
                       out.AppendString(text);
                     }
@@ -358,7 +385,7 @@ ExpressionPtr BindToCsv(std::vector<ExpressionPtr> arguments) {
 
 // Spark's CSVInferSchema for one field: INT, BIGINT, DECIMAL (whole numbers past BIGINT),
 // DOUBLE, TIMESTAMP (text with a time of day that CAST reads), BOOLEAN, else STRING.
-DataTypePtr InferCsvType(const CsvToken& token) {
+DataTypePtr InferCsvType(const CsvToken& token, const CsvFormat& format) {
   if (!token) return NullType();
   std::string_view text = *token;
   if (ParseJavaInteger<int32_t>(text)) return IntegerType();
@@ -368,7 +395,7 @@ DataTypePtr InferCsvType(const CsvToken& token) {
   if (!digits.empty() && digits.find_first_not_of("0123456789") == std::string_view::npos && digits.size() <= 38) {
     return DecimalType(static_cast<int>(digits.size()), 0);
   }
-  if (ParseJavaDouble(text)) return DoubleType();
+  if (ParseJavaDouble(text, format)) return DoubleType();
   if (text.find(':') != std::string_view::npos && ParseSparkTimestamp(text, true, 0)) return TimestampType();
   if (EqualsIgnoreCase(text, "true") || EqualsIgnoreCase(text, "false")) return BooleanType();
   return StringType();
@@ -383,13 +410,13 @@ ExpressionPtr BindSchemaOfCsv(std::vector<ExpressionPtr> arguments) {
                                                    csv->ToString() + "\"."}});
   }
   FormatOptions options = arguments.size() == 2 ? OptionsArgument("schema_of_csv", arguments[1]) : FormatOptions{};
-  CsvFormat format = CsvFormatOptions("schema_of_csv", options);
+  CsvFormat format = CsvFormatOptions("schema_of_csv", options, false);
   Scalar value = FoldConstant(*csv);
   std::string text = value.is_null() ? "" : std::string(value.GetString());
   std::vector<Field> fields;
   std::vector<CsvToken> tokens = SplitCsvRecord(text, format);
   for (size_t i = 0; i < tokens.size(); ++i) {
-    DataTypePtr type = InferCsvType(tokens[i]);
+    DataTypePtr type = InferCsvType(tokens[i], format);
     if (type->id() == TypeId::kNull) type = StringType();
     fields.push_back(Field{"_c" + std::to_string(i), type, true, {}});
   }
