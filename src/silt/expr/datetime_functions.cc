@@ -263,10 +263,6 @@ std::string UpperCase(std::string_view text) {
   return upper;
 }
 
-}  // namespace
-
-namespace {
-
 // The fields read so far by a pattern; copied to try an optional section.
 struct PatternFields {
   int64_t year = 1970, month = 1, day = 1, hour = 0, minute = 0, second = 0, fraction = 0;
