@@ -12,6 +12,11 @@
 namespace silt::expr {
 namespace {
 
+std::string UpperCase(std::string text) {
+  for (char& c : text) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return text;
+}
+
 // Thrown inside the parser and turned into INVALID_SCHEMA with the whole text by the caller.
 struct DdlSyntaxError {
   std::string reason;
@@ -91,7 +96,7 @@ class DdlReader {
       }
       type = StructType(std::move(fields));
     } else {
-      Fail("unknown type \"" + name + "\"");
+      Fail("unsupported data type \"" + UpperCase(name) + "\"");
     }
     --depth_;
     return type;
@@ -247,11 +252,6 @@ bool IsPlainIdentifier(const std::string& name) {
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
   }
   return true;
-}
-
-std::string UpperCase(std::string text) {
-  for (char& c : text) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return text;
 }
 
 }  // namespace
