@@ -345,22 +345,39 @@ ExpressionPtr BindFromJson(std::vector<ExpressionPtr> arguments) {
   ParseMode mode = ParseModeOption("from_json", options);
   JsonReadFeatures features = FromJsonFeatures(options);
   auto datetimes = std::make_shared<DatetimeText>(options);
+  // A STRING field named by columnNameOfCorruptRecord (Spark's default `_corrupt_record`) is not
+  // read from the JSON: it holds the text of a record that did not parse or convert.
+  int corrupt_index = -1;
+  DataTypePtr parsed_schema = schema;
+  if (schema->id() == TypeId::kStruct) {
+    corrupt_index = schema->FieldIndex(OptionOr(options, "columnnameofcorruptrecord", "_corrupt_record"));
+    if (corrupt_index >= 0 && schema->fields()[corrupt_index].type->id() == TypeId::kString) {
+      std::vector<Field> fields = schema->fields();
+      fields.erase(fields.begin() + corrupt_index);
+      parsed_schema = StructType(std::move(fields));
+    } else {
+      corrupt_index = -1;
+    }
+  }
   return MakeCall("from_json", schema, {arguments[0]},
-                  [schema, mode, features, datetimes](const std::vector<VectorPtr>& args, int64_t num_rows,
-                                                      EvalContext& context, RowMask mask) {
+                  [schema, parsed_schema, corrupt_index, mode, features, datetimes](
+                      const std::vector<VectorPtr>& args, int64_t num_rows, EvalContext& context, RowMask mask) {
                     JsonConverter converter(*datetimes, context.Zone());
-                    const DataType& type = *schema;
-                    VectorBuilder out(schema, num_rows);
+                    const DataType& type = *parsed_schema;
+                    VectorBuilder out(parsed_schema, num_rows);
+                    VectorBuilder corrupt(StringType(), corrupt_index >= 0 ? num_rows : 0);
                     JsonNode node;
                     for (int64_t row = 0; row < num_rows; ++row) {
                       if (args[0]->IsNull(row)) {
                         out.AppendNull();
+                        if (corrupt_index >= 0) corrupt.AppendNull();
                         continue;
                       }
                       std::string_view text = args[0]->GetString(row);
                       JsonParseOutcome outcome = ParseJsonText(text, features, node);
                       if (outcome == JsonParseOutcome::kEmpty) {
                         out.AppendNull();
+                        if (corrupt_index >= 0) corrupt.AppendNull();
                         continue;
                       }
                       bool bad = outcome == JsonParseOutcome::kMalformed;
@@ -387,8 +404,15 @@ ExpressionPtr BindFromJson(std::vector<ExpressionPtr> arguments) {
                       if (bad && mode == ParseMode::kFailFast && mask.Contains(row)) {
                         context.RecordError(MalformedRecordError(text));
                       }
+                      if (corrupt_index >= 0) {
+                        if (bad) corrupt.AppendString(text); else corrupt.AppendNull();
+                      }
                     }
-                    return out.Finish();
+                    VectorPtr parsed = out.Finish();
+                    if (corrupt_index < 0) return parsed;
+                    std::vector<VectorPtr> children = parsed->children();
+                    children.insert(children.begin() + corrupt_index, corrupt.Finish());
+                    return Vector::Make(schema, num_rows, parsed->buffers(), std::move(children));
                   });
 }
 
