@@ -270,9 +270,13 @@ ExpressionPtr BindFromCsv(std::vector<ExpressionPtr> arguments) {
   ParseMode mode = ParseModeOption("from_csv", options);
   CsvFormat format = CsvFormatOptions("from_csv", options, false);
   auto datetimes = std::make_shared<DatetimeText>(options);
+  // A STRING field named by columnNameOfCorruptRecord (default `_corrupt_record`) takes no
+  // token: it holds the text of a malformed record.
+  int corrupt_index = schema->FieldIndex(OptionOr(options, "columnnameofcorruptrecord", "_corrupt_record"));
+  if (corrupt_index >= 0 && schema->fields()[corrupt_index].type->id() != TypeId::kString) corrupt_index = -1;
   return MakeCall("from_csv", schema, {arguments[0]},
-                  [schema, mode, format, datetimes](const std::vector<VectorPtr>& args, int64_t num_rows,
-                                                    EvalContext& context, RowMask mask) {
+                  [schema, mode, format, datetimes, corrupt_index](const std::vector<VectorPtr>& args, int64_t num_rows,
+                                                                   EvalContext& context, RowMask mask) {
                     const std::vector<Field>& fields = schema->fields();
                     const TimeZone& zone = context.Zone();
                     VectorBuilder out(schema, num_rows);
@@ -285,14 +289,22 @@ ExpressionPtr BindFromCsv(std::vector<ExpressionPtr> arguments) {
                       // An empty record has no fields: malformed, as in Spark.
                       std::vector<CsvToken> tokens;
                       if (!text.empty()) tokens = SplitCsvRecord(text, format);
-                      bool bad = tokens.size() != fields.size();
+                      size_t read_fields = fields.size() - (corrupt_index >= 0 ? 1 : 0);
+                      bool bad = tokens.size() != read_fields;
+                      size_t token = 0;
                       for (size_t i = 0; i < fields.size(); ++i) {
-                        if (i >= tokens.size() || !tokens[i]) {
+                        if (static_cast<int>(i) == corrupt_index) continue;
+                        if (token >= tokens.size() || !tokens[token]) {
                           out.child(i).AppendNull();
-                        } else if (!AppendCsvValue(*tokens[i], *fields[i].type, format, *datetimes, zone, out.child(i))) {
+                        } else if (!AppendCsvValue(*tokens[token], *fields[i].type, format, *datetimes, zone,
+                                                   out.child(i))) {
                           bad = true;
                           out.child(i).AppendNull();
                         }
+                        ++token;
+                      }
+                      if (corrupt_index >= 0) {
+                        if (bad) out.child(corrupt_index).AppendString(text); else out.child(corrupt_index).AppendNull();
                       }
                       out.AppendStruct();
                       if (bad && mode == ParseMode::kFailFast && mask.Contains(row)) {
