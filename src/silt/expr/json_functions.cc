@@ -771,14 +771,36 @@ DataTypePtr MergeInferred(const DataTypePtr& left, const DataTypePtr& right) {
   return StringType();
 }
 
-DataTypePtr InferJsonType(const JsonNode& node) {
+// The DECIMAL a number written with a fraction or exponent reads as under prefersDecimal
+// (Java's BigDecimal precision and scale), or DOUBLE when it has no such type (NaN, a negative
+// scale, more than 38 digits).
+DataTypePtr PreferredDecimalType(const std::string& text) {
+  size_t exponent_at = text.find_first_of("eE");
+  std::string mantissa = text.substr(0, exponent_at);
+  int64_t exponent = exponent_at == std::string::npos ? 0 : std::strtoll(text.c_str() + exponent_at + 1, nullptr, 10);
+  size_t point = mantissa.find('.');
+  int64_t fraction_digits = point == std::string::npos ? 0 : static_cast<int64_t>(mantissa.size() - point - 1);
+  std::string digits;
+  for (char c : mantissa) {
+    if (c >= '0' && c <= '9') digits += c;
+  }
+  if (digits.empty() || mantissa.find_first_not_of("+-.0123456789") != std::string::npos) return DoubleType();
+  size_t first = digits.find_first_not_of('0');
+  int64_t precision = first == std::string::npos ? 1 : static_cast<int64_t>(digits.size() - first);
+  int64_t scale = fraction_digits - exponent;
+  int64_t width = std::max(precision, scale);
+  if (scale < 0 || width > 38) return DoubleType();
+  return DecimalType(static_cast<int>(width), static_cast<int>(scale));
+}
+
+DataTypePtr InferJsonType(const JsonNode& node, bool prefers_decimal) {
   switch (node.kind) {
     case JsonNode::Kind::kNull: return NullType();
     case JsonNode::Kind::kTrue:
     case JsonNode::Kind::kFalse: return BooleanType();
     case JsonNode::Kind::kString: return StringType();
     case JsonNode::Kind::kNumber: {
-      if (!node.integral) return DoubleType();
+      if (!node.integral) return prefers_decimal ? PreferredDecimalType(node.text) : DoubleType();
       errno = 0;
       std::strtoll(node.text.c_str(), nullptr, 10);
       if (errno != ERANGE) return LongType();
@@ -787,13 +809,13 @@ DataTypePtr InferJsonType(const JsonNode& node) {
     }
     case JsonNode::Kind::kArray: {
       DataTypePtr element = NullType();
-      for (const JsonNode& value : node.elements) element = MergeInferred(element, InferJsonType(value));
+      for (const JsonNode& value : node.elements) element = MergeInferred(element, InferJsonType(value, prefers_decimal));
       return ListType(element);
     }
     case JsonNode::Kind::kObject: {
       std::map<std::string, DataTypePtr> fields;
       for (const auto& [key, value] : node.members) {
-        DataTypePtr type = InferJsonType(value);
+        DataTypePtr type = InferJsonType(value, prefers_decimal);
         auto [found, inserted] = fields.emplace(key, type);
         if (!inserted) found->second = MergeInferred(found->second, type);
       }
@@ -841,7 +863,8 @@ ExpressionPtr BindSchemaOfJson(std::vector<ExpressionPtr> arguments) {
   std::string text = value.is_null() ? "" : std::string(value.GetString());
   JsonNode node;
   if (ParseJsonText(text, features, node) != JsonParseOutcome::kValue) throw MalformedRecordError(text);
-  DataTypePtr inferred = CanonicalJsonType(InferJsonType(node));
+  bool prefers_decimal = BooleanOption("schema_of_json", options, "prefersdecimal", false);
+  DataTypePtr inferred = CanonicalJsonType(InferJsonType(node, prefers_decimal));
   if (inferred == nullptr) inferred = node.kind == JsonNode::Kind::kObject ? StructType({}) : StringType();
   if (inferred->id() == TypeId::kList && inferred->element_type()->id() == TypeId::kStruct &&
       inferred->element_type()->fields().empty()) {
