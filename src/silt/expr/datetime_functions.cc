@@ -155,6 +155,17 @@ std::string FormatWithPattern(int64_t micros, std::string_view pattern, int64_t 
       case 'D': out += Padded(days - DaysFromCivil(date.year, 1, 1) + 1, count); break;
       case 'H': out += Padded(hour, count); break;
       case 'h': out += Padded(hour % 12 == 0 ? 12 : hour % 12, count); break;
+      case 'K': out += Padded(hour % 12, count); break;
+      case 'k': out += Padded(hour == 0 ? 24 : hour, count); break;
+      case 'Q':
+      case 'q': {
+        int quarter = (date.month - 1) / 3 + 1;
+        if (count >= 4) out += std::to_string(quarter) + (quarter == 1 ? "st" : quarter == 2 ? "nd" : quarter == 3 ? "rd" : "th") + " quarter";
+        else if (count == 3) out += "Q" + std::to_string(quarter);
+        else out += Padded(quarter, count);
+        break;
+      }
+      case 'G': out += count >= 4 ? (date.year > 0 ? "Anno Domini" : "Before Christ") : (date.year > 0 ? "AD" : "BC"); break;
       case 'm': out += Padded(minute, count); break;
       case 's': out += Padded(second, count); break;
       case 'a': out += hour < 12 ? "AM" : "PM"; break;
@@ -402,6 +413,15 @@ bool ParsePatternSection(std::string_view text, std::string_view pattern, Patter
       case 'd': fields.day = value; break;
       case 'H': fields.hour = value; break;
       case 'h': fields.hour = value; fields.twelve_hour = true; break;
+      case 'K':  // 0-11 with a/AM-PM
+        if (value > 11) return false;
+        fields.hour = value == 0 ? 12 : value;
+        fields.twelve_hour = true;
+        break;
+      case 'k':  // 1-24
+        if (value < 1 || value > 24) return false;
+        fields.hour = value % 24;
+        break;
       case 'm': fields.minute = value; break;
       case 's': fields.second = value; break;
       case 'D':

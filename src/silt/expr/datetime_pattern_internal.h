@@ -11,7 +11,8 @@
 namespace silt::expr::internal {
 
 /// Formats the wall-clock time `local_micros` (µs since the epoch, read as UTC) with a pattern:
-/// y/u, M/L (MMM, MMMM names), d, D, H, h, m, s, S (fraction), a, E (EEE, EEEE), the zone offset
+/// y/u, M/L (MMM, MMMM names), d, D, H, h, K (0-11), k (1-24), Q/q (quarter; QQQ "Q1"), G (era),
+/// m, s, S (fraction), a, E (EEE, EEEE), the zone offset
 /// of the instant (`offset_micros`) as X/XX/XXX ("Z" for zero), x/xx/xxx and Z/ZZ/ZZZ/ZZZZZ,
 /// quoted literals ('T', '' for a quote) and optional sections `[...]` (always printed, as every
 /// field is present). Throws INVALID_PARAMETER_VALUE for an unsupported letter.
