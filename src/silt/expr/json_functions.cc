@@ -418,12 +418,39 @@ ExpressionPtr BindFromJson(std::vector<ExpressionPtr> arguments) {
 
 // ---- to_json ----
 
+// Writes values as Spark's JacksonGenerator does. With `pretty`, Jackson's DefaultPrettyPrinter
+// layout: object members on their own lines indented two spaces per open object, `"key" : value`,
+// arrays on one line as `[ 1, 2 ]`, empty ones as `{ }` and `[ ]`.
 class JsonValueWriter {
  public:
-  JsonValueWriter(const DatetimeText& datetimes, const TimeZone& zone, bool ignore_null_fields)
-      : datetimes_(datetimes), zone_(zone), ignore_null_fields_(ignore_null_fields) {}
+  JsonValueWriter(const DatetimeText& datetimes, const TimeZone& zone, bool ignore_null_fields, bool pretty)
+      : datetimes_(datetimes), zone_(zone), ignore_null_fields_(ignore_null_fields), pretty_(pretty) {}
 
-  void Write(const Vector& vector, int64_t row, std::string& out) const {
+  void Write(const Vector& vector, int64_t row, std::string& out) const { Write(vector, row, out, 0); }
+
+ private:
+  void Indent(std::string& out, int nesting) const {
+    out += '\n';
+    out.append(static_cast<size_t>(nesting) * 2, ' ');
+  }
+
+  // Opens an object member: the separator before it, the key and the name-value separator.
+  void BeginMember(std::string& out, bool first, std::string_view key, int nesting) const {
+    if (!first) out += ',';
+    if (pretty_) Indent(out, nesting);
+    AppendJsonString(out, key);
+    out += pretty_ ? " : " : ":";
+  }
+
+  void EndObject(std::string& out, bool empty, int nesting) const {
+    if (pretty_) {
+      if (empty) out += ' '; else Indent(out, nesting);
+    }
+    out += '}';
+  }
+
+  // `nesting` counts the objects open around the value (arrays stay on their line).
+  void Write(const Vector& vector, int64_t row, std::string& out, int nesting) const {
     if (vector.IsNull(row)) {
       out += "null";
       return;
@@ -459,10 +486,13 @@ class JsonValueWriter {
       case TypeId::kList: {
         out += '[';
         int32_t start = vector.ListStart(row);
-        for (int32_t i = 0; i < vector.ListLength(row); ++i) {
+        int32_t length = vector.ListLength(row);
+        for (int32_t i = 0; i < length; ++i) {
           if (i > 0) out += ',';
-          Write(*vector.child(0), start + i, out);
+          if (pretty_) out += ' ';
+          Write(*vector.child(0), start + i, out, nesting);
         }
+        if (pretty_) out += ' ';
         out += ']';
         return;
       }
@@ -471,13 +501,12 @@ class JsonValueWriter {
         VectorPtr keys = vector.child(0)->StructField(0);
         VectorPtr values = vector.child(0)->StructField(1);
         int32_t start = vector.ListStart(row);
-        for (int32_t i = 0; i < vector.ListLength(row); ++i) {
-          if (i > 0) out += ',';
-          AppendJsonString(out, KeyText(*keys, start + i));
-          out += ':';
-          Write(*values, start + i, out);
+        int32_t length = vector.ListLength(row);
+        for (int32_t i = 0; i < length; ++i) {
+          BeginMember(out, i == 0, KeyText(*keys, start + i), nesting + 1);
+          Write(*values, start + i, out, nesting + 1);
         }
-        out += '}';
+        EndObject(out, length == 0, nesting);
         return;
       }
       case TypeId::kStruct: {
@@ -486,20 +515,17 @@ class JsonValueWriter {
         for (size_t i = 0; i < vector.type()->fields().size(); ++i) {
           VectorPtr field = vector.StructField(i);
           if (field->IsNull(row) && ignore_null_fields_) continue;
-          if (!first) out += ',';
+          BeginMember(out, first, vector.type()->fields()[i].name, nesting + 1);
           first = false;
-          AppendJsonString(out, vector.type()->fields()[i].name);
-          out += ':';
-          Write(*field, row, out);
+          Write(*field, row, out, nesting + 1);
         }
-        out += '}';
+        EndObject(out, first, nesting);
         return;
       }
       case TypeId::kNull: out += "null"; return;
     }
   }
 
- private:
   // A map key as Spark writes it: its string form; a struct key as its values in brackets
   // ("[1,a]"), as Spark's row text shows it.
   std::string KeyText(const Vector& keys, int64_t row) const {
@@ -515,6 +541,7 @@ class JsonValueWriter {
   const DatetimeText& datetimes_;
   const TimeZone& zone_;
   bool ignore_null_fields_;
+  bool pretty_;
 };
 
 ExpressionPtr BindToJson(std::vector<ExpressionPtr> arguments) {
@@ -525,11 +552,12 @@ ExpressionPtr BindToJson(std::vector<ExpressionPtr> arguments) {
   }
   FormatOptions options = arguments.size() == 2 ? OptionsArgument("to_json", arguments[1]) : FormatOptions{};
   bool ignore_null_fields = BooleanOption("to_json", options, "ignorenullfields", true);
+  bool pretty = BooleanOption("to_json", options, "pretty", false);
   auto datetimes = std::make_shared<DatetimeText>(options);
   return MakeCall("to_json", StringType(), {arguments[0]},
-                  [ignore_null_fields, datetimes](const std::vector<VectorPtr>& args, int64_t num_rows,
-                                                  EvalContext& context, RowMask mask) {
-                    JsonValueWriter writer(*datetimes, context.Zone(), ignore_null_fields);
+                  [ignore_null_fields, pretty, datetimes](const std::vector<VectorPtr>& args, int64_t num_rows,
+                                                          EvalContext& context, RowMask mask) {
+                    JsonValueWriter writer(*datetimes, context.Zone(), ignore_null_fields, pretty);
                     VectorBuilder out(StringType(), num_rows);
                     std::string text;
                     for (int64_t row = 0; row < num_rows; ++row) {
