@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "silt/expr/cast.h"
+#include "silt/expr/datetime_pattern_internal.h"
 #include "silt/expr/function_kernels_internal.h"
 #include "silt/types/date_time.h"
 
@@ -81,9 +82,31 @@ ExpressionPtr FractionalSecondsToTimestamp(ExpressionPtr seconds) {
 
 }  // namespace
 
-/// Formats µs since the epoch with a Spark datetime pattern: y, M (MMM/MMMM names), d, H, h, m,
-/// s, S (fraction), a, E (EEE/EEEE), D (day of year) and quoted literals.
-std::string FormatWithPattern(int64_t micros, std::string_view pattern) {
+namespace {
+
+// "+hh:mm" style text of an offset (colon and minutes as the letter count asks), or "Z".
+std::string FormatOffset(int64_t offset_micros, char letter, size_t count) {
+  int64_t total_minutes = offset_micros / (60 * kMicrosPerSecond);
+  bool zero = total_minutes == 0;
+  if (letter == 'X' && zero) return "Z";
+  if (letter == 'Z' && count == 5 && zero) return "Z";
+  std::string sign = total_minutes < 0 ? "-" : "+";
+  int64_t magnitude = total_minutes < 0 ? -total_minutes : total_minutes;
+  std::string hours = Padded(magnitude / 60, 2);
+  std::string minutes = Padded(magnitude % 60, 2);
+  if (letter == 'Z') {
+    if (count == 4) return zero ? "GMT" : "GMT" + sign + hours + ":" + minutes;
+    if (count == 5) return sign + hours + ":" + minutes;
+    return sign + hours + minutes;
+  }
+  if (count == 1) return sign + hours + (magnitude % 60 != 0 ? minutes : "");
+  if (count == 2) return sign + hours + minutes;
+  return sign + hours + ":" + minutes;
+}
+
+}  // namespace
+
+std::string FormatWithPattern(int64_t micros, std::string_view pattern, int64_t offset_micros) {
   int64_t days = FloorDivide(micros, kMicrosPerDay);
   int64_t micros_of_day = FloorModulo(micros, kMicrosPerDay);
   CivilDate date = CivilFromDays(days);
@@ -104,6 +127,10 @@ std::string FormatWithPattern(int64_t micros, std::string_view pattern) {
       if (end == std::string_view::npos) end = pattern.size();
       out.append(pattern.substr(i + 1, end - i - 1));
       i = end + 1;
+      continue;
+    }
+    if (letter == '[' || letter == ']') {  // every field is present, so optional parts print
+      ++i;
       continue;
     }
     if (!std::isalpha(static_cast<unsigned char>(letter))) {
@@ -128,6 +155,17 @@ std::string FormatWithPattern(int64_t micros, std::string_view pattern) {
       case 'D': out += Padded(days - DaysFromCivil(date.year, 1, 1) + 1, count); break;
       case 'H': out += Padded(hour, count); break;
       case 'h': out += Padded(hour % 12 == 0 ? 12 : hour % 12, count); break;
+      case 'K': out += Padded(hour % 12, count); break;
+      case 'k': out += Padded(hour == 0 ? 24 : hour, count); break;
+      case 'Q':
+      case 'q': {
+        int quarter = (date.month - 1) / 3 + 1;
+        if (count >= 4) out += std::to_string(quarter) + (quarter == 1 ? "st" : quarter == 2 ? "nd" : quarter == 3 ? "rd" : "th") + " quarter";
+        else if (count == 3) out += "Q" + std::to_string(quarter);
+        else out += Padded(quarter, count);
+        break;
+      }
+      case 'G': out += count >= 4 ? (date.year > 0 ? "Anno Domini" : "Before Christ") : (date.year > 0 ? "AD" : "BC"); break;
       case 'm': out += Padded(minute, count); break;
       case 's': out += Padded(second, count); break;
       case 'a': out += hour < 12 ? "AM" : "PM"; break;
@@ -142,6 +180,9 @@ std::string FormatWithPattern(int64_t micros, std::string_view pattern) {
         else out += digits + std::string(count - 6, '0');
         break;
       }
+      case 'X':
+      case 'x':
+      case 'Z': out += FormatOffset(offset_micros, letter, count); break;
       default:
         SILT_THROW(INVALID_PARAMETER_VALUE, {{"parameter", "`format`"}, {"functionName", "`date_format`"},
                                              {"message", "unsupported pattern letter '" + std::string(1, letter) + "'."}});
@@ -233,13 +274,48 @@ std::string UpperCase(std::string_view text) {
   return upper;
 }
 
-/// Parses `text` with a Spark datetime pattern (y, M, d, H, h, m, s, S, a and quoted literals;
-/// numeric fields accept up to their width, or more digits for a single letter). Returns µs
-/// since the epoch (UTC), or nullopt when the text does not match or is not a real date/time.
-std::optional<int64_t> ParseWithPattern(std::string_view text, std::string_view pattern) {
+// The fields read so far by a pattern; copied to try an optional section.
+struct PatternFields {
   int64_t year = 1970, month = 1, day = 1, hour = 0, minute = 0, second = 0, fraction = 0;
+  int64_t day_of_year = 0;  // D; 0 when the pattern has none
   bool afternoon = false, twelve_hour = false;
+  std::optional<int64_t> offset;
   size_t position = 0;
+};
+
+// The index of the ']' closing the '[' at `open` (nested sections and quotes skipped), or npos.
+size_t ClosingBracket(std::string_view pattern, size_t open) {
+  int depth = 0;
+  for (size_t i = open; i < pattern.size(); ++i) {
+    if (pattern[i] == '\'') {
+      size_t end = pattern.find('\'', i + 1);
+      if (end == std::string_view::npos) return std::string_view::npos;
+      i = end;
+    } else if (pattern[i] == '[') {
+      ++depth;
+    } else if (pattern[i] == ']' && --depth == 0) {
+      return i;
+    }
+  }
+  return std::string_view::npos;
+}
+
+// A name from `names` (compared case-insensitively, full or its first three letters) at the
+// text's position; returns its index and advances, or -1.
+int MatchName(std::string_view text, size_t& position, const char* const* names, int count, bool full) {
+  for (int i = 0; i < count; ++i) {
+    std::string name = full ? std::string(names[i]) : std::string(names[i]).substr(0, 3);
+    if (text.size() - position >= name.size() && UpperCase(text.substr(position, name.size())) == UpperCase(name)) {
+      position += name.size();
+      return i;
+    }
+  }
+  return -1;
+}
+
+// Reads `pattern` from fields.position on; false when the text does not match.
+bool ParsePatternSection(std::string_view text, std::string_view pattern, PatternFields& fields) {
+  size_t& position = fields.position;
   for (size_t i = 0; i < pattern.size();) {
     char letter = pattern[i];
     if (letter == '\'') {
@@ -247,13 +323,21 @@ std::optional<int64_t> ParseWithPattern(std::string_view text, std::string_view 
       if (end == std::string_view::npos) end = pattern.size();
       std::string_view literal = pattern.substr(i + 1, end - i - 1);
       if (literal.empty()) literal = "'";
-      if (text.substr(position, literal.size()) != literal) return std::nullopt;
+      if (text.substr(position, literal.size()) != literal) return false;
       position += literal.size();
       i = end + 1;
       continue;
     }
+    if (letter == '[') {
+      size_t close = ClosingBracket(pattern, i);
+      if (close == std::string_view::npos) return false;
+      PatternFields attempt = fields;
+      if (ParsePatternSection(text, pattern.substr(i + 1, close - i - 1), attempt)) fields = attempt;
+      i = close + 1;
+      continue;
+    }
     if (!std::isalpha(static_cast<unsigned char>(letter))) {
-      if (position >= text.size() || text[position] != letter) return std::nullopt;
+      if (position >= text.size() || text[position] != letter) return false;
       ++position;
       ++i;
       continue;
@@ -263,14 +347,56 @@ std::optional<int64_t> ParseWithPattern(std::string_view text, std::string_view 
     i += count;
     if (letter == 'a') {
       std::string marker = UpperCase(text.substr(position, 2));
-      if (marker != "AM" && marker != "PM") return std::nullopt;
-      afternoon = marker == "PM";
+      if (marker != "AM" && marker != "PM") return false;
+      fields.afternoon = marker == "PM";
       position += 2;
+      continue;
+    }
+    if ((letter == 'M' || letter == 'L') && count >= 3) {
+      int month = MatchName(text, position, kMonthNames, 12, count >= 4);
+      if (month < 0) return false;
+      fields.month = month + 1;
+      continue;
+    }
+    if (letter == 'E') {
+      if (MatchName(text, position, kDayNames, 7, count >= 4) < 0) return false;
+      continue;
+    }
+    if (letter == 'X' || letter == 'x' || letter == 'Z') {
+      if (position < text.size() && text[position] == 'Z' && letter != 'x') {
+        fields.offset = 0;
+        ++position;
+        continue;
+      }
+      if (position >= text.size() || (text[position] != '+' && text[position] != '-')) return false;
+      bool negative = text[position] == '-';
+      ++position;
+      auto two_digits = [&](int64_t& value) {
+        if (text.size() - position < 2 || !std::isdigit(static_cast<unsigned char>(text[position])) ||
+            !std::isdigit(static_cast<unsigned char>(text[position + 1]))) {
+          return false;
+        }
+        value = (text[position] - '0') * 10 + (text[position + 1] - '0');
+        position += 2;
+        return true;
+      };
+      int64_t hours = 0, minutes = 0;
+      if (!two_digits(hours)) return false;
+      if (position < text.size() && text[position] == ':') {
+        ++position;
+        if (!two_digits(minutes)) return false;
+      } else if (position < text.size() && std::isdigit(static_cast<unsigned char>(text[position]))) {
+        if (!two_digits(minutes)) return false;
+      }
+      if (hours > 18 || minutes > 59) return false;
+      int64_t offset = (hours * 60 + minutes) * 60 * kMicrosPerSecond;
+      fields.offset = negative ? -offset : offset;
       continue;
     }
     // A single letter reads a variable number of digits; repeated letters read exactly that many.
     size_t maximum = count == 1 ? (letter == 'y' ? 9 : 2) : count;
     if (letter == 'y' && count == 4) maximum = 4;
+    if (letter == 'D') maximum = 3;
     size_t start = position;
     int64_t value = 0;
     while (position < text.size() && position - start < maximum && std::isdigit(static_cast<unsigned char>(text[position]))) {
@@ -278,49 +404,93 @@ std::optional<int64_t> ParseWithPattern(std::string_view text, std::string_view 
       ++position;
     }
     size_t digits = position - start;
-    if (digits == 0 || (count > 1 && letter != 'S' && digits != count && letter != 'y')) return std::nullopt;
+    if (digits == 0 || (count > 1 && letter != 'S' && digits != count && letter != 'y')) return false;
     switch (letter) {
-      case 'y': year = count == 2 ? 2000 + value : value; break;
-      case 'M': month = value; break;
-      case 'd': day = value; break;
-      case 'H': hour = value; break;
-      case 'h': hour = value; twelve_hour = true; break;
-      case 'm': minute = value; break;
-      case 's': second = value; break;
-      case 'S':
-        fraction = value;
-        for (size_t k = digits; k < 6; ++k) fraction *= 10;
-        for (size_t k = 6; k < digits; ++k) fraction /= 10;
+      case 'y':
+      case 'u': fields.year = count == 2 ? 2000 + value : value; break;
+      case 'M':
+      case 'L': fields.month = value; break;
+      case 'd': fields.day = value; break;
+      case 'H': fields.hour = value; break;
+      case 'h': fields.hour = value; fields.twelve_hour = true; break;
+      case 'K':  // 0-11 with a/AM-PM
+        if (value > 11) return false;
+        fields.hour = value == 0 ? 12 : value;
+        fields.twelve_hour = true;
         break;
-      default: return std::nullopt;
+      case 'k':  // 1-24
+        if (value < 1 || value > 24) return false;
+        fields.hour = value % 24;
+        break;
+      case 'm': fields.minute = value; break;
+      case 's': fields.second = value; break;
+      case 'D':
+        if (value < 1) return false;
+        fields.day_of_year = value;
+        break;
+      case 'S':
+        fields.fraction = value;
+        for (size_t k = digits; k < 6; ++k) fields.fraction *= 10;
+        for (size_t k = 6; k < digits; ++k) fields.fraction /= 10;
+        break;
+      default: return false;
     }
   }
-  if (position != text.size()) return std::nullopt;
-  if (twelve_hour) {
-    if (hour < 1 || hour > 12) return std::nullopt;
-    hour = hour % 12 + (afternoon ? 12 : 0);
-  }
-  if (!IsValidCivilDate(year, static_cast<int>(month), static_cast<int>(day)) || hour > 23 || minute > 59 || second > 59) {
-    return std::nullopt;
-  }
-  return DaysFromCivil(year, static_cast<int>(month), static_cast<int>(day)) * kMicrosPerDay +
-         ((hour * 60 + minute) * 60 + second) * kMicrosPerSecond + fraction;
+  return true;
 }
 
-// to_date/to_timestamp/try_to_timestamp with a pattern: ANSI raises CANNOT_PARSE_TIMESTAMP for
-// text that does not match; otherwise (and for the TRY form) the result is NULL.
-ExpressionPtr BindParseWithPattern(std::string_view name, std::vector<ExpressionPtr> arguments, bool to_date, bool try_mode) {
+}  // namespace
+
+std::optional<int64_t> ParseWithPattern(std::string_view text, std::string_view pattern,
+                                        std::optional<int64_t>* offset_micros) {
+  PatternFields fields;
+  if (!ParsePatternSection(text, pattern, fields) || fields.position != text.size()) return std::nullopt;
+  int64_t hour = fields.hour;
+  if (fields.twelve_hour) {
+    if (hour < 1 || hour > 12) return std::nullopt;
+    hour = hour % 12 + (fields.afternoon ? 12 : 0);
+  }
+  int month = static_cast<int>(fields.month);
+  int day = static_cast<int>(fields.day);
+  if (fields.day_of_year > 0) {
+    // The day of the year names the date; a month or day also given must agree with it.
+    CivilDate date = CivilFromDays(DaysFromCivil(fields.year, 1, 1) + fields.day_of_year - 1);
+    bool month_given = pattern.find_first_of("ML") != std::string_view::npos;
+    bool day_given = pattern.find('d') != std::string_view::npos;
+    if (date.year != fields.year || (month_given && date.month != month) || (day_given && date.day != day)) {
+      return std::nullopt;
+    }
+    month = date.month;
+    day = date.day;
+  }
+  if (!IsValidCivilDate(fields.year, month, day) || hour > 23 || fields.minute > 59 || fields.second > 59) {
+    return std::nullopt;
+  }
+  if (offset_micros != nullptr) *offset_micros = fields.offset;
+  return DaysFromCivil(fields.year, month, day) * kMicrosPerDay +
+         ((hour * 60 + fields.minute) * 60 + fields.second) * kMicrosPerSecond + fields.fraction;
+}
+
+namespace {
+
+// to_date/to_timestamp[_ntz]/try_to_timestamp with a pattern into `type` (DATE, TIMESTAMP or
+// TIMESTAMP_NTZ, which keeps the wall clock): ANSI raises CANNOT_PARSE_TIMESTAMP for text that
+// does not match; otherwise (and for the TRY form) the result is NULL.
+ExpressionPtr BindParseWithPattern(std::string_view name, std::vector<ExpressionPtr> arguments, DataTypePtr type,
+                                   bool try_mode) {
   arguments[0] = ImplicitCast(name, 0, std::move(arguments[0]), StringType());
   arguments[1] = ImplicitCast(name, 1, std::move(arguments[1]), StringType());
-  DataTypePtr type = to_date ? DateType() : TimestampType();
+  const bool to_date = type->id() == TypeId::kDate;
+  const bool zoned = type->id() == TypeId::kTimestamp;
   return MakeCall(name, type, std::move(arguments),
-                  [type, to_date, try_mode](const std::vector<VectorPtr>& args, int64_t num_rows, EvalContext& context,
-                                            RowMask mask) {
-                    const TimeZone* zone = to_date ? nullptr : &context.Zone();
+                  [type, to_date, zoned, try_mode](const std::vector<VectorPtr>& args, int64_t num_rows,
+                                                   EvalContext& context, RowMask mask) {
+                    const TimeZone* zone = zoned ? &context.Zone() : nullptr;
                     return MapRows(type, args, num_rows, [&](int64_t row, VectorBuilder& out) {
                       std::string_view text = args[0]->GetString(row);
                       std::string_view pattern = args[1]->GetString(row);
-                      auto micros = ParseWithPattern(text, pattern);
+                      std::optional<int64_t> offset;
+                      auto micros = ParseWithPattern(text, pattern, &offset);
                       if (!micros) {
                         if (context.ansi && !try_mode && mask.Contains(row)) {
                           context.RecordError(MakeError(ErrorClass::CANNOT_PARSE_TIMESTAMP,
@@ -330,7 +500,9 @@ ExpressionPtr BindParseWithPattern(std::string_view name, std::vector<Expression
                         }
                         return out.AppendNull();
                       }
-                      out.AppendInt(to_date ? FloorDivide(*micros, kMicrosPerDay) : zone->LocalToUtc(*micros));
+                      if (to_date) return out.AppendInt(FloorDivide(*micros, kMicrosPerDay));
+                      if (zone == nullptr) return out.AppendInt(*micros);
+                      out.AppendInt(offset ? *micros - *offset : zone->LocalToUtc(*micros));
                     });
                   });
 }
@@ -360,7 +532,9 @@ void RegisterDatetimeFunctions(FunctionRegistry& registry) {
   for (std::string_view name : {"date_add", "date_sub"}) {
     bool subtract = name == "date_sub";
     registry.Register(name, [name, subtract](std::vector<ExpressionPtr> arguments) {
-      CheckArgumentCount(name, arguments, 2, 2);
+      // date_add(unit, quantity, timestamp) is timestampadd.
+      if (!subtract && arguments.size() == 3) return BindUnitTimestampAdd(name, std::move(arguments));
+      CheckArgumentCount(name, arguments, 2, subtract ? 2 : 3);
       arguments[0] = DateArgument(name, 0, std::move(arguments[0]));
       arguments[1] = IntegerArgument(name, 1, std::move(arguments[1]));
       return MakeCall(name, DateType(), std::move(arguments),
@@ -372,17 +546,21 @@ void RegisterDatetimeFunctions(FunctionRegistry& registry) {
                       });
     });
   }
-  registry.Register("datediff", [](std::vector<ExpressionPtr> arguments) {
-    CheckArgumentCount("datediff", arguments, 2, 2);
-    arguments[0] = DateArgument("datediff", 0, std::move(arguments[0]));
-    arguments[1] = DateArgument("datediff", 1, std::move(arguments[1]));
-    return MakeCall("datediff", IntegerType(), std::move(arguments),
-                    [](const std::vector<VectorPtr>& args, int64_t num_rows, EvalContext&, RowMask) {
-                      return MapRows(IntegerType(), args, num_rows, [&](int64_t row, VectorBuilder& out) {
-                        out.AppendInt(static_cast<int64_t>(args[0]->values<int32_t>()[row]) - args[1]->values<int32_t>()[row]);
+  // datediff(end, start) in days; with a unit first, timestampdiff.
+  for (std::string_view name : {"datediff", "date_diff"}) {
+    registry.Register(name, [name](std::vector<ExpressionPtr> arguments) {
+      if (arguments.size() == 3) return BindUnitTimestampDiff(name, std::move(arguments));
+      CheckArgumentCount(name, arguments, 2, 3);
+      arguments[0] = DateArgument(name, 0, std::move(arguments[0]));
+      arguments[1] = DateArgument(name, 1, std::move(arguments[1]));
+      return MakeCall(name, IntegerType(), std::move(arguments),
+                      [](const std::vector<VectorPtr>& args, int64_t num_rows, EvalContext&, RowMask) {
+                        return MapRows(IntegerType(), args, num_rows, [&](int64_t row, VectorBuilder& out) {
+                          out.AppendInt(static_cast<int64_t>(args[0]->values<int32_t>()[row]) - args[1]->values<int32_t>()[row]);
+                        });
                       });
-                    });
-  });
+    });
+  }
   registry.Register("add_months", [](std::vector<ExpressionPtr> arguments) {
     CheckArgumentCount("add_months", arguments, 2, 2);
     arguments[0] = DateArgument("add_months", 0, std::move(arguments[0]));
@@ -396,17 +574,29 @@ void RegisterDatetimeFunctions(FunctionRegistry& registry) {
   });
   registry.Register("to_date", [](std::vector<ExpressionPtr> arguments) {
     CheckArgumentCount("to_date", arguments, 1, 2);
-    if (arguments.size() == 2) return BindParseWithPattern("to_date", std::move(arguments), true, false);
+    if (arguments.size() == 2) return BindParseWithPattern("to_date", std::move(arguments), DateType(), false);
     return Cast(arguments[0], DateType());
   });
   registry.Register("to_timestamp", [](std::vector<ExpressionPtr> arguments) {
     CheckArgumentCount("to_timestamp", arguments, 1, 2);
-    if (arguments.size() == 2) return BindParseWithPattern("to_timestamp", std::move(arguments), false, false);
+    if (arguments.size() == 2) return BindParseWithPattern("to_timestamp", std::move(arguments), TimestampType(), false);
     return Cast(arguments[0], TimestampType());
+  });
+  registry.Register("to_timestamp_ltz", [](std::vector<ExpressionPtr> arguments) {
+    CheckArgumentCount("to_timestamp_ltz", arguments, 1, 2);
+    if (arguments.size() == 2) return BindParseWithPattern("to_timestamp_ltz", std::move(arguments), TimestampType(), false);
+    return Cast(arguments[0], TimestampType());
+  });
+  registry.Register("to_timestamp_ntz", [](std::vector<ExpressionPtr> arguments) {
+    CheckArgumentCount("to_timestamp_ntz", arguments, 1, 2);
+    if (arguments.size() == 2) {
+      return BindParseWithPattern("to_timestamp_ntz", std::move(arguments), TimestampNtzType(), false);
+    }
+    return Cast(arguments[0], TimestampNtzType());
   });
   registry.Register("try_to_timestamp", [](std::vector<ExpressionPtr> arguments) {
     CheckArgumentCount("try_to_timestamp", arguments, 1, 2);
-    if (arguments.size() == 2) return BindParseWithPattern("try_to_timestamp", std::move(arguments), false, true);
+    if (arguments.size() == 2) return BindParseWithPattern("try_to_timestamp", std::move(arguments), TimestampType(), true);
     return Cast(arguments[0], TimestampType(), ErrorMode::kTry);
   });
   registry.Register("date_format", [](std::vector<ExpressionPtr> arguments) {
@@ -419,7 +609,8 @@ void RegisterDatetimeFunctions(FunctionRegistry& registry) {
                       return MapRows(StringType(), args, num_rows, [&](int64_t row, VectorBuilder& out) {
                         int64_t value = args[0]->values<int64_t>()[row];
                         out.AppendString(FormatWithPattern(zone != nullptr ? zone->UtcToLocal(value) : value,
-                                                           args[1]->GetString(row)));
+                                                           args[1]->GetString(row),
+                                                           zone != nullptr ? zone->OffsetAt(value) : 0));
                       });
                     });
   });

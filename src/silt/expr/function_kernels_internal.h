@@ -71,6 +71,14 @@ void RegisterArrayFunctions(FunctionRegistry& registry);
 void RegisterCalendarFunctions(FunctionRegistry& registry);
 void RegisterOperatorFunctions(FunctionRegistry& registry);
 void RegisterRandomFunctions(FunctionRegistry& registry);
+void RegisterJsonFunctions(FunctionRegistry& registry);
+void RegisterCsvFunctions(FunctionRegistry& registry);
+void RegisterTimestampFunctions(FunctionRegistry& registry);
+
+/// timestampadd(unit, quantity, timestamp) and timestampdiff(unit, start, end) under another
+/// name (date_add, datediff and date_diff with three arguments).
+ExpressionPtr BindUnitTimestampAdd(std::string_view name, std::vector<ExpressionPtr> arguments);
+ExpressionPtr BindUnitTimestampDiff(std::string_view name, std::vector<ExpressionPtr> arguments);
 
 /// concat over arrays: the arrays joined, NULL when any is NULL (string concat delegates here
 /// when its arguments are arrays).

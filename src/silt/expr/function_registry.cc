@@ -38,6 +38,9 @@ const FunctionRegistry& FunctionRegistry::Default() {
     internal::RegisterCalendarFunctions(*built);
     internal::RegisterOperatorFunctions(*built);
     internal::RegisterRandomFunctions(*built);
+    internal::RegisterJsonFunctions(*built);
+    internal::RegisterCsvFunctions(*built);
+    internal::RegisterTimestampFunctions(*built);
     return built;
   }();
   return *registry;

@@ -6,6 +6,7 @@
 
 #include "silt/base/ascii.h"
 #include "silt/expr/function_kernels_internal.h"
+#include "silt/expr/function_registry.h"
 #include "silt/expr/type_coercion.h"
 #include "silt/types/date_time.h"
 #include "silt/types/time_zone.h"
@@ -544,6 +545,15 @@ ExpressionPtr IntervalArithmetic(ArithmeticOperator op, ExpressionPtr left, Expr
   if (!left_interval && !right_interval) {
     if (op == ArithmeticOperator::kSubtract && IsDatetime(l) && IsDatetime(r)) {
       return SubtractDatetimes(std::move(left), std::move(right), sql);
+    }
+    // DATE +/- INT (TINYINT, SMALLINT) and INT + DATE are date_add/date_sub, as Spark rewrites them.
+    auto days_type = [](TypeId id) { return id == TypeId::kByte || id == TypeId::kShort || id == TypeId::kInteger; };
+    const FunctionRegistry& functions = FunctionRegistry::Default();
+    if (l == TypeId::kDate && days_type(r) && (op == ArithmeticOperator::kAdd || op == ArithmeticOperator::kSubtract)) {
+      return functions.Bind(op == ArithmeticOperator::kAdd ? "date_add" : "date_sub", {std::move(left), std::move(right)});
+    }
+    if (op == ArithmeticOperator::kAdd && days_type(l) && r == TypeId::kDate) {
+      return functions.Bind("date_add", {std::move(right), std::move(left)});
     }
     return nullptr;
   }

@@ -32,12 +32,14 @@ std::optional<Scalar> AnsiIntervalLiteral(const std::vector<std::pair<std::strin
 /// malformed or out of range.
 std::optional<int64_t> ParseIntervalText(std::string_view text, const DataType& type);
 
-/// Binds `left op right` when an operand is an interval, or for `-` between two dates or
-/// timestamps; returns nullptr for other operand types (ordinary arithmetic). Spark's rules:
+/// Binds `left op right` when an operand is an interval, for `-` between two dates or
+/// timestamps, or for a date and a day count; returns nullptr for other operand types
+/// (ordinary arithmetic). Spark's rules:
 ///  - DATE +/- YEAR-MONTH and DATE +/- INTERVAL DAY are DATE; DATE +/- other DAY-TIME intervals
 ///    is TIMESTAMP; TIMESTAMP/TIMESTAMP_NTZ +/- an interval keeps its type (months are added to
 ///    the local date and clamp to the month's end); the interval may be on either side of `+`.
 ///  - DATE - DATE is INTERVAL DAY; other datetime differences are INTERVAL DAY TO SECOND.
+///  - DATE +/- TINYINT/SMALLINT/INT and INT + DATE add days (date_add, date_sub).
 ///  - intervals of one kind add and subtract in the type spanning both operands' fields.
 ///  - interval * number, number * interval and interval / number give INTERVAL YEAR TO MONTH or
 ///    INTERVAL DAY TO SECOND, rounding half up; division by zero is INTERVAL_DIVIDED_BY_ZERO.

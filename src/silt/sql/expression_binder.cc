@@ -51,7 +51,7 @@ std::string SqlId(const std::vector<std::string>& parts) {
 
 bool IsGeneratorName(const std::string& name) {
   return name == "explode" || name == "explode_outer" || name == "posexplode" || name == "posexplode_outer" ||
-         name == "inline" || name == "inline_outer" || name == "stack";
+         name == "inline" || name == "inline_outer" || name == "stack" || name == "json_tuple";
 }
 
 // Maps are neither comparable nor orderable in Spark, also inside structs and arrays.

@@ -655,6 +655,25 @@ class Parser {
         ParseStringLiteral();
         value = std::string(
             sql_.substr(token.position.offset, last_end_offset_ - token.position.offset));
+      } else if ((IsOperator(token, "-") || IsOperator(token, "+")) &&
+                 Peek(1).kind == TokenKind::kString) {
+        // `INTERVAL -'1' DAY`: the sign is folded into the string (`'-1'`; `-'-1'` is `'1'`).
+        bool negate = IsOperator(token, "-");
+        Advance();
+        const Token& string_token = Current();
+        ParseStringLiteral();
+        value = std::string(sql_.substr(string_token.position.offset,
+                                        last_end_offset_ - string_token.position.offset));
+        if (negate && value.size() >= 2) {
+          std::string content = value.substr(1, value.size() - 2);
+          if (!content.empty() && content[0] == '-') {
+            content.erase(0, 1);
+          } else {
+            if (!content.empty() && content[0] == '+') content.erase(0, 1);
+            content.insert(0, "-");
+          }
+          value = value.substr(0, 1) + content + value.substr(value.size() - 1);
+        }
       } else if (IsNumberToken(token.kind) ||
                  (IsOperator(token, "-") && IsNumberToken(Peek(1).kind))) {
         if (IsOperator(token, "-")) {
@@ -734,6 +753,24 @@ class Parser {
       ExpectOperator(")");
       return function;
     }
+    // `timestampadd(HOUR, 2, ts)`, `timestampdiff(DAY, a, b)` and their synonyms name the unit
+    // as a bare word, which the function receives as a string.
+    if (function->name.size() == 1 && IsUnitFunction(function->name[0]) &&
+        Current().kind == TokenKind::kIdentifier && IsOperator(Peek(1), ",") && IsDatetimeUnit(Current().text)) {
+      size_t start = index_;
+      auto unit = MakeExpression(ExpressionKind::kLiteral, Current().position);
+      unit->literal_kind = LiteralKind::kString;
+      unit->text = ToUpper(Advance().text);
+      Advance();  // ,
+      ExpressionPtr amount = ParseExpr();
+      // Only the three-argument form has a unit: `date_add(day, 1)` adds to a column `day`.
+      if (MatchOperator(",")) {
+        function->children = {unit, amount, ParseExpr()};
+        ExpectOperator(")");
+        return function;
+      }
+      index_ = start;
+    }
     if (function->name.size() == 1 && EqualsIgnoreCase(function->name[0], "TRIM") &&
         ParseTrimFromForm(*function)) {
       return function;
@@ -784,6 +821,22 @@ class Parser {
       }
     }
     return function;
+  }
+
+  static bool IsUnitFunction(const std::string& name) {
+    for (const char* function : {"TIMESTAMPADD", "TIMESTAMPDIFF", "DATEADD", "DATE_ADD", "DATEDIFF", "DATE_DIFF",
+                                 "TIMEDIFF"}) {
+      if (EqualsIgnoreCase(name, function)) return true;
+    }
+    return false;
+  }
+
+  static bool IsDatetimeUnit(const std::string& word) {
+    for (const char* unit : {"YEAR", "QUARTER", "MONTH", "WEEK", "DAY", "DAYOFYEAR", "HOUR", "MINUTE", "SECOND",
+                             "MILLISECOND", "MICROSECOND"}) {
+      if (EqualsIgnoreCase(word, unit)) return true;
+    }
+    return false;
   }
 
   // `trim([BOTH | LEADING | TRAILING] [characters] FROM source)`: Spark's SQL-standard form,

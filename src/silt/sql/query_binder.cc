@@ -482,6 +482,16 @@ class SelectScope : public BindingScope {
     GeneratorEntry entry;
     entry.spec.outer = name.size() > 6 && name.substr(name.size() - 6) == "_outer";
     std::string base = entry.spec.outer ? name.substr(0, name.size() - 6) : name;
+    if (base == "json_tuple") {
+      // One row of the named keys' values: inline(array(json_tuple(...))), columns c0, c1, ...
+      std::vector<expr::ExpressionPtr> arguments;
+      for (const ExpressionPtr& child : call.children) arguments.push_back(binder.Bind(*child));
+      const expr::FunctionRegistry& functions = expr::FunctionRegistry::Default();
+      entry.spec.input = functions.Bind("array", {functions.Bind("json_tuple", std::move(arguments))});
+      entry.spec.kind = exec::GenerateSpec::Kind::kInline;
+      std::vector<Field> fields = entry.spec.input->type()->element_type()->fields();
+      return NameGeneratorColumns(call, std::move(entry), fields, column_aliases);
+    }
     if (call.children.size() != 1) {
       ThrowAt(MakeError(ErrorClass::WRONG_NUM_ARGS,
                         {{"functionName", "`" + name + "`"}, {"expectedNum", "1"},
@@ -529,6 +539,23 @@ class SelectScope : public BindingScope {
     } else {
       ThrowAt(MakeError(ErrorClass::UNSUPPORTED_GENERATOR, {{"message", "unknown generator " + name}}), call.position);
     }
+    return NameGeneratorColumns(call, std::move(entry), outputs, nullable, column_aliases);
+  }
+
+  static GeneratorEntry NameGeneratorColumns(const Expression& call, GeneratorEntry entry,
+                                             const std::vector<Field>& fields,
+                                             const std::vector<std::string>& column_aliases) {
+    std::vector<std::pair<std::string, DataTypePtr>> outputs;
+    for (const Field& field : fields) outputs.emplace_back(field.name, field.type);
+    return NameGeneratorColumns(call, std::move(entry), outputs, std::vector<bool>(outputs.size(), true),
+                                column_aliases);
+  }
+
+  // Names the generator's output columns: `outputs` as generated, or the AS aliases.
+  static GeneratorEntry NameGeneratorColumns(const Expression& call, GeneratorEntry entry,
+                                             const std::vector<std::pair<std::string, DataTypePtr>>& outputs,
+                                             const std::vector<bool>& nullable,
+                                             const std::vector<std::string>& column_aliases) {
     if (!column_aliases.empty() && column_aliases.size() != outputs.size()) {
       ThrowAt(MakeError(ErrorClass::UNSUPPORTED_GENERATOR,
                         {{"message", "The number of aliases supplied in the AS clause does not match the number of "
@@ -1199,7 +1226,8 @@ LogicalPtr QueryBinder::Impl::BindTableFunction(const TableReference& reference)
     return Requalify(node, reference.alias, reference.column_aliases, reference.position);
   }
   if (name == "table_changes" || name == "table_changes_by_path") return BindTableChanges(reference, name);
-  static const char* kGenerators[] = {"explode", "explode_outer", "posexplode", "posexplode_outer", "inline", "inline_outer"};
+  static const char* kGenerators[] = {"explode", "explode_outer", "posexplode", "posexplode_outer", "inline", "inline_outer",
+                                      "json_tuple"};
   for (const char* generator : kGenerators) {
     if (name != generator) continue;
     LogicalPtr generated = BindGenerate(OneRow(), call, false, reference.alias, reference.column_aliases);
