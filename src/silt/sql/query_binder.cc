@@ -2007,8 +2007,8 @@ expr::ExpressionPtr GroupingValue(const GroupingCall& call, const expr::Expressi
 // Spark's Expand for grouping sets: a projection computes every key once, then each input row is
 // copied once per set with the keys outside the set NULL, followed by the set's grouping id (and
 // its position among the sets when a set repeats). Keys from `num_user_keys` on (a correlated
-// subquery's) are in every set and not in the id. Marks the keys that some set leaves out
-// nullable in `key_columns`.
+// subquery's) are in every set and not in the id. Replaces `key_columns` by the expanded key
+// columns, nullable where some set leaves the key out.
 LogicalPtr QueryBinder::Impl::BindGroupingSets(const LogicalPtr& input, const std::vector<expr::ExpressionPtr>& keys,
                                                size_t num_user_keys, const std::vector<std::vector<size_t>>& sets,
                                                std::vector<LogicalColumn>& key_columns) {
@@ -2038,8 +2038,9 @@ LogicalPtr QueryBinder::Impl::BindGroupingSets(const LogicalPtr& input, const st
   expand->columns = input->columns;
   for (size_t k = 0; k < keys.size(); ++k) {
     bool always = std::all_of(members.begin(), members.end(), [&](const std::vector<bool>& m) { return m[k]; });
-    key_columns[k].nullable = keys[k]->nullable() || !always;
-    expand->columns.push_back(MakeLogicalColumn(key_columns[k].name, keys[k]->type(), key_columns[k].nullable));
+    expand->columns.push_back(MakeLogicalColumn(key_columns[k].name, keys[k]->type(), keys[k]->nullable() || !always,
+                                                key_columns[k].qualifier));
+    key_columns[k] = expand->columns.back();
   }
   expand->columns.push_back(MakeLogicalColumn("spark_grouping_id", LongType(), false));
   expand->columns.back().hidden = true;
