@@ -2663,6 +2663,7 @@ std::vector<std::vector<ExpressionPtr>> ExpandGroupingAnalytics(const GroupingAn
     case Kind::kGroupingSets: sets = groups; break;
     case Kind::kRollup:
       // (g1, ..., gn), (g1, ..., gn-1), ..., ().
+      if (groups.size() + 1 > kMaxGroupingSets) too_many();
       for (size_t n = groups.size() + 1; n-- > 0;) {
         std::vector<ExpressionPtr> set;
         for (size_t g = 0; g < n; ++g) set.insert(set.end(), groups[g].begin(), groups[g].end());
