@@ -1,3 +1,4 @@
+#include <condition_variable>
 #include <deque>
 #include <mutex>
 
@@ -17,31 +18,49 @@ class ExpandOperator final : public Operator {
 
   // Each call evaluates one projection of one input batch. Input batches whose projections are
   // not all taken yet wait in `pending_`; with parallel pulls several threads share them, each
-  // evaluating outside the lock.
+  // evaluating outside the lock. A parallel consumer stops all its workers at the first end of
+  // input, so the end is returned only once every projection is handed out: a thread that finds
+  // the child exhausted while another is still pulling from it waits for that pull.
   std::optional<Batch> Next(ExecContext& context) override {
+    std::unique_lock<std::mutex> lock(mutex_);
     while (true) {
-      std::shared_ptr<const Batch> input;
-      size_t projection = 0;
-      {
-        std::lock_guard<std::mutex> lock(mutex_);
-        if (!pending_.empty()) {
-          Pending& front = pending_.front();
-          input = front.batch;
-          projection = front.next++;
-          if (front.next == projections_.size()) pending_.pop_front();
-        }
+      if (!pending_.empty()) {
+        Pending& front = pending_.front();
+        std::shared_ptr<const Batch> input = front.batch;
+        size_t projection = front.next++;
+        if (front.next == projections_.size()) pending_.pop_front();
+        lock.unlock();
+        return Project(projections_[projection], *input, context);
       }
-      if (!input) {
-        std::optional<Batch> batch = child_->Next(context);
-        if (!batch) return std::nullopt;
-        if (batch->num_rows() == 0) continue;
-        input = std::make_shared<const Batch>(std::move(*batch));
-        if (projections_.size() > 1) {
-          std::lock_guard<std::mutex> lock(mutex_);
-          pending_.push_back(Pending{input, 1});
-        }
+      if (child_done_) {
+        if (pulling_ == 0) return std::nullopt;
+        changed_.wait(lock);
+        continue;
       }
-      return Project(projections_[projection], *input, context);
+      ++pulling_;
+      lock.unlock();
+      std::optional<Batch> batch;
+      try {
+        batch = child_->Next(context);
+      } catch (...) {
+        lock.lock();
+        --pulling_;
+        child_done_ = true;
+        changed_.notify_all();
+        throw;
+      }
+      lock.lock();
+      --pulling_;
+      if (!batch) child_done_ = true;
+      if (!batch || batch->num_rows() == 0) {
+        changed_.notify_all();
+        continue;
+      }
+      auto input = std::make_shared<const Batch>(std::move(*batch));
+      if (projections_.size() > 1) pending_.push_back(Pending{input, 1});
+      changed_.notify_all();
+      lock.unlock();
+      return Project(projections_[0], *input, context);
     }
   }
 
@@ -87,7 +106,10 @@ class ExpandOperator final : public Operator {
   OperatorPtr child_;
   std::vector<std::vector<expr::ExpressionPtr>> projections_;
   std::mutex mutex_;
+  std::condition_variable changed_;  // a pull ended or pending_ grew
   std::deque<Pending> pending_;
+  int pulling_ = 0;  // threads inside child_->Next
+  bool child_done_ = false;
 };
 
 }  // namespace
