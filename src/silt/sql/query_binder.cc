@@ -955,6 +955,11 @@ LogicalPtr QueryBinder::Impl::BindPivot(const TableReference& reference) {
     SelectScope scope(*this, state, plan, Clause::kSelect);
     ExpressionBinder binder(scope);
     expr::ExpressionPtr bound = binder.Bind(*aggregate);
+    if (plan != source) {
+      ThrowAt(MakeError(ErrorClass::UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY,
+                        {{"message", "subquery expressions are not allowed in PIVOT: " + ExpressionSql(*aggregate) + "."}}),
+              aggregate->position);
+    }
     bool is_aggregate = ContainsPlaceholder(*bound, kAggregateBase, kWindowBase);
     for (int column : expr::ReferencedColumns(*bound)) is_aggregate = is_aggregate && column >= kAggregateBase;
     if (!is_aggregate || !state.windows.empty() || !state.generators.empty()) {
