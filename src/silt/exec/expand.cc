@@ -13,8 +13,11 @@ namespace {
 
 class ExpandOperator final : public Operator {
  public:
-  ExpandOperator(OperatorPtr child, std::vector<std::vector<expr::ExpressionPtr>> projections, SchemaPtr schema)
-      : Operator(std::move(schema)), child_(std::move(child)), projections_(std::move(projections)) {}
+  ExpandOperator(OperatorPtr child, std::vector<std::vector<expr::ExpressionPtr>> projections,
+                 SchemaPtr schema)
+      : Operator(std::move(schema)),
+        child_(std::move(child)),
+        projections_(std::move(projections)) {}
 
   // Each call evaluates one projection of one input batch. Input batches whose projections are
   // not all taken yet wait in `pending_`; with parallel pulls several threads share them, each
@@ -76,7 +79,8 @@ class ExpandOperator final : public Operator {
       text += "]";
     }
     text += "], [";
-    for (size_t i = 0; i < schema()->num_fields(); ++i) text += (i > 0 ? ", " : "") + schema()->field(i).name;
+    for (size_t i = 0; i < schema()->num_fields(); ++i)
+      text += (i > 0 ? ", " : "") + schema()->field(i).name;
     return text + "]";
   }
   std::vector<const Operator*> children() const override { return {child_.get()}; }
@@ -123,7 +127,8 @@ OperatorPtr MakeExpand(OperatorPtr child, std::vector<std::vector<expr::Expressi
     DataTypePtr type;
     bool nullable = false;
     for (const std::vector<expr::ExpressionPtr>& projection : projections) {
-      SILT_CHECK(projection.size() == names.size(), "expand needs one name per projected expression");
+      SILT_CHECK(projection.size() == names.size(),
+                 "expand needs one name per projected expression");
       const expr::ExpressionPtr& expression = projection[i];
       SILT_CHECK(expression != nullptr, "null expand expression");
       if (expression->kind() == expr::ExpressionKind::kColumn) {
@@ -131,13 +136,15 @@ OperatorPtr MakeExpand(OperatorPtr child, std::vector<std::vector<expr::Expressi
                    "expand column out of range");
       }
       if (type == nullptr) type = expression->type();
-      SILT_CHECK(type->Equals(*expression->type()), "expand projections disagree on a column's type");
+      SILT_CHECK(type->Equals(*expression->type()),
+                 "expand projections disagree on a column's type");
       nullable = nullable || expression->nullable();
     }
     fields.push_back(Field{names[i], type, nullable, {}});
   }
   auto schema = std::make_shared<const Schema>(std::move(fields));
-  return std::make_unique<ExpandOperator>(std::move(child), std::move(projections), std::move(schema));
+  return std::make_unique<ExpandOperator>(std::move(child), std::move(projections),
+                                          std::move(schema));
 }
 
 }  // namespace silt::exec

@@ -62,7 +62,8 @@ std::vector<std::string> RowsOf(const std::vector<Batch>& batches) {
 
 TEST(ExpandTest, EmitsEveryRowOncePerProjection) {
   Batch input = KeyValueBatch(0, 3);
-  auto source = std::make_unique<testing::TestSource>(input.schema(), std::vector<Batch>{input, KeyValueBatch(3, 4)});
+  auto source = std::make_unique<testing::TestSource>(
+      input.schema(), std::vector<Batch>{input, KeyValueBatch(3, 4)});
   OperatorPtr expand = MakeExpand(std::move(source), RollupProjections(), {"k", "v", "gid"});
   EXPECT_TRUE(expand->schema()->field(0).nullable);  // NULL in the second projection
   EXPECT_FALSE(expand->schema()->field(2).nullable);
@@ -70,8 +71,8 @@ TEST(ExpandTest, EmitsEveryRowOncePerProjection) {
   ExecContext context;
   std::vector<Batch> batches = Collect(*expand, context);
   EXPECT_EQ(batches.size(), 4u);  // one batch per (input batch, projection)
-  EXPECT_THAT(RowsOf(batches), ElementsAre("0,0,0", "0,3,0", "1,1,0", "2,2,0", "NULL,0,1", "NULL,1,1",
-                                           "NULL,2,1", "NULL,3,1"));
+  EXPECT_THAT(RowsOf(batches), ElementsAre("0,0,0", "0,3,0", "1,1,0", "2,2,0", "NULL,0,1",
+                                           "NULL,1,1", "NULL,2,1", "NULL,3,1"));
 }
 
 // Hands out its batches to parallel pulls, taking its time over the last one, so that another
@@ -98,18 +99,20 @@ class SlowLastBatchSource final : public Operator {
 // end only once the projections of the last batch are all handed out.
 TEST(ExpandTest, ReturnsTheEndOnlyAfterEveryProjection) {
   std::vector<Batch> batches;
-  for (int64_t begin = 0; begin < 40; begin += 10) batches.push_back(KeyValueBatch(begin, begin + 10));
+  for (int64_t begin = 0; begin < 40; begin += 10)
+    batches.push_back(KeyValueBatch(begin, begin + 10));
   ThreadPool pool(2);
   ExecContext context;
   context.pool = &pool;
   context.parallelism = 2;
-  OperatorPtr expand = MakeExpand(std::make_unique<SlowLastBatchSource>(batches), RollupProjections(),
-                                  {"k", "v", "gid"});
+  OperatorPtr expand = MakeExpand(std::make_unique<SlowLastBatchSource>(batches),
+                                  RollupProjections(), {"k", "v", "gid"});
   AggregateCall count;
   count.function = "count";
   count.result_type = LongType();
   count.nullable = false;
-  OperatorPtr aggregate = MakeHashAggregate(std::move(expand), {Col(2)}, {"gid"}, {count}, {"count"});
+  OperatorPtr aggregate =
+      MakeHashAggregate(std::move(expand), {Col(2)}, {"gid"}, {count}, {"count"});
   EXPECT_THAT(RowsOf(Collect(*aggregate, context)), ElementsAre("0,40", "1,40"));
 }
 
@@ -124,7 +127,8 @@ TEST(ExpandTest, ProjectionsMustAgreeOnTypes) {
 // The rollup's sums under a hash aggregation with parallel pulls equal the serial ones.
 TEST(ExpandTest, FeedsAParallelHashAggregation) {
   std::vector<Batch> batches;
-  for (int64_t begin = 0; begin < 200000; begin += 500) batches.push_back(KeyValueBatch(begin, begin + 500));
+  for (int64_t begin = 0; begin < 200000; begin += 500)
+    batches.push_back(KeyValueBatch(begin, begin + 500));
   std::map<std::string, std::pair<int64_t, int64_t>> expected_groups;  // key -> (count, sum)
   for (int64_t i = 0; i < 200000; ++i) {
     for (const std::string& key : {std::to_string(i % 3) + ",0", std::string("NULL,1")}) {
@@ -134,34 +138,36 @@ TEST(ExpandTest, FeedsAParallelHashAggregation) {
   }
   std::vector<std::string> expected;
   for (const auto& [key, group] : expected_groups) {
-    expected.push_back(key + "," + std::to_string(group.first) + "," + std::to_string(group.second));
+    expected.push_back(key + "," + std::to_string(group.first) + "," +
+                       std::to_string(group.second));
   }
   std::sort(expected.begin(), expected.end());
   // The workers stop at the first end of input they see: an end returned while another worker
   // still holds untaken projections would lose rows, now and then. Repeat to catch it.
   for (int round = 0; round < 20; ++round) {
-  for (bool parallel_source : {false, true}) {
-    SCOPED_TRACE(parallel_source ? "parallel pulls" : "serialised pulls");
-    ThreadPool pool(2);
-    ExecContext context;
-    context.pool = &pool;
-    context.parallelism = 2;
-    auto source = std::make_unique<testing::TestSource>(batches.front().schema(), batches, parallel_source);
-    testing::TestSource* source_view = source.get();
-    OperatorPtr expand = MakeExpand(std::move(source), RollupProjections(), {"k", "v", "gid"});
-    AggregateCall count;
-    count.function = "count";
-    count.result_type = LongType();
-    count.nullable = false;
-    AggregateCall sum;
-    sum.function = "sum";
-    sum.arguments = {Col(1)};
-    sum.result_type = LongType();
-    OperatorPtr aggregate = MakeHashAggregate(std::move(expand), {Col(0), Col(2)}, {"k", "gid"}, {count, sum},
-                                              {"count", "sum"});
-    EXPECT_THAT(RowsOf(Collect(*aggregate, context)), ::testing::ElementsAreArray(expected));
-    EXPECT_EQ(source_view->parallel_pulls(), parallel_source);
-  }
+    for (bool parallel_source : {false, true}) {
+      SCOPED_TRACE(parallel_source ? "parallel pulls" : "serialised pulls");
+      ThreadPool pool(2);
+      ExecContext context;
+      context.pool = &pool;
+      context.parallelism = 2;
+      auto source =
+          std::make_unique<testing::TestSource>(batches.front().schema(), batches, parallel_source);
+      testing::TestSource* source_view = source.get();
+      OperatorPtr expand = MakeExpand(std::move(source), RollupProjections(), {"k", "v", "gid"});
+      AggregateCall count;
+      count.function = "count";
+      count.result_type = LongType();
+      count.nullable = false;
+      AggregateCall sum;
+      sum.function = "sum";
+      sum.arguments = {Col(1)};
+      sum.result_type = LongType();
+      OperatorPtr aggregate = MakeHashAggregate(std::move(expand), {Col(0), Col(2)}, {"k", "gid"},
+                                                {count, sum}, {"count", "sum"});
+      EXPECT_THAT(RowsOf(Collect(*aggregate, context)), ::testing::ElementsAreArray(expected));
+      EXPECT_EQ(source_view->parallel_pulls(), parallel_source);
+    }
   }
 }
 
