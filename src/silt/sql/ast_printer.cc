@@ -541,7 +541,9 @@ class Printer {
       }
       const GroupingAnalytics& analytics = *element.analytics;
       bool sets = analytics.kind == GroupingAnalytics::Kind::kGroupingSets;
-      out += sets ? "GROUPING SETS (" : analytics.kind == GroupingAnalytics::Kind::kRollup ? "ROLLUP (" : "CUBE (";
+      out += sets                                                 ? "GROUPING SETS ("
+             : analytics.kind == GroupingAnalytics::Kind::kRollup ? "ROLLUP ("
+                                                                  : "CUBE (";
       for (size_t g = 0; g < analytics.groups.size(); ++g) {
         if (g > 0) out += ", ";
         const std::vector<ExpressionPtr>& group = analytics.groups[g];
@@ -638,19 +640,25 @@ class Printer {
         for (size_t i = 0; i < pivot.aggregates.size(); ++i) {
           if (i > 0) out += ", ";
           out += Expression(*pivot.aggregates[i]);
-          if (!pivot.aggregate_aliases[i].empty()) out += " AS " + QuoteIdentifier(pivot.aggregate_aliases[i]);
+          if (!pivot.aggregate_aliases[i].empty()) {
+            out += " AS " + QuoteIdentifier(pivot.aggregate_aliases[i]);
+          }
         }
         out += " FOR " + NameTuple(pivot.columns) + " IN (";
         for (size_t i = 0; i < pivot.values.size(); ++i) {
           if (i > 0) out += ", ";
-          out += pivot.values[i].size() == 1 ? Expression(*pivot.values[i][0]) : "(" + List(pivot.values[i]) + ")";
-          if (!pivot.value_aliases[i].empty()) out += " AS " + QuoteIdentifier(pivot.value_aliases[i]);
+          out += pivot.values[i].size() == 1 ? Expression(*pivot.values[i][0])
+                                             : "(" + List(pivot.values[i]) + ")";
+          if (!pivot.value_aliases[i].empty()) {
+            out += " AS " + QuoteIdentifier(pivot.value_aliases[i]);
+          }
         }
         return out + "))" + Alias(t);
       }
       case TableReferenceKind::kUnpivot: {
         const UnpivotSpec& unpivot = *t.unpivot;
-        std::string out = Table(*t.left) + " UNPIVOT " + (unpivot.include_nulls ? "INCLUDE" : "EXCLUDE") + " NULLS (";
+        std::string out = Table(*t.left) + " UNPIVOT " +
+                          (unpivot.include_nulls ? "INCLUDE" : "EXCLUDE") + " NULLS (";
         out += unpivot.value_columns.size() == 1 ? QuoteIdentifier(unpivot.value_columns[0])
                                                  : NameList(unpivot.value_columns);
         out += " FOR " + QuoteIdentifier(unpivot.name_column) + " IN (";

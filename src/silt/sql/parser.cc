@@ -757,7 +757,8 @@ class Parser {
       function->children.push_back(ParseExpr());
       if (function->name.size() == 1 && !function->distinct) ParseSqlStandardArguments(*function);
       // `struct(x AS name, y)`: Spark's struct takes named expressions.
-      bool named_arguments = function->name.size() == 1 && EqualsIgnoreCase(function->name[0], "STRUCT");
+      bool named_arguments =
+          function->name.size() == 1 && EqualsIgnoreCase(function->name[0], "STRUCT");
       auto parse_argument_name = [&]() {
         if (!named_arguments) return;
         function->argument_names.resize(function->children.size());
@@ -1295,7 +1296,9 @@ class Parser {
       }
       if (!duplicates.empty()) {
         std::string names;
-        for (const std::string& name : duplicates) names += (names.empty() ? "`" : ", `") + name + "`";
+        for (const std::string& name : duplicates) {
+          names += (names.empty() ? "`" : ", `") + name + "`";
+        }
         throw MakeError(ErrorClass::DUPLICATED_CTE_NAMES, {{"duplicateNames", names}})
             .WithContext(FormatPosition(position));
       }
@@ -1539,17 +1542,21 @@ class Parser {
       analytics = true;
     }
     if (!analytics) {
-      for (GroupingElement& element : elements) query.group_by.push_back(std::move(element.expression));
+      for (GroupingElement& element : elements) {
+        query.group_by.push_back(std::move(element.expression));
+      }
       return;
     }
     query.grouping_elements = std::move(elements);
   }
 
   bool StartsGroupingAnalytics() const {
-    if ((IsKeyword(Current(), "ROLLUP") || IsKeyword(Current(), "CUBE")) && IsOperator(Peek(1), "(")) {
+    if ((IsKeyword(Current(), "ROLLUP") || IsKeyword(Current(), "CUBE")) &&
+        IsOperator(Peek(1), "(")) {
       return true;
     }
-    return IsKeyword(Current(), "GROUPING") && IsKeyword(Peek(1), "SETS") && IsOperator(Peek(2), "(");
+    return IsKeyword(Current(), "GROUPING") && IsKeyword(Peek(1), "SETS") &&
+           IsOperator(Peek(2), "(");
   }
 
   GroupingAnalytics ParseGroupingAnalytics() {
@@ -1567,7 +1574,9 @@ class Parser {
     }
     ExpectOperator("(");
     // `ROLLUP ()` and `CUBE ()` have the empty grouping set only.
-    if (analytics.kind != GroupingAnalytics::Kind::kGroupingSets && MatchOperator(")")) return analytics;
+    if (analytics.kind != GroupingAnalytics::Kind::kGroupingSets && MatchOperator(")")) {
+      return analytics;
+    }
     do {
       if (analytics.kind == GroupingAnalytics::Kind::kGroupingSets && StartsGroupingAnalytics()) {
         // A ROLLUP, CUBE or GROUPING SETS nested in GROUPING SETS contributes its sets.
@@ -1703,7 +1712,8 @@ class Parser {
     if (IsKeyword(Current(), "PIVOT")) return IsOperator(Peek(1), "(");
     if (!IsKeyword(Current(), "UNPIVOT")) return false;
     return IsOperator(Peek(1), "(") ||
-           ((IsKeyword(Peek(1), "INCLUDE") || IsKeyword(Peek(1), "EXCLUDE")) && IsKeyword(Peek(2), "NULLS"));
+           ((IsKeyword(Peek(1), "INCLUDE") || IsKeyword(Peek(1), "EXCLUDE")) &&
+            IsKeyword(Peek(2), "NULLS"));
   }
 
   // `[AS] alias` after a PIVOT aggregate or value, or an UNPIVOT item.
@@ -1795,7 +1805,8 @@ class Parser {
       while (MatchOperator(",")) tuple.push_back(ParseExpr());
       ExpectOperator(")");
       const Token& next = Current();
-      if (IsOperator(next, ",") || IsOperator(next, ")") || IsKeyword(next, "AS") || IsIdentifierToken(next)) {
+      if (IsOperator(next, ",") || IsOperator(next, ")") || IsKeyword(next, "AS") ||
+          IsIdentifierToken(next)) {
         return tuple;
       }
       index_ = start;
@@ -2651,16 +2662,20 @@ class Parser {
 
 }  // namespace
 
-std::vector<std::vector<ExpressionPtr>> ExpandGroupingAnalytics(const GroupingAnalytics& analytics) {
+std::vector<std::vector<ExpressionPtr>> ExpandGroupingAnalytics(
+    const GroupingAnalytics& analytics) {
   using Kind = GroupingAnalytics::Kind;
   auto too_many = [&]() {
-    throw MakeError(ErrorClass::GROUPING_SIZE_LIMIT_EXCEEDED, {{"maxSize", std::to_string(kMaxGroupingSets)}})
+    throw MakeError(ErrorClass::GROUPING_SIZE_LIMIT_EXCEEDED,
+                    {{"maxSize", std::to_string(kMaxGroupingSets)}})
         .WithContext(FormatPosition(analytics.position));
   };
   std::vector<std::vector<ExpressionPtr>> sets;
   const std::vector<std::vector<ExpressionPtr>>& groups = analytics.groups;
   switch (analytics.kind) {
-    case Kind::kGroupingSets: sets = groups; break;
+    case Kind::kGroupingSets:
+      sets = groups;
+      break;
     case Kind::kRollup:
       // (g1, ..., gn), (g1, ..., gn-1), ..., ().
       if (groups.size() + 1 > kMaxGroupingSets) too_many();
