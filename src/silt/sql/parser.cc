@@ -1483,6 +1483,20 @@ class Parser {
     } while (MatchOperator(","));
     if (MatchKeyword("FROM")) query->from = ParseFromList();
     ParseLateralViews(query->from);
+    // PIVOT / UNPIVOT after the lateral views apply to the whole FROM clause.
+    while (!query->from.empty() && StartsPivotOrUnpivot()) {
+      TableReferencePtr all = query->from[0];
+      for (size_t i = 1; i < query->from.size(); ++i) {
+        auto join = std::make_shared<TableReference>();
+        join->kind = TableReferenceKind::kJoin;
+        join->position = query->from[i]->position;
+        join->join_type = JoinType::kCross;
+        join->left = all;
+        join->right = query->from[i];
+        all = join;
+      }
+      query->from = {ParsePivotOrUnpivot(all)};
+    }
     if (MatchKeyword("WHERE")) query->where = ParseExpr();
     if (MatchKeywords({"GROUP", "BY"})) {
       if (IsKeyword(Current(), "ALL") && !IsOperator(Peek(1), "(") && !IsOperator(Peek(1), ".")) {
