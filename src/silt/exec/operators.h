@@ -65,6 +65,13 @@ OperatorPtr MakeFilter(OperatorPtr child, expr::ExpressionPtr predicate);
 OperatorPtr MakeProject(OperatorPtr child, std::vector<expr::ExpressionPtr> expressions,
                         std::vector<std::string> names);
 
+/// Every input row once per projection (Spark's Expand, for GROUPING SETS, ROLLUP and CUBE):
+/// each projection lists one expression per output column (over child's columns; a bare column
+/// is passed through), all projections agreeing on the types. A column is nullable when any
+/// projection's expression is. Parallel pulls are supported when the child's are.
+OperatorPtr MakeExpand(OperatorPtr child, std::vector<std::vector<expr::ExpressionPtr>> projections,
+                       std::vector<std::string> names);
+
 /// Skips `offset` rows, then returns at most `limit` rows (nullopt = no limit); stops pulling
 /// the child once the limit is reached.
 OperatorPtr MakeLimit(OperatorPtr child, std::optional<int64_t> limit, int64_t offset = 0);

@@ -144,6 +144,9 @@ struct Expression {
 
   /// kFunction.
   bool distinct = false;
+  /// kFunction `struct(x AS name, y)`: one name per argument (empty where unaliased); empty when
+  /// no argument is aliased.
+  std::vector<std::string> argument_names;
   /// kFunction: CURRENT_DATE, CURRENT_TIMESTAMP or CURRENT_USER written without parentheses. As
   /// in Spark, a column of that name in scope wins over the function.
   bool niladic_keyword = false;
@@ -173,9 +176,33 @@ enum class TableReferenceKind {
   kFunction,     ///< table function call (`range(10)`, `table_changes('t', 1)`): function
   kJoin,         ///< left join_type right [ON condition | USING (using_columns)]; natural
   kLateralView,  ///< left LATERAL VIEW [OUTER] function alias AS column_aliases
+  kPivot,        ///< left PIVOT (pivot); alias
+  kUnpivot,      ///< left UNPIVOT [INCLUDE|EXCLUDE NULLS] (unpivot) [[AS] alias]
 };
 
 enum class JoinType { kInner, kLeftOuter, kRightOuter, kFullOuter, kCross, kLeftSemi, kLeftAnti };
+
+/// PIVOT (aggregates FOR columns IN (values)): each value is a tuple with one expression per
+/// pivot column, optionally aliased.
+struct PivotSpec {
+  std::vector<ExpressionPtr> aggregates;
+  std::vector<std::string> aggregate_aliases;  ///< empty string where an aggregate has no alias
+  std::vector<QualifiedName> columns;
+  std::vector<std::vector<ExpressionPtr>> values;
+  std::vector<std::string> value_aliases;  ///< empty string where a value has no alias
+  std::vector<SourcePosition> value_positions;
+};
+
+/// UNPIVOT: `value FOR name IN (c1 [AS a], ...)`, or with several value columns
+/// `(v1, v2) FOR name IN ((c1, c2) [AS a], ...)`.
+struct UnpivotSpec {
+  bool include_nulls = false;
+  std::vector<std::string> value_columns;
+  std::string name_column;
+  std::vector<std::vector<QualifiedName>> columns;  ///< one set per IN item
+  std::vector<std::string> aliases;                 ///< empty string where an item has no alias
+  std::vector<SourcePosition> positions;
+};
 
 /// An item of FROM. See TableReferenceKind for the fields each kind uses.
 struct TableReference {
@@ -196,6 +223,8 @@ struct TableReference {
   ExpressionPtr condition;
   std::vector<std::string> using_columns;
   bool outer = false;  ///< LATERAL VIEW OUTER
+  std::shared_ptr<PivotSpec> pivot;
+  std::shared_ptr<UnpivotSpec> unpivot;
 };
 
 /// One item of a SELECT list.
@@ -211,6 +240,22 @@ struct CommonTableExpression {
   std::string name;
   std::vector<std::string> columns;
   QueryPtr query;
+};
+
+/// ROLLUP (...), CUBE (...) or GROUPING SETS (...) in GROUP BY. For ROLLUP and CUBE each group
+/// is one element as written (`a`, or `(a, b)` for a composite element); for GROUPING SETS each
+/// group is one grouping set (`()` is empty), a nested ROLLUP/CUBE already expanded to its sets.
+struct GroupingAnalytics {
+  enum class Kind { kRollup, kCube, kGroupingSets };
+  Kind kind = Kind::kGroupingSets;
+  SourcePosition position;
+  std::vector<std::vector<ExpressionPtr>> groups;
+};
+
+/// One item of a GROUP BY clause with grouping analytics: an expression, or an analytics element.
+struct GroupingElement {
+  ExpressionPtr expression;
+  std::optional<GroupingAnalytics> analytics;
 };
 
 enum class QueryKind {
@@ -237,6 +282,12 @@ struct Query {
   ExpressionPtr where;
   std::vector<ExpressionPtr> group_by;
   bool group_by_all = false;
+  /// GROUP BY with ROLLUP, CUBE or GROUPING SETS (then `group_by` is empty): the items in order;
+  /// `GROUP BY a, b WITH ROLLUP` is one ROLLUP element. `grouping_sets_legacy` marks Hive's
+  /// `GROUP BY a, b GROUPING SETS (...)`: the items are the leading expressions followed by one
+  /// GROUPING SETS element, and only that element's sets are the grouping sets.
+  std::vector<GroupingElement> grouping_elements;
+  bool grouping_sets_legacy = false;
   ExpressionPtr having;
   ExpressionPtr qualify;
   std::vector<std::pair<std::string, WindowSpec>> windows;

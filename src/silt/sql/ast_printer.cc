@@ -418,7 +418,14 @@ class Printer {
     }
     out += "(";
     if (e.distinct) out += "DISTINCT ";
-    out += List(e.children) + ")";
+    for (size_t i = 0; i < e.children.size(); ++i) {
+      if (i > 0) out += ", ";
+      out += Expression(*e.children[i]);
+      if (i < e.argument_names.size() && !e.argument_names[i].empty()) {
+        out += " AS " + QuoteIdentifier(e.argument_names[i]);
+      }
+    }
+    out += ")";
     if (e.filter) out += " FILTER (WHERE " + Expression(*e.filter) + ")";
     if (e.window) {
       if (!e.window->reference_name.empty() && e.window->partition_by.empty() &&
@@ -523,6 +530,30 @@ class Printer {
     return out;
   }
 
+  std::string GroupingElements(const struct Query& q) {
+    std::string out;
+    for (size_t i = 0; i < q.grouping_elements.size(); ++i) {
+      const GroupingElement& element = q.grouping_elements[i];
+      if (i > 0) out += q.grouping_sets_legacy && element.analytics ? " " : ", ";
+      if (!element.analytics) {
+        out += Expression(*element.expression);
+        continue;
+      }
+      const GroupingAnalytics& analytics = *element.analytics;
+      bool sets = analytics.kind == GroupingAnalytics::Kind::kGroupingSets;
+      out += sets                                                 ? "GROUPING SETS ("
+             : analytics.kind == GroupingAnalytics::Kind::kRollup ? "ROLLUP ("
+                                                                  : "CUBE (";
+      for (size_t g = 0; g < analytics.groups.size(); ++g) {
+        if (g > 0) out += ", ";
+        const std::vector<ExpressionPtr>& group = analytics.groups[g];
+        out += group.size() == 1 && !sets ? Expression(*group[0]) : "(" + List(group) + ")";
+      }
+      out += ")";
+    }
+    return out;
+  }
+
   std::string Select(const struct Query& q) {
     std::string out = q.distinct ? "SELECT DISTINCT " : "SELECT ";
     for (size_t i = 0; i < q.select_list.size(); ++i) {
@@ -542,6 +573,7 @@ class Printer {
     if (q.where) out += " WHERE " + Expression(*q.where);
     if (q.group_by_all) out += " GROUP BY ALL";
     if (!q.group_by.empty()) out += " GROUP BY " + List(q.group_by);
+    if (!q.grouping_elements.empty()) out += " GROUP BY " + GroupingElements(q);
     if (q.having) out += " HAVING " + Expression(*q.having);
     if (q.qualify) out += " QUALIFY " + Expression(*q.qualify);
     if (!q.windows.empty()) {
@@ -602,8 +634,50 @@ class Printer {
         }
         return out;
       }
+      case TableReferenceKind::kPivot: {
+        const PivotSpec& pivot = *t.pivot;
+        std::string out = Table(*t.left) + " PIVOT (";
+        for (size_t i = 0; i < pivot.aggregates.size(); ++i) {
+          if (i > 0) out += ", ";
+          out += Expression(*pivot.aggregates[i]);
+          if (!pivot.aggregate_aliases[i].empty()) {
+            out += " AS " + QuoteIdentifier(pivot.aggregate_aliases[i]);
+          }
+        }
+        out += " FOR " + NameTuple(pivot.columns) + " IN (";
+        for (size_t i = 0; i < pivot.values.size(); ++i) {
+          if (i > 0) out += ", ";
+          out += pivot.values[i].size() == 1 ? Expression(*pivot.values[i][0])
+                                             : "(" + List(pivot.values[i]) + ")";
+          if (!pivot.value_aliases[i].empty()) {
+            out += " AS " + QuoteIdentifier(pivot.value_aliases[i]);
+          }
+        }
+        return out + "))" + Alias(t);
+      }
+      case TableReferenceKind::kUnpivot: {
+        const UnpivotSpec& unpivot = *t.unpivot;
+        std::string out = Table(*t.left) + " UNPIVOT " +
+                          (unpivot.include_nulls ? "INCLUDE" : "EXCLUDE") + " NULLS (";
+        out += unpivot.value_columns.size() == 1 ? QuoteIdentifier(unpivot.value_columns[0])
+                                                 : NameList(unpivot.value_columns);
+        out += " FOR " + QuoteIdentifier(unpivot.name_column) + " IN (";
+        for (size_t i = 0; i < unpivot.columns.size(); ++i) {
+          if (i > 0) out += ", ";
+          out += NameTuple(unpivot.columns[i]);
+          if (!unpivot.aliases[i].empty()) out += " AS " + QuoteIdentifier(unpivot.aliases[i]);
+        }
+        return out + "))" + Alias(t);
+      }
     }
     return "?";
+  }
+
+  std::string NameTuple(const std::vector<QualifiedName>& names) {
+    if (names.size() == 1) return Name(names[0]);
+    std::string out = "(";
+    for (size_t i = 0; i < names.size(); ++i) out += (i > 0 ? ", " : "") + Name(names[i]);
+    return out + ")";
   }
 
   std::string Properties(const std::vector<std::pair<std::string, std::string>>& properties) {

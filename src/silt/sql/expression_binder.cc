@@ -486,6 +486,10 @@ expr::ExpressionPtr BindingScope::BindGenerator(const Expression& call, Expressi
       .WithContext(FormatPosition(call.position));
 }
 
+expr::ExpressionPtr BindingScope::BindGrouping(const Expression& call, ExpressionBinder&) {
+  throw MakeError(ErrorClass::UNSUPPORTED_GROUPING_EXPRESSION, {}).WithContext(FormatPosition(call.position));
+}
+
 // ---- ExpressionBinder ----
 
 ExpressionBinder::ExpressionBinder(BindingScope& scope, const expr::FunctionRegistry& functions)
@@ -826,6 +830,7 @@ expr::ExpressionPtr ExpressionBinder::BindFunction(const Expression& node) {
   }
   if (node.window) return scope_.BindWindow(node, *this);
   if (exec::IsAggregateFunction(name)) return scope_.BindAggregate(node, *this);
+  if (name == "grouping" || name == "grouping_id") return scope_.BindGrouping(node, *this);
   if (exec::IsWindowFunction(name)) {
     SILT_THROW(WINDOW_FUNCTION_WITHOUT_OVER_CLAUSE, {{"funcName", "\"" + name + "\""}});
   }
@@ -855,7 +860,9 @@ expr::ExpressionPtr ExpressionBinder::BindFunction(const Expression& node) {
     std::vector<expr::ExpressionPtr> named;
     for (size_t i = 0; i < arguments.size(); ++i) {
       const Expression& child = *node.children[i];
-      std::string field = child.kind == ExpressionKind::kColumn        ? child.name.back()
+      std::string field = i < node.argument_names.size() && !node.argument_names[i].empty()
+                              ? node.argument_names[i]
+                          : child.kind == ExpressionKind::kColumn      ? child.name.back()
                           : child.kind == ExpressionKind::kFieldAccess ? child.name[0]
                                                                         : "col" + std::to_string(i + 1);
       named.push_back(expr::Literal(expr::Scalar::String(field)));

@@ -38,6 +38,9 @@ class BindingScope {
   /// A generator (explode, posexplode, inline) in a select list. The default throws
   /// UNSUPPORTED_GENERATOR.
   virtual expr::ExpressionPtr BindGenerator(const Expression& call, ExpressionBinder& binder);
+  /// grouping(col) or grouping_id(cols...). The default throws UNSUPPORTED_GROUPING_EXPRESSION
+  /// (they need GROUP BY with GROUPING SETS, ROLLUP or CUBE).
+  virtual expr::ExpressionPtr BindGrouping(const Expression& call, ExpressionBinder& binder);
   /// A name used in the place where this scope's context allows it instead of a column (unused
   /// by default): lambda parameters. Returns nullptr when the name is not one.
   virtual expr::ExpressionPtr ResolveSpecialName(const QualifiedName& name) { return nullptr; }

@@ -250,6 +250,11 @@ std::string FunctionSql(const Expression& node) {
   std::string arguments;
   if (name == "count" && node.children.size() == 1 && node.children[0]->kind == ExpressionKind::kStar) {
     arguments = "1";
+  } else if (!node.argument_names.empty()) {
+    for (size_t i = 0; i < node.children.size(); ++i) {
+      arguments += (i > 0 ? ", " : "") + ExpressionSql(*node.children[i]);
+      if (i < node.argument_names.size() && !node.argument_names[i].empty()) arguments += " AS " + node.argument_names[i];
+    }
   } else {
     arguments = Join(node.children);
     if ((name == "aggregate" || name == "reduce") && node.children.size() == 3) {

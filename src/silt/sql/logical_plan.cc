@@ -314,6 +314,18 @@ std::string NodeLine(const LogicalNode& node) {
       std::vector<LogicalColumn> generated(node.columns.begin() + base, node.columns.end());
       return text + ", [" + ColumnList(generated) + "]";
     }
+    case LogicalKind::kExpand: {
+      text = "Expand [";
+      for (size_t p = 0; p < node.projections.size(); ++p) {
+        text += p > 0 ? ", [" : "[";
+        for (size_t i = 0; i < node.projections[p].size(); ++i) {
+          if (i > 0) text += ", ";
+          text += ExpressionText(*node.projections[p][i], *input);
+        }
+        text += "]";
+      }
+      return text + "], [" + ColumnList(node.columns) + "]";
+    }
   }
   return text;
 }

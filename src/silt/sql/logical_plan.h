@@ -57,6 +57,7 @@ enum class LogicalKind {
   kDistinct,      ///< distinct rows of the child
   kGenerate,      ///< generate. Output: child columns then the generated ones
   kChangeFeedScan,  ///< change_feed, scan_columns, scan_predicates, predicate (row filter)
+  kExpand,        ///< projections: each child row once per projection (GROUPING SETS, ROLLUP, CUBE)
 };
 
 struct LogicalNode;
@@ -114,6 +115,10 @@ struct LogicalNode {
   bool set_all = false;
 
   exec::GenerateSpec generate;
+
+  /// kExpand: one list of expressions (one per output column, over the child's columns) per copy
+  /// of each row.
+  std::vector<std::vector<expr::ExpressionPtr>> projections;
 };
 
 /// A fresh column id for this process (ids only need to be unique within one plan's text).

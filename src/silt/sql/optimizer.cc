@@ -540,6 +540,30 @@ Pruned Prune(const LogicalPtr& plan, std::vector<bool> needed) {
       }
       return {join, mapping};
     }
+    case LogicalKind::kExpand: {
+      std::vector<bool> child_needed(plan->children[0]->columns.size(), false);
+      for (const std::vector<ExpressionPtr>& projection : plan->projections) {
+        for (size_t i = 0; i < projection.size(); ++i) {
+          if (needed[i]) MarkReferenced(projection[i], child_needed);
+        }
+      }
+      Pruned child = Prune(plan->children[0], child_needed);
+      copy->children[0] = child.node;
+      copy->columns.clear();
+      std::vector<int> mapping(plan->columns.size(), -1);
+      for (size_t i = 0; i < plan->columns.size(); ++i) {
+        if (!needed[i]) continue;
+        mapping[i] = static_cast<int>(copy->columns.size());
+        copy->columns.push_back(plan->columns[i]);
+      }
+      for (size_t p = 0; p < plan->projections.size(); ++p) {
+        copy->projections[p].clear();
+        for (size_t i = 0; i < plan->projections[p].size(); ++i) {
+          if (needed[i]) copy->projections[p].push_back(Remap(plan->projections[p][i], child.mapping));
+        }
+      }
+      return {copy, mapping};
+    }
     case LogicalKind::kUnion:
     case LogicalKind::kSetOperation:
     case LogicalKind::kDistinct: {

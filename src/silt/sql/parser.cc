@@ -1,5 +1,6 @@
 #include "silt/sql/parser.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdint>
 #include <initializer_list>
@@ -796,7 +797,23 @@ class Parser {
       }
       function->children.push_back(ParseExpr());
       if (function->name.size() == 1 && !function->distinct) ParseSqlStandardArguments(*function);
-      while (MatchOperator(",")) function->children.push_back(ParseExpr());
+      // `struct(x AS name, y)`: Spark's struct takes named expressions.
+      bool named_arguments =
+          function->name.size() == 1 && EqualsIgnoreCase(function->name[0], "STRUCT");
+      auto parse_argument_name = [&]() {
+        if (!named_arguments) return;
+        function->argument_names.resize(function->children.size());
+        if (MatchKeyword("AS")) function->argument_names.back() = ParseAliasName();
+      };
+      parse_argument_name();
+      while (MatchOperator(",")) {
+        function->children.push_back(ParseExpr());
+        parse_argument_name();
+      }
+      if (std::all_of(function->argument_names.begin(), function->argument_names.end(),
+                      [](const std::string& name) { return name.empty(); })) {
+        function->argument_names.clear();
+      }
       ExpectOperator(")");
     }
     if (IsKeyword(Current(), "FILTER") && IsOperator(Peek(1), "(")) {
@@ -1316,7 +1333,7 @@ class Parser {
     DepthGuard guard(*this);
     SourcePosition position = Current().position;
     std::vector<CommonTableExpression> with;
-    if (MatchKeyword("WITH")) with = ParseCommonTableExpressions();
+    if (MatchKeyword("WITH")) with = ParseCommonTableExpressions(position);
     QueryPtr query = ParseSetOperations();
     bool has_modifiers = IsKeyword(Current(), "ORDER") || IsKeyword(Current(), "SORT") ||
                          IsKeyword(Current(), "LIMIT") || IsKeyword(Current(), "OFFSET");
@@ -1415,6 +1432,21 @@ class Parser {
       query->kind = QueryKind::kValues;
       query->position = token.position;
       query->values = ParseValuesRows();
+      if (IsKeyword(Current(), "AS") || IsIdentifierToken(Current())) {
+        // `VALUES ... [AS] t(a, b)` as a query: the aliased inline table, selected whole.
+        auto table = std::make_shared<TableReference>();
+        table->kind = TableReferenceKind::kValues;
+        table->position = token.position;
+        table->values = std::move(query->values);
+        ParseTableAlias(*table, true);
+        auto select = std::make_shared<Query>();
+        select->position = token.position;
+        SelectItem star;
+        star.expression = MakeExpression(ExpressionKind::kStar, token.position);
+        select->select_list.push_back(std::move(star));
+        select->from.push_back(std::move(table));
+        return select;
+      }
       return query;
     }
     if (IsKeyword(token, "TABLE")) {
@@ -1482,14 +1514,27 @@ class Parser {
     } while (MatchOperator(","));
     if (MatchKeyword("FROM")) query->from = ParseFromList();
     ParseLateralViews(query->from);
+    // PIVOT / UNPIVOT after the lateral views apply to the whole FROM clause.
+    while (!query->from.empty() && StartsPivotOrUnpivot()) {
+      TableReferencePtr all = query->from[0];
+      for (size_t i = 1; i < query->from.size(); ++i) {
+        auto join = std::make_shared<TableReference>();
+        join->kind = TableReferenceKind::kJoin;
+        join->position = query->from[i]->position;
+        join->join_type = JoinType::kCross;
+        join->left = all;
+        join->right = query->from[i];
+        all = join;
+      }
+      query->from = {ParsePivotOrUnpivot(all)};
+    }
     if (MatchKeyword("WHERE")) query->where = ParseExpr();
     if (MatchKeywords({"GROUP", "BY"})) {
       if (IsKeyword(Current(), "ALL") && !IsOperator(Peek(1), "(") && !IsOperator(Peek(1), ".")) {
         Advance();
         query->group_by_all = true;
       } else {
-        query->group_by.push_back(ParseExpr());
-        while (MatchOperator(",")) query->group_by.push_back(ParseExpr());
+        ParseGroupBy(*query);
       }
     }
     if (MatchKeyword("HAVING")) query->having = ParseExpr();
@@ -1506,6 +1551,113 @@ class Parser {
       }
     }
     return query;
+  }
+
+  // GROUP BY items: expressions, ROLLUP/CUBE/GROUPING SETS elements, `... WITH ROLLUP|CUBE` and
+  // Hive's `GROUP BY a, b GROUPING SETS (...)`.
+  void ParseGroupBy(Query& query) {
+    std::vector<GroupingElement> elements;
+    bool analytics = false;
+    do {
+      GroupingElement element;
+      if (StartsGroupingAnalytics()) {
+        element.analytics = ParseGroupingAnalytics();
+        analytics = true;
+      } else {
+        element.expression = ParseExpr();
+      }
+      elements.push_back(std::move(element));
+    } while (MatchOperator(","));
+    if (!analytics && IsKeyword(Current(), "WITH") &&
+        (IsKeyword(Peek(1), "ROLLUP") || IsKeyword(Peek(1), "CUBE"))) {
+      Advance();
+      GroupingAnalytics rollup;
+      rollup.position = Current().position;
+      rollup.kind = IsKeyword(Advance(), "ROLLUP") ? GroupingAnalytics::Kind::kRollup
+                                                   : GroupingAnalytics::Kind::kCube;
+      for (GroupingElement& element : elements) rollup.groups.push_back({element.expression});
+      query.grouping_elements.push_back(GroupingElement{nullptr, std::move(rollup)});
+      return;
+    }
+    if (!analytics && IsKeyword(Current(), "GROUPING") && StartsGroupingAnalytics()) {
+      GroupingElement sets;
+      sets.analytics = ParseGroupingAnalytics();
+      elements.push_back(std::move(sets));
+      query.grouping_sets_legacy = true;
+      analytics = true;
+    }
+    if (!analytics) {
+      for (GroupingElement& element : elements) {
+        query.group_by.push_back(std::move(element.expression));
+      }
+      return;
+    }
+    query.grouping_elements = std::move(elements);
+  }
+
+  bool StartsGroupingAnalytics() const {
+    if ((IsKeyword(Current(), "ROLLUP") || IsKeyword(Current(), "CUBE")) &&
+        IsOperator(Peek(1), "(")) {
+      return true;
+    }
+    return IsKeyword(Current(), "GROUPING") && IsKeyword(Peek(1), "SETS") &&
+           IsOperator(Peek(2), "(");
+  }
+
+  GroupingAnalytics ParseGroupingAnalytics() {
+    DepthGuard guard(*this);
+    GroupingAnalytics analytics;
+    analytics.position = Current().position;
+    if (MatchKeyword("ROLLUP")) {
+      analytics.kind = GroupingAnalytics::Kind::kRollup;
+    } else if (MatchKeyword("CUBE")) {
+      analytics.kind = GroupingAnalytics::Kind::kCube;
+    } else {
+      Advance();  // GROUPING
+      Advance();  // SETS
+      analytics.kind = GroupingAnalytics::Kind::kGroupingSets;
+    }
+    ExpectOperator("(");
+    // `ROLLUP ()` and `CUBE ()` have the empty grouping set only.
+    if (analytics.kind != GroupingAnalytics::Kind::kGroupingSets && MatchOperator(")")) {
+      return analytics;
+    }
+    do {
+      if (analytics.kind == GroupingAnalytics::Kind::kGroupingSets && StartsGroupingAnalytics()) {
+        // A ROLLUP, CUBE or GROUPING SETS nested in GROUPING SETS contributes its sets.
+        GroupingAnalytics nested = ParseGroupingAnalytics();
+        for (std::vector<ExpressionPtr>& set : ExpandGroupingAnalytics(nested)) {
+          analytics.groups.push_back(std::move(set));
+          if (analytics.groups.size() > kMaxGroupingSets) {
+            throw MakeError(ErrorClass::GROUPING_SIZE_LIMIT_EXCEEDED,
+                            {{"maxSize", std::to_string(kMaxGroupingSets)}})
+                .WithContext(FormatPosition(analytics.position));
+          }
+        }
+      } else {
+        analytics.groups.push_back(ParseGroupingSet());
+      }
+    } while (MatchOperator(","));
+    ExpectOperator(")");
+    return analytics;
+  }
+
+  // One element of ROLLUP/CUBE or one set of GROUPING SETS: `(a, b)`, `()` or an expression
+  // (`(a + b) * 2` starts with a parenthesis but is one expression).
+  std::vector<ExpressionPtr> ParseGroupingSet() {
+    if (IsOperator(Current(), "(") && !StartsQuery(1)) {
+      size_t start = index_;
+      Advance();
+      std::vector<ExpressionPtr> set;
+      if (!MatchOperator(")")) {
+        set.push_back(ParseExpr());
+        while (MatchOperator(",")) set.push_back(ParseExpr());
+        ExpectOperator(")");
+      }
+      if (IsOperator(Current(), ",") || IsOperator(Current(), ")")) return set;
+      index_ = start;
+    }
+    return {ParseExpr()};
   }
 
   // Aliases after AS may be any word, even a reserved one, as in Spark.
@@ -1546,6 +1698,11 @@ class Parser {
     DepthGuard chain(*this, 0);
     TableReferencePtr left = ParseTablePrimary();
     while (true) {
+      if (StartsPivotOrUnpivot()) {
+        chain.Add();
+        left = ParsePivotOrUnpivot(left);
+        continue;
+      }
       const Token& start = Current();
       bool natural = MatchKeyword("NATURAL");
       JoinType type = JoinType::kInner;
@@ -1597,7 +1754,8 @@ class Parser {
   }
 
   // The list after WITH: `name [(cols)] [AS] (query), ...`.
-  std::vector<CommonTableExpression> ParseCommonTableExpressions() {
+  // `position` is the WITH keyword's (DUPLICATED_CTE_NAMES points there).
+  std::vector<CommonTableExpression> ParseCommonTableExpressions(const SourcePosition& position) {
     std::vector<CommonTableExpression> with;
     MatchKeyword("RECURSIVE");
     do {
@@ -1610,6 +1768,22 @@ class Parser {
       ExpectOperator(")");
       with.push_back(std::move(cte));
     } while (MatchOperator(","));
+    // Names compare case-insensitively, as they resolve; an inner WITH may reuse an outer name.
+    std::vector<std::string> duplicates;
+    for (size_t i = 0; i < with.size(); ++i) {
+      for (size_t j = 0; j < i; ++j) {
+        if (EqualsIgnoreCase(with[j].name, with[i].name) &&
+            std::find(duplicates.begin(), duplicates.end(), with[i].name) == duplicates.end()) {
+          duplicates.push_back(with[i].name);
+        }
+      }
+    }
+    if (!duplicates.empty()) {
+      std::string names;
+      for (const std::string& name : duplicates) names += (names.empty() ? "`" : ", `") + name + "`";
+      throw MakeError(ErrorClass::DUPLICATED_CTE_NAMES, {{"duplicateNames", names}})
+          .WithContext(FormatPosition(position));
+    }
     return with;
   }
 
@@ -1618,8 +1792,8 @@ class Parser {
   // query.
   std::optional<Statement> ParseWithDml() {
     const size_t start = index_;
-    Advance();  // WITH
-    std::vector<CommonTableExpression> with = ParseCommonTableExpressions();
+    const SourcePosition position = Advance().position;  // WITH
+    std::vector<CommonTableExpression> with = ParseCommonTableExpressions(position);
     const Token& token = Current();
     if (!IsKeyword(token, "MERGE") && !IsKeyword(token, "INSERT") && !IsKeyword(token, "UPDATE") &&
         !IsKeyword(token, "DELETE")) {
@@ -1645,6 +1819,112 @@ class Parser {
       statement.with = std::move(with);
     }
     return statement;
+  }
+
+  bool StartsPivotOrUnpivot() const {
+    if (IsKeyword(Current(), "PIVOT")) return IsOperator(Peek(1), "(");
+    if (!IsKeyword(Current(), "UNPIVOT")) return false;
+    return IsOperator(Peek(1), "(") ||
+           ((IsKeyword(Peek(1), "INCLUDE") || IsKeyword(Peek(1), "EXCLUDE")) &&
+            IsKeyword(Peek(2), "NULLS"));
+  }
+
+  // `[AS] alias` after a PIVOT aggregate or value, or an UNPIVOT item.
+  std::string ParseOptionalItemAlias() {
+    if (MatchKeyword("AS")) return ParseAliasName();
+    if (IsIdentifierToken(Current()) && !IsKeyword(Current(), "FOR")) return ParseIdentifier();
+    return "";
+  }
+
+  std::vector<QualifiedName> ParseColumnNameTuple() {
+    std::vector<QualifiedName> names;
+    if (MatchOperator("(")) {
+      do {
+        names.push_back(ParseQualifiedName());
+      } while (MatchOperator(","));
+      ExpectOperator(")");
+    } else {
+      names.push_back(ParseQualifiedName());
+    }
+    return names;
+  }
+
+  // `source PIVOT (agg [AS a], ... FOR col | (c1, c2) IN (value [AS v], ...))` and
+  // `source UNPIVOT [INCLUDE | EXCLUDE NULLS] (value FOR name IN (c [AS a], ...)) [[AS] alias]`.
+  TableReferencePtr ParsePivotOrUnpivot(TableReferencePtr source) {
+    auto node = std::make_shared<TableReference>();
+    node->position = Current().position;
+    node->left = std::move(source);
+    if (MatchKeyword("PIVOT")) {
+      node->kind = TableReferenceKind::kPivot;
+      auto spec = std::make_shared<PivotSpec>();
+      ExpectOperator("(");
+      do {
+        spec->aggregates.push_back(ParseExpr());
+        spec->aggregate_aliases.push_back(ParseOptionalItemAlias());
+      } while (MatchOperator(","));
+      ExpectKeyword("FOR");
+      spec->columns = ParseColumnNameTuple();
+      ExpectKeyword("IN");
+      ExpectOperator("(");
+      do {
+        spec->value_positions.push_back(Current().position);
+        spec->values.push_back(ParsePivotValue());
+        spec->value_aliases.push_back(ParseOptionalItemAlias());
+      } while (MatchOperator(","));
+      ExpectOperator(")");
+      ExpectOperator(")");
+      node->pivot = std::move(spec);
+    } else {
+      Advance();  // UNPIVOT
+      node->kind = TableReferenceKind::kUnpivot;
+      auto spec = std::make_shared<UnpivotSpec>();
+      if (MatchKeyword("INCLUDE")) {
+        ExpectKeyword("NULLS");
+        spec->include_nulls = true;
+      } else if (MatchKeyword("EXCLUDE")) {
+        ExpectKeyword("NULLS");
+      }
+      ExpectOperator("(");
+      if (IsOperator(Current(), "(")) {
+        spec->value_columns = ParseIdentifierList();
+      } else {
+        spec->value_columns.push_back(ParseIdentifier());
+      }
+      ExpectKeyword("FOR");
+      spec->name_column = ParseIdentifier();
+      ExpectKeyword("IN");
+      ExpectOperator("(");
+      do {
+        spec->positions.push_back(Current().position);
+        spec->columns.push_back(ParseColumnNameTuple());
+        spec->aliases.push_back(ParseOptionalItemAlias());
+      } while (MatchOperator(","));
+      ExpectOperator(")");
+      ExpectOperator(")");
+      node->unpivot = std::move(spec);
+    }
+    ParseTableAlias(*node, false);
+    return node;
+  }
+
+  // A PIVOT value: an expression, or a parenthesised tuple for several pivot columns
+  // (`('John', 30)`); `(1 + 2) * 3` starts with a parenthesis but is one expression.
+  std::vector<ExpressionPtr> ParsePivotValue() {
+    if (IsOperator(Current(), "(") && !StartsQuery(1)) {
+      size_t start = index_;
+      Advance();
+      std::vector<ExpressionPtr> tuple{ParseExpr()};
+      while (MatchOperator(",")) tuple.push_back(ParseExpr());
+      ExpectOperator(")");
+      const Token& next = Current();
+      if (IsOperator(next, ",") || IsOperator(next, ")") || IsKeyword(next, "AS") ||
+          IsIdentifierToken(next)) {
+        return tuple;
+      }
+      index_ = start;
+    }
+    return {ParseExpr()};
   }
 
   // `[FOR] VERSION | SYSTEM_VERSION | TIMESTAMP | SYSTEM_TIME AS OF ...`.
@@ -1711,7 +1991,7 @@ class Parser {
   void ParseTableAlias(TableReference& table, bool allow_column_list) {
     bool has_as = MatchKeyword("AS");
     if (has_as || (IsIdentifierToken(Current()) && !StartsTimeTravel() &&
-                   !IsKeyword(Current(), "TABLESAMPLE"))) {
+                   !IsKeyword(Current(), "TABLESAMPLE") && !StartsPivotOrUnpivot())) {
       table.alias = has_as ? ParseAnyIdentifier() : ParseIdentifier();
       if (allow_column_list && IsOperator(Current(), "(")) {
         table.column_aliases = ParseIdentifierList();
@@ -2497,6 +2777,50 @@ class Parser {
 };
 
 }  // namespace
+
+std::vector<std::vector<ExpressionPtr>> ExpandGroupingAnalytics(
+    const GroupingAnalytics& analytics) {
+  using Kind = GroupingAnalytics::Kind;
+  auto too_many = [&]() {
+    throw MakeError(ErrorClass::GROUPING_SIZE_LIMIT_EXCEEDED,
+                    {{"maxSize", std::to_string(kMaxGroupingSets)}})
+        .WithContext(FormatPosition(analytics.position));
+  };
+  std::vector<std::vector<ExpressionPtr>> sets;
+  const std::vector<std::vector<ExpressionPtr>>& groups = analytics.groups;
+  switch (analytics.kind) {
+    case Kind::kGroupingSets:
+      sets = groups;
+      break;
+    case Kind::kRollup:
+      // (g1, ..., gn), (g1, ..., gn-1), ..., ().
+      if (groups.size() + 1 > kMaxGroupingSets) too_many();
+      for (size_t n = groups.size() + 1; n-- > 0;) {
+        std::vector<ExpressionPtr> set;
+        for (size_t g = 0; g < n; ++g) set.insert(set.end(), groups[g].begin(), groups[g].end());
+        sets.push_back(std::move(set));
+      }
+      break;
+    case Kind::kCube: {
+      // Every subset, in Spark's order: those with the first group, then those without it.
+      if (groups.size() >= 63 || (size_t{1} << groups.size()) > kMaxGroupingSets) too_many();
+      size_t count = size_t{1} << groups.size();
+      for (size_t mask = 0; mask < count; ++mask) {
+        std::vector<ExpressionPtr> set;
+        for (size_t g = 0; g < groups.size(); ++g) {
+          // Bit (n-1-g) of the complement: the first group is kept in the first half.
+          if (((count - 1 - mask) >> (groups.size() - 1 - g)) & 1) {
+            set.insert(set.end(), groups[g].begin(), groups[g].end());
+          }
+        }
+        sets.push_back(std::move(set));
+      }
+      break;
+    }
+  }
+  if (sets.size() > kMaxGroupingSets) too_many();
+  return sets;
+}
 
 std::vector<Statement> ParseStatements(std::string_view sql) { return Parser(sql).ParseScript(); }
 

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstddef>
 #include <string_view>
 #include <vector>
 
@@ -12,6 +13,15 @@ namespace silt::sql {
 /// `x AND y`, `a[1][2]`, joins, UNIONs) counts 1, since every one deepens the tree. Deeper input
 /// fails with PARSE_NESTING_TOO_DEEP instead of exhausting the stack.
 inline constexpr int kMaxParseDepth = 1000;
+
+/// The most grouping sets one GROUP BY may produce (after expanding ROLLUP and CUBE and crossing
+/// the elements); more fail with GROUPING_SIZE_LIMIT_EXCEEDED.
+inline constexpr size_t kMaxGroupingSets = 4096;
+
+/// The grouping sets a ROLLUP, CUBE or GROUPING SETS element stands for, in Spark's order:
+/// ROLLUP(a, b) is (a, b), (a), (); CUBE(a, b) is (a, b), (a), (b), (). Throws
+/// GROUPING_SIZE_LIMIT_EXCEEDED beyond kMaxGroupingSets.
+std::vector<std::vector<ExpressionPtr>> ExpandGroupingAnalytics(const GroupingAnalytics& analytics);
 
 /// Parses a script of `;`-separated statements (empty statements between `;` are skipped; a
 /// script with none throws PARSE_EMPTY_STATEMENT). Each statement keeps its source text.

@@ -41,6 +41,48 @@ TEST(ParserQueryTest, SelectClauses) {
   EXPECT_EQ(Sql("TABLE db.t"), "TABLE db.t");
 }
 
+TEST(ParserQueryTest, GroupingAnalytics) {
+  EXPECT_EQ(Sql("SELECT a, b FROM t GROUP BY GROUPING SETS ((a, b), a, ())"),
+            "SELECT a, b FROM t GROUP BY GROUPING SETS ((a, b), (a), ())");
+  EXPECT_EQ(Sql("SELECT a FROM t GROUP BY a, b WITH ROLLUP"), "SELECT a FROM t GROUP BY ROLLUP (a, b)");
+  EXPECT_EQ(Sql("SELECT a FROM t GROUP BY a, b WITH CUBE"), "SELECT a FROM t GROUP BY CUBE (a, b)");
+  EXPECT_EQ(Sql("SELECT a FROM t GROUP BY a, ROLLUP (b, (c, d)), CUBE ((a + 1) * 2)"),
+            "SELECT a FROM t GROUP BY a, ROLLUP (b, (c, d)), CUBE (((a + 1) * 2))");
+  EXPECT_EQ(Sql("SELECT a FROM t GROUP BY a, b GROUPING SETS ((a), ())"),
+            "SELECT a FROM t GROUP BY a, b GROUPING SETS ((a), ())");
+  // A ROLLUP nested in GROUPING SETS is replaced by its sets.
+  EXPECT_EQ(Sql("SELECT a FROM t GROUP BY GROUPING SETS (ROLLUP (a, b), (c))"),
+            "SELECT a FROM t GROUP BY GROUPING SETS ((a, b), (a), (), (c))");
+  EXPECT_EQ(Sql("SELECT count(*) FROM t GROUP BY ROLLUP ()"), "SELECT count(*) FROM t GROUP BY ROLLUP ()");
+  // Not keywords elsewhere: a column named rollup, a function call cube(x) in an expression.
+  EXPECT_EQ(Sql("SELECT rollup FROM t GROUP BY rollup"), "SELECT rollup FROM t GROUP BY rollup");
+  EXPECT_EQ(ToString(ParseStatement("SELECT struct(a AS x, b) FROM t")), "SELECT struct(a AS x, b) FROM t");
+  EXPECT_THROW(ParseStatement("SELECT a FROM t GROUP BY GROUPING SETS ()"), Error);
+  EXPECT_THROW(ParseStatement("SELECT upper(a AS x) FROM t"), Error);
+}
+
+TEST(ParserQueryTest, PivotUnpivotAndInlineTables) {
+  EXPECT_EQ(Sql("SELECT * FROM t PIVOT (sum(a) AS s, avg(b) FOR c IN (1 AS one, 2))"),
+            "SELECT * FROM t PIVOT (sum(a) AS s, avg(b) FOR c IN (1 AS one, 2))");
+  EXPECT_EQ(Sql("SELECT * FROM t PIVOT (sum(a) FOR (c, d) IN ((1, 'x') AS p, (2, 'y') q))"),
+            "SELECT * FROM t PIVOT (sum(a) FOR (c, d) IN ((1, 'x') AS p, (2, 'y') AS q))");
+  EXPECT_EQ(Sql("SELECT * FROM t UNPIVOT (v FOR n IN (a, b AS bee)) AS u"),
+            "SELECT * FROM t UNPIVOT EXCLUDE NULLS (v FOR n IN (a, b AS bee)) AS u");
+  EXPECT_EQ(Sql("SELECT * FROM t UNPIVOT INCLUDE NULLS ((v, w) FOR n IN ((a, b) AS x, (c, d)))"),
+            "SELECT * FROM t UNPIVOT INCLUDE NULLS ((v, w) FOR n IN ((a, b) AS x, (c, d)))");
+  // PIVOT is not an alias of t.
+  EXPECT_EQ(Sql("SELECT * FROM t pivot"), "SELECT * FROM t AS pivot");
+  EXPECT_EQ(Sql("VALUES (1, 'a') AS v(x, y)"), "SELECT * FROM (VALUES (1, 'a')) AS v(x, y)");
+  EXPECT_EQ(Sql("VALUES (1, 'a') v"), "SELECT * FROM (VALUES (1, 'a')) AS v");
+  try {
+    ParseStatement("WITH a AS (SELECT 1), b AS (SELECT 2), A AS (SELECT 3) SELECT * FROM a");
+    ADD_FAILURE() << "duplicate CTE names accepted";
+  } catch (const Error& error) {
+    EXPECT_EQ(error.error_class(), "DUPLICATED_CTE_NAMES");
+    EXPECT_THAT(error.what(), ::testing::HasSubstr("`A`"));
+  }
+}
+
 TEST(ParserQueryTest, FromItems) {
   EXPECT_EQ(Sql("SELECT * FROM delta.`/data/events` e"), "SELECT * FROM delta.`/data/events` AS e");
   EXPECT_EQ(Sql("SELECT * FROM parquet.`/p/x.parquet`, json.`/j`, csv.`/c`"),

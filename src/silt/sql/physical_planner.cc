@@ -292,6 +292,8 @@ exec::OperatorPtr PlanPhysical(const LogicalNode& node) {
       return exec::MakeDistinct(PlanPhysical(*node.children[0]));
     case LogicalKind::kGenerate:
       return exec::MakeGenerate(PlanPhysical(*node.children[0]), node.generate);
+    case LogicalKind::kExpand:
+      return exec::MakeExpand(PlanPhysical(*node.children[0]), node.projections, ColumnNames(node.columns));
   }
   SILT_CHECK(false, "unknown logical node kind");
   return nullptr;
@@ -332,6 +334,8 @@ double EstimateRows(const LogicalNode& node) {
                                   : std::max(0.0, static_cast<double>(node.range_end - node.range_start) /
                                                       static_cast<double>(node.range_step));
     case LogicalKind::kFilter: return EstimateRows(*node.children[0]) / 4;
+    case LogicalKind::kExpand:
+      return EstimateRows(*node.children[0]) * static_cast<double>(node.projections.size());
     case LogicalKind::kAggregate:
       return node.expressions.empty() ? 1 : EstimateRows(*node.children[0]) / 2;
     case LogicalKind::kJoin:

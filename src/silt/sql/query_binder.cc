@@ -16,11 +16,13 @@
 #include "silt/expr/cast.h"
 #include "silt/expr/evaluator.h"
 #include "silt/expr/expression_rewrite.h"
+#include "silt/expr/operator_functions.h"
 #include "silt/expr/type_coercion.h"
 #include "silt/io/file_system.h"
 #include "silt/parquet/reader.h"
 #include "silt/sql/binder_scope.h"
 #include "silt/sql/expression_binder.h"
+#include "silt/sql/parser.h"
 #include "silt/sql/physical_planner.h"
 
 namespace silt::sql {
@@ -32,6 +34,11 @@ constexpr int kAggregateBase = 1 << 24;
 constexpr int kWindowBase = 2 << 24;
 constexpr int kGeneratorBase = 3 << 24;
 constexpr int kGeneratorStride = 64;
+// grouping() and grouping_id() calls, replaced by bits of the grouping id once GROUP BY is bound.
+constexpr int kGroupingBase = 4 << 24;
+// The most expressions GROUP BY may group by with grouping sets: Spark's grouping id is a BIGINT,
+// one bit per expression.
+constexpr size_t kMaxGroupingColumns = 64;
 
 [[noreturn]] void ThrowAt(const Error& error, const SourcePosition& position) {
   throw error.WithContext(FormatPosition(position));
@@ -175,6 +182,13 @@ struct GeneratorEntry {
   std::vector<LogicalColumn> columns;
 };
 
+// grouping(col) or grouping_id(cols...): its arguments bound over the input columns.
+struct GroupingCall {
+  const Expression* call = nullptr;
+  bool is_id = false;
+  std::vector<expr::ExpressionPtr> arguments;
+};
+
 // What the expressions of one SELECT registered while binding.
 struct SelectState {
   const Query* query = nullptr;
@@ -183,6 +197,7 @@ struct SelectState {
   std::vector<std::string> aggregate_names;
   std::vector<WindowEntry> windows;
   std::vector<GeneratorEntry> generators;
+  std::vector<GroupingCall> groupings;
   std::vector<std::pair<std::string, expr::ExpressionPtr>> aliases;
   std::map<int, std::pair<std::string, SourcePosition>> column_uses;
 };
@@ -241,6 +256,8 @@ struct QueryBinder::Impl {
   LogicalPtr BindUsingJoin(LogicalPtr left, LogicalPtr right, exec::JoinType type,
                            const std::vector<std::string>& names, const SourcePosition& position);
   LogicalPtr BindTableFunction(const TableReference& reference);
+  LogicalPtr BindPivot(const TableReference& reference);
+  LogicalPtr BindUnpivot(const TableReference& reference);
   LogicalPtr BindTableChanges(const TableReference& reference, const std::string& name);
   LogicalPtr BindGenerate(LogicalPtr child, const Expression& call, bool outer, const std::string& alias,
                           const std::vector<std::string>& column_aliases);
@@ -249,6 +266,9 @@ struct QueryBinder::Impl {
                                     SelectState& state);
   expr::ExpressionPtr BindSubqueryExpression(const Expression& node, LogicalPtr& plan, BindingScope& scope);
   std::optional<expr::Scalar> EmptyGroupValue(const LogicalNode& subquery);
+  LogicalPtr BindGroupingSets(const LogicalPtr& input, const std::vector<expr::ExpressionPtr>& keys,
+                              size_t num_user_keys, const std::vector<std::vector<size_t>>& sets,
+                              std::vector<LogicalColumn>& key_columns);
   LogicalPtr ApplyOrderAndLimit(LogicalPtr plan, const Query& query, bool order_done);
   std::optional<int64_t> EvaluateLimit(const Expression& expression, const std::string& clause);
   std::vector<Batch> Run(const LogicalPtr& plan) { return ExecuteLogicalPlan(plan, context); }
@@ -449,6 +469,26 @@ class SelectScope : public BindingScope {
     }
     state_.windows.push_back(std::move(entry));
     return expr::Column(kWindowBase + static_cast<int>(state_.windows.size() - 1), result_type, true);
+  }
+
+  expr::ExpressionPtr BindGrouping(const Expression& call, ExpressionBinder& binder) override {
+    if (clause_ != Clause::kSelect && clause_ != Clause::kHaving && clause_ != Clause::kOrderBy &&
+        clause_ != Clause::kQualify) {
+      return BindingScope::BindGrouping(call, binder);
+    }
+    GroupingCall grouping;
+    grouping.call = &call;
+    grouping.is_id = Lower(call.name.back()) == "grouping_id";
+    if (!grouping.is_id && call.children.size() != 1) {
+      ThrowAt(MakeError(ErrorClass::WRONG_NUM_ARGS,
+                        {{"functionName", "`grouping`"}, {"expectedNum", "1"},
+                         {"actualNum", std::to_string(call.children.size())}}),
+              call.position);
+    }
+    for (const ExpressionPtr& child : call.children) grouping.arguments.push_back(binder.Bind(*child));
+    state_.groupings.push_back(std::move(grouping));
+    int index = kGroupingBase + static_cast<int>(state_.groupings.size() - 1);
+    return expr::Column(index, state_.groupings.back().is_id ? LongType() : ByteType(), false);
   }
 
   expr::ExpressionPtr BindGenerator(const Expression& call, ExpressionBinder& binder) override {
@@ -891,9 +931,271 @@ LogicalPtr QueryBinder::Impl::BindFromItem(const TableReference& reference) {
       LogicalPtr left = BindFromItem(*reference.left);
       return BindGenerate(left, *reference.function, reference.outer, reference.alias, reference.column_aliases);
     }
+    case TableReferenceKind::kPivot: {
+      DepthGuard guard(*this, reference.position);
+      return BindPivot(reference);
+    }
+    case TableReferenceKind::kUnpivot: {
+      DepthGuard guard(*this, reference.position);
+      return BindUnpivot(reference);
+    }
   }
   SILT_CHECK(false, "unknown table reference kind");
   return nullptr;
+}
+
+namespace {
+
+// The index of the visible or qualified column `name` of `plan`; UNRESOLVED_COLUMN otherwise.
+int ResolveColumnIndex(const LogicalNode& plan, const QualifiedName& name, const SourcePosition& position) {
+  std::optional<ResolvedName> found = FindColumn(plan.columns, name, position);
+  if (!found || found->parts_used != name.size()) ThrowUnresolvedColumn(name, plan.columns, position);
+  return found->column;
+}
+
+// A constant expression's value on one row.
+expr::Scalar EvaluateOnce(const expr::ExpressionPtr& expression, const expr::EvalContext& context) {
+  expr::EvalContext local = context;
+  Batch one_row(std::make_shared<Schema>(), {}, 1);
+  return expr::Scalar::FromVector(*expr::Evaluate(*expression, one_row, local), 0);
+}
+
+}  // namespace
+
+// Spark's PIVOT: groups by every column of the source that neither the aggregates nor the pivot
+// columns read, and computes each aggregate once per pivot value over the rows whose pivot
+// columns equal the value (<=>, so a NULL value matches NULLs). Output: the grouping columns,
+// then per value one column per aggregate, named after the value (and `_` and the aggregate's
+// alias or text when there are several aggregates).
+LogicalPtr QueryBinder::Impl::BindPivot(const TableReference& reference) {
+  const PivotSpec& pivot = *reference.pivot;
+  LogicalPtr source = BindFromItem(*reference.left);
+  std::vector<int> pivot_columns;
+  for (const QualifiedName& name : pivot.columns) {
+    pivot_columns.push_back(ResolveColumnIndex(*source, name, reference.position));
+  }
+
+  SelectState state;
+  LogicalPtr plan = source;
+  std::vector<expr::ExpressionPtr> expressions;
+  for (const ExpressionPtr& aggregate : pivot.aggregates) {
+    SelectScope scope(*this, state, plan, Clause::kSelect);
+    ExpressionBinder binder(scope);
+    expr::ExpressionPtr bound = binder.Bind(*aggregate);
+    if (plan != source) {
+      ThrowAt(MakeError(ErrorClass::UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY,
+                        {{"message", "subquery expressions are not allowed in PIVOT: " + ExpressionSql(*aggregate) + "."}}),
+              aggregate->position);
+    }
+    bool is_aggregate = ContainsPlaceholder(*bound, kAggregateBase, kWindowBase);
+    for (int column : expr::ReferencedColumns(*bound)) is_aggregate = is_aggregate && column >= kAggregateBase;
+    if (!is_aggregate || !state.windows.empty() || !state.generators.empty()) {
+      std::string sql = ExpressionSql(*aggregate);
+      ThrowAt(MakeError(ErrorClass::MISSING_AGGREGATION,
+                        {{"expression", "\"" + sql + "\""}, {"expressionAnyValue", "\"any_value(" + sql + ")\""}}),
+              aggregate->position);
+    }
+    expressions.push_back(bound);
+  }
+
+  std::vector<bool> used(source->columns.size(), false);
+  for (int column : pivot_columns) used[column] = true;
+  for (const exec::AggregateCall& call : state.aggregates) {
+    for (const expr::ExpressionPtr& argument : call.arguments) {
+      for (int column : expr::ReferencedColumns(*argument)) used[column] = true;
+    }
+    if (call.filter) {
+      for (int column : expr::ReferencedColumns(*call.filter)) used[column] = true;
+    }
+  }
+
+  // Each value: one literal per pivot column, cast to the column's type.
+  std::vector<std::vector<expr::ExpressionPtr>> values;
+  std::vector<std::string> value_names;
+  RelationScope value_scope(source->columns);
+  for (size_t v = 0; v < pivot.values.size(); ++v) {
+    const std::vector<ExpressionPtr>& tuple = pivot.values[v];
+    std::vector<expr::ExpressionPtr> literals;
+    std::vector<std::string> texts;
+    ExpressionBinder binder(value_scope);
+    std::vector<expr::ExpressionPtr> bound;
+    for (const ExpressionPtr& element : tuple) {
+      bound.push_back(binder.Bind(*element));
+      if (!expr::ReferencedColumns(*bound.back()).empty() || !bound.back()->deterministic()) {
+        ThrowAt(MakeError(ErrorClass::NON_LITERAL_PIVOT_VALUES, {{"expression", "\"" + ExpressionSql(*element) + "\""}}),
+                element->position);
+      }
+    }
+    auto type_text = [&](const std::vector<DataTypePtr>& types) {
+      if (types.size() == 1) return DataTypeSql(*types[0]);
+      std::string text = "STRUCT<";
+      for (size_t i = 0; i < types.size(); ++i) {
+        text += (i > 0 ? ", " : "") + std::string("col") + std::to_string(i + 1) + ": " + DataTypeSql(*types[i]);
+      }
+      return text + ">";
+    };
+    std::vector<DataTypePtr> value_types, pivot_types;
+    for (const expr::ExpressionPtr& element : bound) value_types.push_back(element->type());
+    for (int column : pivot_columns) pivot_types.push_back(source->columns[column].type);
+    bool castable = bound.size() == pivot_columns.size();
+    for (size_t i = 0; castable && i < bound.size(); ++i) castable = expr::CanCast(value_types[i], pivot_types[i]);
+    if (!castable) {
+      std::string value_text;
+      for (size_t i = 0; i < tuple.size(); ++i) value_text += (i > 0 ? ", " : "") + ExpressionSql(*tuple[i]);
+      if (tuple.size() > 1) value_text = "(" + value_text + ")";
+      ThrowAt(MakeError(ErrorClass::PIVOT_VALUE_DATA_TYPE_MISMATCH,
+                        {{"value", value_text}, {"valueType", type_text(value_types)}, {"pivotType", type_text(pivot_types)}}),
+              pivot.value_positions[v]);
+    }
+    for (size_t i = 0; i < bound.size(); ++i) {
+      expr::Scalar value = EvaluateOnce(expr::Cast(bound[i], pivot_types[i]), Eval());
+      literals.push_back(expr::Literal(value));
+      expr::Scalar text = EvaluateOnce(expr::Cast(expr::Literal(value), StringType()), Eval());
+      texts.push_back(text.is_null() ? "null" : std::string(text.GetString()));
+    }
+    std::string name = pivot.value_aliases[v];
+    if (name.empty()) {
+      for (size_t i = 0; i < texts.size(); ++i) name += (i > 0 ? ", " : "") + texts[i];
+      if (texts.size() > 1) name = "{" + name + "}";
+    }
+    values.push_back(std::move(literals));
+    value_names.push_back(std::move(name));
+  }
+
+  auto node = std::make_shared<LogicalNode>();
+  node->kind = LogicalKind::kAggregate;
+  for (size_t i = 0; i < source->columns.size(); ++i) {
+    const LogicalColumn& column = source->columns[i];
+    if (used[i] || column.hidden) continue;
+    node->expressions.push_back(expr::Column(static_cast<int>(i), column.type, column.nullable));
+    node->columns.push_back(column);
+  }
+  size_t num_groups = node->expressions.size();
+  size_t num_calls = state.aggregates.size();
+  for (size_t v = 0; v < values.size(); ++v) {
+    expr::ExpressionPtr matches;
+    for (size_t i = 0; i < pivot_columns.size(); ++i) {
+      const LogicalColumn& column = source->columns[pivot_columns[i]];
+      expr::ExpressionPtr equal =
+          expr::Compare(expr::ComparisonOperator::kNullSafeEqual,
+                        expr::Column(pivot_columns[i], column.type, column.nullable), values[v][i]);
+      matches = matches ? expr::And(matches, equal) : equal;
+    }
+    for (size_t c = 0; c < num_calls; ++c) {
+      exec::AggregateCall call = state.aggregates[c];
+      call.filter = call.filter ? expr::And(call.filter, matches) : matches;
+      node->aggregates.push_back(call);
+      node->columns.push_back(MakeLogicalColumn(state.aggregate_names[c], call.result_type, call.nullable));
+    }
+  }
+  node->children.push_back(source);
+
+  std::vector<expr::ExpressionPtr> outputs;
+  std::vector<LogicalColumn> columns;
+  for (size_t g = 0; g < num_groups; ++g) {
+    outputs.push_back(expr::Column(static_cast<int>(g), node->columns[g].type, node->columns[g].nullable));
+    columns.push_back(node->columns[g]);
+  }
+  for (size_t v = 0; v < values.size(); ++v) {
+    for (size_t e = 0; e < expressions.size(); ++e) {
+      expr::ExpressionPtr output = RewriteTopDown(expressions[e], [&](const expr::ExpressionPtr& x) -> expr::ExpressionPtr {
+        if (x->kind() != expr::ExpressionKind::kColumn) return nullptr;
+        int index = static_cast<int>(num_groups + v * num_calls) + x->column_index() - kAggregateBase;
+        return expr::Column(index, x->type(), node->columns[index].nullable);
+      });
+      std::string name = value_names[v];
+      if (expressions.size() > 1) {
+        const std::string& alias = pivot.aggregate_aliases[e];
+        name += "_" + (alias.empty() ? AutoColumnName(*pivot.aggregates[e]) : alias);
+      }
+      columns.push_back(MakeLogicalColumn(name, output->type(), output->nullable()));
+      outputs.push_back(output);
+    }
+  }
+  LogicalPtr result = MakeLogicalProject(node, std::move(outputs), std::move(columns));
+  return Requalify(result, reference.alias, {}, reference.position);
+}
+
+// Spark's UNPIVOT: every source row once per IN item, as the columns not unpivoted (the ids),
+// the item's name, and its columns cast to the value columns' common types; EXCLUDE NULLS (the
+// default) drops the rows whose values are all NULL.
+LogicalPtr QueryBinder::Impl::BindUnpivot(const TableReference& reference) {
+  const UnpivotSpec& unpivot = *reference.unpivot;
+  LogicalPtr source = BindFromItem(*reference.left);
+  size_t width = unpivot.value_columns.size();
+  std::vector<std::vector<int>> sets;
+  std::vector<bool> unpivoted(source->columns.size(), false);
+  for (size_t s = 0; s < unpivot.columns.size(); ++s) {
+    if (unpivot.columns[s].size() != width) {
+      std::string names;
+      for (size_t i = 0; i < width; ++i) names += (i > 0 ? ", " : "") + QuoteName({unpivot.value_columns[i]});
+      ThrowAt(MakeError(ErrorClass::UNPIVOT_VALUE_SIZE_MISMATCH, {{"names", names}}), unpivot.positions[s]);
+    }
+    std::vector<int> set;
+    for (const QualifiedName& name : unpivot.columns[s]) {
+      set.push_back(ResolveColumnIndex(*source, name, unpivot.positions[s]));
+      unpivoted[set.back()] = true;
+    }
+    sets.push_back(std::move(set));
+  }
+  std::vector<DataTypePtr> value_types;
+  std::vector<bool> value_nullable(width, false);
+  for (size_t i = 0; i < width; ++i) {
+    std::vector<DataTypePtr> types;
+    for (const std::vector<int>& set : sets) {
+      types.push_back(source->columns[set[i]].type);
+      value_nullable[i] = value_nullable[i] || source->columns[set[i]].nullable;
+    }
+    std::optional<DataTypePtr> common = expr::CommonType(types);
+    if (!common) {
+      std::string listed;
+      for (const std::vector<int>& set : sets) {
+        const LogicalColumn& column = source->columns[set[i]];
+        listed += (listed.empty() ? "" : ", ") + ("\"" + DataTypeSql(*column.type) + "\" (" + QuoteName({column.name}) + ")");
+      }
+      ThrowAt(MakeError(ErrorClass::UNPIVOT_VALUE_DATA_TYPE_MISMATCH, {{"types", listed}}), reference.position);
+    }
+    value_types.push_back(*common);
+  }
+
+  auto expand = std::make_shared<LogicalNode>();
+  expand->kind = LogicalKind::kExpand;
+  std::vector<int> ids;
+  for (size_t i = 0; i < source->columns.size(); ++i) {
+    if (unpivoted[i] || source->columns[i].hidden) continue;
+    ids.push_back(static_cast<int>(i));
+    expand->columns.push_back(source->columns[i]);
+  }
+  expand->columns.push_back(MakeLogicalColumn(unpivot.name_column, StringType(), false));
+  for (size_t i = 0; i < width; ++i) {
+    expand->columns.push_back(MakeLogicalColumn(unpivot.value_columns[i], value_types[i], value_nullable[i]));
+  }
+  for (size_t s = 0; s < sets.size(); ++s) {
+    std::vector<expr::ExpressionPtr> projection;
+    for (int id : ids) projection.push_back(expr::Column(id, source->columns[id].type, source->columns[id].nullable));
+    std::string name = unpivot.aliases[s];
+    if (name.empty()) {
+      for (size_t i = 0; i < width; ++i) name += (i > 0 ? "_" : "") + source->columns[sets[s][i]].name;
+    }
+    projection.push_back(expr::Literal(expr::Scalar::String(name)));
+    for (size_t i = 0; i < width; ++i) {
+      const LogicalColumn& column = source->columns[sets[s][i]];
+      projection.push_back(expr::CastIfNeeded(expr::Column(sets[s][i], column.type, column.nullable), value_types[i]));
+    }
+    expand->projections.push_back(std::move(projection));
+  }
+  expand->children.push_back(source);
+  LogicalPtr plan = expand;
+  if (!unpivot.include_nulls) {
+    expr::ExpressionPtr any_value;
+    for (size_t i = 0; i < width; ++i) {
+      size_t index = ids.size() + 1 + i;
+      expr::ExpressionPtr present = expr::IsNotNull(expr::Column(static_cast<int>(index), value_types[i], true));
+      any_value = any_value ? expr::Or(any_value, present) : present;
+    }
+    plan = MakeLogicalFilter(plan, any_value);
+  }
+  return Requalify(plan, reference.alias, {}, reference.position);
 }
 
 LogicalPtr QueryBinder::Impl::BindTable(const TableReference& reference) {
@@ -1695,6 +1997,110 @@ expr::ExpressionPtr QueryBinder::Impl::BindSubqueryExpression(const Expression& 
 
 // ---- SELECT ----
 
+namespace {
+
+// The value of grouping(col) or grouping_id(...) over the aggregate's grouping id column `gid`:
+// bit (n-1-i) of the id is set when key i is not in a row's grouping set. Throws
+// GROUPING_COLUMN_MISMATCH / GROUPING_ID_COLUMN_MISMATCH for arguments that are not the keys.
+expr::ExpressionPtr GroupingValue(const GroupingCall& call, const expr::ExpressionPtr& gid,
+                                  const std::vector<expr::ExpressionPtr>& keys,
+                                  const std::vector<std::string>& key_names, size_t num_keys) {
+  std::string key_list;
+  for (size_t k = 0; k < num_keys; ++k) key_list += (k > 0 ? "," : "") + key_names[k];
+  if (call.is_id) {
+    bool same = call.arguments.empty() || call.arguments.size() == num_keys;
+    for (size_t k = 0; same && k < call.arguments.size(); ++k) same = SameExpression(call.arguments[k], keys[k]);
+    if (!same) {
+      std::string arguments;
+      for (size_t a = 0; a < call.call->children.size(); ++a) {
+        arguments += (a > 0 ? "," : "") + ExpressionSql(*call.call->children[a]);
+      }
+      ThrowAt(MakeError(ErrorClass::GROUPING_ID_COLUMN_MISMATCH,
+                        {{"groupingIdColumn", arguments}, {"groupByColumns", key_list}}),
+              call.call->position);
+    }
+    return gid;
+  }
+  for (size_t k = 0; k < num_keys; ++k) {
+    if (!SameExpression(call.arguments[0], keys[k])) continue;
+    expr::ExpressionPtr shifted = expr::Shift(expr::ShiftOperator::kRight, gid,
+                                              expr::Literal(expr::Scalar::Integer(static_cast<int32_t>(num_keys - 1 - k))));
+    expr::ExpressionPtr bit = expr::Bitwise(expr::BitwiseOperator::kAnd, shifted, expr::Literal(expr::Scalar::Long(1)));
+    return expr::Cast(bit, ByteType());
+  }
+  ThrowAt(MakeError(ErrorClass::GROUPING_COLUMN_MISMATCH,
+                    {{"grouping", ExpressionSql(*call.call->children[0])}, {"groupingColumns", key_list}}),
+          call.call->position);
+}
+
+}  // namespace
+
+// Spark's Expand for grouping sets: a projection computes every key once, then each input row is
+// copied once per set with the keys outside the set NULL, followed by the set's grouping id (and
+// its position among the sets when a set repeats). Keys from `num_user_keys` on (a correlated
+// subquery's) are in every set and not in the id. Replaces `key_columns` by the expanded key
+// columns, nullable where some set leaves the key out.
+LogicalPtr QueryBinder::Impl::BindGroupingSets(const LogicalPtr& input, const std::vector<expr::ExpressionPtr>& keys,
+                                               size_t num_user_keys, const std::vector<std::vector<size_t>>& sets,
+                                               std::vector<LogicalColumn>& key_columns) {
+  size_t width = input->columns.size();
+  std::vector<expr::ExpressionPtr> expressions;
+  std::vector<LogicalColumn> columns = input->columns;
+  for (size_t i = 0; i < width; ++i) {
+    expressions.push_back(expr::Column(static_cast<int>(i), input->columns[i].type, input->columns[i].nullable));
+  }
+  for (size_t k = 0; k < keys.size(); ++k) {
+    expressions.push_back(keys[k]);
+    columns.push_back(MakeLogicalColumn(key_columns[k].name, keys[k]->type(), keys[k]->nullable()));
+  }
+  LogicalPtr keyed = MakeLogicalProject(input, std::move(expressions), std::move(columns));
+
+  std::vector<std::vector<bool>> members;
+  bool repeated = false;
+  for (const std::vector<size_t>& set : sets) {
+    std::vector<bool> member(keys.size(), false);
+    for (size_t k : set) member[k] = true;
+    for (size_t k = num_user_keys; k < keys.size(); ++k) member[k] = true;
+    repeated = repeated || std::find(members.begin(), members.end(), member) != members.end();
+    members.push_back(std::move(member));
+  }
+  auto expand = std::make_shared<LogicalNode>();
+  expand->kind = LogicalKind::kExpand;
+  expand->columns = input->columns;
+  for (size_t k = 0; k < keys.size(); ++k) {
+    bool always = std::all_of(members.begin(), members.end(), [&](const std::vector<bool>& m) { return m[k]; });
+    expand->columns.push_back(MakeLogicalColumn(key_columns[k].name, keys[k]->type(), keys[k]->nullable() || !always,
+                                                key_columns[k].qualifier));
+    key_columns[k] = expand->columns.back();
+  }
+  expand->columns.push_back(MakeLogicalColumn("spark_grouping_id", LongType(), false));
+  expand->columns.back().hidden = true;
+  if (repeated) {
+    expand->columns.push_back(MakeLogicalColumn("_gen_grouping_pos", IntegerType(), false));
+    expand->columns.back().hidden = true;
+  }
+  for (size_t s = 0; s < members.size(); ++s) {
+    std::vector<expr::ExpressionPtr> projection;
+    for (size_t i = 0; i < width; ++i) {
+      projection.push_back(expr::Column(static_cast<int>(i), input->columns[i].type, input->columns[i].nullable));
+    }
+    uint64_t id = 0;
+    for (size_t k = 0; k < keys.size(); ++k) {
+      if (members[s][k]) {
+        projection.push_back(expr::Column(static_cast<int>(width + k), keys[k]->type(), keys[k]->nullable()));
+      } else {
+        projection.push_back(expr::Literal(expr::Scalar::Null(keys[k]->type())));
+        id |= uint64_t{1} << (num_user_keys - 1 - k);
+      }
+    }
+    projection.push_back(expr::Literal(expr::Scalar::Long(static_cast<int64_t>(id))));
+    if (repeated) projection.push_back(expr::Literal(expr::Scalar::Integer(static_cast<int32_t>(s))));
+    expand->projections.push_back(std::move(projection));
+  }
+  expand->children.push_back(keyed);
+  return expand;
+}
+
 LogicalPtr QueryBinder::Impl::BindSelect(const Query& query, Correlation* correlation) {
   SelectState state;
   state.query = &query;
@@ -1865,8 +2271,9 @@ LogicalPtr QueryBinder::Impl::BindSelect(const Query& query, Correlation* correl
   std::vector<std::string> group_names;
   auto has_aggregate = [](const expr::ExpressionPtr& e) { return ContainsPlaceholder(*e, kAggregateBase, kWindowBase); };
   auto has_window = [](const expr::ExpressionPtr& e) { return ContainsPlaceholder(*e, kWindowBase, std::numeric_limits<int>::max()); };
-  for (const ExpressionPtr& group : query.group_by) {
-    const Expression& expression = *group;
+  // Binds one GROUP BY expression: an ordinal of the select list, a select alias, or an
+  // expression over the input.
+  auto bind_group_key = [&](const Expression& expression) -> std::pair<expr::ExpressionPtr, std::string> {
     if (IsIntegerLiteral(expression)) {
       int64_t position = std::stoll(expression.text);
       if (position < 1 || position > static_cast<int64_t>(items.size())) {
@@ -1880,29 +2287,78 @@ LogicalPtr QueryBinder::Impl::BindSelect(const Query& query, Correlation* correl
                           {{"sqlExpr", item.ast != nullptr ? ExpressionSql(*item.ast) : item.column.name}}),
                 expression.position);
       }
-      group_keys.push_back(item.bound);
-      group_names.push_back(item.column.name);
-      continue;
+      return {item.bound, item.column.name};
     }
     if (expression.kind == ExpressionKind::kColumn && expression.name.size() == 1 &&
         !FindColumn(plan->columns, expression.name, expression.position)) {
-      bool found = false;
       for (const auto& [alias, bound] : state.aliases) {
         if (!NamesEqual(alias, expression.name[0])) continue;
         if (has_aggregate(bound)) {
           ThrowAt(MakeError(ErrorClass::GROUP_BY_AGGREGATE, {{"sqlExpr", alias}}), expression.position);
         }
-        group_keys.push_back(bound);
-        group_names.push_back(alias);
-        found = true;
-        break;
+        return {bound, alias};
       }
-      if (found) continue;
     }
     SelectScope scope(*this, state, plan, Clause::kGroupBy);
     ExpressionBinder binder(scope);
-    group_keys.push_back(binder.Bind(expression));
-    group_names.push_back(AutoColumnName(expression));
+    return {binder.Bind(expression), AutoColumnName(expression)};
+  };
+  for (const ExpressionPtr& group : query.group_by) {
+    auto [bound, name] = bind_group_key(*group);
+    group_keys.push_back(bound);
+    group_names.push_back(name);
+  }
+  // GROUPING SETS, ROLLUP and CUBE: the keys are every distinct expression of the clause in the
+  // order written (grouping_id's bits follow it, the first key the most significant), and the
+  // grouping sets are the cross product of the elements' sets, each a list of key indexes.
+  std::vector<std::vector<size_t>> grouping_sets;
+  bool has_grouping_sets = !query.grouping_elements.empty();
+  if (has_grouping_sets) {
+    auto key_of = [&](const Expression& expression) -> size_t {
+      auto [bound, name] = bind_group_key(expression);
+      for (size_t k = 0; k < group_keys.size(); ++k) {
+        if (SameExpression(group_keys[k], bound)) return k;
+      }
+      group_keys.push_back(bound);
+      group_names.push_back(name);
+      return group_keys.size() - 1;
+    };
+    grouping_sets = {{}};
+    for (const GroupingElement& element : query.grouping_elements) {
+      std::vector<std::vector<size_t>> element_sets;
+      if (!element.analytics) {
+        size_t key = key_of(*element.expression);
+        // Hive's `GROUP BY a, b GROUPING SETS (...)`: the leading expressions are keys only.
+        if (query.grouping_sets_legacy) continue;
+        element_sets.push_back({key});
+      } else {
+        for (const std::vector<ExpressionPtr>& set : ExpandGroupingAnalytics(*element.analytics)) {
+          std::vector<size_t> keys;
+          for (const ExpressionPtr& expression : set) keys.push_back(key_of(*expression));
+          element_sets.push_back(std::move(keys));
+        }
+      }
+      if (grouping_sets.size() * element_sets.size() > kMaxGroupingSets) {
+        ThrowAt(MakeError(ErrorClass::GROUPING_SIZE_LIMIT_EXCEEDED, {{"maxSize", std::to_string(kMaxGroupingSets)}}),
+                element.analytics ? element.analytics->position : element.expression->position);
+      }
+      std::vector<std::vector<size_t>> product;
+      for (const std::vector<size_t>& left : grouping_sets) {
+        for (const std::vector<size_t>& right : element_sets) {
+          product.push_back(left);
+          product.back().insert(product.back().end(), right.begin(), right.end());
+        }
+      }
+      grouping_sets = std::move(product);
+    }
+    if (group_keys.size() > kMaxGroupingColumns) {
+      ThrowAt(MakeError(ErrorClass::GROUPING_SIZE_LIMIT_EXCEEDED, {{"maxSize", std::to_string(kMaxGroupingColumns)}}),
+              query.grouping_elements[0].analytics ? query.grouping_elements[0].analytics->position
+                                                   : query.grouping_elements[0].expression->position);
+    }
+  }
+  if (!state.groupings.empty() && !has_grouping_sets) {
+    ThrowAt(MakeError(ErrorClass::UNSUPPORTED_GROUPING_EXPRESSION, {}), state.groupings[0].call->position);
   }
   if (query.group_by_all) {
     for (const Item& item : items) {
@@ -1911,7 +2367,9 @@ LogicalPtr QueryBinder::Impl::BindSelect(const Query& query, Correlation* correl
       group_names.push_back(item.column.name);
     }
   }
-  bool aggregated = !group_keys.empty() || query.group_by_all || !state.aggregates.empty() || having != nullptr;
+  bool aggregated = !group_keys.empty() || query.group_by_all || has_grouping_sets || !state.aggregates.empty() ||
+                    having != nullptr;
+  size_t num_user_keys = group_keys.size();
 
   // Correlated subqueries: conjuncts over outer ++ FROM columns.
   std::vector<expr::ExpressionPtr> correlation_inner_keys;
@@ -1970,23 +2428,53 @@ LogicalPtr QueryBinder::Impl::BindSelect(const Query& query, Correlation* correl
         node->columns.push_back(MakeLogicalColumn(group_names[k], key->type(), key->nullable()));
       }
     }
+    std::vector<LogicalColumn> input_columns = plan->columns;
+    std::vector<expr::ExpressionPtr> grouping_values;
+    // `GROUP BY GROUPING SETS (())` (or `ROLLUP ()`, `CUBE ()`) alone is a grand total: an
+    // aggregate without keys, one row even over no input.
+    bool grand_total = has_grouping_sets && group_keys.empty() && grouping_sets.size() == 1;
+    if (grand_total) {
+      expr::ExpressionPtr gid = expr::Literal(expr::Scalar::Long(0));
+      for (const GroupingCall& call : state.groupings) {
+        grouping_values.push_back(GroupingValue(call, gid, group_keys, group_names, num_user_keys));
+      }
+      node->children.push_back(plan);
+    } else if (has_grouping_sets) {
+      node->children.push_back(BindGroupingSets(plan, group_keys, num_user_keys, grouping_sets, node->columns));
+      // The aggregate groups by the expanded keys and the grouping id (and the set's position
+      // when a set repeats, so that each copy stays a group of its own).
+      const LogicalNode& expand = *node->children[0];
+      node->expressions.clear();
+      for (size_t k = plan->columns.size(); k < expand.columns.size(); ++k) {
+        node->expressions.push_back(expr::Column(static_cast<int>(k), expand.columns[k].type, expand.columns[k].nullable));
+      }
+      for (size_t k = group_keys.size(); k < node->expressions.size(); ++k) {
+        node->columns.push_back(expand.columns[plan->columns.size() + k]);
+      }
+      expr::ExpressionPtr gid = expr::Column(static_cast<int>(group_keys.size()), LongType(), false);
+      for (const GroupingCall& call : state.groupings) {
+        grouping_values.push_back(GroupingValue(call, gid, group_keys, group_names, num_user_keys));
+      }
+    } else {
+      node->children.push_back(plan);
+    }
     for (size_t a = 0; a < state.aggregates.size(); ++a) {
       node->columns.push_back(MakeLogicalColumn(state.aggregate_names[a], state.aggregates[a].result_type,
                                                 state.aggregates[a].nullable));
     }
-    node->children.push_back(plan);
-    std::vector<LogicalColumn> input_columns = plan->columns;
     plan = node;
-    size_t key_count = group_keys.size();
+    size_t key_count = node->expressions.size();
     auto keys = group_keys;
+    std::vector<LogicalColumn> key_columns(node->columns.begin(), node->columns.begin() + group_keys.size());
     auto uses = state.column_uses;
-    to_current = [keys, key_count, input_columns, uses](const expr::ExpressionPtr& expression) {
+    to_current = [keys, key_columns, key_count, input_columns, uses, grouping_values](const expr::ExpressionPtr& expression) {
       return RewriteTopDown(expression, [&](const expr::ExpressionPtr& e) -> expr::ExpressionPtr {
         for (size_t k = 0; k < keys.size(); ++k) {
-          if (SameExpression(e, keys[k])) return expr::Column(static_cast<int>(k), keys[k]->type(), keys[k]->nullable());
+          if (SameExpression(e, keys[k])) return expr::Column(static_cast<int>(k), keys[k]->type(), key_columns[k].nullable);
         }
         if (e->kind() != expr::ExpressionKind::kColumn) return nullptr;
         int index = e->column_index();
+        if (index >= kGroupingBase) return grouping_values[index - kGroupingBase];
         if (index >= kWindowBase) return e;
         if (index >= kAggregateBase) {
           return expr::Column(static_cast<int>(key_count) + index - kAggregateBase, e->type(), e->nullable());

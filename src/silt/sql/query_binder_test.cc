@@ -105,6 +105,25 @@ TEST_F(QueryBinderTest, PushesFiltersIntoJoinSides) {
   EXPECT_NE(FindScan(*join.children[1])->predicate, nullptr);
 }
 
+// ROLLUP: an Expand below the aggregate, grouped by the nullable keys and the grouping id; a
+// HAVING conjunct over a key filters the expanded rows, never the input; the scan reads only the
+// columns the keys and aggregates use.
+TEST_F(QueryBinderTest, GroupingSetsExpandBelowTheAggregate) {
+  LogicalPtr plan = Optimize("SELECT name, part, count(id) FROM t GROUP BY ROLLUP (name, part) HAVING name IS NULL");
+  const LogicalNode* node = plan.get();
+  while (node->kind != LogicalKind::kAggregate) node = node->children[0].get();
+  ASSERT_EQ(node->expressions.size(), 3u);  // name, part, grouping id
+  EXPECT_TRUE(node->columns[0].nullable);
+  const LogicalNode& filter = *node->children[0];
+  ASSERT_EQ(filter.kind, LogicalKind::kFilter);
+  const LogicalNode& expand = *filter.children[0];
+  ASSERT_EQ(expand.kind, LogicalKind::kExpand);
+  EXPECT_EQ(expand.projections.size(), 3u);
+  EXPECT_EQ(FindScan(expand)->predicate, nullptr);
+  EXPECT_EQ(FindScan(expand)->columns.size(), 3u);  // id, name, part; not info
+  EXPECT_THAT(LogicalPlanToString(*plan), HasSubstr("spark_grouping_id#"));
+}
+
 TEST_F(QueryBinderTest, ExplainPrintsTreeOfNodes) {
   std::string text = LogicalPlanToString(*Analyze("SELECT name, count(*) FROM t GROUP BY name"));
   EXPECT_THAT(text, HasSubstr("Project ["));
