@@ -46,6 +46,131 @@ bool IsTrueLiteral(const ExpressionPtr& expression) {
          expression->type()->id() == TypeId::kBoolean && expression->literal().GetBool();
 }
 
+// ---- OR branches: common conjuncts and implied one-side filters ----
+
+// Structural equality of two bound expressions (deterministic ones only: two rand() calls differ).
+bool SameExpression(const expr::Expression& a, const expr::Expression& b) {
+  if (&a == &b) return true;
+  if (a.kind() != b.kind() || !a.deterministic() || !b.deterministic() ||
+      a.children().size() != b.children().size() || !a.type()->Equals(*b.type())) {
+    return false;
+  }
+  switch (a.kind()) {
+    case expr::ExpressionKind::kLiteral:
+      if (a.literal().is_null() != b.literal().is_null()) return false;
+      if (!a.literal().is_null() && !a.literal().Equals(b.literal())) return false;
+      break;
+    case expr::ExpressionKind::kColumn:
+      if (a.column_index() != b.column_index()) return false;
+      break;
+    case expr::ExpressionKind::kCall:
+      if (a.function().name != b.function().name) return false;
+      break;
+    case expr::ExpressionKind::kCast:
+      if (a.error_mode() != b.error_mode()) return false;
+      break;
+    case expr::ExpressionKind::kArithmetic:
+      if (a.arithmetic() != b.arithmetic() || a.error_mode() != b.error_mode()) return false;
+      break;
+    case expr::ExpressionKind::kComparison: {
+      if (a.comparison() != b.comparison()) return false;
+      // a = b is b = a (also for <=> and <>).
+      bool symmetric = a.comparison() == expr::ComparisonOperator::kEqual ||
+                       a.comparison() == expr::ComparisonOperator::kNullSafeEqual ||
+                       a.comparison() == expr::ComparisonOperator::kNotEqual;
+      if (symmetric && SameExpression(*a.child(0), *b.child(1)) && SameExpression(*a.child(1), *b.child(0))) {
+        return true;
+      }
+      break;
+    }
+    case expr::ExpressionKind::kCase:
+      if (a.has_else() != b.has_else()) return false;
+      break;
+    default: break;
+  }
+  for (size_t i = 0; i < a.children().size(); ++i) {
+    if (!SameExpression(*a.child(i), *b.child(i))) return false;
+  }
+  return true;
+}
+
+// The branches of an OR tree (`a OR (b OR c)` gives a, b, c); a non-OR gives itself.
+void SplitDisjunction(const ExpressionPtr& expression, std::vector<ExpressionPtr>& branches) {
+  if (expression->kind() == expr::ExpressionKind::kOr) {
+    SplitDisjunction(expression->child(0), branches);
+    SplitDisjunction(expression->child(1), branches);
+  } else {
+    branches.push_back(expression);
+  }
+}
+
+ExpressionPtr JoinDisjunction(const std::vector<ExpressionPtr>& branches) {
+  ExpressionPtr result = branches.front();
+  for (size_t i = 1; i < branches.size(); ++i) result = expr::Or(result, branches[i]);
+  return result;
+}
+
+bool Contains(const std::vector<ExpressionPtr>& list, const ExpressionPtr& expression) {
+  return std::any_of(list.begin(), list.end(),
+                     [&](const ExpressionPtr& e) { return SameExpression(*e, *expression); });
+}
+
+// The conjuncts of `expression` with the conjuncts every OR branch shares taken out of the OR:
+// (a AND b) OR (a AND c) is a AND (b OR c), and (a) OR (a AND c) is a (Spark's
+// BooleanSimplification). Kleene logic distributes, so NULLs give the same answer; a branch's
+// shared conjuncts are still evaluated before the rest of it. Shared equalities between a
+// join's sides so become join keys (TPC-H Q19).
+std::vector<ExpressionPtr> FactorOrConjuncts(const ExpressionPtr& expression) {
+  if (expression->kind() != expr::ExpressionKind::kOr || !expression->deterministic()) {
+    return {expression};
+  }
+  std::vector<ExpressionPtr> branches;
+  SplitDisjunction(expression, branches);
+  std::vector<std::vector<ExpressionPtr>> branch_conjuncts;
+  for (const ExpressionPtr& branch : branches) branch_conjuncts.push_back(expr::SplitConjunction(branch));
+  std::vector<ExpressionPtr> common;
+  for (const ExpressionPtr& candidate : branch_conjuncts.front()) {
+    bool everywhere = std::all_of(branch_conjuncts.begin() + 1, branch_conjuncts.end(),
+                                  [&](const std::vector<ExpressionPtr>& c) { return Contains(c, candidate); });
+    if (everywhere && !Contains(common, candidate)) common.push_back(candidate);
+  }
+  if (common.empty()) return {expression};
+  std::vector<ExpressionPtr> rests;
+  for (const std::vector<ExpressionPtr>& conjuncts : branch_conjuncts) {
+    std::vector<ExpressionPtr> rest;
+    for (const ExpressionPtr& conjunct : conjuncts) {
+      if (!Contains(common, conjunct)) rest.push_back(conjunct);
+    }
+    // A branch of shared conjuncts only is true wherever they are: so is the OR.
+    if (rest.empty()) return common;
+    rests.push_back(expr::JoinConjunction(rest));
+  }
+  common.push_back(JoinDisjunction(rests));
+  return common;
+}
+
+// What an OR over both sides of a join requires of one side alone: the OR, over the branches,
+// of each branch's conjuncts that read only that side (columns [begin, end)), shifted to the
+// side's own columns. Every pair of rows the OR accepts passes it, so it filters that side
+// before the join while the OR stays in the join condition (Spark's
+// PushExtraPredicateThroughJoin). Nullptr when a branch has no such conjunct.
+ExpressionPtr ImpliedSideFilter(const ExpressionPtr& disjunction, int begin, int end) {
+  if (disjunction->kind() != expr::ExpressionKind::kOr || !disjunction->deterministic()) return nullptr;
+  std::vector<ExpressionPtr> branches;
+  SplitDisjunction(disjunction, branches);
+  std::vector<ExpressionPtr> parts;
+  for (const ExpressionPtr& branch : branches) {
+    std::vector<ExpressionPtr> mine;
+    for (const ExpressionPtr& conjunct : expr::SplitConjunction(branch)) {
+      std::vector<int> columns = expr::ReferencedColumns(*conjunct);
+      if (!columns.empty() && columns.front() >= begin && columns.back() < end) mine.push_back(conjunct);
+    }
+    if (mine.empty()) return nullptr;
+    parts.push_back(expr::JoinConjunction(mine));
+  }
+  return expr::ShiftColumns(JoinDisjunction(parts), -begin);
+}
+
 // ---- Filter pushdown ----
 
 bool OnlyBelow(const ExpressionPtr& expression, int width) {
@@ -108,7 +233,9 @@ ExpressionPtr Substitute(const ExpressionPtr& expression, const std::vector<Expr
 LogicalPtr WithFilter(LogicalPtr child, const std::vector<ExpressionPtr>& conjuncts) {
   std::vector<ExpressionPtr> remaining;
   for (const ExpressionPtr& conjunct : conjuncts) {
-    if (!IsTrueLiteral(conjunct)) remaining.push_back(conjunct);
+    for (const ExpressionPtr& factor : FactorOrConjuncts(conjunct)) {
+      if (!IsTrueLiteral(factor)) remaining.push_back(factor);
+    }
   }
   if (remaining.empty()) return child;
   bool deterministic = std::all_of(remaining.begin(), remaining.end(),
@@ -201,6 +328,11 @@ LogicalPtr WithFilter(LogicalPtr child, const std::vector<ExpressionPtr>& conjun
           right.push_back(expr::ShiftColumns(conjunct, -left_width));
         } else if (type == exec::JoinType::kInner) {
           condition.push_back(conjunct);
+          int right_width = static_cast<int>(child->children[1]->columns.size());
+          if (ExpressionPtr implied = ImpliedSideFilter(conjunct, 0, left_width)) left.push_back(implied);
+          if (ExpressionPtr implied = ImpliedSideFilter(conjunct, left_width, left_width + right_width)) {
+            right.push_back(implied);
+          }
         } else {
           above.push_back(conjunct);
         }
@@ -234,8 +366,13 @@ LogicalPtr PushFilters(const LogicalPtr& plan) {
                    type == exec::JoinType::kLeftSemi;
     bool right_ok = type == exec::JoinType::kInner || type == exec::JoinType::kLeftOuter ||
                     type == exec::JoinType::kLeftSemi || type == exec::JoinType::kLeftAnti;
+    int right_width = static_cast<int>(copy->children[1]->columns.size());
     std::vector<ExpressionPtr> left, right, kept;
+    std::vector<ExpressionPtr> conjuncts;
     for (const ExpressionPtr& conjunct : expr::SplitConjunction(copy->predicate)) {
+      for (const ExpressionPtr& factor : FactorOrConjuncts(conjunct)) conjuncts.push_back(factor);
+    }
+    for (const ExpressionPtr& conjunct : conjuncts) {
       std::vector<int> columns = expr::ReferencedColumns(*conjunct);
       if (!conjunct->deterministic() || columns.empty()) {
         kept.push_back(conjunct);
@@ -245,6 +382,13 @@ LogicalPtr PushFilters(const LogicalPtr& plan) {
         right.push_back(expr::ShiftColumns(conjunct, -left_width));
       } else {
         kept.push_back(conjunct);
+        if (ExpressionPtr implied = left_ok ? ImpliedSideFilter(conjunct, 0, left_width) : nullptr) {
+          left.push_back(implied);
+        }
+        if (ExpressionPtr implied =
+                right_ok ? ImpliedSideFilter(conjunct, left_width, left_width + right_width) : nullptr) {
+          right.push_back(implied);
+        }
       }
     }
     if (!left.empty()) copy->children[0] = WithFilter(copy->children[0], left);
