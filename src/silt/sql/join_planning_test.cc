@@ -143,6 +143,21 @@ TEST_F(JoinPlanningTest, OuterJoinOnConditionWithSharedEquality) {
   EXPECT_THAT(Rows(sql), ElementsAre("200|" + std::to_string(matched)));
 }
 
+TEST_F(JoinPlanningTest, FromListJoinsConnectedRelationsBeforeCrossProducts) {
+  CreateTable("sup", "SELECT id AS s_key, id * 100 AS s_value FROM range(0, 5)");
+  // part and sup share no condition: lineitem, which both join, comes between them.
+  std::string sql =
+      "SELECT * FROM part, sup, line WHERE p_partkey = l_partkey AND s_key = l_id % 5 AND l_id < 3";
+  std::string plan = Explain(sql);
+  EXPECT_THAT(plan, Not(HasSubstr("NestedLoopJoin"))) << plan;
+  // The columns keep the FROM order.
+  EXPECT_THAT(Rows(sql), ElementsAre("1|Brand#1|1|0|0|0|1|0", "2|Brand#2|2|1|100|1|2|1",
+                                     "3|Brand#0|3|2|200|2|3|2"));
+  // Relations no condition reaches are joined last, as a cross product.
+  EXPECT_THAT(Rows("SELECT count(*) FROM part, sup, line WHERE p_partkey = l_partkey"),
+              ElementsAre("1000"));
+}
+
 TEST_F(JoinPlanningTest, ScalarSubqueryCorrelatedByInequality) {
   // t1: (1,10) (2,20) (3,30) (NULL,40) (3,50); t2.c: 1 2 2 4 NULL.
   EXPECT_THAT(Rows("SELECT b, (SELECT count(*) FROM t2 WHERE t2.c > t1.a) FROM t1 ORDER BY b"),

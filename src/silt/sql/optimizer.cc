@@ -398,6 +398,136 @@ LogicalPtr PushFilters(const LogicalPtr& plan) {
   return copy;
 }
 
+// ---- Join order ----
+
+// A tree of inner joins as its relations (in FROM order) and the conjuncts of its conditions
+// over the relations' columns side by side.
+struct InnerJoinGraph {
+  std::vector<LogicalPtr> relations;
+  std::vector<int> offsets;  ///< First column of each relation in the side-by-side numbering.
+  std::vector<ExpressionPtr> conjuncts;
+};
+
+bool IsInnerJoin(const LogicalNode& node) {
+  return node.kind == LogicalKind::kJoin && node.join_type == exec::JoinType::kInner &&
+         (!node.predicate || node.predicate->deterministic());
+}
+
+LogicalPtr ReorderJoins(const LogicalPtr& plan);
+
+void CollectInnerJoins(const LogicalPtr& node, int offset, InnerJoinGraph& graph) {
+  if (IsInnerJoin(*node)) {
+    int left_width = static_cast<int>(node->children[0]->columns.size());
+    CollectInnerJoins(node->children[0], offset, graph);
+    CollectInnerJoins(node->children[1], offset + left_width, graph);
+    if (node->predicate) {
+      for (const ExpressionPtr& conjunct : expr::SplitConjunction(node->predicate)) {
+        graph.conjuncts.push_back(expr::ShiftColumns(conjunct, offset));
+      }
+    }
+    return;
+  }
+  graph.relations.push_back(ReorderJoins(node));
+  graph.offsets.push_back(offset);
+}
+
+// Spark's ReorderJoin: an inner join of several relations (FROM a, b, c) joins, after the
+// first, the first relation that a condition connects to those already joined, and leaves
+// relations no condition reaches (cross products) for last. FROM part, supplier, lineitem
+// then joins lineitem before supplier instead of multiplying part by supplier. The columns
+// keep their order through a projection on top.
+LogicalPtr ReorderInnerJoin(const LogicalPtr& join) {
+  InnerJoinGraph graph;
+  CollectInnerJoins(join, 0, graph);
+  size_t count = graph.relations.size();
+  int width = static_cast<int>(join->columns.size());
+  std::vector<int> relation_of(static_cast<size_t>(width));
+  for (size_t r = 0; r < count; ++r) {
+    int end = r + 1 < count ? graph.offsets[r + 1] : width;
+    for (int c = graph.offsets[r]; c < end; ++c) relation_of[c] = static_cast<int>(r);
+  }
+  // The relations each conjunct reads.
+  std::vector<std::vector<int>> reads;
+  for (const ExpressionPtr& conjunct : graph.conjuncts) {
+    std::vector<int> relations;
+    for (int column : expr::ReferencedColumns(*conjunct)) relations.push_back(relation_of[column]);
+    relations.erase(std::unique(relations.begin(), relations.end()), relations.end());
+    reads.push_back(std::move(relations));
+  }
+  std::vector<bool> joined(count, false);
+  auto covered = [&](const std::vector<int>& relations, size_t extra) {
+    return std::all_of(relations.begin(), relations.end(),
+                       [&](int r) { return joined[r] || static_cast<size_t>(r) == extra; });
+  };
+  std::vector<size_t> order = {0};
+  joined[0] = true;
+  while (order.size() < count) {
+    size_t next = count;
+    for (size_t candidate = 1; candidate < count && next == count; ++candidate) {
+      if (joined[candidate]) continue;
+      for (const std::vector<int>& relations : reads) {
+        bool connects = relations.size() > 1 && covered(relations, candidate) &&
+                        std::find(relations.begin(), relations.end(), static_cast<int>(candidate)) !=
+                            relations.end();
+        if (connects) {
+          next = candidate;
+          break;
+        }
+      }
+    }
+    if (next == count) {
+      for (size_t candidate = 1; candidate < count && next == count; ++candidate) {
+        if (!joined[candidate]) next = candidate;
+      }
+    }
+    joined[next] = true;
+    order.push_back(next);
+  }
+  if (std::is_sorted(order.begin(), order.end())) return nullptr;
+
+  // Build the joins left-deep in `order`, each with the conjuncts it completes.
+  std::vector<int> position(static_cast<size_t>(width), -1);
+  std::vector<bool> used(graph.conjuncts.size(), false);
+  std::fill(joined.begin(), joined.end(), false);
+  LogicalPtr plan;
+  int plan_width = 0;
+  for (size_t step = 0; step < count; ++step) {
+    size_t r = order[step];
+    const LogicalPtr& relation = graph.relations[r];
+    int relation_width = static_cast<int>(relation->columns.size());
+    for (int c = 0; c < relation_width; ++c) position[graph.offsets[r] + c] = plan_width + c;
+    joined[r] = true;
+    std::vector<ExpressionPtr> conditions;
+    for (size_t i = 0; i < graph.conjuncts.size(); ++i) {
+      if (used[i] || !covered(reads[i], r)) continue;
+      used[i] = true;
+      conditions.push_back(expr::RemapColumns(graph.conjuncts[i], position));
+    }
+    ExpressionPtr condition = conditions.empty() ? nullptr : expr::JoinConjunction(conditions);
+    if (!plan) {
+      plan = condition ? MakeLogicalFilter(relation, condition) : relation;
+    } else {
+      plan = MakeLogicalJoin(plan, relation, exec::JoinType::kInner, condition);
+    }
+    plan_width += relation_width;
+  }
+  std::vector<ExpressionPtr> expressions;
+  for (int c = 0; c < width; ++c) {
+    const LogicalColumn& column = join->columns[c];
+    expressions.push_back(expr::Column(position[c], column.type, column.nullable));
+  }
+  return MakeLogicalProject(plan, std::move(expressions), join->columns);
+}
+
+LogicalPtr ReorderJoins(const LogicalPtr& plan) {
+  if (IsInnerJoin(*plan)) {
+    if (LogicalPtr reordered = ReorderInnerJoin(plan)) return reordered;
+  }
+  LogicalPtr copy = Copy(*plan);
+  for (LogicalPtr& child : copy->children) child = ReorderJoins(child);
+  return copy;
+}
+
 // ---- Scan pruning predicates ----
 
 std::optional<log::ScanPredicate::Op> ScanOp(expr::ComparisonOperator op, bool flipped) {
@@ -743,6 +873,7 @@ ExpressionPtr FoldConstants(const ExpressionPtr& expression, const expr::EvalCon
 LogicalPtr OptimizePlan(const LogicalPtr& plan, const expr::EvalContext& context) {
   LogicalPtr result = FoldPlan(plan, context);
   result = PushFilters(result);
+  result = ReorderJoins(result);
   result = TopN(result);
   result = PruneAll(result).node;
   return result;
