@@ -3,7 +3,8 @@
 // where the query orders, exact where both print a decimal of one scale, and otherwise within a
 // relative 1e-9 plus half a unit of silt's decimal scale (Spark's average of a decimal is a
 // decimal rounded to 6 places where DuckDB's is a double). The generator's own checks come
-// first: cardinalities, value domains and determinism.
+// first: cardinalities, value domains and determinism. SILT_TPCH_DATA=DIR runs the queries on
+// tables silt-tpch-gen wrote into DIR instead (any scale factor).
 
 #include <gtest/gtest.h>
 
@@ -14,6 +15,7 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "silt/api/session_internal.h"
@@ -150,18 +152,27 @@ std::string DuckDbView(io::FileSystem& fs, const std::string& name, const std::s
 
 class TpchEnvironment {
  public:
-  TpchEnvironment() {
-    tpch::GenerateOptions options;
-    options.scale_factor = kScaleFactor;
-    tables_ = tpch::Generate(fs_, warehouse(), options);
+  /// Generates scale factor 0.01 into a temporary folder, or, given `folder`, uses the tables
+  /// already there.
+  explicit TpchEnvironment(std::string folder = "") : folder_(std::move(folder)) {
+    if (folder_.empty()) {
+      tpch::GenerateOptions options;
+      options.scale_factor = kScaleFactor;
+      tables_ = tpch::Generate(fs_, warehouse(), options);
+    } else {
+      for (const std::string& name : tpch::TableNames()) {
+        tables_.push_back(tpch::GeneratedTable{name, folder_ + "/" + name, 0, 0});
+      }
+    }
     for (const auto& table : tables_) views_.push_back(DuckDbView(*fs_, table.name, table.path));
   }
-  std::string warehouse() const { return directory_.Child("warehouse"); }
+  std::string warehouse() const { return folder_.empty() ? directory_.Child("warehouse") : folder_; }
   const std::vector<tpch::GeneratedTable>& tables() const { return tables_; }
   const std::vector<std::string>& views() const { return views_; }
   io::FileSystem& fs() { return *fs_; }
 
  private:
+  std::string folder_;
   test::TempDir directory_;
   std::shared_ptr<io::FileSystem> fs_ = io::MakeLocalFileSystem();
   std::vector<tpch::GeneratedTable> tables_;
@@ -172,6 +183,15 @@ TpchEnvironment& Environment() {
   // Generated once for the whole binary, removed at exit.
   static TpchEnvironment environment;
   return environment;
+}
+
+// The queries' tables: $SILT_TPCH_DATA (tables silt-tpch-gen wrote, e.g. at scale factor 1,
+// to compare the answers at that scale) or the generated scale factor 0.01.
+TpchEnvironment& QueryEnvironment() {
+  static const char* data = std::getenv("SILT_TPCH_DATA");
+  if (data == nullptr || *data == '\0') return Environment();
+  static TpchEnvironment given(data);
+  return given;
 }
 
 StatementOutput RunSilt(const std::string& warehouse, const std::string& sql) {
@@ -301,7 +321,7 @@ TEST(TpchGeneratorTest, RefusesScaleFactorsOutsideItsRange) {
 class TpchQueryTest : public ::testing::TestWithParam<int> {};
 
 TEST_P(TpchQueryTest, MatchesDuckDb) {
-  TpchEnvironment& environment = Environment();
+  TpchEnvironment& environment = QueryEnvironment();
   const std::string sql = ReadQuery(GetParam());
   ASSERT_FALSE(sql.empty()) << "no query text";
 
