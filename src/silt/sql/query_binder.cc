@@ -1620,85 +1620,99 @@ expr::ExpressionPtr QueryBinder::Impl::BindSubqueryExpression(const Expression& 
     return value;
   }
   if (correlated) {
-    // [NOT] EXISTS / IN with correlation inside a larger expression: a left join against the
-    // distinct correlation keys of the subquery plus a marker column, which is non-NULL exactly
-    // where a matching row exists.
-    int left_width = static_cast<int>(plan->columns.size());
-    std::vector<expr::ExpressionPtr> conjuncts = correlation.conjuncts;
-    if (node.kind == ExpressionKind::kIn) {
-      if (correlation.num_outputs != 1) {
-        ThrowAt(MakeError(ErrorClass::UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY,
-                          {{"message", "Correlated IN subqueries of several columns: " + ExpressionSql(node)}}),
-                node.position);
-      }
-      ExpressionBinder binder(scope);
-      expr::ExpressionPtr value = binder.Bind(*node.children[0]);
-      const LogicalColumn& item = subquery->columns[0];
-      conjuncts.push_back(
-          expr::Compare(expr::ComparisonOperator::kEqual, value, expr::Column(left_width, item.type, item.nullable)));
-    }
-    std::vector<expr::ExpressionPtr> outer_sides, inner_sides;
-    bool all_equalities = true;
-    for (const expr::ExpressionPtr& conjunct : conjuncts) {
-      bool found = false;
-      if (conjunct->kind() == expr::ExpressionKind::kComparison &&
-          conjunct->comparison() == expr::ComparisonOperator::kEqual) {
-        for (int side = 0; side < 2 && !found; ++side) {
-          std::vector<int> a = expr::ReferencedColumns(*conjunct->child(side));
-          std::vector<int> b = expr::ReferencedColumns(*conjunct->child(1 - side));
-          if (!a.empty() && a.back() < left_width && !b.empty() && b.front() >= left_width) {
-            outer_sides.push_back(conjunct->child(side));
-            inner_sides.push_back(expr::ShiftColumns(conjunct->child(1 - side), -left_width));
-            found = true;
+    // [NOT] EXISTS / IN with correlation inside a larger expression: left joins against the
+    // distinct correlation keys of the subquery's rows plus a marker column, which is non-NULL
+    // exactly where a matching row exists.
+    const int left_width = static_cast<int>(plan->columns.size());
+    const LogicalPtr outer = plan;
+    // The marker of whether `rows` (the subquery's columns) hold a row for which `conjuncts`
+    // (over outer ++ those columns) hold, joined onto `plan`.
+    auto existence_marker = [&](const std::vector<expr::ExpressionPtr>& conjuncts, LogicalPtr rows) {
+      std::vector<expr::ExpressionPtr> outer_sides, inner_sides;
+      bool all_equalities = true;
+      for (const expr::ExpressionPtr& conjunct : conjuncts) {
+        bool found = false;
+        if (conjunct->kind() == expr::ExpressionKind::kComparison &&
+            conjunct->comparison() == expr::ComparisonOperator::kEqual) {
+          for (int side = 0; side < 2 && !found; ++side) {
+            std::vector<int> a = expr::ReferencedColumns(*conjunct->child(side));
+            std::vector<int> b = expr::ReferencedColumns(*conjunct->child(1 - side));
+            if (!a.empty() && a.back() < left_width && !b.empty() && b.front() >= left_width) {
+              outer_sides.push_back(conjunct->child(side));
+              inner_sides.push_back(expr::ShiftColumns(conjunct->child(1 - side), -left_width));
+              found = true;
+            }
           }
         }
+        all_equalities = all_equalities && found;
       }
-      all_equalities = all_equalities && found;
-    }
-    bool null_safe = false;
-    if (!all_equalities) {
-      // Another correlation (t2.c1 > t1.c1): the subquery's rows joined under it with the
-      // distinct values of the outer columns it reads; those values are then the keys.
-      std::vector<int> domain_columns;
-      LogicalPtr domain = CorrelationDomain(plan, conjuncts, left_width, domain_columns);
-      int inner_width = static_cast<int>(subquery->columns.size());
+      bool null_safe = false;
+      if (!all_equalities) {
+        // Another correlation (t2.c1 > t1.c1): the rows joined under it with the distinct
+        // values of the outer columns it reads; those values are then the keys.
+        std::vector<int> domain_columns;
+        LogicalPtr domain = CorrelationDomain(outer, conjuncts, left_width, domain_columns);
+        int inner_width = static_cast<int>(rows->columns.size());
+        std::vector<expr::ExpressionPtr> conditions;
+        for (const expr::ExpressionPtr& conjunct : conjuncts) {
+          conditions.push_back(OntoDomain(conjunct, left_width, inner_width, domain_columns));
+        }
+        rows = MakeLogicalJoin(rows, domain, exec::JoinType::kInner, expr::JoinConjunction(conditions));
+        outer_sides.clear();
+        inner_sides.clear();
+        for (size_t k = 0; k < domain_columns.size(); ++k) {
+          const LogicalColumn& column = outer->columns[domain_columns[k]];
+          outer_sides.push_back(expr::Column(domain_columns[k], column.type, column.nullable));
+          const LogicalColumn& value = rows->columns[inner_width + k];
+          inner_sides.push_back(expr::Column(inner_width + static_cast<int>(k), value.type, value.nullable));
+        }
+        null_safe = true;
+      }
+      std::vector<expr::ExpressionPtr> key_expressions = inner_sides;
+      std::vector<LogicalColumn> key_columns;
+      for (const expr::ExpressionPtr& key : inner_sides) {
+        key_columns.push_back(MakeLogicalColumn("exists_key", key->type(), key->nullable()));
+      }
+      key_expressions.push_back(expr::Literal(expr::Scalar::Boolean(true)));
+      key_columns.push_back(MakeLogicalColumn("exists", BooleanType(), false));
+      LogicalPtr keys = MakeLogicalDistinct(MakeLogicalProject(rows, key_expressions, key_columns));
+      int plan_width = static_cast<int>(plan->columns.size());
       std::vector<expr::ExpressionPtr> conditions;
-      for (const expr::ExpressionPtr& conjunct : conjuncts) {
-        conditions.push_back(OntoDomain(conjunct, left_width, inner_width, domain_columns));
+      for (size_t j = 0; j < outer_sides.size(); ++j) {
+        conditions.push_back(expr::Compare(
+            null_safe ? expr::ComparisonOperator::kNullSafeEqual : expr::ComparisonOperator::kEqual, outer_sides[j],
+            expr::Column(plan_width + static_cast<int>(j), inner_sides[j]->type(), inner_sides[j]->nullable())));
       }
-      subquery = MakeLogicalJoin(subquery, domain, exec::JoinType::kInner, expr::JoinConjunction(conditions));
-      outer_sides.clear();
-      inner_sides.clear();
-      for (size_t k = 0; k < domain_columns.size(); ++k) {
-        const LogicalColumn& outer = plan->columns[domain_columns[k]];
-        outer_sides.push_back(expr::Column(domain_columns[k], outer.type, outer.nullable));
-        const LogicalColumn& value = subquery->columns[inner_width + k];
-        inner_sides.push_back(expr::Column(inner_width + static_cast<int>(k), value.type, value.nullable));
-      }
-      null_safe = true;
+      LogicalPtr join = MakeLogicalJoin(plan, keys, exec::JoinType::kLeftOuter, expr::JoinConjunction(conditions));
+      for (size_t i = plan_width; i < join->columns.size(); ++i) join->columns[i].hidden = true;
+      plan = join;
+      return expr::Column(plan_width + static_cast<int>(outer_sides.size()), BooleanType(), true);
+    };
+    if (node.kind != ExpressionKind::kIn) return expr::IsNotNull(existence_marker(correlation.conjuncts, subquery));
+    if (correlation.num_outputs != 1) {
+      ThrowAt(MakeError(ErrorClass::UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY,
+                        {{"message", "Correlated IN subqueries of several columns: " + ExpressionSql(node)}}),
+              node.position);
     }
-    std::vector<expr::ExpressionPtr> key_expressions = inner_sides;
-    std::vector<LogicalColumn> key_columns;
-    for (const expr::ExpressionPtr& key : inner_sides) {
-      key_columns.push_back(MakeLogicalColumn("exists_key", key->type(), key->nullable()));
-    }
-    key_expressions.push_back(expr::Literal(expr::Scalar::Boolean(true)));
-    key_columns.push_back(MakeLogicalColumn("exists", BooleanType(), false));
-    LogicalPtr keys = MakeLogicalDistinct(MakeLogicalProject(subquery, key_expressions, key_columns));
-    std::vector<expr::ExpressionPtr> conditions;
-    for (size_t j = 0; j < outer_sides.size(); ++j) {
-      conditions.push_back(expr::Compare(null_safe ? expr::ComparisonOperator::kNullSafeEqual
-                                                   : expr::ComparisonOperator::kEqual,
-                                         outer_sides[j],
-                                         expr::Column(left_width + static_cast<int>(j), inner_sides[j]->type(),
-                                                      inner_sides[j]->nullable())));
-    }
-    LogicalPtr join = MakeLogicalJoin(plan, keys, exec::JoinType::kLeftOuter, expr::JoinConjunction(conditions));
-    for (size_t i = left_width; i < join->columns.size(); ++i) join->columns[i].hidden = true;
-    plan = join;
-    expr::ExpressionPtr marker = expr::Column(left_width + static_cast<int>(outer_sides.size()), BooleanType(), true);
-    expr::ExpressionPtr exists = expr::IsNotNull(marker);
-    return node.kind == ExpressionKind::kIn && node.negated ? expr::Not(exists) : exists;
+    ExpressionBinder binder(scope);
+    expr::ExpressionPtr value = binder.Bind(*node.children[0]);
+    const LogicalColumn& item = subquery->columns[0];
+    expr::ExpressionPtr item_column = expr::Column(left_width, item.type, item.nullable);
+    std::vector<expr::ExpressionPtr> matching = correlation.conjuncts;
+    matching.push_back(expr::Compare(expr::ComparisonOperator::kEqual, value, item_column));
+    // IN's three values: TRUE on a match; otherwise FALSE over no correlated rows, NULL when
+    // the value or one of the rows' values is NULL, else FALSE.
+    expr::ExpressionPtr matched = existence_marker(matching, subquery);
+    expr::ExpressionPtr any_row = existence_marker(correlation.conjuncts, subquery);
+    expr::ExpressionPtr null_row = existence_marker(
+        correlation.conjuncts, MakeLogicalFilter(subquery, expr::IsNull(expr::Column(0, item.type, item.nullable))));
+    expr::ExpressionPtr null_boolean = expr::Literal(expr::Scalar::Null(BooleanType()));
+    expr::ExpressionPtr in = expr::Case(
+        {{expr::IsNotNull(matched), expr::Literal(expr::Scalar::Boolean(true))},
+         {expr::IsNull(any_row), expr::Literal(expr::Scalar::Boolean(false))},
+         {expr::Or(expr::IsNull(value), expr::IsNotNull(null_row)), null_boolean}},
+        expr::Literal(expr::Scalar::Boolean(false)));
+    return node.negated ? expr::Not(in) : in;
   }
   std::vector<Batch> batches = Run(subquery);
   if (node.kind == ExpressionKind::kExists) {
@@ -2011,12 +2025,7 @@ LogicalPtr QueryBinder::Impl::BindSelect(const Query& query, Correlation* correl
           }
         }
       }
-      if (!outer_side) {
-        ThrowAt(MakeError(ErrorClass::UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY,
-                          {{"message", "Correlated column is not allowed in a non-equality predicate of an "
-                                       "aggregated subquery"}}),
-                query.where->position);
-      }
+      SILT_CHECK(outer_side != nullptr, "a correlation equality without an outer side");
       correlation_outer_sides.push_back(outer_side);
       correlation_inner_keys.push_back(inner_side);
     }
