@@ -675,8 +675,11 @@ std::vector<GeneratedTable> Generate(std::shared_ptr<io::FileSystem> fs, const s
     SILT_THROW(INVALID_PARAMETER_VALUE,
                {{"parameter", "`scale_factor`"},
                 {"functionName", "`tpch::Generate`"},
-                {"message", "expects a scale factor from 0.01 to 100000, got " +
-                                std::to_string(options.scale_factor)}});
+                {"message", "expects a scale factor from 0.01 to 100000, got " + [&] {
+                   char text[32];
+                   std::snprintf(text, sizeof(text), "%g", options.scale_factor);
+                   return std::string(text);
+                 }()}});
   }
   auto scaled = [&](double base) {
     return std::max<int64_t>(1, static_cast<int64_t>(std::llround(base * options.scale_factor)));
