@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_args.h"
 #include "silt/api/session_internal.h"
 #include "silt/error.h"
 #include "silt/io/file_system.h"
@@ -27,7 +28,6 @@
 #include "support/duckdb_peer.h"
 #include "support/temp_dir.h"
 #include "tools/tpch/tpch_generator.h"
-#include "bench_args.h"
 
 namespace silt {
 namespace {
@@ -66,7 +66,8 @@ std::optional<Options> ParseOptions(int argc, char** argv) {
 }
 
 double MillisecondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+      .count();
 }
 
 std::string ReadQuery(int number) {
@@ -113,7 +114,8 @@ int Run(const Options& options) {
     for (const auto& table : tpch::Generate(fs, folder, generate)) {
       std::printf("%-9s %10lld rows\n", table.name.c_str(), static_cast<long long>(table.rows));
     }
-    std::printf("scale factor %g generated in %.1f s\n", options.scale, MillisecondsSince(start) / 1000);
+    std::printf("scale factor %g generated in %.1f s\n", options.scale,
+                MillisecondsSince(start) / 1000);
   } else {
     std::printf("using the tables in %s\n", folder.c_str());
   }
@@ -149,15 +151,17 @@ int Run(const Options& options) {
     std::vector<std::string> statements = views;
     for (int i = 0; i < options.repetitions; ++i) statements.push_back(sql);
     std::vector<double> times = test::TimeDuckDb(statements, options.threads);
-    double duckdb_best = times.size() == statements.size()
-                             ? *std::min_element(times.begin() + static_cast<long>(views.size()), times.end())
-                             : std::numeric_limits<double>::quiet_NaN();
+    double duckdb_best =
+        times.size() == statements.size()
+            ? *std::min_element(times.begin() + static_cast<long>(views.size()), times.end())
+            : std::numeric_limits<double>::quiet_NaN();
     std::vector<std::string> check = views;
     check.push_back(sql);
     int64_t duckdb_rows = CsvRows(test::RunDuckDb(check, "csv"));
     if (!silt_error.empty()) {
       all_agree = false;
-      std::printf("Q%02d   %12s %12.0f   failed: %s\n", number, "-", duckdb_best, silt_error.c_str());
+      std::printf("Q%02d   %12s %12.0f   failed: %s\n", number, "-", duckdb_best,
+                  silt_error.c_str());
       continue;
     }
     bool agree = silt_rows == duckdb_rows;
@@ -173,9 +177,10 @@ int Run(const Options& options) {
     }
   }
   if (timed > 0) {
-    double silt_mean = std::exp(silt_log_sum / timed), duckdb_mean = std::exp(duckdb_log_sum / timed);
-    std::printf("geometric mean: silt %.0f ms, duckdb %.0f ms, ratio %.2f (%d queries)\n", silt_mean,
-                duckdb_mean, silt_mean / duckdb_mean, timed);
+    double silt_mean = std::exp(silt_log_sum / timed),
+           duckdb_mean = std::exp(duckdb_log_sum / timed);
+    std::printf("geometric mean: silt %.0f ms, duckdb %.0f ms, ratio %.2f (%d queries)\n",
+                silt_mean, duckdb_mean, silt_mean / duckdb_mean, timed);
   }
   return all_agree ? 0 : 1;
 }

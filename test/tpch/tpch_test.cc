@@ -166,7 +166,9 @@ class TpchEnvironment {
     }
     for (const auto& table : tables_) views_.push_back(DuckDbView(*fs_, table.name, table.path));
   }
-  std::string warehouse() const { return folder_.empty() ? directory_.Child("warehouse") : folder_; }
+  std::string warehouse() const {
+    return folder_.empty() ? directory_.Child("warehouse") : folder_;
+  }
   const std::vector<tpch::GeneratedTable>& tables() const { return tables_; }
   const std::vector<std::string>& views() const { return views_; }
   io::FileSystem& fs() { return *fs_; }
@@ -231,14 +233,17 @@ TEST(TpchGeneratorTest, WritesTheSpecificationsCardinalities) {
 TEST(TpchGeneratorTest, KeysReferToExistingRows) {
   const std::string warehouse = Environment().warehouse();
   // Every line's (part, supplier) is one of the part's four partsupp rows.
-  EXPECT_EQ(Scalar(warehouse, "SELECT count(*) FROM lineitem LEFT ANTI JOIN partsupp "
-                              "ON l_partkey = ps_partkey AND l_suppkey = ps_suppkey"),
+  EXPECT_EQ(Scalar(warehouse,
+                   "SELECT count(*) FROM lineitem LEFT ANTI JOIN partsupp "
+                   "ON l_partkey = ps_partkey AND l_suppkey = ps_suppkey"),
             "0");
-  EXPECT_EQ(Scalar(warehouse, "SELECT count(*) FROM (SELECT ps_partkey, ps_suppkey FROM partsupp "
-                              "GROUP BY ps_partkey, ps_suppkey HAVING count(*) > 1)"),
+  EXPECT_EQ(Scalar(warehouse,
+                   "SELECT count(*) FROM (SELECT ps_partkey, ps_suppkey FROM partsupp "
+                   "GROUP BY ps_partkey, ps_suppkey HAVING count(*) > 1)"),
             "0");
-  EXPECT_EQ(Scalar(warehouse, "SELECT count(*) FROM orders LEFT ANTI JOIN customer "
-                              "ON o_custkey = c_custkey"),
+  EXPECT_EQ(Scalar(warehouse,
+                   "SELECT count(*) FROM orders LEFT ANTI JOIN customer "
+                   "ON o_custkey = c_custkey"),
             "0");
   // Customers whose key is a multiple of three place no orders; order keys use the first 8 of
   // every 32 (the 15,000th order is 1874 * 32 + 8).
@@ -257,8 +262,9 @@ TEST(TpchGeneratorTest, KeysReferToExistingRows) {
 
 TEST(TpchGeneratorTest, ValuesComeFromTheSpecificationsDomains) {
   const std::string warehouse = Environment().warehouse();
-  EXPECT_EQ(Scalar(warehouse, "SELECT count(DISTINCT p_brand) FROM part WHERE p_brand RLIKE "
-                              "'^Brand#[1-5][1-5]$'"),
+  EXPECT_EQ(Scalar(warehouse,
+                   "SELECT count(DISTINCT p_brand) FROM part WHERE p_brand RLIKE "
+                   "'^Brand#[1-5][1-5]$'"),
             "25");
   EXPECT_EQ(Scalar(warehouse, "SELECT count(DISTINCT p_type) FROM part"), "150");
   EXPECT_EQ(Scalar(warehouse, "SELECT count(DISTINCT p_container) FROM part"), "40");
@@ -269,24 +275,30 @@ TEST(TpchGeneratorTest, ValuesComeFromTheSpecificationsDomains) {
   EXPECT_EQ(Scalar(warehouse, "SELECT count(DISTINCT c_mktsegment) FROM customer"), "5");
   EXPECT_EQ(Scalar(warehouse, "SELECT count(DISTINCT o_orderpriority) FROM orders"), "5");
   EXPECT_EQ(Scalar(warehouse, "SELECT count(DISTINCT l_shipmode) FROM lineitem"), "7");
-  EXPECT_EQ(Scalar(warehouse, "SELECT count(*) FROM customer "
-                              "WHERE CAST(substring(c_phone, 1, 2) AS INT) <> c_nationkey + 10"),
+  EXPECT_EQ(Scalar(warehouse,
+                   "SELECT count(*) FROM customer "
+                   "WHERE CAST(substring(c_phone, 1, 2) AS INT) <> c_nationkey + 10"),
             "0");
-  EXPECT_EQ(Scalar(warehouse, "SELECT min(o_orderdate) >= DATE'1992-01-01' AND "
-                              "max(l_receiptdate) <= DATE'1998-12-31' FROM orders, lineitem "
-                              "WHERE o_orderkey = l_orderkey"),
+  EXPECT_EQ(Scalar(warehouse,
+                   "SELECT min(o_orderdate) >= DATE'1992-01-01' AND "
+                   "max(l_receiptdate) <= DATE'1998-12-31' FROM orders, lineitem "
+                   "WHERE o_orderkey = l_orderkey"),
             "true");
-  EXPECT_EQ(Scalar(warehouse, "SELECT count(*) FROM lineitem WHERE l_shipdate > DATE'1995-06-17' "
-                              "AND l_linestatus <> 'O'"),
+  EXPECT_EQ(Scalar(warehouse,
+                   "SELECT count(*) FROM lineitem WHERE l_shipdate > DATE'1995-06-17' "
+                   "AND l_linestatus <> 'O'"),
             "0");
-  EXPECT_EQ(Scalar(warehouse, "SELECT count(*) FROM lineitem WHERE l_discount NOT BETWEEN 0 AND "
-                              "0.1 OR l_tax NOT BETWEEN 0 AND 0.08 OR l_quantity NOT BETWEEN 1 AND 50"),
+  EXPECT_EQ(Scalar(warehouse,
+                   "SELECT count(*) FROM lineitem WHERE l_discount NOT BETWEEN 0 AND "
+                   "0.1 OR l_tax NOT BETWEEN 0 AND 0.08 OR l_quantity NOT BETWEEN 1 AND 50"),
             "0");
-  EXPECT_EQ(Scalar(warehouse, "SELECT count(*) > 0 FROM supplier "
-                              "WHERE s_comment LIKE '%Customer%Complaints%'"),
+  EXPECT_EQ(Scalar(warehouse,
+                   "SELECT count(*) > 0 FROM supplier "
+                   "WHERE s_comment LIKE '%Customer%Complaints%'"),
             "true");
-  EXPECT_EQ(Scalar(warehouse, "SELECT count(*) > 0 FROM orders "
-                              "WHERE o_comment LIKE '%special%requests%'"),
+  EXPECT_EQ(Scalar(warehouse,
+                   "SELECT count(*) > 0 FROM orders "
+                   "WHERE o_comment LIKE '%special%requests%'"),
             "true");
 }
 
@@ -348,8 +360,9 @@ TEST_P(TpchQueryTest, MatchesDuckDb) {
     bool agree = true;
     for (size_t c = 0; c < silt.fields.size(); ++c) {
       bool both_null = silt.null[c] && duckdb.null[c];
-      if (!both_null && (silt.null[c] != duckdb.null[c] ||
-                         !FieldsAgree(*schema.fields()[c].type, silt.fields[c], duckdb.fields[c]))) {
+      if (!both_null &&
+          (silt.null[c] != duckdb.null[c] ||
+           !FieldsAgree(*schema.fields()[c].type, silt.fields[c], duckdb.fields[c]))) {
         agree = false;
       }
     }

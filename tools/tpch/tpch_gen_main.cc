@@ -45,7 +45,8 @@ int main(int argc, char** argv) {
       } else {
         options.seed = std::strtoull(value.c_str(), &end, 10);
       }
-      if (value.empty() || *end != '\0') return Usage((arg + " wants a number, not '" + value + "'").c_str());
+      if (value.empty() || *end != '\0')
+        return Usage((arg + " wants a number, not '" + value + "'").c_str());
     } else if (!arg.empty() && arg[0] == '-') {
       return Usage(("unknown option " + arg).c_str());
     } else if (folder.empty()) {
@@ -63,7 +64,8 @@ int main(int argc, char** argv) {
                   static_cast<long long>(table.rows), static_cast<long long>(table.files),
                   table.path.c_str());
     }
-    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     std::printf("scale factor %g written in %.1f s\n", options.scale_factor, seconds);
   } catch (const silt::Error& error) {
     std::fprintf(stderr, "%s\n", error.what());

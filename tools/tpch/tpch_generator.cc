@@ -74,40 +74,40 @@ struct NationEntry {
   int region;
 };
 constexpr std::array<NationEntry, 25> kNations = {{
-    {"ALGERIA", 0},   {"ARGENTINA", 1},    {"BRAZIL", 1},        {"CANADA", 1},
-    {"EGYPT", 4},     {"ETHIOPIA", 0},     {"FRANCE", 3},        {"GERMANY", 3},
-    {"INDIA", 2},     {"INDONESIA", 2},    {"IRAN", 4},          {"IRAQ", 4},
-    {"JAPAN", 2},     {"JORDAN", 4},       {"KENYA", 0},         {"MOROCCO", 0},
-    {"MOZAMBIQUE", 0}, {"PERU", 1},        {"CHINA", 2},         {"ROMANIA", 3},
-    {"SAUDI ARABIA", 4}, {"VIETNAM", 2},   {"RUSSIA", 3},        {"UNITED KINGDOM", 3},
+    {"ALGERIA", 0},       {"ARGENTINA", 1}, {"BRAZIL", 1}, {"CANADA", 1},
+    {"EGYPT", 4},         {"ETHIOPIA", 0},  {"FRANCE", 3}, {"GERMANY", 3},
+    {"INDIA", 2},         {"INDONESIA", 2}, {"IRAN", 4},   {"IRAQ", 4},
+    {"JAPAN", 2},         {"JORDAN", 4},    {"KENYA", 0},  {"MOROCCO", 0},
+    {"MOZAMBIQUE", 0},    {"PERU", 1},      {"CHINA", 2},  {"ROMANIA", 3},
+    {"SAUDI ARABIA", 4},  {"VIETNAM", 2},   {"RUSSIA", 3}, {"UNITED KINGDOM", 3},
     {"UNITED STATES", 1},
 }};
 
 // The colours part names are made of (P_NAME: five distinct ones).
 constexpr std::array<const char*, 92> kColours = {
-    "almond",    "antique",   "aquamarine", "azure",     "beige",     "bisque",    "black",
-    "blanched",  "blue",      "blush",      "brown",     "burlywood", "burnished", "chartreuse",
-    "chiffon",   "chocolate", "coral",      "cornflower", "cornsilk", "cream",     "cyan",
-    "dark",      "deep",      "dim",        "dodger",    "drab",      "firebrick", "floral",
-    "forest",    "frosted",   "gainsboro",  "ghost",     "goldenrod", "green",     "grey",
-    "honeydew",  "hot",       "indian",     "ivory",     "khaki",     "lace",      "lavender",
-    "lawn",      "lemon",     "light",      "lime",      "linen",     "magenta",   "maroon",
-    "medium",    "metallic",  "midnight",   "mint",      "misty",     "moccasin",  "navajo",
-    "navy",      "olive",     "orange",     "orchid",    "pale",      "papaya",    "peach",
-    "peru",      "pink",      "plum",       "powder",    "puff",      "purple",    "red",
-    "rose",      "rosy",      "royal",      "saddle",    "salmon",    "sandy",     "seashell",
-    "sienna",    "sky",       "slate",      "smoke",     "snow",      "spring",    "steel",
-    "tan",       "thistle",   "tomato",     "turquoise", "violet",    "wheat",     "white",
+    "almond",   "antique",   "aquamarine", "azure",      "beige",     "bisque",    "black",
+    "blanched", "blue",      "blush",      "brown",      "burlywood", "burnished", "chartreuse",
+    "chiffon",  "chocolate", "coral",      "cornflower", "cornsilk",  "cream",     "cyan",
+    "dark",     "deep",      "dim",        "dodger",     "drab",      "firebrick", "floral",
+    "forest",   "frosted",   "gainsboro",  "ghost",      "goldenrod", "green",     "grey",
+    "honeydew", "hot",       "indian",     "ivory",      "khaki",     "lace",      "lavender",
+    "lawn",     "lemon",     "light",      "lime",       "linen",     "magenta",   "maroon",
+    "medium",   "metallic",  "midnight",   "mint",       "misty",     "moccasin",  "navajo",
+    "navy",     "olive",     "orange",     "orchid",     "pale",      "papaya",    "peach",
+    "peru",     "pink",      "plum",       "powder",     "puff",      "purple",    "red",
+    "rose",     "rosy",      "royal",      "saddle",     "salmon",    "sandy",     "seashell",
+    "sienna",   "sky",       "slate",      "smoke",      "snow",      "spring",    "steel",
+    "tan",      "thistle",   "tomato",     "turquoise",  "violet",    "wheat",     "white",
     "yellow",
 };
 
-constexpr std::array<const char*, 6> kTypeSize = {"STANDARD", "SMALL", "MEDIUM",
+constexpr std::array<const char*, 6> kTypeSize = {"STANDARD", "SMALL",   "MEDIUM",
                                                   "LARGE",    "ECONOMY", "PROMO"};
 constexpr std::array<const char*, 5> kTypeFinish = {"ANODIZED", "BURNISHED", "PLATED", "POLISHED",
                                                     "BRUSHED"};
 constexpr std::array<const char*, 5> kTypeMaterial = {"TIN", "NICKEL", "BRASS", "STEEL", "COPPER"};
 constexpr std::array<const char*, 5> kContainerSize = {"SM", "LG", "MED", "JUMBO", "WRAP"};
-constexpr std::array<const char*, 8> kContainerKind = {"CASE", "BOX", "BAG",  "JAR",
+constexpr std::array<const char*, 8> kContainerKind = {"CASE", "BOX",  "BAG", "JAR",
                                                        "PKG",  "PACK", "CAN", "DRUM"};
 constexpr std::array<const char*, 5> kSegments = {"AUTOMOBILE", "BUILDING", "FURNITURE",
                                                   "MACHINERY", "HOUSEHOLD"};
@@ -115,30 +115,31 @@ constexpr std::array<const char*, 5> kPriorities = {"1-URGENT", "2-HIGH", "3-MED
                                                     "4-NOT SPECIFIED", "5-LOW"};
 constexpr std::array<const char*, 4> kInstructions = {"DELIVER IN PERSON", "COLLECT COD", "NONE",
                                                       "TAKE BACK RETURN"};
-constexpr std::array<const char*, 7> kShipModes = {"REG AIR", "AIR",   "RAIL", "SHIP",
-                                                   "TRUCK",   "MAIL",  "FOB"};
+constexpr std::array<const char*, 7> kShipModes = {"REG AIR", "AIR",  "RAIL", "SHIP",
+                                                   "TRUCK",   "MAIL", "FOB"};
 
 // Words of the comment text. The queries look for "special ... requests" (Q13) and the
 // supplier complaints are inserted separately (Q16).
 constexpr std::array<const char*, 24> kNouns = {
-    "packages", "requests",  "accounts",     "deposits",  "foxes",     "ideas",
-    "theodolites", "pinto beans", "instructions", "dependencies", "excuses", "platelets",
-    "asymptotes", "courts",  "dolphins",     "multipliers", "warthogs", "frets",
-    "dinos",    "patterns",  "braids",       "pearls",    "sheaves",   "realms"};
+    "packages",    "requests",    "accounts",     "deposits",     "foxes",    "ideas",
+    "theodolites", "pinto beans", "instructions", "dependencies", "excuses",  "platelets",
+    "asymptotes",  "courts",      "dolphins",     "multipliers",  "warthogs", "frets",
+    "dinos",       "patterns",    "braids",       "pearls",       "sheaves",  "realms"};
 constexpr std::array<const char*, 20> kVerbs = {
-    "sleep", "wake",  "are",    "cajole", "haggle", "nag",    "use",     "boost", "affix", "detect",
-    "integrate", "maintain", "nod", "lose", "solve", "promise", "engage", "print", "serve", "doze"};
+    "sleep", "wake",    "are",    "cajole",    "haggle",   "nag", "use",
+    "boost", "affix",   "detect", "integrate", "maintain", "nod", "lose",
+    "solve", "promise", "engage", "print",     "serve",    "doze"};
 constexpr std::array<const char*, 16> kAdjectives = {
-    "furious", "sly",   "careful", "blithe", "quick",   "fluffy", "slow",    "quiet",
-    "regular", "final", "ironic",  "even",   "bold",    "express", "special", "pending"};
+    "furious", "sly",   "careful", "blithe", "quick", "fluffy",  "slow",    "quiet",
+    "regular", "final", "ironic",  "even",   "bold",  "express", "special", "pending"};
 constexpr std::array<const char*, 14> kAdverbs = {
-    "sometimes", "always",  "never",     "furiously", "slyly",   "carefully", "blithely",
-    "quickly",   "fluffily", "slowly",   "quietly",   "regularly", "finally", "boldly"};
-constexpr std::array<const char*, 12> kPrepositions = {
-    "about", "above", "across", "after", "against", "along", "among", "around", "beside",
-    "among", "toward", "upon"};
-constexpr std::array<const char*, 8> kAuxiliaries = {"do", "may", "might", "shall", "will",
-                                                     "would", "can", "should"};
+    "sometimes", "always",   "never",  "furiously", "slyly",     "carefully", "blithely",
+    "quickly",   "fluffily", "slowly", "quietly",   "regularly", "finally",   "boldly"};
+constexpr std::array<const char*, 12> kPrepositions = {"about",   "above",   "across", "after",
+                                                       "against", "along",   "among",  "around",
+                                                       "beside",  "beneath", "toward", "upon"};
+constexpr std::array<const char*, 8> kAuxiliaries = {"do",   "may",   "might", "shall",
+                                                     "will", "would", "can",   "should"};
 constexpr std::array<const char*, 5> kTerminators = {".", ";", ":", "?", "!"};
 
 // Days since 1970-01-01 of a civil date (proleptic Gregorian).
@@ -181,10 +182,20 @@ class TextPool {
   }
   void AppendNounPhrase(RowRandom& random) {
     switch (random.Uniform(0, 3)) {
-      case 0: break;
-      case 1: Append(random.Pick(kAdjectives)); break;
-      case 2: Append(random.Pick(kAdjectives)); text_ += ','; Append(random.Pick(kAdjectives)); break;
-      default: Append(random.Pick(kAdverbs)); Append(random.Pick(kAdjectives)); break;
+      case 0:
+        break;
+      case 1:
+        Append(random.Pick(kAdjectives));
+        break;
+      case 2:
+        Append(random.Pick(kAdjectives));
+        text_ += ',';
+        Append(random.Pick(kAdjectives));
+        break;
+      default:
+        Append(random.Pick(kAdverbs));
+        Append(random.Pick(kAdjectives));
+        break;
     }
     Append(random.Pick(kNouns));
   }
@@ -198,9 +209,16 @@ class TextPool {
     AppendNounPhrase(random);
     AppendVerbPhrase(random);
     switch (random.Uniform(0, 2)) {
-      case 0: break;
-      case 1: Append(random.Pick(kPrepositions)); Append("the"); AppendNounPhrase(random); break;
-      default: AppendNounPhrase(random); break;
+      case 0:
+        break;
+      case 1:
+        Append(random.Pick(kPrepositions));
+        Append("the");
+        AppendNounPhrase(random);
+        break;
+      default:
+        AppendNounPhrase(random);
+        break;
     }
     text_ += random.Pick(kTerminators);
     text_ += ' ';
@@ -215,7 +233,9 @@ Field Column(const char* name, DataTypePtr type) { return Field{name, std::move(
 
 DataTypePtr Money() { return DecimalType(15, 2); }
 
-SchemaPtr MakeSchema(std::vector<Field> fields) { return std::make_shared<Schema>(std::move(fields)); }
+SchemaPtr MakeSchema(std::vector<Field> fields) {
+  return std::make_shared<Schema>(std::move(fields));
+}
 
 // Builds one batch column by column: Add* appends to column `i` of the current row.
 class BatchBuilder {
@@ -226,7 +246,9 @@ class BatchBuilder {
     }
   }
   void Int(size_t i, int64_t value) { builders_[i]->AppendInt(value); }
-  void Cents(size_t i, int64_t cents) { builders_[i]->AppendDecimal(static_cast<Decimal128>(cents)); }
+  void Cents(size_t i, int64_t cents) {
+    builders_[i]->AppendDecimal(static_cast<Decimal128>(cents));
+  }
   void Text(size_t i, std::string_view value) { builders_[i]->AppendString(value); }
   int64_t rows() const { return builders_.empty() ? 0 : builders_[0]->length(); }
 
@@ -328,8 +350,10 @@ class TableSink {
       transaction_->Add(std::move(add));
     }
     transaction_->SetOperation("CREATE TABLE AS SELECT",
-                               {{"partitionBy", "\"[]\""}, {"description", "null"},
-                                {"isManaged", "\"false\""}, {"properties", "\"{}\""}},
+                               {{"partitionBy", "\"[]\""},
+                                {"description", "null"},
+                                {"isManaged", "\"false\""},
+                                {"properties", "\"{}\""}},
                                {{"numFiles", std::to_string(files)},
                                 {"numOutputRows", std::to_string(rows_)},
                                 {"numOutputBytes", std::to_string(bytes)}});
@@ -347,7 +371,8 @@ class TableSink {
   int64_t rows_ = 0;
 };
 
-void ForEachChunk(int64_t rows, int64_t chunk_rows, const std::function<void(int64_t, int64_t)>& body) {
+void ForEachChunk(int64_t rows, int64_t chunk_rows,
+                  const std::function<void(int64_t, int64_t)>& body) {
   int64_t chunks = (rows + chunk_rows - 1) / chunk_rows;
   ThreadPool::Default().ParallelFor(static_cast<size_t>(chunks), [&](size_t chunk) {
     int64_t begin = static_cast<int64_t>(chunk) * chunk_rows;
@@ -359,7 +384,10 @@ class Generator {
  public:
   Generator(std::shared_ptr<io::FileSystem> fs, std::string folder, const GenerateOptions& options,
             Sizes sizes)
-      : fs_(std::move(fs)), folder_(std::move(folder)), seed_(options.seed), sizes_(sizes),
+      : fs_(std::move(fs)),
+        folder_(std::move(folder)),
+        seed_(options.seed),
+        sizes_(sizes),
         text_(options.seed) {}
 
   std::vector<GeneratedTable> Run() {
@@ -382,9 +410,9 @@ class Generator {
   }
 
   GeneratedTable Region() {
-    TableSink sink = Sink("region", {Column("r_regionkey", IntegerType()),
-                                     Column("r_name", StringType()),
-                                     Column("r_comment", StringType())});
+    TableSink sink =
+        Sink("region", {Column("r_regionkey", IntegerType()), Column("r_name", StringType()),
+                        Column("r_comment", StringType())});
     BatchBuilder rows(sink.schema(), kRegions.size());
     for (size_t key = 0; key < kRegions.size(); ++key) {
       RowRandom random(seed_, static_cast<uint64_t>(Stream::kRegion), key);
@@ -397,10 +425,9 @@ class Generator {
   }
 
   GeneratedTable Nation() {
-    TableSink sink = Sink("nation", {Column("n_nationkey", IntegerType()),
-                                     Column("n_name", StringType()),
-                                     Column("n_regionkey", IntegerType()),
-                                     Column("n_comment", StringType())});
+    TableSink sink =
+        Sink("nation", {Column("n_nationkey", IntegerType()), Column("n_name", StringType()),
+                        Column("n_regionkey", IntegerType()), Column("n_comment", StringType())});
     BatchBuilder rows(sink.schema(), kNations.size());
     for (size_t key = 0; key < kNations.size(); ++key) {
       RowRandom random(seed_, static_cast<uint64_t>(Stream::kNation), key);
@@ -414,13 +441,11 @@ class Generator {
   }
 
   GeneratedTable Supplier() {
-    TableSink sink = Sink("supplier", {Column("s_suppkey", LongType()),
-                                       Column("s_name", StringType()),
-                                       Column("s_address", StringType()),
-                                       Column("s_nationkey", IntegerType()),
-                                       Column("s_phone", StringType()),
-                                       Column("s_acctbal", Money()),
-                                       Column("s_comment", StringType())});
+    TableSink sink =
+        Sink("supplier", {Column("s_suppkey", LongType()), Column("s_name", StringType()),
+                          Column("s_address", StringType()), Column("s_nationkey", IntegerType()),
+                          Column("s_phone", StringType()), Column("s_acctbal", Money()),
+                          Column("s_comment", StringType())});
     // Clause 4.2.3: SF * 5 suppliers complain ("Customer ... Complaints") and as many recommend;
     // at least one of each at small scales, spread evenly over the keys.
     int64_t marked = std::max<int64_t>(1, sizes_.suppliers / 2000);
@@ -430,7 +455,8 @@ class Generator {
       char buffer[64];
       std::string comment;
       for (int64_t index = begin; index < end; ++index) {
-        RowRandom random(seed_, static_cast<uint64_t>(Stream::kSupplier), static_cast<uint64_t>(index));
+        RowRandom random(seed_, static_cast<uint64_t>(Stream::kSupplier),
+                         static_cast<uint64_t>(index));
         int64_t key = index + 1;
         int64_t nation = random.Uniform(0, 24);
         rows.Int(0, key);
@@ -454,15 +480,12 @@ class Generator {
   }
 
   GeneratedTable Part() {
-    TableSink sink = Sink("part", {Column("p_partkey", LongType()),
-                                   Column("p_name", StringType()),
-                                   Column("p_mfgr", StringType()),
-                                   Column("p_brand", StringType()),
-                                   Column("p_type", StringType()),
-                                   Column("p_size", IntegerType()),
-                                   Column("p_container", StringType()),
-                                   Column("p_retailprice", Money()),
-                                   Column("p_comment", StringType())});
+    TableSink sink =
+        Sink("part", {Column("p_partkey", LongType()), Column("p_name", StringType()),
+                      Column("p_mfgr", StringType()), Column("p_brand", StringType()),
+                      Column("p_type", StringType()), Column("p_size", IntegerType()),
+                      Column("p_container", StringType()), Column("p_retailprice", Money()),
+                      Column("p_comment", StringType())});
     ForEachChunk(sizes_.parts, kChunkRows, [&](int64_t begin, int64_t end) {
       BatchBuilder rows(sink.schema(), end - begin);
       std::string text;
@@ -506,11 +529,10 @@ class Generator {
   }
 
   GeneratedTable PartSupp() {
-    TableSink sink = Sink("partsupp", {Column("ps_partkey", LongType()),
-                                       Column("ps_suppkey", LongType()),
-                                       Column("ps_availqty", IntegerType()),
-                                       Column("ps_supplycost", Money()),
-                                       Column("ps_comment", StringType())});
+    TableSink sink =
+        Sink("partsupp", {Column("ps_partkey", LongType()), Column("ps_suppkey", LongType()),
+                          Column("ps_availqty", IntegerType()), Column("ps_supplycost", Money()),
+                          Column("ps_comment", StringType())});
     ForEachChunk(sizes_.parts, kChunkRows / 4, [&](int64_t begin, int64_t end) {
       BatchBuilder rows(sink.schema(), (end - begin) * 4);
       for (int64_t index = begin; index < end; ++index) {
@@ -531,19 +553,17 @@ class Generator {
   }
 
   GeneratedTable Customer() {
-    TableSink sink = Sink("customer", {Column("c_custkey", LongType()),
-                                       Column("c_name", StringType()),
-                                       Column("c_address", StringType()),
-                                       Column("c_nationkey", IntegerType()),
-                                       Column("c_phone", StringType()),
-                                       Column("c_acctbal", Money()),
-                                       Column("c_mktsegment", StringType()),
-                                       Column("c_comment", StringType())});
+    TableSink sink =
+        Sink("customer", {Column("c_custkey", LongType()), Column("c_name", StringType()),
+                          Column("c_address", StringType()), Column("c_nationkey", IntegerType()),
+                          Column("c_phone", StringType()), Column("c_acctbal", Money()),
+                          Column("c_mktsegment", StringType()), Column("c_comment", StringType())});
     ForEachChunk(sizes_.customers, kChunkRows, [&](int64_t begin, int64_t end) {
       BatchBuilder rows(sink.schema(), end - begin);
       char buffer[64];
       for (int64_t index = begin; index < end; ++index) {
-        RowRandom random(seed_, static_cast<uint64_t>(Stream::kCustomer), static_cast<uint64_t>(index));
+        RowRandom random(seed_, static_cast<uint64_t>(Stream::kCustomer),
+                         static_cast<uint64_t>(index));
         int64_t key = index + 1;
         int64_t nation = random.Uniform(0, 24);
         rows.Int(0, key);
@@ -561,37 +581,28 @@ class Generator {
   }
 
   std::pair<GeneratedTable, GeneratedTable> OrdersAndLineitem() {
-    TableSink orders = Sink("orders", {Column("o_orderkey", LongType()),
-                                       Column("o_custkey", LongType()),
-                                       Column("o_orderstatus", StringType()),
-                                       Column("o_totalprice", Money()),
-                                       Column("o_orderdate", DateType()),
-                                       Column("o_orderpriority", StringType()),
-                                       Column("o_clerk", StringType()),
-                                       Column("o_shippriority", IntegerType()),
-                                       Column("o_comment", StringType())});
-    TableSink lineitem = Sink("lineitem", {Column("l_orderkey", LongType()),
-                                           Column("l_partkey", LongType()),
-                                           Column("l_suppkey", LongType()),
-                                           Column("l_linenumber", IntegerType()),
-                                           Column("l_quantity", Money()),
-                                           Column("l_extendedprice", Money()),
-                                           Column("l_discount", Money()),
-                                           Column("l_tax", Money()),
-                                           Column("l_returnflag", StringType()),
-                                           Column("l_linestatus", StringType()),
-                                           Column("l_shipdate", DateType()),
-                                           Column("l_commitdate", DateType()),
-                                           Column("l_receiptdate", DateType()),
-                                           Column("l_shipinstruct", StringType()),
-                                           Column("l_shipmode", StringType()),
-                                           Column("l_comment", StringType())});
+    TableSink orders =
+        Sink("orders", {Column("o_orderkey", LongType()), Column("o_custkey", LongType()),
+                        Column("o_orderstatus", StringType()), Column("o_totalprice", Money()),
+                        Column("o_orderdate", DateType()), Column("o_orderpriority", StringType()),
+                        Column("o_clerk", StringType()), Column("o_shippriority", IntegerType()),
+                        Column("o_comment", StringType())});
+    TableSink lineitem = Sink(
+        "lineitem", {Column("l_orderkey", LongType()), Column("l_partkey", LongType()),
+                     Column("l_suppkey", LongType()), Column("l_linenumber", IntegerType()),
+                     Column("l_quantity", Money()), Column("l_extendedprice", Money()),
+                     Column("l_discount", Money()), Column("l_tax", Money()),
+                     Column("l_returnflag", StringType()), Column("l_linestatus", StringType()),
+                     Column("l_shipdate", DateType()), Column("l_commitdate", DateType()),
+                     Column("l_receiptdate", DateType()), Column("l_shipinstruct", StringType()),
+                     Column("l_shipmode", StringType()), Column("l_comment", StringType())});
     ForEachChunk(sizes_.orders, kOrdersPerChunk, [&](int64_t begin, int64_t end) {
       BatchBuilder order_rows(orders.schema(), end - begin);
       BatchBuilder line_rows(lineitem.schema(), (end - begin) * 4);
       char buffer[64];
       for (int64_t index = begin; index < end; ++index) {
-        RowRandom random(seed_, static_cast<uint64_t>(Stream::kOrders), static_cast<uint64_t>(index));
+        RowRandom random(seed_, static_cast<uint64_t>(Stream::kOrders),
+                         static_cast<uint64_t>(index));
         int64_t key = OrderKey(index);
         // Customers whose key is a multiple of three place no orders (clause 4.2.3).
         int64_t customer;
@@ -641,8 +652,8 @@ class Generator {
         order_rows.Cents(3, total_cents);
         order_rows.Int(4, order_date);
         order_rows.Text(5, random.Pick(kPriorities));
-        order_rows.Text(6, PaddedName(buffer, sizeof(buffer), "Clerk#",
-                                      random.Uniform(1, sizes_.clerks)));
+        order_rows.Text(
+            6, PaddedName(buffer, sizeof(buffer), "Clerk#", random.Uniform(1, sizes_.clerks)));
         order_rows.Int(7, 0);
         order_rows.Text(8, text_.Comment(random, 19, 78));
       }

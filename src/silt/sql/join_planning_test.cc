@@ -25,14 +25,18 @@ using ::testing::Not;
 class JoinPlanningTest : public ::testing::Test {
  protected:
   JoinPlanningTest() : fs_(io::MakeMemoryFileSystem()), session_(fs_, "/warehouse") {
-    CreateTable("part", "SELECT id AS p_partkey, concat('Brand#', CAST(id % 3 AS STRING)) AS p_brand, "
-                        "id % 7 AS p_size FROM range(1, 31)");
-    CreateTable("line", "SELECT id AS l_id, id % 30 + 1 AS l_partkey, id % 11 AS l_quantity "
-                        "FROM range(0, 200)");
-    CreateTable("t1", "SELECT col1 AS a, col2 AS b FROM VALUES (1, 10), (2, 20), (3, 30), "
-                      "(CAST(NULL AS INT), 40), (3, 50)");
-    CreateTable("t2", "SELECT col1 AS c, col2 AS d FROM VALUES (1, 1), (2, 2), (2, 3), (4, 4), "
-                      "(CAST(NULL AS INT), 5)");
+    CreateTable("part",
+                "SELECT id AS p_partkey, concat('Brand#', CAST(id % 3 AS STRING)) AS p_brand, "
+                "id % 7 AS p_size FROM range(1, 31)");
+    CreateTable("line",
+                "SELECT id AS l_id, id % 30 + 1 AS l_partkey, id % 11 AS l_quantity "
+                "FROM range(0, 200)");
+    CreateTable("t1",
+                "SELECT col1 AS a, col2 AS b FROM VALUES (1, 10), (2, 20), (3, 30), "
+                "(CAST(NULL AS INT), 40), (3, 50)");
+    CreateTable("t2",
+                "SELECT col1 AS c, col2 AS d FROM VALUES (1, 1), (2, 2), (2, 3), (4, 4), "
+                "(CAST(NULL AS INT), 5)");
   }
 
   exec::ExecContext MakeContext() {
@@ -124,9 +128,10 @@ TEST_F(JoinPlanningTest, OrBranchesFilterEachSideBeforeTheJoin) {
   EXPECT_THAT(Rows("SELECT count(*) FROM line JOIN part ON (p_partkey = l_partkey AND p_size = 1) "
                    "OR (p_partkey = l_partkey)"),
               ElementsAre("200"));
-  EXPECT_THAT(Explain("SELECT count(*) FROM line JOIN part ON (p_partkey = l_partkey AND p_size = 1) "
-                      "OR (p_partkey = l_partkey)"),
-              HasSubstr("HashJoin Inner"));
+  EXPECT_THAT(
+      Explain("SELECT count(*) FROM line JOIN part ON (p_partkey = l_partkey AND p_size = 1) "
+              "OR (p_partkey = l_partkey)"),
+      HasSubstr("HashJoin Inner"));
 }
 
 TEST_F(JoinPlanningTest, OuterJoinOnConditionWithSharedEquality) {
@@ -164,8 +169,9 @@ TEST_F(JoinPlanningTest, ScalarSubqueryCorrelatedByInequality) {
               ElementsAre("10|3", "20|1", "30|1", "40|0", "50|1"));
   EXPECT_THAT(Rows("SELECT b, (SELECT sum(d) FROM t2 WHERE t2.c <> t1.a) FROM t1 ORDER BY b"),
               ElementsAre("10|9", "20|5", "30|10", "40|NULL", "50|10"));
-  EXPECT_THAT(Rows("SELECT b FROM t1 WHERE b > (SELECT max(d) * 10 FROM t2 WHERE t2.c < t1.a) ORDER BY b"),
-              ElementsAre("20", "50"));
+  EXPECT_THAT(
+      Rows("SELECT b FROM t1 WHERE b > (SELECT max(d) * 10 FROM t2 WHERE t2.c < t1.a) ORDER BY b"),
+      ElementsAre("20", "50"));
   // Mixed: an equality and an inequality on one subquery.
   EXPECT_THAT(Rows("SELECT b, (SELECT count(*) FROM t2 WHERE t2.c = t1.a AND t2.d <= t1.b / 10) "
                    "FROM t1 ORDER BY b"),
@@ -179,8 +185,9 @@ TEST_F(JoinPlanningTest, ScalarSubqueryCorrelatedByInequality) {
 TEST_F(JoinPlanningTest, ExistsAndInCorrelatedByInequality) {
   EXPECT_THAT(Rows("SELECT b FROM t1 WHERE EXISTS (SELECT 1 FROM t2 WHERE t2.c > t1.a) ORDER BY b"),
               ElementsAre("10", "20", "30", "50"));
-  EXPECT_THAT(Rows("SELECT b FROM t1 WHERE NOT EXISTS (SELECT 1 FROM t2 WHERE t2.c > t1.a) ORDER BY b"),
-              ElementsAre("40"));
+  EXPECT_THAT(
+      Rows("SELECT b FROM t1 WHERE NOT EXISTS (SELECT 1 FROM t2 WHERE t2.c > t1.a) ORDER BY b"),
+      ElementsAre("40"));
   EXPECT_THAT(Rows("SELECT b FROM t1 WHERE a IN (SELECT d FROM t2 WHERE t2.c <> t1.a) ORDER BY b"),
               ElementsAre("30", "50"));
   // Outside a WHERE conjunct: in the select list and under OR.
