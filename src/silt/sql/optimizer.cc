@@ -46,6 +46,131 @@ bool IsTrueLiteral(const ExpressionPtr& expression) {
          expression->type()->id() == TypeId::kBoolean && expression->literal().GetBool();
 }
 
+// ---- OR branches: common conjuncts and implied one-side filters ----
+
+// Structural equality of two bound expressions (deterministic ones only: two rand() calls differ).
+bool SameExpression(const expr::Expression& a, const expr::Expression& b) {
+  if (&a == &b) return true;
+  if (a.kind() != b.kind() || !a.deterministic() || !b.deterministic() ||
+      a.children().size() != b.children().size() || !a.type()->Equals(*b.type())) {
+    return false;
+  }
+  switch (a.kind()) {
+    case expr::ExpressionKind::kLiteral:
+      if (a.literal().is_null() != b.literal().is_null()) return false;
+      if (!a.literal().is_null() && !a.literal().Equals(b.literal())) return false;
+      break;
+    case expr::ExpressionKind::kColumn:
+      if (a.column_index() != b.column_index()) return false;
+      break;
+    case expr::ExpressionKind::kCall:
+      if (a.function().name != b.function().name) return false;
+      break;
+    case expr::ExpressionKind::kCast:
+      if (a.error_mode() != b.error_mode()) return false;
+      break;
+    case expr::ExpressionKind::kArithmetic:
+      if (a.arithmetic() != b.arithmetic() || a.error_mode() != b.error_mode()) return false;
+      break;
+    case expr::ExpressionKind::kComparison: {
+      if (a.comparison() != b.comparison()) return false;
+      // a = b is b = a (also for <=> and <>).
+      bool symmetric = a.comparison() == expr::ComparisonOperator::kEqual ||
+                       a.comparison() == expr::ComparisonOperator::kNullSafeEqual ||
+                       a.comparison() == expr::ComparisonOperator::kNotEqual;
+      if (symmetric && SameExpression(*a.child(0), *b.child(1)) && SameExpression(*a.child(1), *b.child(0))) {
+        return true;
+      }
+      break;
+    }
+    case expr::ExpressionKind::kCase:
+      if (a.has_else() != b.has_else()) return false;
+      break;
+    default: break;
+  }
+  for (size_t i = 0; i < a.children().size(); ++i) {
+    if (!SameExpression(*a.child(i), *b.child(i))) return false;
+  }
+  return true;
+}
+
+// The branches of an OR tree (`a OR (b OR c)` gives a, b, c); a non-OR gives itself.
+void SplitDisjunction(const ExpressionPtr& expression, std::vector<ExpressionPtr>& branches) {
+  if (expression->kind() == expr::ExpressionKind::kOr) {
+    SplitDisjunction(expression->child(0), branches);
+    SplitDisjunction(expression->child(1), branches);
+  } else {
+    branches.push_back(expression);
+  }
+}
+
+ExpressionPtr JoinDisjunction(const std::vector<ExpressionPtr>& branches) {
+  ExpressionPtr result = branches.front();
+  for (size_t i = 1; i < branches.size(); ++i) result = expr::Or(result, branches[i]);
+  return result;
+}
+
+bool Contains(const std::vector<ExpressionPtr>& list, const ExpressionPtr& expression) {
+  return std::any_of(list.begin(), list.end(),
+                     [&](const ExpressionPtr& e) { return SameExpression(*e, *expression); });
+}
+
+// The conjuncts of `expression` with the conjuncts every OR branch shares taken out of the OR:
+// (a AND b) OR (a AND c) is a AND (b OR c), and (a) OR (a AND c) is a (Spark's
+// BooleanSimplification). Kleene logic distributes, so NULLs give the same answer; a branch's
+// shared conjuncts are still evaluated before the rest of it. Shared equalities between a
+// join's sides so become join keys (TPC-H Q19).
+std::vector<ExpressionPtr> FactorOrConjuncts(const ExpressionPtr& expression) {
+  if (expression->kind() != expr::ExpressionKind::kOr || !expression->deterministic()) {
+    return {expression};
+  }
+  std::vector<ExpressionPtr> branches;
+  SplitDisjunction(expression, branches);
+  std::vector<std::vector<ExpressionPtr>> branch_conjuncts;
+  for (const ExpressionPtr& branch : branches) branch_conjuncts.push_back(expr::SplitConjunction(branch));
+  std::vector<ExpressionPtr> common;
+  for (const ExpressionPtr& candidate : branch_conjuncts.front()) {
+    bool everywhere = std::all_of(branch_conjuncts.begin() + 1, branch_conjuncts.end(),
+                                  [&](const std::vector<ExpressionPtr>& c) { return Contains(c, candidate); });
+    if (everywhere && !Contains(common, candidate)) common.push_back(candidate);
+  }
+  if (common.empty()) return {expression};
+  std::vector<ExpressionPtr> rests;
+  for (const std::vector<ExpressionPtr>& conjuncts : branch_conjuncts) {
+    std::vector<ExpressionPtr> rest;
+    for (const ExpressionPtr& conjunct : conjuncts) {
+      if (!Contains(common, conjunct)) rest.push_back(conjunct);
+    }
+    // A branch of shared conjuncts only is true wherever they are: so is the OR.
+    if (rest.empty()) return common;
+    rests.push_back(expr::JoinConjunction(rest));
+  }
+  common.push_back(JoinDisjunction(rests));
+  return common;
+}
+
+// What an OR over both sides of a join requires of one side alone: the OR, over the branches,
+// of each branch's conjuncts that read only that side (columns [begin, end)), shifted to the
+// side's own columns. Every pair of rows the OR accepts passes it, so it filters that side
+// before the join while the OR stays in the join condition (Spark's
+// PushExtraPredicateThroughJoin). Nullptr when a branch has no such conjunct.
+ExpressionPtr ImpliedSideFilter(const ExpressionPtr& disjunction, int begin, int end) {
+  if (disjunction->kind() != expr::ExpressionKind::kOr || !disjunction->deterministic()) return nullptr;
+  std::vector<ExpressionPtr> branches;
+  SplitDisjunction(disjunction, branches);
+  std::vector<ExpressionPtr> parts;
+  for (const ExpressionPtr& branch : branches) {
+    std::vector<ExpressionPtr> mine;
+    for (const ExpressionPtr& conjunct : expr::SplitConjunction(branch)) {
+      std::vector<int> columns = expr::ReferencedColumns(*conjunct);
+      if (!columns.empty() && columns.front() >= begin && columns.back() < end) mine.push_back(conjunct);
+    }
+    if (mine.empty()) return nullptr;
+    parts.push_back(expr::JoinConjunction(mine));
+  }
+  return expr::ShiftColumns(JoinDisjunction(parts), -begin);
+}
+
 // ---- Filter pushdown ----
 
 bool OnlyBelow(const ExpressionPtr& expression, int width) {
@@ -108,7 +233,9 @@ ExpressionPtr Substitute(const ExpressionPtr& expression, const std::vector<Expr
 LogicalPtr WithFilter(LogicalPtr child, const std::vector<ExpressionPtr>& conjuncts) {
   std::vector<ExpressionPtr> remaining;
   for (const ExpressionPtr& conjunct : conjuncts) {
-    if (!IsTrueLiteral(conjunct)) remaining.push_back(conjunct);
+    for (const ExpressionPtr& factor : FactorOrConjuncts(conjunct)) {
+      if (!IsTrueLiteral(factor)) remaining.push_back(factor);
+    }
   }
   if (remaining.empty()) return child;
   bool deterministic = std::all_of(remaining.begin(), remaining.end(),
@@ -201,6 +328,11 @@ LogicalPtr WithFilter(LogicalPtr child, const std::vector<ExpressionPtr>& conjun
           right.push_back(expr::ShiftColumns(conjunct, -left_width));
         } else if (type == exec::JoinType::kInner) {
           condition.push_back(conjunct);
+          int right_width = static_cast<int>(child->children[1]->columns.size());
+          if (ExpressionPtr implied = ImpliedSideFilter(conjunct, 0, left_width)) left.push_back(implied);
+          if (ExpressionPtr implied = ImpliedSideFilter(conjunct, left_width, left_width + right_width)) {
+            right.push_back(implied);
+          }
         } else {
           above.push_back(conjunct);
         }
@@ -234,8 +366,13 @@ LogicalPtr PushFilters(const LogicalPtr& plan) {
                    type == exec::JoinType::kLeftSemi;
     bool right_ok = type == exec::JoinType::kInner || type == exec::JoinType::kLeftOuter ||
                     type == exec::JoinType::kLeftSemi || type == exec::JoinType::kLeftAnti;
+    int right_width = static_cast<int>(copy->children[1]->columns.size());
     std::vector<ExpressionPtr> left, right, kept;
+    std::vector<ExpressionPtr> conjuncts;
     for (const ExpressionPtr& conjunct : expr::SplitConjunction(copy->predicate)) {
+      for (const ExpressionPtr& factor : FactorOrConjuncts(conjunct)) conjuncts.push_back(factor);
+    }
+    for (const ExpressionPtr& conjunct : conjuncts) {
       std::vector<int> columns = expr::ReferencedColumns(*conjunct);
       if (!conjunct->deterministic() || columns.empty()) {
         kept.push_back(conjunct);
@@ -245,12 +382,149 @@ LogicalPtr PushFilters(const LogicalPtr& plan) {
         right.push_back(expr::ShiftColumns(conjunct, -left_width));
       } else {
         kept.push_back(conjunct);
+        if (ExpressionPtr implied = left_ok ? ImpliedSideFilter(conjunct, 0, left_width) : nullptr) {
+          left.push_back(implied);
+        }
+        if (ExpressionPtr implied =
+                right_ok ? ImpliedSideFilter(conjunct, left_width, left_width + right_width) : nullptr) {
+          right.push_back(implied);
+        }
       }
     }
     if (!left.empty()) copy->children[0] = WithFilter(copy->children[0], left);
     if (!right.empty()) copy->children[1] = WithFilter(copy->children[1], right);
     copy->predicate = kept.empty() ? nullptr : expr::JoinConjunction(kept);
   }
+  return copy;
+}
+
+// ---- Join order ----
+
+// A tree of inner joins as its relations (in FROM order) and the conjuncts of its conditions
+// over the relations' columns side by side.
+struct InnerJoinGraph {
+  std::vector<LogicalPtr> relations;
+  std::vector<int> offsets;  ///< First column of each relation in the side-by-side numbering.
+  std::vector<ExpressionPtr> conjuncts;
+};
+
+bool IsInnerJoin(const LogicalNode& node) {
+  return node.kind == LogicalKind::kJoin && node.join_type == exec::JoinType::kInner &&
+         (!node.predicate || node.predicate->deterministic());
+}
+
+LogicalPtr ReorderJoins(const LogicalPtr& plan);
+
+void CollectInnerJoins(const LogicalPtr& node, int offset, InnerJoinGraph& graph) {
+  if (IsInnerJoin(*node)) {
+    int left_width = static_cast<int>(node->children[0]->columns.size());
+    CollectInnerJoins(node->children[0], offset, graph);
+    CollectInnerJoins(node->children[1], offset + left_width, graph);
+    if (node->predicate) {
+      for (const ExpressionPtr& conjunct : expr::SplitConjunction(node->predicate)) {
+        graph.conjuncts.push_back(expr::ShiftColumns(conjunct, offset));
+      }
+    }
+    return;
+  }
+  graph.relations.push_back(ReorderJoins(node));
+  graph.offsets.push_back(offset);
+}
+
+// Spark's ReorderJoin: an inner join of several relations (FROM a, b, c) joins, after the
+// first, the first relation that a condition connects to those already joined, and leaves
+// relations no condition reaches (cross products) for last. FROM part, supplier, lineitem
+// then joins lineitem before supplier instead of multiplying part by supplier. The columns
+// keep their order through a projection on top.
+LogicalPtr ReorderInnerJoin(const LogicalPtr& join) {
+  InnerJoinGraph graph;
+  CollectInnerJoins(join, 0, graph);
+  size_t count = graph.relations.size();
+  int width = static_cast<int>(join->columns.size());
+  std::vector<int> relation_of(static_cast<size_t>(width));
+  for (size_t r = 0; r < count; ++r) {
+    int end = r + 1 < count ? graph.offsets[r + 1] : width;
+    for (int c = graph.offsets[r]; c < end; ++c) relation_of[c] = static_cast<int>(r);
+  }
+  // The relations each conjunct reads.
+  std::vector<std::vector<int>> reads;
+  for (const ExpressionPtr& conjunct : graph.conjuncts) {
+    std::vector<int> relations;
+    for (int column : expr::ReferencedColumns(*conjunct)) relations.push_back(relation_of[column]);
+    relations.erase(std::unique(relations.begin(), relations.end()), relations.end());
+    reads.push_back(std::move(relations));
+  }
+  std::vector<bool> joined(count, false);
+  auto covered = [&](const std::vector<int>& relations, size_t extra) {
+    return std::all_of(relations.begin(), relations.end(),
+                       [&](int r) { return joined[r] || static_cast<size_t>(r) == extra; });
+  };
+  std::vector<size_t> order = {0};
+  joined[0] = true;
+  while (order.size() < count) {
+    size_t next = count;
+    for (size_t candidate = 1; candidate < count && next == count; ++candidate) {
+      if (joined[candidate]) continue;
+      for (const std::vector<int>& relations : reads) {
+        bool connects = relations.size() > 1 && covered(relations, candidate) &&
+                        std::find(relations.begin(), relations.end(), static_cast<int>(candidate)) !=
+                            relations.end();
+        if (connects) {
+          next = candidate;
+          break;
+        }
+      }
+    }
+    if (next == count) {
+      for (size_t candidate = 1; candidate < count && next == count; ++candidate) {
+        if (!joined[candidate]) next = candidate;
+      }
+    }
+    joined[next] = true;
+    order.push_back(next);
+  }
+  if (std::is_sorted(order.begin(), order.end())) return nullptr;
+
+  // Build the joins left-deep in `order`, each with the conjuncts it completes.
+  std::vector<int> position(static_cast<size_t>(width), -1);
+  std::vector<bool> used(graph.conjuncts.size(), false);
+  std::fill(joined.begin(), joined.end(), false);
+  LogicalPtr plan;
+  int plan_width = 0;
+  for (size_t step = 0; step < count; ++step) {
+    size_t r = order[step];
+    const LogicalPtr& relation = graph.relations[r];
+    int relation_width = static_cast<int>(relation->columns.size());
+    for (int c = 0; c < relation_width; ++c) position[graph.offsets[r] + c] = plan_width + c;
+    joined[r] = true;
+    std::vector<ExpressionPtr> conditions;
+    for (size_t i = 0; i < graph.conjuncts.size(); ++i) {
+      if (used[i] || !covered(reads[i], r)) continue;
+      used[i] = true;
+      conditions.push_back(expr::RemapColumns(graph.conjuncts[i], position));
+    }
+    ExpressionPtr condition = conditions.empty() ? nullptr : expr::JoinConjunction(conditions);
+    if (!plan) {
+      plan = condition ? MakeLogicalFilter(relation, condition) : relation;
+    } else {
+      plan = MakeLogicalJoin(plan, relation, exec::JoinType::kInner, condition);
+    }
+    plan_width += relation_width;
+  }
+  std::vector<ExpressionPtr> expressions;
+  for (int c = 0; c < width; ++c) {
+    const LogicalColumn& column = join->columns[c];
+    expressions.push_back(expr::Column(position[c], column.type, column.nullable));
+  }
+  return MakeLogicalProject(plan, std::move(expressions), join->columns);
+}
+
+LogicalPtr ReorderJoins(const LogicalPtr& plan) {
+  if (IsInnerJoin(*plan)) {
+    if (LogicalPtr reordered = ReorderInnerJoin(plan)) return reordered;
+  }
+  LogicalPtr copy = Copy(*plan);
+  for (LogicalPtr& child : copy->children) child = ReorderJoins(child);
   return copy;
 }
 
@@ -623,6 +897,7 @@ ExpressionPtr FoldConstants(const ExpressionPtr& expression, const expr::EvalCon
 LogicalPtr OptimizePlan(const LogicalPtr& plan, const expr::EvalContext& context) {
   LogicalPtr result = FoldPlan(plan, context);
   result = PushFilters(result);
+  result = ReorderJoins(result);
   result = TopN(result);
   result = PruneAll(result).node;
   return result;

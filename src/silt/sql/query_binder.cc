@@ -168,7 +168,46 @@ struct Correlation {
   bool aggregated = false;
   // Internal to the select binder: WHERE conjuncts over outer ++ FROM columns.
   std::vector<expr::ExpressionPtr> pending;
+  /// The enclosing query's plan (its columns are `outer`): a correlation that is not an
+  /// equality is evaluated over the distinct values of the outer columns it reads.
+  LogicalPtr outer_plan;
 };
+
+// The distinct values of the outer columns (below `outer_width`) that `conjuncts` read: the
+// domain over which a subquery correlated by more than equalities is evaluated, once per
+// distinct outer value instead of once per outer row. `columns` receives those outer column
+// indexes in ascending order; the domain's columns are in that order.
+LogicalPtr CorrelationDomain(const LogicalPtr& outer_plan, const std::vector<expr::ExpressionPtr>& conjuncts,
+                             int outer_width, std::vector<int>& columns) {
+  columns.clear();
+  for (const expr::ExpressionPtr& conjunct : conjuncts) {
+    for (int column : expr::ReferencedColumns(*conjunct)) {
+      if (column < outer_width) columns.push_back(column);
+    }
+  }
+  std::sort(columns.begin(), columns.end());
+  columns.erase(std::unique(columns.begin(), columns.end()), columns.end());
+  std::vector<expr::ExpressionPtr> expressions;
+  std::vector<LogicalColumn> domain_columns;
+  for (int column : columns) {
+    const LogicalColumn& outer = outer_plan->columns[column];
+    expressions.push_back(expr::Column(column, outer.type, outer.nullable));
+    LogicalColumn copy = MakeLogicalColumn(outer.name, outer.type, outer.nullable);
+    copy.hidden = true;
+    domain_columns.push_back(copy);
+  }
+  return MakeLogicalDistinct(MakeLogicalProject(outer_plan, std::move(expressions), std::move(domain_columns)));
+}
+
+// `conjunct`, over outer columns followed by `inner_width` inner columns, rewritten over the
+// inner columns followed by the domain's (CorrelationDomain's `columns`).
+expr::ExpressionPtr OntoDomain(const expr::ExpressionPtr& conjunct, int outer_width, int inner_width,
+                               const std::vector<int>& domain_columns) {
+  std::vector<int> mapping(static_cast<size_t>(outer_width + inner_width), -1);
+  for (size_t k = 0; k < domain_columns.size(); ++k) mapping[domain_columns[k]] = inner_width + static_cast<int>(k);
+  for (int f = 0; f < inner_width; ++f) mapping[outer_width + f] = f;
+  return expr::RemapColumns(conjunct, mapping);
+}
 
 struct WindowEntry {
   exec::WindowCall call;
@@ -1751,6 +1790,7 @@ LogicalPtr QueryBinder::Impl::ApplySubqueryPredicate(LogicalPtr plan, const Expr
   const Expression& node = *SubqueryPredicate(conjunct, ignored);
   Correlation correlation;
   correlation.outer = plan->columns;
+  correlation.outer_plan = plan;
   LogicalPtr subquery = BindQuery(*node.subquery, &correlation);
   int left_width = static_cast<int>(plan->columns.size());
   std::vector<expr::ExpressionPtr> conditions = correlation.conjuncts;
@@ -1835,6 +1875,7 @@ expr::ExpressionPtr QueryBinder::Impl::BindSubqueryExpression(const Expression& 
                                                               BindingScope& scope) {
   Correlation correlation;
   correlation.outer = plan->columns;
+  correlation.outer_plan = plan;
   LogicalPtr subquery = BindQuery(*node.subquery, &correlation);
   bool correlated = !correlation.conjuncts.empty();
   if (node.kind == ExpressionKind::kScalarSubquery) {
@@ -1907,65 +1948,99 @@ expr::ExpressionPtr QueryBinder::Impl::BindSubqueryExpression(const Expression& 
     return value;
   }
   if (correlated) {
-    // [NOT] EXISTS / IN with correlation inside a larger expression: a left join against the
-    // distinct correlation keys of the subquery plus a marker column, which is non-NULL exactly
-    // where a matching row exists.
-    int left_width = static_cast<int>(plan->columns.size());
-    std::vector<expr::ExpressionPtr> conjuncts = correlation.conjuncts;
-    if (node.kind == ExpressionKind::kIn) {
-      if (correlation.num_outputs != 1) {
-        ThrowAt(MakeError(ErrorClass::UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY,
-                          {{"message", "Correlated IN subqueries of several columns: " + ExpressionSql(node)}}),
-                node.position);
-      }
-      ExpressionBinder binder(scope);
-      expr::ExpressionPtr value = binder.Bind(*node.children[0]);
-      const LogicalColumn& item = subquery->columns[0];
-      conjuncts.push_back(
-          expr::Compare(expr::ComparisonOperator::kEqual, value, expr::Column(left_width, item.type, item.nullable)));
-    }
-    std::vector<expr::ExpressionPtr> outer_sides, inner_sides;
-    for (const expr::ExpressionPtr& conjunct : conjuncts) {
-      bool found = false;
-      if (conjunct->kind() == expr::ExpressionKind::kComparison &&
-          conjunct->comparison() == expr::ComparisonOperator::kEqual) {
-        for (int side = 0; side < 2 && !found; ++side) {
-          std::vector<int> a = expr::ReferencedColumns(*conjunct->child(side));
-          std::vector<int> b = expr::ReferencedColumns(*conjunct->child(1 - side));
-          if (!a.empty() && a.back() < left_width && !b.empty() && b.front() >= left_width) {
-            outer_sides.push_back(conjunct->child(side));
-            inner_sides.push_back(expr::ShiftColumns(conjunct->child(1 - side), -left_width));
-            found = true;
+    // [NOT] EXISTS / IN with correlation inside a larger expression: left joins against the
+    // distinct correlation keys of the subquery's rows plus a marker column, which is non-NULL
+    // exactly where a matching row exists.
+    const int left_width = static_cast<int>(plan->columns.size());
+    const LogicalPtr outer = plan;
+    // The marker of whether `rows` (the subquery's columns) hold a row for which `conjuncts`
+    // (over outer ++ those columns) hold, joined onto `plan`.
+    auto existence_marker = [&](const std::vector<expr::ExpressionPtr>& conjuncts, LogicalPtr rows) {
+      std::vector<expr::ExpressionPtr> outer_sides, inner_sides;
+      bool all_equalities = true;
+      for (const expr::ExpressionPtr& conjunct : conjuncts) {
+        bool found = false;
+        if (conjunct->kind() == expr::ExpressionKind::kComparison &&
+            conjunct->comparison() == expr::ComparisonOperator::kEqual) {
+          for (int side = 0; side < 2 && !found; ++side) {
+            std::vector<int> a = expr::ReferencedColumns(*conjunct->child(side));
+            std::vector<int> b = expr::ReferencedColumns(*conjunct->child(1 - side));
+            if (!a.empty() && a.back() < left_width && !b.empty() && b.front() >= left_width) {
+              outer_sides.push_back(conjunct->child(side));
+              inner_sides.push_back(expr::ShiftColumns(conjunct->child(1 - side), -left_width));
+              found = true;
+            }
           }
         }
+        all_equalities = all_equalities && found;
       }
-      if (!found) {
-        ThrowAt(MakeError(ErrorClass::UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY,
-                          {{"message", "Correlated subqueries outside WHERE conjuncts need equality correlation: " +
-                                           ExpressionSql(node)}}),
-                node.position);
+      bool null_safe = false;
+      if (!all_equalities) {
+        // Another correlation (t2.c1 > t1.c1): the rows joined under it with the distinct
+        // values of the outer columns it reads; those values are then the keys.
+        std::vector<int> domain_columns;
+        LogicalPtr domain = CorrelationDomain(outer, conjuncts, left_width, domain_columns);
+        int inner_width = static_cast<int>(rows->columns.size());
+        std::vector<expr::ExpressionPtr> conditions;
+        for (const expr::ExpressionPtr& conjunct : conjuncts) {
+          conditions.push_back(OntoDomain(conjunct, left_width, inner_width, domain_columns));
+        }
+        rows = MakeLogicalJoin(rows, domain, exec::JoinType::kInner, expr::JoinConjunction(conditions));
+        outer_sides.clear();
+        inner_sides.clear();
+        for (size_t k = 0; k < domain_columns.size(); ++k) {
+          const LogicalColumn& column = outer->columns[domain_columns[k]];
+          outer_sides.push_back(expr::Column(domain_columns[k], column.type, column.nullable));
+          const LogicalColumn& value = rows->columns[inner_width + k];
+          inner_sides.push_back(expr::Column(inner_width + static_cast<int>(k), value.type, value.nullable));
+        }
+        null_safe = true;
       }
+      std::vector<expr::ExpressionPtr> key_expressions = inner_sides;
+      std::vector<LogicalColumn> key_columns;
+      for (const expr::ExpressionPtr& key : inner_sides) {
+        key_columns.push_back(MakeLogicalColumn("exists_key", key->type(), key->nullable()));
+      }
+      key_expressions.push_back(expr::Literal(expr::Scalar::Boolean(true)));
+      key_columns.push_back(MakeLogicalColumn("exists", BooleanType(), false));
+      LogicalPtr keys = MakeLogicalDistinct(MakeLogicalProject(rows, key_expressions, key_columns));
+      int plan_width = static_cast<int>(plan->columns.size());
+      std::vector<expr::ExpressionPtr> conditions;
+      for (size_t j = 0; j < outer_sides.size(); ++j) {
+        conditions.push_back(expr::Compare(
+            null_safe ? expr::ComparisonOperator::kNullSafeEqual : expr::ComparisonOperator::kEqual, outer_sides[j],
+            expr::Column(plan_width + static_cast<int>(j), inner_sides[j]->type(), inner_sides[j]->nullable())));
+      }
+      LogicalPtr join = MakeLogicalJoin(plan, keys, exec::JoinType::kLeftOuter, expr::JoinConjunction(conditions));
+      for (size_t i = plan_width; i < join->columns.size(); ++i) join->columns[i].hidden = true;
+      plan = join;
+      return expr::Column(plan_width + static_cast<int>(outer_sides.size()), BooleanType(), true);
+    };
+    if (node.kind != ExpressionKind::kIn) return expr::IsNotNull(existence_marker(correlation.conjuncts, subquery));
+    if (correlation.num_outputs != 1) {
+      ThrowAt(MakeError(ErrorClass::UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY,
+                        {{"message", "Correlated IN subqueries of several columns: " + ExpressionSql(node)}}),
+              node.position);
     }
-    std::vector<expr::ExpressionPtr> key_expressions = inner_sides;
-    std::vector<LogicalColumn> key_columns;
-    for (const expr::ExpressionPtr& key : inner_sides) {
-      key_columns.push_back(MakeLogicalColumn("exists_key", key->type(), key->nullable()));
-    }
-    key_expressions.push_back(expr::Literal(expr::Scalar::Boolean(true)));
-    key_columns.push_back(MakeLogicalColumn("exists", BooleanType(), false));
-    LogicalPtr keys = MakeLogicalDistinct(MakeLogicalProject(subquery, key_expressions, key_columns));
-    std::vector<expr::ExpressionPtr> conditions;
-    for (size_t j = 0; j < outer_sides.size(); ++j) {
-      conditions.push_back(expr::Compare(expr::ComparisonOperator::kEqual, outer_sides[j],
-                                         expr::Column(left_width + static_cast<int>(j), inner_sides[j]->type(),
-                                                      inner_sides[j]->nullable())));
-    }
-    LogicalPtr join = MakeLogicalJoin(plan, keys, exec::JoinType::kLeftOuter, expr::JoinConjunction(conditions));
-    for (size_t i = left_width; i < join->columns.size(); ++i) join->columns[i].hidden = true;
-    plan = join;
-    expr::ExpressionPtr marker = expr::Column(left_width + static_cast<int>(outer_sides.size()), BooleanType(), true);
-    expr::ExpressionPtr exists = expr::IsNotNull(marker);
-    return node.kind == ExpressionKind::kIn && node.negated ? expr::Not(exists) : exists;
+    ExpressionBinder binder(scope);
+    expr::ExpressionPtr value = binder.Bind(*node.children[0]);
+    const LogicalColumn& item = subquery->columns[0];
+    expr::ExpressionPtr item_column = expr::Column(left_width, item.type, item.nullable);
+    std::vector<expr::ExpressionPtr> matching = correlation.conjuncts;
+    matching.push_back(expr::Compare(expr::ComparisonOperator::kEqual, value, item_column));
+    // IN's three values: TRUE on a match; otherwise FALSE over no correlated rows, NULL when
+    // the value or one of the rows' values is NULL, else FALSE.
+    expr::ExpressionPtr matched = existence_marker(matching, subquery);
+    expr::ExpressionPtr any_row = existence_marker(correlation.conjuncts, subquery);
+    expr::ExpressionPtr null_row = existence_marker(
+        correlation.conjuncts, MakeLogicalFilter(subquery, expr::IsNull(expr::Column(0, item.type, item.nullable))));
+    expr::ExpressionPtr null_boolean = expr::Literal(expr::Scalar::Null(BooleanType()));
+    expr::ExpressionPtr in = expr::Case(
+        {{expr::IsNotNull(matched), expr::Literal(expr::Scalar::Boolean(true))},
+         {expr::IsNull(any_row), expr::Literal(expr::Scalar::Boolean(false))},
+         {expr::Or(expr::IsNull(value), expr::IsNotNull(null_row)), null_boolean}},
+        expr::Literal(expr::Scalar::Boolean(false)));
+    return node.negated ? expr::Not(in) : in;
   }
   std::vector<Batch> batches = Run(subquery);
   if (node.kind == ExpressionKind::kExists) {
@@ -2374,8 +2449,49 @@ LogicalPtr QueryBinder::Impl::BindSelect(const Query& query, Correlation* correl
   // Correlated subqueries: conjuncts over outer ++ FROM columns.
   std::vector<expr::ExpressionPtr> correlation_inner_keys;
   std::vector<expr::ExpressionPtr> correlation_outer_sides;
+  // Keys that match with <=>: domain values (a NULL outer value is a value of the domain).
+  bool correlation_null_safe = false;
   int outer_width = correlation != nullptr ? static_cast<int>(correlation->outer.size()) : 0;
-  if (correlation != nullptr && !correlation->pending.empty() && aggregated) {
+  auto outer_equals_inner = [&](const expr::ExpressionPtr& conjunct) {
+    if (conjunct->kind() != expr::ExpressionKind::kComparison ||
+        conjunct->comparison() != expr::ComparisonOperator::kEqual) {
+      return false;
+    }
+    for (int side = 0; side < 2; ++side) {
+      std::vector<int> a = expr::ReferencedColumns(*conjunct->child(side));
+      std::vector<int> b = expr::ReferencedColumns(*conjunct->child(1 - side));
+      if (!a.empty() && a.back() < outer_width && (b.empty() || b.front() >= outer_width)) return true;
+    }
+    return false;
+  };
+  if (correlation != nullptr && !correlation->pending.empty() && aggregated &&
+      !std::all_of(correlation->pending.begin(), correlation->pending.end(), outer_equals_inner)) {
+    // A correlation beyond outer = inner equalities (t2.c1 > t1.c1): the subquery's rows joined
+    // with the distinct values of the outer columns the correlation reads, under the
+    // correlation itself, then aggregated per domain value, which becomes the key the outer
+    // query joins on.
+    if (correlation->outer_plan == nullptr) {
+      ThrowAt(MakeError(ErrorClass::UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY,
+                        {{"message", "Correlated column is not allowed in a non-equality predicate of an "
+                                     "aggregated subquery"}}),
+              query.where->position);
+    }
+    std::vector<int> domain_columns;
+    LogicalPtr domain = CorrelationDomain(correlation->outer_plan, correlation->pending, outer_width, domain_columns);
+    int inner_width = static_cast<int>(plan->columns.size());
+    std::vector<expr::ExpressionPtr> conditions;
+    for (const expr::ExpressionPtr& conjunct : correlation->pending) {
+      conditions.push_back(OntoDomain(conjunct, outer_width, inner_width, domain_columns));
+    }
+    plan = MakeLogicalJoin(plan, domain, exec::JoinType::kInner, expr::JoinConjunction(conditions));
+    for (size_t k = 0; k < domain_columns.size(); ++k) {
+      const LogicalColumn& column = plan->columns[inner_width + k];
+      correlation_inner_keys.push_back(expr::Column(inner_width + static_cast<int>(k), column.type, column.nullable));
+      const LogicalColumn& outer = correlation->outer[domain_columns[k]];
+      correlation_outer_sides.push_back(expr::Column(domain_columns[k], outer.type, outer.nullable));
+    }
+    correlation_null_safe = true;
+  } else if (correlation != nullptr && !correlation->pending.empty() && aggregated) {
     for (const expr::ExpressionPtr& conjunct : correlation->pending) {
       bool supported = conjunct->kind() == expr::ExpressionKind::kComparison &&
                        conjunct->comparison() == expr::ComparisonOperator::kEqual;
@@ -2393,12 +2509,7 @@ LogicalPtr QueryBinder::Impl::BindSelect(const Query& query, Correlation* correl
           }
         }
       }
-      if (!outer_side) {
-        ThrowAt(MakeError(ErrorClass::UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY,
-                          {{"message", "Correlated column is not allowed in a non-equality predicate of an "
-                                       "aggregated subquery"}}),
-                query.where->position);
-      }
+      SILT_CHECK(outer_side != nullptr, "a correlation equality without an outer side");
       correlation_outer_sides.push_back(outer_side);
       correlation_inner_keys.push_back(inner_side);
     }
@@ -2656,9 +2767,9 @@ LogicalPtr QueryBinder::Impl::BindSelect(const Query& query, Correlation* correl
         column.hidden = true;
         columns.push_back(column);
         const expr::ExpressionPtr& outer_side = correlation_outer_sides[j];
-        correlation->conjuncts.push_back(expr::Compare(expr::ComparisonOperator::kEqual, outer_side,
-                                                       expr::Column(base + static_cast<int>(j), key_column.type,
-                                                                    key_column.nullable)));
+        correlation->conjuncts.push_back(expr::Compare(
+            correlation_null_safe ? expr::ComparisonOperator::kNullSafeEqual : expr::ComparisonOperator::kEqual,
+            outer_side, expr::Column(base + static_cast<int>(j), key_column.type, key_column.nullable)));
       }
     } else if (!correlation->pending.empty()) {
       for (size_t f = 0; f < from_width; ++f) {

@@ -1,0 +1,196 @@
+// TPC-H's 22 queries in silt and DuckDB on the same data: silt's TPC-H generator writes the
+// tables once into a folder (kept for later runs when --data names one), silt runs each query
+// through a Session on the Delta tables, DuckDB reads the same Parquet data files with
+// read_parquet; both on T threads. Prints each query's best time of R runs on both sides, the
+// ratio silt/DuckDB (below 1.0: silt is faster), whether the row counts agree, and the geometric
+// means.
+// Usage: tpch_bench [--scale SF] [--threads T] [--repetitions R] [--data DIR]
+//        (defaults: scale factor 1, 2 threads, 3 repetitions, a temporary folder)
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "bench_args.h"
+#include "silt/api/session_internal.h"
+#include "silt/error.h"
+#include "silt/io/file_system.h"
+#include "silt/session.h"
+#include "support/duckdb_peer.h"
+#include "support/temp_dir.h"
+#include "tools/tpch/tpch_generator.h"
+
+namespace silt {
+namespace {
+
+struct Options {
+  double scale = 1.0;
+  int threads = 2;
+  int repetitions = 3;
+  std::string data;  ///< empty: a temporary folder
+};
+
+std::optional<Options> ParseOptions(int argc, char** argv) {
+  Options options;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    bool has_value = i + 1 < argc;
+    if (arg == "--scale" && has_value) {
+      options.scale = std::atof(argv[++i]);
+    } else if (arg == "--threads" && has_value) {
+      options.threads = std::atoi(argv[++i]);
+    } else if (arg == "--repetitions" && has_value) {
+      options.repetitions = std::atoi(argv[++i]);
+    } else if (arg == "--data" && has_value) {
+      options.data = argv[++i];
+    } else {
+      std::fprintf(stderr,
+                   "usage: tpch_bench [--scale SF] [--threads T] [--repetitions R] [--data DIR]\n");
+      return std::nullopt;
+    }
+  }
+  if (options.scale <= 0 || options.threads <= 0 || options.repetitions <= 0) {
+    std::fprintf(stderr, "--scale, --threads and --repetitions must be positive\n");
+    return std::nullopt;
+  }
+  return options;
+}
+
+double MillisecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+std::string ReadQuery(int number) {
+  char name[16];
+  std::snprintf(name, sizeof(name), "q%02d.sql", number);
+  std::ifstream in(std::string(SILT_TPCH_QUERY_DIR) + "/" + name);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// DuckDB's view of a Delta table written in one commit: its data files.
+std::string DuckDbView(io::FileSystem& fs, const std::string& name, const std::string& root) {
+  std::string files;
+  for (const io::FileInfo& info : fs.List(root, "", /*recursive=*/true)) {
+    if (info.path.find("/_delta_log/") != std::string::npos || !info.path.ends_with(".parquet")) {
+      continue;
+    }
+    if (!files.empty()) files += ", ";
+    files += test::SqlQuote(info.path);
+  }
+  return "CREATE VIEW " + name + " AS SELECT * FROM read_parquet([" + files + "])";
+}
+
+int64_t CsvRows(const std::string& csv) {
+  // One header line; no TPC-H answer holds a line break in a value.
+  int64_t lines = std::count(csv.begin(), csv.end(), '\n');
+  return std::max<int64_t>(0, lines - 1);
+}
+
+int Run(const Options& options) {
+  std::unique_ptr<test::TempDir> temporary;
+  std::string folder = options.data;
+  if (folder.empty()) {
+    temporary = std::make_unique<test::TempDir>();
+    folder = temporary->path();
+  }
+  std::shared_ptr<io::FileSystem> fs = io::MakeLocalFileSystem();
+  bool present = fs->Stat(folder + "/lineitem/_delta_log/00000000000000000000.json").has_value();
+  if (!present) {
+    auto start = std::chrono::steady_clock::now();
+    tpch::GenerateOptions generate;
+    generate.scale_factor = options.scale;
+    for (const auto& table : tpch::Generate(fs, folder, generate)) {
+      std::printf("%-9s %10lld rows\n", table.name.c_str(), static_cast<long long>(table.rows));
+    }
+    std::printf("scale factor %g generated in %.1f s\n", options.scale,
+                MillisecondsSince(start) / 1000);
+  } else {
+    std::printf("using the tables in %s\n", folder.c_str());
+  }
+  std::fflush(stdout);
+
+  std::vector<std::string> views;
+  for (const std::string& name : tpch::TableNames()) {
+    views.push_back(DuckDbView(*fs, name, folder + "/" + name));
+  }
+  SessionOptions session_options;
+  session_options.warehouse = folder;
+  Session session(session_options);
+
+  double silt_log_sum = 0, duckdb_log_sum = 0;
+  int timed = 0;
+  bool all_agree = true;
+  std::printf("%-5s %12s %12s %8s\n", "query", "silt ms", "duckdb ms", "ratio");
+  for (int number = 1; number <= 22; ++number) {
+    std::string sql = ReadQuery(number);
+    double silt_best = std::numeric_limits<double>::infinity();
+    int64_t silt_rows = -1;
+    std::string silt_error;
+    for (int i = 0; i < options.repetitions && silt_error.empty(); ++i) {
+      auto begin = std::chrono::steady_clock::now();
+      try {
+        StatementOutput output = api::RunStatements(session, sql);
+        silt_best = std::min(silt_best, MillisecondsSince(begin));
+        silt_rows = output.num_rows();
+      } catch (const Error& error) {
+        silt_error = error.what();
+      }
+    }
+    std::vector<std::string> statements = views;
+    for (int i = 0; i < options.repetitions; ++i) statements.push_back(sql);
+    std::vector<double> times = test::TimeDuckDb(statements, options.threads);
+    double duckdb_best =
+        times.size() == statements.size()
+            ? *std::min_element(times.begin() + static_cast<long>(views.size()), times.end())
+            : std::numeric_limits<double>::quiet_NaN();
+    std::vector<std::string> check = views;
+    check.push_back(sql);
+    int64_t duckdb_rows = CsvRows(test::RunDuckDb(check, "csv"));
+    if (!silt_error.empty()) {
+      all_agree = false;
+      std::printf("Q%02d   %12s %12.0f   failed: %s\n", number, "-", duckdb_best,
+                  silt_error.c_str());
+      continue;
+    }
+    bool agree = silt_rows == duckdb_rows;
+    all_agree = all_agree && agree;
+    double ratio = duckdb_best > 0 ? silt_best / duckdb_best : 0.0;
+    std::printf("Q%02d   %12.0f %12.0f %8.2f%s\n", number, silt_best, duckdb_best, ratio,
+                agree ? "" : "  ROW COUNTS DIFFER");
+    std::fflush(stdout);
+    if (silt_best > 0 && duckdb_best > 0) {
+      silt_log_sum += std::log(silt_best);
+      duckdb_log_sum += std::log(duckdb_best);
+      ++timed;
+    }
+  }
+  if (timed > 0) {
+    double silt_mean = std::exp(silt_log_sum / timed),
+           duckdb_mean = std::exp(duckdb_log_sum / timed);
+    std::printf("geometric mean: silt %.0f ms, duckdb %.0f ms, ratio %.2f (%d queries)\n",
+                silt_mean, duckdb_mean, silt_mean / duckdb_mean, timed);
+  }
+  return all_agree ? 0 : 1;
+}
+
+}  // namespace
+}  // namespace silt
+
+int main(int argc, char** argv) {
+  std::optional<silt::Options> options = silt::ParseOptions(argc, argv);
+  if (!options) return 2;
+  silt::bench::PinSiltThreads(options->threads);
+  return silt::Run(*options);
+}
