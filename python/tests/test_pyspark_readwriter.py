@@ -2,7 +2,9 @@
 docstrings and Delta Lake's documentation of its options (docs.delta.io: "Table batch reads
 and writes", "Change data feed")."""
 
+import datetime
 import json
+import time
 
 import pytest
 
@@ -97,12 +99,15 @@ def test_writer_v2(spark):
 def test_time_travel_options(spark, tmp_path):
     path = str(tmp_path / "t")
     spark.createDataFrame([(1,)], ["id"]).write.format("delta").save(path)
+    time.sleep(0.2)
     spark.createDataFrame([(2,)], ["id"]).write.format("delta").mode("append").save(path)
     assert spark.read.format("delta").option("versionAsOf", 0).load(path).collect() == [Row(id=1)]
     assert spark.read.format("delta").load(path).count() == 2
     history = spark.sql("DESCRIBE HISTORY delta.`%s`" % path).orderBy("version").collect()
-    first_commit = history[0].timestamp
-    df = spark.read.format("delta").option("timestampAsOf", first_commit.isoformat(sep=" ")).load(path)
+    # A moment before the second commit is version 0 (history shows naive local times).
+    before_second = history[1].timestamp - datetime.timedelta(milliseconds=100)
+    stamp = before_second.astimezone(datetime.timezone.utc).replace(tzinfo=None).isoformat(sep=" ")
+    df = spark.read.format("delta").option("timestampAsOf", stamp).load(path)
     assert df.collect() == [Row(id=1)]
     spark.sql("CREATE TABLE named (id INT)")
     spark.sql("INSERT INTO named VALUES (1)")

@@ -5,6 +5,7 @@ rows of statements that are not queries. The rows become a VALUES list of exact 
 import datetime
 import decimal
 import math
+import sys
 
 from silt.errors import PySparkTypeError, PySparkValueError, _error
 from silt.sql.column import _quote, _string_sql
@@ -218,10 +219,8 @@ def _row_values(row, schema_names):
 def create_data_frame(session, data, schema, verify):
     from silt.sql.dataframe import DataFrame
 
-    try:
-        import pandas
-    except ImportError:
-        pandas = None
+    # A pandas DataFrame can only exist when pandas was imported (importing it here is slow).
+    pandas = sys.modules.get("pandas")
     time_zone = None
     if pandas is not None and isinstance(data, pandas.DataFrame):
         from silt.sql.pandas import pandas_rows
