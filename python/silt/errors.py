@@ -387,7 +387,10 @@ def _message_parameters(error_class, text):
                     regex += "(?P=%s)" % part
                 else:
                     seen.add(part)
-                    regex += "(?P<%s>.*?)" % part
+                    # Of two adjacent placeholders ("<error><hint>"), the second is a hint that
+                    # starts with ": ", as Spark's are.
+                    adjacent = index + 2 < len(parts) and parts[index + 1] == ""
+                    regex += "(?P<%s>%s)" % (part, "[^:]*" if adjacent else ".*?")
             pattern = re.compile(regex, re.DOTALL)
         _templates[error_class] = pattern
     pattern = _templates[error_class]
