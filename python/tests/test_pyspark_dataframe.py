@@ -348,3 +348,32 @@ def test_describe(people):
     rows = people.describe("age").collect()
     assert [r.summary for r in rows] == ["count", "mean", "stddev", "min", "max"]
     assert rows[0].age == "3" and rows[3].age == "14" and rows[4].age == "23"
+
+
+def test_unpivot(spark):
+    # DataFrame.unpivot docstring.
+    df = spark.createDataFrame([(1, 11, 1.1), (2, 12, 1.2)], ["id", "int", "double"])
+    rows = df.unpivot("id", ["int", "double"], "var", "val").collect()
+    assert rows == [Row(id=1, var="int", val=11.0), Row(id=1, var="double", val=1.1),
+                    Row(id=2, var="int", val=12.0), Row(id=2, var="double", val=1.2)]
+    assert df.melt(ids=["id"], values=None, variableColumnName="var", valueColumnName="val").count() == 4
+
+
+def test_full_outer_using_join_and_columns_of_joins(spark):
+    left = spark.createDataFrame([(1, "a"), (2, "b")], ["id", "v"])
+    right = spark.createDataFrame([(1, "x"), (3, "y")], ["id", "w"])
+    joined = left.join(right, "id", "full")
+    assert joined.columns == ["id", "v", "w"]
+    assert joined.orderBy("id").collect() == [Row(id=1, v="a", w="x"), Row(id=2, v="b", w=None),
+                                              Row(id=3, v=None, w="y")]
+    on_columns = left.join(right, left.id == right.id)
+    with_z = on_columns.withColumn("z", F.concat(left.v, right.w))
+    assert with_z.columns == ["id", "v", "id", "w", "z"]
+    assert with_z.select("z").collect() == [Row(z="ax")]
+    assert left.select(left["*"], F.lit(1).alias("one")).columns == ["id", "v", "one"]
+
+
+def test_generators_are_named_as_in_spark(spark):
+    df = spark.createDataFrame([Row(a=[1, 2])])
+    assert df.select(F.explode("a")).collect() == [Row(col=1), Row(col=2)]
+    assert df.select(F.posexplode("a")).collect() == [Row(pos=0, col=1), Row(pos=1, col=2)]

@@ -145,6 +145,7 @@ def test_column_predicates(spark):
     df = spark.createDataFrame([(2, "Alice", None), (5, "Bob", 1.0)], ["age", "name", "x"])
     assert df.filter(df.name.isin("Bob", "Mike")).count() == 1
     assert df.filter(df.name.isin(["Alice"])).count() == 1
+    assert df.filter(df.name.isin([])).count() == 0
     assert df.filter(df.x.isNull()).count() == 1 and df.filter(df.x.isNotNull()).count() == 1
     assert df.select(df.age.between(2, 4).alias("b")).collect() == [Row(b=True), Row(b=False)]
     assert df.filter(df.name.like("Al%")).count() == 1
@@ -219,6 +220,9 @@ def test_functions(spark):
     assert row.nothing is None and row.arr == [1, 2] and row.sz == 2
     assert row.st == Row(s="a", n=1) and row.g == 3 and row.parts == ["a", "b"] and row.re == "z"
     assert df.select(F.col("n")).columns == ["n"]
+    # "Column or str or int": a string names a column.
+    shifted = df.select(F.date_add(F.to_date("d"), "n").alias("a"), F.date_add(F.to_date("d"), 2).alias("b"))
+    assert shifted.first() == Row(a=datetime.date(2024, 1, 16), b=datetime.date(2024, 1, 17))
     assert df.select(F.sum("n"), F.count("*"), F.countDistinct("s"), F.avg("x"), F.max("x")).columns == [
         "sum(n)", "count(1)", "count(DISTINCT s)", "avg(x)", "max(x)"]
     assert tuple(df.select(F.sum("n"), F.count("*"), F.countDistinct("s"), F.avg("x"), F.max("x")).first()) == (
@@ -239,6 +243,12 @@ def test_literals_keep_their_types(spark):
     assert df.first() == Row(i=1, l=2 ** 40, d=1.5, s="s", b=True, dec=decimal.Decimal("1.25"),
                              day=datetime.date(2024, 1, 2), bin=bytearray(b"\x00\xff"))
     assert spark.range(1).select(F.lit("it's")).first()[0] == "it's"
+
+
+def test_python_udfs_are_refused(spark):
+    with pytest.raises(NotImplementedError) as raised:
+        F.udf(lambda x: x)
+    assert "UDF" in str(raised.value)
 
 
 def test_column_argument_errors(spark):

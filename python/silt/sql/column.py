@@ -375,6 +375,9 @@ class Column:
         if len(cols) == 1 and isinstance(cols[0], (list, set, tuple)):
             cols = tuple(cols[0])
         values = [_to_column(value, literal=True) for value in cols]
+        if not values:
+            # Spark: IN of an empty list is false.
+            return Column(lambda scope: "false", "false")
         return Column(
             lambda scope: "(%s IN (%s))" % (self._sql(scope), ", ".join(v._sql(scope) for v in values)),
             "(%s IN (%s))" % (self._pretty_in(), ", ".join(v._pretty_in() for v in values)),

@@ -184,7 +184,7 @@ class DataFrame:
 
     def _column(self, name):
         if name == "*":
-            return Column(lambda scope: scope.reference(self._id, ["*"]), "*")
+            return Column(lambda scope: scope.reference(self._id, ["*"]), "*", ref=(self._id, ["*"]))
         column = _reference(self._id, name)
         # Spark resolves df["x"] against df's columns at once.
         first = column._ref[1][0]
@@ -562,6 +562,40 @@ class DataFrame:
 
     def agg(self, *exprs):
         return self.groupBy().agg(*exprs)
+
+    def unpivot(self, ids, values, variableColumnName, valueColumnName):
+        """Turns the `values` columns into rows of (variableColumnName, valueColumnName),
+        keeping the `ids` columns (DataFrame.unpivot); values=None takes every non-id column."""
+        def names(cols):
+            if cols is None:
+                return None
+            if isinstance(cols, (str, Column)):
+                cols = [cols]
+            return list(cols)
+
+        id_columns = [_reference(self._id, c) if isinstance(c, str) else c for c in names(ids) or []]
+        value_columns = names(values)
+        if value_columns is None:
+            id_names = {c._name().lower() for c in id_columns}
+            value_columns = [n for n in self._schema.names if n.lower() not in id_names]
+        value_columns = [_reference(self._id, c) if isinstance(c, str) else c for c in value_columns]
+        if not value_columns:
+            raise _error("UNPIVOT_REQUIRES_VALUE_COLUMNS",
+                         "At least one value column needs to be specified for UNPIVOT, all columns "
+                         "specified as ids.")
+        relation = self._relation()
+        scope = relation.scope
+        entries = ", ".join(
+            "named_struct('v', %s, 'x', %s)" % (_lit(c._name())._sql(scope), c._sql(scope)) for c in value_columns)
+        items = [c._select_sql(scope) for c in id_columns]
+        inner = relation.query(items + ["explode(array(%s)) AS `__silt_unpivot`" % entries])
+        outer_ids = [_quote(c._name()) for c in id_columns]
+        query = "SELECT %s FROM (%s) AS `_unpivoted`" % (", ".join(outer_ids + [
+            "`__silt_unpivot`.`v` AS %s" % _quote(variableColumnName),
+            "`__silt_unpivot`.`x` AS %s" % _quote(valueColumnName)]), inner)
+        return self._derive(query)
+
+    melt = unpivot
 
     # Missing values.
 

@@ -32,6 +32,12 @@ def _cols(cols):
     return [_c(col) for col in cols]
 
 
+def _col_or_lit(value):
+    """A Column for a Column or column name, a literal for other values ("Column or str or
+    int" arguments)."""
+    return _to_column(value, literal=not isinstance(value, str))
+
+
 def _fn(name, *cols, **kwargs):
     return _call(name, [_c(col) for col in cols], **kwargs)
 
@@ -869,15 +875,15 @@ def weekofyear(col):
 
 
 def date_add(start, days):
-    return _call("date_add", [_c(start), _to_column(days, literal=True)])
+    return _call("date_add", [_c(start), _col_or_lit(days)])
 
 
 def date_sub(start, days):
-    return _call("date_sub", [_c(start), _to_column(days, literal=True)])
+    return _call("date_sub", [_c(start), _col_or_lit(days)])
 
 
 def add_months(start, months):
-    return _call("add_months", [_c(start), _to_column(months, literal=True)])
+    return _call("add_months", [_c(start), _col_or_lit(months)])
 
 
 def months_between(date1, date2, roundOff=True):
@@ -1080,6 +1086,21 @@ def input_file_name():
 
 def monotonically_increasing_id():
     raise _error("NOT_IMPLEMENTED", "monotonically_increasing_id is not implemented by silt.")
+
+
+def udf(f=None, returnType=None, useArrow=None):
+    """Python UDFs cannot run inside silt's native engine."""
+    from silt.errors import PySparkNotImplementedError
+
+    raise _error("NOT_IMPLEMENTED", "Python UDFs (udf) are not supported by silt: queries run in native "
+                 "code; express the logic with built-in functions.", family=PySparkNotImplementedError)
+
+
+def pandas_udf(f=None, returnType=None, functionType=None):
+    from silt.errors import PySparkNotImplementedError
+
+    raise _error("NOT_IMPLEMENTED", "Python UDFs (pandas_udf) are not supported by silt: queries run in "
+                 "native code; express the logic with built-in functions.", family=PySparkNotImplementedError)
 
 
 def call_function(funcName, *cols):
