@@ -24,6 +24,7 @@
 #include "silt/base/error_class.h"
 #include "silt/error.h"
 #include "silt/exec/operator.h"
+#include "silt/expr/function_registry.h"
 #include "silt/session.h"
 #include "silt/sql/parser.h"
 #include "silt/sql/planner.h"
@@ -601,6 +602,9 @@ PYBIND11_MODULE(_silt, module) {
       .def("get_conf", &PySession::GetConf, py::arg("key"))
       .def_property_readonly("warehouse", &PySession::warehouse);
 
+  module.def(
+      "function_names", [] { return silt::expr::FunctionRegistry::Default().Names(); },
+      "The names of the engine's scalar functions, sorted.");
   module.def("error_class_info", &silt::python::ErrorClassInfoOf, py::arg("name"),
              "The registry entry of an error class: (sqlstate, category, message template), or "
              "None for a name silt does not know.");

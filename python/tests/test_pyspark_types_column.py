@@ -258,3 +258,26 @@ def test_column_argument_errors(spark):
     assert raised.value.getErrorClass() == "NOT_COLUMN"
     with pytest.raises(PySparkValueError):
         spark.range(1).dropna(how="some")
+
+
+# Engine functions without a PySpark function of the same name.
+_NOT_PYSPARK_NAMES = {"if", "map", "mod", "div", "subscript"}
+
+
+def test_every_engine_function_has_its_pyspark_name():
+    from silt import _silt
+
+    missing = [name for name in _silt.function_names()
+               if name not in _NOT_PYSPARK_NAMES and not hasattr(F, name)]
+    assert missing == []
+
+
+def test_more_functions(spark):
+    row = spark.range(1).select(
+        F.try_divide(F.lit(1), F.lit(0)).alias("td"),
+        F.try_add(F.lit(1), F.lit(2)).alias("ta"),
+        F.bit_length(F.lit("ab")).alias("bl"),
+        F.position(F.lit("b"), F.lit("abc")).alias("pos"),
+        F.extract(F.lit("YEAR"), F.lit(datetime.date(2024, 3, 1))).alias("y"),
+    ).first()
+    assert row == Row(td=None, ta=3, bl=16, pos=2, y=2024)

@@ -1110,3 +1110,87 @@ def call_function(funcName, *cols):
 
 # Keep builtins reachable for code below that shadows them (sum, min, max, abs, round, ...).
 _ = _builtins
+
+
+# PySpark 3.5's names of further engine functions.
+
+
+def bit_length(col):
+    return _fn("bit_length", col)
+
+
+def cardinality(col):
+    return _fn("cardinality", col)
+
+
+def char(col):
+    return _fn("char", col)
+
+
+def character_length(str):
+    return _fn("character_length", str)
+
+
+def date_part(field, source):
+    return _fn("date_part", field, source)
+
+
+def datepart(field, source):
+    return _fn("datepart", field, source)
+
+
+def extract(field, source):
+    return _fn("extract", field, source)
+
+
+def position(substr, str, start=None):
+    arguments = [_c(substr), _c(str)] + ([] if start is None else [_c(start)])
+    return _call("position", arguments)
+
+
+def random(seed=None):
+    if seed is None:
+        return Column(lambda scope: "random()", "random()")
+    return _call("random", [_lit(seed)])
+
+
+def regexp(str, regexp):
+    return _fn("regexp", str, regexp)
+
+
+def sha(col):
+    return _fn("sha", col)
+
+
+def to_unix_timestamp(timestamp, format=None):
+    arguments = [_c(timestamp)] + ([] if format is None else [_c(format)])
+    return _call("to_unix_timestamp", arguments)
+
+
+def try_add(left, right):
+    return _fn("try_add", left, right)
+
+
+def try_subtract(left, right):
+    return _fn("try_subtract", left, right)
+
+
+def try_multiply(left, right):
+    return _fn("try_multiply", left, right)
+
+
+def try_divide(left, right):
+    return _fn("try_divide", left, right)
+
+
+def try_mod(left, right):
+    return _fn("try_mod", left, right)
+
+
+def try_element_at(col, extraction):
+    return _fn("try_element_at", col, extraction)
+
+
+def try_to_timestamp(col, format=None):
+    arguments = [_c(col)] + ([] if format is None else [_c(format)])
+    return _call("try_to_timestamp", arguments)
