@@ -143,6 +143,10 @@ def test_create_data_frame_from_tuples_with_column_names(spark):
 
 def test_create_data_frame_infers_from_tuples_dicts_and_rows(spark):
     assert spark.createDataFrame([(1, 2.5)]).columns == ["_1", "_2"]
+    # A nested tuple is a struct, a list an array (PySpark's _infer_type).
+    nested = spark.createDataFrame([(1, (2, "x"), [3])])
+    assert nested.schema.simpleString() == "struct<_1:bigint,_2:struct<_1:bigint,_2:string>,_3:array<bigint>>"
+    assert nested.first()[1] == Row(_1=2, _2="x")
     # Dicts: PySpark orders the inferred fields by name.
     df = spark.createDataFrame([{"name": "Alice", "age": 1}])
     assert df.columns == ["age", "name"]

@@ -696,7 +696,10 @@ def _infer_type(value):
             if key is not None and item is not None:
                 return MapType(_infer_type(key), _infer_type(item), True)
         return MapType(NullType(), NullType(), True)
-    if isinstance(value, (list, tuple)):
+    if isinstance(value, tuple):
+        # PySpark infers a plain tuple as a struct of fields _1, _2, ...
+        return StructType([StructField("_%d" % (i + 1), _infer_type(v), True) for i, v in enumerate(value)])
+    if isinstance(value, list):
         element = NullType()
         for item in value:
             element = _merge_type(element, _infer_type(item))
