@@ -162,3 +162,12 @@ def test_convert_to_delta_and_protocol(spark, tmp_path):
     last = converted.history(1).first()
     assert last.operation == "SET TBLPROPERTIES"
     assert "delta.minWriterVersion" in last.operationParameters["properties"]
+
+
+def test_merge_conditions_may_use_columns_of_the_source_dataframe(spark, table):
+    # A source DataFrame's own Columns resolve to its alias in the merge.
+    delta, path = table
+    source = spark.createDataFrame([(2, "L", 99)], "id BIGINT, name STRING, n BIGINT")
+    delta.alias("t").merge(source.alias("s"), F.col("t.id") == source.id) \
+        .whenMatchedUpdate(set={"n": source.n}).execute()
+    assert rows(spark, path)[1] == Row(id=2, name="Linus", n=99)

@@ -245,10 +245,10 @@ class DeltaMergeBuilder:
         if source._alias:
             qualifier = _quote(source._alias)
         elif table_name is not None:
-            return table_name, _Scope({source._id: None})
+            return table_name, _Scope({i: None for i in source._lineage})
         else:
             qualifier = "`_source`"
-        return "(%s) AS %s" % (source._query, qualifier), _Scope({source._id: qualifier})
+        return "(%s) AS %s" % (source._query, qualifier), _Scope({i: qualifier for i in source._lineage})
 
     def _add(self, group, condition, action):
         self._clauses.append((group, condition, action))

@@ -98,6 +98,9 @@ class DataFrame:
         self.sparkSession = session
         self._session = session
         self._id = next(_ids)
+        # The ids whose columns this DataFrame's columns are: its own and, for an alias, those of
+        # the DataFrame it aliases (df.alias("s") still resolves df.id).
+        self._lineage = (self._id,)
         self._query = query
         self._join = join
         self._alias = alias
@@ -110,10 +113,11 @@ class DataFrame:
         names = self._schema.names
         if self._join is not None and self._alias is None and qualifier is None:
             qualifiers = dict(self._join.qualifiers)
-            qualifiers[self._id] = None
+            for frame_id in self._lineage:
+                qualifiers[frame_id] = None
             return _Relation(self._join.from_sql, qualifiers, self._join.origins, self._join.where, names)
         qualifier = qualifier or (_quote(self._alias) if self._alias else "`_s%d`" % self._id)
-        return _Relation("(%s) AS %s" % (self._query, qualifier), {self._id: qualifier},
+        return _Relation("(%s) AS %s" % (self._query, qualifier), {i: qualifier for i in self._lineage},
                          [qualifier] * len(names), [], names)
 
     def _derive(self, query, schema=None):
@@ -295,6 +299,7 @@ class DataFrame:
         frame = DataFrame.__new__(DataFrame)
         frame.__dict__.update(self.__dict__)
         frame._id = next(_ids)
+        frame._lineage = (frame._id,) + tuple(self._lineage)
         frame._alias = alias
         frame.na = DataFrameNaFunctions(frame)
         return frame
