@@ -227,6 +227,12 @@ class DataFrame:
                 raise _error("NOT_COLUMN", "Argument `col` should be a Column, got %s."
                              % type(value).__name__, family=PySparkTypeError)
         relation = self._relation()
+        existing = {name.lower() for name in relation.names}
+        if not any(key.lower() in existing for key in mapping):
+            # Only new columns: appended after every column, without listing them (keeps long
+            # chains of withColumn short).
+            items = ["*"] + [value._sql(relation.scope) + " AS " + _quote(key) for key, value in mapping.items()]
+            return self._derive(relation.query(items))
         items = []
         replaced = set()
         for index, name in enumerate(relation.names):
