@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "arrow_stream.h"
 #include "silt/api/session_internal.h"
 #include "silt/base/error_class.h"
 #include "silt/error.h"
@@ -367,6 +368,8 @@ class Result {
     return rows;
   }
 
+  py::capsule arrow_stream() const { return ExportArrowStream(output_); }
+
   std::string show(int64_t max_rows, int truncate) const {
     return api::MakeResult(output_).Show(max_rows, truncate);
   }
@@ -577,6 +580,10 @@ PYBIND11_MODULE(_silt, module) {
            "Every value as Spark's show() prints it, as a list of rows of strings.")
       .def("show", &Result::show, py::arg("max_rows") = 20, py::arg("truncate") = 20,
            "The rows as Spark's show(max_rows, truncate) prints them.")
+      .def("__arrow_c_stream__", [](const Result& result, py::object) { return result.arrow_stream(); },
+           py::arg("requested_schema") = py::none(),
+           "The rows as an Arrow C stream (a PyCapsule 'arrow_array_stream'): a struct of the "
+           "columns per batch, pointing at the result's buffers without copying.")
       .def("__len__", &Result::num_rows)
       .def("__repr__", [](const Result& result) {
         return "<silt.Result columns=" + py::repr(py::cast(result.columns())).cast<std::string>() +

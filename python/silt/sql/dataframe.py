@@ -742,6 +742,11 @@ class DataFrame:
         result = self._run()
         return result_to_pandas(result, self._schema_of(result), self._session)
 
+    def __arrow_c_stream__(self, requested_schema=None):
+        """The rows as an Arrow C stream (the Arrow PyCapsule interface), for pyarrow, polars or
+        DuckDB: one struct array of the columns per batch, sharing the engine's buffers."""
+        return self._run().__arrow_c_stream__(requested_schema)
+
     def createOrReplaceTempView(self, name):
         self._session._execute("CREATE OR REPLACE TEMPORARY VIEW %s AS %s" % (_quote(name), self._query))
 
