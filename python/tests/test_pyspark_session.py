@@ -179,6 +179,14 @@ def test_create_data_frame_with_ddl_and_struct_type(spark):
     assert row.s == Row(x=0.5) and row.s.x == 0.5
 
 
+def test_created_columns_stay_as_nullable_as_their_schema(spark):
+    # PySpark's inferred schemas are nullable; the columns stay so through transformations.
+    df = spark.createDataFrame([(1, "a")], ["id", "k"]).select("id", "k")
+    assert [f.nullable for f in df.schema.fields] == [True, True]
+    strict = spark.createDataFrame([(1, "a")], "id BIGINT NOT NULL, k STRING").select("*")
+    assert [f.nullable for f in strict.schema.fields] == [False, True]
+
+
 def test_create_data_frame_of_one_atomic_type(spark):
     # createDataFrame docstring: spark.createDataFrame([1, 2], "int") has one column "value".
     df = spark.createDataFrame([1, 2], "int")

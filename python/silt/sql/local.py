@@ -196,11 +196,21 @@ def rows_query(rows, schema, verify=False, time_zone=None):
         items = ", ".join("CAST(NULL AS %s) AS %s" % (_type_sql(f.dataType), name) for f, name in zip(fields, names))
         return "SELECT %s FROM range(0, 0)" % items
     values = []
+    first = None
     for row in rows:
         literals = [_value_sql(v, f.dataType, f.name, verify, time_zone) for v, f in zip(row, fields)]
+        first = first or literals
         values.append("(" + ", ".join(literals) + ")")
     columns = ", ".join("`col%d`" % (i + 1) for i in range(len(fields)))
-    return "SELECT %s FROM VALUES %s AS `_local`(%s)" % (casts, ", ".join(values), columns)
+    query = "SELECT %s FROM VALUES %s AS `_local`(%s)" % (casts, ", ".join(values), columns)
+    # The columns are as nullable as the schema says (PySpark's schemas are nullable unless
+    # declared otherwise), whatever the values: a union with no rows of NULLs makes them so.
+    nullable = [f.nullable for f in fields]
+    if any(nullable):
+        items = ", ".join("CAST(%s AS %s)" % ("NULL" if f.nullable else literal, _type_sql(f.dataType))
+                          for f, literal in zip(fields, first))
+        query += " UNION ALL SELECT %s FROM range(0, 0)" % items
+    return query
 
 
 def _row_values(row, schema_names):
