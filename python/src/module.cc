@@ -262,24 +262,31 @@ py::list SchemaJson(const Schema& schema) {
 template <typename T>
 py::tuple NumpyColumn(const std::vector<Batch>& batches, size_t column, int64_t rows) {
   py::array_t<T> values(rows);
-  py::array_t<bool> nulls(rows);
   T* out = values.mutable_data();
-  bool* null_out = nulls.mutable_data();
-  bool any_null = false;
+  int64_t nulls_total = 0;
   int64_t at = 0;
   for (const Batch& batch : batches) {
     const Vector& vector = *batch.column(column);
     int64_t length = batch.num_rows();
     if (length == 0) continue;
     std::memcpy(out + at, vector.values<T>(), sizeof(T) * static_cast<size_t>(length));
-    for (int64_t row = 0; row < length; ++row) {
-      bool is_null = vector.IsNull(row);
-      null_out[at + row] = is_null;
-      any_null |= is_null;
+    nulls_total += vector.null_count();
+    at += length;
+  }
+  if (nulls_total == 0) return py::make_tuple(values, py::none());
+  py::array_t<bool> nulls(rows);
+  bool* null_out = nulls.mutable_data();
+  at = 0;
+  for (const Batch& batch : batches) {
+    const Vector& vector = *batch.column(column);
+    int64_t length = batch.num_rows();
+    if (vector.null_count() == 0) {
+      std::memset(null_out + at, 0, static_cast<size_t>(length));
+    } else {
+      for (int64_t row = 0; row < length; ++row) null_out[at + row] = vector.IsNull(row);
     }
     at += length;
   }
-  if (!any_null) return py::make_tuple(values, py::none());
   return py::make_tuple(values, nulls);
 }
 

@@ -108,9 +108,11 @@ def result_to_pandas(result, schema, session):
                 values = [convert(v) for v in values]
             column = pandas.Series(values, dtype="object")
         series.append(column)
-    frame = pandas.concat(series, axis=1) if series else pandas.DataFrame()
-    if series:
-        frame.columns = names
+    if not series:
+        return pandas.DataFrame()
+    # Keyed by position (names may repeat after a join), without copying the columns.
+    frame = pandas.DataFrame(dict(enumerate(series)), copy=False)
+    frame.columns = names
     return frame
 
 
