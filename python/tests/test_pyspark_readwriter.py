@@ -9,7 +9,7 @@ import time
 import pytest
 
 from silt.errors import AnalysisException, PySparkNotImplementedError
-from silt.sql import Row, functions as F
+from silt.sql import Row
 
 
 def test_save_and_load_by_path_with_modes(spark, tmp_path):

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from silt.errors import AnalysisException, PySparkTypeError, PySparkValueError
-from silt.sql import Column, Row, functions as F
+from silt.sql import Row, functions as F
 from silt.sql.types import (
     ArrayType,
     BinaryType,

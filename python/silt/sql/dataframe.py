@@ -9,26 +9,20 @@ joined DataFrames stay apart, and columns are named as Spark names them.
 
 import itertools
 import random as _random
-import sys
 
 from silt.errors import PySparkAttributeError, PySparkTypeError, PySparkValueError, _error
-from silt.sql.column import Column, _Scope, _lit, _quote, _reference, _to_column
+from silt.sql.column import Column, _Scope, _lit, _quote, _reference
 from silt.sql.types import (
     ArrayType,
+    BinaryType,
     BooleanType,
-    DataType,
-    DateType,
-    DecimalType,
     DoubleType,
     FloatType,
-    IntegralType,
     MapType,
     NumericType,
-    Row,
     StringType,
     StructField,
     StructType,
-    TimestampNTZType,
     TimestampType,
     _make_row,
     _parse_datatype_json_value,
@@ -128,8 +122,9 @@ class DataFrame:
 
     def _item(self, col, relation):
         if isinstance(col, str):
-            return _reference(self._id if col != "*" else None, col)._select_sql(relation.scope) \
-                if col != "*" else "*"
+            if col == "*":
+                return "*"
+            return _reference(self._id, col)._select_sql(relation.scope)
         if isinstance(col, Column):
             return col._select_sql(relation.scope)
         raise _error("NOT_COLUMN_OR_STR", "Argument `col` should be a Column or str, got %s."
@@ -865,7 +860,7 @@ def _converter(data_type):
     they are the same."""
     if isinstance(data_type, TimestampType):
         return lambda value: None if value is None else value.astimezone().replace(tzinfo=None)
-    if isinstance(data_type, BinaryType_):
+    if isinstance(data_type, BinaryType):
         return lambda value: None if value is None else bytearray(value)
     if isinstance(data_type, StructType):
         names = data_type.names
@@ -892,9 +887,6 @@ def _converter(data_type):
         item = item or (lambda v: v)
         return lambda value: None if value is None else {key(k): item(v) for k, v in value.items()}
     return None
-
-
-from silt.sql.types import BinaryType as BinaryType_  # noqa: E402
 
 
 def _rows(result, schema):

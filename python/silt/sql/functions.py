@@ -14,12 +14,11 @@ from silt.sql.column import (
     _call,
     _case,
     _lit,
-    _literal,
     _reference,
     _string_sql,
     _to_column,
 )
-from silt.sql.types import DataType, StructType, _parse_datatype_string, _type_sql
+from silt.sql.types import DataType, StructType, _type_sql
 
 
 def _c(col):

@@ -11,7 +11,6 @@ from silt.errors import PySparkTypeError, PySparkValueError, _error
 from silt.sql.column import _quote, _string_sql
 from silt.sql.types import (
     ArrayType,
-    AtomicType,
     BinaryType,
     BooleanType,
     ByteType,
@@ -33,7 +32,6 @@ from silt.sql.types import (
     StructType,
     TimestampNTZType,
     TimestampType,
-    YearMonthIntervalType,
     _infer_type,
     _merge_type,
     _parse_datatype_string,
@@ -262,7 +260,7 @@ def create_data_frame(session, data, schema, verify):
                         raise _error("FIELD_NOT_NULLABLE",
                                      "Field `%s` is not nullable, but got None." % field.name,
                                      family=PySparkValueError)
-        return DataFrame(session, rows_query(rows, schema, verify, time_zone), _nullable_copy(schema))
+        return DataFrame(session, rows_query(rows, schema, verify, time_zone), schema)
     if schema is not None and not isinstance(schema, (list, tuple)):
         raise _error("NOT_LIST_OR_NONE_OR_STRUCT",
                      "Argument `schema` should be a list, None or StructType, got %s." % type(schema).__name__,
@@ -274,10 +272,6 @@ def create_data_frame(session, data, schema, verify):
     names = schema.names
     rows = [_row_values(row, names) for row in data]
     return DataFrame(session, rows_query(rows, schema, False, time_zone), schema)
-
-
-def _nullable_copy(schema):
-    return schema
 
 
 def _infer_schema(data, names):

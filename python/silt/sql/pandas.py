@@ -13,18 +13,14 @@ import datetime
 
 from silt.errors import _error
 from silt.sql.types import (
-    ArrayType,
-    BinaryType,
     BooleanType,
     ByteType,
     DateType,
     DayTimeIntervalType,
-    DecimalType,
     DoubleType,
     FloatType,
     IntegerType,
     LongType,
-    MapType,
     ShortType,
     StringType,
     StructField,
@@ -65,7 +61,6 @@ def result_to_pandas(result, schema, session):
     from silt.sql.dataframe import _converter
 
     zone = session._time_zone()
-    columns = {}
     names = schema.names
     series = []
     for index, field in enumerate(schema.fields):

@@ -8,12 +8,11 @@ $SILT_WAREHOUSE, else ./silt-warehouse. There is no cluster: statements run in t
 on silt's native engine.
 """
 
-import collections
 import re
 import threading
 
 from silt import _silt
-from silt.errors import PySparkTypeError, PySparkValueError, _error
+from silt.errors import PySparkTypeError, _error
 from silt.sql.column import _literal, _quote
 from silt.sql.dataframe import DataFrame
 from silt.sql.types import (
@@ -105,7 +104,6 @@ class SparkSession:
         warehouse = options.pop(_WAREHOUSE_KEY, None)
         self._options = options
         self._engine = _silt.Session(warehouse=warehouse, conf=options)
-        self._temp_names = itertools_count()
         self._current_database = "default"
         with SparkSession._lock:
             SparkSession._active = self
@@ -262,12 +260,6 @@ class SparkSession:
         rows = self._engine.sql("SET spark.sql.session.timeZone").rows()
         value = rows[0][1] if rows else None
         return None if value in (None, "<undefined>") else value
-
-
-def itertools_count():
-    import itertools
-
-    return itertools.count(1)
 
 
 def _not_implemented():
