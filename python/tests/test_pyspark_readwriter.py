@@ -150,6 +150,12 @@ def test_read_json_csv_parquet(spark, tmp_path):
     assert df.collect() == [Row(id=1, name="Ada"), Row(id=2, name="Linus")]
     with pytest.raises(AnalysisException):
         spark.read.csv(str(csv_path))  # Spark's default header=false is not supported
+    # inferSchema: the narrowest of int, bigint, double, boolean that fits every value.
+    typed_path = tmp_path / "typed.csv"
+    typed_path.write_text("i,l,d,b,s\n1,5000000000,1.5,true,x\n2,,2,false,3\n")
+    df = spark.read.csv(str(typed_path), header=True, inferSchema=True)
+    assert df.dtypes == [("i", "int"), ("l", "bigint"), ("d", "double"), ("b", "boolean"), ("s", "string")]
+    assert df.collect() == [Row(i=1, l=5000000000, d=1.5, b=True, s="x"), Row(i=2, l=None, d=2.0, b=False, s="3")]
     spark.range(3).write.format("delta").save(str(tmp_path / "d"))
     parquet_files = list((tmp_path / "d").glob("*.parquet"))
     assert spark.read.parquet(str(parquet_files[0])).count() >= 0

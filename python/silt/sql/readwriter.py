@@ -2,7 +2,8 @@
 
 Reading: format "delta" (with time travel: versionAsOf, timestampAsOf; the change data feed:
 readChangeFeed with startingVersion/startingTimestamp and endingVersion/endingTimestamp),
-"parquet", "json" (JSON Lines) and "csv" (with a header line). Writing: Delta tables by path or
+"parquet", "json" (JSON Lines) and "csv" (with a header line; inferSchema types columns as int,
+bigint, double or boolean when every value fits). Writing: Delta tables by path or
 name with Spark's save modes and Delta's options mergeSchema, overwriteSchema and replaceWhere.
 """
 
@@ -77,13 +78,37 @@ class DataFrameReader:
             if not _truthy(header):
                 raise _error("UNSUPPORTED_FEATURE", "The feature is not supported: CSV files without a header "
                              "line (set the option header to true).")
-            if _truthy(self._options.get("inferschema", "false")) and self._schema is None:
-                raise _error("UNSUPPORTED_FEATURE", "The feature is not supported: inferSchema for CSV; give "
-                             "the schema with schema().")
             separator = self._options.get("sep", self._options.get("delimiter", ","))
             if separator != ",":
                 raise _error("UNSUPPORTED_FEATURE", "The feature is not supported: CSV separators other than ','.")
-        return self._typed("SELECT * FROM %s" % _path_sql(source, path), by_position=source == "csv")
+        query = "SELECT * FROM %s" % _path_sql(source, path)
+        if source == "csv" and self._schema is None and _truthy(self._options.get("inferschema", "false")):
+            return self._inferred(query)
+        return self._typed(query, by_position=source == "csv")
+
+    # The types CSV's inferSchema tries, narrowest first (Spark's CSVInferSchema order for
+    # numbers and booleans); a column none of them fits stays a string.
+    _CSV_TYPES = ("INT", "BIGINT", "DOUBLE", "BOOLEAN")
+
+    def _inferred(self, query):
+        """CSV columns typed by their values: each column takes the first type of _CSV_TYPES
+        that every non-empty value casts to."""
+        from silt.sql.dataframe import DataFrame
+
+        frame = DataFrame(self._session, query)
+        names = frame.columns
+        checks = []
+        for name in names:
+            for type_sql in self._CSV_TYPES:
+                checks.append("bool_and(%s IS NULL OR TRY_CAST(%s AS %s) IS NOT NULL)" % (
+                    _quote(name), _quote(name), type_sql))
+        found = self._session._run("SELECT %s FROM (%s) AS `_probe`" % (", ".join(checks), query)).rows()[0]
+        items = []
+        for index, name in enumerate(names):
+            fits = found[index * len(self._CSV_TYPES):(index + 1) * len(self._CSV_TYPES)]
+            type_sql = next((t for t, ok in zip(self._CSV_TYPES, fits) if ok), "STRING")
+            items.append("CAST(%s AS %s) AS %s" % (_quote(name), type_sql, _quote(name)))
+        return DataFrame(self._session, "SELECT %s FROM (%s) AS `_read`" % (", ".join(items), query))
 
     def _typed(self, query, by_position):
         """The query with the user's schema applied: columns cast to its types, taken by
