@@ -121,6 +121,17 @@ def test_history_detail_vacuum_optimize_restore(spark, table):
         delta.generate("symlink_format_manifest")
 
 
+def test_restore_to_timestamp(spark, table):
+    delta, path = table
+    time.sleep(0.2)
+    delta.delete("id = 1")
+    second = delta.history().orderBy("version").collect()[1].timestamp
+    before = (second - datetime.timedelta(milliseconds=100)).astimezone(datetime.timezone.utc)
+    metrics = delta.restoreToTimestamp(before.replace(tzinfo=None).isoformat(sep=" "))
+    assert "num_restored_files" in metrics.columns
+    assert len(rows(spark, path)) == 3
+
+
 def test_table_builders(spark, tmp_path):
     # DeltaTableBuilder docs: tableName / location, addColumn(s), partitionedBy, property,
     # comment, execute.

@@ -153,6 +153,11 @@ def test_unknown_columns_fail_when_the_dataframe_is_made(people):
         people.select("nope")
     assert raised.value.getErrorClass() == "UNRESOLVED_COLUMN"
     assert "nope" in raised.value.getMessageParameters()["objectName"]
+    for transform in (lambda: people.filter("nope > 1"), lambda: people.orderBy("nope"),
+                      lambda: people.dropDuplicates(["nope"]), lambda: people.groupBy("nope").count(),
+                      lambda: people.withColumn("x", F.col("nope"))):
+        with pytest.raises(AnalysisException):
+            transform()
 
 
 def test_join_on_every_form_and_type(spark):

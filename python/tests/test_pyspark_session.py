@@ -85,6 +85,8 @@ def test_sql_query_is_lazy_and_statements_run_at_once(spark):
     spark.sql("INSERT INTO people VALUES (3, 'Grace')")
     # The query runs when collected, so it sees the later insert.
     assert df.orderBy("id").collect() == [Row(id=2, name="Linus"), Row(id=3, name="Grace")]
+    commented = spark.sql("SELECT id FROM people -- the people\n WHERE id = 1 -- only Ada")
+    assert commented.select("id").collect() == [Row(id=1)]
     shown = spark.sql("SHOW TABLES")
     assert "tableName" in shown.columns
 

@@ -321,9 +321,10 @@ class DataFrame:
         if self._join is not None and self._alias is None:
             join = _Join(self._join.from_sql, self._join.qualifiers, self._join.origins,
                          self._join.where + [text])
+            # Analysed now, as every transformation: a bad condition fails here, as in Spark.
             return DataFrame(self._session, "SELECT * FROM %s WHERE %s" % (
-                join.from_sql, " AND ".join(join.where)), self._schema, join=join)
-        return self._derive(relation.query(["*"], where=[text]), self._schema)
+                join.from_sql, " AND ".join(join.where)), join=join)
+        return self._derive(relation.query(["*"], where=[text]))
 
     where = filter
 
@@ -352,7 +353,7 @@ class DataFrame:
         # Spark keeps one arbitrary row of each group of equal keys (NULLs equal); the rows of
         # a group all sort alike, so row_number() picks one of them whole.
         window = "row_number() OVER (PARTITION BY %s ORDER BY %s) = 1" % (", ".join(keys), ", ".join(keys))
-        return self._derive(relation.query(["*"], qualify=window), self._schema)
+        return self._derive(relation.query(["*"], qualify=window))
 
     drop_duplicates = dropDuplicates
 
@@ -431,7 +432,7 @@ class DataFrame:
     def orderBy(self, *cols, **kwargs):
         relation = self._relation()
         items = self._sort_items(cols, kwargs, relation)
-        return self._derive(relation.query(["*"], order_by=items), self._schema)
+        return self._derive(relation.query(["*"], order_by=items))
 
     sort = orderBy
 
@@ -1088,7 +1089,7 @@ class DataFrameNaFunctions:
         if not counts:
             return df
         condition = "(%s) >= %d" % (" + ".join(counts), thresh)
-        return df._derive(relation.query(["*"], where=[condition]), df._schema)
+        return df._derive(relation.query(["*"], where=[condition]))
 
     def fill(self, value, subset=None):
         df = self._df

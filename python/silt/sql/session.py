@@ -215,7 +215,10 @@ class SparkSession:
             self._current_database = use.group(1).strip("`").replace("``", "`")
         if analysis["is_query"]:
             schema = StructType([_field(f) for f in analysis["schema"]])
-            return DataFrame(self, sqlQuery.strip().rstrip(";"), schema)
+            query = sqlQuery.strip().rstrip(";")
+            if "--" in query:
+                query += "\n"  # a trailing line comment must not swallow what wraps the query
+            return DataFrame(self, query, schema)
         result = analysis["result"]
         return self._from_result(result)
 
