@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "arrow_stream.h"
+#include "parquet_export.h"
 #include "silt/api/session_internal.h"
 #include "silt/base/error_class.h"
 #include "silt/error.h"
@@ -616,6 +617,10 @@ PYBIND11_MODULE(_silt, module) {
       .def("get_conf", &PySession::GetConf, py::arg("key"))
       .def_property_readonly("warehouse", &PySession::warehouse);
 
+  module.def("write_parquet", &silt::python::WriteParquetFile, py::arg("path"), py::arg("fields"),
+             py::arg("columns"),
+             "Writes Python columns (values in the engine's form) as a Parquet file; fields are "
+             "(name, Spark type, nullable) tuples.");
   module.def(
       "function_names", [] { return silt::expr::FunctionRegistry::Default().Names(); },
       "The names of the engine's scalar functions, sorted.");

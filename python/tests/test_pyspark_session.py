@@ -3,6 +3,7 @@
 
 import datetime
 import decimal
+import os
 
 import pytest
 
@@ -10,6 +11,8 @@ from silt.errors import AnalysisException, ParseException, SparkNoSuchElementExc
 from silt.sql import DataFrame, Row, SparkSession
 from silt.sql.types import (
     ArrayType,
+    BinaryType,
+    ByteType,
     DateType,
     DecimalType,
     DoubleType,
@@ -244,3 +247,37 @@ def test_streaming_is_refused_with_a_clear_error(spark):
     assert "streaming" in str(raised.value)
     with pytest.raises(NotImplementedError):
         spark.range(1).writeStream
+
+
+def test_large_local_data_reaches_the_engine_as_columns(spark):
+    # From 1,000 rows on, createDataFrame writes the values with silt's Parquet writer instead
+    # of a VALUES list; every type keeps its exact value.
+    schema = StructType([
+        StructField("b", ByteType()), StructField("d", DecimalType(20, 4)), StructField("day", DateType()),
+        StructField("ts", TimestampType()), StructField("tags", ArrayType(StringType())),
+        StructField("m", MapType(StringType(), LongType())), StructField("s", StructType([StructField("x", DoubleType())])),
+        StructField("bin", BinaryType()),
+    ])
+    rows = [(i % 100, decimal.Decimal("%d.0125" % i), datetime.date(2024, 1, 1) + datetime.timedelta(i),
+             datetime.datetime(2024, 1, 1, 12, 0, 0, i), ["a", None] if i % 2 else None, {"k": i}, Row(x=i / 4),
+             bytes([i % 256])) for i in range(1500)]
+    df = spark.createDataFrame(rows, schema)
+    assert "parquet." in df._query
+    assert df.schema.simpleString() == (
+        "struct<b:tinyint,d:decimal(20,4),day:date,ts:timestamp,tags:array<string>,m:map<string,bigint>,"
+        "s:struct<x:double>,bin:binary>")
+    assert df.select("*").schema.simpleString() == df.schema.simpleString()
+    back = df.orderBy("day").collect()
+    assert back[1499] == Row(b=99, d=decimal.Decimal("1499.0125"), day=datetime.date(2028, 2, 8),
+                             ts=datetime.datetime(2024, 1, 1, 12, 0, 0, 1499), tags=["a", None], m={"k": 1499},
+                             s=Row(x=374.75), bin=bytearray(b"\xdb"))
+    assert back[0].tags is None
+    with pytest.raises(TypeError):
+        spark.createDataFrame([("x",)] * 1500, "a INT")
+    with pytest.raises(ValueError):
+        spark.createDataFrame([(1000,)] * 1500, "a TINYINT")
+    # The files go with the session.
+    folder = spark._local_data[0]
+    assert os.listdir(folder)
+    spark.stop()
+    assert not os.path.exists(folder)

@@ -167,6 +167,117 @@ def _value_sql(value, data_type, name, verify, time_zone=None):
     raise _error("UNSUPPORTED_DATATYPE", "Unsupported data type \"%s\"." % data_type.simpleString())
 
 
+def _engine_value(value, data_type, name, verify, time_zone=None):
+    """`value` as a value of `data_type` in the form the extension's Parquet writer takes
+    (the checks of _value_sql, without SQL text)."""
+    if value is None:
+        return None
+    if hasattr(value, "item") and not isinstance(value, (list, dict, str, bytes)) and \
+            type(value).__module__ == "numpy":
+        value = value.item()
+    if isinstance(data_type, StructType):
+        if isinstance(value, dict):
+            values = [value.get(f.name) for f in data_type.fields]
+        elif isinstance(value, Row) and hasattr(value, "__fields__"):
+            values = [value[f.name] if f.name in value.__fields__ else None for f in data_type.fields]
+        elif isinstance(value, (tuple, list)) and len(value) == len(data_type.fields):
+            values = list(value)
+        else:
+            raise _unacceptable(name, data_type, value)
+        return [_engine_value(v, f.dataType, f.name, verify, time_zone) for v, f in zip(values, data_type.fields)]
+    if isinstance(data_type, ArrayType):
+        if isinstance(value, (str, bytes, dict)):
+            raise _unacceptable(name, data_type, value)
+        return [_engine_value(v, data_type.elementType, name, verify, time_zone) for v in value]
+    if isinstance(data_type, MapType):
+        if not isinstance(value, dict):
+            raise _unacceptable(name, data_type, value)
+        return [(_engine_value(k, data_type.keyType, name, verify, time_zone),
+                 _engine_value(v, data_type.valueType, name, verify, time_zone)) for k, v in value.items()]
+    if isinstance(data_type, BooleanType):
+        if not isinstance(value, bool):
+            raise _unacceptable(name, data_type, value)
+        return value
+    if isinstance(data_type, IntegralType):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise _unacceptable(name, data_type, value)
+        low, high = _INTEGRAL_RANGES[type(data_type)]
+        if not low <= value <= high:
+            raise _error("VALUE_OUT_OF_BOUNDS", "field %s: object of %s out of range, got: %d"
+                         % (name, data_type, value), family=PySparkValueError)
+        return value
+    if isinstance(data_type, (FloatType, DoubleType)):
+        if verify and not isinstance(value, float):
+            raise _unacceptable(name, data_type, value)
+        return float(value)
+    if isinstance(data_type, DecimalType):
+        if not isinstance(value, decimal.Decimal):
+            raise _unacceptable(name, data_type, value)
+        scaled = value.scaleb(data_type.scale).to_integral_value(rounding=decimal.ROUND_HALF_UP)
+        if not value.is_finite() or abs(scaled) >= 10 ** data_type.precision:
+            raise _error("NUMERIC_VALUE_OUT_OF_RANGE", "%s cannot be represented as Decimal(%d, %d)."
+                         % (value, data_type.precision, data_type.scale))
+        return int(scaled).to_bytes(16, "little", signed=True)
+    if isinstance(data_type, StringType):
+        if not isinstance(value, str):
+            raise _unacceptable(name, data_type, value)
+        return value
+    if isinstance(data_type, BinaryType):
+        if not isinstance(value, (bytes, bytearray, memoryview)):
+            raise _unacceptable(name, data_type, value)
+        return bytes(value)
+    if isinstance(data_type, TimestampType):
+        if not isinstance(value, datetime.datetime):
+            if isinstance(value, datetime.date) or not verify:
+                value = datetime.datetime(value.year, value.month, value.day)
+            else:
+                raise _unacceptable(name, data_type, value)
+        return _instant_micros(value, time_zone)
+    if isinstance(data_type, TimestampNTZType):
+        if not isinstance(value, datetime.datetime):
+            raise _unacceptable(name, data_type, value)
+        delta = value.replace(tzinfo=None) - datetime.datetime(1970, 1, 1)
+        return (delta.days * 86400 + delta.seconds) * 1000000 + delta.microseconds
+    if isinstance(data_type, DateType):
+        if not isinstance(value, datetime.date):
+            raise _unacceptable(name, data_type, value)
+        if isinstance(value, datetime.datetime):
+            value = value.date()
+        return value.toordinal() - 719163
+    if isinstance(data_type, DayTimeIntervalType):
+        if not isinstance(value, datetime.timedelta):
+            raise _unacceptable(name, data_type, value)
+        return (value.days * 86400 + value.seconds) * 1000000 + value.microseconds
+    if isinstance(data_type, NullType):
+        return None
+    raise _error("UNSUPPORTED_DATATYPE", "Unsupported data type \"%s\"." % data_type.simpleString())
+
+
+# From this many rows on, local data reaches the engine as a Parquet file rather than as a
+# VALUES list (pandas frames always do).
+COLUMNAR_ROWS = 1000
+
+
+def columnar_query(session, rows, schema, verify, time_zone=None):
+    """A query reading `rows` from a Parquet file written by the extension into the session's
+    folder of local data (removed when the session stops or the process exits)."""
+    from silt import _silt
+
+    fields = schema.fields
+    columns = [[] for _ in fields]
+    for row in rows:
+        for column, value, field in zip(columns, row, fields):
+            if value is None and not field.nullable and verify:
+                raise _error("FIELD_NOT_NULLABLE", "Field `%s` is not nullable, but got None." % field.name,
+                             family=PySparkValueError)
+            column.append(_engine_value(value, field.dataType, field.name, verify, time_zone))
+    path = session._local_data_path()
+    _silt.write_parquet(path, [(f.name, _type_sql(f.dataType), f.nullable) for f in fields], columns)
+    items = ", ".join("CAST(%s AS %s) AS %s" % (_quote(f.name), _type_sql(f.dataType), _quote(f.name))
+                      for f in fields)
+    return "SELECT %s FROM parquet.%s" % (items, _quote(path))
+
+
 def _instant_micros(value, time_zone):
     """Microseconds since the epoch of a datetime: naive ones are wall-clock time of
     `time_zone` (a zoneinfo name) when given, else of the local time zone, as PySpark reads
@@ -230,7 +341,8 @@ def create_data_frame(session, data, schema, verify):
     # A pandas DataFrame can only exist when pandas was imported (importing it here is slow).
     pandas = sys.modules.get("pandas")
     time_zone = None
-    if pandas is not None and isinstance(data, pandas.DataFrame):
+    from_pandas = pandas is not None and isinstance(data, pandas.DataFrame)
+    if from_pandas:
         from silt.sql.pandas import pandas_rows
 
         data, inferred = pandas_rows(data, schema)
@@ -260,6 +372,8 @@ def create_data_frame(session, data, schema, verify):
                         raise _error("FIELD_NOT_NULLABLE",
                                      "Field `%s` is not nullable, but got None." % field.name,
                                      family=PySparkValueError)
+        if (from_pandas or len(rows) >= COLUMNAR_ROWS) and schema.fields:
+            return DataFrame(session, columnar_query(session, rows, schema, verify, time_zone), schema)
         return DataFrame(session, rows_query(rows, schema, verify, time_zone), schema)
     if schema is not None and not isinstance(schema, (list, tuple)):
         raise _error("NOT_LIST_OR_NONE_OR_STRUCT",
@@ -271,6 +385,8 @@ def create_data_frame(session, data, schema, verify):
     schema = _infer_schema(data, schema)
     names = schema.names
     rows = [_row_values(row, names) for row in data]
+    if (from_pandas or len(rows) >= COLUMNAR_ROWS) and schema.fields:
+        return DataFrame(session, columnar_query(session, rows, schema, False, time_zone), schema)
     return DataFrame(session, rows_query(rows, schema, False, time_zone), schema)
 
 

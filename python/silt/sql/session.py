@@ -8,8 +8,13 @@ $SILT_WAREHOUSE, else ./silt-warehouse. There is no cluster: statements run in t
 on silt's native engine.
 """
 
+import itertools
+import os
 import re
+import shutil
+import tempfile
 import threading
+import weakref
 
 from silt import _silt
 from silt.errors import PySparkTypeError, _error
@@ -105,6 +110,8 @@ class SparkSession:
         self._options = options
         self._engine = _silt.Session(warehouse=warehouse, conf=options)
         self._current_database = "default"
+        self._local_data = None
+        self._local_files = itertools.count()
         with SparkSession._lock:
             SparkSession._active = self
 
@@ -133,6 +140,9 @@ class SparkSession:
         with SparkSession._lock:
             if SparkSession._active is self:
                 SparkSession._active = None
+        if self._local_data is not None:
+            self._local_data[1]()  # removes the local data files
+            self._local_data = None
 
     def __enter__(self):
         return self
@@ -179,6 +189,14 @@ class SparkSession:
     def udf(self):
         raise _error("NOT_IMPLEMENTED", "SparkSession.udf: silt runs no Python functions inside queries.",
                      family=_not_implemented())
+
+    def _local_data_path(self):
+        """A new file in the session's folder of local data (createDataFrame's Parquet files),
+        which is removed with the session."""
+        if self._local_data is None:
+            folder = tempfile.mkdtemp(prefix="silt-local-")
+            self._local_data = (folder, weakref.finalize(self, shutil.rmtree, folder, True))
+        return os.path.join(self._local_data[0], "part-%d.parquet" % next(self._local_files))
 
     # Engine access for the rest of the package.
 
