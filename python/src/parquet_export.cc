@@ -1,5 +1,7 @@
 #include "parquet_export.h"
 
+#include <pybind11/numpy.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -98,6 +100,24 @@ void Append(VectorBuilder& builder, const DataType& type, py::handle value) {
   }
 }
 
+// Rows [start, end) of a numpy array without NULLs whose items have the vector layout of `type`
+// (int8..int64, float32/64, int32 days, int64 microseconds; bool for booleans).
+void AppendArray(VectorBuilder& builder, const DataType& type, const py::array& array, int64_t start,
+                 int64_t end) {
+  py::array values = py::array::ensure(array, py::array::c_style);
+  const auto* data = static_cast<const uint8_t*>(values.data());
+  size_t item = static_cast<size_t>(values.itemsize());
+  if (type.id() == TypeId::kBoolean && item == 1) {
+    for (int64_t row = start; row < end; ++row) builder.AppendBool(data[row] != 0);
+    return;
+  }
+  if (type.FixedWidth() == 0 || static_cast<size_t>(type.FixedWidth()) != item) {
+    throw MakeError(ErrorClass::INVALID_ARGUMENT,
+                    {{"message", "a numpy column's item size does not match its type " + type.ToString()}});
+  }
+  builder.AppendValues(data + static_cast<size_t>(start) * item, end - start);
+}
+
 }  // namespace
 
 void WriteParquetFile(const std::string& path, const py::list& fields, const py::list& columns) {
@@ -128,9 +148,13 @@ void WriteParquetFile(const std::string& path, const py::list& fields, const py:
     int64_t end = std::min(rows, start + kBatchRows);
     std::vector<VectorPtr> vectors;
     for (size_t column = 0; column < schema_fields.size(); ++column) {
-      py::list values = columns[column].cast<py::list>();
-      for (int64_t row = start; row < end; ++row) {
-        Append(*builders[column], *schema_fields[column].type, values[row]);
+      const DataType& type = *schema_fields[column].type;
+      py::object values = columns[column];
+      if (py::isinstance<py::array>(values)) {
+        AppendArray(*builders[column], type, values.cast<py::array>(), start, end);
+      } else {
+        py::list list = values.cast<py::list>();
+        for (int64_t row = start; row < end; ++row) Append(*builders[column], type, list[row]);
       }
       vectors.push_back(builders[column]->Finish());
     }

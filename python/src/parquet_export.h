@@ -10,7 +10,8 @@
 
 namespace silt::python {
 
-/// Writes `columns` (one Python list per field, each value already in the engine's form: ints
+/// Writes `columns` (per field a numpy array of the vector layout without NULLs, or a Python
+/// list of values already in the engine's form: ints
 /// for integers, dates as days, timestamps as microseconds, decimals as 16 little-endian bytes
 /// of the unscaled value, lists for arrays, lists of (key, value) pairs for maps, sequences for
 /// structs, None for NULL) as a Parquet file at `path`. `fields` holds (name, Spark type text,

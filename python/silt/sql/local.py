@@ -271,6 +271,13 @@ def columnar_query(session, rows, schema, verify, time_zone=None):
                 raise _error("FIELD_NOT_NULLABLE", "Field `%s` is not nullable, but got None." % field.name,
                              family=PySparkValueError)
             column.append(_engine_value(value, field.dataType, field.name, verify, time_zone))
+    return _parquet_query(session, columns, schema)
+
+
+def _parquet_query(session, columns, schema):
+    from silt import _silt
+
+    fields = schema.fields
     path = session._local_data_path()
     _silt.write_parquet(path, [(f.name, _type_sql(f.dataType), f.nullable) for f in fields], columns)
     items = ", ".join("CAST(%s AS %s) AS %s" % (_quote(f.name), _type_sql(f.dataType), _quote(f.name))
@@ -343,12 +350,14 @@ def create_data_frame(session, data, schema, verify):
     time_zone = None
     from_pandas = pandas is not None and isinstance(data, pandas.DataFrame)
     if from_pandas:
-        from silt.sql.pandas import pandas_rows
+        from silt.sql.pandas import pandas_columns, pandas_rows
 
-        data, inferred = pandas_rows(data, schema)
         time_zone = session._time_zone()
-        if schema is None or isinstance(schema, (list, tuple)):
-            schema = inferred
+        if (schema is None or isinstance(schema, (list, tuple))) and len(data.columns):
+            # Types from the dtypes: the columns go to the engine as they are.
+            columns, inferred = pandas_columns(data, schema, time_zone)
+            return DataFrame(session, _parquet_query(session, columns, inferred), inferred)
+        data, inferred = pandas_rows(data, schema)
     if isinstance(data, DataFrame):
         raise _error("INVALID_TYPE", "data is already a DataFrame.", family=PySparkTypeError)
     data = list(data)

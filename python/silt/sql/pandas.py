@@ -161,6 +161,56 @@ def pandas_rows(frame, schema):
     return rows, StructType(fields)
 
 
+_NUMPY_TYPES = {
+    "int8": ByteType, "int16": ShortType, "int32": IntegerType, "int64": LongType,
+    "float32": FloatType, "float64": DoubleType, "bool": BooleanType,
+}
+
+
+def pandas_columns(frame, names, time_zone):
+    """(columns in the form the extension writes, inferred schema) of a pandas DataFrame:
+    NULL-free numeric and boolean columns as their numpy arrays, timestamps as microseconds
+    (naive ones are wall-clock time of `time_zone`, else of the local zone), missing values
+    (None, NaN, NaT, NA) as NULL."""
+    numpy, pandas = _pandas()
+    from silt.sql.local import _engine_value
+
+    names = list(names) if names else [str(name) for name in frame.columns]
+    columns = []
+    fields = []
+    for position, name in enumerate(names):
+        series = frame.iloc[:, position]
+        dtype_name = str(series.dtype)
+        missing = series.isna().to_numpy()
+        has_missing = bool(missing.any())
+        if dtype_name in _NUMPY_TYPES:
+            data_type = _NUMPY_TYPES[dtype_name]()
+            if has_missing:
+                raw = series.to_numpy(dtype=object)
+                column = [None if m else _plain(v) for v, m in zip(raw, missing)]
+            else:
+                column = numpy.ascontiguousarray(series.to_numpy())
+        elif dtype_name.startswith("datetime64"):
+            data_type = TimestampType()
+            stamps = series
+            if getattr(series.dtype, "tz", None) is None:
+                stamps = series.dt.tz_localize(time_zone or _local_zone(), ambiguous="NaT", nonexistent="NaT")
+            micros = stamps.dt.tz_convert("UTC").dt.tz_localize(None).to_numpy(dtype="datetime64[us]").astype("int64")
+            missing = stamps.isna().to_numpy()
+            column = micros if not missing.any() else [None if m else int(v) for v, m in zip(micros, missing)]
+        elif pandas.api.types.infer_dtype(series, skipna=True) == "string":
+            # Strings (and missing values) only: the values as they are.
+            data_type = StringType()
+            column = [None if m else v for v, m in zip(series.to_numpy(dtype=object), missing)]
+        else:
+            rows, inferred = pandas_rows(frame.iloc[:, [position]], [name])
+            data_type = inferred.fields[0].dataType
+            column = [_engine_value(row[0], data_type, name, False, time_zone) for row in rows]
+        columns.append(column)
+        fields.append(StructField(name, data_type, True))
+    return columns, StructType(fields)
+
+
 def _plain(value):
     if hasattr(value, "item") and not isinstance(value, (list, dict, str, bytes)):
         try:
