@@ -137,6 +137,8 @@ void WriteParquetFile(const std::string& path, const py::list& fields, const py:
       throw MakeError(ErrorClass::INVALID_ARGUMENT, {{"message", "the columns' lengths differ"}});
     }
   }
+  // Only when numpy is loaded can a column be an array (asking pybind11 otherwise imports it).
+  bool numpy_loaded = py::module_::import("sys").attr("modules").contains("numpy");
   auto schema = std::make_shared<const Schema>(schema_fields);
   std::vector<std::unique_ptr<VectorBuilder>> builders;
   for (const Field& field : schema_fields) {
@@ -150,7 +152,7 @@ void WriteParquetFile(const std::string& path, const py::list& fields, const py:
     for (size_t column = 0; column < schema_fields.size(); ++column) {
       const DataType& type = *schema_fields[column].type;
       py::object values = columns[column];
-      if (py::isinstance<py::array>(values)) {
+      if (numpy_loaded && py::isinstance<py::array>(values)) {
         AppendArray(*builders[column], type, values.cast<py::array>(), start, end);
       } else {
         py::list list = values.cast<py::list>();
