@@ -6,8 +6,6 @@ function of the same name run by silt's engine; a function the engine lacks fail
 DataFrame using it is analysed, with UNRESOLVED_ROUTINE.
 """
 
-import builtins as _builtins
-
 from silt.errors import _error
 from silt.sql.column import (
     Column,
@@ -1106,9 +1104,6 @@ def call_function(funcName, *cols):
     """A call of the SQL function `funcName` on columns."""
     return _call(funcName, _cols(cols))
 
-
-# Keep builtins reachable for code below that shadows them (sum, min, max, abs, round, ...).
-_ = _builtins
 
 
 # PySpark 3.5's names of further engine functions.
