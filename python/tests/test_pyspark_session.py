@@ -276,6 +276,10 @@ def test_large_local_data_reaches_the_engine_as_columns(spark):
         spark.createDataFrame([("x",)] * 1500, "a INT")
     with pytest.raises(ValueError):
         spark.createDataFrame([(1000,)] * 1500, "a TINYINT")
+    for bad in (decimal.Decimal("NaN"), decimal.Decimal("1E+10")):
+        with pytest.raises(Exception) as raised:
+            spark.createDataFrame([(bad,)] * 1500, "d DECIMAL(5, 2)")
+        assert raised.value.getErrorClass() == "NUMERIC_VALUE_OUT_OF_RANGE"
     # The files go with the session.
     folder = spark._local_data[0]
     assert os.listdir(folder)

@@ -213,8 +213,9 @@ def _engine_value(value, data_type, name, verify, time_zone=None):
     if isinstance(data_type, DecimalType):
         if not isinstance(value, decimal.Decimal):
             raise _unacceptable(name, data_type, value)
-        scaled = value.scaleb(data_type.scale).to_integral_value(rounding=decimal.ROUND_HALF_UP)
-        if not value.is_finite() or abs(scaled) >= 10 ** data_type.precision:
+        scaled = value.scaleb(data_type.scale).to_integral_value(rounding=decimal.ROUND_HALF_UP) \
+            if value.is_finite() else None
+        if scaled is None or abs(scaled) >= 10 ** data_type.precision:
             raise _error("NUMERIC_VALUE_OUT_OF_RANGE", "%s cannot be represented as Decimal(%d, %d)."
                          % (value, data_type.precision, data_type.scale))
         return int(scaled).to_bytes(16, "little", signed=True)
