@@ -4,10 +4,11 @@ Reading: format "delta" (with time travel: versionAsOf, timestampAsOf; the chang
 readChangeFeed with startingVersion/startingTimestamp and endingVersion/endingTimestamp),
 "parquet", "json" (JSON Lines) and "csv" (with a header line; inferSchema types columns as int,
 bigint, double or boolean when every value fits). Writing: Delta tables by path or
-name with Spark's save modes and Delta's options mergeSchema, overwriteSchema and replaceWhere.
+name with Spark's save modes and Delta's options mergeSchema, overwriteSchema, replaceWhere and
+txnAppId/txnVersion (idempotent writes).
 """
 
-from silt.errors import AnalysisException, PySparkTypeError, _error
+from silt.errors import AnalysisException, IllegalArgumentException, PySparkTypeError, _error
 from silt.sql.column import _literal, _quote, _string_sql
 from silt.sql.types import StructType, _parse_datatype_string, _type_sql
 
@@ -201,6 +202,9 @@ class DataFrameReader:
         return self.format("csv").load(path)
 
 
+_TXN_APP_ID = "spark.databricks.delta.write.txnAppId"
+_TXN_VERSION = "spark.databricks.delta.write.txnVersion"
+
 _SAVE_MODES = {
     "append": "append",
     "overwrite": "overwrite",
@@ -262,11 +266,35 @@ class DataFrameWriter:
         if self._format != "delta":
             raise _error("UNSUPPORTED_FEATURE", "The feature is not supported: writing format \"%s\" "
                          "(silt writes Delta tables)." % self._format)
-        for option in ("txnappid", "txnversion"):
-            if option in self._options:
-                raise _error("NOT_IMPLEMENTED", "The write option %s (idempotent Delta writes) is not "
-                             "implemented by silt yet." % {"txnappid": "txnAppId", "txnversion": "txnVersion"}[option],
-                             family=_not_implemented())
+        app_id = self._options.get("txnappid")
+        version = self._options.get("txnversion")
+        if (app_id is None) != (version is None):
+            raise _error("DELTA_INVALID_IDEMPOTENT_WRITES_OPTIONS",
+                         "Invalid options for idempotent Dataframe writes: Both txnAppId and txnVersion "
+                         "must be specified for idempotent Delta writes.", family=IllegalArgumentException)
+
+    def _execute(self, statement):
+        """Runs a write statement; with the options txnAppId and txnVersion, as an idempotent
+        Delta write (Delta's session options spark.databricks.delta.write.txnAppId/txnVersion
+        for this statement only): one the table already recorded for that application and
+        version is skipped."""
+        app_id = self._options.get("txnappid")
+        if app_id is None:
+            self._session._execute(statement)
+            return
+        engine = self._session._engine
+        settings = {_TXN_APP_ID: app_id, _TXN_VERSION: self._options.get("txnversion")}
+        previous = {key: engine.get_conf(key) for key in settings}
+        for key, value in settings.items():
+            engine.set_conf(key, value)
+        try:
+            self._session._execute(statement)
+        finally:
+            for key, value in previous.items():
+                if value is None:
+                    engine.sql("RESET %s" % key)
+                else:
+                    engine.set_conf(key, value)
 
     def save(self, path=None, format=None, mode=None, partitionBy=None, **options):
         if format is not None:
@@ -306,7 +334,7 @@ class DataFrameWriter:
         overwrite = self._mode == "overwrite" if overwrite is None else overwrite
         self._check()
         keyword = "OVERWRITE" if overwrite else "INTO"
-        self._session._execute("INSERT %s %s %s" % (keyword, tableName, self._df._query))
+        self._execute("INSERT %s %s %s" % (keyword, tableName, self._df._query))
 
     def _write(self, target, exists, location):
         df = self._df
@@ -336,7 +364,7 @@ class DataFrameWriter:
                              "adding columns; use overwriteSchema.")
             # One commit that appends the rows and adds the new columns: an insert-only MERGE
             # with schema evolution.
-            self._session._execute(
+            self._execute(
                 "MERGE WITH SCHEMA EVOLUTION INTO %s USING (%s) AS `_source` ON false "
                 "WHEN NOT MATCHED THEN INSERT *" % (target, df._query))
             return
@@ -349,7 +377,7 @@ class DataFrameWriter:
                 statement = "INSERT OVERWRITE %s (%s) %s" % (target, columns, df._query)
         else:
             statement = "INSERT INTO %s (%s) %s" % (target, columns, df._query)
-        self._session._execute(statement)
+        self._execute(statement)
 
     def _create(self, target, location, replace):
         verb = "CREATE OR REPLACE TABLE" if replace else "CREATE TABLE"
@@ -363,7 +391,7 @@ class DataFrameWriter:
             statement += " TBLPROPERTIES (%s)" % ", ".join(
                 "%s = %s" % (_string_sql(k), _string_sql(v)) for k, v in properties.items())
         statement += " AS " + self._df._query
-        self._session._execute(statement)
+        self._execute(statement)
 
     def parquet(self, path, mode=None, partitionBy=None, compression=None):
         self.format("parquet")
@@ -376,12 +404,6 @@ class DataFrameWriter:
     def csv(self, path, mode=None, **options):
         self.format("csv")
         self.save(path, mode=mode)
-
-
-def _not_implemented():
-    from silt.errors import PySparkNotImplementedError
-
-    return PySparkNotImplementedError
 
 
 def _display_name(name):
