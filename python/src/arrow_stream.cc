@@ -48,26 +48,44 @@ constexpr int64_t kNullable = 2;  // ARROW_FLAG_NULLABLE
 // Arrow's format string of a type.
 std::string FormatOf(const DataType& type) {
   switch (type.id()) {
-    case TypeId::kNull: return "n";
-    case TypeId::kBoolean: return "b";
-    case TypeId::kByte: return "c";
-    case TypeId::kShort: return "s";
-    case TypeId::kInteger: return "i";
-    case TypeId::kLong: return "l";
-    case TypeId::kFloat: return "f";
-    case TypeId::kDouble: return "g";
+    case TypeId::kNull:
+      return "n";
+    case TypeId::kBoolean:
+      return "b";
+    case TypeId::kByte:
+      return "c";
+    case TypeId::kShort:
+      return "s";
+    case TypeId::kInteger:
+      return "i";
+    case TypeId::kLong:
+      return "l";
+    case TypeId::kFloat:
+      return "f";
+    case TypeId::kDouble:
+      return "g";
     case TypeId::kDecimal:
       return "d:" + std::to_string(type.precision()) + "," + std::to_string(type.scale());
-    case TypeId::kDate: return "tdD";
-    case TypeId::kTimestamp: return "tsu:UTC";
-    case TypeId::kTimestampNtz: return "tsu:";
-    case TypeId::kString: return "u";
-    case TypeId::kBinary: return "z";
-    case TypeId::kYearMonthInterval: return "tiM";
-    case TypeId::kDayTimeInterval: return "tDu";
-    case TypeId::kList: return "+l";
-    case TypeId::kMap: return "+m";
-    case TypeId::kStruct: return "+s";
+    case TypeId::kDate:
+      return "tdD";
+    case TypeId::kTimestamp:
+      return "tsu:UTC";
+    case TypeId::kTimestampNtz:
+      return "tsu:";
+    case TypeId::kString:
+      return "u";
+    case TypeId::kBinary:
+      return "z";
+    case TypeId::kYearMonthInterval:
+      return "tiM";
+    case TypeId::kDayTimeInterval:
+      return "tDu";
+    case TypeId::kList:
+      return "+l";
+    case TypeId::kMap:
+      return "+m";
+    case TypeId::kStruct:
+      return "+s";
   }
   return "n";
 }
@@ -101,15 +119,27 @@ void FillSchema(ArrowSchema* out, const std::string& name, const DataType& type,
       // Arrow's map: one child "entries", a non-nullable struct of key and value.
       auto* entries = new ArrowSchema();
       auto* entries_data = new SchemaData{"+s", "entries", std::move(data->children)};
-      *entries = ArrowSchema{entries_data->format.c_str(), entries_data->name.c_str(), nullptr, 0,
+      *entries = ArrowSchema{entries_data->format.c_str(),
+                             entries_data->name.c_str(),
+                             nullptr,
+                             0,
                              static_cast<int64_t>(entries_data->children.size()),
-                             entries_data->children.data(), nullptr, ReleaseSchema, entries_data};
+                             entries_data->children.data(),
+                             nullptr,
+                             ReleaseSchema,
+                             entries_data};
       data->children = {entries};
     }
   }
-  *out = ArrowSchema{data->format.c_str(), data->name.c_str(), nullptr, nullable ? kNullable : 0,
-                     static_cast<int64_t>(data->children.size()), data->children.data(), nullptr,
-                     ReleaseSchema, data};
+  *out = ArrowSchema{data->format.c_str(),
+                     data->name.c_str(),
+                     nullptr,
+                     nullable ? kNullable : 0,
+                     static_cast<int64_t>(data->children.size()),
+                     data->children.data(),
+                     nullptr,
+                     ReleaseSchema,
+                     data};
 }
 
 struct ArrayData {
@@ -157,9 +187,16 @@ void FillArray(ArrowArray* out, const VectorPtr& vector) {
     data->children.push_back(array);
   }
   int64_t null_count = v.type_id() == TypeId::kNull ? v.length() : v.null_count();
-  *out = ArrowArray{v.length(), null_count, v.offset(), static_cast<int64_t>(data->buffers.size()),
-                    static_cast<int64_t>(data->children.size()), data->buffers.data(),
-                    data->children.data(), nullptr, ReleaseArray, data};
+  *out = ArrowArray{v.length(),
+                    null_count,
+                    v.offset(),
+                    static_cast<int64_t>(data->buffers.size()),
+                    static_cast<int64_t>(data->children.size()),
+                    data->buffers.data(),
+                    data->children.data(),
+                    nullptr,
+                    ReleaseArray,
+                    data};
 }
 
 // One batch as a struct array of its columns.
@@ -170,8 +207,16 @@ void FillBatch(ArrowArray* out, const Batch& batch) {
     FillArray(array, batch.column(column));
     data->children.push_back(array);
   }
-  *out = ArrowArray{batch.num_rows(), 0, 0, 1, static_cast<int64_t>(data->children.size()),
-                    data->buffers.data(), data->children.data(), nullptr, ReleaseArray, data};
+  *out = ArrowArray{batch.num_rows(),
+                    0,
+                    0,
+                    1,
+                    static_cast<int64_t>(data->children.size()),
+                    data->buffers.data(),
+                    data->children.data(),
+                    nullptr,
+                    ReleaseArray,
+                    data};
 }
 
 struct StreamData {

@@ -588,10 +588,12 @@ PYBIND11_MODULE(_silt, module) {
            "Every value as Spark's show() prints it, as a list of rows of strings.")
       .def("show", &Result::show, py::arg("max_rows") = 20, py::arg("truncate") = 20,
            "The rows as Spark's show(max_rows, truncate) prints them.")
-      .def("__arrow_c_stream__", [](const Result& result, py::object) { return result.arrow_stream(); },
-           py::arg("requested_schema") = py::none(),
-           "The rows as an Arrow C stream (a PyCapsule 'arrow_array_stream'): a struct of the "
-           "columns per batch, pointing at the result's buffers without copying.")
+      .def(
+          "__arrow_c_stream__",
+          [](const Result& result, py::object) { return result.arrow_stream(); },
+          py::arg("requested_schema") = py::none(),
+          "The rows as an Arrow C stream (a PyCapsule 'arrow_array_stream'): a struct of the "
+          "columns per batch, pointing at the result's buffers without copying.")
       .def("__len__", &Result::num_rows)
       .def("__repr__", [](const Result& result) {
         return "<silt.Result columns=" + py::repr(py::cast(result.columns())).cast<std::string>() +

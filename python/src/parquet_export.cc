@@ -93,7 +93,8 @@ void Append(VectorBuilder& builder, const DataType& type, py::handle value) {
         throw MakeError(ErrorClass::INVALID_ARGUMENT,
                         {{"message", "a struct value must have one value per field"}});
       }
-      for (size_t i = 0; i < fields.size(); ++i) Append(builder.child(i), *fields[i].type, values[i]);
+      for (size_t i = 0; i < fields.size(); ++i)
+        Append(builder.child(i), *fields[i].type, values[i]);
       builder.AppendStruct();
       return;
     }
@@ -102,8 +103,8 @@ void Append(VectorBuilder& builder, const DataType& type, py::handle value) {
 
 // Rows [start, end) of a numpy array without NULLs whose items have the vector layout of `type`
 // (int8..int64, float32/64, int32 days, int64 microseconds; bool for booleans).
-void AppendArray(VectorBuilder& builder, const DataType& type, const py::array& array, int64_t start,
-                 int64_t end) {
+void AppendArray(VectorBuilder& builder, const DataType& type, const py::array& array,
+                 int64_t start, int64_t end) {
   py::array values = py::array::ensure(array, py::array::c_style);
   const auto* data = static_cast<const uint8_t*>(values.data());
   size_t item = static_cast<size_t>(values.itemsize());
@@ -112,8 +113,9 @@ void AppendArray(VectorBuilder& builder, const DataType& type, const py::array& 
     return;
   }
   if (type.FixedWidth() == 0 || static_cast<size_t>(type.FixedWidth()) != item) {
-    throw MakeError(ErrorClass::INVALID_ARGUMENT,
-                    {{"message", "a numpy column's item size does not match its type " + type.ToString()}});
+    throw MakeError(
+        ErrorClass::INVALID_ARGUMENT,
+        {{"message", "a numpy column's item size does not match its type " + type.ToString()}});
   }
   builder.AppendValues(data + static_cast<size_t>(start) * item, end - start);
 }
@@ -126,7 +128,8 @@ void WriteParquetFile(const std::string& path, const py::list& fields, const py:
     py::tuple field = py::reinterpret_borrow<py::object>(entry).cast<py::tuple>();
     schema_fields.push_back(Field{field[0].cast<std::string>(),
                                   sql::ParseDataType(field[1].cast<std::string>()),
-                                  field[2].cast<bool>(), {}});
+                                  field[2].cast<bool>(),
+                                  {}});
   }
   if (schema_fields.size() != static_cast<size_t>(py::len(columns))) {
     throw MakeError(ErrorClass::INVALID_ARGUMENT, {{"message", "one column per field is needed"}});

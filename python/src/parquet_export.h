@@ -16,6 +16,7 @@ namespace silt::python {
 /// of the unscaled value, lists for arrays, lists of (key, value) pairs for maps, sequences for
 /// structs, None for NULL) as a Parquet file at `path`. `fields` holds (name, Spark type text,
 /// nullable) tuples. Throws INVALID_ARGUMENT when the columns' lengths differ.
-void WriteParquetFile(const std::string& path, const pybind11::list& fields, const pybind11::list& columns);
+void WriteParquetFile(const std::string& path, const pybind11::list& fields,
+                      const pybind11::list& columns);
 
 }  // namespace silt::python
