@@ -27,6 +27,9 @@
 #include "silt/error.h"
 #include "silt/exec/operator.h"
 #include "silt/expr/function_registry.h"
+#include "silt/io/file_system.h"
+#include "silt/log/snapshot.h"
+#include "silt/log/table_features.h"
 #include "silt/session.h"
 #include "silt/sql/parser.h"
 #include "silt/sql/planner.h"
@@ -537,6 +540,31 @@ class PySession {
   std::mutex mutex_;
 };
 
+// The live data files of the Delta table at `table_root` (its current version), for
+// DeltaTable.generate: a dict of "partition_columns", "column_mapping" (whether the table maps
+// column names) and "files", (path as in the log, [(column, value or None)], whether it has a
+// deletion vector) tuples.
+py::dict DeltaFiles(const std::string& table_root) {
+  std::shared_ptr<const log::Snapshot> snapshot;
+  {
+    py::gil_scoped_release release;
+    snapshot = log::Snapshot::Load(io::MakeLocalFileSystem(), table_root);
+  }
+  py::list files;
+  for (const log::AddFile& file : snapshot->files()) {
+    py::list partition;
+    for (const auto& [column, value] : file.partition_values) {
+      partition.append(py::make_tuple(column, value ? py::object(py::str(*value)) : py::none()));
+    }
+    files.append(py::make_tuple(file.path, partition, file.deletion_vector.has_value()));
+  }
+  py::dict answer;
+  answer["partition_columns"] = snapshot->metadata().partition_columns;
+  answer["column_mapping"] = snapshot->column_mapping_mode() != log::ColumnMappingMode::kNone;
+  answer["files"] = files;
+  return answer;
+}
+
 // The registry entry of error class `name`: (sqlstate, category, message template), or None.
 py::object ErrorClassInfoOf(const std::string& name) {
   ErrorClass found = FindErrorClass(name);
@@ -619,6 +647,9 @@ PYBIND11_MODULE(_silt, module) {
       .def("get_conf", &PySession::GetConf, py::arg("key"))
       .def_property_readonly("warehouse", &PySession::warehouse);
 
+  module.def("delta_files", &silt::python::DeltaFiles, py::arg("table_root"),
+             "The live data files of the Delta table at table_root: partition columns, whether "
+             "it maps column names, and (path, partition values, has deletion vector) per file.");
   module.def("write_parquet", &silt::python::WriteParquetFile, py::arg("path"), py::arg("fields"),
              py::arg("columns"),
              "Writes Python columns (values in the engine's form) as a Parquet file; fields are "

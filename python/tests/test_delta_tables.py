@@ -3,13 +3,14 @@
 DeltaTableBuilder, DeltaOptimizeBuilder)."""
 
 import datetime
+import pathlib
 import time
 
 import pytest
 
 from silt.delta import configure_spark_with_delta_pip
 from silt.delta.tables import DeltaTable
-from silt.errors import AnalysisException, PySparkNotImplementedError
+from silt.errors import AnalysisException, IllegalArgumentException, UnsupportedOperationException
 from silt.sql import Row, functions as F
 from silt.sql.types import LongType, StringType, StructField, StructType
 
@@ -117,8 +118,6 @@ def test_history_detail_vacuum_optimize_restore(spark, table):
     time.sleep(0.01)
     stamp = delta.history().orderBy("version").first().timestamp
     assert stamp < datetime.datetime.now() + datetime.timedelta(seconds=5)
-    with pytest.raises(PySparkNotImplementedError):
-        delta.generate("symlink_format_manifest")
 
 
 def test_restore_to_timestamp(spark, table):
@@ -182,3 +181,34 @@ def test_merge_conditions_may_use_columns_of_the_source_dataframe(spark, table):
     delta.alias("t").merge(source.alias("s"), F.col("t.id") == source.id) \
         .whenMatchedUpdate(set={"n": source.n}).execute()
     assert rows(spark, path)[1] == Row(id=2, name="Linus", n=99)
+
+
+def test_generate_symlink_format_manifest(spark, tmp_path):
+    # DeltaTable.generate docs: "symlink_format_manifest" writes manifests of the current files.
+    path = tmp_path / "events"
+    spark.createDataFrame([(1, "a b"), (2, "x/y"), (3, None)], "id BIGINT, part STRING") \
+        .write.format("delta").partitionBy("part").save(str(path))
+    delta = DeltaTable.forPath(spark, str(path))
+    delta.generate("symlink_format_manifest")
+    root = path / "_symlink_format_manifest"
+    manifests = sorted(str(p.relative_to(root)) for p in root.rglob("manifest"))
+    assert manifests == ["part=__HIVE_DEFAULT_PARTITION__/manifest", "part=a b/manifest", "part=x%2Fy/manifest"]
+    lines = (root / "part=a b" / "manifest").read_text().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("file:" + str(path) + "/") and lines[0].endswith(".parquet")
+    assert pathlib.Path(lines[0][len("file:"):]).is_file()
+    delta.delete("part = 'a b'")
+    delta.generate("symlink_format_manifest")
+    assert not (root / "part=a b").exists()
+    assert (root / "part=x%2Fy" / "manifest").is_file()
+    with pytest.raises(IllegalArgumentException) as raised:
+        delta.generate("other")
+    assert raised.value.getErrorClass() == "DELTA_MODE_NOT_SUPPORTED"
+
+
+def test_generate_refuses_deletion_vectors(spark):
+    spark.sql("CREATE TABLE dv (id INT) TBLPROPERTIES (delta.enableDeletionVectors = true)")
+    spark.sql("INSERT INTO dv VALUES (1), (2), (3)")
+    spark.sql("DELETE FROM dv WHERE id = 2")
+    with pytest.raises(UnsupportedOperationException) as raised:
+        DeltaTable.forName(spark, "dv").generate("symlink_format_manifest")
+    assert raised.value.getErrorClass() == "DELTA_UNSUPPORTED_GENERATE_WITH_DELETION_VECTORS"

@@ -5,7 +5,18 @@ DESCRIBE HISTORY, VACUUM, OPTIMIZE, RESTORE, CONVERT TO DELTA, CREATE TABLE), so
 metrics and error classes are the engine's.
 """
 
-from silt.errors import AnalysisException, PySparkTypeError, PySparkValueError, _error
+import os
+import urllib.parse
+
+from silt import _silt
+from silt.errors import (
+    AnalysisException,
+    IllegalArgumentException,
+    PySparkTypeError,
+    PySparkValueError,
+    UnsupportedOperationException,
+    _error,
+)
 from silt.sql.column import Column, _Scope, _quote, _string_sql
 from silt.sql.dataframe import DataFrame
 from silt.sql.session import SparkSession
@@ -217,15 +228,73 @@ class DeltaTable:
         self._spark._execute("ALTER TABLE %s SET TBLPROPERTIES (%s = 'supported')"
                              % (self._table, _string_sql("delta.feature." + featureName)))
 
+    def _root(self):
+        """The table's folder."""
+        if self._path is not None:
+            return os.path.abspath(self._path)
+        detail = self._spark._execute("DESCRIBE DETAIL %s" % self._table)
+        location = detail.rows()[0][detail.columns.index("location")]
+        return location[len("file:"):] if location.startswith("file:") else location
+
     def generate(self, mode):
-        raise _error("NOT_IMPLEMENTED", "DeltaTable.generate(%r): manifest generation is not implemented "
-                     "by silt yet." % (mode,), family=_not_implemented())
+        """generate("symlink_format_manifest"): writes the manifests external readers (Presto,
+        Trino, Athena, Hive) take a Delta table's current files from: _symlink_format_manifest/
+        [partition folder/]manifest, one absolute file URI per line; manifests of partitions
+        that no longer have files are removed."""
+        if mode != "symlink_format_manifest":
+            raise _error("DELTA_MODE_NOT_SUPPORTED", "Specified mode '%s' is not supported. Supported modes "
+                         "are: symlink_format_manifest." % mode, family=IllegalArgumentException)
+        root = self._root()
+        table = _silt.delta_files(root)
+        if table["column_mapping"]:
+            raise _error("DELTA_UNSUPPORTED_MANIFEST_GENERATION_WITH_COLUMN_MAPPING",
+                         "Manifest generation is not supported for tables that leverage column mapping, as "
+                         "external readers cannot read these Delta tables.", family=UnsupportedOperationException)
+        if any(has_deletion_vector for _, _, has_deletion_vector in table["files"]):
+            raise _error("DELTA_UNSUPPORTED_GENERATE_WITH_DELETION_VECTORS",
+                         "The 'GENERATE symlink_format_manifest' command is not supported on table versions "
+                         "with deletion vectors.", family=UnsupportedOperationException)
+        partition_columns = table["partition_columns"]
+        manifests = {}
+        for path, partition, _ in table["files"]:
+            values = dict(partition)
+            folder = "/".join("%s=%s" % (_escape_path_name(column), _escape_path_name(values.get(column)))
+                              for column in partition_columns)
+            manifests.setdefault(folder, []).append("file:" + _absolute_path(root, path))
+        manifest_root = os.path.join(root, "_symlink_format_manifest")
+        for folder, paths in manifests.items():
+            directory = os.path.join(manifest_root, folder) if folder else manifest_root
+            os.makedirs(directory, exist_ok=True)
+            with open(os.path.join(directory, "manifest"), "w", encoding="utf-8") as out:
+                out.write("".join(line + "\n" for line in sorted(paths)))
+        # Partitions without files keep no manifest.
+        kept = {os.path.join(manifest_root, folder, "manifest") if folder else os.path.join(manifest_root, "manifest")
+                for folder in manifests}
+        for directory, folders, names in os.walk(manifest_root, topdown=False):
+            for name in names:
+                if os.path.join(directory, name) not in kept:
+                    os.remove(os.path.join(directory, name))
+            if directory != manifest_root and not os.listdir(directory):
+                os.rmdir(directory)
 
 
-def _not_implemented():
-    from silt.errors import PySparkNotImplementedError
+# Characters Hive escapes in partition folder names (as %XX).
+_PATH_ESCAPES = set('"#%\'*/:=?\\\x7f{[]^') | {chr(c) for c in range(1, 32)}
 
-    return PySparkNotImplementedError
+
+def _escape_path_name(value):
+    if value is None:
+        return "__HIVE_DEFAULT_PARTITION__"
+    return "".join("%%%02X" % ord(c) if c in _PATH_ESCAPES else c for c in value)
+
+
+def _absolute_path(root, path):
+    """A data file's path in the log (a URI, relative to the table or absolute) as a local path."""
+    parsed = urllib.parse.urlparse(path)
+    if parsed.scheme in ("file", ""):
+        local = urllib.parse.unquote(parsed.path)
+        return local if local.startswith("/") else os.path.join(root, local)
+    return path
 
 
 class DeltaMergeBuilder:
