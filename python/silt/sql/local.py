@@ -262,8 +262,6 @@ COLUMNAR_ROWS = 1000
 def columnar_query(session, rows, schema, verify, time_zone=None):
     """A query reading `rows` from a Parquet file written by the extension into the session's
     folder of local data (removed when the session stops or the process exits)."""
-    from silt import _silt
-
     fields = schema.fields
     columns = [[] for _ in fields]
     for row in rows:
