@@ -185,6 +185,7 @@ def test_nested_fields_and_items(spark):
     df = spark.createDataFrame([Row(r=Row(a=1, b="b"), l=[1, 2], d={"key": "value"})])
     # Column.getField / getItem docstrings.
     assert df.select(df.r.getField("b")).first()[0] == "b"
+    assert df.select(df.r.getItem("b"), df["r"]["a"]).first() == ("b", 1)
     assert df.select(df.r.a).first()[0] == 1
     assert df.select(df.l.getItem(0), df.d.getItem("key")).first() == (1, "value")
     assert df.select(df.l[1], df.d["key"]).first() == (2, "value")

@@ -193,6 +193,7 @@ class Column:
         self._window_kind = window_kind  # "rank", "offset" or "aggregate" for window functions
         self._aggregate = aggregate
         self._raw = raw  # the text of expr("..."), which the engine names
+        self._data_type = None  # the type, for references to a DataFrame's columns
 
     # Rendering.
 
@@ -420,6 +421,11 @@ class Column:
                       "%s.%s" % (self._pretty_in(), name))
 
     def getItem(self, key):
+        # A struct's field by name (the column's type is known when it came from a DataFrame).
+        from silt.sql.types import StructType
+
+        if isinstance(key, str) and isinstance(getattr(self, "_data_type", None), StructType):
+            return self.getField(key)
         item = _to_column(key, literal=True)
         return Column(lambda scope: "%s[%s]" % (self._sql(scope), item._sql(scope)),
                       "%s[%s]" % (self._pretty_in(), item._pretty_in()))

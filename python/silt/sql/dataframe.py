@@ -187,6 +187,9 @@ class DataFrame:
         column = _reference(self._id, name)
         # Spark resolves df["x"] against df's columns at once.
         first = column._ref[1][0]
+        if len(column._ref[1]) == 1:
+            field = next((f for f in self._schema.fields if f.name.lower() == first.lower()), None)
+            column._data_type = field.dataType if field is not None else None
         if not any(first.lower() == n.lower() for n in self._schema.names) and not (
                 self._alias and first == self._alias):
             raise _error("UNRESOLVED_COLUMN",
