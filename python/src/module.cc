@@ -478,7 +478,11 @@ class PySession {
 
   // Spark's show() text of the query `text`, producing only the rows it shows.
   std::string Show(const std::string& text, int64_t max_rows, int truncate) {
-    return Run<std::string>([&] { return session_->Sql(text).Show(max_rows, truncate); });
+    return Run<std::string>([&] {
+      // Starts uncancelled, as every statement does (a Ctrl-C before may have left a request).
+      api::StateOf(*session_).cancellation().Reset();
+      return session_->Sql(text).Show(max_rows, truncate);
+    });
   }
 
   void SetConf(const std::string& key, const std::string& value) {

@@ -90,5 +90,6 @@ def test_ctrl_c_cancels_a_running_query(spark):
         spark.sql("SELECT count(*) FROM range(0, 20000000000) WHERE id % 7 = 3").collect()
     assert time.monotonic() - started < 10
     timer.join()
-    # The session keeps working.
+    # The session keeps working, show() (which plans and pulls rows itself) first.
+    spark.createDataFrame([(1,)], ["x"]).show()
     assert spark.range(3).count() == 3
