@@ -3,7 +3,7 @@ pyspark.sql.DataFrame docstrings (cited per test)."""
 
 import pytest
 
-from silt.errors import AnalysisException, PySparkAttributeError
+from silt.errors import AnalysisException, IllegalArgumentException, PySparkAttributeError
 from silt.sql import Row, Window, functions as F
 
 
@@ -311,6 +311,8 @@ def test_sample_and_random_split(spark):
     n = sampled.count()
     assert 350 < n < 650
     assert sampled.count() == n  # the same seed gives the same sample
+    with pytest.raises(IllegalArgumentException):
+        df.sample(fraction=1.5)
     parts = df.randomSplit([1.0, 3.0], seed=7)
     assert parts[0].count() + parts[1].count() == 1000
 

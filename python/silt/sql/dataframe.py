@@ -370,10 +370,10 @@ class DataFrame:
         if fraction is None or not isinstance(fraction, (int, float)):
             raise _error("NOT_FLOAT", "Argument `fraction` should be a float, got %s."
                          % type(fraction).__name__, family=PySparkTypeError)
-        if fraction < 0:
+        if fraction < 0 or (fraction > 1 and not withReplacement):
             raise _error("INVALID_PARAMETER_VALUE",
-                         "The value of parameter(s) `fraction` in `sample` is invalid: "
-                         "the fraction must be nonnegative, got %s." % fraction)
+                         "The value of parameter(s) `fraction` in `sample` is invalid: Sampling fraction "
+                         "(%s) must be on interval [0, 1] without replacement." % fraction)
         if withReplacement:
             raise _error("NOT_IMPLEMENTED", "sample with replacement is not implemented by silt.")
         if seed is None:
