@@ -94,6 +94,18 @@ def test_sql_query_is_lazy_and_statements_run_at_once(spark):
     assert "tableName" in shown.columns
 
 
+def test_rows_of_statements_become_dataframes(spark):
+    # Statements that are not queries give their rows as a DataFrame; many rows (DESCRIBE of a
+    # table of 1,200 columns) reach the engine as columns.
+    spark.sql("CREATE TABLE wide (%s)" % ", ".join("c%d INT" % i for i in range(1200)))
+    described = spark.sql("DESCRIBE wide")
+    assert "parquet." in described._query
+    assert described.count() == 1200
+    assert described.filter("col_name = 'c1199'").first().data_type == "int"
+    spark.sql("CREATE TABLE few (id INT)")
+    assert "VALUES" in spark.sql("DESCRIBE few")._query
+
+
 def test_sql_named_and_positional_parameters(spark):
     # SparkSession.sql docstring: args as a dict binds :name markers, as a list binds ?.
     df = spark.sql("SELECT * FROM range(10) WHERE id > :low AND id < :high", args={"low": 3, "high": 6})

@@ -241,11 +241,16 @@ class SparkSession:
         return self._from_result(result)
 
     def _from_result(self, result):
-        from silt.sql.local import rows_query
+        """The rows of a statement that ran (SHOW, DESCRIBE HISTORY, MERGE metrics) as a
+        DataFrame."""
+        from silt.sql.local import COLUMNAR_ROWS, columnar_query, rows_query
 
         fields = [_field(f) for f in result.schema()]
         schema = StructType(fields)
-        return DataFrame(self, rows_query(result.rows(), schema), schema)
+        rows = result.rows()
+        if len(rows) >= COLUMNAR_ROWS and fields:
+            return DataFrame(self, columnar_query(self, rows, schema, False), schema)
+        return DataFrame(self, rows_query(rows, schema), schema)
 
     def _format(self, text, kwargs):
         values = {}
