@@ -76,6 +76,7 @@ def test_conf_set_get_and_defaults(spark):
     assert raised.value.getErrorClass() == "SQL_CONF_NOT_FOUND"
     spark.conf.set("spark.sql.ansi.enabled", False)
     assert spark.conf.get("spark.sql.ansi.enabled") == "false"
+    assert spark.conf.getAll["spark.my.key"] == "v"
 
 
 def test_sql_query_is_lazy_and_statements_run_at_once(spark):

@@ -42,7 +42,7 @@ class _Builder:
     def config(self, key=None, value=None, conf=None, map=None):
         with self._lock:
             if conf is not None:
-                for k, v in conf.getAll():
+                for k, v in conf.getAll():  # a SparkConf: a list of (key, value) pairs
                     self._options[k] = str(v)
             if map is not None:
                 for k, v in map.items():
@@ -338,7 +338,9 @@ class RuntimeConfig:
     def isModifiable(self, key):
         return key != _WAREHOUSE_KEY
 
+    @property
     def getAll(self):
+        """Every option set in the session, by key (a property, as in PySpark 4)."""
         return dict((row[0], row[1]) for row in self._session._engine.sql("SET").rows())
 
 
