@@ -43,7 +43,8 @@ set(SILT_PYTHON_INSTALL_DIR "lib/python3/dist-packages" CACHE STRING
     "Where the Python package silt installs, relative to the prefix")
 if(TARGET silt_python)
   install(TARGETS silt_python LIBRARY DESTINATION ${SILT_PYTHON_INSTALL_DIR}/silt)
-  install(FILES ${SILT_PYTHON_SOURCES} DESTINATION ${SILT_PYTHON_INSTALL_DIR}/silt)
+  install(DIRECTORY ${SILT_PYTHON_SOURCE_DIR}/ DESTINATION ${SILT_PYTHON_INSTALL_DIR}/silt
+          FILES_MATCHING PATTERN "*.py" PATTERN "__pycache__" EXCLUDE)
 endif()
 
 # --- Debian package: `make deb` or `cpack -G DEB` in the build folder --------------------------

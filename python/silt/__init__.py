@@ -1,5 +1,14 @@
 """silt: Delta Lake tables from Python, on silt's native engine.
 
+PySpark's and delta-spark's API, for programs written for them:
+
+    from silt.sql import SparkSession, functions as F
+    from silt.delta.tables import DeltaTable
+    spark = SparkSession.builder.getOrCreate()
+    spark.table("people").groupBy("city").agg(F.count("*").alias("n")).show()
+
+and the engine's own binding:
+
     import silt
     session = silt.Session(warehouse="/data/warehouse")
     result = session.sql("SELECT id, name FROM people ORDER BY id")

@@ -1,23 +1,39 @@
 // silt._silt: the compiled part of the Python module `silt`. A thin binding of silt::Session;
 // the Python package (python/silt/) re-exports it and defines the exception classes.
 
+#include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <chrono>
 #include <cstdint>
+#include <cstring>
 #include <exception>
+#include <future>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <new>
 #include <optional>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
-#include "silt/error.h"
+#include "arrow_stream.h"
+#include "parquet_export.h"
 #include "silt/api/session_internal.h"
+#include "silt/base/error_class.h"
+#include "silt/error.h"
+#include "silt/exec/operator.h"
+#include "silt/expr/function_registry.h"
+#include "silt/io/file_system.h"
+#include "silt/log/snapshot.h"
+#include "silt/log/table_features.h"
 #include "silt/session.h"
+#include "silt/sql/parser.h"
+#include "silt/sql/planner.h"
+#include "silt/sql/session_state.h"
 
 namespace py = pybind11;
 
@@ -29,31 +45,15 @@ struct UnexpectedFailure {
   std::string message;
 };
 
-// The exception class of silt.errors for a category of error.
-const char* ExceptionClassFor(ErrorCategory category) {
-  switch (category) {
-    case ErrorCategory::kUser:
-      return "UserError";
-    case ErrorCategory::kConcurrentModification:
-      return "ConcurrentModificationError";
-    case ErrorCategory::kIo:
-      return "StorageError";
-    case ErrorCategory::kCorruption:
-      return "CorruptDataError";
-    case ErrorCategory::kUnsupported:
-      return "UnsupportedFeatureError";
-    case ErrorCategory::kInternal:
-      return "InternalError";
-  }
-  return "InternalError";
-}
-
-void RaiseSiltError(const char* class_name, const std::string& text, std::string_view error_class,
-                    std::string_view sqlstate, std::string_view category) {
-  py::object type = py::module_::import("silt.errors").attr(class_name);
-  py::object error = type(text, py::arg("error_class") = error_class,
-                          py::arg("sqlstate") = sqlstate, py::arg("category") = category);
-  PyErr_SetObject(type.ptr(), error.ptr());
+// Raises the exception silt.errors makes for an error: its category's class and, at once,
+// PySpark's class for the error class (AnalysisException, ParseException, ...). `message` is
+// the rendered template alone, from which Python recovers the message parameters.
+void RaiseSiltError(const std::string& text, std::string_view error_class,
+                    std::string_view sqlstate, std::string_view category,
+                    const std::string& message) {
+  py::object error = py::module_::import("silt.errors")
+                         .attr("_from_engine")(text, error_class, sqlstate, category, message);
+  PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(error.ptr())), error.ptr());
 }
 
 // Turns Python values of `conf` into the strings `SET key=value` would take: booleans as
@@ -205,10 +205,185 @@ class ValueConverter {
   py::object naive_epoch_;
 };
 
+// A type as Spark's DataType.jsonValue() writes it: a name ("long", "decimal(10,2)") for
+// primitive types, a dict for struct, array and map types.
+py::object TypeJson(const DataType& type) {
+  switch (type.id()) {
+    case TypeId::kStruct: {
+      py::list fields;
+      for (const Field& field : type.fields()) {
+        py::dict entry;
+        entry["name"] = field.name;
+        entry["type"] = TypeJson(*field.type);
+        entry["nullable"] = field.nullable;
+        entry["metadata"] = py::dict();
+        fields.append(std::move(entry));
+      }
+      py::dict json;
+      json["type"] = "struct";
+      json["fields"] = std::move(fields);
+      return json;
+    }
+    case TypeId::kList: {
+      py::dict json;
+      json["type"] = "array";
+      json["elementType"] = TypeJson(*type.element_type());
+      json["containsNull"] = type.contains_null();
+      return json;
+    }
+    case TypeId::kMap: {
+      py::dict json;
+      json["type"] = "map";
+      json["keyType"] = TypeJson(*type.key_type());
+      json["valueType"] = TypeJson(*type.value_type());
+      json["valueContainsNull"] = type.value_contains_null();
+      return json;
+    }
+    case TypeId::kNull:
+      return py::str("void");
+    default:
+      // Delta's names are Spark's JSON names ("long", "integer", "timestamp_ntz"); interval
+      // types give Spark's name.
+      return py::str(type.DeltaName());
+  }
+}
+
+py::list SchemaJson(const Schema& schema) {
+  py::list fields;
+  for (const Field& field : schema.fields()) {
+    py::dict entry;
+    entry["name"] = field.name;
+    entry["type"] = TypeJson(*field.type);
+    entry["nullable"] = field.nullable;
+    entry["metadata"] = py::dict();
+    fields.append(std::move(entry));
+  }
+  return fields;
+}
+
+// The values of a fixed-width column as one numpy array, with a boolean mask of the NULL rows
+// (None when no row is NULL).
+template <typename T>
+py::tuple NumpyColumn(const std::vector<Batch>& batches, size_t column, int64_t rows) {
+  py::array_t<T> values(rows);
+  T* out = values.mutable_data();
+  int64_t nulls_total = 0;
+  int64_t at = 0;
+  for (const Batch& batch : batches) {
+    const Vector& vector = *batch.column(column);
+    int64_t length = batch.num_rows();
+    if (length == 0) continue;
+    std::memcpy(out + at, vector.values<T>(), sizeof(T) * static_cast<size_t>(length));
+    nulls_total += vector.null_count();
+    at += length;
+  }
+  if (nulls_total == 0) return py::make_tuple(values, py::none());
+  py::array_t<bool> nulls(rows);
+  bool* null_out = nulls.mutable_data();
+  at = 0;
+  for (const Batch& batch : batches) {
+    const Vector& vector = *batch.column(column);
+    int64_t length = batch.num_rows();
+    if (vector.null_count() == 0) {
+      std::memset(null_out + at, 0, static_cast<size_t>(length));
+    } else {
+      for (int64_t row = 0; row < length; ++row) null_out[at + row] = vector.IsNull(row);
+    }
+    at += length;
+  }
+  return py::make_tuple(values, nulls);
+}
+
 // What Session.sql returns: the last statement's rows, converted on demand.
 class Result {
  public:
   explicit Result(StatementOutput output) : output_(std::move(output)) {}
+
+  // The columns as Spark's StructType.jsonValue()["fields"]; empty without rows.
+  py::list schema() const {
+    if (!output_.has_rows()) return py::list();
+    return SchemaJson(*output_.schema());
+  }
+
+  // Column `index` as a list of Python values (as rows() converts them).
+  py::list column(size_t index) const {
+    CheckColumn(index);
+    py::list values;
+    ValueConverter converter;
+    for (const Batch& batch : output_.batches()) {
+      const Vector& vector = *batch.column(index);
+      for (int64_t row = 0; row < batch.num_rows(); ++row) {
+        values.append(converter.Convert(vector, row));
+      }
+    }
+    return values;
+  }
+
+  // Column `index` as (numpy array, NULL mask or None) when its type is fixed-width: booleans,
+  // integers and floats as themselves, DATE as int32 days since the epoch, TIMESTAMP and
+  // TIMESTAMP_NTZ as int64 microseconds since the epoch; None for other types.
+  py::object numpy_column(size_t index) const {
+    CheckColumn(index);
+    int64_t rows = num_rows();
+    const std::vector<Batch>& batches = output_.batches();
+    switch (output_.schema()->field(index).type->id()) {
+      case TypeId::kByte:
+        return NumpyColumn<int8_t>(batches, index, rows);
+      case TypeId::kShort:
+        return NumpyColumn<int16_t>(batches, index, rows);
+      case TypeId::kInteger:
+      case TypeId::kDate:
+        return NumpyColumn<int32_t>(batches, index, rows);
+      case TypeId::kLong:
+      case TypeId::kTimestamp:
+      case TypeId::kTimestampNtz:
+        return NumpyColumn<int64_t>(batches, index, rows);
+      case TypeId::kFloat:
+        return NumpyColumn<float>(batches, index, rows);
+      case TypeId::kDouble:
+        return NumpyColumn<double>(batches, index, rows);
+      case TypeId::kBoolean: {
+        py::array_t<bool> values(rows);
+        py::array_t<bool> nulls(rows);
+        bool* out = values.mutable_data();
+        bool* null_out = nulls.mutable_data();
+        bool any_null = false;
+        int64_t at = 0;
+        for (const Batch& batch : batches) {
+          const Vector& vector = *batch.column(index);
+          for (int64_t row = 0; row < batch.num_rows(); ++row, ++at) {
+            null_out[at] = vector.IsNull(row);
+            any_null |= null_out[at];
+            out[at] = !null_out[at] && vector.GetBool(row);
+          }
+        }
+        if (!any_null) return py::make_tuple(values, py::none());
+        return py::make_tuple(values, nulls);
+      }
+      default:
+        return py::none();
+    }
+  }
+
+  // Every value as Spark's show() prints it ("NULL", "1.50", timestamps in the session time
+  // zone), row by row.
+  std::vector<std::vector<std::string>> display_rows() const {
+    std::vector<std::vector<std::string>> rows;
+    if (!output_.has_rows()) return rows;
+    silt::Result result = api::MakeResult(output_);
+    for (const silt::Row& row : result) {
+      std::vector<std::string> cells;
+      for (size_t column = 0; column < row.size(); ++column) cells.push_back(row.ToString(column));
+      rows.push_back(std::move(cells));
+    }
+    return rows;
+  }
+
+  py::capsule arrow_stream() const { return ExportArrowStream(output_); }
+
+  std::string show(int64_t max_rows, int truncate) const {
+    return api::MakeResult(output_).Show(max_rows, truncate);
+  }
 
   std::vector<std::string> columns() const {
     std::vector<std::string> names;
@@ -218,6 +393,12 @@ class Result {
   }
 
   int64_t num_rows() const { return output_.has_rows() ? output_.num_rows() : 0; }
+
+  void CheckColumn(size_t index) const {
+    if (!output_.has_rows() || index >= output_.schema()->num_fields()) {
+      throw py::index_error("no column " + std::to_string(index));
+    }
+  }
 
   py::list rows() const {
     py::list rows;
@@ -239,8 +420,17 @@ class Result {
   StatementOutput output_;
 };
 
+// A query's columns as analysed (nothing read), or the rows of a statement that ran.
+struct Analysis {
+  bool is_query = false;
+  SchemaPtr schema;
+  StatementOutput output;
+};
+
 // A silt::Session for Python. The engine runs without the GIL, so other Python threads go on
 // while a statement runs; statements of one session run one at a time, as the engine requires.
+// Each runs on a worker thread while the calling thread watches for signals: Ctrl-C cancels the
+// statement (which commits nothing and removes what it wrote) and raises KeyboardInterrupt.
 class PySession {
  public:
   PySession(std::optional<py::object> warehouse, std::optional<py::dict> conf) {
@@ -253,12 +443,68 @@ class PySession {
   }
 
   Result Sql(const std::string& text) {
-    StatementOutput output;
-    {
-      py::gil_scoped_release release;
-      std::lock_guard<std::mutex> lock(mutex_);
+    return Result(Run<StatementOutput>([&] { return api::RunStatements(*session_, text); }));
+  }
+
+  // One statement, as spark.sql() takes it: a query is analysed (its columns, as a dict of
+  // "is_query" and "schema"), any other statement runs now ("result").
+  py::dict Analyze(const std::string& text) {
+    Analysis analysis = Run<Analysis>([&] {
+      Analysis done;
+      sql::Statement statement = sql::ParseStatement(text);
+      if (statement.kind != sql::StatementKind::kQuery) {
+        done.output = api::RunStatements(*session_, text);
+        return done;
+      }
+      sql::SessionState& state = api::StateOf(*session_);
+      state.cancellation().Reset();
+      exec::ExecContext context;
+      context.eval = state.MakeEvalContext();
+      context.pool = &state.pool();
+      sql::PlannedQuery planned = sql::PlanQuery(state, *statement.query, context);
+      done.is_query = true;
+      done.schema = planned.schema;
+      return done;
+    });
+    py::dict answer;
+    answer["is_query"] = analysis.is_query;
+    if (analysis.is_query) {
+      answer["schema"] = SchemaJson(*analysis.schema);
+    } else {
+      answer["result"] = Result(std::move(analysis.output));
+    }
+    return answer;
+  }
+
+  // Spark's show() text of the query `text`, producing only the rows it shows.
+  std::string Show(const std::string& text, int64_t max_rows, int truncate) {
+    return Run<std::string>([&] {
+      // Starts uncancelled, as every statement does (a Ctrl-C before may have left a request).
+      api::StateOf(*session_).cancellation().Reset();
+      return session_->Sql(text).Show(max_rows, truncate);
+    });
+  }
+
+  void SetConf(const std::string& key, const std::string& value) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    session_->SetConf(key, value);
+  }
+
+  std::optional<std::string> GetConf(const std::string& key) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return session_->GetConf(key);
+  }
+
+  std::string warehouse() const { return session_->warehouse(); }
+
+ private:
+  // Runs `work` on a worker thread without the GIL, one at a time per session; a signal handler
+  // that raises (Ctrl-C's KeyboardInterrupt) cancels it and its exception is raised instead.
+  template <typename T, typename Work>
+  T Run(Work work) {
+    std::packaged_task<T()> task([&work]() -> T {
       try {
-        output = api::RunStatements(*session_, text);
+        return work();
       } catch (const Error&) {
         throw;
       } catch (const std::bad_alloc&) {
@@ -266,16 +512,71 @@ class PySession {
       } catch (const std::exception& error) {
         throw UnexpectedFailure{error.what()};
       }
+    });
+    std::future<T> future = task.get_future();
+    bool interrupted = false;
+    {
+      py::gil_scoped_release release;
+      std::lock_guard<std::mutex> lock(mutex_);
+      std::thread worker(std::move(task));
+      while (future.wait_for(std::chrono::milliseconds(50)) != std::future_status::ready) {
+        if (interrupted) continue;
+        py::gil_scoped_acquire acquire;
+        if (PyErr_CheckSignals() != 0) {
+          interrupted = true;
+          session_->Cancel();
+        }
+      }
+      worker.join();
     }
-    return Result(std::move(output));
+    if (interrupted) {
+      try {
+        future.get();
+      } catch (...) {
+        // The cancellation's own error; the signal handler's exception is the one to raise.
+      }
+      throw py::error_already_set();
+    }
+    return future.get();
   }
 
-  std::string warehouse() const { return session_->warehouse(); }
-
- private:
   std::unique_ptr<Session> session_;
   std::mutex mutex_;
 };
+
+// The live data files of the Delta table at `table_root` (its current version), for
+// DeltaTable.generate: a dict of "partition_columns", "column_mapping" (whether the table maps
+// column names) and "files", (path as in the log, [(column, value or None)], whether it has a
+// deletion vector) tuples.
+py::dict DeltaFiles(const std::string& table_root) {
+  std::shared_ptr<const log::Snapshot> snapshot;
+  {
+    py::gil_scoped_release release;
+    snapshot = log::Snapshot::Load(io::MakeLocalFileSystem(), table_root);
+  }
+  py::list files;
+  for (const log::AddFile& file : snapshot->files()) {
+    py::list partition;
+    for (const auto& [column, value] : file.partition_values) {
+      partition.append(py::make_tuple(column, value ? py::object(py::str(*value)) : py::none()));
+    }
+    files.append(py::make_tuple(file.path, partition, file.deletion_vector.has_value()));
+  }
+  py::dict answer;
+  answer["partition_columns"] = snapshot->metadata().partition_columns;
+  answer["column_mapping"] = snapshot->column_mapping_mode() != log::ColumnMappingMode::kNone;
+  answer["files"] = files;
+  return answer;
+}
+
+// The registry entry of error class `name`: (sqlstate, category, message template), or None.
+py::object ErrorClassInfoOf(const std::string& name) {
+  ErrorClass found = FindErrorClass(name);
+  if (found == ErrorClass::kCount) return py::none();
+  const ErrorClassInfo& info = GetErrorClassInfo(static_cast<ErrorClassId>(found));
+  return py::make_tuple(std::string(info.sqlstate), std::string(ErrorCategoryName(info.category)),
+                        std::string(info.message_template));
+}
 
 }  // namespace
 }  // namespace silt::python
@@ -290,12 +591,11 @@ PYBIND11_MODULE(_silt, module) {
     try {
       if (failure) std::rethrow_exception(failure);
     } catch (const silt::Error& error) {
-      silt::python::RaiseSiltError(silt::python::ExceptionClassFor(error.category()), error.what(),
-                                   error.error_class(), error.sqlstate(),
-                                   silt::ErrorCategoryName(error.category()));
+      silt::python::RaiseSiltError(error.what(), error.error_class(), error.sqlstate(),
+                                   silt::ErrorCategoryName(error.category()), error.message());
     } catch (const silt::python::UnexpectedFailure& failure) {
-      silt::python::RaiseSiltError("InternalError", "[INTERNAL_ERROR] " + failure.message,
-                                   "INTERNAL_ERROR", "XX000", "internal");
+      silt::python::RaiseSiltError("[INTERNAL_ERROR] " + failure.message, "INTERNAL_ERROR", "XX000",
+                                   "internal", failure.message);
     }
   });
 
@@ -308,6 +608,24 @@ PYBIND11_MODULE(_silt, module) {
            "decimal.Decimal, datetime.date, datetime.datetime (TIMESTAMP aware in UTC, "
            "TIMESTAMP_NTZ naive), datetime.timedelta; arrays as lists, structs and maps as "
            "dicts.")
+      .def("schema", &Result::schema,
+           "The columns as Spark's StructType.jsonValue()['fields'] (name, type, nullable).")
+      .def("column", &Result::column, py::arg("index"),
+           "Column `index` as a list of Python values, converted as rows() converts them.")
+      .def("numpy_column", &Result::numpy_column, py::arg("index"),
+           "Column `index` as (numpy array, NULL mask or None) for fixed-width types (DATE as "
+           "int32 days, TIMESTAMP and TIMESTAMP_NTZ as int64 microseconds since the epoch); "
+           "None for other types.")
+      .def("display_rows", &Result::display_rows,
+           "Every value as Spark's show() prints it, as a list of rows of strings.")
+      .def("show", &Result::show, py::arg("max_rows") = 20, py::arg("truncate") = 20,
+           "The rows as Spark's show(max_rows, truncate) prints them.")
+      .def(
+          "__arrow_c_stream__",
+          [](const Result& result, py::object) { return result.arrow_stream(); },
+          py::arg("requested_schema") = py::none(),
+          "The rows as an Arrow C stream (a PyCapsule 'arrow_array_stream'): a struct of the "
+          "columns per batch, pointing at the result's buffers without copying.")
       .def("__len__", &Result::num_rows)
       .def("__repr__", [](const Result& result) {
         return "<silt.Result columns=" + py::repr(py::cast(result.columns())).cast<std::string>() +
@@ -322,5 +640,28 @@ PYBIND11_MODULE(_silt, module) {
       .def("sql", &PySession::Sql, py::arg("text"),
            "Runs the ;-separated statements of `text` and returns the last one's Result. The "
            "first failing statement raises a silt.SiltError; the ones before it stay committed.")
+      .def("analyze", &PySession::Analyze, py::arg("text"),
+           "One statement, as spark.sql() takes it: a query is analysed without reading rows "
+           "({'is_query': True, 'schema': fields}); any other statement runs now "
+           "({'is_query': False, 'result': Result}).")
+      .def("show", &PySession::Show, py::arg("text"), py::arg("max_rows") = 20,
+           py::arg("truncate") = 20,
+           "The text Spark's show(max_rows, truncate) prints for the query `text`.")
+      .def("set_conf", &PySession::SetConf, py::arg("key"), py::arg("value"))
+      .def("get_conf", &PySession::GetConf, py::arg("key"))
       .def_property_readonly("warehouse", &PySession::warehouse);
+
+  module.def("delta_files", &silt::python::DeltaFiles, py::arg("table_root"),
+             "The live data files of the Delta table at table_root: partition columns, whether "
+             "it maps column names, and (path, partition values, has deletion vector) per file.");
+  module.def("write_parquet", &silt::python::WriteParquetFile, py::arg("path"), py::arg("fields"),
+             py::arg("columns"),
+             "Writes Python columns (values in the engine's form) as a Parquet file; fields are "
+             "(name, Spark type, nullable) tuples.");
+  module.def(
+      "function_names", [] { return silt::expr::FunctionRegistry::Default().Names(); },
+      "The names of the engine's scalar functions, sorted.");
+  module.def("error_class_info", &silt::python::ErrorClassInfoOf, py::arg("name"),
+             "The registry entry of an error class: (sqlstate, category, message template), or "
+             "None for a name silt does not know.");
 }

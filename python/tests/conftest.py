@@ -11,3 +11,18 @@ def warehouse(tmp_path):
 @pytest.fixture
 def session(warehouse):
     return silt.Session(warehouse=warehouse, conf={"spark.sql.session.timeZone": "UTC"})
+
+
+@pytest.fixture
+def spark(warehouse):
+    """A SparkSession of silt.sql over a fresh warehouse, in UTC."""
+    from silt.sql import SparkSession
+
+    session = (
+        SparkSession.builder.appName("tests")
+        .config("spark.sql.warehouse.dir", str(warehouse))
+        .config("spark.sql.session.timeZone", "UTC")
+        .create()
+    )
+    yield session
+    session.stop()

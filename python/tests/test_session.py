@@ -177,7 +177,10 @@ def test_a_syntax_error_is_a_user_error(session):
 def test_a_missing_table_names_its_error_class(session):
     with pytest.raises(silt.SiltError) as raised:
         session.sql("SELECT * FROM no_such_table")
-    assert type(raised.value) is silt.UserError
+    assert isinstance(raised.value, silt.UserError)
+    # The same exception is PySpark's class for the error.
+    assert isinstance(raised.value, silt.errors.AnalysisException)
+    assert type(raised.value).__name__ == "AnalysisException"
     assert raised.value.error_class == "TABLE_OR_VIEW_NOT_FOUND"
     assert raised.value.sqlstate == "42P01"
 

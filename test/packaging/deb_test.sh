@@ -32,7 +32,8 @@ dpkg-deb -x "$deb" "$work/root"
 root=$work/root
 for file in usr/bin/silt usr/share/man/man1/silt.1.gz usr/share/bash-completion/completions/silt \
             usr/share/zsh/vendor-completions/_silt usr/lib/python3/dist-packages/silt/__init__.py \
-            usr/lib/python3/dist-packages/silt/errors.py; do
+            usr/lib/python3/dist-packages/silt/errors.py usr/lib/python3/dist-packages/silt/sql/__init__.py \
+            usr/lib/python3/dist-packages/silt/delta/tables.py; do
   [[ -f $root/$file ]] || fail "the package lacks /$file"
 done
 ls "$root"/usr/lib/python3/dist-packages/silt/_silt*.so >/dev/null || fail "the package lacks the extension"
@@ -69,5 +70,8 @@ except silt.SiltError as error:
     assert error.error_class == "TABLE_OR_VIEW_NOT_FOUND", error.error_class
 else:
     raise AssertionError("no error for a missing table")
+from silt.sql import SparkSession
+spark = SparkSession.builder.config("spark.sql.warehouse.dir", warehouse).getOrCreate()
+assert spark.table("t").orderBy("id").collect()[1].name == "b"
 PYTHON
 echo "deb: $(basename "$deb") ($(du -k "$deb" | cut -f1) KiB) installs and runs"

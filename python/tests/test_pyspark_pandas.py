@@ -1,0 +1,92 @@
+"""toPandas() and createDataFrame(pandas.DataFrame), against PySpark's conversion rules
+(pyspark.sql.pandas.conversion: PandasConversionMixin.toPandas, SparkConversionMixin
+.createDataFrame) and the DataFrame.toPandas docstring."""
+
+import datetime
+import decimal
+
+import pytest
+
+pandas = pytest.importorskip("pandas", reason="pandas is not installed (Debian: python3-pandas)")
+numpy = pytest.importorskip("numpy", reason="numpy is not installed (Debian: python3-numpy)")
+
+from silt.sql import Row  # noqa: E402
+
+
+def test_to_pandas_docstring_example(spark):
+    # DataFrame.toPandas docstring.
+    df = spark.createDataFrame([(2, "Alice"), (5, "Bob")], schema=["age", "name"])
+    pdf = df.toPandas()
+    assert list(pdf.columns) == ["age", "name"]
+    assert pdf["age"].tolist() == [2, 5]
+    assert pdf["name"].tolist() == ["Alice", "Bob"]
+    assert str(pdf["age"].dtype) == "int64"
+
+
+def test_to_pandas_dtypes_and_nulls(spark):
+    df = spark.sql(
+        "SELECT * FROM VALUES"
+        " (CAST(1 AS TINYINT), CAST(1 AS SMALLINT), 1, 1L, 1.5F, 2.5D, true, 'a', 1.25BD, DATE'2024-02-29',"
+        "  TIMESTAMP'2024-01-31 12:00:00.5', TIMESTAMP_NTZ'2024-01-31 12:00:00', array(1, 2), named_struct('x', 1),"
+        "  map('k', 1)),"
+        " (NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)"
+        " AS t(b, s, i, l, f, d, bool, str, dec, day, ts, ntz, arr, st, m)")
+    pdf = df.toPandas()
+    # Integers with a NULL become float64 with NaN, as in PySpark; booleans object.
+    assert [str(t) for t in pdf.dtypes] == [
+        "float64", "float64", "float64", "float64", "float32", "float64", "object", "object", "object",
+        "object", "datetime64[ns]", "datetime64[ns]", "object", "object", "object"]
+    first = pdf.iloc[0]
+    assert first["i"] == 1.0 and numpy.isnan(pdf.iloc[1]["i"])
+    assert first["bool"] is True
+    assert first["dec"] == decimal.Decimal("1.25") and isinstance(first["dec"], decimal.Decimal)
+    assert first["day"] == datetime.date(2024, 2, 29)
+    assert first["ts"] == pandas.Timestamp("2024-01-31 12:00:00.5")
+    assert first["ntz"] == pandas.Timestamp("2024-01-31 12:00:00")
+    assert pandas.isna(pdf.iloc[1]["ts"])
+    assert first["arr"] == [1, 2] and first["st"] == Row(x=1) and first["m"] == {"k": 1}
+    assert pdf.iloc[1]["str"] is None
+
+
+def test_to_pandas_without_nulls_keeps_integer_widths(spark):
+    pdf = spark.sql("SELECT CAST(id AS INT) AS i, id AS l, CAST(id AS SMALLINT) AS s, id > 0 AS b FROM range(3)").toPandas()
+    assert [str(t) for t in pdf.dtypes] == ["int32", "int64", "int16", "bool"]
+
+
+def test_to_pandas_timestamps_in_the_session_time_zone(spark):
+    spark.conf.set("spark.sql.session.timeZone", "Asia/Tokyo")
+    pdf = spark.sql("SELECT TIMESTAMP'2024-01-01 09:00:00' AS ts").toPandas()
+    assert pdf["ts"][0] == pandas.Timestamp("2024-01-01 09:00:00")
+    spark.conf.set("spark.sql.session.timeZone", "UTC")
+    pdf = spark.sql("SELECT TIMESTAMP'2024-01-01 09:00:00+09:00' AS ts").toPandas()
+    assert pdf["ts"][0] == pandas.Timestamp("2024-01-01 00:00:00")
+
+
+def test_create_data_frame_from_pandas(spark):
+    # SparkSession.createDataFrame docstring: spark.createDataFrame(pandas.DataFrame(...)).
+    pdf = pandas.DataFrame({
+        "i": [1, 2, 3],
+        "f": [1.5, numpy.nan, 3.0],
+        "s": ["a", None, "c"],
+        "b": [True, False, True],
+        "ts": pandas.to_datetime(["2024-01-01 10:00:00", None, "2024-01-03 00:00:00.25"]),
+        "d": [decimal.Decimal("1.10"), None, decimal.Decimal("-2.5")],
+    })
+    df = spark.createDataFrame(pdf)
+    assert df.dtypes == [("i", "bigint"), ("f", "double"), ("s", "string"), ("b", "boolean"),
+                         ("ts", "timestamp"), ("d", "decimal(38,18)")]
+    rows = df.collect()
+    assert rows[0].i == 1 and rows[1].f is None and rows[1].s is None and rows[2].b is True
+    assert rows[1].ts is None and rows[1].d is None and rows[2].d == decimal.Decimal("-2.5")
+    # Naive pandas timestamps are wall-clock time of the session time zone (UTC here).
+    assert df.toPandas()["ts"][0] == pandas.Timestamp("2024-01-01 10:00:00")
+    named = spark.createDataFrame(pdf[["i", "s"]], ["x", "y"])
+    assert named.columns == ["x", "y"]
+    typed = spark.createDataFrame(pdf[["i"]], "i INT")
+    assert typed.dtypes == [("i", "int")]
+
+
+def test_pandas_round_trip(spark):
+    pdf = pandas.DataFrame({"id": numpy.arange(1000, dtype="int64"), "x": numpy.linspace(0, 1, 1000)})
+    back = spark.createDataFrame(pdf).toPandas()
+    assert back.equals(pdf)
