@@ -31,7 +31,7 @@ struct ViewShape {
 ViewShape AnalyzeView(const sql::TempView& view, const std::string& operation) {
   const sql::Query& query = *view.query;
   const std::string name = "`" + view.name + "`";
-  if (query.kind != sql::QueryKind::kSelect || !query.with.empty() || query.distinct || !query.group_by.empty() ||
+  if (query.kind != sql::QueryKind::kSelect || !query.with.empty() || query.distinct || !query.group_by.empty() || !query.grouping_elements.empty() ||
       query.group_by_all || query.having || query.qualify || !query.windows.empty() || !query.order_by.empty() ||
       query.limit || query.offset) {
     ThrowUnsupportedView(operation, name, "is not a plain SELECT");
