@@ -91,6 +91,7 @@ class CountAccumulator final : public Accumulator {
     for (size_t g = 0; g < other_groups; ++g) counts_[group_map[g]] += other.counts_[g];
   }
 
+  bool RepeatableFinalize() const override { return true; }
   VectorPtr Finalize(size_t num_groups, EvalContext&) override {
     Resize(num_groups);
     std::vector<uint8_t> valid(num_groups, 1);
@@ -216,6 +217,7 @@ class SumAccumulator final : public Accumulator {
   void Merge(Accumulator& other, const uint32_t* group_map, size_t other_groups, EvalContext& context) override {
     state_.Merge(Downcast<SumAccumulator>(other)->state_, group_map, other_groups, context);
   }
+  bool RepeatableFinalize() const override { return true; }
   VectorPtr Finalize(size_t num_groups, EvalContext& context) override {
     SumState<T>& state = shared_ != nullptr ? *shared_ : state_;
     state.Resize(num_groups);
@@ -269,6 +271,7 @@ class AvgAccumulator final : public Accumulator {
     shared_ = state;
     return true;
   }
+  bool RepeatableFinalize() const override { return true; }
   VectorPtr Finalize(size_t num_groups, EvalContext& context) override {
     SumState<T>& state = shared_ != nullptr ? *shared_ : state_;
     state.Resize(num_groups);
@@ -371,6 +374,7 @@ class MomentAccumulator final : public Accumulator {
       count_[t] = n;
     }
   }
+  bool RepeatableFinalize() const override { return true; }
   VectorPtr Finalize(size_t num_groups, EvalContext&) override {
     Resize(num_groups);
     std::vector<double> results(num_groups, 0);
@@ -426,6 +430,7 @@ class BoolAccumulator final : public Accumulator {
       values_[t] = is_and_ ? (values_[t] && other.values_[g]) : (values_[t] || other.values_[g]);
     }
   }
+  bool RepeatableFinalize() const override { return true; }
   VectorPtr Finalize(size_t num_groups, EvalContext&) override {
     Resize(num_groups);
     return BuildResult(num_groups);
@@ -537,6 +542,7 @@ class FixedMinMaxAccumulator final : public Accumulator {
       if (other.seen_[g]) Offer(group_map[g], other.values_[g]);
     }
   }
+  bool RepeatableFinalize() const override { return true; }
   VectorPtr Finalize(size_t num_groups, EvalContext&) override {
     Resize(num_groups);
     return MakeFixedResult(type_, values_.data(), sizeof(T), seen_.data(), num_groups);
@@ -580,6 +586,7 @@ class StringMinMaxAccumulator final : public Accumulator {
       if (other.seen_[g]) Offer(group_map[g], other.values_[g]);
     }
   }
+  bool RepeatableFinalize() const override { return true; }
   VectorPtr Finalize(size_t num_groups, EvalContext&) override {
     Resize(num_groups);
     VectorBuilder builder(type_, static_cast<int64_t>(num_groups));
@@ -673,6 +680,7 @@ class GenericMinMaxAccumulator final : public Accumulator {
       if (by_) result_.Set(t, other.result_.value(g));
     }
   }
+  bool RepeatableFinalize() const override { return true; }
   VectorPtr Finalize(size_t num_groups, EvalContext&) override {
     return (by_ ? result_ : order_).Finish(type_, num_groups);
   }
@@ -724,6 +732,7 @@ class FirstLastAccumulator final : public Accumulator {
       if (last_ || !values_.has(t)) values_.Set(t, other.values_.value(g));
     }
   }
+  bool RepeatableFinalize() const override { return true; }
   VectorPtr Finalize(size_t num_groups, EvalContext&) override { return values_.Finish(type_, num_groups); }
 
  private:
@@ -829,6 +838,395 @@ class CollectAccumulator final : public Accumulator {
   bool set_;
 };
 
+// ---- skewness / kurtosis: Spark's central moments up to the fourth ----
+
+class CentralMomentAccumulator final : public Accumulator {
+ public:
+  explicit CentralMomentAccumulator(bool kurtosis) : kurtosis_(kurtosis) {}
+
+  void Resize(size_t num_groups) override {
+    if (states_.size() < num_groups) states_.resize(num_groups);
+  }
+  void Update(const std::vector<VectorPtr>& arguments, const uint32_t* groups, const uint8_t* selected,
+              int64_t num_rows, EvalContext&) override {
+    const Vector& input = *arguments[0];
+    const double* values = input.values<double>();
+    for (int64_t i = 0; i < num_rows; ++i) {
+      if (!Selected(selected, i) || input.IsNull(i)) continue;
+      // Spark's CentralMomentAgg update, step for step, so that results agree to the last bit.
+      State& state = states_[groups[i]];
+      double n = state.n + 1;
+      double delta = values[i] - state.mean;
+      double delta_n = delta / n;
+      double m2 = state.m2 + delta * (delta - delta_n);
+      double delta2 = delta * delta;
+      double delta_n2 = delta_n * delta_n;
+      double m3 = state.m3 - 3.0 * delta_n * m2 + delta * (delta2 - delta_n2);
+      double m4 = state.m4 - 4.0 * delta_n * m3 - 6.0 * delta_n2 * m2 + delta * (delta * delta2 - delta_n * delta_n2);
+      state = State{n, state.mean + delta_n, m2, m3, m4};
+    }
+  }
+  void Merge(Accumulator& other_base, const uint32_t* group_map, size_t other_groups, EvalContext&) override {
+    auto& other = *Downcast<CentralMomentAccumulator>(other_base);
+    for (size_t g = 0; g < other_groups; ++g) {
+      const State& b = other.states_[g];
+      if (b.n == 0) continue;
+      State& a = states_[group_map[g]];
+      double n1 = a.n, n2 = b.n, n = n1 + n2;
+      double delta = b.mean - a.mean;
+      double delta_n = delta / n;
+      double m2 = a.m2 + b.m2 + delta * delta_n * n1 * n2;
+      double m3 = a.m3 + b.m3 + delta_n * delta_n * delta * n1 * n2 * (n1 - n2) +
+                  3.0 * delta_n * (n1 * b.m2 - n2 * a.m2);
+      double m4 = a.m4 + b.m4 + delta_n * delta_n * delta_n * delta * n1 * n2 * (n1 * n1 - n1 * n2 + n2 * n2) +
+                  6.0 * delta_n * delta_n * (n1 * n1 * b.m2 + n2 * n2 * a.m2) + 4.0 * delta_n * (n1 * b.m3 - n2 * a.m3);
+      a = State{n, a.mean + delta_n * n2, m2, m3, m4};
+    }
+  }
+  bool RepeatableFinalize() const override { return true; }
+  VectorPtr Finalize(size_t num_groups, EvalContext&) override {
+    Resize(num_groups);
+    std::vector<double> results(num_groups, 0);
+    std::vector<uint8_t> valid(num_groups, 0);
+    for (size_t g = 0; g < num_groups; ++g) {
+      const State& state = states_[g];
+      // NULL for no rows and, as in Spark 3.4+, where the variance is zero.
+      if (state.n == 0 || state.m2 == 0) continue;
+      valid[g] = 1;
+      results[g] = kurtosis_ ? state.n * state.m4 / (state.m2 * state.m2) - 3.0
+                             : std::sqrt(state.n) * state.m3 / std::sqrt(state.m2 * state.m2 * state.m2);
+    }
+    return MakeFixedResult(DoubleType(), results.data(), sizeof(double), valid.data(), num_groups);
+  }
+
+ private:
+  struct State {
+    double n = 0, mean = 0, m2 = 0, m3 = 0, m4 = 0;
+  };
+  bool kurtosis_;
+  std::vector<State> states_;
+};
+
+// ---- corr, covar_pop, covar_samp, regr_*: co-moments of (y, x) pairs where both are non-NULL ----
+
+class CoMomentAccumulator final : public Accumulator {
+ public:
+  explicit CoMomentAccumulator(AggregateKind kind) : kind_(kind) {}
+
+  void Resize(size_t num_groups) override {
+    if (states_.size() < num_groups) states_.resize(num_groups);
+  }
+  void Update(const std::vector<VectorPtr>& arguments, const uint32_t* groups, const uint8_t* selected,
+              int64_t num_rows, EvalContext&) override {
+    // corr and covar take (x, y); the regr_ functions take (y, x).
+    const bool regression = IsRegression();
+    const Vector& x_input = *arguments[regression ? 1 : 0];
+    const Vector& y_input = *arguments[regression ? 0 : 1];
+    const double* xs = x_input.values<double>();
+    const double* ys = y_input.values<double>();
+    for (int64_t i = 0; i < num_rows; ++i) {
+      if (!Selected(selected, i) || x_input.IsNull(i) || y_input.IsNull(i)) continue;
+      // Spark's Covariance / PearsonCorrelation update.
+      State& state = states_[groups[i]];
+      double x = xs[i], y = ys[i];
+      double n = state.n + 1;
+      double dx = x - state.x_mean;
+      double dy = y - state.y_mean;
+      double x_mean = state.x_mean + dx / n;
+      double y_mean = state.y_mean + dy / n;
+      state.ck += dx * (y - y_mean);
+      state.x_mk += dx * (x - x_mean);
+      state.y_mk += dy * (y - y_mean);
+      state.x_mean = x_mean;
+      state.y_mean = y_mean;
+      state.x_sum += x;
+      state.y_sum += y;
+      state.n = n;
+    }
+  }
+  void Merge(Accumulator& other_base, const uint32_t* group_map, size_t other_groups, EvalContext&) override {
+    auto& other = *Downcast<CoMomentAccumulator>(other_base);
+    for (size_t g = 0; g < other_groups; ++g) {
+      const State& b = other.states_[g];
+      if (b.n == 0) continue;
+      State& a = states_[group_map[g]];
+      double n1 = a.n, n2 = b.n, n = n1 + n2;
+      double dx = b.x_mean - a.x_mean, dy = b.y_mean - a.y_mean;
+      double dx_n = dx / n, dy_n = dy / n;
+      a.ck += b.ck + dx * dy_n * n1 * n2;
+      a.x_mk += b.x_mk + dx * dx_n * n1 * n2;
+      a.y_mk += b.y_mk + dy * dy_n * n1 * n2;
+      a.x_mean += dx_n * n2;
+      a.y_mean += dy_n * n2;
+      a.x_sum += b.x_sum;
+      a.y_sum += b.y_sum;
+      a.n = n;
+    }
+  }
+  bool RepeatableFinalize() const override { return true; }
+  VectorPtr Finalize(size_t num_groups, EvalContext&) override {
+    Resize(num_groups);
+    if (kind_ == AggregateKind::kRegrCount) {
+      std::vector<int64_t> counts(num_groups);
+      for (size_t g = 0; g < num_groups; ++g) counts[g] = static_cast<int64_t>(states_[g].n);
+      std::vector<uint8_t> valid(num_groups, 1);
+      return MakeFixedResult(LongType(), counts.data(), sizeof(int64_t), valid.data(), num_groups);
+    }
+    std::vector<double> results(num_groups, 0);
+    std::vector<uint8_t> valid(num_groups, 0);
+    for (size_t g = 0; g < num_groups; ++g) {
+      std::optional<double> result = Evaluate(states_[g]);
+      valid[g] = result.has_value();
+      if (result) results[g] = *result;
+    }
+    return MakeFixedResult(DoubleType(), results.data(), sizeof(double), valid.data(), num_groups);
+  }
+
+ private:
+  struct State {
+    double n = 0, x_mean = 0, y_mean = 0, ck = 0, x_mk = 0, y_mk = 0, x_sum = 0, y_sum = 0;
+  };
+
+  bool IsRegression() const {
+    return kind_ != AggregateKind::kCorr && kind_ != AggregateKind::kCovarPop && kind_ != AggregateKind::kCovarSamp;
+  }
+
+  // Spark's results; NULL for no pairs, and (since Spark 3.4) where a divisor is zero.
+  std::optional<double> Evaluate(const State& state) const {
+    const double n = state.n;
+    if (n == 0) return std::nullopt;
+    switch (kind_) {
+      case AggregateKind::kCorr:
+        if (n == 1) return std::nullopt;
+        return state.ck / std::sqrt(state.x_mk * state.y_mk);
+      case AggregateKind::kCovarPop: return state.ck / n;
+      case AggregateKind::kCovarSamp:
+        if (n == 1) return std::nullopt;
+        return state.ck / (n - 1);
+      case AggregateKind::kRegrAvgX: return state.x_sum / n;
+      case AggregateKind::kRegrAvgY: return state.y_sum / n;
+      case AggregateKind::kRegrSxx: return state.x_mk;
+      case AggregateKind::kRegrSyy: return state.y_mk;
+      case AggregateKind::kRegrSxy: return state.ck;
+      case AggregateKind::kRegrSlope:
+      case AggregateKind::kRegrIntercept: {
+        double variance = state.x_mk / n;
+        if (variance == 0) return std::nullopt;
+        double slope = (state.ck / n) / variance;
+        if (kind_ == AggregateKind::kRegrSlope) return slope;
+        return state.y_mean - slope * state.x_mean;
+      }
+      case AggregateKind::kRegrR2:
+        if (state.x_mk == 0) return std::nullopt;
+        if (state.y_mk == 0) return 1.0;
+        return state.ck * state.ck / state.x_mk / state.y_mk;
+      default: break;
+    }
+    SILT_CHECK(false, "not a co-moment aggregate");
+    return std::nullopt;
+  }
+
+  AggregateKind kind_;
+  std::vector<State> states_;
+};
+
+// ---- percentile, median, percentile_cont/disc, percentile_approx, mode ----
+
+// Every value of a group (with its frequency), ordered when the group is finalised.
+class OrderStatisticAccumulator final : public Accumulator {
+ public:
+  OrderStatisticAccumulator(AggregateKind kind, const AggregateCall& call, const DataTypePtr& value_type)
+      : kind_(kind), result_type_(call.result_type), values_(value_type), descending_(call.descending) {
+    // The percentages are literals (PrepareAggregateArguments); median is the 50th percentile.
+    if (kind == AggregateKind::kMedian) {
+      percentages_.push_back(0.5);
+    } else if (kind != AggregateKind::kMode) {
+      const expr::Expression& argument = *call.arguments[1];
+      SILT_CHECK(argument.kind() == expr::ExpressionKind::kLiteral && !argument.literal().is_null(),
+                 "percentile percentage not prepared");
+      const expr::Scalar& percentage = argument.literal();
+      if (percentage.type()->id() == TypeId::kList) {
+        array_result_ = true;
+        const Vector& list = *percentage.vector();
+        for (int64_t k = 0; k < list.ListLength(0); ++k) {
+          percentages_.push_back(list.child(0)->values<double>()[list.ListStart(0) + k]);
+        }
+      } else {
+        percentages_.push_back(percentage.GetDouble());
+      }
+    }
+    if (kind == AggregateKind::kPercentile && call.arguments.size() == 3) frequency_argument_ = 2;
+    if (kind == AggregateKind::kPercentileApprox) {
+      int64_t accuracy = 10000;  // Spark's default
+      if (call.arguments.size() == 3) accuracy = call.arguments[2]->literal().GetInt();
+      relative_error_ = 1.0 / static_cast<double>(accuracy);
+    }
+  }
+
+  void Resize(size_t num_groups) override { num_groups_ = std::max(num_groups_, num_groups); }
+  void Update(const std::vector<VectorPtr>& arguments, const uint32_t* groups, const uint8_t* selected,
+              int64_t num_rows, EvalContext&) override {
+    const Vector& input = *arguments[0];
+    const Vector* frequency = frequency_argument_ > 0 ? arguments[frequency_argument_].get() : nullptr;
+    for (int64_t i = 0; i < num_rows; ++i) {
+      if (!Selected(selected, i) || input.IsNull(i)) continue;
+      int64_t weight = 1;
+      if (frequency != nullptr) {
+        if (frequency->IsNull(i)) continue;
+        weight = frequency->values<int64_t>()[i];
+        if (weight < 0) {
+          SILT_THROW(INVALID_PARAMETER_VALUE, {{"parameter", "`frequency`"},
+                                               {"functionName", "`percentile`"},
+                                               {"message", "found the negative value " + std::to_string(weight)}});
+        }
+        if (weight == 0) continue;
+      }
+      values_.AppendFrom(input, i);
+      value_groups_.push_back(groups[i]);
+      weights_.push_back(weight);
+    }
+  }
+  void Merge(Accumulator& other_base, const uint32_t* group_map, size_t, EvalContext&) override {
+    auto& other = *Downcast<OrderStatisticAccumulator>(other_base);
+    VectorPtr values = other.values_.Finish();
+    for (size_t k = 0; k < other.value_groups_.size(); ++k) {
+      values_.AppendFrom(*values, static_cast<int64_t>(k));
+      value_groups_.push_back(group_map[other.value_groups_[k]]);
+      weights_.push_back(other.weights_[k]);
+    }
+  }
+  VectorPtr Finalize(size_t num_groups, EvalContext&) override {
+    VectorPtr values = values_.Finish();
+    // Counting sort of the values by group, then each group's values in order.
+    std::vector<int64_t> starts(num_groups + 1, 0);
+    for (uint32_t g : value_groups_) ++starts[g + 1];
+    for (size_t g = 0; g < num_groups; ++g) starts[g + 1] += starts[g];
+    std::vector<int64_t> order(value_groups_.size());
+    std::vector<int64_t> cursor(starts.begin(), starts.end() - 1);
+    for (size_t k = 0; k < value_groups_.size(); ++k) order[cursor[value_groups_[k]]++] = static_cast<int64_t>(k);
+
+    VectorBuilder builder(result_type_, static_cast<int64_t>(num_groups));
+    std::vector<int64_t> keys;         // a row of each distinct value, in order
+    std::vector<int64_t> accumulated;  // the frequencies up to and including each key
+    for (size_t g = 0; g < num_groups; ++g) {
+      auto first = order.begin() + starts[g];
+      auto last = order.begin() + starts[g + 1];
+      if (first == last) {
+        builder.AppendNull();
+        continue;
+      }
+      std::stable_sort(first, last, [&](int64_t a, int64_t b) {
+        int c = CompareValues(*values, a, *values, b);
+        return descending_ ? c > 0 : c < 0;
+      });
+      keys.clear();
+      accumulated.clear();
+      for (auto it = first; it != last; ++it) {
+        if (keys.empty() || CompareValues(*values, keys.back(), *values, *it) != 0) {
+          keys.push_back(*it);
+          accumulated.push_back(accumulated.empty() ? 0 : accumulated.back());
+        }
+        accumulated.back() += weights_[*it];
+      }
+      AppendResult(*values, keys, accumulated, builder);
+    }
+    return builder.Finish();
+  }
+
+ private:
+  // The index of the first key whose accumulated frequency reaches `count`.
+  static size_t KeyAt(const std::vector<int64_t>& accumulated, int64_t count) {
+    return static_cast<size_t>(std::lower_bound(accumulated.begin(), accumulated.end(), count) - accumulated.begin());
+  }
+
+  static double NumberAt(const Vector& values, int64_t row) {
+    switch (values.type_id()) {
+      case TypeId::kYearMonthInterval: return values.values<int32_t>()[row];
+      case TypeId::kDayTimeInterval: return static_cast<double>(values.values<int64_t>()[row]);
+      default: return values.values<double>()[row];
+    }
+  }
+
+  void AppendNumber(VectorBuilder& builder, const Vector& values, double value) const {
+    // An interval result is truncated to its unit, as Spark's toInt / toLong do.
+    if (values.type_id() == TypeId::kYearMonthInterval || values.type_id() == TypeId::kDayTimeInterval) {
+      builder.AppendInt(static_cast<int64_t>(value));
+    } else {
+      builder.AppendDouble(value);
+    }
+  }
+
+  void AppendResult(const Vector& values, const std::vector<int64_t>& keys, const std::vector<int64_t>& accumulated,
+                    VectorBuilder& builder) const {
+    if (kind_ == AggregateKind::kMode) {
+      // The most frequent value; among equally frequent ones the first in order (the smallest,
+      // or the largest WITHIN GROUP (ORDER BY ... DESC)).
+      auto frequency = [&](size_t k) { return accumulated[k] - (k == 0 ? 0 : accumulated[k - 1]); };
+      size_t best = 0;
+      for (size_t k = 1; k < keys.size(); ++k) {
+        if (frequency(k) > frequency(best)) best = k;
+      }
+      builder.AppendFrom(values, keys[best]);
+      return;
+    }
+    VectorBuilder& out = array_result_ ? builder.child(0) : builder;
+    const int64_t total = accumulated.back();
+    for (double p : percentages_) {
+      switch (kind_) {
+        case AggregateKind::kPercentileApprox: {
+          // The exact answer of Spark's quantile summary: the smallest value whose rank reaches
+          // ceil(p * n), the first and last values within the relative error of the ends.
+          size_t key = 0;
+          if (p >= 1.0 - relative_error_) {
+            key = keys.size() - 1;
+          } else if (p > relative_error_) {
+            key = KeyAt(accumulated, static_cast<int64_t>(std::ceil(p * static_cast<double>(total))));
+          }
+          out.AppendFrom(values, keys[key]);
+          break;
+        }
+        case AggregateKind::kPercentileDisc: {
+          // The first value whose cumulative share reaches p.
+          double position = static_cast<double>(total) * p;
+          size_t key = KeyAt(accumulated, static_cast<int64_t>(std::ceil(position)));
+          AppendNumber(out, values, NumberAt(values, keys[std::min(key, keys.size() - 1)]));
+          break;
+        }
+        default: {
+          // Linear interpolation between the values at the floor and ceiling of (n - 1) * p.
+          double position = static_cast<double>(total - 1) * p;
+          auto lower = static_cast<int64_t>(std::floor(position));
+          auto higher = static_cast<int64_t>(std::ceil(position));
+          size_t lower_key = KeyAt(accumulated, lower + 1);
+          size_t higher_key = KeyAt(accumulated, higher + 1);
+          double low = NumberAt(values, keys[lower_key]);
+          if (lower == higher || lower_key == higher_key) {
+            AppendNumber(out, values, low);
+          } else {
+            double high = NumberAt(values, keys[higher_key]);
+            AppendNumber(out, values,
+                         (static_cast<double>(higher) - position) * low + (position - static_cast<double>(lower)) * high);
+          }
+          break;
+        }
+      }
+    }
+    if (array_result_) builder.FinishList();
+  }
+
+  AggregateKind kind_;
+  DataTypePtr result_type_;
+  VectorBuilder values_;
+  std::vector<uint32_t> value_groups_;
+  std::vector<int64_t> weights_;
+  std::vector<double> percentages_;
+  bool array_result_ = false;
+  bool descending_;
+  size_t frequency_argument_ = 0;
+  double relative_error_ = 0;
+  size_t num_groups_ = 0;
+};
+
 // ---- approx_count_distinct: HyperLogLog with 2^p registers per group ----
 
 class ApproxDistinctAccumulator final : public Accumulator {
@@ -865,6 +1263,7 @@ class ApproxDistinctAccumulator final : public Accumulator {
       for (size_t r = 0; r < registers_per_group_; ++r) target[r] = std::max(target[r], source[r]);
     }
   }
+  bool RepeatableFinalize() const override { return true; }
   VectorPtr Finalize(size_t num_groups, EvalContext&) override {
     Resize(num_groups);
     const double m = static_cast<double>(registers_per_group_);
@@ -1028,6 +1427,25 @@ std::unique_ptr<Accumulator> MakePlainAccumulator(AggregateKind kind, const Aggr
     case AggregateKind::kVarPop: return std::make_unique<MomentAccumulator>(kind);
     case AggregateKind::kBoolOr: return std::make_unique<BoolAccumulator>(false);
     case AggregateKind::kBoolAnd: return std::make_unique<BoolAccumulator>(true);
+    case AggregateKind::kPercentile:
+    case AggregateKind::kPercentileDisc:
+    case AggregateKind::kPercentileApprox:
+    case AggregateKind::kMedian:
+    case AggregateKind::kMode: return std::make_unique<OrderStatisticAccumulator>(kind, call, types[0]);
+    case AggregateKind::kSkewness: return std::make_unique<CentralMomentAccumulator>(false);
+    case AggregateKind::kKurtosis: return std::make_unique<CentralMomentAccumulator>(true);
+    case AggregateKind::kCorr:
+    case AggregateKind::kCovarPop:
+    case AggregateKind::kCovarSamp:
+    case AggregateKind::kRegrCount:
+    case AggregateKind::kRegrAvgX:
+    case AggregateKind::kRegrAvgY:
+    case AggregateKind::kRegrSxx:
+    case AggregateKind::kRegrSyy:
+    case AggregateKind::kRegrSxy:
+    case AggregateKind::kRegrSlope:
+    case AggregateKind::kRegrIntercept:
+    case AggregateKind::kRegrR2: return std::make_unique<CoMomentAccumulator>(kind);
   }
   SILT_CHECK(false, "unknown aggregate kind");
   return nullptr;
