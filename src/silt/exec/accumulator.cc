@@ -907,8 +907,11 @@ class CentralMomentAccumulator final : public Accumulator {
   std::vector<State> states_;
 };
 
-// ---- corr, covar_pop, covar_samp, regr_*: co-moments of (y, x) pairs where both are non-NULL ----
+// ---- corr, covar_pop, covar_samp, regr_*: co-moments of pairs where both values are non-NULL ----
 
+// Spark computes these with its Covariance, PearsonCorrelation and CentralMomentAgg states, whose
+// roles differ per function; each is followed here step for step so that results agree to the
+// last bit.
 class CoMomentAccumulator final : public Accumulator {
  public:
   explicit CoMomentAccumulator(AggregateKind kind) : kind_(kind) {}
@@ -918,17 +921,34 @@ class CoMomentAccumulator final : public Accumulator {
   }
   void Update(const std::vector<VectorPtr>& arguments, const uint32_t* groups, const uint8_t* selected,
               int64_t num_rows, EvalContext&) override {
-    // corr and covar take (x, y); the regr_ functions take (y, x).
-    const bool regression = IsRegression();
-    const Vector& x_input = *arguments[regression ? 1 : 0];
-    const Vector& y_input = *arguments[regression ? 0 : 1];
-    const double* xs = x_input.values<double>();
-    const double* ys = y_input.values<double>();
+    // The pair's roles: (arg0, arg1) as written, except regr_slope and regr_intercept, whose
+    // covariance Spark takes over (x, y) = (arg1, arg0).
+    const bool swapped = kind_ == AggregateKind::kRegrSlope || kind_ == AggregateKind::kRegrIntercept;
+    const Vector& first = *arguments[swapped ? 1 : 0];
+    const Vector& second = *arguments[swapped ? 0 : 1];
+    // The one variable a central moment is kept for: regr_sxx's x, regr_syy's y (over pairs),
+    // and the x of regr_slope/regr_intercept (over every non-NULL x, as Spark's VariancePop is).
+    const Vector* moment = kind_ == AggregateKind::kRegrSyy ? arguments[0].get()
+                           : kind_ == AggregateKind::kRegrSxx || swapped ? arguments[1].get()
+                                                                         : nullptr;
+    const bool moment_of_pairs_only = !swapped;
     for (int64_t i = 0; i < num_rows; ++i) {
-      if (!Selected(selected, i) || x_input.IsNull(i) || y_input.IsNull(i)) continue;
-      // Spark's Covariance / PearsonCorrelation update.
+      if (!Selected(selected, i)) continue;
       State& state = states_[groups[i]];
-      double x = xs[i], y = ys[i];
+      const bool pair = first.IsValid(i) && second.IsValid(i);
+      if (moment != nullptr && moment->IsValid(i) && (pair || !moment_of_pairs_only)) {
+        // CentralMomentAgg's update.
+        double value = moment->values<double>()[i];
+        double n = state.moment_n + 1;
+        double delta = value - state.moment_mean;
+        double delta_n = delta / n;
+        state.moment_mean += delta_n;
+        state.moment_m2 += delta * (delta - delta_n);
+        state.moment_n = n;
+      }
+      if (!pair) continue;
+      // PearsonCorrelation's (and Covariance's) update.
+      double x = first.values<double>()[i], y = second.values<double>()[i];
       double n = state.n + 1;
       double dx = x - state.x_mean;
       double dy = y - state.y_mean;
@@ -948,8 +968,16 @@ class CoMomentAccumulator final : public Accumulator {
     auto& other = *Downcast<CoMomentAccumulator>(other_base);
     for (size_t g = 0; g < other_groups; ++g) {
       const State& b = other.states_[g];
-      if (b.n == 0) continue;
       State& a = states_[group_map[g]];
+      if (b.moment_n > 0) {
+        double n1 = a.moment_n, n2 = b.moment_n, n = n1 + n2;
+        double delta = b.moment_mean - a.moment_mean;
+        double delta_n = delta / n;
+        a.moment_m2 += b.moment_m2 + delta * delta_n * n1 * n2;
+        a.moment_mean += delta_n * n2;
+        a.moment_n = n;
+      }
+      if (b.n == 0) continue;
       double n1 = a.n, n2 = b.n, n = n1 + n2;
       double dx = b.x_mean - a.x_mean, dy = b.y_mean - a.y_mean;
       double dx_n = dx / n, dy_n = dy / n;
@@ -985,15 +1013,26 @@ class CoMomentAccumulator final : public Accumulator {
  private:
   struct State {
     double n = 0, x_mean = 0, y_mean = 0, ck = 0, x_mk = 0, y_mk = 0, x_sum = 0, y_sum = 0;
+    double moment_n = 0, moment_mean = 0, moment_m2 = 0;
   };
-
-  bool IsRegression() const {
-    return kind_ != AggregateKind::kCorr && kind_ != AggregateKind::kCovarPop && kind_ != AggregateKind::kCovarSamp;
-  }
 
   // Spark's results; NULL for no pairs, and (since Spark 3.4) where a divisor is zero.
   std::optional<double> Evaluate(const State& state) const {
     const double n = state.n;
+    switch (kind_) {
+      case AggregateKind::kRegrSlope:
+      case AggregateKind::kRegrIntercept: {
+        if (state.moment_m2 == 0) return std::nullopt;
+        double slope = state.ck / state.moment_m2;
+        if (kind_ == AggregateKind::kRegrSlope) return slope;
+        return state.y_mean - slope * state.x_mean;
+      }
+      case AggregateKind::kRegrSxx:
+      case AggregateKind::kRegrSyy:
+        if (state.moment_n == 0) return std::nullopt;
+        return state.moment_m2;
+      default: break;
+    }
     if (n == 0) return std::nullopt;
     switch (kind_) {
       case AggregateKind::kCorr:
@@ -1003,23 +1042,15 @@ class CoMomentAccumulator final : public Accumulator {
       case AggregateKind::kCovarSamp:
         if (n == 1) return std::nullopt;
         return state.ck / (n - 1);
-      case AggregateKind::kRegrAvgX: return state.x_sum / n;
-      case AggregateKind::kRegrAvgY: return state.y_sum / n;
-      case AggregateKind::kRegrSxx: return state.x_mk;
-      case AggregateKind::kRegrSyy: return state.y_mk;
+      case AggregateKind::kRegrAvgX: return state.y_sum / n;
+      case AggregateKind::kRegrAvgY: return state.x_sum / n;
       case AggregateKind::kRegrSxy: return state.ck;
-      case AggregateKind::kRegrSlope:
-      case AggregateKind::kRegrIntercept: {
-        double variance = state.x_mk / n;
-        if (variance == 0) return std::nullopt;
-        double slope = (state.ck / n) / variance;
-        if (kind_ == AggregateKind::kRegrSlope) return slope;
-        return state.y_mean - slope * state.x_mean;
-      }
-      case AggregateKind::kRegrR2:
+      case AggregateKind::kRegrR2: {
         if (state.x_mk == 0) return std::nullopt;
         if (state.y_mk == 0) return 1.0;
-        return state.ck * state.ck / state.x_mk / state.y_mk;
+        double correlation = state.ck / std::sqrt(state.x_mk * state.y_mk);
+        return correlation * correlation;
+      }
       default: break;
     }
     SILT_CHECK(false, "not a co-moment aggregate");
