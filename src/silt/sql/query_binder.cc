@@ -295,6 +295,47 @@ class SelectScope : public BindingScope {
     ThrowUnresolvedColumn(name, columns, position);
   }
 
+  // `f(p) WITHIN GROUP (ORDER BY x [DESC])`: x becomes the first argument of percentile_cont,
+  // percentile_disc or mode, and the result is AggregateCall::descending. These functions need
+  // it (mode may do without); the others refuse it.
+  static bool BindWithinGroup(const Expression& call, const std::string& name, ExpressionBinder& binder,
+                              std::vector<expr::ExpressionPtr>& arguments) {
+    auto fail = [&](const std::string& message) {
+      ThrowAt(MakeError(ErrorClass::INVALID_SQL_SYNTAX, {{"message", message}}), call.position);
+    };
+    bool inverse = exec::IsInverseDistributionFunction(name);
+    if (call.within_group.empty()) {
+      if (inverse && name != "mode") {
+        fail("INVALID_INVERSE_DISTRIBUTION_FUNCTION.WITHIN_GROUP_MISSING: WITHIN GROUP is required for inverse "
+             "distribution function `" + name + "`.");
+      }
+      return false;
+    }
+    if (!inverse) {
+      fail("FUNCTION_WITH_UNSUPPORTED_SYNTAX: The function `" + name + "` does not support WITHIN GROUP.");
+    }
+    if (call.distinct) {
+      fail("INVALID_INVERSE_DISTRIBUTION_FUNCTION.DISTINCT_UNSUPPORTED: Cannot use DISTINCT with inverse "
+           "distribution function `" + name + "`.");
+    }
+    if (call.within_group.size() != 1) {
+      fail("INVALID_INVERSE_DISTRIBUTION_FUNCTION.WRONG_NUM_ORDERINGS: Requires 1 orderings in WITHIN GROUP but got " +
+           std::to_string(call.within_group.size()) + ".");
+    }
+    if (name == "mode" && !arguments.empty()) {
+      ThrowAt(MakeError(ErrorClass::WRONG_NUM_ARGS, {{"functionName", "`mode`"},
+                                                     {"expectedNum", "0"},
+                                                     {"actualNum", std::to_string(arguments.size())}}),
+              call.position);
+    }
+    const OrderItem& item = call.within_group[0];
+    arguments.insert(arguments.begin(), binder.Bind(*item.expression));
+    bool descending = item.direction == SortDirection::kDescending;
+    // Spark's mode() WITHIN GROUP breaks ties toward the last value in that order: the largest
+    // for ORDER BY x, the smallest for ORDER BY x DESC (what mode(x, true) means).
+    return name == "mode" ? !descending : descending;
+  }
+
   expr::ExpressionPtr BindAggregate(const Expression& call, ExpressionBinder& binder) override {
     switch (clause_) {
       case Clause::kWhere:
@@ -319,6 +360,7 @@ class SelectScope : public BindingScope {
     exec::AggregateCall aggregate;
     aggregate.function = CanonicalAggregateName(name);
     aggregate.distinct = call.distinct;
+    aggregate.descending = BindWithinGroup(call, name, argument_binder, arguments);
     if ((aggregate.function == "first" || aggregate.function == "last" || aggregate.function == "any_value") &&
         arguments.size() == 2) {
       const expr::ExpressionPtr& flag = arguments[1];
@@ -343,11 +385,17 @@ class SelectScope : public BindingScope {
       arguments[i] = expr::CastIfNeeded(arguments[i], signature.argument_types[i]);
     }
     aggregate.arguments = std::move(arguments);
+    try {
+      expr::EvalContext eval = binder_.Eval();
+      exec::PrepareAggregateArguments(aggregate, eval);
+    } catch (const Error& error) {
+      ThrowAt(error, call.position);
+    }
     if (call.filter) aggregate.filter = argument_binder.BindPredicate(*call.filter, "FILTER");
     aggregate.result_type = signature.result_type;
     aggregate.nullable = signature.nullable;
     std::string key = aggregate.function + (aggregate.distinct ? " distinct" : "") +
-                      (aggregate.ignore_nulls ? " ignore" : "") + "(";
+                      (aggregate.ignore_nulls ? " ignore" : "") + (aggregate.descending ? " desc" : "") + "(";
     for (const expr::ExpressionPtr& argument : aggregate.arguments) key += argument->ToString() + ",";
     key += ")";
     if (aggregate.filter) key += " filter " + aggregate.filter->ToString();
@@ -389,14 +437,21 @@ class SelectScope : public BindingScope {
       if (child->kind == ExpressionKind::kStar) continue;
       arguments.push_back(binder.Bind(*child));
     }
-    if ((name == "first_value" || name == "last_value" || name == "first" || name == "last" ||
-         name == "any_value") &&
-        arguments.size() == 2 && arguments[1]->kind() == expr::ExpressionKind::kLiteral &&
-        arguments[1]->type()->id() == TypeId::kBoolean) {
-      // first_value(x, true): the second argument is IGNORE NULLS.
-      entry.call.ignore_nulls = !arguments[1]->literal().is_null() && arguments[1]->literal().GetBool();
+    entry.call.descending = BindWithinGroup(call, name, binder, arguments);
+    entry.call.ignore_nulls = call.ignore_nulls;
+    if ((((name == "first_value" || name == "last_value" || name == "first" || name == "last" ||
+           name == "any_value") &&
+          arguments.size() == 2) ||
+         (name == "nth_value" && arguments.size() == 3)) &&
+        arguments.back()->kind() == expr::ExpressionKind::kLiteral &&
+        arguments.back()->type()->id() == TypeId::kBoolean) {
+      // first_value(x, true), nth_value(x, n, true): the last argument is IGNORE NULLS.
+      entry.call.ignore_nulls =
+          entry.call.ignore_nulls || (!arguments.back()->literal().is_null() && arguments.back()->literal().GetBool());
       arguments.pop_back();
     }
+    entry.call.distinct = call.distinct;
+    if (call.filter) entry.call.filter = binder.BindPredicate(*call.filter, "FILTER");
     std::vector<DataTypePtr> types;
     for (const expr::ExpressionPtr& argument : arguments) types.push_back(argument->type());
     DataTypePtr result_type;
@@ -420,6 +475,12 @@ class SelectScope : public BindingScope {
         }
         result_type = signature.result_type;
         entry.call.function = canonical;
+        exec::AggregateCall aggregate;
+        aggregate.function = canonical;
+        aggregate.arguments = std::move(arguments);
+        expr::EvalContext eval = binder_.Eval();
+        exec::PrepareAggregateArguments(aggregate, eval);
+        arguments = std::move(aggregate.arguments);
       }
     } catch (const Error& error) {
       if (error.context().empty()) ThrowAt(error, call.position);
@@ -2019,6 +2080,10 @@ LogicalPtr QueryBinder::Impl::BindSelect(const Query& query, Correlation* correl
         }
         int column = column_for(argument);
         p.call.arguments.push_back(expr::Column(column, expressions[column]->type(), expressions[column]->nullable()));
+      }
+      if (entry.call.filter) {
+        int column = column_for(entry.call.filter);
+        p.call.filter = expr::Column(column, expressions[column]->type(), expressions[column]->nullable());
       }
       for (const expr::ExpressionPtr& partition : entry.partition) p.partition.push_back(column_for(partition));
       for (size_t o = 0; o < entry.order.size(); ++o) {
