@@ -43,6 +43,15 @@ Decimal128 PowerOfTen(int exponent) {
   return value;
 }
 
+// The context try_sum and try_avg run in: overflow is not an error there (ANSI off), and the
+// accumulators turn it into NULL.
+EvalContext LenientContext(const EvalContext& context, bool lenient) {
+  if (!lenient) return EvalContext{};
+  EvalContext copy = context;
+  copy.ansi = false;
+  return copy;
+}
+
 [[noreturn]] void ThrowDecimalSumOverflow() {
   SILT_THROW(ARITHMETIC_OVERFLOW, {{"message", "Overflow in sum of decimals"},
                                    {"alternative", " Use 'try_sum' to tolerate overflow and return NULL instead."}});
@@ -206,19 +215,23 @@ SumState<T>* SumStateOf(Accumulator& accumulator);
 template <typename T>
 class SumAccumulator final : public Accumulator {
  public:
-  SumAccumulator(const DataTypePtr& input_type, DataTypePtr result_type)
-      : result_type_(std::move(result_type)), state_(input_type) {}
+  // `lenient`: try_sum, whose overflow gives NULL.
+  SumAccumulator(const DataTypePtr& input_type, DataTypePtr result_type, bool lenient = false)
+      : result_type_(std::move(result_type)), state_(input_type), lenient_(lenient) {}
 
   void Resize(size_t num_groups) override { state_.Resize(num_groups); }
   void Update(const std::vector<VectorPtr>& arguments, const uint32_t* groups, const uint8_t* selected,
               int64_t num_rows, EvalContext& context) override {
-    state_.Update(*arguments[0], groups, selected, num_rows, context);
+    EvalContext lenient = LenientContext(context, lenient_);
+    state_.Update(*arguments[0], groups, selected, num_rows, lenient_ ? lenient : context);
   }
   void Merge(Accumulator& other, const uint32_t* group_map, size_t other_groups, EvalContext& context) override {
-    state_.Merge(Downcast<SumAccumulator>(other)->state_, group_map, other_groups, context);
+    EvalContext lenient = LenientContext(context, lenient_);
+    state_.Merge(Downcast<SumAccumulator>(other)->state_, group_map, other_groups, lenient_ ? lenient : context);
   }
-  bool RepeatableFinalize() const override { return true; }
-  VectorPtr Finalize(size_t num_groups, EvalContext& context) override {
+  VectorPtr Finalize(size_t num_groups, EvalContext& strict_context) override {
+    EvalContext lenient = LenientContext(strict_context, lenient_);
+    EvalContext& context = lenient_ ? lenient : strict_context;
     SumState<T>& state = shared_ != nullptr ? *shared_ : state_;
     state.Resize(num_groups);
     std::vector<uint8_t> valid(num_groups);
@@ -233,13 +246,15 @@ class SumAccumulator final : public Accumulator {
         if (!valid[g]) sums[g] = 0;
       }
     } else {
-      for (size_t g = 0; g < num_groups; ++g) valid[g] = state.counts_[g] > 0;
+      // A wrapped long sum is NULL for try_sum (and wraps as Spark's legacy mode does otherwise).
+      for (size_t g = 0; g < num_groups; ++g) valid[g] = state.counts_[g] > 0 && !(lenient_ && state.overflow_[g]);
     }
     return MakeFixedResult(result_type_, sums.data(), sizeof(T), valid.data(), num_groups);
   }
+  bool RepeatableFinalize() const override { return true; }
   bool ShareStateOf(Accumulator& twin) override {
     SumState<T>* state = SumStateOf<T>(twin);
-    if (state == nullptr || state == &state_ || state->unchecked_ != state_.unchecked_) return false;
+    if (lenient_ || state == nullptr || state == &state_ || state->unchecked_ != state_.unchecked_) return false;
     shared_ = state;
     return true;
   }
@@ -248,31 +263,38 @@ class SumAccumulator final : public Accumulator {
   friend SumState<T>* SumStateOf<T>(Accumulator&);
   DataTypePtr result_type_;
   SumState<T> state_;
+  bool lenient_;
   SumState<T>* shared_ = nullptr;  // a twin's state (ShareStateOf)
 };
 
 template <typename T>
 class AvgAccumulator final : public Accumulator {
  public:
-  AvgAccumulator(DataTypePtr input_type, DataTypePtr result_type)
-      : input_type_(std::move(input_type)), result_type_(std::move(result_type)), state_(input_type_) {}
+  // `lenient`: try_avg, whose overflow gives NULL.
+  AvgAccumulator(DataTypePtr input_type, DataTypePtr result_type, bool lenient = false)
+      : input_type_(std::move(input_type)), result_type_(std::move(result_type)), state_(input_type_),
+        lenient_(lenient) {}
 
   void Resize(size_t num_groups) override { state_.Resize(num_groups); }
   void Update(const std::vector<VectorPtr>& arguments, const uint32_t* groups, const uint8_t* selected,
               int64_t num_rows, EvalContext& context) override {
-    state_.Update(*arguments[0], groups, selected, num_rows, context);
+    EvalContext lenient = LenientContext(context, lenient_);
+    state_.Update(*arguments[0], groups, selected, num_rows, lenient_ ? lenient : context);
   }
   void Merge(Accumulator& other, const uint32_t* group_map, size_t other_groups, EvalContext& context) override {
-    state_.Merge(Downcast<AvgAccumulator>(other)->state_, group_map, other_groups, context);
+    EvalContext lenient = LenientContext(context, lenient_);
+    state_.Merge(Downcast<AvgAccumulator>(other)->state_, group_map, other_groups, lenient_ ? lenient : context);
   }
   bool ShareStateOf(Accumulator& twin) override {
     SumState<T>* state = SumStateOf<T>(twin);
-    if (state == nullptr || state == &state_ || state->unchecked_ != state_.unchecked_) return false;
+    if (lenient_ || state == nullptr || state == &state_ || state->unchecked_ != state_.unchecked_) return false;
     shared_ = state;
     return true;
   }
   bool RepeatableFinalize() const override { return true; }
-  VectorPtr Finalize(size_t num_groups, EvalContext& context) override {
+  VectorPtr Finalize(size_t num_groups, EvalContext& strict_context) override {
+    EvalContext lenient = LenientContext(strict_context, lenient_);
+    EvalContext& context = lenient_ ? lenient : strict_context;
     SumState<T>& state = shared_ != nullptr ? *shared_ : state_;
     state.Resize(num_groups);
     std::vector<uint8_t> valid(num_groups);
@@ -326,13 +348,18 @@ class AvgAccumulator final : public Accumulator {
   DataTypePtr input_type_;
   DataTypePtr result_type_;
   SumState<T> state_;
+  bool lenient_;
   SumState<T>* shared_ = nullptr;  // a twin's state (ShareStateOf)
 };
 
 template <typename T>
 SumState<T>* SumStateOf(Accumulator& accumulator) {
-  if (auto* sum = dynamic_cast<SumAccumulator<T>*>(&accumulator)) return sum->shared_ ? nullptr : &sum->state_;
-  if (auto* avg = dynamic_cast<AvgAccumulator<T>*>(&accumulator)) return avg->shared_ ? nullptr : &avg->state_;
+  if (auto* sum = dynamic_cast<SumAccumulator<T>*>(&accumulator)) {
+    return sum->shared_ || sum->lenient_ ? nullptr : &sum->state_;
+  }
+  if (auto* avg = dynamic_cast<AvgAccumulator<T>*>(&accumulator)) {
+    return avg->shared_ || avg->lenient_ ? nullptr : &avg->state_;
+  }
   return nullptr;
 }
 
@@ -1258,6 +1285,69 @@ class OrderStatisticAccumulator final : public Accumulator {
   size_t num_groups_ = 0;
 };
 
+// ---- bit_and / bit_or / bit_xor ----
+
+class BitAccumulator final : public Accumulator {
+ public:
+  BitAccumulator(AggregateKind kind, DataTypePtr type) : kind_(kind), type_(std::move(type)) {}
+
+  void Resize(size_t num_groups) override {
+    if (values_.size() >= num_groups) return;
+    values_.resize(num_groups, kind_ == AggregateKind::kBitAnd ? ~int64_t{0} : 0);
+    seen_.resize(num_groups, 0);
+  }
+  void Update(const std::vector<VectorPtr>& arguments, const uint32_t* groups, const uint8_t* selected,
+              int64_t num_rows, EvalContext&) override {
+    const Vector& input = *arguments[0];
+    for (int64_t i = 0; i < num_rows; ++i) {
+      if (!Selected(selected, i) || input.IsNull(i)) continue;
+      Fold(groups[i], IntegralAt(input, i));
+    }
+  }
+  void Merge(Accumulator& other_base, const uint32_t* group_map, size_t other_groups, EvalContext&) override {
+    auto& other = *Downcast<BitAccumulator>(other_base);
+    for (size_t g = 0; g < other_groups; ++g) {
+      if (other.seen_[g]) Fold(group_map[g], other.values_[g]);
+    }
+  }
+  bool RepeatableFinalize() const override { return true; }
+  VectorPtr Finalize(size_t num_groups, EvalContext&) override {
+    Resize(num_groups);
+    VectorBuilder builder(type_, static_cast<int64_t>(num_groups));
+    for (size_t g = 0; g < num_groups; ++g) {
+      if (seen_[g]) {
+        builder.AppendInt(values_[g]);
+      } else {
+        builder.AppendNull();
+      }
+    }
+    return builder.Finish();
+  }
+
+ private:
+  static int64_t IntegralAt(const Vector& input, int64_t row) {
+    switch (input.type_id()) {
+      case TypeId::kByte: return input.values<int8_t>()[row];
+      case TypeId::kShort: return input.values<int16_t>()[row];
+      case TypeId::kInteger: return input.values<int32_t>()[row];
+      default: return input.values<int64_t>()[row];
+    }
+  }
+  void Fold(uint32_t g, int64_t value) {
+    seen_[g] = 1;
+    switch (kind_) {
+      case AggregateKind::kBitAnd: values_[g] &= value; break;
+      case AggregateKind::kBitOr: values_[g] |= value; break;
+      default: values_[g] ^= value; break;
+    }
+  }
+
+  AggregateKind kind_;
+  DataTypePtr type_;
+  std::vector<int64_t> values_;
+  std::vector<uint8_t> seen_;
+};
+
 // ---- approx_count_distinct: HyperLogLog with 2^p registers per group ----
 
 class ApproxDistinctAccumulator final : public Accumulator {
@@ -1418,14 +1508,25 @@ std::unique_ptr<Accumulator> MakePlainAccumulator(AggregateKind kind, const Aggr
     case AggregateKind::kCount: return std::make_unique<CountAccumulator>(false);
     case AggregateKind::kCountIf: return std::make_unique<CountAccumulator>(true);
     case AggregateKind::kSum:
+    case AggregateKind::kTrySum: {
+      const bool lenient = kind == AggregateKind::kTrySum;
       switch (types[0]->id()) {
-        case TypeId::kLong: return std::make_unique<SumAccumulator<int64_t>>(types[0], result);
-        case TypeId::kDecimal: return std::make_unique<SumAccumulator<Decimal128>>(types[0], result);
-        default: return std::make_unique<SumAccumulator<double>>(types[0], result);
+        case TypeId::kLong: return std::make_unique<SumAccumulator<int64_t>>(types[0], result, lenient);
+        case TypeId::kDecimal: return std::make_unique<SumAccumulator<Decimal128>>(types[0], result, lenient);
+        default: return std::make_unique<SumAccumulator<double>>(types[0], result, lenient);
       }
+    }
     case AggregateKind::kAvg:
-      if (types[0]->id() == TypeId::kDecimal) return std::make_unique<AvgAccumulator<Decimal128>>(types[0], result);
-      return std::make_unique<AvgAccumulator<double>>(types[0], result);
+    case AggregateKind::kTryAvg: {
+      const bool lenient = kind == AggregateKind::kTryAvg;
+      if (types[0]->id() == TypeId::kDecimal) {
+        return std::make_unique<AvgAccumulator<Decimal128>>(types[0], result, lenient);
+      }
+      return std::make_unique<AvgAccumulator<double>>(types[0], result, lenient);
+    }
+    case AggregateKind::kBitAnd:
+    case AggregateKind::kBitOr:
+    case AggregateKind::kBitXor: return std::make_unique<BitAccumulator>(kind, types[0]);
     case AggregateKind::kMin: return MakeMinMax<false>(types[0]);
     case AggregateKind::kMax: return MakeMinMax<true>(types[0]);
     case AggregateKind::kMinBy: return std::make_unique<GenericMinMaxAccumulator>(types[0], false, true);

@@ -155,6 +155,11 @@ std::optional<AggregateKind> AggregateKindOf(std::string_view name) {
       {"regr_slope", AggregateKind::kRegrSlope},
       {"regr_intercept", AggregateKind::kRegrIntercept},
       {"regr_r2", AggregateKind::kRegrR2},
+      {"try_sum", AggregateKind::kTrySum},
+      {"try_avg", AggregateKind::kTryAvg},
+      {"bit_and", AggregateKind::kBitAnd},
+      {"bit_or", AggregateKind::kBitOr},
+      {"bit_xor", AggregateKind::kBitXor},
   };
   for (const auto& [candidate, kind] : kNames) {
     if (lower == candidate) return kind;
@@ -197,7 +202,8 @@ AggregateSignature ResolveAggregate(std::string_view name, const std::vector<Dat
       signature.nullable = false;
       break;
     }
-    case AggregateKind::kSum: {
+    case AggregateKind::kSum:
+    case AggregateKind::kTrySum: {
       CheckCount(lower, types, 1, 1);
       const DataType& input = *types[0];
       if (input.id() == TypeId::kDecimal) {
@@ -215,7 +221,8 @@ AggregateSignature ResolveAggregate(std::string_view name, const std::vector<Dat
       }
       break;
     }
-    case AggregateKind::kAvg: {
+    case AggregateKind::kAvg:
+    case AggregateKind::kTryAvg: {
       CheckCount(lower, types, 1, 1);
       const DataType& input = *types[0];
       if (input.id() == TypeId::kDecimal) {
@@ -358,6 +365,15 @@ AggregateSignature ResolveAggregate(std::string_view name, const std::vector<Dat
         if (types[1]->id() != TypeId::kBoolean) ThrowTypeMismatch(lower, 1, "\"BOOLEAN\"", *types[1]);
         signature.argument_types.push_back(BooleanType());
       }
+      signature.result_type = types[0];
+      break;
+    }
+    case AggregateKind::kBitAnd:
+    case AggregateKind::kBitOr:
+    case AggregateKind::kBitXor: {
+      CheckCount(lower, types, 1, 1);
+      if (!expr::IsIntegral(*types[0])) ThrowTypeMismatch(lower, 0, "\"INTEGRAL\"", *types[0]);
+      signature.argument_types = {types[0]};
       signature.result_type = types[0];
       break;
     }

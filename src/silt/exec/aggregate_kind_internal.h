@@ -48,6 +48,13 @@ enum class AggregateKind {
   kRegrSlope,
   kRegrIntercept,
   kRegrR2,
+  // Overflow gives NULL instead of an error.
+  kTrySum,
+  kTryAvg,
+  // Bitwise folds of integral values.
+  kBitAnd,
+  kBitOr,
+  kBitXor,
 };
 
 /// The kind of aggregate `name` (any case, aliases included), or nullopt.
