@@ -1441,6 +1441,7 @@ class DistinctAccumulator final : public Accumulator {
   }
   void Merge(Accumulator& other_base, const uint32_t* group_map, size_t, EvalContext&) override {
     auto& other = *Downcast<DistinctAccumulator>(other_base);
+    SILT_CHECK(other.handed_over_ == 0, "merging a finalised DISTINCT state");
     std::vector<VectorPtr> values;
     for (auto& builder : other.builders_) values.push_back(builder->Finish());
     std::string key;
@@ -1456,18 +1457,23 @@ class DistinctAccumulator final : public Accumulator {
       kept_groups_.push_back(target);
     }
   }
+  // Repeatable when the inner aggregate's is: each Finalize hands it only the distinct rows kept
+  // since the one before (a window's running count(DISTINCT x) stays linear).
+  bool RepeatableFinalize() const override { return inner_->RepeatableFinalize(); }
   VectorPtr Finalize(size_t num_groups, EvalContext& context) override {
     std::vector<VectorPtr> values;
     for (auto& builder : builders_) values.push_back(builder->Finish());
     inner_->Resize(num_groups);
     // Aggregate in slices so that very many distinct values do not need one huge pass.
-    const int64_t total = static_cast<int64_t>(kept_groups_.size());
+    const int64_t total = static_cast<int64_t>(kept_groups_.size() - handed_over_);
+    const uint32_t* groups = kept_groups_.data() + handed_over_;
     for (int64_t start = 0; start < total; start += 1 << 16) {
       int64_t length = std::min<int64_t>(1 << 16, total - start);
       std::vector<VectorPtr> slice;
       for (const VectorPtr& value : values) slice.push_back(value->Slice(start, length));
-      inner_->Update(slice, kept_groups_.data() + start, nullptr, length, context);
+      inner_->Update(slice, groups + start, nullptr, length, context);
     }
+    handed_over_ = kept_groups_.size();
     return inner_->Finalize(num_groups, context);
   }
 
@@ -1475,6 +1481,7 @@ class DistinctAccumulator final : public Accumulator {
   std::unique_ptr<Accumulator> inner_;
   std::vector<std::unique_ptr<VectorBuilder>> builders_;
   std::vector<uint32_t> kept_groups_;
+  size_t handed_over_ = 0;  // kept rows already given to inner_ (by an earlier Finalize)
   KeyTable seen_;
   EncodedKeys encoded_;
   size_t num_groups_ = 0;
