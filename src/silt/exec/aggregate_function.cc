@@ -473,7 +473,15 @@ void PrepareAggregateArguments(AggregateCall& call, expr::EvalContext& context) 
 std::string AggregateCall::ToString() const {
   std::string out = function + "(";
   if (distinct) out += "distinct ";
-  if (arguments.empty()) {
+  // The inverse distribution functions print as written: percentile_cont(0.5) WITHIN GROUP
+  // (ORDER BY x DESC), and mode() WITHIN GROUP (ORDER BY x) when its ties go to the largest.
+  bool within_group = !arguments.empty() && ((function == "percentile_cont" || function == "percentile_disc") ||
+                                             (function == "mode" && descending));
+  if (within_group) {
+    for (size_t i = 1; i < arguments.size(); ++i) out += (i > 1 ? ", " : "") + arguments[i]->ToString();
+    out += ") WITHIN GROUP (ORDER BY " + arguments[0]->ToString();
+    if (function != "mode" && descending) out += " DESC";
+  } else if (arguments.empty()) {
     out += "1";  // count(*) prints as Spark's count(1)
   } else {
     for (size_t i = 0; i < arguments.size(); ++i) {
@@ -483,7 +491,6 @@ std::string AggregateCall::ToString() const {
   }
   if (ignore_nulls && arguments.size() == 1) out += ", true";
   out += ")";
-  if (descending) out += " WITHIN GROUP (ORDER BY DESC)";
   if (filter) out += " FILTER (WHERE " + filter->ToString() + ")";
   return out;
 }

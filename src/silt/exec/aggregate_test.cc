@@ -141,6 +141,9 @@ TEST(AggregateFunctionTest, ToStringAsSparkPlans) {
   EXPECT_EQ(call.ToString(), "sum(" + call.arguments[0]->ToString() + ")");
   EXPECT_EQ(Agg("count", {}).ToString(), "count(1)");
   EXPECT_THAT(Agg("count", {expr::Column(0, LongType())}, true).ToString(), ::testing::StartsWith("count(distinct "));
+  AggregateCall disc = Agg("percentile_disc", {expr::Column(0, DoubleType()), expr::Literal(Scalar::Double(0.25))});
+  disc.descending = true;
+  EXPECT_EQ(disc.ToString(), "percentile_disc(0.25) WITHIN GROUP (ORDER BY " + disc.arguments[0]->ToString() + " DESC)");
 }
 
 TEST(HashAggregateTest, GlobalAggregatesSkipNulls) {

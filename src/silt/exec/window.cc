@@ -528,7 +528,7 @@ class WindowOperator final : public Operator {
     std::string text = "Window [";
     for (size_t c = 0; c < calls_.size(); ++c) {
       if (c > 0) text += ", ";
-      text += calls_[c].function + "(";
+      text += calls_[c].function + "(" + (calls_[c].distinct ? "distinct " : "");
       for (size_t a = 0; a < calls_[c].arguments.size(); ++a) {
         if (a > 0) text += ", ";
         const expr::Expression& argument = *calls_[c].arguments[a];
@@ -537,6 +537,8 @@ class WindowOperator final : public Operator {
                     : argument.ToString();
       }
       text += ")";
+      if (calls_[c].ignore_nulls) text += " IGNORE NULLS";
+      if (calls_[c].filter) text += " FILTER (WHERE " + calls_[c].filter->ToString() + ")";
       if (calls_[c].frame && !IgnoresFrame(kinds_[c])) {
         const WindowFrame& frame = *calls_[c].frame;
         text += std::string(frame.unit == WindowFrame::Unit::kRows ? " ROWS" : " RANGE") +

@@ -379,6 +379,19 @@ TEST(WindowTest, EmptyInputAndDescribe) {
   EXPECT_EQ(window->schema()->num_fields(), 5u);
   EXPECT_FALSE(window->schema()->field(3).nullable);
   EXPECT_TRUE(window->schema()->field(4).nullable);
+
+  WindowCall distinct = Call("count", {Col(batch, 2)}, LongType());
+  distinct.distinct = true;
+  distinct.filter = expr::Compare(expr::ComparisonOperator::kGreater, Col(batch, 1), expr::Literal(Scalar::Integer(2)));
+  OperatorPtr filtered = MakeWindow(std::make_unique<TestSource>(batch.schema(), std::vector<Batch>{}),
+                                    WindowOrdering{{0}, {}},
+                                    {distinct, Call("lag", {Col(batch, 2), expr::Literal(Scalar::Integer(1)),
+                                                            expr::Literal(Scalar::Null(LongType()))},
+                                                    LongType(), std::nullopt, true)},
+                                    {"c", "l"});
+  EXPECT_THAT(filtered->Describe(),
+              ::testing::AllOf(::testing::HasSubstr("count(distinct x#2) FILTER (WHERE "),
+                               ::testing::HasSubstr("lag(x#2, 1, NULL) IGNORE NULLS AS l")));
 }
 
 // The deduplication the benchmark runs: the newest row per id, over 1M rows in several batches.
