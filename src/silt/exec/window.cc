@@ -538,7 +538,12 @@ class WindowOperator final : public Operator {
       }
       text += ")";
       if (calls_[c].ignore_nulls) text += " IGNORE NULLS";
-      if (calls_[c].filter) text += " FILTER (WHERE " + calls_[c].filter->ToString() + ")";
+      if (const expr::ExpressionPtr& filter = calls_[c].filter) {
+        text += " FILTER (WHERE " +
+                (filter->kind() == expr::ExpressionKind::kColumn ? column_text(filter->column_index())
+                                                                 : filter->ToString()) +
+                ")";
+      }
       if (calls_[c].frame && !IgnoresFrame(kinds_[c])) {
         const WindowFrame& frame = *calls_[c].frame;
         text += std::string(frame.unit == WindowFrame::Unit::kRows ? " ROWS" : " RANGE") +
