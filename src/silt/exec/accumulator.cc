@@ -1348,6 +1348,113 @@ class BitAccumulator final : public Accumulator {
   std::vector<uint8_t> seen_;
 };
 
+// ---- listagg / string_agg ----
+
+// Each group's non-NULL values (and WITHIN GROUP sort keys), joined by the delimiter in key
+// order (input order without keys) when the group is finalised.
+class ListAggAccumulator final : public Accumulator {
+ public:
+  ListAggAccumulator(const AggregateCall& call, const std::vector<DataTypePtr>& types)
+      : result_type_(call.result_type), values_(types[0]), order_(call.within_group_order) {
+    if (call.arguments.size() >= 2) {
+      const expr::Expression& delimiter = *call.arguments[1];
+      SILT_CHECK(delimiter.kind() == expr::ExpressionKind::kLiteral, "listagg delimiter not prepared");
+      if (!delimiter.literal().is_null()) delimiter_ = std::string(delimiter.literal().GetString());
+    }
+    first_key_ = call.arguments.size() - order_.size();
+    for (size_t k = first_key_; k < types.size(); ++k) keys_.push_back(std::make_unique<VectorBuilder>(types[k]));
+  }
+
+  void Resize(size_t num_groups) override { num_groups_ = std::max(num_groups_, num_groups); }
+  void Update(const std::vector<VectorPtr>& arguments, const uint32_t* groups, const uint8_t* selected,
+              int64_t num_rows, EvalContext& context) override {
+    const Vector& input = *arguments[0];
+    for (int64_t i = 0; i < num_rows; ++i) {
+      if (!Selected(selected, i) || input.IsNull(i)) continue;
+      uint32_t g = groups[i];
+      if (g >= group_bytes_.size()) group_bytes_.resize(size_t{g} + 1, 0);
+      group_bytes_[g] += input.GetString(i).size() + delimiter_.size();
+      if (group_bytes_[g] > context.max_value_bytes) [[unlikely]] {
+        expr::CheckValueSize("The result of listagg", group_bytes_[g], context.max_value_bytes);
+      }
+      values_.AppendFrom(input, i);
+      for (size_t k = 0; k < keys_.size(); ++k) keys_[k]->AppendFrom(*arguments[first_key_ + k], i);
+      value_groups_.push_back(g);
+    }
+  }
+  void Merge(Accumulator& other_base, const uint32_t* group_map, size_t, EvalContext& context) override {
+    auto& other = *Downcast<ListAggAccumulator>(other_base);
+    VectorPtr values = other.values_.Finish();
+    std::vector<VectorPtr> keys;
+    for (auto& key : other.keys_) keys.push_back(key->Finish());
+    for (size_t r = 0; r < other.value_groups_.size(); ++r) {
+      uint32_t g = group_map[other.value_groups_[r]];
+      if (g >= group_bytes_.size()) group_bytes_.resize(size_t{g} + 1, 0);
+      group_bytes_[g] += values->GetString(static_cast<int64_t>(r)).size() + delimiter_.size();
+      if (group_bytes_[g] > context.max_value_bytes) [[unlikely]] {
+        expr::CheckValueSize("The result of listagg", group_bytes_[g], context.max_value_bytes);
+      }
+      values_.AppendFrom(*values, static_cast<int64_t>(r));
+      for (size_t k = 0; k < keys.size(); ++k) keys_[k]->AppendFrom(*keys[k], static_cast<int64_t>(r));
+      value_groups_.push_back(g);
+    }
+  }
+  VectorPtr Finalize(size_t num_groups, EvalContext&) override {
+    VectorPtr values = values_.Finish();
+    std::vector<VectorPtr> keys;
+    for (auto& key : keys_) keys.push_back(key->Finish());
+    std::vector<int64_t> starts(num_groups + 1, 0);
+    for (uint32_t g : value_groups_) ++starts[g + 1];
+    for (size_t g = 0; g < num_groups; ++g) starts[g + 1] += starts[g];
+    std::vector<int64_t> order(value_groups_.size());
+    std::vector<int64_t> cursor(starts.begin(), starts.end() - 1);
+    for (size_t r = 0; r < value_groups_.size(); ++r) order[cursor[value_groups_[r]]++] = static_cast<int64_t>(r);
+    auto before = [&](int64_t a, int64_t b) {
+      for (size_t k = 0; k < keys.size(); ++k) {
+        const Vector& key = *keys[k];
+        auto [ascending, nulls_first] = order_[k];
+        bool a_null = key.IsNull(a), b_null = key.IsNull(b);
+        if (a_null || b_null) {
+          if (a_null == b_null) continue;
+          return a_null == nulls_first;
+        }
+        int c = CompareValues(key, a, key, b);
+        if (c != 0) return ascending ? c < 0 : c > 0;
+      }
+      return false;
+    };
+    VectorBuilder builder(result_type_, static_cast<int64_t>(num_groups));
+    std::string text;
+    for (size_t g = 0; g < num_groups; ++g) {
+      auto first = order.begin() + starts[g];
+      auto last = order.begin() + starts[g + 1];
+      if (first == last) {
+        builder.AppendNull();
+        continue;
+      }
+      if (!keys.empty()) std::stable_sort(first, last, before);
+      text.clear();
+      for (auto it = first; it != last; ++it) {
+        if (it != first) text += delimiter_;
+        text += values->GetString(*it);
+      }
+      builder.AppendString(text);
+    }
+    return builder.Finish();
+  }
+
+ private:
+  DataTypePtr result_type_;
+  VectorBuilder values_;
+  std::vector<std::pair<bool, bool>> order_;
+  std::string delimiter_;
+  size_t first_key_ = 1;
+  std::vector<std::unique_ptr<VectorBuilder>> keys_;
+  std::vector<uint32_t> value_groups_;
+  std::vector<uint64_t> group_bytes_;
+  size_t num_groups_ = 0;
+};
+
 // ---- approx_count_distinct: HyperLogLog with 2^p registers per group ----
 
 class ApproxDistinctAccumulator final : public Accumulator {
@@ -1534,6 +1641,7 @@ std::unique_ptr<Accumulator> MakePlainAccumulator(AggregateKind kind, const Aggr
     case AggregateKind::kBitAnd:
     case AggregateKind::kBitOr:
     case AggregateKind::kBitXor: return std::make_unique<BitAccumulator>(kind, types[0]);
+    case AggregateKind::kListAgg: return std::make_unique<ListAggAccumulator>(call, types);
     case AggregateKind::kMin: return MakeMinMax<false>(types[0]);
     case AggregateKind::kMax: return MakeMinMax<true>(types[0]);
     case AggregateKind::kMinBy: return std::make_unique<GenericMinMaxAccumulator>(types[0], false, true);

@@ -160,6 +160,8 @@ std::optional<AggregateKind> AggregateKindOf(std::string_view name) {
       {"bit_and", AggregateKind::kBitAnd},
       {"bit_or", AggregateKind::kBitOr},
       {"bit_xor", AggregateKind::kBitXor},
+      {"listagg", AggregateKind::kListAgg},
+      {"string_agg", AggregateKind::kListAgg},
   };
   for (const auto& [candidate, kind] : kNames) {
     if (lower == candidate) return kind;
@@ -377,6 +379,27 @@ AggregateSignature ResolveAggregate(std::string_view name, const std::vector<Dat
       signature.result_type = types[0];
       break;
     }
+    case AggregateKind::kListAgg: {
+      // listagg(value [, delimiter]); the binder appends WITHIN GROUP's sort keys after an
+      // explicit delimiter.
+      if (types.empty()) ThrowWrongArgs(lower, "[1, 2]", 0);
+      auto text = [](const DataType& type) {
+        return type.id() == TypeId::kString || type.id() == TypeId::kBinary || type.id() == TypeId::kNull;
+      };
+      if (!text(*types[0])) ThrowTypeMismatch(lower, 0, "(\"STRING\" or \"BINARY\")", *types[0]);
+      DataTypePtr value_type = types[0]->id() == TypeId::kNull ? StringType() : types[0];
+      signature.argument_types = {value_type};
+      if (types.size() >= 2) {
+        if (!text(*types[1])) ThrowTypeMismatch(lower, 1, "(\"STRING\" or \"BINARY\")", *types[1]);
+        signature.argument_types.push_back(value_type);
+      }
+      for (size_t k = 2; k < types.size(); ++k) {
+        if (!IsOrderable(*types[k])) ThrowTypeMismatch(lower, static_cast<int>(k), "orderable", *types[k]);
+        signature.argument_types.push_back(types[k]);
+      }
+      signature.result_type = value_type;
+      break;
+    }
     case AggregateKind::kSkewness:
     case AggregateKind::kKurtosis: {
       CheckCount(lower, types, 1, 1);
@@ -456,6 +479,11 @@ void PrepareAggregateArguments(AggregateCall& call, expr::EvalContext& context) 
                                            accuracy.ToString() + ".");
         }
       }
+      return;
+    }
+    case AggregateKind::kListAgg: {
+      if (call.arguments.size() < 2) return;
+      (void)FoldArgument(call, 1, "delimiter", context);
       return;
     }
     case AggregateKind::kMode: {

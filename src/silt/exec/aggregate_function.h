@@ -18,7 +18,7 @@ namespace silt::exec {
 /// bool_or/any/some, bool_and/every, count_if, percentile, percentile_cont, percentile_disc,
 /// percentile_approx/approx_percentile, median, mode, skewness, kurtosis, corr, covar_pop,
 /// covar_samp, regr_count, regr_avgx, regr_avgy, regr_sxx, regr_syy, regr_sxy, regr_slope,
-/// regr_intercept, regr_r2, try_sum, try_avg, bit_and, bit_or, bit_xor.
+/// regr_intercept, regr_r2, try_sum, try_avg, bit_and, bit_or, bit_xor, listagg/string_agg.
 bool IsAggregateFunction(std::string_view name);
 
 /// The argument and result types of an aggregate call, as Spark resolves them.
@@ -36,7 +36,8 @@ struct AggregateSignature {
 /// percentile/median/percentile_cont/percentile_disc DOUBLE (of an interval: the interval type;
 /// ARRAY of it for an array of percentages); percentile_approx the value's type (or ARRAY);
 /// mode the value's type; the moments, correlations and regressions DOUBLE (regr_count BIGINT);
-/// try_sum/try_avg as sum/avg (NULL where those overflow); bit_* the integral argument's type.
+/// try_sum/try_avg as sum/avg (NULL where those overflow); bit_* the integral argument's type;
+/// listagg(value [, delimiter [, sort keys...]]) STRING or BINARY as its value.
 /// Throws WRONG_NUM_ARGS or DATATYPE_MISMATCH (e.g. sum of a STRING under ANSI), and
 /// UNRESOLVED_ROUTINE for a name that is not an aggregate.
 AggregateSignature ResolveAggregate(std::string_view name,
@@ -56,6 +57,9 @@ struct AggregateCall {
   /// the largest value. mode: ties go to the largest value (Spark's mode() WITHIN GROUP (ORDER
   /// BY x)); otherwise to the smallest (mode(x), mode(x, true), ORDER BY x DESC).
   bool descending = false;
+  /// listagg ... WITHIN GROUP (ORDER BY k1, ...): the last within_group_order.size() arguments
+  /// are the sort keys, each (ascending, nulls_first).
+  std::vector<std::pair<bool, bool>> within_group_order;
   DataTypePtr result_type;
   bool nullable = true;
   /// For EXPLAIN: "sum(amount#3)".

@@ -55,6 +55,7 @@ enum class AggregateKind {
   kBitAnd,
   kBitOr,
   kBitXor,
+  kListAgg,  ///< listagg, string_agg
 };
 
 /// The kind of aggregate `name` (any case, aliases included), or nullopt.

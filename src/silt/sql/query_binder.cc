@@ -98,7 +98,7 @@ std::string CanonicalAggregateName(const std::string& name) {
       {"mean", "avg"},          {"array_agg", "collect_list"}, {"first_value", "first"},
       {"last_value", "last"},   {"std", "stddev"},             {"stddev_samp", "stddev"},
       {"var_samp", "variance"}, {"any", "bool_or"},            {"some", "bool_or"},
-      {"every", "bool_and"}};
+      {"every", "bool_and"},    {"string_agg", "listagg"}};
   auto it = kAliases.find(name);
   return it == kAliases.end() ? name : it->second;
 }
@@ -299,10 +299,40 @@ class SelectScope : public BindingScope {
   // percentile_disc or mode, and the result is AggregateCall::descending. These functions need
   // it (mode may do without); the others refuse it.
   static bool BindWithinGroup(const Expression& call, const std::string& name, ExpressionBinder& binder,
-                              std::vector<expr::ExpressionPtr>& arguments) {
+                              std::vector<expr::ExpressionPtr>& arguments,
+                              std::vector<std::pair<bool, bool>>* listagg_order) {
     auto fail = [&](const std::string& message) {
       ThrowAt(MakeError(ErrorClass::INVALID_SQL_SYNTAX, {{"message", message}}), call.position);
     };
+    if (name == "listagg" || name == "string_agg") {
+      // listagg(value [, delimiter]) [WITHIN GROUP (ORDER BY k1 [DESC], ...)]: the sort keys
+      // follow an explicit delimiter as further arguments.
+      if (arguments.size() > 2) {
+        ThrowAt(MakeError(ErrorClass::WRONG_NUM_ARGS, {{"functionName", "`" + name + "`"},
+                                                       {"expectedNum", "[1, 2]"},
+                                                       {"actualNum", std::to_string(arguments.size())}}),
+                call.position);
+      }
+      if (call.within_group.empty() || arguments.empty()) return false;
+      if (listagg_order == nullptr) {
+        ThrowAt(MakeError(ErrorClass::UNSUPPORTED_FEATURE, {{"message", name + " WITHIN GROUP over a window"}}),
+                call.position);
+      }
+      if (arguments.size() == 1) arguments.push_back(expr::Literal(expr::Scalar::String("")));
+      for (const OrderItem& item : call.within_group) {
+        expr::ExpressionPtr key = binder.Bind(*item.expression);
+        if (call.distinct && !SameExpression(key, arguments[0])) {
+          fail("INVALID_WITHIN_GROUP_EXPRESSION.MISMATCH_WITH_DISTINCT_INPUT: the function `" + name +
+               "` with DISTINCT can only be ordered by its value.");
+        }
+        bool ascending = item.direction != SortDirection::kDescending;
+        bool nulls_first =
+            item.null_order == NullOrder::kDefault ? ascending : item.null_order == NullOrder::kNullsFirst;
+        arguments.push_back(std::move(key));
+        listagg_order->emplace_back(ascending, nulls_first);
+      }
+      return false;
+    }
     bool inverse = exec::IsInverseDistributionFunction(name);
     if (call.within_group.empty()) {
       if (inverse && name != "mode") {
@@ -360,7 +390,7 @@ class SelectScope : public BindingScope {
     exec::AggregateCall aggregate;
     aggregate.function = CanonicalAggregateName(name);
     aggregate.distinct = call.distinct;
-    aggregate.descending = BindWithinGroup(call, name, argument_binder, arguments);
+    aggregate.descending = BindWithinGroup(call, name, argument_binder, arguments, &aggregate.within_group_order);
     if ((aggregate.function == "first" || aggregate.function == "last" || aggregate.function == "any_value") &&
         arguments.size() == 2) {
       const expr::ExpressionPtr& flag = arguments[1];
@@ -396,6 +426,9 @@ class SelectScope : public BindingScope {
     aggregate.nullable = signature.nullable;
     std::string key = aggregate.function + (aggregate.distinct ? " distinct" : "") +
                       (aggregate.ignore_nulls ? " ignore" : "") + (aggregate.descending ? " desc" : "") + "(";
+    for (const auto& [ascending, nulls_first] : aggregate.within_group_order) {
+      key += std::string(ascending ? "a" : "d") + (nulls_first ? "f" : "l");
+    }
     for (const expr::ExpressionPtr& argument : aggregate.arguments) key += argument->ToString() + ",";
     key += ")";
     if (aggregate.filter) key += " filter " + aggregate.filter->ToString();
@@ -437,7 +470,7 @@ class SelectScope : public BindingScope {
       if (child->kind == ExpressionKind::kStar) continue;
       arguments.push_back(binder.Bind(*child));
     }
-    entry.call.descending = BindWithinGroup(call, name, binder, arguments);
+    entry.call.descending = BindWithinGroup(call, name, binder, arguments, nullptr);
     entry.call.ignore_nulls = call.ignore_nulls;
     if ((((name == "first_value" || name == "last_value" || name == "first" || name == "last" ||
            name == "any_value") &&
