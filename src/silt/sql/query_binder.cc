@@ -2161,7 +2161,15 @@ LogicalPtr QueryBinder::Impl::BindSelect(const Query& query, Correlation* correl
   std::map<int, int> generator_columns;
   if (!state.generators.empty()) {
     GeneratorEntry& generator = state.generators[0];
-    generator.spec.input = to_current(generator.spec.input);
+    // The generator runs above the windows, so a window in its input reads the window's column.
+    generator.spec.input =
+        RewriteTopDown(to_current(generator.spec.input), [&](const expr::ExpressionPtr& e) -> expr::ExpressionPtr {
+          if (e->kind() != expr::ExpressionKind::kColumn || e->column_index() < kWindowBase ||
+              e->column_index() >= kGeneratorBase) {
+            return nullptr;
+          }
+          return expr::Column(window_columns.at(e->column_index() - kWindowBase), e->type(), e->nullable());
+        });
     auto node = std::make_shared<LogicalNode>();
     node->kind = LogicalKind::kGenerate;
     node->columns = plan->columns;
