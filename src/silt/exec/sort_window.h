@@ -65,6 +65,8 @@ struct WindowCall {
   bool distinct = false;
   expr::ExpressionPtr filter;
   bool descending = false;
+  /// listagg ... WITHIN GROUP: as AggregateCall::within_group_order.
+  std::vector<std::pair<bool, bool>> within_group_order;
   /// nullopt = Spark's default frame: with ORDER BY, RANGE BETWEEN UNBOUNDED PRECEDING AND
   /// CURRENT ROW (peers included); without, the whole partition. Ranking and lag/lead ignore it.
   std::optional<WindowFrame> frame;

@@ -822,6 +822,7 @@ class WindowOperator final : public Operator {
     aggregate.filter = call.filter;
     aggregate.ignore_nulls = call.ignore_nulls;
     aggregate.descending = call.descending;
+    aggregate.within_group_order = call.within_group_order;
     aggregate.result_type = call.result_type;
     return aggregate;
   }

@@ -300,7 +300,7 @@ class SelectScope : public BindingScope {
   // it (mode may do without); the others refuse it.
   static bool BindWithinGroup(const Expression& call, const std::string& name, ExpressionBinder& binder,
                               std::vector<expr::ExpressionPtr>& arguments,
-                              std::vector<std::pair<bool, bool>>* listagg_order) {
+                              std::vector<std::pair<bool, bool>>& listagg_order) {
     auto fail = [&](const std::string& message) {
       ThrowAt(MakeError(ErrorClass::INVALID_SQL_SYNTAX, {{"message", message}}), call.position);
     };
@@ -314,10 +314,6 @@ class SelectScope : public BindingScope {
                 call.position);
       }
       if (call.within_group.empty() || arguments.empty()) return false;
-      if (listagg_order == nullptr) {
-        ThrowAt(MakeError(ErrorClass::UNSUPPORTED_FEATURE, {{"message", name + " WITHIN GROUP over a window"}}),
-                call.position);
-      }
       if (arguments.size() == 1) arguments.push_back(expr::Literal(expr::Scalar::String("")));
       for (const OrderItem& item : call.within_group) {
         expr::ExpressionPtr key = binder.Bind(*item.expression);
@@ -329,7 +325,7 @@ class SelectScope : public BindingScope {
         bool nulls_first =
             item.null_order == NullOrder::kDefault ? ascending : item.null_order == NullOrder::kNullsFirst;
         arguments.push_back(std::move(key));
-        listagg_order->emplace_back(ascending, nulls_first);
+        listagg_order.emplace_back(ascending, nulls_first);
       }
       return false;
     }
@@ -390,7 +386,7 @@ class SelectScope : public BindingScope {
     exec::AggregateCall aggregate;
     aggregate.function = CanonicalAggregateName(name);
     aggregate.distinct = call.distinct;
-    aggregate.descending = BindWithinGroup(call, name, argument_binder, arguments, &aggregate.within_group_order);
+    aggregate.descending = BindWithinGroup(call, name, argument_binder, arguments, aggregate.within_group_order);
     if ((aggregate.function == "first" || aggregate.function == "last" || aggregate.function == "any_value") &&
         arguments.size() == 2) {
       const expr::ExpressionPtr& flag = arguments[1];
@@ -470,7 +466,7 @@ class SelectScope : public BindingScope {
       if (child->kind == ExpressionKind::kStar) continue;
       arguments.push_back(binder.Bind(*child));
     }
-    entry.call.descending = BindWithinGroup(call, name, binder, arguments, nullptr);
+    entry.call.descending = BindWithinGroup(call, name, binder, arguments, entry.call.within_group_order);
     entry.call.ignore_nulls = call.ignore_nulls;
     if ((((name == "first_value" || name == "last_value" || name == "first" || name == "last" ||
            name == "any_value") &&
