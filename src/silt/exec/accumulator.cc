@@ -43,6 +43,15 @@ Decimal128 PowerOfTen(int exponent) {
   return value;
 }
 
+// The context try_sum and try_avg run in: overflow is not an error there (ANSI off), and the
+// accumulators turn it into NULL.
+EvalContext LenientContext(const EvalContext& context, bool lenient) {
+  if (!lenient) return EvalContext{};
+  EvalContext copy = context;
+  copy.ansi = false;
+  return copy;
+}
+
 [[noreturn]] void ThrowDecimalSumOverflow() {
   SILT_THROW(ARITHMETIC_OVERFLOW, {{"message", "Overflow in sum of decimals"},
                                    {"alternative", " Use 'try_sum' to tolerate overflow and return NULL instead."}});
@@ -91,6 +100,7 @@ class CountAccumulator final : public Accumulator {
     for (size_t g = 0; g < other_groups; ++g) counts_[group_map[g]] += other.counts_[g];
   }
 
+  bool RepeatableFinalize() const override { return true; }
   VectorPtr Finalize(size_t num_groups, EvalContext&) override {
     Resize(num_groups);
     std::vector<uint8_t> valid(num_groups, 1);
@@ -205,18 +215,23 @@ SumState<T>* SumStateOf(Accumulator& accumulator);
 template <typename T>
 class SumAccumulator final : public Accumulator {
  public:
-  SumAccumulator(const DataTypePtr& input_type, DataTypePtr result_type)
-      : result_type_(std::move(result_type)), state_(input_type) {}
+  // `lenient`: try_sum, whose overflow gives NULL.
+  SumAccumulator(const DataTypePtr& input_type, DataTypePtr result_type, bool lenient = false)
+      : result_type_(std::move(result_type)), state_(input_type), lenient_(lenient) {}
 
   void Resize(size_t num_groups) override { state_.Resize(num_groups); }
   void Update(const std::vector<VectorPtr>& arguments, const uint32_t* groups, const uint8_t* selected,
               int64_t num_rows, EvalContext& context) override {
-    state_.Update(*arguments[0], groups, selected, num_rows, context);
+    EvalContext lenient = LenientContext(context, lenient_);
+    state_.Update(*arguments[0], groups, selected, num_rows, lenient_ ? lenient : context);
   }
   void Merge(Accumulator& other, const uint32_t* group_map, size_t other_groups, EvalContext& context) override {
-    state_.Merge(Downcast<SumAccumulator>(other)->state_, group_map, other_groups, context);
+    EvalContext lenient = LenientContext(context, lenient_);
+    state_.Merge(Downcast<SumAccumulator>(other)->state_, group_map, other_groups, lenient_ ? lenient : context);
   }
-  VectorPtr Finalize(size_t num_groups, EvalContext& context) override {
+  VectorPtr Finalize(size_t num_groups, EvalContext& strict_context) override {
+    EvalContext lenient = LenientContext(strict_context, lenient_);
+    EvalContext& context = lenient_ ? lenient : strict_context;
     SumState<T>& state = shared_ != nullptr ? *shared_ : state_;
     state.Resize(num_groups);
     std::vector<uint8_t> valid(num_groups);
@@ -231,13 +246,15 @@ class SumAccumulator final : public Accumulator {
         if (!valid[g]) sums[g] = 0;
       }
     } else {
-      for (size_t g = 0; g < num_groups; ++g) valid[g] = state.counts_[g] > 0;
+      // A wrapped long sum is NULL for try_sum (and wraps as Spark's legacy mode does otherwise).
+      for (size_t g = 0; g < num_groups; ++g) valid[g] = state.counts_[g] > 0 && !(lenient_ && state.overflow_[g]);
     }
     return MakeFixedResult(result_type_, sums.data(), sizeof(T), valid.data(), num_groups);
   }
+  bool RepeatableFinalize() const override { return true; }
   bool ShareStateOf(Accumulator& twin) override {
     SumState<T>* state = SumStateOf<T>(twin);
-    if (state == nullptr || state == &state_ || state->unchecked_ != state_.unchecked_) return false;
+    if (lenient_ || state == nullptr || state == &state_ || state->unchecked_ != state_.unchecked_) return false;
     shared_ = state;
     return true;
   }
@@ -246,30 +263,38 @@ class SumAccumulator final : public Accumulator {
   friend SumState<T>* SumStateOf<T>(Accumulator&);
   DataTypePtr result_type_;
   SumState<T> state_;
+  bool lenient_;
   SumState<T>* shared_ = nullptr;  // a twin's state (ShareStateOf)
 };
 
 template <typename T>
 class AvgAccumulator final : public Accumulator {
  public:
-  AvgAccumulator(DataTypePtr input_type, DataTypePtr result_type)
-      : input_type_(std::move(input_type)), result_type_(std::move(result_type)), state_(input_type_) {}
+  // `lenient`: try_avg, whose overflow gives NULL.
+  AvgAccumulator(DataTypePtr input_type, DataTypePtr result_type, bool lenient = false)
+      : input_type_(std::move(input_type)), result_type_(std::move(result_type)), state_(input_type_),
+        lenient_(lenient) {}
 
   void Resize(size_t num_groups) override { state_.Resize(num_groups); }
   void Update(const std::vector<VectorPtr>& arguments, const uint32_t* groups, const uint8_t* selected,
               int64_t num_rows, EvalContext& context) override {
-    state_.Update(*arguments[0], groups, selected, num_rows, context);
+    EvalContext lenient = LenientContext(context, lenient_);
+    state_.Update(*arguments[0], groups, selected, num_rows, lenient_ ? lenient : context);
   }
   void Merge(Accumulator& other, const uint32_t* group_map, size_t other_groups, EvalContext& context) override {
-    state_.Merge(Downcast<AvgAccumulator>(other)->state_, group_map, other_groups, context);
+    EvalContext lenient = LenientContext(context, lenient_);
+    state_.Merge(Downcast<AvgAccumulator>(other)->state_, group_map, other_groups, lenient_ ? lenient : context);
   }
   bool ShareStateOf(Accumulator& twin) override {
     SumState<T>* state = SumStateOf<T>(twin);
-    if (state == nullptr || state == &state_ || state->unchecked_ != state_.unchecked_) return false;
+    if (lenient_ || state == nullptr || state == &state_ || state->unchecked_ != state_.unchecked_) return false;
     shared_ = state;
     return true;
   }
-  VectorPtr Finalize(size_t num_groups, EvalContext& context) override {
+  bool RepeatableFinalize() const override { return true; }
+  VectorPtr Finalize(size_t num_groups, EvalContext& strict_context) override {
+    EvalContext lenient = LenientContext(strict_context, lenient_);
+    EvalContext& context = lenient_ ? lenient : strict_context;
     SumState<T>& state = shared_ != nullptr ? *shared_ : state_;
     state.Resize(num_groups);
     std::vector<uint8_t> valid(num_groups);
@@ -323,13 +348,18 @@ class AvgAccumulator final : public Accumulator {
   DataTypePtr input_type_;
   DataTypePtr result_type_;
   SumState<T> state_;
+  bool lenient_;
   SumState<T>* shared_ = nullptr;  // a twin's state (ShareStateOf)
 };
 
 template <typename T>
 SumState<T>* SumStateOf(Accumulator& accumulator) {
-  if (auto* sum = dynamic_cast<SumAccumulator<T>*>(&accumulator)) return sum->shared_ ? nullptr : &sum->state_;
-  if (auto* avg = dynamic_cast<AvgAccumulator<T>*>(&accumulator)) return avg->shared_ ? nullptr : &avg->state_;
+  if (auto* sum = dynamic_cast<SumAccumulator<T>*>(&accumulator)) {
+    return sum->shared_ || sum->lenient_ ? nullptr : &sum->state_;
+  }
+  if (auto* avg = dynamic_cast<AvgAccumulator<T>*>(&accumulator)) {
+    return avg->shared_ || avg->lenient_ ? nullptr : &avg->state_;
+  }
   return nullptr;
 }
 
@@ -371,6 +401,7 @@ class MomentAccumulator final : public Accumulator {
       count_[t] = n;
     }
   }
+  bool RepeatableFinalize() const override { return true; }
   VectorPtr Finalize(size_t num_groups, EvalContext&) override {
     Resize(num_groups);
     std::vector<double> results(num_groups, 0);
@@ -426,6 +457,7 @@ class BoolAccumulator final : public Accumulator {
       values_[t] = is_and_ ? (values_[t] && other.values_[g]) : (values_[t] || other.values_[g]);
     }
   }
+  bool RepeatableFinalize() const override { return true; }
   VectorPtr Finalize(size_t num_groups, EvalContext&) override {
     Resize(num_groups);
     return BuildResult(num_groups);
@@ -537,6 +569,7 @@ class FixedMinMaxAccumulator final : public Accumulator {
       if (other.seen_[g]) Offer(group_map[g], other.values_[g]);
     }
   }
+  bool RepeatableFinalize() const override { return true; }
   VectorPtr Finalize(size_t num_groups, EvalContext&) override {
     Resize(num_groups);
     return MakeFixedResult(type_, values_.data(), sizeof(T), seen_.data(), num_groups);
@@ -580,6 +613,7 @@ class StringMinMaxAccumulator final : public Accumulator {
       if (other.seen_[g]) Offer(group_map[g], other.values_[g]);
     }
   }
+  bool RepeatableFinalize() const override { return true; }
   VectorPtr Finalize(size_t num_groups, EvalContext&) override {
     Resize(num_groups);
     VectorBuilder builder(type_, static_cast<int64_t>(num_groups));
@@ -673,6 +707,7 @@ class GenericMinMaxAccumulator final : public Accumulator {
       if (by_) result_.Set(t, other.result_.value(g));
     }
   }
+  bool RepeatableFinalize() const override { return true; }
   VectorPtr Finalize(size_t num_groups, EvalContext&) override {
     return (by_ ? result_ : order_).Finish(type_, num_groups);
   }
@@ -724,6 +759,7 @@ class FirstLastAccumulator final : public Accumulator {
       if (last_ || !values_.has(t)) values_.Set(t, other.values_.value(g));
     }
   }
+  bool RepeatableFinalize() const override { return true; }
   VectorPtr Finalize(size_t num_groups, EvalContext&) override { return values_.Finish(type_, num_groups); }
 
  private:
@@ -829,6 +865,596 @@ class CollectAccumulator final : public Accumulator {
   bool set_;
 };
 
+// ---- skewness / kurtosis: Spark's central moments up to the fourth ----
+
+class CentralMomentAccumulator final : public Accumulator {
+ public:
+  explicit CentralMomentAccumulator(bool kurtosis) : kurtosis_(kurtosis) {}
+
+  void Resize(size_t num_groups) override {
+    if (states_.size() < num_groups) states_.resize(num_groups);
+  }
+  void Update(const std::vector<VectorPtr>& arguments, const uint32_t* groups, const uint8_t* selected,
+              int64_t num_rows, EvalContext&) override {
+    const Vector& input = *arguments[0];
+    const double* values = input.values<double>();
+    for (int64_t i = 0; i < num_rows; ++i) {
+      if (!Selected(selected, i) || input.IsNull(i)) continue;
+      // Spark's CentralMomentAgg update, step for step, so that results agree to the last bit.
+      State& state = states_[groups[i]];
+      double n = state.n + 1;
+      double delta = values[i] - state.mean;
+      double delta_n = delta / n;
+      double m2 = state.m2 + delta * (delta - delta_n);
+      double delta2 = delta * delta;
+      double delta_n2 = delta_n * delta_n;
+      double m3 = state.m3 - 3.0 * delta_n * m2 + delta * (delta2 - delta_n2);
+      double m4 = state.m4 - 4.0 * delta_n * m3 - 6.0 * delta_n2 * m2 + delta * (delta * delta2 - delta_n * delta_n2);
+      state = State{n, state.mean + delta_n, m2, m3, m4};
+    }
+  }
+  void Merge(Accumulator& other_base, const uint32_t* group_map, size_t other_groups, EvalContext&) override {
+    auto& other = *Downcast<CentralMomentAccumulator>(other_base);
+    for (size_t g = 0; g < other_groups; ++g) {
+      const State& b = other.states_[g];
+      if (b.n == 0) continue;
+      State& a = states_[group_map[g]];
+      double n1 = a.n, n2 = b.n, n = n1 + n2;
+      double delta = b.mean - a.mean;
+      double delta_n = delta / n;
+      double m2 = a.m2 + b.m2 + delta * delta_n * n1 * n2;
+      double m3 = a.m3 + b.m3 + delta_n * delta_n * delta * n1 * n2 * (n1 - n2) +
+                  3.0 * delta_n * (n1 * b.m2 - n2 * a.m2);
+      double m4 = a.m4 + b.m4 + delta_n * delta_n * delta_n * delta * n1 * n2 * (n1 * n1 - n1 * n2 + n2 * n2) +
+                  6.0 * delta_n * delta_n * (n1 * n1 * b.m2 + n2 * n2 * a.m2) + 4.0 * delta_n * (n1 * b.m3 - n2 * a.m3);
+      a = State{n, a.mean + delta_n * n2, m2, m3, m4};
+    }
+  }
+  bool RepeatableFinalize() const override { return true; }
+  VectorPtr Finalize(size_t num_groups, EvalContext&) override {
+    Resize(num_groups);
+    std::vector<double> results(num_groups, 0);
+    std::vector<uint8_t> valid(num_groups, 0);
+    for (size_t g = 0; g < num_groups; ++g) {
+      const State& state = states_[g];
+      // NULL for no rows and, as in Spark 3.4+, where the variance is zero.
+      if (state.n == 0 || state.m2 == 0) continue;
+      valid[g] = 1;
+      results[g] = kurtosis_ ? state.n * state.m4 / (state.m2 * state.m2) - 3.0
+                             : std::sqrt(state.n) * state.m3 / std::sqrt(state.m2 * state.m2 * state.m2);
+    }
+    return MakeFixedResult(DoubleType(), results.data(), sizeof(double), valid.data(), num_groups);
+  }
+
+ private:
+  struct State {
+    double n = 0, mean = 0, m2 = 0, m3 = 0, m4 = 0;
+  };
+  bool kurtosis_;
+  std::vector<State> states_;
+};
+
+// ---- corr, covar_pop, covar_samp, regr_*: co-moments of pairs where both values are non-NULL ----
+
+// Spark computes these with its Covariance, PearsonCorrelation and CentralMomentAgg states, whose
+// roles differ per function; each is followed here step for step so that results agree to the
+// last bit.
+class CoMomentAccumulator final : public Accumulator {
+ public:
+  explicit CoMomentAccumulator(AggregateKind kind) : kind_(kind) {}
+
+  void Resize(size_t num_groups) override {
+    if (states_.size() < num_groups) states_.resize(num_groups);
+  }
+  void Update(const std::vector<VectorPtr>& arguments, const uint32_t* groups, const uint8_t* selected,
+              int64_t num_rows, EvalContext&) override {
+    // The pair's roles: (arg0, arg1) as written, except regr_slope and regr_intercept, whose
+    // covariance Spark takes over (x, y) = (arg1, arg0).
+    const bool swapped = kind_ == AggregateKind::kRegrSlope || kind_ == AggregateKind::kRegrIntercept;
+    const Vector& first = *arguments[swapped ? 1 : 0];
+    const Vector& second = *arguments[swapped ? 0 : 1];
+    // The one variable a central moment is kept for: regr_sxx's x, regr_syy's y (over pairs),
+    // and the x of regr_slope/regr_intercept (over every non-NULL x, as Spark's VariancePop is).
+    const Vector* moment = kind_ == AggregateKind::kRegrSyy ? arguments[0].get()
+                           : kind_ == AggregateKind::kRegrSxx || swapped ? arguments[1].get()
+                                                                         : nullptr;
+    const bool moment_of_pairs_only = !swapped;
+    for (int64_t i = 0; i < num_rows; ++i) {
+      if (!Selected(selected, i)) continue;
+      State& state = states_[groups[i]];
+      const bool pair = first.IsValid(i) && second.IsValid(i);
+      if (moment != nullptr && moment->IsValid(i) && (pair || !moment_of_pairs_only)) {
+        // CentralMomentAgg's update.
+        double value = moment->values<double>()[i];
+        double n = state.moment_n + 1;
+        double delta = value - state.moment_mean;
+        double delta_n = delta / n;
+        state.moment_mean += delta_n;
+        state.moment_m2 += delta * (delta - delta_n);
+        state.moment_n = n;
+      }
+      if (!pair) continue;
+      // PearsonCorrelation's (and Covariance's) update.
+      double x = first.values<double>()[i], y = second.values<double>()[i];
+      double n = state.n + 1;
+      double dx = x - state.x_mean;
+      double dy = y - state.y_mean;
+      double x_mean = state.x_mean + dx / n;
+      double y_mean = state.y_mean + dy / n;
+      state.ck += dx * (y - y_mean);
+      state.x_mk += dx * (x - x_mean);
+      state.y_mk += dy * (y - y_mean);
+      state.x_mean = x_mean;
+      state.y_mean = y_mean;
+      state.x_sum += x;
+      state.y_sum += y;
+      state.n = n;
+    }
+  }
+  void Merge(Accumulator& other_base, const uint32_t* group_map, size_t other_groups, EvalContext&) override {
+    auto& other = *Downcast<CoMomentAccumulator>(other_base);
+    for (size_t g = 0; g < other_groups; ++g) {
+      const State& b = other.states_[g];
+      State& a = states_[group_map[g]];
+      if (b.moment_n > 0) {
+        double n1 = a.moment_n, n2 = b.moment_n, n = n1 + n2;
+        double delta = b.moment_mean - a.moment_mean;
+        double delta_n = delta / n;
+        a.moment_m2 += b.moment_m2 + delta * delta_n * n1 * n2;
+        a.moment_mean += delta_n * n2;
+        a.moment_n = n;
+      }
+      if (b.n == 0) continue;
+      double n1 = a.n, n2 = b.n, n = n1 + n2;
+      double dx = b.x_mean - a.x_mean, dy = b.y_mean - a.y_mean;
+      double dx_n = dx / n, dy_n = dy / n;
+      a.ck += b.ck + dx * dy_n * n1 * n2;
+      a.x_mk += b.x_mk + dx * dx_n * n1 * n2;
+      a.y_mk += b.y_mk + dy * dy_n * n1 * n2;
+      a.x_mean += dx_n * n2;
+      a.y_mean += dy_n * n2;
+      a.x_sum += b.x_sum;
+      a.y_sum += b.y_sum;
+      a.n = n;
+    }
+  }
+  bool RepeatableFinalize() const override { return true; }
+  VectorPtr Finalize(size_t num_groups, EvalContext&) override {
+    Resize(num_groups);
+    if (kind_ == AggregateKind::kRegrCount) {
+      std::vector<int64_t> counts(num_groups);
+      for (size_t g = 0; g < num_groups; ++g) counts[g] = static_cast<int64_t>(states_[g].n);
+      std::vector<uint8_t> valid(num_groups, 1);
+      return MakeFixedResult(LongType(), counts.data(), sizeof(int64_t), valid.data(), num_groups);
+    }
+    std::vector<double> results(num_groups, 0);
+    std::vector<uint8_t> valid(num_groups, 0);
+    for (size_t g = 0; g < num_groups; ++g) {
+      std::optional<double> result = Evaluate(states_[g]);
+      valid[g] = result.has_value();
+      if (result) results[g] = *result;
+    }
+    return MakeFixedResult(DoubleType(), results.data(), sizeof(double), valid.data(), num_groups);
+  }
+
+ private:
+  struct State {
+    double n = 0, x_mean = 0, y_mean = 0, ck = 0, x_mk = 0, y_mk = 0, x_sum = 0, y_sum = 0;
+    double moment_n = 0, moment_mean = 0, moment_m2 = 0;
+  };
+
+  // Spark's results; NULL for no pairs, and (since Spark 3.4) where a divisor is zero.
+  std::optional<double> Evaluate(const State& state) const {
+    const double n = state.n;
+    switch (kind_) {
+      case AggregateKind::kRegrSlope:
+      case AggregateKind::kRegrIntercept: {
+        if (state.moment_m2 == 0) return std::nullopt;
+        double slope = state.ck / state.moment_m2;
+        if (kind_ == AggregateKind::kRegrSlope) return slope;
+        return state.y_mean - slope * state.x_mean;
+      }
+      case AggregateKind::kRegrSxx:
+      case AggregateKind::kRegrSyy:
+        if (state.moment_n == 0) return std::nullopt;
+        return state.moment_m2;
+      default: break;
+    }
+    if (n == 0) return std::nullopt;
+    switch (kind_) {
+      case AggregateKind::kCorr:
+        if (n == 1) return std::nullopt;
+        return state.ck / std::sqrt(state.x_mk * state.y_mk);
+      case AggregateKind::kCovarPop: return state.ck / n;
+      case AggregateKind::kCovarSamp:
+        if (n == 1) return std::nullopt;
+        return state.ck / (n - 1);
+      case AggregateKind::kRegrAvgX: return state.y_sum / n;
+      case AggregateKind::kRegrAvgY: return state.x_sum / n;
+      case AggregateKind::kRegrSxy: return state.ck;
+      case AggregateKind::kRegrR2: {
+        if (state.x_mk == 0) return std::nullopt;
+        if (state.y_mk == 0) return 1.0;
+        double correlation = state.ck / std::sqrt(state.x_mk * state.y_mk);
+        return correlation * correlation;
+      }
+      default: break;
+    }
+    SILT_CHECK(false, "not a co-moment aggregate");
+    return std::nullopt;
+  }
+
+  AggregateKind kind_;
+  std::vector<State> states_;
+};
+
+// ---- percentile, median, percentile_cont/disc, percentile_approx, mode ----
+
+// Every value of a group (with its frequency), ordered when the group is finalised.
+class OrderStatisticAccumulator final : public Accumulator {
+ public:
+  OrderStatisticAccumulator(AggregateKind kind, const AggregateCall& call, const DataTypePtr& value_type)
+      : kind_(kind), result_type_(call.result_type), values_(value_type), descending_(call.descending) {
+    // The percentages are literals (PrepareAggregateArguments); median is the 50th percentile.
+    if (kind == AggregateKind::kMedian) {
+      percentages_.push_back(0.5);
+    } else if (kind != AggregateKind::kMode) {
+      const expr::Expression& argument = *call.arguments[1];
+      SILT_CHECK(argument.kind() == expr::ExpressionKind::kLiteral && !argument.literal().is_null(),
+                 "percentile percentage not prepared");
+      const expr::Scalar& percentage = argument.literal();
+      if (percentage.type()->id() == TypeId::kList) {
+        array_result_ = true;
+        const Vector& list = *percentage.vector();
+        for (int64_t k = 0; k < list.ListLength(0); ++k) {
+          percentages_.push_back(list.child(0)->values<double>()[list.ListStart(0) + k]);
+        }
+      } else {
+        percentages_.push_back(percentage.GetDouble());
+      }
+    }
+    if (kind == AggregateKind::kPercentile && call.arguments.size() == 3) frequency_argument_ = 2;
+    if (kind == AggregateKind::kPercentileApprox) {
+      int64_t accuracy = 10000;  // Spark's default
+      if (call.arguments.size() == 3) accuracy = call.arguments[2]->literal().GetInt();
+      relative_error_ = 1.0 / static_cast<double>(accuracy);
+    }
+  }
+
+  void Resize(size_t num_groups) override { num_groups_ = std::max(num_groups_, num_groups); }
+  void Update(const std::vector<VectorPtr>& arguments, const uint32_t* groups, const uint8_t* selected,
+              int64_t num_rows, EvalContext&) override {
+    const Vector& input = *arguments[0];
+    const Vector* frequency = frequency_argument_ > 0 ? arguments[frequency_argument_].get() : nullptr;
+    for (int64_t i = 0; i < num_rows; ++i) {
+      if (!Selected(selected, i) || input.IsNull(i)) continue;
+      int64_t weight = 1;
+      if (frequency != nullptr) {
+        if (frequency->IsNull(i)) continue;
+        weight = frequency->values<int64_t>()[i];
+        if (weight < 0) {
+          SILT_THROW(INVALID_PARAMETER_VALUE, {{"parameter", "`frequency`"},
+                                               {"functionName", "`percentile`"},
+                                               {"message", "found the negative value " + std::to_string(weight)}});
+        }
+        if (weight == 0) continue;
+      }
+      values_.AppendFrom(input, i);
+      value_groups_.push_back(groups[i]);
+      weights_.push_back(weight);
+    }
+  }
+  void Merge(Accumulator& other_base, const uint32_t* group_map, size_t, EvalContext&) override {
+    auto& other = *Downcast<OrderStatisticAccumulator>(other_base);
+    VectorPtr values = other.values_.Finish();
+    for (size_t k = 0; k < other.value_groups_.size(); ++k) {
+      values_.AppendFrom(*values, static_cast<int64_t>(k));
+      value_groups_.push_back(group_map[other.value_groups_[k]]);
+      weights_.push_back(other.weights_[k]);
+    }
+  }
+  VectorPtr Finalize(size_t num_groups, EvalContext&) override {
+    VectorPtr values = values_.Finish();
+    // Counting sort of the values by group, then each group's values in order.
+    std::vector<int64_t> starts(num_groups + 1, 0);
+    for (uint32_t g : value_groups_) ++starts[g + 1];
+    for (size_t g = 0; g < num_groups; ++g) starts[g + 1] += starts[g];
+    std::vector<int64_t> order(value_groups_.size());
+    std::vector<int64_t> cursor(starts.begin(), starts.end() - 1);
+    for (size_t k = 0; k < value_groups_.size(); ++k) order[cursor[value_groups_[k]]++] = static_cast<int64_t>(k);
+
+    VectorBuilder builder(result_type_, static_cast<int64_t>(num_groups));
+    std::vector<int64_t> keys;         // a row of each distinct value, in order
+    std::vector<int64_t> accumulated;  // the frequencies up to and including each key
+    for (size_t g = 0; g < num_groups; ++g) {
+      auto first = order.begin() + starts[g];
+      auto last = order.begin() + starts[g + 1];
+      if (first == last) {
+        builder.AppendNull();
+        continue;
+      }
+      std::stable_sort(first, last, [&](int64_t a, int64_t b) {
+        int c = CompareValues(*values, a, *values, b);
+        return descending_ ? c > 0 : c < 0;
+      });
+      keys.clear();
+      accumulated.clear();
+      for (auto it = first; it != last; ++it) {
+        if (keys.empty() || CompareValues(*values, keys.back(), *values, *it) != 0) {
+          keys.push_back(*it);
+          accumulated.push_back(accumulated.empty() ? 0 : accumulated.back());
+        }
+        accumulated.back() += weights_[*it];
+      }
+      AppendResult(*values, keys, accumulated, builder);
+    }
+    return builder.Finish();
+  }
+
+ private:
+  // The index of the first key whose accumulated frequency reaches `count`.
+  static size_t KeyAt(const std::vector<int64_t>& accumulated, int64_t count) {
+    return static_cast<size_t>(std::lower_bound(accumulated.begin(), accumulated.end(), count) - accumulated.begin());
+  }
+
+  static double NumberAt(const Vector& values, int64_t row) {
+    switch (values.type_id()) {
+      case TypeId::kYearMonthInterval: return values.values<int32_t>()[row];
+      case TypeId::kDayTimeInterval: return static_cast<double>(values.values<int64_t>()[row]);
+      default: return values.values<double>()[row];
+    }
+  }
+
+  void AppendNumber(VectorBuilder& builder, const Vector& values, double value) const {
+    // An interval result is truncated to its unit, as Spark's toInt / toLong do.
+    if (values.type_id() == TypeId::kYearMonthInterval || values.type_id() == TypeId::kDayTimeInterval) {
+      builder.AppendInt(static_cast<int64_t>(value));
+    } else {
+      builder.AppendDouble(value);
+    }
+  }
+
+  void AppendResult(const Vector& values, const std::vector<int64_t>& keys, const std::vector<int64_t>& accumulated,
+                    VectorBuilder& builder) const {
+    if (kind_ == AggregateKind::kMode) {
+      // The most frequent value; among equally frequent ones the first in order (the smallest,
+      // or the largest WITHIN GROUP (ORDER BY ... DESC)).
+      auto frequency = [&](size_t k) { return accumulated[k] - (k == 0 ? 0 : accumulated[k - 1]); };
+      size_t best = 0;
+      for (size_t k = 1; k < keys.size(); ++k) {
+        if (frequency(k) > frequency(best)) best = k;
+      }
+      builder.AppendFrom(values, keys[best]);
+      return;
+    }
+    VectorBuilder& out = array_result_ ? builder.child(0) : builder;
+    const int64_t total = accumulated.back();
+    for (double p : percentages_) {
+      switch (kind_) {
+        case AggregateKind::kPercentileApprox: {
+          // The exact answer of Spark's quantile summary: the smallest value whose rank reaches
+          // ceil(p * n), the first and last values within the relative error of the ends.
+          size_t key = 0;
+          if (p >= 1.0 - relative_error_) {
+            key = keys.size() - 1;
+          } else if (p > relative_error_) {
+            key = KeyAt(accumulated, static_cast<int64_t>(std::ceil(p * static_cast<double>(total))));
+          }
+          out.AppendFrom(values, keys[key]);
+          break;
+        }
+        case AggregateKind::kPercentileDisc: {
+          // The first value whose cumulative share reaches p.
+          double position = static_cast<double>(total) * p;
+          size_t key = KeyAt(accumulated, static_cast<int64_t>(std::ceil(position)));
+          AppendNumber(out, values, NumberAt(values, keys[std::min(key, keys.size() - 1)]));
+          break;
+        }
+        default: {
+          // Linear interpolation between the values at the floor and ceiling of (n - 1) * p.
+          double position = static_cast<double>(total - 1) * p;
+          auto lower = static_cast<int64_t>(std::floor(position));
+          auto higher = static_cast<int64_t>(std::ceil(position));
+          size_t lower_key = KeyAt(accumulated, lower + 1);
+          size_t higher_key = KeyAt(accumulated, higher + 1);
+          double low = NumberAt(values, keys[lower_key]);
+          if (lower == higher || lower_key == higher_key) {
+            AppendNumber(out, values, low);
+          } else {
+            double high = NumberAt(values, keys[higher_key]);
+            AppendNumber(out, values,
+                         (static_cast<double>(higher) - position) * low + (position - static_cast<double>(lower)) * high);
+          }
+          break;
+        }
+      }
+    }
+    if (array_result_) builder.FinishList();
+  }
+
+  AggregateKind kind_;
+  DataTypePtr result_type_;
+  VectorBuilder values_;
+  std::vector<uint32_t> value_groups_;
+  std::vector<int64_t> weights_;
+  std::vector<double> percentages_;
+  bool array_result_ = false;
+  bool descending_;
+  size_t frequency_argument_ = 0;
+  double relative_error_ = 0;
+  size_t num_groups_ = 0;
+};
+
+// ---- bit_and / bit_or / bit_xor ----
+
+class BitAccumulator final : public Accumulator {
+ public:
+  BitAccumulator(AggregateKind kind, DataTypePtr type) : kind_(kind), type_(std::move(type)) {}
+
+  void Resize(size_t num_groups) override {
+    if (values_.size() >= num_groups) return;
+    values_.resize(num_groups, kind_ == AggregateKind::kBitAnd ? ~int64_t{0} : 0);
+    seen_.resize(num_groups, 0);
+  }
+  void Update(const std::vector<VectorPtr>& arguments, const uint32_t* groups, const uint8_t* selected,
+              int64_t num_rows, EvalContext&) override {
+    const Vector& input = *arguments[0];
+    for (int64_t i = 0; i < num_rows; ++i) {
+      if (!Selected(selected, i) || input.IsNull(i)) continue;
+      Fold(groups[i], IntegralAt(input, i));
+    }
+  }
+  void Merge(Accumulator& other_base, const uint32_t* group_map, size_t other_groups, EvalContext&) override {
+    auto& other = *Downcast<BitAccumulator>(other_base);
+    for (size_t g = 0; g < other_groups; ++g) {
+      if (other.seen_[g]) Fold(group_map[g], other.values_[g]);
+    }
+  }
+  bool RepeatableFinalize() const override { return true; }
+  VectorPtr Finalize(size_t num_groups, EvalContext&) override {
+    Resize(num_groups);
+    VectorBuilder builder(type_, static_cast<int64_t>(num_groups));
+    for (size_t g = 0; g < num_groups; ++g) {
+      if (seen_[g]) {
+        builder.AppendInt(values_[g]);
+      } else {
+        builder.AppendNull();
+      }
+    }
+    return builder.Finish();
+  }
+
+ private:
+  static int64_t IntegralAt(const Vector& input, int64_t row) {
+    switch (input.type_id()) {
+      case TypeId::kByte: return input.values<int8_t>()[row];
+      case TypeId::kShort: return input.values<int16_t>()[row];
+      case TypeId::kInteger: return input.values<int32_t>()[row];
+      default: return input.values<int64_t>()[row];
+    }
+  }
+  void Fold(uint32_t g, int64_t value) {
+    seen_[g] = 1;
+    switch (kind_) {
+      case AggregateKind::kBitAnd: values_[g] &= value; break;
+      case AggregateKind::kBitOr: values_[g] |= value; break;
+      default: values_[g] ^= value; break;
+    }
+  }
+
+  AggregateKind kind_;
+  DataTypePtr type_;
+  std::vector<int64_t> values_;
+  std::vector<uint8_t> seen_;
+};
+
+// ---- listagg / string_agg ----
+
+// Each group's non-NULL values (and WITHIN GROUP sort keys), joined by the delimiter in key
+// order (input order without keys) when the group is finalised.
+class ListAggAccumulator final : public Accumulator {
+ public:
+  ListAggAccumulator(const AggregateCall& call, const std::vector<DataTypePtr>& types)
+      : result_type_(call.result_type), values_(types[0]), order_(call.within_group_order) {
+    if (call.arguments.size() >= 2) {
+      const expr::Expression& delimiter = *call.arguments[1];
+      SILT_CHECK(delimiter.kind() == expr::ExpressionKind::kLiteral, "listagg delimiter not prepared");
+      if (!delimiter.literal().is_null()) delimiter_ = std::string(delimiter.literal().GetString());
+    }
+    first_key_ = call.arguments.size() - order_.size();
+    for (size_t k = first_key_; k < types.size(); ++k) keys_.push_back(std::make_unique<VectorBuilder>(types[k]));
+  }
+
+  void Resize(size_t num_groups) override { num_groups_ = std::max(num_groups_, num_groups); }
+  void Update(const std::vector<VectorPtr>& arguments, const uint32_t* groups, const uint8_t* selected,
+              int64_t num_rows, EvalContext& context) override {
+    const Vector& input = *arguments[0];
+    for (int64_t i = 0; i < num_rows; ++i) {
+      if (!Selected(selected, i) || input.IsNull(i)) continue;
+      uint32_t g = groups[i];
+      if (g >= group_bytes_.size()) group_bytes_.resize(size_t{g} + 1, 0);
+      group_bytes_[g] += input.GetString(i).size() + delimiter_.size();
+      if (group_bytes_[g] > context.max_value_bytes) [[unlikely]] {
+        expr::CheckValueSize("The result of listagg", group_bytes_[g], context.max_value_bytes);
+      }
+      values_.AppendFrom(input, i);
+      for (size_t k = 0; k < keys_.size(); ++k) keys_[k]->AppendFrom(*arguments[first_key_ + k], i);
+      value_groups_.push_back(g);
+    }
+  }
+  void Merge(Accumulator& other_base, const uint32_t* group_map, size_t, EvalContext& context) override {
+    auto& other = *Downcast<ListAggAccumulator>(other_base);
+    VectorPtr values = other.values_.Finish();
+    std::vector<VectorPtr> keys;
+    for (auto& key : other.keys_) keys.push_back(key->Finish());
+    for (size_t r = 0; r < other.value_groups_.size(); ++r) {
+      uint32_t g = group_map[other.value_groups_[r]];
+      if (g >= group_bytes_.size()) group_bytes_.resize(size_t{g} + 1, 0);
+      group_bytes_[g] += values->GetString(static_cast<int64_t>(r)).size() + delimiter_.size();
+      if (group_bytes_[g] > context.max_value_bytes) [[unlikely]] {
+        expr::CheckValueSize("The result of listagg", group_bytes_[g], context.max_value_bytes);
+      }
+      values_.AppendFrom(*values, static_cast<int64_t>(r));
+      for (size_t k = 0; k < keys.size(); ++k) keys_[k]->AppendFrom(*keys[k], static_cast<int64_t>(r));
+      value_groups_.push_back(g);
+    }
+  }
+  VectorPtr Finalize(size_t num_groups, EvalContext&) override {
+    VectorPtr values = values_.Finish();
+    std::vector<VectorPtr> keys;
+    for (auto& key : keys_) keys.push_back(key->Finish());
+    std::vector<int64_t> starts(num_groups + 1, 0);
+    for (uint32_t g : value_groups_) ++starts[g + 1];
+    for (size_t g = 0; g < num_groups; ++g) starts[g + 1] += starts[g];
+    std::vector<int64_t> order(value_groups_.size());
+    std::vector<int64_t> cursor(starts.begin(), starts.end() - 1);
+    for (size_t r = 0; r < value_groups_.size(); ++r) order[cursor[value_groups_[r]]++] = static_cast<int64_t>(r);
+    auto before = [&](int64_t a, int64_t b) {
+      for (size_t k = 0; k < keys.size(); ++k) {
+        const Vector& key = *keys[k];
+        auto [ascending, nulls_first] = order_[k];
+        bool a_null = key.IsNull(a), b_null = key.IsNull(b);
+        if (a_null || b_null) {
+          if (a_null == b_null) continue;
+          return a_null == nulls_first;
+        }
+        int c = CompareValues(key, a, key, b);
+        if (c != 0) return ascending ? c < 0 : c > 0;
+      }
+      return false;
+    };
+    VectorBuilder builder(result_type_, static_cast<int64_t>(num_groups));
+    std::string text;
+    for (size_t g = 0; g < num_groups; ++g) {
+      auto first = order.begin() + starts[g];
+      auto last = order.begin() + starts[g + 1];
+      if (first == last) {
+        builder.AppendNull();
+        continue;
+      }
+      if (!keys.empty()) std::stable_sort(first, last, before);
+      text.clear();
+      for (auto it = first; it != last; ++it) {
+        if (it != first) text += delimiter_;
+        text += values->GetString(*it);
+      }
+      builder.AppendString(text);
+    }
+    return builder.Finish();
+  }
+
+ private:
+  DataTypePtr result_type_;
+  VectorBuilder values_;
+  std::vector<std::pair<bool, bool>> order_;
+  std::string delimiter_;
+  size_t first_key_ = 1;
+  std::vector<std::unique_ptr<VectorBuilder>> keys_;
+  std::vector<uint32_t> value_groups_;
+  std::vector<uint64_t> group_bytes_;
+  size_t num_groups_ = 0;
+};
+
 // ---- approx_count_distinct: HyperLogLog with 2^p registers per group ----
 
 class ApproxDistinctAccumulator final : public Accumulator {
@@ -865,6 +1491,7 @@ class ApproxDistinctAccumulator final : public Accumulator {
       for (size_t r = 0; r < registers_per_group_; ++r) target[r] = std::max(target[r], source[r]);
     }
   }
+  bool RepeatableFinalize() const override { return true; }
   VectorPtr Finalize(size_t num_groups, EvalContext&) override {
     Resize(num_groups);
     const double m = static_cast<double>(registers_per_group_);
@@ -921,6 +1548,7 @@ class DistinctAccumulator final : public Accumulator {
   }
   void Merge(Accumulator& other_base, const uint32_t* group_map, size_t, EvalContext&) override {
     auto& other = *Downcast<DistinctAccumulator>(other_base);
+    SILT_CHECK(other.handed_over_ == 0, "merging a finalised DISTINCT state");
     std::vector<VectorPtr> values;
     for (auto& builder : other.builders_) values.push_back(builder->Finish());
     std::string key;
@@ -936,18 +1564,23 @@ class DistinctAccumulator final : public Accumulator {
       kept_groups_.push_back(target);
     }
   }
+  // Repeatable when the inner aggregate's is: each Finalize hands it only the distinct rows kept
+  // since the one before (a window's running count(DISTINCT x) stays linear).
+  bool RepeatableFinalize() const override { return inner_->RepeatableFinalize(); }
   VectorPtr Finalize(size_t num_groups, EvalContext& context) override {
     std::vector<VectorPtr> values;
     for (auto& builder : builders_) values.push_back(builder->Finish());
     inner_->Resize(num_groups);
     // Aggregate in slices so that very many distinct values do not need one huge pass.
-    const int64_t total = static_cast<int64_t>(kept_groups_.size());
+    const int64_t total = static_cast<int64_t>(kept_groups_.size() - handed_over_);
+    const uint32_t* groups = kept_groups_.data() + handed_over_;
     for (int64_t start = 0; start < total; start += 1 << 16) {
       int64_t length = std::min<int64_t>(1 << 16, total - start);
       std::vector<VectorPtr> slice;
       for (const VectorPtr& value : values) slice.push_back(value->Slice(start, length));
-      inner_->Update(slice, kept_groups_.data() + start, nullptr, length, context);
+      inner_->Update(slice, groups + start, nullptr, length, context);
     }
+    handed_over_ = kept_groups_.size();
     return inner_->Finalize(num_groups, context);
   }
 
@@ -955,6 +1588,7 @@ class DistinctAccumulator final : public Accumulator {
   std::unique_ptr<Accumulator> inner_;
   std::vector<std::unique_ptr<VectorBuilder>> builders_;
   std::vector<uint32_t> kept_groups_;
+  size_t handed_over_ = 0;  // kept rows already given to inner_ (by an earlier Finalize)
   KeyTable seen_;
   EncodedKeys encoded_;
   size_t num_groups_ = 0;
@@ -988,14 +1622,26 @@ std::unique_ptr<Accumulator> MakePlainAccumulator(AggregateKind kind, const Aggr
     case AggregateKind::kCount: return std::make_unique<CountAccumulator>(false);
     case AggregateKind::kCountIf: return std::make_unique<CountAccumulator>(true);
     case AggregateKind::kSum:
+    case AggregateKind::kTrySum: {
+      const bool lenient = kind == AggregateKind::kTrySum;
       switch (types[0]->id()) {
-        case TypeId::kLong: return std::make_unique<SumAccumulator<int64_t>>(types[0], result);
-        case TypeId::kDecimal: return std::make_unique<SumAccumulator<Decimal128>>(types[0], result);
-        default: return std::make_unique<SumAccumulator<double>>(types[0], result);
+        case TypeId::kLong: return std::make_unique<SumAccumulator<int64_t>>(types[0], result, lenient);
+        case TypeId::kDecimal: return std::make_unique<SumAccumulator<Decimal128>>(types[0], result, lenient);
+        default: return std::make_unique<SumAccumulator<double>>(types[0], result, lenient);
       }
+    }
     case AggregateKind::kAvg:
-      if (types[0]->id() == TypeId::kDecimal) return std::make_unique<AvgAccumulator<Decimal128>>(types[0], result);
-      return std::make_unique<AvgAccumulator<double>>(types[0], result);
+    case AggregateKind::kTryAvg: {
+      const bool lenient = kind == AggregateKind::kTryAvg;
+      if (types[0]->id() == TypeId::kDecimal) {
+        return std::make_unique<AvgAccumulator<Decimal128>>(types[0], result, lenient);
+      }
+      return std::make_unique<AvgAccumulator<double>>(types[0], result, lenient);
+    }
+    case AggregateKind::kBitAnd:
+    case AggregateKind::kBitOr:
+    case AggregateKind::kBitXor: return std::make_unique<BitAccumulator>(kind, types[0]);
+    case AggregateKind::kListAgg: return std::make_unique<ListAggAccumulator>(call, types);
     case AggregateKind::kMin: return MakeMinMax<false>(types[0]);
     case AggregateKind::kMax: return MakeMinMax<true>(types[0]);
     case AggregateKind::kMinBy: return std::make_unique<GenericMinMaxAccumulator>(types[0], false, true);
@@ -1028,6 +1674,25 @@ std::unique_ptr<Accumulator> MakePlainAccumulator(AggregateKind kind, const Aggr
     case AggregateKind::kVarPop: return std::make_unique<MomentAccumulator>(kind);
     case AggregateKind::kBoolOr: return std::make_unique<BoolAccumulator>(false);
     case AggregateKind::kBoolAnd: return std::make_unique<BoolAccumulator>(true);
+    case AggregateKind::kPercentile:
+    case AggregateKind::kPercentileDisc:
+    case AggregateKind::kPercentileApprox:
+    case AggregateKind::kMedian:
+    case AggregateKind::kMode: return std::make_unique<OrderStatisticAccumulator>(kind, call, types[0]);
+    case AggregateKind::kSkewness: return std::make_unique<CentralMomentAccumulator>(false);
+    case AggregateKind::kKurtosis: return std::make_unique<CentralMomentAccumulator>(true);
+    case AggregateKind::kCorr:
+    case AggregateKind::kCovarPop:
+    case AggregateKind::kCovarSamp:
+    case AggregateKind::kRegrCount:
+    case AggregateKind::kRegrAvgX:
+    case AggregateKind::kRegrAvgY:
+    case AggregateKind::kRegrSxx:
+    case AggregateKind::kRegrSyy:
+    case AggregateKind::kRegrSxy:
+    case AggregateKind::kRegrSlope:
+    case AggregateKind::kRegrIntercept:
+    case AggregateKind::kRegrR2: return std::make_unique<CoMomentAccumulator>(kind);
   }
   SILT_CHECK(false, "unknown aggregate kind");
   return nullptr;

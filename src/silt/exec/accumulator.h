@@ -30,8 +30,13 @@ class Accumulator {
   virtual void Merge(Accumulator& other, const uint32_t* group_map, size_t other_groups,
                      expr::EvalContext& context) = 0;
   /// The result of every group [0, num_groups) as a vector of the call's result type. Decimal
-  /// overflow throws ARITHMETIC_OVERFLOW under ANSI and gives NULL otherwise. Call once.
+  /// overflow throws ARITHMETIC_OVERFLOW under ANSI and gives NULL otherwise. Call once, unless
+  /// RepeatableFinalize().
   virtual VectorPtr Finalize(size_t num_groups, expr::EvalContext& context) = 0;
+  /// Whether Finalize leaves the state as it was, so that more Update calls and another
+  /// Finalize may follow (a window's running frame reads its result after every row). Default:
+  /// false (the accumulator hands its values over to the result).
+  virtual bool RepeatableFinalize() const { return false; }
 
   /// Sharing a running state: sum and avg of one argument both keep a sum and a count per
   /// group. When `twin` (another accumulator of the same table, over the same argument, with

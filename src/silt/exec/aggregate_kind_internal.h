@@ -27,6 +27,35 @@ enum class AggregateKind {
   kVarPop,
   kBoolOr,
   kBoolAnd,
+  // Order statistics over every value of a group.
+  kPercentile,        ///< percentile, percentile_cont (interpolated, DOUBLE)
+  kPercentileDisc,    ///< percentile_disc (the first value whose cumulative share reaches p)
+  kPercentileApprox,  ///< percentile_approx, approx_percentile (an input value)
+  kMedian,
+  kMode,
+  // Higher moments and two-variable statistics.
+  kSkewness,
+  kKurtosis,
+  kCorr,
+  kCovarPop,
+  kCovarSamp,
+  kRegrCount,
+  kRegrAvgX,
+  kRegrAvgY,
+  kRegrSxx,
+  kRegrSyy,
+  kRegrSxy,
+  kRegrSlope,
+  kRegrIntercept,
+  kRegrR2,
+  // Overflow gives NULL instead of an error.
+  kTrySum,
+  kTryAvg,
+  // Bitwise folds of integral values.
+  kBitAnd,
+  kBitOr,
+  kBitXor,
+  kListAgg,  ///< listagg, string_agg
 };
 
 /// The kind of aggregate `name` (any case, aliases included), or nullopt.

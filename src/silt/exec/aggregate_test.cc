@@ -110,6 +110,30 @@ TEST(AggregateFunctionTest, ResolvesSparkResultTypes) {
   EXPECT_EQ(ErrorClassOf([] { ResolveAggregate("min_by", {IntegerType()}, false); }), "WRONG_NUM_ARGS");
   EXPECT_EQ(ErrorClassOf([] { ResolveAggregate("median_of_nothing", {IntegerType()}, false); }),
             "UNRESOLVED_ROUTINE");
+  EXPECT_EQ(ResolveAggregate("percentile", {IntegerType(), DecimalType(2, 1)}, false).result_type->ToString(), "double");
+  EXPECT_EQ(ResolveAggregate("percentile", {LongType(), ListType(DoubleType())}, false).result_type->ToString(),
+            "array<double>");
+  EXPECT_EQ(ResolveAggregate("percentile_approx", {DateType(), DoubleType()}, false).result_type->ToString(), "date");
+  EXPECT_EQ(ResolveAggregate("mode", {StringType()}, false).result_type->ToString(), "string");
+  EXPECT_EQ(ResolveAggregate("regr_count", {IntegerType(), IntegerType()}, false).result_type->ToString(), "bigint");
+  EXPECT_EQ(ErrorClassOf([] { ResolveAggregate("median", {StringType()}, false); }), "DATATYPE_MISMATCH");
+  EXPECT_EQ(ErrorClassOf([] { ResolveAggregate("percentile_cont", {IntegerType()}, false); }), "WRONG_NUM_ARGS");
+  EXPECT_EQ(ErrorClassOf([] { ResolveAggregate("corr", {IntegerType(), StringType()}, false); }), "DATATYPE_MISMATCH");
+}
+
+TEST(AggregateFunctionTest, PercentagesMustBeConstantsInRange) {
+  auto prepare = [](expr::ExpressionPtr percentage) {
+    AggregateCall call = Agg("percentile", {expr::Column(0, DoubleType()), std::move(percentage)});
+    expr::EvalContext context;
+    PrepareAggregateArguments(call, context);
+    return call;
+  };
+  AggregateCall folded = prepare(expr::Cast(expr::Literal(Scalar::Integer(1)), DoubleType()));
+  ASSERT_EQ(folded.arguments[1]->kind(), expr::ExpressionKind::kLiteral);
+  EXPECT_EQ(folded.arguments[1]->literal().GetDouble(), 1.0);
+  EXPECT_EQ(ErrorClassOf([&] { prepare(expr::Literal(Scalar::Double(1.5))); }), "DATATYPE_MISMATCH");
+  EXPECT_EQ(ErrorClassOf([&] { prepare(expr::Literal(Scalar::Null(DoubleType()))); }), "DATATYPE_MISMATCH");
+  EXPECT_EQ(ErrorClassOf([&] { prepare(expr::Column(1, DoubleType())); }), "DATATYPE_MISMATCH");
 }
 
 TEST(AggregateFunctionTest, ToStringAsSparkPlans) {
@@ -117,6 +141,9 @@ TEST(AggregateFunctionTest, ToStringAsSparkPlans) {
   EXPECT_EQ(call.ToString(), "sum(" + call.arguments[0]->ToString() + ")");
   EXPECT_EQ(Agg("count", {}).ToString(), "count(1)");
   EXPECT_THAT(Agg("count", {expr::Column(0, LongType())}, true).ToString(), ::testing::StartsWith("count(distinct "));
+  AggregateCall disc = Agg("percentile_disc", {expr::Column(0, DoubleType()), expr::Literal(Scalar::Double(0.25))});
+  disc.descending = true;
+  EXPECT_EQ(disc.ToString(), "percentile_disc(0.25) WITHIN GROUP (ORDER BY " + disc.arguments[0]->ToString() + " DESC)");
 }
 
 TEST(HashAggregateTest, GlobalAggregatesSkipNulls) {
@@ -453,6 +480,66 @@ TEST(HashAggregateTest, ParallelMatchesSerial) {
   }
   AggregateRun global = RunAggregate(batches, {}, {Agg("count", {}), Agg("sum", {Col(shape, 1)}, true)}, 2);
   EXPECT_THAT(global.rows, ElementsAre("24000,261813819"));
+}
+
+// Thread tables merged at the end give the single-threaded answer: exactly for the order
+// statistics, to the last digits' rounding for the moments.
+TEST(HashAggregateTest, OrderStatisticsAndMomentsMergeAcrossThreads) {
+  std::vector<Batch> batches;
+  for (int b = 0; b < 16; ++b) {
+    std::vector<std::optional<int64_t>> keys, values;
+    for (int i = 0; i < 500; ++i) {
+      int64_t v = b * 500 + i;
+      keys.push_back(v % 7);
+      values.push_back(v % 13 == 0 ? std::nullopt : std::optional<int64_t>((v * 7919) % 1009));
+    }
+    batches.push_back(MakeBatch({IntColumn(LongType(), keys), IntColumn(LongType(), values)}));
+  }
+  const Batch& shape = batches[0];
+  auto calls = [&] {
+    expr::ExpressionPtr value = expr::Cast(Col(shape, 1), DoubleType());
+    expr::ExpressionPtr key = expr::Cast(Col(shape, 0), DoubleType());
+    AggregateCall percentile = Agg("percentile", {value, expr::Literal(Scalar::Double(0.3))});
+    AggregateCall approx = Agg("percentile_approx", {Col(shape, 1), expr::Literal(Scalar::Double(0.9))});
+    AggregateCall disc = Agg("percentile_disc", {value, expr::Literal(Scalar::Double(0.5))});
+    disc.descending = true;
+    return std::vector<AggregateCall>{percentile,          Agg("median", {value}),          approx, disc,
+                                      Agg("mode", {Col(shape, 1)}), Agg("skewness", {value}), Agg("kurtosis", {value}),
+                                      Agg("corr", {key, value}),    Agg("regr_slope", {value, key})};
+  };
+  AggregateRun serial = RunAggregate(batches, {Col(shape, 0)}, calls(), 1);
+  AggregateRun parallel = RunAggregate(batches, {Col(shape, 0)}, calls(), 2, true, true);
+  ASSERT_EQ(serial.rows.size(), 7u);
+  ASSERT_EQ(parallel.rows.size(), 7u);
+  for (size_t r = 0; r < serial.rows.size(); ++r) {
+    auto parts = [](const std::string& row) {
+      std::vector<std::string> out;
+      size_t start = 0;
+      for (size_t p = 0; p <= row.size(); ++p) {
+        if (p == row.size() || row[p] == ',') {
+          out.push_back(row.substr(start, p - start));
+          start = p + 1;
+        }
+      }
+      for (size_t m = 6; m < out.size(); ++m) out[m] = out[m].substr(0, 10);  // the moments
+      return out;
+    };
+    EXPECT_EQ(parts(serial.rows[r]), parts(parallel.rows[r]));
+  }
+}
+
+TEST(HashAggregateTest, PercentilesOfAGroupAsSparkComputesThem) {
+  Batch batch = MakeBatch({IntColumn(IntegerType(), {0, 1, 2, 3, 4, std::nullopt})});
+  expr::ExpressionPtr value = expr::Cast(Col(batch, 0), DoubleType());
+  auto with = [](AggregateCall call, double p) {
+    call.arguments.push_back(expr::Literal(Scalar::Double(p)));
+    return call;
+  };
+  AggregateRun run = RunAggregate({batch}, {},
+                                  {with(Agg("percentile", {value}), 0.3), with(Agg("percentile_disc", {value}), 0.7),
+                                   with(Agg("percentile_disc", {value}), 0.6), with(Agg("percentile_approx", {Col(batch, 0)}), 0.5),
+                                   Agg("median", {value}), Agg("mode", {Col(batch, 0)})});
+  EXPECT_THAT(run.rows, ElementsAre("1.2,3.0,2.0,2,2.0,0"));
 }
 
 TEST(HashAggregateTest, EveryAggregateOverEmptyAndAllNullInput) {

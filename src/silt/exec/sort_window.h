@@ -57,7 +57,16 @@ struct WindowCall {
   /// Arguments over the child's columns, already cast; lag/lead: value, offset literal,
   /// default (same type as value); ntile: bucket count literal.
   std::vector<expr::ExpressionPtr> arguments;
+  /// IGNORE NULLS: lag/lead count and return only non-NULL values; first/last/nth_value skip
+  /// NULLs in the frame.
   bool ignore_nulls = false;
+  /// Aggregates only: DISTINCT values, rows where `filter` is TRUE (null = every row), and
+  /// WITHIN GROUP (ORDER BY ... DESC) of the inverse distribution functions.
+  bool distinct = false;
+  expr::ExpressionPtr filter;
+  bool descending = false;
+  /// listagg ... WITHIN GROUP: as AggregateCall::within_group_order.
+  std::vector<std::pair<bool, bool>> within_group_order;
   /// nullopt = Spark's default frame: with ORDER BY, RANGE BETWEEN UNBOUNDED PRECEDING AND
   /// CURRENT ROW (peers included); without, the whole partition. Ranking and lag/lead ignore it.
   std::optional<WindowFrame> frame;
@@ -70,10 +79,13 @@ struct WindowOrdering {
   std::vector<SortKey> order_by;
 };
 
-/// Evaluates `calls` (all of one ordering) for each row. Supported: the window-only functions
-/// above and the aggregates count, count_if, sum, avg, min, max, first/first_value/any_value,
-/// last/last_value, stddev*, var*, bool_and/bool_or over any frame (UNSUPPORTED_FEATURE for other
-/// aggregates). Frames are checked here: RANGE value offsets need exactly one numeric, DATE or
+/// Evaluates `calls` (all of one ordering) for each row: the window-only functions above and
+/// every aggregate over any frame. count, count_if, sum, avg, min, max, first/last, stddev*,
+/// var* and bool_and/bool_or slide their state (each row enters and leaves a frame once); the
+/// other aggregates, and any with DISTINCT or FILTER, run an accumulator (accumulator.h) per
+/// frame: incrementally while frames only grow (ROWS/RANGE UNBOUNDED PRECEDING) and the
+/// accumulator can report a result repeatedly, otherwise over each distinct frame afresh.
+/// Frames are checked here: RANGE value offsets need exactly one numeric, DATE or
 /// TIMESTAMP ORDER BY key, offsets must be non-negative literals (DATATYPE_MISMATCH otherwise);
 /// ntile's bucket count and nth_value's offset must be positive integer literals. Output: the
 /// child's columns then one column per call, named `names`. Rows come out grouped by partition

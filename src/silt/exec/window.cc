@@ -7,6 +7,7 @@
 
 #include "silt/base/check.h"
 #include "silt/base/thread_pool.h"
+#include "silt/exec/accumulator.h"
 #include "silt/exec/aggregate_function.h"
 #include "silt/exec/row_compare.h"
 #include "silt/exec/sort_permutation.h"
@@ -486,17 +487,27 @@ class WindowOperator final : public Operator {
         names_(std::move(names)) {
     for (const WindowCall& call : calls_) {
       std::optional<WindowFunctionKind> kind = WindowFunctionKindOf(call.function);
-      if (!kind && IsAggregateFunction(call.function)) {
-        SILT_THROW(UNSUPPORTED_FEATURE,
-                   {{"message", "the aggregate " + call.function + " over a window"}});
-      }
-      if (!kind) {
+      bool aggregate = IsAggregateFunction(call.function);
+      if (!kind && !aggregate) {
         SILT_THROW(UNRESOLVED_ROUTINE, {{"routineName", "`" + call.function + "`"},
                                         {"searchPath", "[`system`.`builtin`]"}});
       }
       SILT_CHECK(call.result_type != nullptr, "window call without a result type");
-      kinds_.push_back(*kind);
-      ValidateCall(call, *kind);
+      // Aggregates without a sliding state of their own, and any with DISTINCT or FILTER, run
+      // their accumulator over the frames.
+      bool through_accumulator =
+          aggregate && (!kind || call.distinct || call.filter != nullptr);
+      SILT_USER_CHECK(!(call.distinct || call.filter) || aggregate, UNSUPPORTED_FEATURE,
+                      {{"message", "DISTINCT or FILTER in the window function " + call.function}});
+      through_accumulator_.push_back(through_accumulator);
+      kinds_.push_back(kind.value_or(WindowFunctionKind::kCount));
+      if (through_accumulator) {
+        // Builds one accumulator now, so that a bad argument fails before any row is read.
+        (void)MakeAccumulator(AggregateOf(call), ArgumentTypes(call));
+        if (call.frame) ValidateFrame(call);
+      } else {
+        ValidateCall(call, *kind);
+      }
     }
   }
 
@@ -517,7 +528,7 @@ class WindowOperator final : public Operator {
     std::string text = "Window [";
     for (size_t c = 0; c < calls_.size(); ++c) {
       if (c > 0) text += ", ";
-      text += calls_[c].function + "(";
+      text += calls_[c].function + "(" + (calls_[c].distinct ? "distinct " : "");
       for (size_t a = 0; a < calls_[c].arguments.size(); ++a) {
         if (a > 0) text += ", ";
         const expr::Expression& argument = *calls_[c].arguments[a];
@@ -526,6 +537,13 @@ class WindowOperator final : public Operator {
                     : argument.ToString();
       }
       text += ")";
+      if (calls_[c].ignore_nulls) text += " IGNORE NULLS";
+      if (const expr::ExpressionPtr& filter = calls_[c].filter) {
+        text += " FILTER (WHERE " +
+                (filter->kind() == expr::ExpressionKind::kColumn ? column_text(filter->column_index())
+                                                                 : filter->ToString()) +
+                ")";
+      }
       if (calls_[c].frame && !IgnoresFrame(kinds_[c])) {
         const WindowFrame& frame = *calls_[c].frame;
         text += std::string(frame.unit == WindowFrame::Unit::kRows ? " ROWS" : " RANGE") +
@@ -743,7 +761,8 @@ class WindowOperator final : public Operator {
 
     std::vector<VectorPtr> results(calls_.size());
     for (size_t c = 0; c < calls_.size(); ++c) {
-      results[c] = ComputeCall(calls_[c], kinds_[c], input, layout, context);
+      results[c] = through_accumulator_[c] ? AggregateOverFrames(calls_[c], input, layout, context)
+                                           : ComputeCall(calls_[c], kinds_[c], input, layout, context);
     }
     for (int64_t start = 0; start < num_rows; start += kTargetBatchRows) {
       int64_t count = std::min(kTargetBatchRows, num_rows - start);
@@ -793,6 +812,126 @@ class WindowOperator final : public Operator {
 
   static int64_t LiteralInteger(const WindowCall& call, size_t index, int64_t fallback) {
     return call.arguments.size() > index ? call.arguments[index]->literal().GetInt() : fallback;
+  }
+
+  static AggregateCall AggregateOf(const WindowCall& call) {
+    AggregateCall aggregate;
+    aggregate.function = call.function;
+    aggregate.arguments = call.arguments;
+    aggregate.distinct = call.distinct;
+    aggregate.filter = call.filter;
+    aggregate.ignore_nulls = call.ignore_nulls;
+    aggregate.descending = call.descending;
+    aggregate.within_group_order = call.within_group_order;
+    aggregate.result_type = call.result_type;
+    return aggregate;
+  }
+
+  static std::vector<DataTypePtr> ArgumentTypes(const WindowCall& call) {
+    std::vector<DataTypePtr> types;
+    for (const expr::ExpressionPtr& argument : call.arguments) types.push_back(argument->type());
+    return types;
+  }
+
+  // An aggregate through its accumulator: rows with the same frame as the row before share one
+  // result. While every frame of a partition starts at the same row and only grows, one
+  // accumulator takes each row once and reports after each frame (when it can report
+  // repeatedly); otherwise each distinct frame is aggregated afresh, as one group among many
+  // of a batch of frames.
+  VectorPtr AggregateOverFrames(const WindowCall& call, const Batch& sorted, const Layout& layout,
+                                ExecContext& context) const {
+    const int64_t n = layout.num_rows;
+    std::vector<VectorPtr> arguments;
+    for (const expr::ExpressionPtr& argument : call.arguments) {
+      arguments.push_back(expr::Evaluate(*argument, sorted, context.eval));
+    }
+    std::vector<uint8_t> selected;
+    if (call.filter) selected = expr::EvaluateFilter(*call.filter, sorted, context.eval);
+    Positions frame_start(static_cast<size_t>(n));
+    Positions frame_end(static_cast<size_t>(n));
+    ComputeFrames(call, sorted, layout, frame_start, frame_end);
+
+    // The distinct frames, in row order, and each row's frame.
+    Positions starts, ends, partitions;
+    Positions frame_of(static_cast<size_t>(n));
+    for (int64_t k = 0; k < n; ++k) {
+      auto row = static_cast<size_t>(k);
+      bool same = !starts.empty() && partitions.back() == layout.partition_of[row] &&
+                  starts.back() == frame_start[row] && ends.back() == frame_end[row];
+      if (!same) {
+        starts.push_back(frame_start[row]);
+        ends.push_back(frame_end[row]);
+        partitions.push_back(layout.partition_of[row]);
+      }
+      frame_of[row] = static_cast<int64_t>(starts.size()) - 1;
+    }
+    const AggregateCall aggregate = AggregateOf(call);
+    const std::vector<DataTypePtr> types = ArgumentTypes(call);
+    std::unique_ptr<Accumulator> accumulator = MakeAccumulator(aggregate, types);
+    bool growing = accumulator->RepeatableFinalize();
+    for (size_t f = 1; f < starts.size() && growing; ++f) {
+      if (partitions[f] == partitions[f - 1]) growing = starts[f] == starts[f - 1] && ends[f] >= ends[f - 1];
+    }
+    const uint8_t* selected_rows = call.filter ? selected.data() : nullptr;
+    VectorBuilder results(call.result_type, static_cast<int64_t>(starts.size()));
+    if (growing) {
+      std::vector<uint32_t> zeros;
+      int64_t held_end = 0;
+      for (size_t f = 0; f < starts.size(); ++f) {
+        if (f == 0 || partitions[f] != partitions[f - 1]) {
+          accumulator = MakeAccumulator(aggregate, types);
+          accumulator->Resize(1);
+          held_end = starts[f];
+        }
+        if (ends[f] > held_end) {
+          int64_t length = ends[f] - held_end;
+          if (zeros.size() < static_cast<size_t>(length)) zeros.resize(static_cast<size_t>(length), 0);
+          std::vector<VectorPtr> slice;
+          for (const VectorPtr& argument : arguments) slice.push_back(argument->Slice(held_end, length));
+          accumulator->Update(slice, zeros.data(), selected_rows ? selected_rows + held_end : nullptr, length,
+                              context.eval);
+          held_end = ends[f];
+        }
+        results.AppendFrom(*accumulator->Finalize(1, context.eval), 0);
+      }
+    } else {
+      // Frames are aggregated in batches of about kFrameBatchRows rows, each frame a group.
+      constexpr int64_t kFrameBatchRows = int64_t{1} << 20;
+      Positions rows;
+      std::vector<uint32_t> groups;
+      std::vector<uint8_t> batch_selected;
+      size_t first_frame = 0;
+      auto flush = [&](size_t end_frame) {
+        std::unique_ptr<Accumulator> batch = MakeAccumulator(aggregate, types);
+        size_t num_frames = end_frame - first_frame;
+        batch->Resize(num_frames);
+        if (!rows.empty()) {
+          std::vector<VectorPtr> gathered;
+          for (const VectorPtr& argument : arguments) gathered.push_back(TakeRows(*argument, rows));
+          if (selected_rows != nullptr) {
+            batch_selected.resize(rows.size());
+            for (size_t r = 0; r < rows.size(); ++r) batch_selected[r] = selected[static_cast<size_t>(rows[r])];
+          }
+          batch->Update(gathered, groups.data(), selected_rows ? batch_selected.data() : nullptr,
+                        static_cast<int64_t>(rows.size()), context.eval);
+        }
+        VectorPtr batch_results = batch->Finalize(num_frames, context.eval);
+        results.AppendRange(*batch_results, 0, static_cast<int64_t>(num_frames));
+        rows.clear();
+        groups.clear();
+        first_frame = end_frame;
+      };
+      for (size_t f = 0; f < starts.size(); ++f) {
+        for (int64_t r = starts[f]; r < ends[f]; ++r) {
+          rows.push_back(r);
+          groups.push_back(static_cast<uint32_t>(f - first_frame));
+        }
+        if (static_cast<int64_t>(rows.size()) >= kFrameBatchRows) flush(f + 1);
+      }
+      if (first_frame < starts.size()) flush(starts.size());
+    }
+    VectorPtr per_frame = results.Finish();
+    return TakeRows(*per_frame, frame_of);
   }
 
   VectorPtr ComputeCall(const WindowCall& call, WindowFunctionKind kind, const Batch& sorted,
@@ -925,19 +1064,13 @@ class WindowOperator final : public Operator {
     int64_t offset = LiteralInteger(call, 1, 1);
     if (kind == WindowFunctionKind::kLag) offset = -offset;
     Positions rows(static_cast<size_t>(n));
-    for (int64_t k = 0; k < n; ++k) {
-      // Offsets beyond the partition saturate rather than overflow.
-      int64_t target = offset > 0 ? (k > std::numeric_limits<int64_t>::max() - offset
-                                         ? std::numeric_limits<int64_t>::max()
-                                         : k + offset)
-                                  : (k < std::numeric_limits<int64_t>::min() - offset
-                                         ? std::numeric_limits<int64_t>::min()
-                                         : k + offset);
-      bool inside = target >= layout.partition_of[static_cast<size_t>(k)] &&
-                    target < layout.partition_end[static_cast<size_t>(k)];
-      rows[static_cast<size_t>(k)] = inside ? target : -1;
+    if (call.ignore_nulls && offset != 0) {
+      IgnoreNullsOffsetRows(*arguments[0], offset, layout, rows);
+    } else {
+      SameOffsetRows(offset, layout, rows);
     }
     const Vector& value = *arguments[0];
+
     if (arguments.size() < 3 || arguments[2]->null_count() == n)
       return TakeRows(value, rows.data(), n);
     const Vector& fallback = *arguments[2];
@@ -951,6 +1084,47 @@ class WindowOperator final : public Operator {
       }
     }
     return builder.Finish();
+  }
+
+  // The row `offset` rows away from each row within its partition, or -1.
+  static void SameOffsetRows(int64_t offset, const Layout& layout, Positions& rows) {
+    for (int64_t k = 0; k < layout.num_rows; ++k) {
+      // Offsets beyond the partition saturate rather than overflow.
+      int64_t target = offset > 0 ? (k > std::numeric_limits<int64_t>::max() - offset
+                                         ? std::numeric_limits<int64_t>::max()
+                                         : k + offset)
+                                  : (k < std::numeric_limits<int64_t>::min() - offset
+                                         ? std::numeric_limits<int64_t>::min()
+                                         : k + offset);
+      bool inside = target >= layout.partition_of[static_cast<size_t>(k)] &&
+                    target < layout.partition_end[static_cast<size_t>(k)];
+      rows[static_cast<size_t>(k)] = inside ? target : -1;
+    }
+  }
+
+  // IGNORE NULLS: the |offset|-th row with a non-NULL value after (offset > 0) or before
+  // (offset < 0) each row within its partition, or -1.
+  static void IgnoreNullsOffsetRows(const Vector& value, int64_t offset, const Layout& layout,
+                                    Positions& rows) {
+    const int64_t n = layout.num_rows;
+    // Offsets larger than any partition are capped so that the arithmetic cannot overflow.
+    offset = std::clamp<int64_t>(offset, -(int64_t{1} << 40), int64_t{1} << 40);
+    // valid_before[p] = non-NULL rows before p; valid_rows lists them in order.
+    Positions valid_before(static_cast<size_t>(n + 1), 0);
+    Positions valid_rows;
+    for (int64_t p = 0; p < n; ++p) {
+      bool valid = value.IsValid(p);
+      valid_before[static_cast<size_t>(p + 1)] = valid_before[static_cast<size_t>(p)] + (valid ? 1 : 0);
+      if (valid) valid_rows.push_back(p);
+    }
+    for (int64_t k = 0; k < n; ++k) {
+      auto row = static_cast<size_t>(k);
+      int64_t first = valid_before[static_cast<size_t>(layout.partition_of[row])];
+      int64_t past = valid_before[static_cast<size_t>(layout.partition_end[row])];
+      // The wanted value's index in valid_rows.
+      int64_t index = offset > 0 ? valid_before[row + 1] + offset - 1 : valid_before[row] + offset;
+      rows[row] = index >= first && index < past ? valid_rows[static_cast<size_t>(index)] : -1;
+    }
   }
 
   // first / last / nth_value: the row each frame's value comes from (-1 = NULL).
@@ -1155,6 +1329,7 @@ class WindowOperator final : public Operator {
   WindowOrdering ordering_;
   std::vector<WindowCall> calls_;
   std::vector<WindowFunctionKind> kinds_;
+  std::vector<uint8_t> through_accumulator_;  // per call: AggregateOverFrames computes it
   std::vector<std::string> names_;
   bool computed_ = false;
   std::vector<Batch> output_;

@@ -34,8 +34,8 @@ enum class WindowFunctionKind {
   kBoolOr,   ///< bool_or, any, some
 };
 
-/// The kind of window function `name` (any case), or nullopt when a Window operator cannot
-/// compute it (including aggregates such as collect_list that have no window implementation).
+/// The kind of window function `name` (any case), or nullopt for the aggregates that a Window
+/// operator runs through their accumulator (collect_list, percentile, corr, ...).
 std::optional<WindowFunctionKind> WindowFunctionKindOf(std::string_view name);
 
 /// Whether the kind ignores the frame (ranking, lag, lead).

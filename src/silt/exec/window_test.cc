@@ -297,9 +297,54 @@ TEST(WindowTest, InvalidFramesAndFunctionsAreRejected) {
   EXPECT_EQ(error_of(WindowOrdering{{}, {}}, Call("median_of_medians", {}, LongType())),
             "UNRESOLVED_ROUTINE");
   EXPECT_EQ(error_of(WindowOrdering{{}, {}}, Call("lag", {}, LongType())), "WRONG_NUM_ARGS");
-  EXPECT_EQ(
-      error_of(WindowOrdering{{}, {}}, Call("collect_list", {Col(batch, 2)}, ListType(LongType()))),
-      "UNSUPPORTED_FEATURE");
+}
+
+// collect_list over frames that grow (one accumulator for the partition) and that slide
+// (each frame afresh), against the frame's rows picked by hand.
+TEST(WindowTest, AggregatesWithoutSlidingStateRunOverEveryFrame) {
+  Batch batch = SampleBatch();
+  WindowOrdering ordering{{0}, {{1, true, true}, {2, true, true}}};
+  DataTypePtr list = ListType(LongType(), false);
+  std::vector<WindowCall> calls = {
+      Call("collect_list", {Col(batch, 2)}, list, Rows(UnboundedPreceding(), Current())),
+      Call("collect_list", {Col(batch, 2)}, list, Rows(Preceding(1), Following(1))),
+      Call("max_by", {Col(batch, 1), Col(batch, 2)}, IntegerType(), Rows(UnboundedPreceding(), Current())),
+      Call("regr_count", {expr::Cast(Col(batch, 1), DoubleType()), expr::Cast(Col(batch, 2), DoubleType())},
+           LongType(), Rows(Current(), UnboundedFollowing()))};
+  EXPECT_THAT(WindowRows(batch, ordering, calls, {0, 1, 2, 3, 4, 5, 6}),
+              ElementsAre("NULL,4,NULL,[],[50],NULL,1", "NULL,5,50,[50],[50],5,1", "a,1,NULL,[],[20],NULL,3",
+                          "a,2,20,[20],[20, 30],2,3", "a,3,30,[20, 30],[20, 30, 31],3,2",
+                          "a,3,31,[20, 30, 31],[30, 31],3,1", "b,1,10,[10],[10, 20],1,2",
+                          "b,2,20,[10, 20],[10, 20],2,1"));
+}
+
+TEST(WindowTest, DistinctAndFilterAggregatesOverFrames) {
+  Batch batch = NamedBatch({IntColumn(IntegerType(), {1, 2, 3, 4, 5}), IntColumn(LongType(), {7, 7, 8, 7, 9})},
+                           {"o", "x"});
+  WindowOrdering ordering{{}, {{0, true, true}}};
+  WindowCall distinct = Call("count", {Col(batch, 1)}, LongType(), Rows(UnboundedPreceding(), Current()));
+  distinct.distinct = true;
+  WindowCall filtered = Call("sum", {Col(batch, 1)}, LongType(), Rows(Preceding(1), Current()));
+  filtered.filter = expr::Compare(expr::ComparisonOperator::kGreater, Col(batch, 0), expr::Literal(Scalar::Integer(2)));
+  EXPECT_THAT(WindowRows(batch, ordering, {distinct, filtered}, {0, 2, 3}),
+              ElementsAre("1,1,NULL", "2,1,NULL", "3,2,8", "4,2,15", "5,3,16"));
+}
+
+TEST(WindowTest, LagAndLeadIgnoreNulls) {
+  Batch batch = NamedBatch({IntColumn(IntegerType(), {1, 2, 3, 4, 5, 6}),
+                            IntColumn(LongType(), {std::nullopt, 10, std::nullopt, std::nullopt, 40, 50})},
+                           {"o", "x"});
+  WindowOrdering ordering{{}, {{0, true, true}}};
+  auto offset_call = [&](const char* name, int offset) {
+    return Call(name, {Col(batch, 1), expr::Literal(Scalar::Integer(offset)), expr::Literal(Scalar::Null(LongType()))},
+                LongType(), std::nullopt, true);
+  };
+  EXPECT_THAT(WindowRows(batch, ordering,
+                         {offset_call("lag", 1), offset_call("lead", 1), offset_call("lag", 2), offset_call("lead", 2),
+                          offset_call("lag", 0)},
+                         {0, 2, 3, 4, 5, 6}),
+              ElementsAre("1,NULL,10,NULL,40,NULL", "2,NULL,40,NULL,50,10", "3,10,40,NULL,50,NULL",
+                          "4,10,40,NULL,50,NULL", "5,10,50,NULL,NULL,40", "6,40,NULL,10,NULL,50"));
 }
 
 TEST(WindowTest, ResolvesSparkResultTypes) {
@@ -334,6 +379,19 @@ TEST(WindowTest, EmptyInputAndDescribe) {
   EXPECT_EQ(window->schema()->num_fields(), 5u);
   EXPECT_FALSE(window->schema()->field(3).nullable);
   EXPECT_TRUE(window->schema()->field(4).nullable);
+
+  WindowCall distinct = Call("count", {Col(batch, 2)}, LongType());
+  distinct.distinct = true;
+  distinct.filter = expr::Compare(expr::ComparisonOperator::kGreater, Col(batch, 1), expr::Literal(Scalar::Integer(2)));
+  OperatorPtr filtered = MakeWindow(std::make_unique<TestSource>(batch.schema(), std::vector<Batch>{}),
+                                    WindowOrdering{{0}, {}},
+                                    {distinct, Call("lag", {Col(batch, 2), expr::Literal(Scalar::Integer(1)),
+                                                            expr::Literal(Scalar::Null(LongType()))},
+                                                    LongType(), std::nullopt, true)},
+                                    {"c", "l"});
+  EXPECT_THAT(filtered->Describe(),
+              ::testing::AllOf(::testing::HasSubstr("count(distinct x#2) FILTER (WHERE "),
+                               ::testing::HasSubstr("lag(x#2, 1, NULL) IGNORE NULLS AS l")));
 }
 
 // The deduplication the benchmark runs: the newest row per id, over 1M rows in several batches.

@@ -152,6 +152,11 @@ struct Expression {
   bool niladic_keyword = false;
   ExpressionPtr filter;
   std::shared_ptr<WindowSpec> window;
+  /// kFunction: `IGNORE NULLS` after lag, lead or nth_value (first, last and their kin take it
+  /// as their boolean argument instead).
+  bool ignore_nulls = false;
+  /// kFunction: `WITHIN GROUP (ORDER BY ...)` of percentile_cont, percentile_disc and mode.
+  std::vector<OrderItem> within_group;
 
   /// kLambda.
   std::vector<std::string> lambda_parameters;

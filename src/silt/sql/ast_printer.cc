@@ -426,7 +426,9 @@ class Printer {
       }
     }
     out += ")";
+    if (!e.within_group.empty()) out += " WITHIN GROUP (ORDER BY " + Order(e.within_group) + ")";
     if (e.filter) out += " FILTER (WHERE " + Expression(*e.filter) + ")";
+    if (e.ignore_nulls) out += " IGNORE NULLS";
     if (e.window) {
       if (!e.window->reference_name.empty() && e.window->partition_by.empty() &&
           e.window->order_by.empty() && !e.window->frame) {

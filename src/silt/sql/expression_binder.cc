@@ -835,6 +835,10 @@ expr::ExpressionPtr ExpressionBinder::BindFunction(const Expression& node) {
     SILT_THROW(WINDOW_FUNCTION_WITHOUT_OVER_CLAUSE, {{"funcName", "\"" + name + "\""}});
   }
   if (IsGeneratorName(name)) return scope_.BindGenerator(node, *this);
+  if (!node.within_group.empty()) {
+    SILT_THROW(INVALID_SQL_SYNTAX, {{"message", "FUNCTION_WITH_UNSUPPORTED_SYNTAX: The function `" + name +
+                                                    "` does not support WITHIN GROUP."}});
+  }
   if (node.distinct || node.filter) {
     SILT_THROW(UNSUPPORTED_FEATURE, {{"message", std::string(node.distinct ? "DISTINCT" : "FILTER") +
                                                      " in the non-aggregate function " + SqlId({name})}});

@@ -273,6 +273,15 @@ std::string FunctionSql(const Expression& node) {
   } else {
     text = name + "(" + (node.distinct ? "DISTINCT " : "") + arguments + ")";
   }
+  if (!node.within_group.empty()) {
+    text += " WITHIN GROUP (ORDER BY ";
+    for (size_t i = 0; i < node.within_group.size(); ++i) {
+      const OrderItem& item = node.within_group[i];
+      text += (i > 0 ? ", " : "") + ExpressionSql(*item.expression) +
+              (item.direction == SortDirection::kDescending ? " DESC" : "");
+    }
+    text += ")";
+  }
   if (node.filter) text += " FILTER (WHERE " + ExpressionSql(*node.filter) + ")";
   if (node.window) text += " OVER " + WindowSql(name, node);
   return text;

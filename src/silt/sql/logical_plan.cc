@@ -267,13 +267,16 @@ std::string NodeLine(const LogicalNode& node) {
       for (size_t i = 0; i < node.window_calls.size(); ++i) {
         if (i > 0) text += ", ";
         const exec::WindowCall& call = node.window_calls[i];
-        text += call.function + "(";
+        text += call.function + "(" + (call.distinct ? "distinct " : "");
         for (size_t a = 0; a < call.arguments.size(); ++a) {
           if (a > 0) text += ", ";
           text += ExpressionText(*call.arguments[a], *input);
         }
+        text += ")";
+        if (call.ignore_nulls) text += " IGNORE NULLS";
+        if (call.filter) text += " FILTER (WHERE " + ExpressionText(*call.filter, *input) + ")";
         const LogicalColumn& column = node.columns[base + i];
-        text += ") AS " + column.name + "#" + std::to_string(column.id);
+        text += " AS " + column.name + "#" + std::to_string(column.id);
       }
       text += "], [";
       for (size_t i = 0; i < node.window_partition.size(); ++i) {

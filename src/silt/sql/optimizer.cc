@@ -30,6 +30,7 @@ void FoldNode(LogicalNode& node, const expr::EvalContext& context) {
   }
   for (exec::WindowCall& call : node.window_calls) {
     for (ExpressionPtr& argument : call.arguments) fold(argument);
+    fold(call.filter);
   }
   if (node.generate.input) fold(node.generate.input);
 }
@@ -757,6 +758,7 @@ Pruned Prune(const LogicalPtr& plan, std::vector<bool> needed) {
       for (const exec::SortKey& key : plan->sort_keys) child_needed[key.column] = true;
       for (const exec::WindowCall& call : plan->window_calls) {
         for (const ExpressionPtr& argument : call.arguments) MarkReferenced(argument, child_needed);
+        MarkReferenced(call.filter, child_needed);
       }
       Pruned child = Prune(plan->children[0], child_needed);
       copy->children[0] = child.node;
@@ -764,6 +766,7 @@ Pruned Prune(const LogicalPtr& plan, std::vector<bool> needed) {
       for (exec::SortKey& key : copy->sort_keys) key.column = child.mapping[key.column];
       for (exec::WindowCall& call : copy->window_calls) {
         for (ExpressionPtr& argument : call.arguments) argument = Remap(argument, child.mapping);
+        call.filter = Remap(call.filter, child.mapping);
       }
       copy->columns = child.node->columns;
       std::vector<int> mapping = child.mapping;

@@ -806,6 +806,18 @@ class Parser {
         if (MatchKeyword("AS")) function->argument_names.back() = ParseAliasName();
       };
       parse_argument_name();
+      // `first(x IGNORE NULLS)`, also last and any_value: Spark's form of their flag argument.
+      if (function->name.size() == 1 && IsKeyword(Current(), "IGNORE") && IsKeyword(Peek(1), "NULLS") &&
+          IsOperator(Peek(2), ")") &&
+          (EqualsIgnoreCase(function->name[0], "FIRST") || EqualsIgnoreCase(function->name[0], "LAST") ||
+           EqualsIgnoreCase(function->name[0], "ANY_VALUE"))) {
+        auto flag = MakeExpression(ExpressionKind::kLiteral, Current().position);
+        flag->literal_kind = LiteralKind::kBoolean;
+        flag->text = "true";
+        Advance();
+        Advance();
+        function->children.push_back(flag);
+      }
       while (MatchOperator(",")) {
         function->children.push_back(ParseExpr());
         parse_argument_name();
@@ -814,6 +826,14 @@ class Parser {
                       [](const std::string& name) { return name.empty(); })) {
         function->argument_names.clear();
       }
+      ExpectOperator(")");
+    }
+    if (IsKeyword(Current(), "WITHIN") && IsKeyword(Peek(1), "GROUP") && IsOperator(Peek(2), "(")) {
+      Advance();
+      Advance();
+      Advance();
+      if (!MatchKeywords({"ORDER", "BY"})) SyntaxError(Current());
+      function->within_group = ParseOrderItems();
       ExpectOperator(")");
     }
     if (IsKeyword(Current(), "FILTER") && IsOperator(Peek(1), "(")) {
@@ -900,20 +920,27 @@ class Parser {
 
   // `IGNORE NULLS` / `RESPECT NULLS` after a call. For the functions that take Spark's
   // ignoreNulls flag as an argument (first, last, first_value, last_value, any_value) IGNORE
-  // NULLS becomes that argument; RESPECT NULLS is their default. Other functions have no
-  // null-skipping form in silt, so the option is refused rather than silently ignored.
+  // NULLS becomes that argument; lag, lead and nth_value keep it as a flag; RESPECT NULLS is
+  // everyone's default. Other functions have no null-skipping form, and Spark refuses the option
+  // for them.
   void ParseNullsOption(Expression& function) {
     const Token& option = Current();
     bool ignore = IsKeyword(Advance(), "IGNORE");
     Advance();  // NULLS
     static const std::set<std::string> kFlagFunctions = {"first", "last", "first_value",
                                                          "last_value", "any_value"};
+    static const std::set<std::string> kOffsetFunctions = {"lag", "lead", "nth_value"};
     std::string name = function.name.size() == 1 ? ToUpper(function.name[0]) : "";
     for (char& c : name) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+    if (kOffsetFunctions.count(name)) {
+      function.ignore_nulls = ignore;
+      return;
+    }
     if (!kFlagFunctions.count(name)) {
       if (!ignore) return;
-      throw MakeError(ErrorClass::UNSUPPORTED_FEATURE,
-                      {{"message", "IGNORE NULLS for the function " + name}})
+      throw MakeError(ErrorClass::INVALID_SQL_SYNTAX,
+                      {{"message", "FUNCTION_WITH_UNSUPPORTED_SYNTAX: The function `" + name +
+                                       "` does not support IGNORE NULLS."}})
           .WithContext(FormatPosition(option.position));
     }
     if (!ignore) return;

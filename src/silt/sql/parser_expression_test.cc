@@ -28,11 +28,17 @@ TEST(ParserExpressionTest, SqlStandardFunctionForms) {
   EXPECT_EQ(Expr("last_value(x) IGNORE NULLS OVER (ORDER BY t)"),
             "last_value(x, TRUE) OVER (ORDER BY t)");
   EXPECT_EQ(Expr("first(x) RESPECT NULLS"), "first(x)");
+  EXPECT_EQ(Expr("lag(x) IGNORE NULLS OVER (ORDER BY t)"), "lag(x) IGNORE NULLS OVER (ORDER BY t)");
+  EXPECT_EQ(Expr("nth_value(x, 2) RESPECT NULLS OVER (ORDER BY t)"), "nth_value(x, 2) OVER (ORDER BY t)");
+  EXPECT_EQ(Expr("first(x IGNORE NULLS)"), "first(x, TRUE)");
+  EXPECT_EQ(Expr("percentile_cont(0.5) WITHIN GROUP (ORDER BY x DESC)"),
+            "percentile_cont(0.5) WITHIN GROUP (ORDER BY x DESC)");
+  EXPECT_EQ(Expr("sum(x) RESPECT NULLS"), "sum(x)");
   try {
-    Expr("lag(x) IGNORE NULLS OVER (ORDER BY t)");
-    FAIL() << "IGNORE NULLS on lag should be refused";
+    Expr("sum(x) IGNORE NULLS OVER (ORDER BY t)");
+    FAIL() << "IGNORE NULLS on sum should be refused";
   } catch (const Error& error) {
-    EXPECT_EQ(error.error_class(), "UNSUPPORTED_FEATURE");
+    EXPECT_EQ(error.error_class(), "INVALID_SQL_SYNTAX");
   }
 }
 

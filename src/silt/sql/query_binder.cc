@@ -105,7 +105,7 @@ std::string CanonicalAggregateName(const std::string& name) {
       {"mean", "avg"},          {"array_agg", "collect_list"}, {"first_value", "first"},
       {"last_value", "last"},   {"std", "stddev"},             {"stddev_samp", "stddev"},
       {"var_samp", "variance"}, {"any", "bool_or"},            {"some", "bool_or"},
-      {"every", "bool_and"}};
+      {"every", "bool_and"},    {"string_agg", "listagg"}};
   auto it = kAliases.find(name);
   return it == kAliases.end() ? name : it->second;
 }
@@ -354,6 +354,73 @@ class SelectScope : public BindingScope {
     ThrowUnresolvedColumn(name, columns, position);
   }
 
+  // `f(p) WITHIN GROUP (ORDER BY x [DESC])`: x becomes the first argument of percentile_cont,
+  // percentile_disc or mode, and the result is AggregateCall::descending. These functions need
+  // it (mode may do without); the others refuse it.
+  static bool BindWithinGroup(const Expression& call, const std::string& name, ExpressionBinder& binder,
+                              std::vector<expr::ExpressionPtr>& arguments,
+                              std::vector<std::pair<bool, bool>>& listagg_order) {
+    auto fail = [&](const std::string& message) {
+      ThrowAt(MakeError(ErrorClass::INVALID_SQL_SYNTAX, {{"message", message}}), call.position);
+    };
+    if (name == "listagg" || name == "string_agg") {
+      // listagg(value [, delimiter]) [WITHIN GROUP (ORDER BY k1 [DESC], ...)]: the sort keys
+      // follow an explicit delimiter as further arguments.
+      if (arguments.size() > 2) {
+        ThrowAt(MakeError(ErrorClass::WRONG_NUM_ARGS, {{"functionName", "`" + name + "`"},
+                                                       {"expectedNum", "[1, 2]"},
+                                                       {"actualNum", std::to_string(arguments.size())}}),
+                call.position);
+      }
+      if (call.within_group.empty() || arguments.empty()) return false;
+      if (arguments.size() == 1) arguments.push_back(expr::Literal(expr::Scalar::String("")));
+      for (const OrderItem& item : call.within_group) {
+        expr::ExpressionPtr key = binder.Bind(*item.expression);
+        if (call.distinct && !SameExpression(key, arguments[0])) {
+          fail("INVALID_WITHIN_GROUP_EXPRESSION.MISMATCH_WITH_DISTINCT_INPUT: the function `" + name +
+               "` with DISTINCT can only be ordered by its value.");
+        }
+        bool ascending = item.direction != SortDirection::kDescending;
+        bool nulls_first =
+            item.null_order == NullOrder::kDefault ? ascending : item.null_order == NullOrder::kNullsFirst;
+        arguments.push_back(std::move(key));
+        listagg_order.emplace_back(ascending, nulls_first);
+      }
+      return false;
+    }
+    bool inverse = exec::IsInverseDistributionFunction(name);
+    if (call.within_group.empty()) {
+      if (inverse && name != "mode") {
+        fail("INVALID_INVERSE_DISTRIBUTION_FUNCTION.WITHIN_GROUP_MISSING: WITHIN GROUP is required for inverse "
+             "distribution function `" + name + "`.");
+      }
+      return false;
+    }
+    if (!inverse) {
+      fail("FUNCTION_WITH_UNSUPPORTED_SYNTAX: The function `" + name + "` does not support WITHIN GROUP.");
+    }
+    if (call.distinct) {
+      fail("INVALID_INVERSE_DISTRIBUTION_FUNCTION.DISTINCT_UNSUPPORTED: Cannot use DISTINCT with inverse "
+           "distribution function `" + name + "`.");
+    }
+    if (call.within_group.size() != 1) {
+      fail("INVALID_INVERSE_DISTRIBUTION_FUNCTION.WRONG_NUM_ORDERINGS: Requires 1 orderings in WITHIN GROUP but got " +
+           std::to_string(call.within_group.size()) + ".");
+    }
+    if (name == "mode" && !arguments.empty()) {
+      ThrowAt(MakeError(ErrorClass::WRONG_NUM_ARGS, {{"functionName", "`mode`"},
+                                                     {"expectedNum", "0"},
+                                                     {"actualNum", std::to_string(arguments.size())}}),
+              call.position);
+    }
+    const OrderItem& item = call.within_group[0];
+    arguments.insert(arguments.begin(), binder.Bind(*item.expression));
+    bool descending = item.direction == SortDirection::kDescending;
+    // Spark's mode() WITHIN GROUP breaks ties toward the last value in that order: the largest
+    // for ORDER BY x, the smallest for ORDER BY x DESC (what mode(x, true) means).
+    return name == "mode" ? !descending : descending;
+  }
+
   expr::ExpressionPtr BindAggregate(const Expression& call, ExpressionBinder& binder) override {
     switch (clause_) {
       case Clause::kWhere:
@@ -378,6 +445,7 @@ class SelectScope : public BindingScope {
     exec::AggregateCall aggregate;
     aggregate.function = CanonicalAggregateName(name);
     aggregate.distinct = call.distinct;
+    aggregate.descending = BindWithinGroup(call, name, argument_binder, arguments, aggregate.within_group_order);
     if ((aggregate.function == "first" || aggregate.function == "last" || aggregate.function == "any_value") &&
         arguments.size() == 2) {
       const expr::ExpressionPtr& flag = arguments[1];
@@ -402,11 +470,20 @@ class SelectScope : public BindingScope {
       arguments[i] = expr::CastIfNeeded(arguments[i], signature.argument_types[i]);
     }
     aggregate.arguments = std::move(arguments);
+    try {
+      expr::EvalContext eval = binder_.Eval();
+      exec::PrepareAggregateArguments(aggregate, eval);
+    } catch (const Error& error) {
+      ThrowAt(error, call.position);
+    }
     if (call.filter) aggregate.filter = argument_binder.BindPredicate(*call.filter, "FILTER");
     aggregate.result_type = signature.result_type;
     aggregate.nullable = signature.nullable;
     std::string key = aggregate.function + (aggregate.distinct ? " distinct" : "") +
-                      (aggregate.ignore_nulls ? " ignore" : "") + "(";
+                      (aggregate.ignore_nulls ? " ignore" : "") + (aggregate.descending ? " desc" : "") + "(";
+    for (const auto& [ascending, nulls_first] : aggregate.within_group_order) {
+      key += std::string(ascending ? "a" : "d") + (nulls_first ? "f" : "l");
+    }
     for (const expr::ExpressionPtr& argument : aggregate.arguments) key += argument->ToString() + ",";
     key += ")";
     if (aggregate.filter) key += " filter " + aggregate.filter->ToString();
@@ -448,14 +525,21 @@ class SelectScope : public BindingScope {
       if (child->kind == ExpressionKind::kStar) continue;
       arguments.push_back(binder.Bind(*child));
     }
-    if ((name == "first_value" || name == "last_value" || name == "first" || name == "last" ||
-         name == "any_value") &&
-        arguments.size() == 2 && arguments[1]->kind() == expr::ExpressionKind::kLiteral &&
-        arguments[1]->type()->id() == TypeId::kBoolean) {
-      // first_value(x, true): the second argument is IGNORE NULLS.
-      entry.call.ignore_nulls = !arguments[1]->literal().is_null() && arguments[1]->literal().GetBool();
+    entry.call.descending = BindWithinGroup(call, name, binder, arguments, entry.call.within_group_order);
+    entry.call.ignore_nulls = call.ignore_nulls;
+    if ((((name == "first_value" || name == "last_value" || name == "first" || name == "last" ||
+           name == "any_value") &&
+          arguments.size() == 2) ||
+         (name == "nth_value" && arguments.size() == 3)) &&
+        arguments.back()->kind() == expr::ExpressionKind::kLiteral &&
+        arguments.back()->type()->id() == TypeId::kBoolean) {
+      // first_value(x, true), nth_value(x, n, true): the last argument is IGNORE NULLS.
+      entry.call.ignore_nulls =
+          entry.call.ignore_nulls || (!arguments.back()->literal().is_null() && arguments.back()->literal().GetBool());
       arguments.pop_back();
     }
+    entry.call.distinct = call.distinct;
+    if (call.filter) entry.call.filter = binder.BindPredicate(*call.filter, "FILTER");
     std::vector<DataTypePtr> types;
     for (const expr::ExpressionPtr& argument : arguments) types.push_back(argument->type());
     DataTypePtr result_type;
@@ -479,6 +563,12 @@ class SelectScope : public BindingScope {
         }
         result_type = signature.result_type;
         entry.call.function = canonical;
+        exec::AggregateCall aggregate;
+        aggregate.function = canonical;
+        aggregate.arguments = std::move(arguments);
+        expr::EvalContext eval = binder_.Eval();
+        exec::PrepareAggregateArguments(aggregate, eval);
+        arguments = std::move(aggregate.arguments);
       }
     } catch (const Error& error) {
       if (error.context().empty()) ThrowAt(error, call.position);
@@ -2645,6 +2735,10 @@ LogicalPtr QueryBinder::Impl::BindSelect(const Query& query, Correlation* correl
         int column = column_for(argument);
         p.call.arguments.push_back(expr::Column(column, expressions[column]->type(), expressions[column]->nullable()));
       }
+      if (entry.call.filter) {
+        int column = column_for(entry.call.filter);
+        p.call.filter = expr::Column(column, expressions[column]->type(), expressions[column]->nullable());
+      }
       for (const expr::ExpressionPtr& partition : entry.partition) p.partition.push_back(column_for(partition));
       for (size_t o = 0; o < entry.order.size(); ++o) {
         exec::SortKey key;
@@ -2688,7 +2782,15 @@ LogicalPtr QueryBinder::Impl::BindSelect(const Query& query, Correlation* correl
   std::map<int, int> generator_columns;
   if (!state.generators.empty()) {
     GeneratorEntry& generator = state.generators[0];
-    generator.spec.input = to_current(generator.spec.input);
+    // The generator runs above the windows, so a window in its input reads the window's column.
+    generator.spec.input =
+        RewriteTopDown(to_current(generator.spec.input), [&](const expr::ExpressionPtr& e) -> expr::ExpressionPtr {
+          if (e->kind() != expr::ExpressionKind::kColumn || e->column_index() < kWindowBase ||
+              e->column_index() >= kGeneratorBase) {
+            return nullptr;
+          }
+          return expr::Column(window_columns.at(e->column_index() - kWindowBase), e->type(), e->nullable());
+        });
     auto node = std::make_shared<LogicalNode>();
     node->kind = LogicalKind::kGenerate;
     node->columns = plan->columns;
