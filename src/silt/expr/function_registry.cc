@@ -38,6 +38,14 @@ const FunctionRegistry& FunctionRegistry::Default() {
     internal::RegisterCalendarFunctions(*built);
     internal::RegisterOperatorFunctions(*built);
     internal::RegisterRandomFunctions(*built);
+    internal::RegisterBinaryFunctions(*built);
+    internal::RegisterCastFunctions(*built);
+    internal::RegisterArrayBuildingFunctions(*built);
+    internal::RegisterMapFunctions(*built);
+    internal::RegisterStringEditingFunctions(*built);
+    internal::RegisterUrlFunctions(*built);
+    internal::RegisterNumberFormatFunctions(*built);
+    internal::RegisterNumericFunctions(*built);
     return built;
   }();
   return *registry;

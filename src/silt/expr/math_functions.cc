@@ -1,5 +1,6 @@
-// Math functions: abs, round, floor, ceil, mod, pmod, sqrt, pow and the TRY arithmetic
-// functions. Rounding is HALF_UP (away from zero at .5), as Spark's round.
+// Math functions: abs, round, floor, ceil, mod, pmod, sqrt, pow, logarithms, trigonometric and
+// hyperbolic functions and the TRY arithmetic functions. Rounding is HALF_UP (away from zero at
+// .5), as Spark's round.
 
 #include <cmath>
 
@@ -316,6 +317,18 @@ void RegisterMathFunctions(FunctionRegistry& registry) {
   RegisterLogarithm(registry, "log", 0);  // log(x) is ln(x); log(base, x)
   RegisterConstant(registry, "pi", M_PI);
   RegisterConstant(registry, "e", M_E);
+  RegisterDoubleFunction(registry, "sinh", 1, [](double a, double) { return std::sinh(a); });
+  RegisterDoubleFunction(registry, "cosh", 1, [](double a, double) { return std::cosh(a); });
+  RegisterDoubleFunction(registry, "tanh", 1, [](double a, double) { return std::tanh(a); });
+  RegisterDoubleFunction(registry, "asinh", 1, [](double a, double) { return std::asinh(a); });
+  RegisterDoubleFunction(registry, "acosh", 1, [](double a, double) { return std::acosh(a); });
+  RegisterDoubleFunction(registry, "atanh", 1, [](double a, double) { return std::atanh(a); });
+  RegisterDoubleFunction(registry, "cot", 1, [](double a, double) { return 1.0 / std::tan(a); });
+  RegisterDoubleFunction(registry, "sec", 1, [](double a, double) { return 1.0 / std::cos(a); });
+  RegisterDoubleFunction(registry, "csc", 1, [](double a, double) { return 1.0 / std::sin(a); });
+  RegisterDoubleFunction(registry, "expm1", 1, [](double a, double) { return std::expm1(a); });
+  RegisterDoubleFunction(registry, "rint", 1, [](double a, double) { return std::nearbyint(a); });
+  RegisterDoubleFunction(registry, "hypot", 2, [](double a, double b) { return std::hypot(a, b); });
 }
 
 }  // namespace silt::expr::internal
