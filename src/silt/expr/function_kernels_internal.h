@@ -79,6 +79,7 @@ void RegisterStringEditingFunctions(FunctionRegistry& registry);
 void RegisterUrlFunctions(FunctionRegistry& registry);
 void RegisterNumberFormatFunctions(FunctionRegistry& registry);
 void RegisterNumericFunctions(FunctionRegistry& registry);
+void RegisterSessionInfoFunctions(FunctionRegistry& registry);
 
 /// concat over arrays: the arrays joined, NULL when any is NULL (string concat delegates here
 /// when its arguments are arrays).

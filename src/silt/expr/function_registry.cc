@@ -46,6 +46,7 @@ const FunctionRegistry& FunctionRegistry::Default() {
     internal::RegisterUrlFunctions(*built);
     internal::RegisterNumberFormatFunctions(*built);
     internal::RegisterNumericFunctions(*built);
+    internal::RegisterSessionInfoFunctions(*built);
     return built;
   }();
   return *registry;
