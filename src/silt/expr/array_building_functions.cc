@@ -433,7 +433,7 @@ void RegisterArrayBuildingFunctions(FunctionRegistry& registry) {
                           out.AppendNull();
                           continue;
                         }
-                        CheckValueSize("The result of array_insert", SaturatingProduct(static_cast<uint64_t>(length), 1),
+                        CheckValueSize("The result of array_insert", SaturatingProduct(static_cast<uint64_t>(length), 4),
                                        context.max_value_bytes);
                         if (index < 0) {
                           values.AppendFrom(*args[2], row);
@@ -504,7 +504,7 @@ void RegisterArrayBuildingFunctions(FunctionRegistry& registry) {
                       return MapRows(type, args, num_rows, [&](int64_t row, VectorBuilder& out) {
                         int64_t length = 0;
                         for (const VectorPtr& array : args) length = std::max<int64_t>(length, array->ListLength(row));
-                        CheckValueSize("The result of arrays_zip", SaturatingProduct(static_cast<uint64_t>(length), args.size()),
+                        CheckValueSize("The result of arrays_zip", SaturatingProduct(static_cast<uint64_t>(length), 4 * args.size()),
                                        context.max_value_bytes);
                         VectorBuilder& structs = out.child(0);
                         for (int64_t i = 0; i < length; ++i) {
@@ -640,9 +640,11 @@ void RegisterArrayBuildingFunctions(FunctionRegistry& registry) {
                           out.AppendNull();
                           continue;
                         }
+                        // Each element costs its bytes and a 4-byte offset, or at most 16 bytes of a
+                        // fixed-width value.
                         uint64_t each = args[0]->type_id() == TypeId::kString || args[0]->type_id() == TypeId::kBinary
-                                            ? std::max<uint64_t>(args[0]->IsValid(row) ? args[0]->GetString(row).size() : 0, 1)
-                                            : 8;
+                                            ? (args[0]->IsValid(row) ? args[0]->GetString(row).size() : 0) + 4
+                                            : 16;
                         CheckValueSize("The result of array_repeat", SaturatingProduct(static_cast<uint64_t>(count), each),
                                        context.max_value_bytes);
                         for (int64_t i = 0; i < count; ++i) out.child(0).AppendFrom(*args[0], row);

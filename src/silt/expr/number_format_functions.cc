@@ -11,6 +11,7 @@
 #include "silt/expr/cast.h"
 #include "silt/expr/decimal_arithmetic_internal.h"
 #include "silt/expr/function_kernels_internal.h"
+#include "silt/expr/value_size.h"
 #include "silt/vector/value_text.h"
 
 namespace silt::expr::internal {
@@ -368,7 +369,8 @@ std::string RoundedDigits(const Vector& values, int64_t row, int digits, bool* n
 
 // Java Formatter conversions for format_string: flags, width, precision and n$ indexes; the
 // conversions s S d x X o f e E g G b B c C % n.
-std::string JavaFormat(std::string_view pattern, const std::vector<VectorPtr>& args, int64_t row, const TimeZone* zone) {
+std::string JavaFormat(std::string_view pattern, const std::vector<VectorPtr>& args, int64_t row, const TimeZone* zone,
+                       uint64_t max_value_bytes) {
   std::string out;
   size_t next_argument = 1;
   auto invalid = [&](const std::string& message) {
@@ -490,7 +492,8 @@ std::string JavaFormat(std::string_view pattern, const std::vector<VectorPtr>& a
           }
           if (flags.find(',') != std::string::npos) spec += '\'';
           spec += "." + std::to_string(precision >= 0 ? precision : 6) + lower;
-          std::vector<char> buffer(512);
+          CheckValueSize("The result of format_string", static_cast<uint64_t>(std::max(precision, 0)) + 400, max_value_bytes);
+          std::vector<char> buffer(static_cast<size_t>(std::max(precision, 6)) + 400);
           std::snprintf(buffer.data(), buffer.size(), spec.c_str(), number);
           text = buffer.data();
           if (number < 0 && flags.find('(') != std::string::npos) text = "(" + text.substr(1) + ")";
@@ -504,6 +507,8 @@ std::string JavaFormat(std::string_view pattern, const std::vector<VectorPtr>& a
     if (upper) {
       for (char& c : text) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
     }
+    CheckValueSize("The result of format_string", uint64_t{out.size()} + static_cast<uint64_t>(std::max(width, 0)) + text.size(),
+                   max_value_bytes);
     if (width > 0 && static_cast<int>(text.size()) < width) {
       size_t pad = static_cast<size_t>(width) - text.size();
       if (flags.find('-') != std::string::npos) {
@@ -579,7 +584,8 @@ void RegisterNumberFormatFunctions(FunctionRegistry& registry) {
       arguments[1] = ImplicitCast("format_number", 1, std::move(arguments[1]), IntegerType());
     }
     return MakeCall("format_number", StringType(), std::move(arguments),
-                    [pattern](const std::vector<VectorPtr>& args, int64_t num_rows, EvalContext&, RowMask) {
+                    [pattern](const std::vector<VectorPtr>& args, int64_t num_rows, EvalContext& context, RowMask) {
+                      const uint64_t max_bytes = context.max_value_bytes;
                       return MapRows(StringType(), args, num_rows, [&](int64_t row, VectorBuilder& out) {
                         DecimalPattern format;
                         if (pattern) {
@@ -587,6 +593,7 @@ void RegisterNumberFormatFunctions(FunctionRegistry& registry) {
                         } else {
                           int32_t digits = args[1]->values<int32_t>()[row];
                           if (digits < 0) return out.AppendNull();
+                          CheckValueSize("The result of format_number", static_cast<uint64_t>(digits) + 400, max_bytes);
                           format.minimum_fraction = format.maximum_fraction = digits;
                         }
                         TypeId id = args[0]->type_id();
@@ -615,7 +622,7 @@ void RegisterNumberFormatFunctions(FunctionRegistry& registry) {
                             out.AppendNull();
                             continue;
                           }
-                          out.AppendString(JavaFormat(args[0]->GetString(row), args, row, zone));
+                          out.AppendString(JavaFormat(args[0]->GetString(row), args, row, zone, context.max_value_bytes));
                         }
                         return out.Finish();
                       });
