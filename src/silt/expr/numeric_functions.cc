@@ -1,5 +1,6 @@
 // Numeric functions beyond arithmetic: factorial, width_bucket, log1p, isnan, bit_count,
-// bit_get/getbit and conv (number base conversion, as Spark's NumberConverter).
+// bit_get/getbit, the bitmap helpers (bitmap_bucket_number, bitmap_bit_position, bitmap_count)
+// and conv (number base conversion, as Spark's NumberConverter).
 
 #include <cmath>
 
@@ -157,6 +158,44 @@ void RegisterNumericFunctions(FunctionRegistry& registry) {
                       });
     });
   }
+  // The bitmap helpers of Spark's bitmap aggregates: a value's bucket of 32,768 bits and its bit
+  // in that bucket, and the set bits of a bitmap.
+  for (bool bucket : {true, false}) {
+    std::string_view name = bucket ? "bitmap_bucket_number" : "bitmap_bit_position";
+    registry.Register(name, [name, bucket](std::vector<ExpressionPtr> arguments) {
+      CheckArgumentCount(name, arguments, 1, 1);
+      arguments[0] = IntegralArgument(name, 0, std::move(arguments[0]), false);
+      arguments[0] = Cast(std::move(arguments[0]), LongType());
+      return MakeCall(name, LongType(), std::move(arguments),
+                      [bucket](const std::vector<VectorPtr>& args, int64_t num_rows, EvalContext&, RowMask) {
+                        constexpr int64_t kBitsPerBucket = 32768;
+                        return MapRows(LongType(), args, num_rows, [&](int64_t row, VectorBuilder& out) {
+                          int64_t value = args[0]->values<int64_t>()[row];
+                          if (bucket) {
+                            out.AppendInt(value > 0 ? 1 + (value - 1) / kBitsPerBucket : value / kBitsPerBucket);
+                          } else {
+                            out.AppendInt(value > 0 ? (value - 1) % kBitsPerBucket
+                                                    : static_cast<int64_t>(-static_cast<uint64_t>(value) % kBitsPerBucket));
+                          }
+                        });
+                      });
+    });
+  }
+  registry.Register("bitmap_count", [](std::vector<ExpressionPtr> arguments) {
+    CheckArgumentCount("bitmap_count", arguments, 1, 1);
+    if (arguments[0]->type()->id() != TypeId::kBinary && arguments[0]->type()->id() != TypeId::kNull) {
+      ThrowArgumentType("bitmap_count", 0, arguments[0], "\"BINARY\"");
+    }
+    arguments[0] = CastIfNeeded(std::move(arguments[0]), BinaryType());
+    return MakeCall("bitmap_count", LongType(), std::move(arguments),
+                    [](const std::vector<VectorPtr>& args, int64_t num_rows, EvalContext&, RowMask) {
+                      return MapRows(LongType(), args, num_rows, [&](int64_t row, VectorBuilder& out) {
+                        int64_t count = 0;
+                        for (char c : args[0]->GetString(row)) count += __builtin_popcount(static_cast<unsigned char>(c));
+                        out.AppendInt(count);
+                      });
+                    });
+  });
   registry.Register("conv", [](std::vector<ExpressionPtr> arguments) {
     // conv(num, from_base, to_base): num's digits (up to the first that is not one of from_base)
     // read as an unsigned 64-bit value and written in |to_base|; a negative to_base writes a
