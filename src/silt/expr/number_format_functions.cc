@@ -199,6 +199,12 @@ std::optional<Decimal128> ParseFormattedNumber(std::string_view input, const Num
 std::string FormatNumberText(Decimal128 unscaled, int scale, const NumberFormat& format) {
   bool negative = unscaled < 0;
   Decimal128 magnitude = negative ? -unscaled : unscaled;
+  // Too many integer digits for the format: '#' everywhere (checked first, so that scaling the
+  // value below stays within 38 digits).
+  Decimal128 integer_part = magnitude / Pow10(scale);
+  if (integer_part != 0 && static_cast<int>(FormatDecimal(integer_part, 0).size()) > format.precision - format.scale) {
+    return std::string(format.text.size(), '#');
+  }
   if (scale > format.scale) {
     magnitude = DivideHalfUp(magnitude, Pow10(scale - format.scale));
   } else {
@@ -208,10 +214,7 @@ std::string FormatNumberText(Decimal128 unscaled, int scale, const NumberFormat&
   Decimal128 part = magnitude % Pow10(format.scale);
   std::string integer_digits = whole == 0 ? "" : FormatDecimal(whole, 0);
   int integer_slots = format.precision - format.scale;
-  if (static_cast<int>(integer_digits.size()) > integer_slots) {
-    size_t length = format.text.size();
-    return std::string(length, '#');
-  }
+  if (static_cast<int>(integer_digits.size()) > integer_slots) return std::string(format.text.size(), '#');
   bool zero_pad = !format.integer.empty() && format.integer[0] == '0';
   std::string integer(format.integer.size(), ' ');
   int next = static_cast<int>(integer_digits.size()) - 1;
@@ -383,27 +386,29 @@ std::string JavaFormat(std::string_view pattern, const std::vector<VectorPtr>& a
       continue;
     }
     size_t start = i++;
+    // Reads a run of digits at i (saturating at INT32_MAX); -1 when there is none.
+    auto read_number = [&](size_t& position) {
+      if (position >= pattern.size() || std::isdigit(static_cast<unsigned char>(pattern[position])) == 0) return -1;
+      int64_t number = 0;
+      while (position < pattern.size() && std::isdigit(static_cast<unsigned char>(pattern[position])) != 0) {
+        number = std::min<int64_t>(number * 10 + (pattern[position++] - '0'), INT32_MAX);
+      }
+      return static_cast<int>(number);
+    };
     size_t index = 0;
     size_t digits_end = i;
-    while (digits_end < pattern.size() && std::isdigit(static_cast<unsigned char>(pattern[digits_end])) != 0) ++digits_end;
-    if (digits_end < pattern.size() && pattern[digits_end] == '$' && digits_end > i) {
-      index = std::stoul(std::string(pattern.substr(i, digits_end - i)));
+    int leading = read_number(digits_end);
+    if (leading > 0 && digits_end < pattern.size() && pattern[digits_end] == '$') {
+      index = static_cast<size_t>(leading);
       i = digits_end + 1;
     }
     std::string flags;
     while (i < pattern.size() && std::string_view("-#+ 0,(").find(pattern[i]) != std::string_view::npos) flags += pattern[i++];
-    int width = -1;
-    if (i < pattern.size() && std::isdigit(static_cast<unsigned char>(pattern[i])) != 0) {
-      width = 0;
-      while (i < pattern.size() && std::isdigit(static_cast<unsigned char>(pattern[i])) != 0) width = width * 10 + (pattern[i++] - '0');
-    }
+    int width = read_number(i);
     int precision = -1;
     if (i < pattern.size() && pattern[i] == '.') {
       ++i;
-      precision = 0;
-      while (i < pattern.size() && std::isdigit(static_cast<unsigned char>(pattern[i])) != 0) {
-        precision = precision * 10 + (pattern[i++] - '0');
-      }
+      precision = std::max(read_number(i), 0);
     }
     if (i >= pattern.size()) invalid("Incomplete format specifier '" + std::string(pattern.substr(start)) + "'.");
     char conversion = pattern[i];
