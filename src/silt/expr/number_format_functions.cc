@@ -438,12 +438,26 @@ std::string JavaFormat(std::string_view pattern, const std::vector<VectorPtr>& a
       if (null) {
         text = "null";
       } else if (IsIntegral(*value.type())) {
-        std::string encoded;
-        auto code = static_cast<uint32_t>(ReadInteger(value, row));
-        if (code < 0x80) encoded += static_cast<char>(code);
-        else if (code < 0x800) { encoded += static_cast<char>(0xC0 | (code >> 6)); encoded += static_cast<char>(0x80 | (code & 0x3F)); }
-        else { encoded += static_cast<char>(0xE0 | (code >> 12)); encoded += static_cast<char>(0x80 | ((code >> 6) & 0x3F)); encoded += static_cast<char>(0x80 | (code & 0x3F)); }
-        text = encoded;
+        int64_t number = ReadInteger(value, row);
+        if (number < 0 || number > 0x10FFFF || (number >= 0xD800 && number <= 0xDFFF)) {
+          invalid("%c needs a Unicode code point, got " + std::to_string(number) + ".");
+        }
+        auto code = static_cast<uint32_t>(number);
+        if (code < 0x80) {
+          text += static_cast<char>(code);
+        } else if (code < 0x800) {
+          text += static_cast<char>(0xC0 | (code >> 6));
+          text += static_cast<char>(0x80 | (code & 0x3F));
+        } else if (code < 0x10000) {
+          text += static_cast<char>(0xE0 | (code >> 12));
+          text += static_cast<char>(0x80 | ((code >> 6) & 0x3F));
+          text += static_cast<char>(0x80 | (code & 0x3F));
+        } else {
+          text += static_cast<char>(0xF0 | (code >> 18));
+          text += static_cast<char>(0x80 | ((code >> 12) & 0x3F));
+          text += static_cast<char>(0x80 | ((code >> 6) & 0x3F));
+          text += static_cast<char>(0x80 | (code & 0x3F));
+        }
       } else {
         invalid("%c needs a character, got " + value.type()->ToString() + ".");
       }
