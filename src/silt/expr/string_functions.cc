@@ -295,8 +295,15 @@ class RegexCache {
  public:
   const std::regex& Get(std::string_view pattern, std::string_view function_name) {
     if (!compiled_ || pattern != pattern_) {
+      // Java's leading inline flag (?i) becomes a case-insensitive compile.
+      std::regex::flag_type flags = std::regex::ECMAScript;
+      std::string_view body = pattern;
+      if (body.substr(0, 4) == "(?i)") {
+        flags |= std::regex::icase;
+        body.remove_prefix(4);
+      }
       try {
-        compiled_.emplace(std::string(pattern), std::regex::ECMAScript);
+        compiled_.emplace(std::string(body), flags);
       } catch (const std::regex_error& error) {
         SILT_THROW(INVALID_PARAMETER_VALUE, {{"parameter", "`regexp`"},
                                             {"functionName", "`" + std::string(function_name) + "`"},
