@@ -71,6 +71,15 @@ void RegisterArrayFunctions(FunctionRegistry& registry);
 void RegisterCalendarFunctions(FunctionRegistry& registry);
 void RegisterOperatorFunctions(FunctionRegistry& registry);
 void RegisterRandomFunctions(FunctionRegistry& registry);
+void RegisterBinaryFunctions(FunctionRegistry& registry);
+void RegisterCastFunctions(FunctionRegistry& registry);
+void RegisterArrayBuildingFunctions(FunctionRegistry& registry);
+void RegisterMapFunctions(FunctionRegistry& registry);
+void RegisterStringEditingFunctions(FunctionRegistry& registry);
+void RegisterUrlFunctions(FunctionRegistry& registry);
+void RegisterNumberFormatFunctions(FunctionRegistry& registry);
+void RegisterNumericFunctions(FunctionRegistry& registry);
+void RegisterSessionInfoFunctions(FunctionRegistry& registry);
 void RegisterJsonFunctions(FunctionRegistry& registry);
 void RegisterCsvFunctions(FunctionRegistry& registry);
 void RegisterTimestampFunctions(FunctionRegistry& registry);
@@ -83,5 +92,7 @@ ExpressionPtr BindUnitTimestampDiff(std::string_view name, std::vector<Expressio
 /// concat over arrays: the arrays joined, NULL when any is NULL (string concat delegates here
 /// when its arguments are arrays).
 ExpressionPtr BindArrayConcat(std::vector<ExpressionPtr> arguments);
+/// reverse over an array: its elements in reverse order (string reverse delegates here).
+ExpressionPtr BindArrayReverse(std::vector<ExpressionPtr> arguments);
 
 }  // namespace silt::expr::internal

@@ -41,6 +41,15 @@ const FunctionRegistry& FunctionRegistry::Default() {
     internal::RegisterJsonFunctions(*built);
     internal::RegisterCsvFunctions(*built);
     internal::RegisterTimestampFunctions(*built);
+    internal::RegisterBinaryFunctions(*built);
+    internal::RegisterCastFunctions(*built);
+    internal::RegisterArrayBuildingFunctions(*built);
+    internal::RegisterMapFunctions(*built);
+    internal::RegisterStringEditingFunctions(*built);
+    internal::RegisterUrlFunctions(*built);
+    internal::RegisterNumberFormatFunctions(*built);
+    internal::RegisterNumericFunctions(*built);
+    internal::RegisterSessionInfoFunctions(*built);
     return built;
   }();
   return *registry;

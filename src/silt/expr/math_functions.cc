@@ -1,5 +1,6 @@
-// Math functions: abs, round, floor, ceil, mod, pmod, sqrt, pow and the TRY arithmetic
-// functions. Rounding is HALF_UP (away from zero at .5), as Spark's round.
+// Math functions: abs, round, floor, ceil, mod, pmod, sqrt, pow, logarithms, trigonometric and
+// hyperbolic functions and the TRY arithmetic functions. Rounding is HALF_UP (away from zero at
+// .5), as Spark's round.
 
 #include <cmath>
 
@@ -113,9 +114,72 @@ void RegisterRound(FunctionRegistry& registry, std::string_view name, bool half_
   });
 }
 
+// ceil(x, scale) and floor(x, scale): x as a decimal (a double as decimal(30,15)) rounded up or
+// down to `scale` fraction digits (negative: to tens, hundreds, ...), typed as Spark's RoundBase
+// types decimals.
+ExpressionPtr BindScaledFloorCeil(std::string_view name, bool ceil, std::vector<ExpressionPtr> arguments) {
+  arguments[0] = NumericArgument(name, 0, std::move(arguments[0]));
+  SILT_USER_CHECK(arguments[1]->kind() == ExpressionKind::kLiteral && IsIntegral(*arguments[1]->type()) &&
+                      !arguments[1]->literal().is_null(),
+                  DATATYPE_MISMATCH,
+                  {{"sqlExpr", "\"" + std::string(name) + "\""}, {"message", "the scale must be a constant integer."}});
+  const int scale = static_cast<int>(arguments[1]->literal().GetInt());
+  DataTypePtr input = arguments[0]->type();
+  if (input->id() != TypeId::kDecimal) {
+    input = input->id() == TypeId::kFloat || input->id() == TypeId::kDouble ? DecimalType(30, 15)
+            : input->id() == TypeId::kLong                                 ? DecimalType(20, 0)
+            : input->id() == TypeId::kInteger                              ? DecimalType(10, 0)
+            : input->id() == TypeId::kShort                                ? DecimalType(5, 0)
+                                                                           : DecimalType(3, 0);
+    arguments[0] = Cast(std::move(arguments[0]), input);
+  }
+  const int precision = input->precision();
+  const int input_scale = input->scale();
+  const int integral_digits = precision - input_scale + 1;
+  DataTypePtr type = scale < 0 ? DecimalType(std::min(std::max(integral_digits, -scale + 1), kMaxDecimalPrecision), 0)
+                               : DecimalType(std::min(integral_digits + std::min(input_scale, scale), kMaxDecimalPrecision),
+                                             std::min(input_scale, scale));
+  arguments.resize(1);
+  return MakeCall(name, type, std::move(arguments),
+                  [ceil, scale, input_scale, type](const std::vector<VectorPtr>& args, int64_t num_rows, EvalContext& context,
+                                                   RowMask mask) {
+                    return MapRows(type, args, num_rows, [&](int64_t row, VectorBuilder& out) {
+                      Decimal128 unscaled = args[0]->values<Decimal128>()[row];
+                      // Rounds to 10^-scale, then states the result at the result type's scale.
+                      int drop = input_scale - scale;
+                      Decimal128 rounded = unscaled;
+                      bool overflow = false;
+                      if (drop > 0) {
+                        // Beyond 38 dropped digits every value is a fraction of the unit.
+                        Decimal128 whole = drop > kMaxDecimalPrecision ? 0 : unscaled / Pow10(drop);
+                        Decimal128 remainder = drop > kMaxDecimalPrecision ? unscaled : unscaled % Pow10(drop);
+                        if (ceil && remainder > 0) ++whole;
+                        if (!ceil && remainder < 0) --whole;
+                        if (scale < 0 && whole != 0) {
+                          overflow = -scale > kMaxDecimalPrecision;
+                          rounded = overflow ? 0 : whole * Pow10(-scale);
+                        } else {
+                          rounded = whole;
+                        }
+                      }
+                      if (overflow || !FitsPrecision(rounded, type->precision())) {
+                        if (context.ansi && mask.Contains(row)) {
+                          context.RecordError(MakeError(ErrorClass::NUMERIC_VALUE_OUT_OF_RANGE,
+                                                        {{"value", FormatDecimal(rounded, type->scale())},
+                                                         {"precision", std::to_string(type->precision())},
+                                                         {"scale", std::to_string(type->scale())}}));
+                        }
+                        return out.AppendNull();
+                      }
+                      out.AppendDecimal(rounded);
+                    });
+                  });
+}
+
 void RegisterFloorCeil(FunctionRegistry& registry, std::string_view name, bool ceil) {
   registry.Register(name, [name, ceil](std::vector<ExpressionPtr> arguments) {
-    CheckArgumentCount(name, arguments, 1, 1);
+    CheckArgumentCount(name, arguments, 1, 2);
+    if (arguments.size() == 2) return BindScaledFloorCeil(name, ceil, std::move(arguments));
     arguments[0] = NumericArgument(name, 0, std::move(arguments[0]));
     DataTypePtr input = arguments[0]->type();
     DataTypePtr type = LongType();
@@ -316,6 +380,18 @@ void RegisterMathFunctions(FunctionRegistry& registry) {
   RegisterLogarithm(registry, "log", 0);  // log(x) is ln(x); log(base, x)
   RegisterConstant(registry, "pi", M_PI);
   RegisterConstant(registry, "e", M_E);
+  RegisterDoubleFunction(registry, "sinh", 1, [](double a, double) { return std::sinh(a); });
+  RegisterDoubleFunction(registry, "cosh", 1, [](double a, double) { return std::cosh(a); });
+  RegisterDoubleFunction(registry, "tanh", 1, [](double a, double) { return std::tanh(a); });
+  RegisterDoubleFunction(registry, "asinh", 1, [](double a, double) { return std::asinh(a); });
+  RegisterDoubleFunction(registry, "acosh", 1, [](double a, double) { return std::acosh(a); });
+  RegisterDoubleFunction(registry, "atanh", 1, [](double a, double) { return std::atanh(a); });
+  RegisterDoubleFunction(registry, "cot", 1, [](double a, double) { return 1.0 / std::tan(a); });
+  RegisterDoubleFunction(registry, "sec", 1, [](double a, double) { return 1.0 / std::cos(a); });
+  RegisterDoubleFunction(registry, "csc", 1, [](double a, double) { return 1.0 / std::sin(a); });
+  RegisterDoubleFunction(registry, "expm1", 1, [](double a, double) { return std::expm1(a); });
+  RegisterDoubleFunction(registry, "rint", 1, [](double a, double) { return std::nearbyint(a); });
+  RegisterDoubleFunction(registry, "hypot", 2, [](double a, double b) { return std::hypot(a, b); });
 }
 
 }  // namespace silt::expr::internal

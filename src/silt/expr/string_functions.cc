@@ -95,6 +95,8 @@ template <typename Transform>
 void RegisterStringToString(FunctionRegistry& registry, std::string_view name, Transform transform) {
   registry.Register(name, [name, transform](std::vector<ExpressionPtr> arguments) {
     CheckArgumentCount(name, arguments, 1, 1);
+    // reverse also reverses arrays.
+    if (name == "reverse" && arguments[0]->type()->id() == TypeId::kList) return BindArrayReverse(std::move(arguments));
     arguments[0] = StringArgument(name, 0, std::move(arguments[0]));
     return MakeCall(name, StringType(), std::move(arguments),
                     [transform](const std::vector<VectorPtr>& args, int64_t num_rows, EvalContext&, RowMask) {
@@ -166,31 +168,42 @@ void RegisterTrim(FunctionRegistry& registry, std::string_view name, bool left, 
 void RegisterPad(FunctionRegistry& registry, std::string_view name, bool left) {
   registry.Register(name, [name, left](std::vector<ExpressionPtr> arguments) {
     CheckArgumentCount(name, arguments, 2, 3);
-    arguments[0] = StringArgument(name, 0, std::move(arguments[0]));
+    // A binary value padded with binary (zero bytes by default) is padded byte by byte.
+    const bool binary = arguments[0]->type()->id() == TypeId::kBinary &&
+                        (arguments.size() == 2 || arguments[2]->type()->id() == TypeId::kBinary);
+    DataTypePtr type = binary ? BinaryType() : StringType();
+    if (!binary) arguments[0] = StringArgument(name, 0, std::move(arguments[0]));
     arguments[1] = ImplicitCast(name, 1, std::move(arguments[1]), IntegerType());
-    if (arguments.size() == 3) arguments[2] = StringArgument(name, 2, std::move(arguments[2]));
-    return MakeCall(name, StringType(), std::move(arguments),
-                    [name, left](const std::vector<VectorPtr>& args, int64_t num_rows, EvalContext& context, RowMask) {
-                      return MapRows(StringType(), args, num_rows, [&](int64_t row, VectorBuilder& out) {
+    if (arguments.size() == 3 && !binary) arguments[2] = StringArgument(name, 2, std::move(arguments[2]));
+    return MakeCall(name, type, std::move(arguments),
+                    [name, left, binary, type](const std::vector<VectorPtr>& args, int64_t num_rows, EvalContext& context, RowMask) {
+                      auto count = [binary](std::string_view text) {
+                        return binary ? static_cast<int64_t>(text.size()) : CodePointCount(text);
+                      };
+                      auto offset = [binary](std::string_view text, int64_t index) {
+                        return binary ? std::min(static_cast<size_t>(index), text.size()) : ByteOffsetOfCodePoint(text, index);
+                      };
+                      return MapRows(type, args, num_rows, [&](int64_t row, VectorBuilder& out) {
                         std::string_view text = args[0]->GetString(row);
                         int64_t target = args[1]->values<int32_t>()[row];
-                        std::string_view pad = args.size() > 2 ? args[2]->GetString(row) : " ";
-                        int64_t length = CodePointCount(text);
+                        std::string_view pad = args.size() > 2 ? args[2]->GetString(row)
+                                               : binary ? std::string_view("\0", 1) : std::string_view(" ");
+                        int64_t length = count(text);
                         if (target <= 0) return out.AppendString("");
-                        if (length >= target) return out.AppendString(text.substr(0, ByteOffsetOfCodePoint(text, target)));
-                        int64_t pad_length = CodePointCount(pad);
+                        if (length >= target) return out.AppendString(text.substr(0, offset(text, target)));
+                        int64_t pad_length = count(pad);
                         if (pad_length == 0) return out.AppendString(text);
                         std::string padding;
                         int64_t needed = target - length;
                         uint64_t result_bytes =
                             SaturatingProduct(static_cast<uint64_t>(needed / pad_length), pad.size()) + text.size() +
-                            ByteOffsetOfCodePoint(pad, needed % pad_length);
+                            offset(pad, needed % pad_length);
                         CheckValueSize(name == "lpad" ? "The result of lpad" : "The result of rpad", result_bytes, context.max_value_bytes);
                         while (needed >= pad_length) {
                           padding += pad;
                           needed -= pad_length;
                         }
-                        padding += pad.substr(0, ByteOffsetOfCodePoint(pad, needed));
+                        padding += pad.substr(0, offset(pad, needed));
                         out.AppendString(left ? padding + std::string(text) : std::string(text) + padding);
                       });
                     });
@@ -282,8 +295,15 @@ class RegexCache {
  public:
   const std::regex& Get(std::string_view pattern, std::string_view function_name) {
     if (!compiled_ || pattern != pattern_) {
+      // Java's leading inline flag (?i) becomes a case-insensitive compile.
+      std::regex::flag_type flags = std::regex::ECMAScript;
+      std::string_view body = pattern;
+      if (body.substr(0, 4) == "(?i)") {
+        flags |= std::regex::icase;
+        body.remove_prefix(4);
+      }
       try {
-        compiled_.emplace(std::string(pattern), std::regex::ECMAScript);
+        compiled_.emplace(std::string(body), flags);
       } catch (const std::regex_error& error) {
         SILT_THROW(INVALID_PARAMETER_VALUE, {{"parameter", "`regexp`"},
                                             {"functionName", "`" + std::string(function_name) + "`"},
@@ -530,6 +550,72 @@ void RegisterStringFunctions(FunctionRegistry& registry) {
                       });
                     });
   });
+  registry.Register("regexp_count", [](std::vector<ExpressionPtr> arguments) {
+    CheckArgumentCount("regexp_count", arguments, 2, 2);
+    for (size_t i = 0; i < 2; ++i) arguments[i] = StringArgument("regexp_count", i, std::move(arguments[i]));
+    return MakeCall("regexp_count", IntegerType(), std::move(arguments),
+                    [](const std::vector<VectorPtr>& args, int64_t num_rows, EvalContext&, RowMask) {
+                      RegexCache cache;
+                      return MapRows(IntegerType(), args, num_rows, [&](int64_t row, VectorBuilder& out) {
+                        std::string text(args[0]->GetString(row));
+                        const std::regex& pattern = cache.Get(args[1]->GetString(row), "regexp_count");
+                        out.AppendInt(std::distance(std::sregex_iterator(text.begin(), text.end(), pattern), std::sregex_iterator()));
+                      });
+                    });
+  });
+  registry.Register("regexp_substr", [](std::vector<ExpressionPtr> arguments) {
+    // The first match, or NULL when there is none.
+    CheckArgumentCount("regexp_substr", arguments, 2, 2);
+    for (size_t i = 0; i < 2; ++i) arguments[i] = StringArgument("regexp_substr", i, std::move(arguments[i]));
+    return MakeCall("regexp_substr", StringType(), std::move(arguments),
+                    [](const std::vector<VectorPtr>& args, int64_t num_rows, EvalContext&, RowMask) {
+                      RegexCache cache;
+                      return MapRows(StringType(), args, num_rows, [&](int64_t row, VectorBuilder& out) {
+                        std::string text(args[0]->GetString(row));
+                        std::smatch match;
+                        if (!std::regex_search(text, match, cache.Get(args[1]->GetString(row), "regexp_substr"))) {
+                          return out.AppendNull();
+                        }
+                        out.AppendString(match[0].str());
+                      });
+                    });
+  });
+  for (std::string_view name : {"regexp_extract_all", "regexp_instr"}) {
+    // regexp_extract_all(str, regexp[, idx]): group idx (default 1) of every match;
+    // regexp_instr(str, regexp[, idx]): the 1-based position of the first match, 0 when none.
+    const bool all = name == "regexp_extract_all";
+    registry.Register(name, [name, all](std::vector<ExpressionPtr> arguments) {
+      CheckArgumentCount(name, arguments, 2, 3);
+      for (size_t i = 0; i < 2; ++i) arguments[i] = StringArgument(name, i, std::move(arguments[i]));
+      if (arguments.size() < 3) arguments.push_back(Literal(Scalar::Integer(all ? 1 : 0)));
+      arguments[2] = ImplicitCast(name, 2, std::move(arguments[2]), IntegerType());
+      DataTypePtr type = all ? ListType(StringType(), true) : IntegerType();
+      return MakeCall(name, type, std::move(arguments),
+                      [name, all, type](const std::vector<VectorPtr>& args, int64_t num_rows, EvalContext&, RowMask) {
+                        RegexCache cache;
+                        return MapRows(type, args, num_rows, [&](int64_t row, VectorBuilder& out) {
+                          std::string text(args[0]->GetString(row));
+                          const std::regex& pattern = cache.Get(args[1]->GetString(row), name);
+                          int32_t group = args[2]->values<int32_t>()[row];
+                          SILT_USER_CHECK(group >= 0 && static_cast<size_t>(group) <= pattern.mark_count(),
+                                          INVALID_PARAMETER_VALUE,
+                                          {{"parameter", "`idx`"}, {"functionName", "`" + std::string(name) + "`"},
+                                           {"message", "Expects group index between 0 and " + std::to_string(pattern.mark_count()) +
+                                                           ", but got " + std::to_string(group) + "."}});
+                          if (!all) {
+                            std::smatch match;
+                            if (!std::regex_search(text, match, pattern)) return out.AppendInt(0);
+                            return out.AppendInt(CodePointCount(std::string_view(text).substr(0, match.position(0))) + 1);
+                          }
+                          for (std::sregex_iterator match(text.begin(), text.end(), pattern), end; match != end; ++match) {
+                            const auto& piece = (*match)[group];
+                            if (piece.matched) out.child(0).AppendString(piece.str()); else out.child(0).AppendString("");
+                          }
+                          out.FinishList();
+                        });
+                      });
+    });
+  }
   registry.Register("split", [](std::vector<ExpressionPtr> arguments) {
     CheckArgumentCount("split", arguments, 2, 3);
     for (size_t i = 0; i < 2; ++i) arguments[i] = StringArgument("split", i, std::move(arguments[i]));

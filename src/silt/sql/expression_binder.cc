@@ -874,6 +874,26 @@ expr::ExpressionPtr ExpressionBinder::BindFunction(const Expression& node) {
     }
     if (!named.empty()) return functions_.Bind("named_struct", std::move(named));
   }
+  if (name == "arrays_zip") {
+    // Spark names the struct fields of arrays_zip after column arguments, the others by their
+    // position ("0", "1", ...).
+    std::vector<std::string> fields;
+    for (size_t i = 0; i < node.children.size(); ++i) {
+      const Expression& child = *node.children[i];
+      fields.push_back(child.kind == ExpressionKind::kColumn ? child.name.back() : std::to_string(i));
+    }
+    expr::ExpressionPtr zipped = functions_.Bind(name, std::move(arguments));
+    const DataTypePtr& type = zipped->type();
+    if (type->id() != TypeId::kList || type->element_type()->id() != TypeId::kStruct) return zipped;
+    std::vector<Field> renamed = type->element_type()->fields();
+    bool changed = false;
+    for (size_t i = 0; i < renamed.size() && i < fields.size(); ++i) {
+      changed = changed || renamed[i].name != fields[i];
+      renamed[i].name = fields[i];
+    }
+    if (!changed) return zipped;
+    return expr::Cast(std::move(zipped), ListType(StructType(std::move(renamed)), type->contains_null()));
+  }
   return functions_.Bind(name, std::move(arguments));
 }
 
