@@ -243,9 +243,8 @@ size_t ResolveTargetColumn(const sql::QualifiedName& name, const std::vector<sql
                            const sql::SourcePosition& position, const std::string& clause) {
   TargetPath path = ResolveTargetPath(name, target, position, clause);
   if (!path.fields.empty()) {
-    SILT_THROW(UNSUPPORTED_FEATURE,
-               {{"message", "Nested field is not supported in the INSERT clause of MERGE operation (field = " +
-                                NameText(name) + ")"}});
+    SILT_THROW(DELTA_UNSUPPORTED_NESTED_FIELD_IN_OPERATION,
+               {{"operation", "INSERT clause of MERGE operation"}, {"fieldName", NameText(name)}});
   }
   return path.column;
 }
@@ -266,8 +265,8 @@ expr::ExpressionPtr RebuildStruct(const expr::ExpressionPtr& base, const DataTyp
                                   const std::vector<const NestedAssignment*>& assignments, size_t depth,
                                   sql::ExpressionBinder& binder) {
   if (type->id() != TypeId::kStruct) {
-    SILT_THROW(UNSUPPORTED_FEATURE,
-               {{"message", "Updating nested field " + assignments.front()->display + " of a non-struct type"}});
+    SILT_THROW(DELTA_UNSUPPORTED_FIELD_UPDATE_NON_STRUCT,
+               {{"columnName", "`" + assignments.front()->display + "`"}, {"dataType", SqlTypeName(*type)}});
   }
   std::vector<bool> used(assignments.size(), false);
   std::vector<expr::ExpressionPtr> arguments;

@@ -586,14 +586,9 @@ VectorPtr RunArraySort(const HigherOrderCallState& call, const Arguments& args, 
           if (!reported && mask.Contains(merge.row)) {
             reported = true;
             context.RecordError(MakeError(
-                ErrorClass::INVALID_PARAMETER_VALUE,
-                {{"parameter", "`func`"},
-                 {"functionName", "`array_sort`"},
-                 {"message", "The comparator has returned a NULL for a comparison between " +
-                                 CastValueToString(*flat.elements, lefts[k]) + " and " +
-                                 CastValueToString(*flat.elements, rights[k]) +
-                                 ". It should return a positive integer for \"greater than\", 0 for \"equal\" "
-                                 "and a negative integer for \"less than\"."}}));
+                ErrorClass::COMPARATOR_RETURNS_NULL,
+                {{"firstValue", CastValueToString(*flat.elements, lefts[k])},
+                 {"secondValue", CastValueToString(*flat.elements, rights[k])}}));
           }
         } else {
           result = compared->values<int32_t>()[k];
