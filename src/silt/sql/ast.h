@@ -196,6 +196,8 @@ struct TableReference {
   ExpressionPtr condition;
   std::vector<std::string> using_columns;
   bool outer = false;  ///< LATERAL VIEW OUTER
+  /// kTable: `STREAM(name)`, the table read as a stream (only a streaming table's query may).
+  bool stream = false;
 };
 
 /// One item of a SELECT list.
@@ -345,6 +347,8 @@ enum class StatementKind {
   kVacuum,
   kOptimize,
   kConvertToDelta,
+  kCreateStreamingTable,   ///< CREATE [OR REFRESH] STREAMING TABLE ... AS query
+  kRefreshStreamingTable,  ///< REFRESH STREAMING TABLE name [FULL]
 };
 
 /// A parsed statement. Which fields a kind uses:
@@ -369,6 +373,9 @@ enum class StatementKind {
 /// - kSet: key (empty for bare SET), value (nullopt for `SET key`). kReset: key (may be empty).
 /// - kRestore: name, time_travel. kVacuum: name, retain_hours, dry_run.
 /// - kOptimize: name, where, column_names (ZORDER BY). kConvertToDelta: name, columns (partition).
+/// - kCreateStreamingTable: as kCreateTable (name, columns, partition_columns, comment,
+///   properties, query with a `STREAM(...)` table), or_replace for OR REFRESH, if_not_exists.
+/// - kRefreshStreamingTable: name; extended for FULL.
 struct Statement {
   StatementKind kind = StatementKind::kQuery;
   SourcePosition position;

@@ -1650,6 +1650,17 @@ class Parser {
       return ParseTablePrimary();
     }
     QualifiedName name = ParseQualifiedName();
+    if (name.size() == 1 && ToUpper(name[0]) == "STREAM" && IsOperator(Current(), "(") &&
+        IsIdentifierToken(Peek(1))) {
+      // STREAM(t): the table read as a stream.
+      Advance();
+      table->kind = TableReferenceKind::kTable;
+      table->stream = true;
+      table->name = ParseQualifiedName();
+      ExpectOperator(")");
+      ParseTableAlias(*table, true);
+      return table;
+    }
     if (IsOperator(Current(), "(")) {
       table->kind = TableReferenceKind::kFunction;
       table->function = ParseFunctionCall(std::move(name), token.position);
@@ -1736,6 +1747,15 @@ class Parser {
       return statement;
     }
     if (keyword == "DROP") return ParseDrop();
+    if (keyword == "REFRESH" && IsKeyword(Peek(1), "STREAMING")) {
+      Advance();
+      Advance();
+      ExpectKeyword("TABLE");
+      statement.kind = StatementKind::kRefreshStreamingTable;
+      statement.name = ParseQualifiedName();
+      if (MatchKeyword("FULL")) statement.extended = true;
+      return statement;
+    }
     if (keyword == "USE") {
       Advance();
       // `USE DATABASE d`; a database literally named `database` is `USE database`.
@@ -1864,6 +1884,16 @@ class Parser {
   Statement ParseCreate() {
     Advance();  // CREATE
     Statement statement;
+    if (IsKeyword(Current(), "STREAMING") ||
+        (IsKeyword(Current(), "OR") && IsKeyword(Peek(1), "REFRESH"))) {
+      if (MatchKeywords({"OR", "REFRESH"})) statement.or_replace = true;
+      ExpectKeyword("STREAMING");
+      ExpectKeyword("TABLE");
+      ParseCreateTableRest(statement);
+      statement.kind = StatementKind::kCreateStreamingTable;
+      if (!statement.query) SyntaxError(Current());
+      return statement;
+    }
     if (MatchKeywords({"OR", "REPLACE"})) statement.or_replace = true;
     MatchKeyword("GLOBAL");
     if (MatchKeyword("TEMP") || MatchKeyword("TEMPORARY")) statement.temporary = true;
