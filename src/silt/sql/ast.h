@@ -198,6 +198,8 @@ struct TableReference {
   bool outer = false;  ///< LATERAL VIEW OUTER
   /// kTable: `STREAM(name)`, the table read as a stream (only a streaming table's query may).
   bool stream = false;
+  /// `STREAM(name) WITH (key = value, ...)`: the stream's source options (skipChangeCommits...).
+  std::vector<std::pair<std::string, std::string>> stream_options;
 };
 
 /// One item of a SELECT list.

@@ -570,7 +570,11 @@ class Printer {
   std::string Table(const TableReference& t) {
     switch (t.kind) {
       case TableReferenceKind::kTable: {
-        if (t.stream) return "STREAM(" + Name(t.name) + ")" + Alias(t);
+        if (t.stream) {
+          std::string out = "STREAM(" + Name(t.name) + ")";
+          if (!t.stream_options.empty()) out += " WITH " + Properties(t.stream_options);
+          return out + Alias(t);
+        }
         std::string out = Name(t.name);
         if (t.time_travel) out += TimeTravelText(*t.time_travel);
         return out + Alias(t);

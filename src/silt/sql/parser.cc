@@ -1658,6 +1658,10 @@ class Parser {
       table->stream = true;
       table->name = ParseQualifiedName();
       ExpectOperator(")");
+      if (IsKeyword(Current(), "WITH") && IsOperator(Peek(1), "(")) {
+        Advance();
+        table->stream_options = ParseProperties();
+      }
       ParseTableAlias(*table, true);
       return table;
     }

@@ -45,7 +45,9 @@ class DeltaSink final : public Sink {
 
     SchemaPtr data_schema;
     std::vector<Batch> rows = batch.Run(&data_schema);
-    auto txn = log::Transaction::Start(snapshot);
+    // Appends and whole-table replacements need nothing of the change data feed: readers
+    // derive their changes from the adds and removes.
+    auto txn = log::Transaction::Start(snapshot, {"changeDataFeed"});
     txn->ReadTransactionVersion(batch.query_id);
     log::Metadata metadata = txn->metadata();
     Schema table_schema = snapshot->schema();

@@ -90,9 +90,14 @@ bool ReadsStream(const sql::LogicalNode& node, const log::Snapshot* input, State
   return true;
 }
 
-void ReplaceIn(const sql::TableReferencePtr& table, std::vector<sql::QualifiedName>& found);
+struct FoundStream {
+  sql::QualifiedName name;
+  std::vector<std::pair<std::string, std::string>> options;
+};
 
-void ReplaceIn(sql::Query& query, std::vector<sql::QualifiedName>& found) {
+void ReplaceIn(const sql::TableReferencePtr& table, std::vector<FoundStream>& found);
+
+void ReplaceIn(sql::Query& query, std::vector<FoundStream>& found) {
   for (sql::CommonTableExpression& cte : query.with) {
     if (cte.query) ReplaceIn(*cte.query, found);
   }
@@ -101,10 +106,11 @@ void ReplaceIn(sql::Query& query, std::vector<sql::QualifiedName>& found) {
   if (query.right) ReplaceIn(*query.right, found);
 }
 
-void ReplaceIn(const sql::TableReferencePtr& table, std::vector<sql::QualifiedName>& found) {
+void ReplaceIn(const sql::TableReferencePtr& table, std::vector<FoundStream>& found) {
   if (!table) return;
   if (table->kind == sql::TableReferenceKind::kTable && table->stream) {
-    found.push_back(table->name);
+    found.push_back({table->name, table->stream_options});
+    table->stream_options.clear();
     if (table->alias.empty()) table->alias = table->name.back();
     table->name = {std::string(kStreamInputName)};
     table->stream = false;
@@ -117,8 +123,8 @@ void ReplaceIn(const sql::TableReferencePtr& table, std::vector<sql::QualifiedNa
 
 }  // namespace
 
-sql::QualifiedName ReplaceStreamSource(sql::Query& query) {
-  std::vector<sql::QualifiedName> found;
+sql::QualifiedName ReplaceStreamSource(sql::Query& query, StreamOptions* options) {
+  std::vector<FoundStream> found;
   ReplaceIn(query, found);
   if (found.size() != 1) {
     SILT_THROW(UNSUPPORTED_FEATURE,
@@ -128,7 +134,10 @@ sql::QualifiedName ReplaceStreamSource(sql::Query& query) {
                                 : "a streaming query reads one table as STREAM(name); this one "
                                   "reads " + std::to_string(found.size())}});
   }
-  return found.front();
+  if (options != nullptr) {
+    for (const auto& [key, value] : found.front().options) options->Set(key, value);
+  }
+  return found.front().name;
 }
 
 std::string QueryProgress::ToJson() const {

@@ -160,6 +160,7 @@ SchemaPtr AnalyzeStreamQuery(sql::SessionState& session, Source& source,
 /// CTEs and set operations), replaces it with a reference to kStreamInputName (keeping its
 /// alias, or the source's last name part as one) and returns the name as written. Throws
 /// UNSUPPORTED_FEATURE when there is none or more than one.
-sql::QualifiedName ReplaceStreamSource(sql::Query& query);
+/// `options` receives the reference's `WITH (...)` source options.
+sql::QualifiedName ReplaceStreamSource(sql::Query& query, StreamOptions* options = nullptr);
 
 }  // namespace silt::stream

@@ -197,14 +197,16 @@ commands::StatementResult ExecuteStreamingStatement(sql::SessionState& session,
 
 std::unique_ptr<Source> OpenStreamSource(sql::SessionState& session, sql::Query& query,
                                          const StreamOptions& options) {
-  sql::QualifiedName name = ReplaceStreamSource(query);
+  // Options written in the query (STREAM(t) WITH (...)) add to the caller's.
+  StreamOptions all = options;
+  sql::QualifiedName name = ReplaceStreamSource(query, &all);
   sql::TableSource table = session.ResolveTable(name, query.position);
   if (table.kind != sql::TableSource::Kind::kDelta || table.pinned_snapshot) {
     SILT_THROW(UNSUPPORTED_FEATURE,
                {{"message", "STREAM(" + table.display_name +
                                 ") streams a Delta table; views and raw files cannot be streamed"}});
   }
-  return DeltaSource::Open(session.fs(), table.location, table.display_name, options);
+  return DeltaSource::Open(session.fs(), table.location, table.display_name, all);
 }
 
 void WriteFileAtomically(io::FileSystem& fs, const std::string& path, std::string_view bytes) {
