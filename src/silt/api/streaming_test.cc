@@ -212,3 +212,28 @@ TEST_F(StreamingApiTest, SqlOverTheStreamCanJoinAStaticTable) {
 
 }  // namespace
 }  // namespace silt
+
+namespace silt {
+namespace {
+
+TEST_F(StreamingApiTest, CompleteModeKeepsAnAggregateOfEverythingStreamed) {
+  auto run = [&] {
+    session_.ReadStream()
+        .Table("events")
+        .Sql("SELECT kind, count(*) AS n FROM e GROUP BY kind", "e")
+        .WriteStream()
+        .OutputMode("complete")
+        .Option("checkpointLocation", Checkpoint("totals"))
+        .Trigger(Trigger::AvailableNow())
+        .ToTable("totals")
+        .AwaitTermination();
+  };
+  run();
+  session_.Execute("INSERT INTO events VALUES (3, 'click')");
+  run();
+  EXPECT_THAT(Rows(session_.Execute("SELECT kind, n FROM totals ORDER BY kind")),
+              ElementsAre("click,2", "view,1"));
+}
+
+}  // namespace
+}  // namespace silt
