@@ -10,6 +10,7 @@
 #include "silt/io/path.h"
 #include "silt/log/file_stats.h"
 #include "silt/log/log_segment.h"
+#include "silt/sql/ast_printer.h"
 #include "silt/types/schema_json.h"
 
 namespace silt::stream {
@@ -81,12 +82,19 @@ std::unique_ptr<DeltaSource> DeltaSource::Open(std::shared_ptr<io::FileSystem> f
                  {{"value", *pattern}, {"option", "excludeRegex"}, {"reason", error.what()}});
     }
   }
-  if (options.GetBool("readChangeFeed", false)) {
-    SILT_THROW(NOT_IMPLEMENTED, {{"feature", "Streaming a change data feed (readChangeFeed)"}});
-  }
+  source->read_change_feed_ = options.GetBool("readChangeFeed", false);
 
   source->read_snapshot_ = log::Snapshot::Load(source->fs_, source->table_root_);
   source->schema_ = std::make_shared<const Schema>(source->read_snapshot_->schema());
+  if (source->read_change_feed_) {
+    std::vector<Field> fields = source->schema_->fields();
+    fields.push_back(Field{"_change_type", StringType(), true, {}});
+    fields.push_back(Field{"_commit_version", LongType(), true, {}});
+    fields.push_back(Field{"_commit_timestamp", TimestampType(), true, {}});
+    source->output_schema_ = std::make_shared<const Schema>(std::move(fields));
+  } else {
+    source->output_schema_ = source->schema_;
+  }
   source->table_id_ = source->read_snapshot_->metadata().id;
   source->latest_known_ = source->read_snapshot_->version();
   return source;
@@ -148,7 +156,9 @@ const std::vector<log::AddFile>& DeltaSource::InitialFiles(int64_t version) {
   if (it != initial_files_.end()) return it->second;
   log::SnapshotOptions options;
   options.version = version;
-  std::vector<log::AddFile> files = log::Snapshot::Load(fs_, table_root_, options)->files();
+  auto snapshot = log::Snapshot::Load(fs_, table_root_, options);
+  initial_timestamps_[version] = snapshot->timestamp_ms();
+  std::vector<log::AddFile> files = snapshot->files();
   std::sort(files.begin(), files.end(), [](const log::AddFile& a, const log::AddFile& b) {
     return a.modification_time != b.modification_time ? a.modification_time < b.modification_time
                                                        : a.path < b.path;
@@ -163,15 +173,37 @@ const DeltaSource::CommitChanges& DeltaSource::Changes(int64_t version) {
       io::JoinPath(io::JoinPath(table_root_, "_delta_log"), log::FormatVersion(version) + ".json");
   CommitChanges changes;
   std::vector<std::string> removed;
+  int64_t change_bytes = 0;
+  bool has_changes = false;
   for (log::Action& action : log::ParseActions(fs_->ReadFile(path), path)) {
     if (auto* add = std::get_if<log::AddFile>(&action)) {
-      if (add->data_change) changes.adds.push_back(std::move(*add));
+      if (add->data_change) {
+        has_changes = true;
+        change_bytes += add->size;
+        changes.adds.push_back(std::move(*add));
+      }
     } else if (auto* remove = std::get_if<log::RemoveFile>(&action)) {
-      if (remove->data_change) removed.push_back(remove->path);
+      if (remove->data_change) {
+        has_changes = true;
+        removed.push_back(remove->path);
+      }
+    } else if (auto* cdc = std::get_if<log::AddCdcFile>(&action)) {
+      has_changes = true;
+      change_bytes += cdc->size;
     } else if (auto* metadata = std::get_if<log::Metadata>(&action)) {
       Schema schema = ParseDeltaSchema(metadata->schema_string);
       if (!(schema == *schema_)) changes.schema = std::move(schema);
     }
+  }
+  if (read_change_feed_) {
+    // The whole commit is one unit; its changes are read through the change feed.
+    changes.adds.clear();
+    if (has_changes) {
+      log::AddFile unit;
+      unit.size = change_bytes;
+      changes.adds.push_back(std::move(unit));
+    }
+    return changes_.emplace(version, std::move(changes)).first->second;
   }
   if (!removed.empty()) {
     if (skip_change_commits_) {
@@ -189,7 +221,8 @@ const DeltaSource::CommitChanges& DeltaSource::Changes(int64_t version) {
 }
 
 bool DeltaSource::Excluded(const log::AddFile& file) const {
-  return exclude_regex_ && std::regex_search(file.path, *exclude_regex_);
+  // A change feed commit (no path) is never excluded.
+  return exclude_regex_ && !file.path.empty() && std::regex_search(file.path, *exclude_regex_);
 }
 
 void DeltaSource::ThrowFailure(int64_t version, const CommitChanges& changes) const {
@@ -284,6 +317,8 @@ BatchInput DeltaSource::PlanBatch(const std::string& start_text, const std::stri
   DeltaSourceOffset end = ParseOffset(end_text);
   BatchInput input;
   std::vector<log::AddFile> files;
+  std::optional<int64_t> first_commit;
+  std::optional<int64_t> last_commit;
   int64_t rows = 0;
   bool rows_known = true;
   auto take = [&](const Position& position, const log::AddFile& file) {
@@ -295,6 +330,12 @@ BatchInput DeltaSource::PlanBatch(const std::string& start_text, const std::stri
     }
     if (!Before(position.version, position.index, end)) return false;
     input.num_bytes += file.size;
+    if (read_change_feed_ && !position.starting) {
+      if (!first_commit) first_commit = position.version;
+      last_commit = position.version;
+      rows_known = false;
+      return true;
+    }
     std::optional<int64_t> records;
     if (file.stats) records = log::FileStats::Parse(*file.stats, file.path).num_records();
     if (records) {
@@ -309,6 +350,32 @@ BatchInput DeltaSource::PlanBatch(const std::string& start_text, const std::stri
        take, nullptr);
   input.num_files = static_cast<int64_t>(files.size());
   if (rows_known) input.num_rows = rows;
+  if (read_change_feed_) {
+    if (first_commit) input.num_files += *last_commit - *first_commit + 1;
+    // The snapshot's rows as inserts at its version, then the commits' changes.
+    int64_t version = start.is_starting_version ? start.reservoir_version : 0;
+    auto timestamp = initial_timestamps_.find(version);
+    std::string columns;
+    for (const Field& field : schema_->fields()) {
+      columns += sql::QuoteIdentifier(field.name) + ", ";
+    }
+    input.query_sql = "SELECT " + columns + "'insert' AS _change_type, CAST(" +
+                      std::to_string(version) + " AS BIGINT) AS _commit_version, " +
+                      "timestamp_millis(" +
+                      std::to_string(timestamp == initial_timestamps_.end() ? 0 : timestamp->second) +
+                      ") AS _commit_timestamp FROM " + std::string(kStreamSnapshotName);
+    if (first_commit) {
+      std::string path = table_root_;
+      std::string quoted = "'";
+      for (char c : path) {
+        if (c == '\\' || c == '\'') quoted += '\\';
+        quoted += c;
+      }
+      quoted += "'";
+      input.query_sql += " UNION ALL SELECT * FROM table_changes_by_path(" + quoted + ", " +
+                         std::to_string(*first_commit) + ", " + std::to_string(*last_commit) + ")";
+    }
+  }
   input.snapshot = read_snapshot_->WithFiles(std::move(files));
   return input;
 }

@@ -25,8 +25,11 @@ namespace silt::stream {
 /// after it), `maxFilesPerTrigger` (default 1000), `maxBytesPerTrigger` (soft: the file that
 /// crosses it is still admitted), `ignoreDeletes` (skip commits that only remove whole files),
 /// `skipChangeCommits` (skip every commit that removes data, with what it adds),
-/// `ignoreChanges` (Delta's older option: emit a rewrite's added files again) and
-/// `excludeRegex` (leave out files whose path matches).
+/// `ignoreChanges` (Delta's older option: emit a rewrite's added files again),
+/// `excludeRegex` (leave out files whose path matches) and `readChangeFeed` (stream the change
+/// data feed: the snapshot's rows as inserts, then each commit's changes with `_change_type`,
+/// `_commit_version` and `_commit_timestamp`; deletes and updates are changes, not failures;
+/// admission counts a commit as one file).
 ///
 /// A commit that removes data fails the stream with DELTA_SOURCE_IGNORE_DELETE (it only
 /// removes) or DELTA_SOURCE_TABLE_IGNORE_CHANGES (it also adds) unless an option above says
@@ -44,7 +47,7 @@ class DeltaSource final : public Source {
                                            const StreamOptions& options);
 
   std::string Describe() const override;
-  SchemaPtr schema() const override { return schema_; }
+  SchemaPtr schema() const override { return output_schema_; }
   std::string InitialOffset() override;
   /// Throws DIFFERENT_DELTA_TABLE_READ_BY_STREAMING_SOURCE when the offset is of another table.
   void ValidateOffset(const std::string& offset) override;
@@ -60,6 +63,7 @@ class DeltaSource final : public Source {
     std::vector<log::AddFile> adds;  // data adds, in log order (after the options' filtering)
     std::optional<Schema> schema;    // set when the commit changes the schema read
     std::optional<std::string> removed_path;  // a data remove the stream cannot skip
+    // Change feed streams: the version's changes as one unit (in `adds`, path empty).
     bool with_adds = false;                   // ... in a commit that also adds data
   };
   // A file position: (version, index); the initial snapshot's files sit at its version.
@@ -90,7 +94,8 @@ class DeltaSource final : public Source {
   std::string table_root_;
   std::string display_name_;
   std::shared_ptr<const log::Snapshot> read_snapshot_;
-  SchemaPtr schema_;
+  SchemaPtr schema_;         // the table's, as read when the source opened
+  SchemaPtr output_schema_;  // the rows': with a change feed, plus its three columns
   std::string table_id_;
 
   std::optional<int64_t> starting_version_;
@@ -103,6 +108,8 @@ class DeltaSource final : public Source {
   bool skip_change_commits_ = false;
   std::optional<std::regex> exclude_regex_;
   std::optional<int64_t> available_now_version_;
+  bool read_change_feed_ = false;
+  std::map<int64_t, int64_t> initial_timestamps_;  // snapshot version -> its commit time
 
   int64_t latest_known_ = -1;
   std::map<int64_t, std::vector<log::AddFile>> initial_files_;

@@ -241,6 +241,33 @@ TEST_F(DeltaSourceTest, ExcludeRegexLeavesFilesOut) {
   EXPECT_THAT(Ids(), ElementsAre("1", "3"));
 }
 
+TEST_F(DeltaSourceTest, ReadChangeFeedStreamsTheSnapshotAsInsertsThenEachCommitsChanges) {
+  Sql("CREATE TABLE cdf (id BIGINT, k STRING) TBLPROPERTIES ('delta.enableChangeDataFeed' = 'true')");
+  Sql("INSERT INTO cdf VALUES (1, 'a'), (2, 'b')");  // version 1
+  Sql("CREATE TABLE changes (id BIGINT, k STRING, _change_type STRING, _commit_version BIGINT)");
+  const std::string query = "SELECT id, k, _change_type, _commit_version FROM STREAM(cdf)";
+  RunInto("changes", query, {{"readChangeFeed", "true"}});
+  Sql("UPDATE cdf SET k = 'z' WHERE id = 1");  // version 2
+  Sql("DELETE FROM cdf WHERE id = 2");         // version 3: a change, not a failure
+  std::vector<QueryProgress> progress =
+      RunInto("changes", query, {{"readChangeFeed", "true"}, {"maxFilesPerTrigger", "1"}});
+  EXPECT_EQ(progress.size(), 2u);  // one commit per batch
+  EXPECT_THAT(Query("SELECT id, k, _change_type, _commit_version FROM changes "
+                    "ORDER BY _commit_version, id, _change_type"),
+              ElementsAre("1,a,insert,1", "2,b,insert,1", "1,z,update_postimage,2",
+                          "1,a,update_preimage,2", "2,b,delete,3"));
+}
+
+TEST_F(DeltaSourceTest, ReadChangeFeedFromAStartingVersion) {
+  Sql("CREATE TABLE cdf (id BIGINT, k STRING) TBLPROPERTIES ('delta.enableChangeDataFeed' = 'true')");
+  Sql("INSERT INTO cdf VALUES (1, 'a')");  // version 1
+  Sql("INSERT INTO cdf VALUES (2, 'b')");  // version 2
+  Sql("CREATE TABLE changes (id BIGINT, _change_type STRING, _commit_version BIGINT)");
+  RunInto("changes", "SELECT id, _change_type, _commit_version FROM STREAM(cdf)",
+          {{"readChangeFeed", "true"}, {"startingVersion", "2"}});
+  EXPECT_THAT(Query("SELECT * FROM changes"), ElementsAre("2,insert,2"));
+}
+
 TEST_F(DeltaSourceTest, StreamOfAViewIsRefused) {
   Sql("CREATE TEMP VIEW v AS SELECT * FROM src");
   EXPECT_EQ(ErrorOf([&] { RunInto("dst", "SELECT id, k FROM STREAM(v)"); }), "UNSUPPORTED_FEATURE");

@@ -5,11 +5,15 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "silt/log/snapshot.h"
 #include "silt/types/data_type.h"
 
 namespace silt::stream {
+
+/// The name under which a BatchInput's query reads its pinned snapshot.
+inline constexpr std::string_view kStreamSnapshotName = "__silt_stream_snapshot";
 
 /// Options of a streaming read or write, as `.option(key, value)` gives them. Spark compares
 /// option names case-insensitively; the keys here are kept lower-cased.
@@ -36,6 +40,9 @@ class StreamOptions {
 /// batch's files (a Snapshot::WithFiles), scanned like any table.
 struct BatchInput {
   std::shared_ptr<const log::Snapshot> snapshot;
+  /// When not empty, the input is this query instead (bound as a temporary view of the stream
+  /// input's name), which reads `snapshot` as kStreamSnapshotName: a change feed stream's rows.
+  std::string query_sql;
   int64_t num_files = 0;
   int64_t num_bytes = 0;
   /// Rows in the files (from their statistics, minus deleted rows); nullopt when a file has

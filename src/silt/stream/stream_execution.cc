@@ -9,6 +9,7 @@
 #include "silt/commands/statement_executor.h"
 #include "silt/log/random_uuid.h"
 #include "silt/sql/ast_printer.h"
+#include "silt/sql/parser.h"
 #include "silt/sql/query_binder.h"
 #include "silt/stream/fault_point.h"
 
@@ -43,15 +44,33 @@ void AddRawOrNull(JsonWriter& json, const std::string& offset_json) {
 class StreamInputScope {
  public:
   StreamInputScope(sql::SessionState& session, const BatchInput& input, std::string display)
-      : session_(session) {
-    session_.SetStreamInput(std::string(kStreamInputName), input.snapshot, std::move(display));
+      : session_(session), as_query_(!input.query_sql.empty()) {
+    if (!as_query_) {
+      session_.SetStreamInput(std::string(kStreamInputName), input.snapshot, std::move(display));
+      return;
+    }
+    // The input is a query over the pinned snapshot: a temporary view of the input's name.
+    session_.SetStreamInput(std::string(kStreamSnapshotName), input.snapshot, std::move(display));
+    sql::TempView view;
+    view.name = std::string(kStreamInputName);
+    view.query = sql::ParseStatement(input.query_sql).query;
+    view.sql_text = input.query_sql;
+    session_.CreateTempView(std::move(view), /*replace=*/true);
   }
-  ~StreamInputScope() { session_.ClearStreamInput(std::string(kStreamInputName)); }
+  ~StreamInputScope() {
+    if (as_query_) {
+      session_.DropTempView(std::string(kStreamInputName));
+      session_.ClearStreamInput(std::string(kStreamSnapshotName));
+    } else {
+      session_.ClearStreamInput(std::string(kStreamInputName));
+    }
+  }
   StreamInputScope(const StreamInputScope&) = delete;
   StreamInputScope& operator=(const StreamInputScope&) = delete;
 
  private:
   sql::SessionState& session_;
+  bool as_query_;
 };
 
 // The operators that need state kept between batches, above the stream's scan.
