@@ -135,7 +135,8 @@ class StreamingDataFrame {
 /// Reads a table as a stream (Spark's DataStreamReader): session.ReadStream().Format("delta")
 /// .Option("maxFilesPerTrigger", "10").Load("/path") or .Table("name"). Source options are
 /// Delta's (docs/streaming.md): startingVersion, startingTimestamp, maxFilesPerTrigger,
-/// maxBytesPerTrigger, ignoreDeletes, skipChangeCommits, ignoreChanges, excludeRegex.
+/// maxBytesPerTrigger, ignoreDeletes, skipChangeCommits, ignoreChanges, excludeRegex and
+/// readChangeFeed (the change data feed, with _change_type, _commit_version, _commit_timestamp).
 class DataStreamReader {
  public:
   explicit DataStreamReader(Session& session) : session_(&session) {}
