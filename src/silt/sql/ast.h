@@ -350,7 +350,7 @@ enum class StatementKind {
   kOptimize,
   kConvertToDelta,
   kCreateStreamingTable,   ///< CREATE [OR REFRESH] STREAMING TABLE ... AS query
-  kRefreshStreamingTable,  ///< REFRESH STREAMING TABLE name [FULL]
+  kRefreshStreamingTable,  ///< REFRESH STREAMING TABLE name [FULL] [EVERY 'interval']
 };
 
 /// A parsed statement. Which fields a kind uses:
@@ -377,7 +377,7 @@ enum class StatementKind {
 /// - kOptimize: name, where, column_names (ZORDER BY). kConvertToDelta: name, columns (partition).
 /// - kCreateStreamingTable: as kCreateTable (name, columns, partition_columns, comment,
 ///   properties, query with a `STREAM(...)` table), or_replace for OR REFRESH, if_not_exists.
-/// - kRefreshStreamingTable: name; extended for FULL.
+/// - kRefreshStreamingTable: name; extended for FULL; value for EVERY's interval text.
 struct Statement {
   StatementKind kind = StatementKind::kQuery;
   SourcePosition position;

@@ -816,7 +816,8 @@ class Printer {
                out.substr(head.size());
       }
       case StatementKind::kRefreshStreamingTable:
-        return "REFRESH STREAMING TABLE " + Name(s.name) + (s.extended ? " FULL" : "");
+        return "REFRESH STREAMING TABLE " + Name(s.name) + (s.extended ? " FULL" : "") +
+               (s.value ? " EVERY " + QuoteString(*s.value) : "");
       case StatementKind::kConvertToDelta: {
         std::string out = "CONVERT TO DELTA " + Name(s.name);
         if (!s.properties.empty()) out += " NO STATISTICS";

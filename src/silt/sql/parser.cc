@@ -1758,6 +1758,8 @@ class Parser {
       statement.kind = StatementKind::kRefreshStreamingTable;
       statement.name = ParseQualifiedName();
       if (MatchKeyword("FULL")) statement.extended = true;
+      // EVERY '30 seconds': keep refreshing at that interval until cancelled.
+      if (MatchKeyword("EVERY")) statement.value = ParseStringLiteral();
       return statement;
     }
     if (keyword == "USE") {

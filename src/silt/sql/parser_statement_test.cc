@@ -346,6 +346,8 @@ TEST(ParserStreamingTest, StreamingTablesAndStreamReferences) {
             "STREAM(delta.`/p`) WITH ('skipChangeCommits' = 'true') AS x");
   EXPECT_EQ(Sql("REFRESH STREAMING TABLE db.s"), "REFRESH STREAMING TABLE db.s");
   EXPECT_EQ(Sql("REFRESH STREAMING TABLE s FULL"), "REFRESH STREAMING TABLE s FULL");
+  EXPECT_EQ(Sql("refresh streaming table s every '30 seconds'"),
+            "REFRESH STREAMING TABLE s EVERY '30 seconds'");
   Statement statement = ParseStatement("SELECT * FROM STREAM(t) WITH ('maxFilesPerTrigger' = 5)");
   const TableReference& from = *statement.query->from.at(0);
   EXPECT_TRUE(from.stream);

@@ -320,6 +320,36 @@ TEST_F(StreamExecutionTest, ForEachBatchWithTxnMergeIsExactlyOnce) {
   EXPECT_THAT(Query("SELECT k, n FROM totals ORDER BY k"), ElementsAre("a,2", "b,1"));
 }
 
+TEST_F(StreamExecutionTest, RefreshEveryRunsBatchesUntilTheStatementIsCancelled) {
+  Sql("INSERT INTO src VALUES (1, 'a')");
+  ExecuteStreamingStatement(
+      *state_, sql::ParseStatement("CREATE STREAMING TABLE flow AS SELECT id, k FROM STREAM(src)"));
+  EXPECT_EQ(ErrorOf([&] {
+              ExecuteStreamingStatement(
+                  *state_, sql::ParseStatement("REFRESH STREAMING TABLE flow EVERY 'often'"));
+            }),
+            "INVALID_STREAMING_OPTION");
+  commands::StatementResult result;
+  std::thread runner([&] {
+    result = ExecuteStreamingStatement(
+        *state_, sql::ParseStatement("REFRESH STREAMING TABLE flow EVERY '200 milliseconds'"));
+  });
+  // Another session writes and reads meanwhile (a session runs one statement at a time).
+  sql::SessionState other(fs_, warehouse_);
+  commands::ExecuteStatement(other, sql::ParseStatement("INSERT INTO src VALUES (2, 'b')"));
+  int64_t rows = 0;
+  for (int i = 0; i < 100 && rows < 2; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    rows = commands::ExecuteStatement(other, sql::ParseStatement("SELECT * FROM flow")).num_rows();
+  }
+  state_->cancellation().Cancel();
+  runner.join();
+  state_->cancellation().Reset();
+  EXPECT_EQ(rows, 2);
+  EXPECT_EQ(result.num_rows(), 1);  // the one batch that ran before the cancel request
+  EXPECT_THAT(Ids("flow"), ElementsAre("1", "2"));
+}
+
 TEST_F(StreamExecutionTest, ACorruptCheckpointIsReported) {
   Sql("INSERT INTO src VALUES (1, 'a')");
   RunInto("dst", kCopy);

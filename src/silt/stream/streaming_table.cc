@@ -2,10 +2,17 @@
 
 #include <simdjson.h>
 
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <thread>
+
+#include "silt/base/ascii.h"
 #include "silt/base/check.h"
 #include "silt/base/json_writer.h"
 #include "silt/io/path.h"
 #include "silt/log/random_uuid.h"
+#include "silt/log/transaction.h"
 #include "silt/sql/ast_printer.h"
 #include "silt/sql/parser.h"
 #include "silt/stream/delta_sink.h"
@@ -74,18 +81,74 @@ sql::QueryPtr ParseQuery(const std::string& text) {
   return statement.query;
 }
 
-// Runs the flow of the streaming table at `location` as available-now.
+// The interval of REFRESH ... EVERY 'text' ("30 seconds", "interval 1 minute").
+int64_t ParseEvery(const std::string& text) {
+  std::string lower = AsciiLower(text);
+  try {
+    int64_t ms = log::ParseIntervalMs(lower.rfind("interval", 0) == 0 ? lower : "interval " + lower,
+                                      "EVERY");
+    if (ms > 0) return ms;
+  } catch (const Error&) {
+  }
+  SILT_THROW(INVALID_STREAMING_OPTION,
+             {{"value", text}, {"option", "EVERY"}, {"reason", "expected an interval such as '30 seconds'"}});
+}
+
+// Runs the flow of the streaming table at `location`: available-now, or with `every_ms` a batch
+// every interval until the statement is cancelled (the batch in flight then still commits).
 commands::StatementResult RunFlow(sql::SessionState& session, const sql::TableSource& table,
-                                  const std::string& query_text) {
+                                  const std::string& query_text,
+                                  std::optional<int64_t> every_ms = std::nullopt) {
+  // A repeating flow runs its batches on a session of its own, so that a cancel request of the
+  // statement stops it between batches instead of inside one.
+  std::unique_ptr<sql::SessionState> own;
+  sql::SessionState* state = &session;
+  if (every_ms) {
+    own = std::make_unique<sql::SessionState>(session.fs(), session.catalog().warehouse());
+    for (const auto& [key, value] : session.conf()) own->SetConf(key, value);
+    own->SetCurrentDatabase(session.current_database());
+    state = own.get();
+  }
   StreamSpec spec;
   spec.query = ParseQuery(query_text);
-  spec.source = OpenStreamSource(session, *spec.query, StreamOptions());
-  spec.sink = MakeDeltaSink(session.fs(), table.location, DeltaSinkOptions{});
+  spec.source = OpenStreamSource(*state, *spec.query, StreamOptions());
+  spec.sink = MakeDeltaSink(state->fs(), table.location, DeltaSinkOptions{});
   spec.checkpoint_location = CheckpointFolder(table.location);
-  spec.trigger.kind = TriggerKind::kAvailableNow;
+  spec.trigger.kind = every_ms ? TriggerKind::kProcessingTime : TriggerKind::kAvailableNow;
+  spec.trigger.interval_ms = every_ms.value_or(0);
   spec.name = table.display_name;
-  StreamExecution execution(session, std::move(spec));
-  execution.Run();
+  StreamExecution execution(*state, std::move(spec));
+  if (every_ms) {
+    // One line per batch on stderr while it runs (the rows come when it stops).
+    execution.SetProgressListener([&](const QueryProgress& progress) {
+      std::fprintf(stderr, "%s batch %lld: %lld rows in, %lld rows written, %lld ms\n",
+                   table.display_name.c_str(), static_cast<long long>(progress.batch_id),
+                   static_cast<long long>(progress.num_input_rows),
+                   static_cast<long long>(progress.sink_num_output_rows),
+                   static_cast<long long>(progress.duration_ms.at("triggerExecution")));
+    });
+    std::atomic<bool> done{false};
+    std::thread watcher([&] {
+      while (!done.load()) {
+        if (session.cancellation().requested()) {
+          execution.Stop();
+          return;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      }
+    });
+    try {
+      execution.Run();
+    } catch (...) {
+      done = true;
+      watcher.join();
+      throw;
+    }
+    done = true;
+    watcher.join();
+  } else {
+    execution.Run();
+  }
 
   auto schema = std::make_shared<const Schema>(std::vector<Field>{
       {"batch_id", LongType(), false, {}},
@@ -175,7 +238,9 @@ commands::StatementResult RefreshStreamingTable(sql::SessionState& session,
     sql::Statement truncate = sql::ParseStatement("DELETE FROM delta.`" + table.location + "`");
     commands::ExecuteStatement(session, truncate);
   }
-  return RunFlow(session, table, *query);
+  std::optional<int64_t> every;
+  if (statement.value) every = ParseEvery(*statement.value);
+  return RunFlow(session, table, *query, every);
 }
 
 }  // namespace
