@@ -7,7 +7,8 @@ PREFIX ?= /usr/local
 # DuckDB, for the tests and benchmarks only (tools/duckdb-peer; needs node and npm).
 DUCKDB_PEER ?= tools/duckdb-peer/duckdb
 
-.PHONY: all setup build duckdb-peer test demo install deb debug-test fuzz bench format clean
+.PHONY: all setup build duckdb-peer test demo install deb debug-test fuzz bench format clean \
+        stream-crash-test
 
 all: build
 
@@ -25,6 +26,11 @@ duckdb-peer: setup
 
 test: build duckdb-peer
 	@ctest --preset release -j $(JOBS)
+
+# The streaming crash test with 1,000 random kill points per sink (make test runs a few).
+STREAM_CRASH_TRIALS ?= 1000
+stream-crash-test: build
+	@SILT_STREAM_CRASH_TRIALS=$(STREAM_CRASH_TRIALS) build/test/stream/silt_stream_crash_test
 
 demo: build
 	@bash scripts/demo

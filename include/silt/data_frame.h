@@ -38,6 +38,11 @@ class DataFrame {
 
   /// The statement's source text.
   const std::string& sql() const;
+  /// Makes the query a temporary view `name` of its session (CREATE OR REPLACE TEMP VIEW), as
+  /// Spark's createOrReplaceTempView: in a foreachBatch function, SQL can then name the batch.
+  void CreateOrReplaceTempView(const std::string& name) const;
+  /// The session the DataFrame belongs to (in a foreachBatch function: the query's session).
+  Session& session() const;
 
  private:
   friend struct api::Access;

@@ -9,6 +9,7 @@
 #include "silt/data_frame.h"
 #include "silt/error.h"
 #include "silt/result.h"
+#include "silt/streaming.h"
 
 namespace silt {
 
@@ -52,6 +53,8 @@ class Session {
   /// TABLE_OR_VIEW_NOT_FOUND when there is none, INVALID_PARAMETER_VALUE for a malformed name.
   DataFrame Table(std::string_view name);
 
+  /// Reads a table as a stream (Spark's spark.readStream): see streaming.h.
+  DataStreamReader ReadStream() { return DataStreamReader(*this); }
   /// Cancels the statement running on this session. Safe from any thread and from a signal
   /// handler. The statement stops at its next check (between batches and files, and before it
   /// commits), commits nothing, removes the data files it wrote, and Execute throws

@@ -43,9 +43,9 @@ if(NOT libraries)
   message(FATAL_ERROR "the install has no libsilt.so")
 endif()
 run("listing the symbols of libsilt" ${NM} -D -C --defined-only ${libraries})
-string(REGEX MATCHALL "silt::(Session|DataFrame|Result|Row|DeltaTable|Error)::[A-Za-z]+"
+string(REGEX MATCHALL "silt::(Session|DataFrame|Result|Row|DeltaTable|Error|StreamingQuery|DataStreamReader|DataStreamWriter)::[A-Za-z]+"
        public_symbols "${last_output}")
-string(REGEX MATCHALL "[^\n]*silt::(api|base|io|types|vector|parquet|log|expr|exec|sql|commands)::[^\n]*"
+string(REGEX MATCHALL "[^\n]*silt::(api|base|io|types|vector|parquet|log|expr|exec|sql|commands|stream)::[^\n]*"
        internal_symbols "${last_output}")
 string(REGEX MATCHALL "[^\n]* silt::(Batch|Vector|Schema|DataType|TimeZone|StatementOutput)[^A-Za-z][^\n]*"
        internal_types "${last_output}")

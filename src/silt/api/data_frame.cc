@@ -1,6 +1,7 @@
 #include "silt/data_frame.h"
 
 #include "silt/api/session_internal.h"
+#include "silt/api/sql_text_internal.h"
 #include "silt/base/check.h"
 #include "silt/exec/operator.h"
 #include "silt/sql/parser.h"
@@ -114,5 +115,16 @@ std::string DataFrame::Show(int64_t num_rows, int truncate) const {
 }
 
 const std::string& DataFrame::sql() const { return impl_->text; }
+
+void DataFrame::CreateOrReplaceTempView(const std::string& name) const {
+  SILT_USER_CHECK(impl_->query != nullptr, INVALID_ARGUMENT,
+                  {{"message", "only a query can become a temporary view"}});
+  api::RunStatements(*impl_->session,
+                     "CREATE OR REPLACE TEMP VIEW " +
+                         api::QuoteMultipartName(name, "name", "CreateOrReplaceTempView") +
+                         " AS " + impl_->text);
+}
+
+Session& DataFrame::session() const { return *impl_->session; }
 
 }  // namespace silt

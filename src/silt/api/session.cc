@@ -12,6 +12,7 @@
 #include "silt/io/path.h"
 #include "silt/sql/parser.h"
 #include "silt/sql/session_state.h"
+#include "silt/stream/streaming_table.h"
 
 namespace silt {
 namespace {
@@ -247,7 +248,9 @@ StatementOutput api::RunStatement(Session& session, const sql::Statement& statem
   state.progress().Start();
   commands::StatementResult result;
   try {
-    result = commands::ExecuteStatement(state, statement);
+    result = stream::IsStreamingStatement(statement)
+                 ? stream::ExecuteStreamingStatement(state, statement)
+                 : commands::ExecuteStatement(state, statement);
   } catch (const Error& error) {
     state.progress().Finish();
     // A cancelled statement commits nothing, so what it wrote is orphaned: remove it.

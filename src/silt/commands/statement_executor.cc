@@ -100,6 +100,9 @@ exec::ExecContext MakeExecContext(sql::SessionState& session) {
 log::CommitOptions CommitOptionsFor(sql::SessionState& session) {
   log::CommitOptions options;
   options.cancellation = &session.cancellation();
+  if (const log::SetTransaction* write = RunningIdempotentWrite()) {
+    options.application_transaction = *write;
+  }
   return options;
 }
 
@@ -515,6 +518,10 @@ StatementResult ExecuteOnThisThread(sql::SessionState& session, const sql::State
       return internal::ExecuteOptimize(session, statement);
     case StatementKind::kConvertToDelta:
       return internal::ExecuteConvertToDelta(session, statement);
+    case StatementKind::kCreateStreamingTable:
+    case StatementKind::kRefreshStreamingTable:
+      // Streaming tables run in the stream layer above (stream/streaming_table.h).
+      break;
   }
   SILT_THROW(NOT_IMPLEMENTED, {{"feature", "this statement"}});
 }
@@ -525,7 +532,19 @@ StatementResult ExecuteStatement(sql::SessionState& session, const sql::Statemen
   // The calling thread's stack (8 MiB for a program's main thread, less elsewhere) is not
   // enough for the deepest plans the binder accepts.
   StatementResult result;
-  RunOnLargeStack(kStatementStackBytes, [&] { result = ExecuteOnThisThread(session, statement); });
+  std::optional<log::SetTransaction> idempotent;
+  if (internal::IsIdempotentWriteStatement(statement)) {
+    idempotent = internal::IdempotentWriteOf(session);
+  }
+  RunOnLargeStack(kStatementStackBytes, [&] {
+    if (!idempotent) {
+      result = ExecuteOnThisThread(session, statement);
+    } else if (!internal::IdempotentWriteApplied(session, statement, *idempotent)) {
+      internal::IdempotentWriteScope scope(&*idempotent);
+      result = ExecuteOnThisThread(session, statement);
+    }
+  });
+  if (idempotent) internal::AfterIdempotentWrite(session);
   return result;
 }
 

@@ -58,6 +58,34 @@ exec::ExecContext MakeExecContext(sql::SessionState& session);
 /// nothing).
 log::CommitOptions CommitOptionsFor(sql::SessionState& session);
 
+/// Idempotent writes (Delta's "idempotent table writes"): with the session options
+/// `spark.databricks.delta.write.txnAppId` and `spark.databricks.delta.write.txnVersion` set,
+/// INSERT, MERGE, UPDATE, DELETE and CTAS skip a write the target table already recorded for
+/// that application at that version or a later one, and otherwise commit a `txn` action with
+/// them. `...txnVersion.autoReset.enabled` (default false) unsets the version after each write.
+bool IsIdempotentWriteStatement(const sql::Statement& statement);
+/// The (appId, version) of the session options, or nullopt when neither is set. Throws
+/// INVALID_CONFIGURATION when only one is set or the version is not a non-negative integer.
+std::optional<log::SetTransaction> IdempotentWriteOf(const sql::SessionState& session);
+/// Whether the statement's target table already recorded `write` (its version or a later one).
+bool IdempotentWriteApplied(sql::SessionState& session, const sql::Statement& statement,
+                            const log::SetTransaction& write);
+/// Unsets the version when auto-reset is on.
+void AfterIdempotentWrite(sql::SessionState& session);
+/// Makes CommitOptionsFor carry `write` on this thread while the scope lives.
+class IdempotentWriteScope {
+ public:
+  explicit IdempotentWriteScope(const log::SetTransaction* write);
+  ~IdempotentWriteScope();
+  IdempotentWriteScope(const IdempotentWriteScope&) = delete;
+  IdempotentWriteScope& operator=(const IdempotentWriteScope&) = delete;
+
+ private:
+  const log::SetTransaction* previous_;
+};
+/// The idempotent write of the statement running on this thread, or nullptr.
+const log::SetTransaction* RunningIdempotentWrite();
+
 /// Adds `files` (a DML statement's target files to read) to the progress totals.
 void AnnounceTargetFiles(sql::SessionState& session, const std::vector<const log::AddFile*>& files);
 

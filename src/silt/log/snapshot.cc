@@ -119,6 +119,20 @@ std::string CanonicalLogPath(std::string_view log_path) {
   return path;
 }
 
+std::shared_ptr<const Snapshot> Snapshot::WithFiles(std::vector<AddFile> files) const {
+  std::shared_ptr<Snapshot> subset(new Snapshot());
+  subset->fs_ = fs_;
+  subset->segment_ = segment_;
+  subset->protocol_ = protocol_;
+  subset->metadata_ = metadata_;
+  subset->files_ = std::move(files);
+  subset->transactions_ = transactions_;
+  subset->domains_ = domains_;
+  subset->timestamp_ms_ = timestamp_ms_;
+  subset->commit_info_ = commit_info_;
+  return subset;
+}
+
 std::shared_ptr<const Snapshot> Snapshot::Load(std::shared_ptr<io::FileSystem> fs,
                                                std::string table_root,
                                                const SnapshotOptions& options) {

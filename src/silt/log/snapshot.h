@@ -47,6 +47,11 @@ class Snapshot {
                                               std::string table_root,
                                               const SnapshotOptions& options = {});
 
+  /// A snapshot of the same version, protocol and metadata whose live files are `files` only
+  /// (each with its deletion vector): a scan of it reads exactly those rows. A streaming source
+  /// hands a micro-batch's files to the planner this way. Tombstones are left out.
+  std::shared_ptr<const Snapshot> WithFiles(std::vector<AddFile> files) const;
+
   int64_t version() const { return segment_.version; }
   const Protocol& protocol() const { return protocol_; }
   const Metadata& metadata() const { return metadata_; }

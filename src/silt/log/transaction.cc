@@ -731,6 +731,11 @@ CommitResult Transaction::Commit(const CommitOptions& options) {
   if (!fs_->capabilities().atomic_put_if_absent) {
     SILT_THROW(DELTA_COMMIT_BACKEND_NOT_ATOMIC, {{"path", table_root_}});
   }
+  if (options.application_transaction) {
+    const SetTransaction& txn = *options.application_transaction;
+    if (snapshot_) ReadTransactionVersion(txn.app_id);
+    SetApplicationTransaction(txn.app_id, txn.version);
+  }
   Validate();
   if (!snapshot_) {
     // A creating transaction must not silently append to an existing table.

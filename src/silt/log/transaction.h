@@ -66,6 +66,10 @@ struct CommitOptions {
   /// The statement's cancel request: Commit throws OPERATION_CANCELED, writing nothing, when it
   /// is requested before an attempt to write the commit file. Not owned; nullptr = none.
   const Cancellation* cancellation = nullptr;
+  /// An idempotent write's (appId, version): the commit carries it as a `txn` action and records
+  /// the app id as read, so a concurrent commit of the same application conflicts
+  /// (DELTA_CONCURRENT_TRANSACTION). The caller checks beforehand that the version is new.
+  std::optional<SetTransaction> application_transaction;
 };
 
 /// One optimistic transaction. Not thread-safe; use from one thread. Commit at most once.

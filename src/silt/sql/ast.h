@@ -230,6 +230,10 @@ struct TableReference {
   bool outer = false;  ///< LATERAL VIEW OUTER
   std::shared_ptr<PivotSpec> pivot;
   std::shared_ptr<UnpivotSpec> unpivot;
+  /// kTable: `STREAM(name)`, the table read as a stream (only a streaming table's query may).
+  bool stream = false;
+  /// `STREAM(name) WITH (key = value, ...)`: the stream's source options (skipChangeCommits...).
+  std::vector<std::pair<std::string, std::string>> stream_options;
 };
 
 /// One item of a SELECT list.
@@ -401,6 +405,8 @@ enum class StatementKind {
   kVacuum,
   kOptimize,
   kConvertToDelta,
+  kCreateStreamingTable,   ///< CREATE [OR REFRESH] STREAMING TABLE ... AS query
+  kRefreshStreamingTable,  ///< REFRESH STREAMING TABLE name [FULL] [EVERY 'interval']
 };
 
 /// A parsed statement. Which fields a kind uses:
@@ -426,6 +432,9 @@ enum class StatementKind {
 /// - kSet: key (empty for bare SET), value (nullopt for `SET key`). kReset: key (may be empty).
 /// - kRestore: name, time_travel. kVacuum: name, retain_hours, dry_run.
 /// - kOptimize: name, where, column_names (ZORDER BY). kConvertToDelta: name, columns (partition).
+/// - kCreateStreamingTable: as kCreateTable (name, columns, partition_columns, comment,
+///   properties, query with a `STREAM(...)` table), or_replace for OR REFRESH, if_not_exists.
+/// - kRefreshStreamingTable: name; extended for FULL; value for EVERY's interval text.
 struct Statement {
   StatementKind kind = StatementKind::kQuery;
   SourcePosition position;

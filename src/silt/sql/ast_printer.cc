@@ -604,6 +604,11 @@ class Printer {
   std::string Table(const TableReference& t) {
     switch (t.kind) {
       case TableReferenceKind::kTable: {
+        if (t.stream) {
+          std::string out = "STREAM(" + Name(t.name) + ")";
+          if (!t.stream_options.empty()) out += " WITH " + Properties(t.stream_options);
+          return out + Alias(t);
+        }
         std::string out = Name(t.name);
         if (t.time_travel) out += TimeTravelText(*t.time_travel);
         return out + Alias(t);
@@ -878,6 +883,17 @@ class Printer {
         if (!s.column_names.empty()) out += " ZORDER BY " + NameList(s.column_names);
         return out;
       }
+      case StatementKind::kCreateStreamingTable: {
+        // The CREATE TABLE text with STREAMING spliced in.
+        std::string out = CreateTable(s);
+        std::string_view head = s.or_replace ? "CREATE OR REPLACE TABLE " : "CREATE TABLE ";
+        return std::string(s.or_replace ? "CREATE OR REFRESH STREAMING TABLE "
+                                        : "CREATE STREAMING TABLE ") +
+               out.substr(head.size());
+      }
+      case StatementKind::kRefreshStreamingTable:
+        return "REFRESH STREAMING TABLE " + Name(s.name) + (s.extended ? " FULL" : "") +
+               (s.value ? " EVERY " + QuoteString(*s.value) : "");
       case StatementKind::kConvertToDelta: {
         std::string out = "CONVERT TO DELTA " + Name(s.name);
         if (!s.properties.empty()) out += " NO STATISTICS";

@@ -2057,6 +2057,21 @@ class Parser {
       return ParseTablePrimary();
     }
     QualifiedName name = ParseQualifiedName();
+    if (name.size() == 1 && ToUpper(name[0]) == "STREAM" && IsOperator(Current(), "(") &&
+        IsIdentifierToken(Peek(1))) {
+      // STREAM(t): the table read as a stream.
+      Advance();
+      table->kind = TableReferenceKind::kTable;
+      table->stream = true;
+      table->name = ParseQualifiedName();
+      ExpectOperator(")");
+      if (IsKeyword(Current(), "WITH") && IsOperator(Peek(1), "(")) {
+        Advance();
+        table->stream_options = ParseProperties();
+      }
+      ParseTableAlias(*table, true);
+      return table;
+    }
     if (IsOperator(Current(), "(")) {
       table->kind = TableReferenceKind::kFunction;
       table->function = ParseFunctionCall(std::move(name), token.position);
@@ -2146,6 +2161,17 @@ class Parser {
       return statement;
     }
     if (keyword == "DROP") return ParseDrop();
+    if (keyword == "REFRESH" && IsKeyword(Peek(1), "STREAMING")) {
+      Advance();
+      Advance();
+      ExpectKeyword("TABLE");
+      statement.kind = StatementKind::kRefreshStreamingTable;
+      statement.name = ParseQualifiedName();
+      if (MatchKeyword("FULL")) statement.extended = true;
+      // EVERY '30 seconds': keep refreshing at that interval until cancelled.
+      if (MatchKeyword("EVERY")) statement.value = ParseStringLiteral();
+      return statement;
+    }
     if (keyword == "USE") {
       Advance();
       // `USE DATABASE d`; a database literally named `database` is `USE database`.
@@ -2274,6 +2300,16 @@ class Parser {
   Statement ParseCreate() {
     Advance();  // CREATE
     Statement statement;
+    if (IsKeyword(Current(), "STREAMING") ||
+        (IsKeyword(Current(), "OR") && IsKeyword(Peek(1), "REFRESH"))) {
+      if (MatchKeywords({"OR", "REFRESH"})) statement.or_replace = true;
+      ExpectKeyword("STREAMING");
+      ExpectKeyword("TABLE");
+      ParseCreateTableRest(statement);
+      statement.kind = StatementKind::kCreateStreamingTable;
+      if (!statement.query) SyntaxError(Current());
+      return statement;
+    }
     if (MatchKeywords({"OR", "REPLACE"})) statement.or_replace = true;
     MatchKeyword("GLOBAL");
     if (MatchKeyword("TEMP") || MatchKeyword("TEMPORARY")) statement.temporary = true;

@@ -375,3 +375,30 @@ TEST(ParserStatementTest, ScriptsKeepSourceText) {
 
 }  // namespace
 }  // namespace silt::sql
+
+namespace silt::sql {
+namespace {
+
+TEST(ParserStreamingTest, StreamingTablesAndStreamReferences) {
+  EXPECT_EQ(Sql("create streaming table s as select a from stream(t) where a > 1"),
+            "CREATE STREAMING TABLE s AS SELECT a FROM STREAM(t) WHERE (a > 1)");
+  EXPECT_EQ(Sql("CREATE OR REFRESH STREAMING TABLE s (a BIGINT) PARTITIONED BY (a) AS "
+                "SELECT a FROM STREAM(delta.`/p`) WITH (skipChangeCommits = true) x"),
+            "CREATE OR REFRESH STREAMING TABLE s (a bigint) PARTITIONED BY (a) AS SELECT a FROM "
+            "STREAM(delta.`/p`) WITH ('skipChangeCommits' = 'true') AS x");
+  EXPECT_EQ(Sql("REFRESH STREAMING TABLE db.s"), "REFRESH STREAMING TABLE db.s");
+  EXPECT_EQ(Sql("REFRESH STREAMING TABLE s FULL"), "REFRESH STREAMING TABLE s FULL");
+  EXPECT_EQ(Sql("refresh streaming table s every '30 seconds'"),
+            "REFRESH STREAMING TABLE s EVERY '30 seconds'");
+  Statement statement = ParseStatement("SELECT * FROM STREAM(t) WITH ('maxFilesPerTrigger' = 5)");
+  const TableReference& from = *statement.query->from.at(0);
+  EXPECT_TRUE(from.stream);
+  EXPECT_THAT(from.stream_options,
+              ElementsAre(std::pair<std::string, std::string>{"maxFilesPerTrigger", "5"}));
+  // A table named stream is still a table.
+  EXPECT_EQ(Sql("SELECT * FROM stream"), "SELECT * FROM stream");
+  EXPECT_THROW(ParseStatement("CREATE STREAMING TABLE s"), Error);
+}
+
+}  // namespace
+}  // namespace silt::sql

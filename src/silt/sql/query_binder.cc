@@ -1328,6 +1328,14 @@ LogicalPtr QueryBinder::Impl::BindUnpivot(const TableReference& reference) {
 }
 
 LogicalPtr QueryBinder::Impl::BindTable(const TableReference& reference) {
+  if (reference.stream) {
+    // A streaming read runs batch by batch under a checkpoint; a batch query cannot hold one.
+    ThrowAt(MakeError(ErrorClass::UNSUPPORTED_FEATURE,
+                      {{"message", "STREAM(" + QuoteName(reference.name) +
+                                       ") reads a table as a stream, which only the query of a "
+                                       "CREATE STREAMING TABLE can do"}}),
+            reference.position);
+  }
   if (reference.name.size() == 1 && !reference.time_travel) {
     for (size_t i = ctes.size(); i-- > 0;) {
       const CommonTableExpression& cte = *ctes[i].cte;
@@ -1436,9 +1444,14 @@ LogicalPtr QueryBinder::Impl::BindNamedTable(const QualifiedName& name, const st
           options.timestamp_ms = micros >= 0 ? micros / 1000 : -((-micros) / 1000);
         }
       }
-      std::shared_ptr<const log::Snapshot> snapshot;
+      std::shared_ptr<const log::Snapshot> snapshot = source.pinned_snapshot;
+      if (snapshot && time_travel) {
+        ThrowAt(MakeError(ErrorClass::UNSUPPORTED_FEATURE,
+                          {{"message", "Time travel on the streaming input " + source.display_name}}),
+                position);
+      }
       try {
-        snapshot = log::Snapshot::Load(session.fs(), source.location, options);
+        if (!snapshot) snapshot = log::Snapshot::Load(session.fs(), source.location, options);
       } catch (const Error& error) {
         if (error.context().empty()) ThrowAt(error, position);
         throw;

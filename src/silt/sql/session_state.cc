@@ -120,10 +120,27 @@ std::vector<std::string> SessionState::TempViewNames() const {
   return names;
 }
 
+void SessionState::SetStreamInput(const std::string& name,
+                                  std::shared_ptr<const log::Snapshot> snapshot,
+                                  std::string display_name) {
+  stream_inputs_[AsciiLower(name)] = StreamInput{std::move(snapshot), std::move(display_name)};
+}
+
+void SessionState::ClearStreamInput(const std::string& name) {
+  stream_inputs_.erase(AsciiLower(name));
+}
+
 TableSource SessionState::ResolveTable(const QualifiedName& name,
                                        const SourcePosition& position) const {
   SILT_CHECK(!name.empty(), "empty table name");
   if (name.size() == 1) {
+    if (auto input = stream_inputs_.find(AsciiLower(name[0])); input != stream_inputs_.end()) {
+      TableSource source;
+      source.kind = TableSource::Kind::kDelta;
+      source.display_name = input->second.display_name;
+      source.pinned_snapshot = input->second.snapshot;
+      return source;
+    }
     if (const TempView* view = FindTempView(name[0])) {
       TableSource source;
       source.kind = TableSource::Kind::kView;

@@ -18,6 +18,9 @@ class ThreadPool;
 namespace silt::io {
 class FileSystem;
 }
+namespace silt::log {
+class Snapshot;
+}
 
 namespace silt::sql {
 
@@ -41,6 +44,9 @@ struct TableSource {
   std::string location;
   /// kView only.
   const TempView* view = nullptr;
+  /// kDelta: the snapshot to scan instead of loading the table's, for a streaming query's
+  /// micro-batch input (SessionState::SetStreamInput).
+  std::shared_ptr<const log::Snapshot> pinned_snapshot;
 };
 
 /// The state of one SQL session: catalog, current database, temp views and options. Not
@@ -76,6 +82,13 @@ class SessionState {
   const TempView* FindTempView(const std::string& name) const;
   std::vector<std::string> TempViewNames() const;
 
+  /// Micro-batch inputs of streaming queries: a one-part name that reads as a Delta table pinned
+  /// to `snapshot` (usually a subset of a version's files, Snapshot::WithFiles), found before
+  /// temp views. Time travel on it is refused. Set replaces, Clear removes.
+  void SetStreamInput(const std::string& name, std::shared_ptr<const log::Snapshot> snapshot,
+                      std::string display_name);
+  void ClearStreamInput(const std::string& name);
+
   /// Resolves a table name as written: `t` (temp view first, then current database), `db.t`,
   /// `spark_catalog.db.t`, delta.`/path`, parquet.`/path`, json.`/path`, csv.`/path`. Throws
   /// TABLE_OR_VIEW_NOT_FOUND (with the position) when nothing matches (also for an unknown
@@ -103,6 +116,11 @@ class SessionState {
   std::string current_database_ = "default";
   std::map<std::string, std::string> conf_;
   std::map<std::string, TempView> temp_views_;  // lower-case name
+  struct StreamInput {
+    std::shared_ptr<const log::Snapshot> snapshot;
+    std::string display_name;
+  };
+  std::map<std::string, StreamInput> stream_inputs_;  // lower-case name
   Cancellation cancellation_;
   Progress progress_;
 };

@@ -1,0 +1,166 @@
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "silt/sql/ast.h"
+#include "silt/sql/session_state.h"
+#include "silt/stream/checkpoint.h"
+#include "silt/stream/sink.h"
+#include "silt/stream/source.h"
+
+namespace silt::stream {
+
+/// The name a streaming query's text gives its source: while a batch runs, the session reads it
+/// as the batch's input (SessionState::SetStreamInput).
+inline constexpr std::string_view kStreamInputName = "__silt_stream_input";
+
+/// When batches run.
+enum class TriggerKind {
+  kProcessingTime,  ///< a batch every interval (0: as soon as the previous one ends), until Stop
+  kOnce,            ///< one batch, then stop
+  kAvailableNow,    ///< everything present at start, in as many batches as the limits need
+  kUntilIdle,       ///< batches until the source has nothing new (data that arrives meanwhile too)
+};
+
+struct Trigger {
+  TriggerKind kind = TriggerKind::kProcessingTime;
+  int64_t interval_ms = 0;
+};
+
+/// One source's part of a batch's progress (Spark's SourceProgress).
+struct SourceProgress {
+  std::string description;
+  std::string start_offset;   ///< JSON; empty before the first batch
+  std::string end_offset;
+  std::string latest_offset;
+  int64_t num_input_rows = 0;
+  double input_rows_per_second = 0;
+  double processed_rows_per_second = 0;
+};
+
+/// What one batch did (Spark's StreamingQueryProgress; ToJson uses Spark's field names).
+struct QueryProgress {
+  std::string id;
+  std::string run_id;
+  std::string name;
+  std::string timestamp;  ///< the batch's start, ISO-8601 UTC with milliseconds
+  int64_t batch_id = 0;
+  int64_t num_input_rows = 0;
+  double input_rows_per_second = 0;
+  double processed_rows_per_second = 0;
+  /// latestOffset, queryPlanning, walCommit, addBatch, commitOffsets, triggerExecution.
+  std::map<std::string, int64_t> duration_ms;
+  std::vector<SourceProgress> sources;
+  std::string sink_description;
+  int64_t sink_num_output_rows = -1;  ///< -1 when the sink cannot tell
+
+  std::string ToJson() const;
+};
+
+/// What a query is doing (Spark's StreamingQueryStatus).
+struct QueryStatus {
+  std::string message = "Initializing sources";
+  bool is_data_available = false;
+  bool is_trigger_active = false;
+};
+
+/// What a streaming query is made of.
+struct StreamSpec {
+  std::unique_ptr<Source> source;
+  std::unique_ptr<Sink> sink;
+  /// The query over the source, which it names kStreamInputName.
+  sql::QueryPtr query;
+  std::string checkpoint_location;
+  Trigger trigger;
+  OutputMode output_mode = OutputMode::kAppend;
+  std::string name;
+};
+
+/// The micro-batch executor (docs/streaming.md). Each batch: ask the source for the next end
+/// offset under its limits, write `offsets/<n>` to the checkpoint, run the query on exactly
+/// the files between the previous end and this one as an ordinary query, hand the result to
+/// the sink, then write `commits/<n>`. On start it first re-runs a batch whose offsets were
+/// written but whose commit marker was not, with the same offsets; the sink recognises a batch
+/// it already committed. Complete mode recomputes the query over everything the stream has
+/// read (from its start offset) at each batch, so aggregations need no state.
+class StreamExecution {
+ public:
+  /// Opens the checkpoint (creating it) and checks the query against the output mode:
+  /// STREAMING_OUTPUT_MODE_UNSUPPORTED for aggregations, DISTINCT, windows, sorting or LIMIT
+  /// over the stream in append or update mode (silt keeps no state between batches) and for
+  /// complete mode without an aggregation. `session` must outlive the execution and is used by
+  /// the thread that calls Run.
+  StreamExecution(sql::SessionState& session, StreamSpec spec);
+  ~StreamExecution();
+  StreamExecution(const StreamExecution&) = delete;
+  StreamExecution& operator=(const StreamExecution&) = delete;
+
+  /// Runs batches until the trigger is done or Stop is called, on the calling thread. A failure
+  /// stops the query and is thrown (the error's own class, with the query id in its context);
+  /// the checkpoint then holds what a restart needs.
+  void Run();
+  /// Asks Run to return after the batch in flight has committed. Any thread.
+  void Stop() noexcept;
+
+  const std::string& id() const { return checkpoint_->query_id(); }
+  const std::string& run_id() const { return run_id_; }
+  const std::string& name() const { return spec_.name; }
+  /// The query's output schema.
+  const SchemaPtr& schema() const { return schema_; }
+
+  /// Called on the running thread after each batch.
+  void SetProgressListener(std::function<void(const QueryProgress&)> listener);
+  /// Thread-safe views of the progress of the last batches (at most 100) and the status.
+  std::vector<QueryProgress> RecentProgress() const;
+  std::optional<QueryProgress> LastProgress() const;
+  QueryStatus Status() const;
+
+ private:
+  // Runs batch `batch` over (start, end]; `replay` when its offsets are in the checkpoint.
+  void RunBatch(int64_t batch, const std::string& start, const std::string& end, bool replay,
+                int64_t latest_offset_ms);
+  void SetStatus(std::string message, bool data_available, bool trigger_active);
+  // Sleeps up to `ms` unless Stop is called; returns false when stopping.
+  bool WaitUnlessStopped(int64_t ms);
+
+  sql::SessionState& session_;
+  StreamSpec spec_;
+  std::unique_ptr<Checkpoint> checkpoint_;
+  std::string run_id_;
+  std::string start_offset_;
+  SchemaPtr schema_;
+  std::function<void(const QueryProgress&)> listener_;
+
+  mutable std::mutex mutex_;
+  std::condition_variable stop_signal_;
+  bool stop_requested_ = false;
+  std::deque<QueryProgress> progress_;
+  QueryStatus status_;
+  int64_t previous_trigger_ms_ = 0;
+};
+
+/// Binds `query` over an empty input of `source` (at `start_offset`) and returns its output
+/// schema. Throws the analysis errors and STREAMING_OUTPUT_MODE_UNSUPPORTED: aggregations,
+/// DISTINCT, INTERSECT/EXCEPT, window functions, ORDER BY or LIMIT over the stream in append or
+/// update mode (silt keeps no state between batches), and complete mode without an aggregation.
+SchemaPtr AnalyzeStreamQuery(sql::SessionState& session, Source& source,
+                             const std::string& start_offset, const sql::Query& query,
+                             OutputMode mode);
+
+/// Finds the one `STREAM(name)` table of `query` (in FROM items, joins, subqueries in FROM,
+/// CTEs and set operations), replaces it with a reference to kStreamInputName (keeping its
+/// alias, or the source's last name part as one) and returns the name as written. Throws
+/// UNSUPPORTED_FEATURE when there is none or more than one.
+/// `options` receives the reference's `WITH (...)` source options.
+sql::QualifiedName ReplaceStreamSource(sql::Query& query, StreamOptions* options = nullptr);
+
+}  // namespace silt::stream

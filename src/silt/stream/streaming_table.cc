@@ -1,0 +1,283 @@
+#include "silt/stream/streaming_table.h"
+
+#include <simdjson.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <thread>
+
+#include "silt/base/ascii.h"
+#include "silt/base/check.h"
+#include "silt/base/json_writer.h"
+#include "silt/io/path.h"
+#include "silt/log/random_uuid.h"
+#include "silt/log/transaction.h"
+#include "silt/sql/ast_printer.h"
+#include "silt/sql/parser.h"
+#include "silt/stream/delta_sink.h"
+#include "silt/stream/delta_source.h"
+#include "silt/vector/vector.h"
+
+namespace silt::stream {
+
+namespace {
+
+constexpr const char* kFlowFolder = "_silt_streaming";
+
+std::string FlowFile(const std::string& location) {
+  return io::JoinPath(io::JoinPath(location, kFlowFolder), "flow.json");
+}
+
+std::string CheckpointFolder(const std::string& location) {
+  return io::JoinPath(io::JoinPath(location, kFlowFolder), "checkpoint");
+}
+
+// The location of the Delta table `name`, or nullopt when there is none.
+std::optional<sql::TableSource> FindTable(sql::SessionState& session, const sql::Statement& statement) {
+  try {
+    return session.ResolveTable(statement.name, statement.position);
+  } catch (const Error& error) {
+    std::string_view cls = error.error_class();
+    if (cls == "TABLE_OR_VIEW_NOT_FOUND" || cls == "DELTA_MISSING_DELTA_TABLE") return std::nullopt;
+    throw;
+  }
+}
+
+std::optional<std::string> ReadFlowQuery(io::FileSystem& fs, const std::string& location) {
+  std::string path = FlowFile(location);
+  if (!fs.Stat(path)) return std::nullopt;
+  std::string text = fs.ReadFile(path);
+  simdjson::dom::parser parser;
+  simdjson::padded_string padded(text);
+  simdjson::dom::element root;
+  std::string_view query;
+  if (parser.parse(padded).get(root) != simdjson::SUCCESS ||
+      root["query"].get_string().get(query) != simdjson::SUCCESS) {
+    SILT_THROW(STREAMING_CHECKPOINT_CORRUPT,
+               {{"checkpoint", path}, {"message", "it holds no flow query"}});
+  }
+  return std::string(query);
+}
+
+void WriteFlowQuery(io::FileSystem& fs, const std::string& location, const std::string& query) {
+  JsonWriter json;
+  json.BeginObject();
+  json.Key("query");
+  json.String(query);
+  json.EndObject();
+  WriteFileAtomically(fs, FlowFile(location), json.Release() + "\n");
+}
+
+[[noreturn]] void ThrowNotStreamingTable(const sql::TableSource& table) {
+  SILT_THROW(UNSUPPORTED_FEATURE,
+             {{"message", table.display_name +
+                              " is not a streaming table (CREATE STREAMING TABLE makes one)"}});
+}
+
+sql::QueryPtr ParseQuery(const std::string& text) {
+  sql::Statement statement = sql::ParseStatement(text);
+  SILT_CHECK(statement.kind == sql::StatementKind::kQuery, "a flow query is a query");
+  return statement.query;
+}
+
+// The interval of REFRESH ... EVERY 'text' ("30 seconds", "interval 1 minute").
+int64_t ParseEvery(const std::string& text) {
+  std::string lower = AsciiLower(text);
+  try {
+    int64_t ms = log::ParseIntervalMs(lower.rfind("interval", 0) == 0 ? lower : "interval " + lower,
+                                      "EVERY");
+    if (ms > 0) return ms;
+  } catch (const Error&) {
+  }
+  SILT_THROW(INVALID_STREAMING_OPTION,
+             {{"value", text}, {"option", "EVERY"}, {"reason", "expected an interval such as '30 seconds'"}});
+}
+
+// Runs the flow of the streaming table at `location`: available-now, or with `every_ms` a batch
+// every interval until the statement is cancelled (the batch in flight then still commits).
+commands::StatementResult RunFlow(sql::SessionState& session, const sql::TableSource& table,
+                                  const std::string& query_text,
+                                  std::optional<int64_t> every_ms = std::nullopt) {
+  // A repeating flow runs its batches on a session of its own, so that a cancel request of the
+  // statement stops it between batches instead of inside one.
+  std::unique_ptr<sql::SessionState> own;
+  sql::SessionState* state = &session;
+  if (every_ms) {
+    own = std::make_unique<sql::SessionState>(session.fs(), session.catalog().warehouse());
+    for (const auto& [key, value] : session.conf()) own->SetConf(key, value);
+    own->SetCurrentDatabase(session.current_database());
+    state = own.get();
+  }
+  StreamSpec spec;
+  spec.query = ParseQuery(query_text);
+  spec.source = OpenStreamSource(*state, *spec.query, StreamOptions());
+  spec.sink = MakeDeltaSink(state->fs(), table.location, DeltaSinkOptions{});
+  spec.checkpoint_location = CheckpointFolder(table.location);
+  spec.trigger.kind = every_ms ? TriggerKind::kProcessingTime : TriggerKind::kAvailableNow;
+  spec.trigger.interval_ms = every_ms.value_or(0);
+  spec.name = table.display_name;
+  StreamExecution execution(*state, std::move(spec));
+  if (every_ms) {
+    // One line per batch on stderr while it runs (the rows come when it stops).
+    execution.SetProgressListener([&](const QueryProgress& progress) {
+      std::fprintf(stderr, "%s batch %lld: %lld rows in, %lld rows written, %lld ms\n",
+                   table.display_name.c_str(), static_cast<long long>(progress.batch_id),
+                   static_cast<long long>(progress.num_input_rows),
+                   static_cast<long long>(progress.sink_num_output_rows),
+                   static_cast<long long>(progress.duration_ms.at("triggerExecution")));
+    });
+    std::atomic<bool> done{false};
+    std::thread watcher([&] {
+      while (!done.load()) {
+        if (session.cancellation().requested()) {
+          execution.Stop();
+          return;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      }
+    });
+    try {
+      execution.Run();
+    } catch (...) {
+      done = true;
+      watcher.join();
+      throw;
+    }
+    done = true;
+    watcher.join();
+  } else {
+    execution.Run();
+  }
+
+  auto schema = std::make_shared<const Schema>(std::vector<Field>{
+      {"batch_id", LongType(), false, {}},
+      {"num_input_rows", LongType(), false, {}},
+      {"num_output_rows", LongType(), true, {}},
+      {"duration_ms", LongType(), false, {}}});
+  std::vector<std::unique_ptr<VectorBuilder>> columns;
+  for (const Field& field : schema->fields()) {
+    columns.push_back(std::make_unique<VectorBuilder>(field.type));
+  }
+  std::vector<QueryProgress> progress = execution.RecentProgress();
+  for (const QueryProgress& batch : progress) {
+    columns[0]->AppendInt(batch.batch_id);
+    columns[1]->AppendInt(batch.num_input_rows);
+    if (batch.sink_num_output_rows >= 0) {
+      columns[2]->AppendInt(batch.sink_num_output_rows);
+    } else {
+      columns[2]->AppendNull();
+    }
+    columns[3]->AppendInt(batch.duration_ms.at("triggerExecution"));
+  }
+  std::vector<VectorPtr> vectors;
+  for (auto& column : columns) vectors.push_back(column->Finish());
+  commands::StatementResult result;
+  result.schema = schema;
+  result.batches.emplace_back(schema, std::move(vectors), static_cast<int64_t>(progress.size()));
+  return result;
+}
+
+commands::StatementResult CreateStreamingTable(sql::SessionState& session,
+                                               const sql::Statement& statement) {
+  std::string query_text = sql::ToString(*statement.query);
+  std::optional<sql::TableSource> table = FindTable(session, statement);
+  if (table) {
+    if (table->kind != sql::TableSource::Kind::kDelta) ThrowNotStreamingTable(*table);
+    if (!statement.or_replace && !statement.if_not_exists) {
+      SILT_THROW(TABLE_OR_VIEW_ALREADY_EXISTS, {{"relationName", table->display_name}});
+    }
+    if (!ReadFlowQuery(*session.fs(), table->location)) ThrowNotStreamingTable(*table);
+    if (!statement.or_replace) return {};
+  } else {
+    // The table's columns: as declared, or the query's output.
+    sql::Statement create;
+    create.kind = sql::StatementKind::kCreateTable;
+    create.position = statement.position;
+    create.name = statement.name;
+    create.columns = statement.columns;
+    create.constraints = statement.constraints;
+    create.partition_columns = statement.partition_columns;
+    create.comment = statement.comment;
+    create.properties = statement.properties;
+    create.location = statement.location;
+    create.provider = "delta";
+    if (create.columns.empty()) {
+      sql::QueryPtr query = ParseQuery(query_text);
+      std::unique_ptr<Source> source = OpenStreamSource(session, *query, StreamOptions());
+      SchemaPtr schema = AnalyzeStreamQuery(session, *source, source->InitialOffset(), *query,
+                                            OutputMode::kAppend);
+      for (const Field& field : schema->fields()) {
+        sql::ColumnDefinition column;
+        column.name = field.name;
+        column.type = field.type;
+        column.nullable = true;
+        create.columns.push_back(std::move(column));
+      }
+    }
+    commands::ExecuteStatement(session, create);
+    table = FindTable(session, statement);
+    SILT_CHECK(table.has_value(), "the streaming table was just created");
+  }
+  WriteFlowQuery(*session.fs(), table->location, query_text);
+  return RunFlow(session, *table, query_text);
+}
+
+commands::StatementResult RefreshStreamingTable(sql::SessionState& session,
+                                                const sql::Statement& statement) {
+  sql::TableSource table = session.ResolveTable(statement.name, statement.position);
+  if (table.kind != sql::TableSource::Kind::kDelta) ThrowNotStreamingTable(table);
+  std::optional<std::string> query = ReadFlowQuery(*session.fs(), table.location);
+  if (!query) ThrowNotStreamingTable(table);
+  if (statement.extended) {
+    // FULL: forget what was streamed and empty the table, then stream everything again.
+    for (const io::FileInfo& file :
+         session.fs()->List(CheckpointFolder(table.location), "", /*recursive=*/true)) {
+      session.fs()->Delete(file.path);
+    }
+    sql::Statement truncate = sql::ParseStatement("DELETE FROM delta.`" + table.location + "`");
+    commands::ExecuteStatement(session, truncate);
+  }
+  std::optional<int64_t> every;
+  if (statement.value) every = ParseEvery(*statement.value);
+  return RunFlow(session, table, *query, every);
+}
+
+}  // namespace
+
+bool IsStreamingStatement(const sql::Statement& statement) {
+  return statement.kind == sql::StatementKind::kCreateStreamingTable ||
+         statement.kind == sql::StatementKind::kRefreshStreamingTable;
+}
+
+commands::StatementResult ExecuteStreamingStatement(sql::SessionState& session,
+                                                    const sql::Statement& statement) {
+  if (statement.kind == sql::StatementKind::kCreateStreamingTable) {
+    return CreateStreamingTable(session, statement);
+  }
+  SILT_CHECK(statement.kind == sql::StatementKind::kRefreshStreamingTable,
+             "a streaming-table statement");
+  return RefreshStreamingTable(session, statement);
+}
+
+std::unique_ptr<Source> OpenStreamSource(sql::SessionState& session, sql::Query& query,
+                                         const StreamOptions& options) {
+  // Options written in the query (STREAM(t) WITH (...)) add to the caller's.
+  StreamOptions all = options;
+  sql::QualifiedName name = ReplaceStreamSource(query, &all);
+  sql::TableSource table = session.ResolveTable(name, query.position);
+  if (table.kind != sql::TableSource::Kind::kDelta || table.pinned_snapshot) {
+    SILT_THROW(UNSUPPORTED_FEATURE,
+               {{"message", "STREAM(" + table.display_name +
+                                ") streams a Delta table; views and raw files cannot be streamed"}});
+  }
+  return DeltaSource::Open(session.fs(), table.location, table.display_name, all);
+}
+
+void WriteFileAtomically(io::FileSystem& fs, const std::string& path, std::string_view bytes) {
+  std::string temporary = path + ".tmp-" + log::RandomUuid();
+  fs.WriteFile(temporary, bytes);
+  fs.Rename(temporary, path);
+}
+
+}  // namespace silt::stream

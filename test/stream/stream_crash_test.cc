@@ -1,0 +1,233 @@
+// Exactly-once streaming under crashes (issue 15): a child process runs a streaming query and
+// is killed with SIGKILL at a step of a batch (after its offsets are written, after the sink's
+// data files are written, between the sink's commit and the commit marker, after the marker)
+// or at a random moment; then a child runs the query again from its checkpoint until it
+// finishes. The sink must then hold exactly what a crash-free run writes: no row lost, none
+// written twice. Two sinks: the Delta sink (its txn action) and foreachBatch running an
+// additive MERGE with the txnAppId / txnVersion session options.
+//
+// SILT_STREAM_CRASH_TRIALS sets the number of random-kill trials per sink (default 4; `make
+// stream-crash-test` runs 1000).
+//
+// Child processes are this binary re-executed with "--child" (fork + exec, so that no thread
+// pool state of the parent is inherited).
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "silt/commands/statement_executor.h"
+#include "silt/io/file_system.h"
+#include "silt/io/path.h"
+#include "silt/sql/parser.h"
+#include "silt/sql/session_state.h"
+#include "silt/stream/delta_sink.h"
+#include "silt/stream/fault_point.h"
+#include "silt/stream/stream_execution.h"
+#include "silt/stream/streaming_table.h"
+#include "silt/vector/batch.h"
+#include "support/temp_dir.h"
+
+namespace silt::stream {
+namespace {
+
+std::string self_path;
+
+constexpr int kSourceFiles = 5;  // one insert each; one file per batch
+
+commands::StatementResult Sql(sql::SessionState& state, const std::string& text) {
+  commands::StatementResult last;
+  for (const sql::Statement& statement : sql::ParseStatements(text)) {
+    last = commands::ExecuteStatement(state, statement);
+  }
+  return last;
+}
+
+std::string Csv(sql::SessionState& state, const std::string& query) {
+  return FormatCsv(Sql(state, query).batches, /*header=*/false);
+}
+
+// ---- the child: runs the query available-now, killing itself where told ----
+
+int RunChild(const std::string& sink_kind, const std::string& warehouse, const std::string& step,
+             int64_t batch, int64_t kill_after_us) {
+  if (!step.empty()) {
+    TestingSetFaultHook([step, batch](std::string_view reached, int64_t reached_batch) {
+      if (reached == step && reached_batch == batch) ::raise(SIGKILL);
+    });
+  }
+  if (kill_after_us > 0) {
+    std::thread([kill_after_us] {
+      std::this_thread::sleep_for(std::chrono::microseconds(kill_after_us));
+      ::raise(SIGKILL);
+    }).detach();
+  }
+  sql::SessionState state(io::MakeLocalFileSystem(), warehouse);
+  StreamSpec spec;
+  spec.query = sql::ParseStatement("SELECT id, k FROM STREAM(src)").query;
+  StreamOptions options;
+  options.Set("maxFilesPerTrigger", "1");
+  spec.source = OpenStreamSource(state, *spec.query, options);
+  spec.checkpoint_location = io::JoinPath(warehouse, "_checkpoint");
+  spec.trigger.kind = TriggerKind::kAvailableNow;
+  if (sink_kind == "delta") {
+    spec.sink = MakeDeltaSink(state.fs(), io::JoinPath(warehouse, "dst"), DeltaSinkOptions{});
+  } else {
+    spec.sink = MakeForEachBatchSink([&state](const BatchContext& batch) {
+      state.SetConf("spark.databricks.delta.write.txnAppId", batch.query_id);
+      state.SetConf("spark.databricks.delta.write.txnVersion", std::to_string(batch.batch_id));
+      Sql(state, "MERGE INTO totals t USING (SELECT k, count(*) AS n, sum(id) AS s FROM (" +
+                     batch.query_sql +
+                     ") GROUP BY k) b ON t.k = b.k "
+                     "WHEN MATCHED THEN UPDATE SET n = t.n + b.n, s = t.s + b.s "
+                     "WHEN NOT MATCHED THEN INSERT (k, n, s) VALUES (b.k, b.n, b.s)");
+      ReachFaultPoint(kAfterDataFilesWritten, batch.batch_id);
+    });
+  }
+  StreamExecution execution(state, std::move(spec));
+  execution.Run();
+  return 0;
+}
+
+// ---- the parent ----
+
+pid_t Spawn(const std::vector<std::string>& arguments) {
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    std::vector<char*> argv;
+    argv.push_back(const_cast<char*>(self_path.c_str()));
+    for (const auto& argument : arguments) argv.push_back(const_cast<char*>(argument.c_str()));
+    argv.push_back(nullptr);
+    ::execv(self_path.c_str(), argv.data());
+    ::_exit(127);
+  }
+  return pid;
+}
+
+struct ChildEnd {
+  bool killed = false;
+  int exit_code = -1;
+};
+
+ChildEnd RunChildProcess(const std::string& sink_kind, const std::string& warehouse,
+                         const std::string& step, int64_t batch, int64_t kill_after_us) {
+  pid_t pid = Spawn({"--child", sink_kind, warehouse, step.empty() ? "-" : step,
+                     std::to_string(batch), std::to_string(kill_after_us)});
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ChildEnd end;
+  end.killed = WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
+  end.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return end;
+}
+
+class StreamCrashTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  // A warehouse with the source's files and an empty sink table.
+  void Prepare(const std::string& warehouse) {
+    sql::SessionState state(io::MakeLocalFileSystem(), warehouse);
+    Sql(state, "CREATE TABLE src (id BIGINT, k STRING); CREATE TABLE dst (id BIGINT, k STRING); "
+               "CREATE TABLE totals (k STRING, n BIGINT, s BIGINT)");
+    for (int id = 1; id <= kSourceFiles; ++id) {
+      Sql(state, "INSERT INTO src VALUES (" + std::to_string(id) + ", 'k" + std::to_string(id % 2) +
+                     "'), (" + std::to_string(100 + id) + ", 'k2')");
+    }
+  }
+
+  // What a crash-free run leaves in the sink.
+  std::string Expected() {
+    if (GetParam() == "delta") {
+      std::string csv;
+      std::vector<int> ids;
+      for (int id = 1; id <= kSourceFiles; ++id) ids.push_back(id);
+      for (int id = 1; id <= kSourceFiles; ++id) ids.push_back(100 + id);
+      for (int id : ids) csv += std::to_string(id) + "\n";
+      return csv;
+    }
+    // k0: ids 2, 4; k1: 1, 3, 5; k2: 101..105.
+    return "k0,2,6\nk1,3,9\nk2,5,515\n";
+  }
+
+  std::string Actual(const std::string& warehouse) {
+    sql::SessionState state(io::MakeLocalFileSystem(), warehouse);
+    return GetParam() == "delta" ? Csv(state, "SELECT id FROM dst ORDER BY id")
+                                 : Csv(state, "SELECT k, n, s FROM totals ORDER BY k");
+  }
+
+  // Restarts the query until a run finishes (a random kill may hit the restart too).
+  void FinishAfterCrash(const std::string& warehouse) {
+    ChildEnd end = RunChildProcess(GetParam(), warehouse, "", 0, 0);
+    ASSERT_FALSE(end.killed);
+    ASSERT_EQ(end.exit_code, 0);
+  }
+};
+
+TEST_P(StreamCrashTest, KilledAtEachStepOfABatchIsExactlyOnce) {
+  for (std::string_view step :
+       {kAfterOffsetsWritten, kAfterDataFilesWritten, kAfterSinkCommit, kAfterBatchCommitted}) {
+    for (int64_t batch : {0, 2, kSourceFiles - 1}) {
+      SCOPED_TRACE(std::string(step) + " of batch " + std::to_string(batch));
+      test::TempDir folder;
+      std::string warehouse = folder.Child("warehouse");
+      Prepare(warehouse);
+      ChildEnd crashed = RunChildProcess(GetParam(), warehouse, std::string(step), batch, 0);
+      EXPECT_TRUE(crashed.killed) << "exit code " << crashed.exit_code;
+      FinishAfterCrash(warehouse);
+      EXPECT_EQ(Actual(warehouse), Expected());
+    }
+  }
+}
+
+TEST_P(StreamCrashTest, KilledAtRandomMomentsIsExactlyOnce) {
+  int trials = 4;
+  if (const char* text = std::getenv("SILT_STREAM_CRASH_TRIALS")) trials = std::atoi(text);
+  std::mt19937_64 random(std::random_device{}());
+  // A run of the whole query takes some hundreds of milliseconds; kill within that.
+  std::uniform_int_distribution<int64_t> delay_us(1000, 400000);
+  for (int trial = 0; trial < trials; ++trial) {
+    int64_t delay = delay_us(random);
+    SCOPED_TRACE("trial " + std::to_string(trial) + ", killed after " + std::to_string(delay) + " us");
+    test::TempDir folder;
+    std::string warehouse = folder.Child("warehouse");
+    Prepare(warehouse);
+    RunChildProcess(GetParam(), warehouse, "", 0, delay);
+    // A second random kill during recovery, then a run to the end.
+    RunChildProcess(GetParam(), warehouse, "", 0, delay_us(random));
+    FinishAfterCrash(warehouse);
+    ASSERT_EQ(Actual(warehouse), Expected());
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Sinks, StreamCrashTest, ::testing::Values("delta", "merge"),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           return info.param == "delta" ? std::string("DeltaSink")
+                                                        : std::string("ForEachBatchMerge");
+                         });
+
+}  // namespace
+}  // namespace silt::stream
+
+int main(int argc, char** argv) {
+  silt::stream::self_path = "/proc/self/exe";
+  char resolved[4096];
+  ssize_t length = ::readlink("/proc/self/exe", resolved, sizeof(resolved) - 1);
+  if (length > 0) silt::stream::self_path.assign(resolved, static_cast<size_t>(length));
+  if (argc == 7 && std::strcmp(argv[1], "--child") == 0) {
+    std::string step = argv[4];
+    return silt::stream::RunChild(argv[2], argv[3], step == "-" ? "" : step,
+                                  std::atoll(argv[5]), std::atoll(argv[6]));
+  }
+  ::testing::InitGoogleTest(&argc, argv);
+  return RUN_ALL_TESTS();
+}
