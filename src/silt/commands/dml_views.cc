@@ -37,7 +37,7 @@ ViewShape AnalyzeView(const sql::TempView& view, const std::string& operation) {
     ThrowUnsupportedView(operation, name, "is not a plain SELECT");
   }
   if (query.from.size() != 1 || query.from[0]->kind != sql::TableReferenceKind::kTable ||
-      query.from[0]->time_travel) {
+      query.from[0]->time_travel || query.from[0]->stream) {
     ThrowUnsupportedView(operation, name, "does not read exactly one table");
   }
   if (!view.column_names.empty()) ThrowUnsupportedView(operation, name, "renames its columns");
