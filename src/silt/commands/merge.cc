@@ -297,7 +297,7 @@ expr::ExpressionPtr RebuildStruct(const expr::ExpressionPtr& base, const DataTyp
 }
 
 BoundMerge BindMerge(const sql::Statement& statement, const SchemaPtr& target_schema,
-                     const SchemaPtr& source_schema) {
+                     const SchemaPtr& source_schema, bool evolve) {
   BoundMerge bound;
   bound.target_schema = target_schema;
   bound.source_schema = source_schema;
@@ -446,12 +446,23 @@ BoundMerge BindMerge(const sql::Statement& statement, const SchemaPtr& target_sc
       }
       case MergeAction::kUpdateStar:
       case MergeAction::kInsertStar:
-        // By name: target columns the source lacks keep their value (update) or get NULL or
-        // their generated value (insert); source columns the target lacks are ignored.
+        // By name. Without schema evolution every target column must come from the source, as
+        // Delta expands `*` to one assignment per target column (generated and identity columns
+        // excepted, which the write computes); with evolution, target columns the source lacks
+        // keep their value (update) or get NULL (insert). Source columns the target lacks are
+        // ignored (or added by evolution).
         for (size_t column = 0; column < bound.num_target; ++column) {
-          int source_index = source_schema->FieldIndex(target_schema->field(column).name,
-                                                       /*case_sensitive=*/false);
-          if (source_index < 0) continue;
+          const Field& target_field = target_schema->field(column);
+          int source_index = source_schema->FieldIndex(target_field.name, /*case_sensitive=*/false);
+          if (source_index < 0) {
+            const bool computed = target_field.FindMetadata("delta.generationExpression") != nullptr ||
+                                  target_field.FindMetadata("delta.identity.start") != nullptr;
+            if (!evolve && !computed) {
+              std::vector<sql::LogicalColumn> source_columns(columns.begin() + num_target, columns.end());
+              ThrowMergeUnresolved(target_field.name, name + " clause", source_columns);
+            }
+            continue;
+          }
           const Field& field = source_schema->field(static_cast<size_t>(source_index));
           out.values[column] =
               expr::Column(num_target + source_index, field.type, field.nullable);
@@ -1162,7 +1173,7 @@ StatementResult ExecuteMerge(sql::SessionState& session, const sql::Statement& w
   const bool schema_changed = written_schema != table.schema;
   log::Metadata metadata = table.metadata();
   if (schema_changed) metadata.schema_string = ToDeltaSchemaJson(*written_schema);
-  BoundMerge bound = BindMerge(statement, written_schema, source_result.schema);
+  BoundMerge bound = BindMerge(statement, written_schema, source_result.schema, evolve);
   RowAssembler assembler(written_schema, metadata, table.target.display_name, WriteKind::kModify);
 
   MergeRun run;
