@@ -16,6 +16,7 @@
 #include "silt/base/thread_pool.h"
 #include "silt/commands/dml_support.h"
 #include "silt/commands/dml_validation.h"
+#include "silt/commands/identity_columns.h"
 #include "silt/commands/statement_internal.h"
 #include "silt/exec/row_compare.h"
 #include "silt/exec/row_hash.h"
@@ -299,6 +300,7 @@ BoundMerge BindMerge(const sql::Statement& statement, const SchemaPtr& target_sc
             SILT_THROW(DELTA_CONFLICT_SET_COLUMN,
                        {{"columnList", "[" + target_schema->field(column).name + "]"}});
           }
+          CheckIdentityNotUpdated(target_schema->field(column));
           out.values[column] = value_binder.Bind(*assignment.value);
         }
         break;
@@ -323,6 +325,7 @@ BoundMerge BindMerge(const sql::Statement& statement, const SchemaPtr& target_sc
             SILT_THROW(COLUMN_ALREADY_EXISTS,
                        {{"columnName", "`" + Lower(target_schema->field(column).name) + "`"}});
           }
+          CheckExplicitIdentityInsert(target_schema->field(column));
           out.values[column] = value_binder.Bind(*clause.insert_values[i]);
         }
         break;
@@ -335,6 +338,11 @@ BoundMerge BindMerge(const sql::Statement& statement, const SchemaPtr& target_sc
           int source_index = source_schema->FieldIndex(target_schema->field(column).name,
                                                        /*case_sensitive=*/false);
           if (source_index < 0) continue;
+          if (clause.action == MergeAction::kUpdateStar) {
+            CheckIdentityNotUpdated(target_schema->field(column));
+          } else {
+            CheckExplicitIdentityInsert(target_schema->field(column));
+          }
           const Field& field = source_schema->field(static_cast<size_t>(source_index));
           out.values[column] =
               expr::Column(num_target + source_index, field.type, field.nullable);
@@ -635,6 +643,8 @@ struct MergeRun {
   std::vector<bool> on_columns;
   std::vector<bool> clause_columns;
   const RowAssembler* assembler = nullptr;
+  // Values for identity columns an insert clause does not assign.
+  IdentityValueGenerator* identity = nullptr;
   expr::EvalContext eval;
   // Source rows some target row matched (NOT MATCHED clauses take the others).
   std::unique_ptr<std::atomic<bool>[]> source_matched;
@@ -661,6 +671,8 @@ Batch ApplyValues(const MergeRun& run, const BoundClause& clause, const Batch& c
       context.ThrowIfError();
     } else if (clause.is_update() && !run.assembler->IsGenerated(i)) {
       value = combined.column(i);
+    } else if (!clause.is_update() && run.identity->IsIdentity(i)) {
+      value = run.identity->Generate(i, combined.num_rows());
     } else {
       continue;
     }
@@ -990,6 +1002,7 @@ StatementResult ExecuteMerge(sql::SessionState& session, const sql::Statement& s
   if (schema_changed) metadata.schema_string = ToDeltaSchemaJson(*written_schema);
   BoundMerge bound = BindMerge(statement, written_schema, source_result.schema);
   RowAssembler assembler(written_schema, metadata, table.target.display_name, WriteKind::kModify);
+  IdentityValueGenerator identity(*written_schema);
 
   MergeRun run;
   run.session = &session;
@@ -1002,6 +1015,7 @@ StatementResult ExecuteMerge(sql::SessionState& session, const sql::Statement& s
   run.source = &source;
   run.eval = session.MakeEvalContext();
   run.assembler = &assembler;
+  run.identity = &identity;
   run.duplicates_allowed = bound.matched.size() == 1 && bound.matched[0].condition == nullptr &&
                            bound.matched[0].action == MergeAction::kDelete;
   run.source_matched = std::make_unique<std::atomic<bool>[]>(static_cast<size_t>(source.num_rows()));
@@ -1153,7 +1167,9 @@ StatementResult ExecuteMerge(sql::SessionState& session, const sql::Statement& s
       {"rewriteTimeMs", text(rewrite_ms)}};
 
   auto txn = dml::StartDmlTransaction(table);
-  if (schema_changed) txn->UpdateMetadata(metadata);
+  // Generated identity values move their high water marks in this commit's metadata.
+  bool marks_moved = identity.UpdateHighWaterMarks(metadata);
+  if (schema_changed || marks_moved) txn->UpdateMetadata(metadata);
   for (log::RemoveFile& remove : dv_removes) txn->Remove(std::move(remove));
   for (log::AddFile& add : dv_adds) txn->Add(std::move(add));
   // The files read and the predicate that chose them: inserts depend on the absence of matches

@@ -8,6 +8,7 @@
 #include "silt/base/json_writer.h"
 #include "silt/base/shortened_text.h"
 #include "silt/commands/dml_validation.h"
+#include "silt/commands/identity_columns.h"
 #include "silt/commands/statement_internal.h"
 #include "silt/exec/text_format.h"
 #include "silt/expr/cast.h"
@@ -241,7 +242,8 @@ Field ColumnField(const sql::Statement& statement, const sql::ColumnDefinition& 
                                 QuotedJson(WrittenExpressionText(statement, *column.generated_as)));
   }
   if (column.identity) {
-    SILT_THROW(NOT_IMPLEMENTED, {{"feature", "identity columns"}});
+    if (column.generated_as) SILT_THROW(DELTA_IDENTITY_COLUMNS_WITH_GENERATED_EXPRESSION, {});
+    AddIdentityMetadata(field, *column.identity);
   }
   if (column.default_value) {
     SILT_THROW(NOT_IMPLEMENTED, {{"feature", "column DEFAULT values"}});
@@ -363,9 +365,14 @@ StatementResult ExecuteCreateTable(sql::SessionState& session, const sql::Statem
   }
   ValidateTableExpressions(schema, properties);
   for (const std::string& column : statement.partition_columns) {
-    if (schema->FieldIndex(column, /*case_sensitive=*/false) < 0) {
+    int index = schema->FieldIndex(column, /*case_sensitive=*/false);
+    if (index < 0) {
       SILT_THROW(DELTA_PARTITION_COLUMN_NOT_FOUND,
                  {{"columnName", column}, {"schemaMap", ToDeltaSchemaJson(*schema)}});
+    }
+    const Field& field = schema->field(static_cast<size_t>(index));
+    if (IsIdentityColumn(field)) {
+      SILT_THROW(DELTA_IDENTITY_COLUMNS_PARTITION_NOT_SUPPORTED, {{"colName", field.name}});
     }
   }
 
@@ -514,14 +521,18 @@ StatementResult ExecuteInsert(sql::SessionState& session, const sql::Statement& 
            {"dataColumns", column_list(*source.schema)}});
     }
   } else {
+    // Generated and identity columns may be left out of a by-position insert.
+    auto computed = [&](size_t i) {
+      return assembler.IsGenerated(i) || IsIdentityColumn(schema->field(i));
+    };
     size_t non_generated = 0;
-    for (size_t i = 0; i < schema->num_fields(); ++i) non_generated += !assembler.IsGenerated(i);
+    for (size_t i = 0; i < schema->num_fields(); ++i) non_generated += !computed(i);
     if (source_columns == schema->num_fields()) {
       for (size_t i = 0; i < mapping.size(); ++i) mapping[i] = static_cast<int>(i);
     } else if (source_columns == non_generated && non_generated < schema->num_fields()) {
       int next = 0;
       for (size_t i = 0; i < mapping.size(); ++i) {
-        if (!assembler.IsGenerated(i)) mapping[i] = next++;
+        if (!computed(i)) mapping[i] = next++;
       }
     } else {
       SILT_THROW(INSERT_COLUMN_ARITY_MISMATCH,
@@ -533,10 +544,18 @@ StatementResult ExecuteInsert(sql::SessionState& session, const sql::Statement& 
     }
   }
 
+  for (size_t i = 0; i < mapping.size(); ++i) {
+    if (mapping[i] >= 0) CheckExplicitIdentityInsert(schema->field(i));
+  }
+
   expr::EvalContext context = session.MakeEvalContext();
+  IdentityValueGenerator identity(*schema);
   std::vector<Batch> rows;
   for (const Batch& batch : source.batches) {
-    if (batch.num_rows() > 0) rows.push_back(assembler.Assemble(batch, mapping, context));
+    if (batch.num_rows() == 0) continue;
+    std::vector<int> batch_mapping = mapping;
+    Batch completed = identity.WithGeneratedColumns(batch, batch_mapping);
+    rows.push_back(assembler.Assemble(completed, batch_mapping, context));
   }
 
   std::optional<std::string> replace_where_text;
@@ -558,6 +577,10 @@ StatementResult ExecuteInsert(sql::SessionState& session, const sql::Statement& 
   // INSERT INTO t REPLACE WHERE is an overwrite of the rows matching the predicate.
   bool overwrite = statement.overwrite || statement.replace_where != nullptr;
   auto txn = log::Transaction::Start(snapshot, EnforcedFeatures());
+  // Generated identity values move their high water marks in this commit's metadata, so a
+  // concurrent writer that generated from the same marks conflicts.
+  log::Metadata updated_metadata = metadata;
+  if (identity.UpdateHighWaterMarks(updated_metadata)) txn->UpdateMetadata(updated_metadata);
   int64_t removed_files = 0;
   int64_t removed_bytes = 0;
   int64_t deleted_rows = 0;
@@ -644,6 +667,13 @@ StatementResult ExecuteAlterTable(sql::SessionState& session, const sql::Stateme
   std::string operation;
   std::vector<std::pair<std::string, std::string>> parameters;
   auto schema = std::make_shared<Schema>(snapshot->schema());
+  if (statement.alter_action == sql::AlterTableAction::kAlterColumn &&
+      statement.alter_column_change == "TYPE" && statement.column_path.size() == 1) {
+    int index = schema->FieldIndex(statement.column_path[0], /*case_sensitive=*/false);
+    if (index >= 0 && IsIdentityColumn(schema->field(static_cast<size_t>(index)))) {
+      SILT_THROW(DELTA_IDENTITY_COLUMNS_ALTER_COLUMN_NOT_SUPPORTED, {});
+    }
+  }
 
   switch (statement.alter_action) {
     case sql::AlterTableAction::kSetProperties: {
@@ -697,6 +727,10 @@ StatementResult ExecuteAlterTable(sql::SessionState& session, const sql::Stateme
         }
         if (column.generated_as) {
           SILT_THROW(UNSUPPORTED_FEATURE, {{"message", "Adding a generated column " + column.name +
+                                                           " to an existing table"}});
+        }
+        if (column.identity) {
+          SILT_THROW(UNSUPPORTED_FEATURE, {{"message", "Adding an IDENTITY column " + column.name +
                                                            " to an existing table"}});
         }
         fields.push_back(ColumnField(statement, column));

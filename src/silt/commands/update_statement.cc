@@ -9,6 +9,7 @@
 #include "silt/base/check.h"
 #include "silt/commands/dml_support.h"
 #include "silt/commands/dml_validation.h"
+#include "silt/commands/identity_columns.h"
 #include "silt/commands/statement_internal.h"
 #include "silt/expr/evaluator.h"
 
@@ -156,6 +157,9 @@ StatementResult ExecuteUpdate(sql::SessionState& session, const sql::Statement& 
     assignments.push_back(BindAssignment(table, assignment, alias));
   }
   CheckNoConflicts(assignments);
+  for (const BoundAssignment& assignment : assignments) {
+    CheckIdentityNotUpdated(schema.field(assignment.column));
+  }
   expr::ExpressionPtr predicate;
   std::vector<std::string> predicate_sql;
   if (statement.where) {

@@ -230,6 +230,10 @@ Protocol RequiredProtocol(const Metadata& metadata) {
   if (!metadata.schema_string.empty() && IsFeatureActive("generatedColumns", metadata)) {
     legacy_writer = std::max(legacy_writer, 4);
   }
+  // Identity columns need writer version 6 (protocol "Identity Columns").
+  if (!metadata.schema_string.empty() && IsFeatureActive("identityColumns", metadata)) {
+    legacy_writer = std::max(legacy_writer, 6);
+  }
   if (GetColumnMappingMode(metadata) != ColumnMappingMode::kNone) {
     legacy_writer = std::max(legacy_writer, 5);
     legacy_reader = 2;

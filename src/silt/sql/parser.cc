@@ -1961,9 +1961,11 @@ class Parser {
 
   int64_t ParseIdentityNumber() {
     const Token& token = Current();
+    // A negative START or INCREMENT (a descending identity column) is a minus sign and a literal.
+    bool negative = MatchOperator("-");
     ExpressionPtr literal = ParseLiteral();
     int64_t value = 0;
-    const std::string& text = literal->text;
+    const std::string text = (negative ? "-" : "") + literal->text;
     auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
     bool integral = literal->literal_kind == LiteralKind::kInteger ||
                     literal->literal_kind == LiteralKind::kBigint;
