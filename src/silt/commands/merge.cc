@@ -15,6 +15,7 @@
 #include "silt/base/json_writer.h"
 #include "silt/base/thread_pool.h"
 #include "silt/commands/dml_support.h"
+#include "silt/commands/column_defaults.h"
 #include "silt/commands/dml_validation.h"
 #include "silt/commands/identity_columns.h"
 #include "silt/commands/statement_internal.h"
@@ -301,7 +302,8 @@ BoundMerge BindMerge(const sql::Statement& statement, const SchemaPtr& target_sc
                        {{"columnList", "[" + target_schema->field(column).name + "]"}});
           }
           CheckIdentityNotUpdated(target_schema->field(column));
-          out.values[column] = value_binder.Bind(*assignment.value);
+          out.values[column] = value_binder.Bind(
+              *ResolveDefaultKeyword(assignment.value, target_schema->field(column)));
         }
         break;
       case MergeAction::kInsert: {
@@ -326,7 +328,8 @@ BoundMerge BindMerge(const sql::Statement& statement, const SchemaPtr& target_sc
                        {{"columnName", "`" + Lower(target_schema->field(column).name) + "`"}});
           }
           CheckExplicitIdentityInsert(target_schema->field(column));
-          out.values[column] = value_binder.Bind(*clause.insert_values[i]);
+          out.values[column] = value_binder.Bind(
+              *ResolveDefaultKeyword(clause.insert_values[i], target_schema->field(column)));
         }
         break;
       }
@@ -681,6 +684,8 @@ Batch ApplyValues(const MergeRun& run, const BoundClause& clause, const Batch& c
     columns.push_back(std::move(value));
   }
   Batch values(std::make_shared<Schema>(std::move(fields)), std::move(columns), combined.num_rows());
+  // Columns an insert clause leaves out take their DEFAULT.
+  if (!clause.is_update()) values = WithDefaultColumns(run.schema, values, mapping, context);
   return run.assembler->Assemble(values, mapping, context);
 }
 

@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <cctype>
+#include <functional>
 #include <set>
 
 #include "silt/base/check.h"
 #include "silt/base/json_writer.h"
 #include "silt/base/shortened_text.h"
+#include "silt/commands/column_defaults.h"
 #include "silt/commands/dml_validation.h"
 #include "silt/commands/identity_columns.h"
 #include "silt/commands/statement_internal.h"
@@ -17,6 +19,7 @@
 #include "silt/io/file_system.h"
 #include "silt/io/path.h"
 #include "silt/log/data_file_writer.h"
+#include "silt/log/restore.h"
 #include "silt/log/table_features.h"
 #include "silt/log/table_properties.h"
 #include "silt/log/table_scan.h"
@@ -138,6 +141,63 @@ std::string WrittenExpressionText(const sql::Statement& statement,
   return sql::ExpressionSql(expression);
 }
 
+// The text of a DEFAULT expression as the user wrote it (Spark stores it as CURRENT_DEFAULT): from
+// the expression's first token to the comma, closing parenthesis, column option keyword or end
+// of statement that ends it; the canonical SQL of the AST when the text cannot be located.
+std::string WrittenDefaultText(const sql::Statement& statement, const sql::Expression& expression) {
+  const std::string& text = statement.source_text;
+  size_t start = LeftmostOffset(expression);
+  if (start < statement.position.offset || start - statement.position.offset >= text.size()) {
+    return sql::ExpressionSql(expression);
+  }
+  size_t position = start - statement.position.offset;
+  auto keyword_at = [&](size_t at) {
+    if (at > 0 && (std::isalnum(static_cast<unsigned char>(text[at - 1])) || text[at - 1] == '_')) {
+      return false;
+    }
+    for (std::string_view word : {"COMMENT", "NOT", "GENERATED", "CONSTRAINT"}) {
+      if (text.size() - at >= word.size() && Upper(text.substr(at, word.size())) == word &&
+          (text.size() - at == word.size() ||
+           !std::isalnum(static_cast<unsigned char>(text[at + word.size()])))) {
+        return true;
+      }
+    }
+    return false;
+  };
+  int depth = 0;
+  size_t end = position;
+  for (; end < text.size(); ++end) {
+    char c = text[end];
+    if (c == '\'' || c == '"' || c == '`') {
+      size_t close = end + 1;
+      while (close < text.size() && text[close] != c) close += text[close] == '\\' ? 2 : 1;
+      end = std::min(close, text.size() - 1);
+      continue;
+    }
+    if (c == '(') ++depth;
+    if (c == ')' && depth-- == 0) break;
+    if (depth == 0 && (c == ',' || c == ';' || keyword_at(end))) break;
+  }
+  std::string written = text.substr(position, end - position);
+  size_t last = written.find_last_not_of(" \t\r\n");
+  if (last == std::string::npos) return sql::ExpressionSql(expression);
+  return written.substr(0, last + 1);
+}
+
+// Delta turns `delta.feature.<name>` properties into protocol features and keeps them out of the
+// table's configuration. Removes them from `metadata` and returns the protocol the table needs
+// for them and the rest of `metadata` on top of `current` (the protocol read; nullopt for a new
+// table), or nullopt when there were none.
+std::optional<log::Protocol> TakeFeatureProperties(log::Metadata& metadata,
+                                                   const std::optional<log::Protocol>& current) {
+  log::Protocol required = log::RequiredProtocol(metadata);
+  size_t removed = std::erase_if(metadata.configuration, [](const auto& entry) {
+    return entry.first.rfind("delta.feature.", 0) == 0;
+  });
+  if (removed == 0) return std::nullopt;
+  return current ? log::MergeProtocols(*current, required) : required;
+}
+
 // Writes `batches` (in the table's schema) as data files of the transaction's table.
 struct WrittenFiles {
   std::vector<log::AddFile> adds;
@@ -246,7 +306,7 @@ Field ColumnField(const sql::Statement& statement, const sql::ColumnDefinition& 
     AddIdentityMetadata(field, *column.identity);
   }
   if (column.default_value) {
-    SILT_THROW(NOT_IMPLEMENTED, {{"feature", "column DEFAULT values"}});
+    SetColumnDefault(field, WrittenDefaultText(statement, *column.default_value), "CREATE TABLE");
   }
   return field;
 }
@@ -364,6 +424,13 @@ StatementResult ExecuteCreateTable(sql::SessionState& session, const sql::Statem
                             WrittenExpressionText(statement, *constraint.check));
   }
   ValidateTableExpressions(schema, properties);
+  bool has_defaults = std::any_of(statement.columns.begin(), statement.columns.end(),
+                                  [](const auto& column) { return column.default_value != nullptr; });
+  if (has_defaults) {
+    log::Metadata with_properties;
+    with_properties.configuration = properties;
+    CheckColumnDefaultsAllowed(log::RequiredProtocol(with_properties), "CREATE TABLE");
+  }
   for (const std::string& column : statement.partition_columns) {
     int index = schema->FieldIndex(column, /*case_sensitive=*/false);
     if (index < 0) {
@@ -403,6 +470,11 @@ StatementResult ExecuteCreateTable(sql::SessionState& session, const sql::Statem
   }
   metadata.partition_columns = partition_columns;
   metadata.configuration = properties;
+  std::optional<log::Protocol> old_protocol;
+  if (target.exists || location_has_log) {
+    old_protocol = log::Snapshot::Load(session.fs(), target.location)->protocol();
+  }
+  std::optional<log::Protocol> feature_protocol = TakeFeatureProperties(metadata, old_protocol);
 
   std::unique_ptr<log::Transaction> txn;
   std::shared_ptr<const log::Snapshot> old_snapshot;
@@ -416,6 +488,7 @@ StatementResult ExecuteCreateTable(sql::SessionState& session, const sql::Statem
     txn = log::Transaction::StartCreate(session.fs(), target.location, EnforcedFeatures());
   }
   txn->UpdateMetadata(metadata);
+  if (feature_protocol) txn->UpdateProtocol(*feature_protocol);
   if (old_snapshot) {
     txn->RecordReadWholeTable();
     for (const auto& file : old_snapshot->files()) txn->RemoveLiveFile(file);
@@ -472,14 +545,55 @@ StatementResult ExecuteCreateTable(sql::SessionState& session, const sql::Statem
 
 // ---- INSERT ----
 
+namespace {
+
+// The INSERT's query, with the DEFAULT keyword in its VALUES rows replaced by the DEFAULT of the
+// column each value goes to (NULL for a column without one). `computed(i)` says whether a
+// by-position insert may leave table column i out.
+sql::QueryPtr WithDefaultsResolved(const sql::Statement& statement, const Schema& schema,
+                                   const std::function<bool(size_t)>& computed) {
+  const sql::QueryPtr& query = statement.query;
+  if (query->kind != sql::QueryKind::kValues || query->values.empty()) return query;
+  size_t arity = query->values[0].size();
+  std::vector<int> targets(arity, -1);
+  if (!statement.column_names.empty()) {
+    for (size_t j = 0; j < arity && j < statement.column_names.size(); ++j) {
+      targets[j] = schema.FieldIndex(statement.column_names[j], /*case_sensitive=*/false);
+    }
+  } else if (arity == schema.num_fields()) {
+    for (size_t j = 0; j < arity; ++j) targets[j] = static_cast<int>(j);
+  } else {
+    size_t j = 0;
+    for (size_t i = 0; i < schema.num_fields() && j < arity; ++i) {
+      if (!computed(i)) targets[j++] = static_cast<int>(i);
+    }
+  }
+  auto resolved = std::make_shared<sql::Query>(*query);
+  for (auto& row : resolved->values) {
+    for (size_t j = 0; j < row.size(); ++j) {
+      if (j < targets.size() && targets[j] >= 0) {
+        row[j] = ResolveDefaultKeyword(row[j], schema.field(static_cast<size_t>(targets[j])));
+      }
+    }
+  }
+  return resolved;
+}
+
+}  // namespace
+
 StatementResult ExecuteInsert(sql::SessionState& session, const sql::Statement& statement) {
   DeltaTarget target = ResolveDeltaTarget(session, statement.name, statement.position, "INSERT");
   auto snapshot = log::Snapshot::Load(session.fs(), target.location);
   auto schema = std::make_shared<Schema>(snapshot->schema());
   const log::Metadata& metadata = snapshot->metadata();
   RowAssembler assembler(schema, metadata, target.display_name);
+  // Generated and identity columns may be left out of a by-position insert.
+  auto computed = [&](size_t i) {
+    return assembler.IsGenerated(i) || IsIdentityColumn(schema->field(i));
+  };
 
-  StatementResult source = RunQuery(session, *statement.query);
+  StatementResult source =
+      RunQuery(session, *WithDefaultsResolved(statement, *schema, computed));
   size_t source_columns = source.schema->num_fields();
 
   auto column_list = [](const Schema& s) {
@@ -521,10 +635,6 @@ StatementResult ExecuteInsert(sql::SessionState& session, const sql::Statement& 
            {"dataColumns", column_list(*source.schema)}});
     }
   } else {
-    // Generated and identity columns may be left out of a by-position insert.
-    auto computed = [&](size_t i) {
-      return assembler.IsGenerated(i) || IsIdentityColumn(schema->field(i));
-    };
     size_t non_generated = 0;
     for (size_t i = 0; i < schema->num_fields(); ++i) non_generated += !computed(i);
     if (source_columns == schema->num_fields()) {
@@ -554,7 +664,8 @@ StatementResult ExecuteInsert(sql::SessionState& session, const sql::Statement& 
   for (const Batch& batch : source.batches) {
     if (batch.num_rows() == 0) continue;
     std::vector<int> batch_mapping = mapping;
-    Batch completed = identity.WithGeneratedColumns(batch, batch_mapping);
+    Batch completed = identity.WithGeneratedColumns(
+        WithDefaultColumns(schema, batch, batch_mapping, context), batch_mapping);
     rows.push_back(assembler.Assemble(completed, batch_mapping, context));
   }
 
@@ -695,6 +806,9 @@ StatementResult ExecuteAlterTable(sql::SessionState& session, const sql::Stateme
         if (!replaced) metadata.configuration.emplace_back(key, value);
         set.emplace_back(key, value);
       }
+      if (auto protocol = TakeFeatureProperties(metadata, snapshot->protocol())) {
+        txn->UpdateProtocol(*protocol);
+      }
       operation = "SET TBLPROPERTIES";
       parameters = {{"properties", QuotedJson(JsonStringObject(set))}};
       break;
@@ -732,6 +846,10 @@ StatementResult ExecuteAlterTable(sql::SessionState& session, const sql::Stateme
         if (column.identity) {
           SILT_THROW(UNSUPPORTED_FEATURE, {{"message", "Adding an IDENTITY column " + column.name +
                                                            " to an existing table"}});
+        }
+        if (column.default_value) {
+          SILT_THROW(WRONG_COLUMN_DEFAULTS_FOR_DELTA_ALTER_TABLE_ADD_COLUMN_NOT_SUPPORTED,
+                     {{"commandType", "ALTER TABLE ADD COLUMNS"}});
         }
         fields.push_back(ColumnField(statement, column));
       }
@@ -814,6 +932,43 @@ StatementResult ExecuteAlterTable(sql::SessionState& session, const sql::Stateme
       }
       operation = "DROP CONSTRAINT";
       parameters = {{"constraint", QuotedJson(name)}, {"expr", old ? QuotedJson(*old) : "null"}};
+      break;
+    }
+    case sql::AlterTableAction::kAlterColumn: {
+      if (statement.alter_column_change != "SET DEFAULT" &&
+          statement.alter_column_change != "DROP DEFAULT") {
+        SILT_THROW(NOT_IMPLEMENTED, {{"feature", "ALTER COLUMN " + statement.alter_column_change}});
+      }
+      if (statement.column_path.size() != 1) {
+        SILT_THROW(NOT_IMPLEMENTED, {{"feature", "a DEFAULT on a nested field"}});
+      }
+      int index = schema->FieldIndex(statement.column_path[0], /*case_sensitive=*/false);
+      if (index < 0) {
+        std::string proposal;
+        for (const Field& field : schema->fields())
+          proposal += (proposal.empty() ? "`" : ", `") + field.name + "`";
+        SILT_THROW(UNRESOLVED_COLUMN, {{"objectName", "`" + statement.column_path[0] + "`"},
+                                       {"proposal", proposal}});
+      }
+      std::vector<Field> fields = schema->fields();
+      Field& field = fields[static_cast<size_t>(index)];
+      if (statement.alter_column_change == "SET DEFAULT") {
+        CheckColumnDefaultsAllowed(snapshot->protocol(), "ALTER TABLE");
+        SILT_CHECK(!statement.columns.empty() && statement.columns[0].default_value,
+                   "SET DEFAULT without a value");
+        SetColumnDefault(field, WrittenDefaultText(statement, *statement.columns[0].default_value),
+                         "ALTER TABLE");
+      } else {
+        DropColumnDefault(field);
+      }
+      metadata.schema_string = ToDeltaSchemaJson(Schema(fields));
+      // The changed column as Delta records it for CHANGE COLUMN.
+      std::string struct_json = ToDeltaSchemaJson(Schema({field}));
+      size_t start = struct_json.find('[');
+      size_t end = struct_json.rfind(']');
+      SILT_CHECK(start != std::string::npos && end > start, "unexpected schema JSON");
+      operation = "CHANGE COLUMN";
+      parameters = {{"column", QuotedJson(struct_json.substr(start + 1, end - start - 1))}};
       break;
     }
     default:

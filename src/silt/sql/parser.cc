@@ -2248,6 +2248,14 @@ class Parser {
         statement.alter_column_change = "SET NOT NULL";
       } else if (MatchKeywords({"DROP", "NOT", "NULL"})) {
         statement.alter_column_change = "DROP NOT NULL";
+      } else if (MatchKeywords({"SET", "DEFAULT"})) {
+        statement.alter_column_change = "SET DEFAULT";
+        ColumnDefinition column;
+        column.name = statement.column_path.back();
+        column.default_value = ParseExpr();
+        statement.columns.push_back(std::move(column));
+      } else if (MatchKeywords({"DROP", "DEFAULT"})) {
+        statement.alter_column_change = "DROP DEFAULT";
       } else if (MatchKeyword("COMMENT")) {
         statement.alter_column_change = "COMMENT";
         statement.comment = ParseStringLiteral();
