@@ -19,6 +19,7 @@
 #include "silt/io/file_system.h"
 #include "silt/io/path.h"
 #include "silt/log/data_file_writer.h"
+#include "silt/log/random_uuid.h"
 #include "silt/log/restore.h"
 #include "silt/log/table_features.h"
 #include "silt/log/table_properties.h"
@@ -196,6 +197,31 @@ std::optional<log::Protocol> TakeFeatureProperties(log::Metadata& metadata,
   });
   if (removed == 0) return std::nullopt;
   return current ? log::MergeProtocols(*current, required) : required;
+}
+
+// Column mapping (protocol "Column Mapping"): gives every column of `fields` a column id (after
+// `delta.columnMapping.maxColumnId`, which it then raises) and a physical name: `col-<uuid>` for
+// a new table, the column's own name when an existing table turns mapping on, so its data files
+// stay readable. Nested columns are not supported by the writer yet.
+void AssignColumnMapping(std::vector<Field>& fields, log::StringMap& configuration,
+                         bool keep_names) {
+  constexpr std::string_view kMaxIdKey = "delta.columnMapping.maxColumnId";
+  int64_t max_id = 0;
+  if (const std::string* text = log::FindValue(configuration, kMaxIdKey)) {
+    max_id = std::strtoll(text->c_str(), nullptr, 10);
+  }
+  for (Field& field : fields) {
+    if (field.type->is_nested()) {
+      SILT_THROW(NOT_IMPLEMENTED,
+                 {{"feature", "Column mapping for the nested column " + field.name}});
+    }
+    if (field.FindMetadata("delta.columnMapping.id") != nullptr) continue;
+    field.metadata.emplace_back("delta.columnMapping.id", std::to_string(++max_id));
+    field.metadata.emplace_back("delta.columnMapping.physicalName",
+                                QuotedJson(keep_names ? field.name : "col-" + log::RandomUuid()));
+  }
+  std::erase_if(configuration, [&](const auto& entry) { return entry.first == kMaxIdKey; });
+  configuration.emplace_back(std::string(kMaxIdKey), std::to_string(max_id));
 }
 
 // Writes `batches` (in the table's schema) as data files of the transaction's table.
@@ -416,9 +442,16 @@ StatementResult ExecuteCreateTable(sql::SessionState& session, const sql::Statem
     }
     rows = result.batches;
   }
+  log::StringMap properties = TableProperties(session, statement);
+  {
+    log::Metadata with_properties;
+    with_properties.configuration = properties;
+    if (log::GetColumnMappingMode(with_properties) != log::ColumnMappingMode::kNone) {
+      AssignColumnMapping(fields, properties, /*keep_names=*/false);
+    }
+  }
   auto schema = std::make_shared<Schema>(fields);
   schema->CheckNoDuplicateNames();
-  log::StringMap properties = TableProperties(session, statement);
   for (const auto& constraint : statement.constraints) {
     properties.emplace_back("delta.constraints." + Lower(constraint.name),
                             WrittenExpressionText(statement, *constraint.check));
@@ -796,6 +829,24 @@ StatementResult ExecuteAlterTable(sql::SessionState& session, const sql::Stateme
                        "Setting delta.constraints.* directly; use ALTER TABLE ADD CONSTRAINT"}});
         }
         auto [key, value] = log::ValidateTableProperty(given_key, given_value);
+        if (key == "delta.columnMapping.mode") {
+          log::Metadata requested;
+          requested.configuration = {{key, value}};
+          log::ColumnMappingMode from = log::GetColumnMappingMode(metadata);
+          log::ColumnMappingMode to = log::GetColumnMappingMode(requested);
+          if (from == log::ColumnMappingMode::kNone && to != log::ColumnMappingMode::kNone) {
+            // Turning mapping on keeps every column's name as its physical name.
+            std::vector<Field> fields = schema->fields();
+            AssignColumnMapping(fields, metadata.configuration, /*keep_names=*/true);
+            schema = std::make_shared<Schema>(fields);
+            metadata.schema_string = ToDeltaSchemaJson(*schema);
+          } else if (from != to) {
+            SILT_THROW(NOT_IMPLEMENTED, {{"feature", "Changing the column mapping mode from " +
+                                                         Lower(*log::FindValue(snapshot->metadata().configuration,
+                                                                               "delta.columnMapping.mode")) +
+                                                         " to " + Lower(value)}});
+          }
+        }
         bool replaced = false;
         for (auto& [existing_key, existing_value] : metadata.configuration) {
           if (existing_key == key) {
