@@ -211,17 +211,67 @@ void AssignColumnMapping(std::vector<Field>& fields, log::StringMap& configurati
     max_id = std::strtoll(text->c_str(), nullptr, 10);
   }
   for (Field& field : fields) {
+    if (field.FindMetadata("delta.columnMapping.id") != nullptr) continue;
     if (field.type->is_nested()) {
       SILT_THROW(NOT_IMPLEMENTED,
                  {{"feature", "Column mapping for the nested column " + field.name}});
     }
-    if (field.FindMetadata("delta.columnMapping.id") != nullptr) continue;
     field.metadata.emplace_back("delta.columnMapping.id", std::to_string(++max_id));
     field.metadata.emplace_back("delta.columnMapping.physicalName",
                                 QuotedJson(keep_names ? field.name : "col-" + log::RandomUuid()));
   }
   std::erase_if(configuration, [&](const auto& entry) { return entry.first == kMaxIdKey; });
   configuration.emplace_back(std::string(kMaxIdKey), std::to_string(max_id));
+}
+
+// The advice Delta gives with a column rename or drop on a table without column mapping.
+constexpr std::string_view kColumnMappingAdvice =
+    "Please enable Column Mapping on your Delta table with mapping mode 'name': ALTER TABLE "
+    "table_name SET TBLPROPERTIES ('delta.columnMapping.mode' = 'name'). If your table is not "
+    "on the required protocol version it will be upgraded.";
+
+// Refuses renaming or dropping table column `index` while a CHECK constraint or a generation
+// expression reads it, as Delta does (the stored expressions would stop resolving).
+void CheckNoDependents(const SchemaPtr& schema, const log::Metadata& metadata, size_t index) {
+  const std::string& name = schema->field(index).name;
+  std::string constraints;
+  for (const auto& [constraint, text] : CheckConstraints(metadata)) {
+    std::set<int> used;
+    CollectColumns(*BindTableExpression(text, schema), used);
+    if (used.count(static_cast<int>(index))) constraints += constraint + " -> " + text + "\n";
+  }
+  if (!constraints.empty()) {
+    SILT_THROW(DELTA_CONSTRAINT_DEPENDENT_COLUMN_CHANGE,
+               {{"columnName", name}, {"constraints", constraints}});
+  }
+  std::string generated;
+  for (const Field& field : schema->fields()) {
+    auto text = MetadataString(field, kGenerationExpressionKey);
+    if (!text) continue;
+    std::set<int> used;
+    CollectColumns(*BindTableExpression(*text, schema), used);
+    if (used.count(static_cast<int>(index))) generated += field.name + " -> " + *text + "\n";
+  }
+  if (!generated.empty()) {
+    SILT_THROW(DELTA_GENERATED_COLUMNS_DEPENDENT_COLUMN_CHANGE,
+               {{"columnName", name}, {"generatedColumns", generated}});
+  }
+}
+
+// The index of top-level column `path` (one part; nested paths are not supported yet), or
+// UNRESOLVED_COLUMN.
+size_t TopLevelColumn(const Schema& schema, const sql::QualifiedName& path) {
+  if (path.size() != 1) {
+    SILT_THROW(NOT_IMPLEMENTED, {{"feature", "Renaming or dropping a nested field"}});
+  }
+  int index = schema.FieldIndex(path[0], /*case_sensitive=*/false);
+  if (index < 0) {
+    std::string proposal;
+    for (const Field& field : schema.fields())
+      proposal += (proposal.empty() ? "`" : ", `") + field.name + "`";
+    SILT_THROW(UNRESOLVED_COLUMN, {{"objectName", "`" + path[0] + "`"}, {"proposal", proposal}});
+  }
+  return static_cast<size_t>(index);
 }
 
 // Writes `batches` (in the table's schema) as data files of the transaction's table.
@@ -904,6 +954,10 @@ StatementResult ExecuteAlterTable(sql::SessionState& session, const sql::Stateme
         }
         fields.push_back(ColumnField(statement, column));
       }
+      // Under column mapping new columns get ids and physical names of their own.
+      if (log::GetColumnMappingMode(metadata) != log::ColumnMappingMode::kNone) {
+        AssignColumnMapping(fields, metadata.configuration, /*keep_names=*/false);
+      }
       Schema updated(fields);
       updated.CheckNoDuplicateNames();
       metadata.schema_string = ToDeltaSchemaJson(updated);
@@ -983,6 +1037,66 @@ StatementResult ExecuteAlterTable(sql::SessionState& session, const sql::Stateme
       }
       operation = "DROP CONSTRAINT";
       parameters = {{"constraint", QuotedJson(name)}, {"expr", old ? QuotedJson(*old) : "null"}};
+      break;
+    }
+    case sql::AlterTableAction::kRenameColumn: {
+      // Under column mapping a rename changes only the logical name: files keep the physical one.
+      if (log::GetColumnMappingMode(metadata) == log::ColumnMappingMode::kNone) {
+        SILT_THROW(DELTA_UNSUPPORTED_RENAME_COLUMN, {{"advice", std::string(kColumnMappingAdvice)}});
+      }
+      size_t index = TopLevelColumn(*schema, statement.column_path);
+      std::string old_name = schema->field(index).name;
+      int existing = schema->FieldIndex(statement.new_name, /*case_sensitive=*/false);
+      if (existing >= 0 && static_cast<size_t>(existing) != index) {
+        SILT_THROW(COLUMN_ALREADY_EXISTS, {{"columnName", "`" + Lower(statement.new_name) + "`"}});
+      }
+      CheckNoDependents(schema, metadata, index);
+      std::vector<Field> fields = schema->fields();
+      fields[index].name = statement.new_name;
+      for (std::string& column : metadata.partition_columns) {
+        if (column == old_name) column = statement.new_name;
+      }
+      metadata.schema_string = ToDeltaSchemaJson(Schema(fields));
+      operation = "RENAME COLUMN";
+      parameters = {{"oldColumnPath", QuotedJson(old_name)},
+                    {"newColumnPath", QuotedJson(statement.new_name)}};
+      break;
+    }
+    case sql::AlterTableAction::kDropColumns: {
+      if (log::GetColumnMappingMode(metadata) == log::ColumnMappingMode::kNone) {
+        SILT_THROW(DELTA_UNSUPPORTED_DROP_COLUMN, {{"advice", std::string(kColumnMappingAdvice)}});
+      }
+      std::vector<bool> dropped(schema->num_fields(), false);
+      std::vector<std::string> names;
+      std::vector<std::string> partitions;
+      for (const sql::QualifiedName& path : statement.column_paths) {
+        int index = schema->FieldIndex(path.back(), /*case_sensitive=*/false);
+        if (index < 0 && statement.if_exists && path.size() == 1) continue;
+        size_t column = TopLevelColumn(*schema, path);
+        const std::string& name = schema->field(column).name;
+        if (std::find(metadata.partition_columns.begin(), metadata.partition_columns.end(),
+                      name) != metadata.partition_columns.end()) {
+          partitions.push_back(name);
+        }
+        CheckNoDependents(schema, metadata, column);
+        dropped[column] = true;
+        names.push_back(name);
+      }
+      if (!partitions.empty()) {
+        std::string list;
+        for (const auto& name : partitions) list += (list.empty() ? "" : ", ") + name;
+        SILT_THROW(DELTA_UNSUPPORTED_DROP_PARTITION_COLUMN, {{"columnList", list}});
+      }
+      std::vector<Field> fields;
+      for (size_t i = 0; i < schema->num_fields(); ++i) {
+        if (!dropped[i]) fields.push_back(schema->field(i));
+      }
+      if (fields.empty()) {
+        SILT_THROW(UNSUPPORTED_FEATURE, {{"message", "Dropping every column of a table"}});
+      }
+      metadata.schema_string = ToDeltaSchemaJson(Schema(fields));
+      operation = "DROP COLUMNS";
+      parameters = {{"columns", QuotedJson(JsonStringArray(names))}};
       break;
     }
     case sql::AlterTableAction::kAlterColumn: {
