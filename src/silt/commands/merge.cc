@@ -18,7 +18,9 @@
 #include "silt/base/thread_pool.h"
 #include "silt/commands/dml_support.h"
 #include "silt/commands/dml_views.h"
+#include "silt/commands/column_defaults.h"
 #include "silt/commands/dml_validation.h"
+#include "silt/commands/identity_columns.h"
 #include "silt/commands/statement_internal.h"
 #include "silt/exec/row_compare.h"
 #include "silt/exec/row_hash.h"
@@ -399,7 +401,9 @@ BoundMerge BindMerge(const sql::Statement& statement, const SchemaPtr& target_sc
           if (path.fields.empty()) {
             if (nested.count(path.column) > 0) conflict(nested[path.column].front().display);
             written[path.column] = display;
-            out.values[path.column] = value_binder.Bind(*assignment.value);
+            CheckIdentityNotUpdated(target_schema->field(path.column));
+            out.values[path.column] =
+                value_binder.Bind(*ResolveDefaultKeyword(assignment.value, target_schema->field(path.column)));
             continue;
           }
           for (const NestedAssignment& other : nested[path.column]) {
@@ -440,7 +444,9 @@ BoundMerge BindMerge(const sql::Statement& statement, const SchemaPtr& target_sc
             SILT_THROW(COLUMN_ALREADY_EXISTS,
                        {{"columnName", "`" + Lower(target_schema->field(column).name) + "`"}});
           }
-          out.values[column] = value_binder.Bind(*clause.insert_values[i]);
+          CheckExplicitIdentityInsert(target_schema->field(column));
+          out.values[column] = value_binder.Bind(
+              *ResolveDefaultKeyword(clause.insert_values[i], target_schema->field(column)));
         }
         break;
       }
@@ -462,6 +468,11 @@ BoundMerge BindMerge(const sql::Statement& statement, const SchemaPtr& target_sc
               ThrowMergeUnresolved(target_field.name, name + " clause", source_columns);
             }
             continue;
+          }
+          if (clause.action == MergeAction::kUpdateStar) {
+            CheckIdentityNotUpdated(target_schema->field(column));
+          } else {
+            CheckExplicitIdentityInsert(target_schema->field(column));
           }
           const Field& field = source_schema->field(static_cast<size_t>(source_index));
           out.values[column] =
@@ -805,6 +816,8 @@ struct MergeRun {
   std::vector<bool> on_columns;
   std::vector<bool> clause_columns;
   const RowAssembler* assembler = nullptr;
+  // Values for identity columns an insert clause does not assign.
+  IdentityValueGenerator* identity = nullptr;
   expr::EvalContext eval;
   // Source rows some target row matched (NOT MATCHED clauses take the others).
   std::unique_ptr<std::atomic<bool>[]> source_matched;
@@ -831,6 +844,8 @@ Batch ApplyValues(const MergeRun& run, const BoundClause& clause, const Batch& c
       context.ThrowIfError();
     } else if (clause.is_update() && !run.assembler->IsGenerated(i)) {
       value = combined.column(i);
+    } else if (!clause.is_update() && run.identity->IsIdentity(i)) {
+      value = run.identity->Generate(i, combined.num_rows());
     } else {
       continue;
     }
@@ -839,6 +854,8 @@ Batch ApplyValues(const MergeRun& run, const BoundClause& clause, const Batch& c
     columns.push_back(std::move(value));
   }
   Batch values(std::make_shared<Schema>(std::move(fields)), std::move(columns), combined.num_rows());
+  // Columns an insert clause leaves out take their DEFAULT.
+  if (!clause.is_update()) values = WithDefaultColumns(run.schema, values, mapping, context);
   return run.assembler->Assemble(values, mapping, context);
 }
 
@@ -1175,6 +1192,7 @@ StatementResult ExecuteMerge(sql::SessionState& session, const sql::Statement& w
   if (schema_changed) metadata.schema_string = ToDeltaSchemaJson(*written_schema);
   BoundMerge bound = BindMerge(statement, written_schema, source_result.schema, evolve);
   RowAssembler assembler(written_schema, metadata, table.target.display_name, WriteKind::kModify);
+  IdentityValueGenerator identity(*written_schema);
 
   MergeRun run;
   run.session = &session;
@@ -1187,6 +1205,7 @@ StatementResult ExecuteMerge(sql::SessionState& session, const sql::Statement& w
   run.source = &source;
   run.eval = session.MakeEvalContext();
   run.assembler = &assembler;
+  run.identity = &identity;
   run.duplicates_allowed = bound.matched.size() == 1 && bound.matched[0].condition == nullptr &&
                            bound.matched[0].action == MergeAction::kDelete;
   run.source_matched = std::make_unique<std::atomic<bool>[]>(static_cast<size_t>(source.num_rows()));
@@ -1338,7 +1357,9 @@ StatementResult ExecuteMerge(sql::SessionState& session, const sql::Statement& w
       {"rewriteTimeMs", text(rewrite_ms)}};
 
   auto txn = dml::StartDmlTransaction(table);
-  if (schema_changed) txn->UpdateMetadata(metadata);
+  // Generated identity values move their high water marks in this commit's metadata.
+  bool marks_moved = identity.UpdateHighWaterMarks(metadata);
+  if (schema_changed || marks_moved) txn->UpdateMetadata(metadata);
   for (log::RemoveFile& remove : dv_removes) txn->Remove(std::move(remove));
   for (log::AddFile& add : dv_adds) txn->Add(std::move(add));
   // The files read and the predicate that chose them: inserts depend on the absence of matches

@@ -26,7 +26,8 @@ namespace internal {
 // derive their changes from add and remove actions. Partial rewrites (REPLACE WHERE) check it
 // themselves.
 std::vector<std::string> EnforcedFeatures() {
-  return {"checkConstraints", "generatedColumns", "changeDataFeed"};
+  return {"checkConstraints", "generatedColumns", "changeDataFeed", "identityColumns",
+          "allowColumnDefaults"};
 }
 
 std::string Lower(std::string_view text) { return AsciiLower(text); }

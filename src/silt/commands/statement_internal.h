@@ -16,7 +16,8 @@
 namespace silt::commands::internal {
 
 /// The table features the statements enforce themselves before writing: CHECK constraints are
-/// evaluated and generated columns computed or checked on every written row.
+/// evaluated, generated columns computed or checked on every written row, and identity values
+/// generated with their high water marks moved in the same commit.
 std::vector<std::string> EnforcedFeatures();
 
 /// A Delta table a statement acts on.

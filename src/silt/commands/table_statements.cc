@@ -2,12 +2,15 @@
 
 #include <algorithm>
 #include <cctype>
+#include <functional>
 #include <set>
 
 #include "silt/base/check.h"
 #include "silt/base/json_writer.h"
 #include "silt/base/shortened_text.h"
+#include "silt/commands/column_defaults.h"
 #include "silt/commands/dml_validation.h"
+#include "silt/commands/identity_columns.h"
 #include "silt/commands/statement_internal.h"
 #include "silt/exec/text_format.h"
 #include "silt/expr/cast.h"
@@ -16,6 +19,8 @@
 #include "silt/io/file_system.h"
 #include "silt/io/path.h"
 #include "silt/log/data_file_writer.h"
+#include "silt/log/random_uuid.h"
+#include "silt/log/restore.h"
 #include "silt/log/table_features.h"
 #include "silt/log/table_properties.h"
 #include "silt/log/table_scan.h"
@@ -137,6 +142,138 @@ std::string WrittenExpressionText(const sql::Statement& statement,
   return sql::ExpressionSql(expression);
 }
 
+// The text of a DEFAULT expression as the user wrote it (Spark stores it as CURRENT_DEFAULT): from
+// the expression's first token to the comma, closing parenthesis, column option keyword or end
+// of statement that ends it; the canonical SQL of the AST when the text cannot be located.
+std::string WrittenDefaultText(const sql::Statement& statement, const sql::Expression& expression) {
+  const std::string& text = statement.source_text;
+  size_t start = LeftmostOffset(expression);
+  if (start < statement.position.offset || start - statement.position.offset >= text.size()) {
+    return sql::ExpressionSql(expression);
+  }
+  size_t position = start - statement.position.offset;
+  auto keyword_at = [&](size_t at) {
+    if (at > 0 && (std::isalnum(static_cast<unsigned char>(text[at - 1])) || text[at - 1] == '_')) {
+      return false;
+    }
+    for (std::string_view word : {"COMMENT", "NOT", "GENERATED", "CONSTRAINT"}) {
+      if (text.size() - at >= word.size() && Upper(text.substr(at, word.size())) == word &&
+          (text.size() - at == word.size() ||
+           !std::isalnum(static_cast<unsigned char>(text[at + word.size()])))) {
+        return true;
+      }
+    }
+    return false;
+  };
+  int depth = 0;
+  size_t end = position;
+  for (; end < text.size(); ++end) {
+    char c = text[end];
+    if (c == '\'' || c == '"' || c == '`') {
+      size_t close = end + 1;
+      while (close < text.size() && text[close] != c) close += text[close] == '\\' ? 2 : 1;
+      end = std::min(close, text.size() - 1);
+      continue;
+    }
+    if (c == '(') ++depth;
+    if (c == ')' && depth-- == 0) break;
+    if (depth == 0 && (c == ',' || c == ';' || keyword_at(end))) break;
+  }
+  std::string written = text.substr(position, end - position);
+  size_t last = written.find_last_not_of(" \t\r\n");
+  if (last == std::string::npos) return sql::ExpressionSql(expression);
+  return written.substr(0, last + 1);
+}
+
+// Delta turns `delta.feature.<name>` properties into protocol features and keeps them out of the
+// table's configuration. Removes them from `metadata` and returns the protocol the table needs
+// for them and the rest of `metadata` on top of `current` (the protocol read; nullopt for a new
+// table), or nullopt when there were none.
+std::optional<log::Protocol> TakeFeatureProperties(log::Metadata& metadata,
+                                                   const std::optional<log::Protocol>& current) {
+  log::Protocol required = log::RequiredProtocol(metadata);
+  size_t removed = std::erase_if(metadata.configuration, [](const auto& entry) {
+    return entry.first.rfind("delta.feature.", 0) == 0;
+  });
+  if (removed == 0) return std::nullopt;
+  return current ? log::MergeProtocols(*current, required) : required;
+}
+
+// Column mapping (protocol "Column Mapping"): gives every column of `fields` a column id (after
+// `delta.columnMapping.maxColumnId`, which it then raises) and a physical name: `col-<uuid>` for
+// a new table, the column's own name when an existing table turns mapping on, so its data files
+// stay readable. Nested columns are not supported by the writer yet.
+void AssignColumnMapping(std::vector<Field>& fields, log::StringMap& configuration,
+                         bool keep_names) {
+  constexpr std::string_view kMaxIdKey = "delta.columnMapping.maxColumnId";
+  int64_t max_id = 0;
+  if (const std::string* text = log::FindValue(configuration, kMaxIdKey)) {
+    max_id = std::strtoll(text->c_str(), nullptr, 10);
+  }
+  for (Field& field : fields) {
+    if (field.FindMetadata("delta.columnMapping.id") != nullptr) continue;
+    if (field.type->is_nested()) {
+      SILT_THROW(NOT_IMPLEMENTED,
+                 {{"feature", "Column mapping for the nested column " + field.name}});
+    }
+    field.metadata.emplace_back("delta.columnMapping.id", std::to_string(++max_id));
+    field.metadata.emplace_back("delta.columnMapping.physicalName",
+                                QuotedJson(keep_names ? field.name : "col-" + log::RandomUuid()));
+  }
+  std::erase_if(configuration, [&](const auto& entry) { return entry.first == kMaxIdKey; });
+  configuration.emplace_back(std::string(kMaxIdKey), std::to_string(max_id));
+}
+
+// The advice Delta gives with a column rename or drop on a table without column mapping.
+constexpr std::string_view kColumnMappingAdvice =
+    "Please enable Column Mapping on your Delta table with mapping mode 'name': ALTER TABLE "
+    "table_name SET TBLPROPERTIES ('delta.columnMapping.mode' = 'name'). If your table is not "
+    "on the required protocol version it will be upgraded.";
+
+// Refuses renaming or dropping table column `index` while a CHECK constraint or a generation
+// expression reads it, as Delta does (the stored expressions would stop resolving).
+void CheckNoDependents(const SchemaPtr& schema, const log::Metadata& metadata, size_t index) {
+  const std::string& name = schema->field(index).name;
+  std::string constraints;
+  for (const auto& [constraint, text] : CheckConstraints(metadata)) {
+    std::set<int> used;
+    CollectColumns(*BindTableExpression(text, schema), used);
+    if (used.count(static_cast<int>(index))) constraints += constraint + " -> " + text + "\n";
+  }
+  if (!constraints.empty()) {
+    SILT_THROW(DELTA_CONSTRAINT_DEPENDENT_COLUMN_CHANGE,
+               {{"columnName", name}, {"constraints", constraints}});
+  }
+  std::string generated;
+  for (const Field& field : schema->fields()) {
+    auto text = MetadataString(field, kGenerationExpressionKey);
+    if (!text) continue;
+    std::set<int> used;
+    CollectColumns(*BindTableExpression(*text, schema), used);
+    if (used.count(static_cast<int>(index))) generated += field.name + " -> " + *text + "\n";
+  }
+  if (!generated.empty()) {
+    SILT_THROW(DELTA_GENERATED_COLUMNS_DEPENDENT_COLUMN_CHANGE,
+               {{"columnName", name}, {"generatedColumns", generated}});
+  }
+}
+
+// The index of top-level column `path` (one part; nested paths are not supported yet), or
+// UNRESOLVED_COLUMN.
+size_t TopLevelColumn(const Schema& schema, const sql::QualifiedName& path) {
+  if (path.size() != 1) {
+    SILT_THROW(NOT_IMPLEMENTED, {{"feature", "Renaming or dropping a nested field"}});
+  }
+  int index = schema.FieldIndex(path[0], /*case_sensitive=*/false);
+  if (index < 0) {
+    std::string proposal;
+    for (const Field& field : schema.fields())
+      proposal += (proposal.empty() ? "`" : ", `") + field.name + "`";
+    SILT_THROW(UNRESOLVED_COLUMN, {{"objectName", "`" + path[0] + "`"}, {"proposal", proposal}});
+  }
+  return static_cast<size_t>(index);
+}
+
 // Writes `batches` (in the table's schema) as data files of the transaction's table.
 struct WrittenFiles {
   std::vector<log::AddFile> adds;
@@ -241,10 +378,11 @@ Field ColumnField(const sql::Statement& statement, const sql::ColumnDefinition& 
                                 QuotedJson(WrittenExpressionText(statement, *column.generated_as)));
   }
   if (column.identity) {
-    SILT_THROW(NOT_IMPLEMENTED, {{"feature", "identity columns"}});
+    if (column.generated_as) SILT_THROW(DELTA_IDENTITY_COLUMNS_WITH_GENERATED_EXPRESSION, {});
+    AddIdentityMetadata(field, *column.identity);
   }
   if (column.default_value) {
-    SILT_THROW(NOT_IMPLEMENTED, {{"feature", "column DEFAULT values"}});
+    SetColumnDefault(field, WrittenDefaultText(statement, *column.default_value), "CREATE TABLE");
   }
   return field;
 }
@@ -354,18 +492,37 @@ StatementResult ExecuteCreateTable(sql::SessionState& session, const sql::Statem
     }
     rows = result.batches;
   }
+  log::StringMap properties = TableProperties(session, statement);
+  {
+    log::Metadata with_properties;
+    with_properties.configuration = properties;
+    if (log::GetColumnMappingMode(with_properties) != log::ColumnMappingMode::kNone) {
+      AssignColumnMapping(fields, properties, /*keep_names=*/false);
+    }
+  }
   auto schema = std::make_shared<Schema>(fields);
   schema->CheckNoDuplicateNames();
-  log::StringMap properties = TableProperties(session, statement);
   for (const auto& constraint : statement.constraints) {
     properties.emplace_back("delta.constraints." + Lower(constraint.name),
                             WrittenExpressionText(statement, *constraint.check));
   }
   ValidateTableExpressions(schema, properties);
+  bool has_defaults = std::any_of(statement.columns.begin(), statement.columns.end(),
+                                  [](const auto& column) { return column.default_value != nullptr; });
+  if (has_defaults) {
+    log::Metadata with_properties;
+    with_properties.configuration = properties;
+    CheckColumnDefaultsAllowed(log::RequiredProtocol(with_properties), "CREATE TABLE");
+  }
   for (const std::string& column : statement.partition_columns) {
-    if (schema->FieldIndex(column, /*case_sensitive=*/false) < 0) {
+    int index = schema->FieldIndex(column, /*case_sensitive=*/false);
+    if (index < 0) {
       SILT_THROW(DELTA_PARTITION_COLUMN_NOT_FOUND,
                  {{"columnName", column}, {"schemaMap", ToDeltaSchemaJson(*schema)}});
+    }
+    const Field& field = schema->field(static_cast<size_t>(index));
+    if (IsIdentityColumn(field)) {
+      SILT_THROW(DELTA_IDENTITY_COLUMNS_PARTITION_NOT_SUPPORTED, {{"colName", field.name}});
     }
   }
 
@@ -396,6 +553,11 @@ StatementResult ExecuteCreateTable(sql::SessionState& session, const sql::Statem
   }
   metadata.partition_columns = partition_columns;
   metadata.configuration = properties;
+  std::optional<log::Protocol> old_protocol;
+  if (target.exists || location_has_log) {
+    old_protocol = log::Snapshot::Load(session.fs(), target.location)->protocol();
+  }
+  std::optional<log::Protocol> feature_protocol = TakeFeatureProperties(metadata, old_protocol);
 
   std::unique_ptr<log::Transaction> txn;
   std::shared_ptr<const log::Snapshot> old_snapshot;
@@ -409,6 +571,7 @@ StatementResult ExecuteCreateTable(sql::SessionState& session, const sql::Statem
     txn = log::Transaction::StartCreate(session.fs(), target.location, EnforcedFeatures());
   }
   txn->UpdateMetadata(metadata);
+  if (feature_protocol) txn->UpdateProtocol(*feature_protocol);
   if (old_snapshot) {
     txn->RecordReadWholeTable();
     for (const auto& file : old_snapshot->files()) txn->RemoveLiveFile(file);
@@ -465,14 +628,55 @@ StatementResult ExecuteCreateTable(sql::SessionState& session, const sql::Statem
 
 // ---- INSERT ----
 
+namespace {
+
+// The INSERT's query, with the DEFAULT keyword in its VALUES rows replaced by the DEFAULT of the
+// column each value goes to (NULL for a column without one). `computed(i)` says whether a
+// by-position insert may leave table column i out.
+sql::QueryPtr WithDefaultsResolved(const sql::Statement& statement, const Schema& schema,
+                                   const std::function<bool(size_t)>& computed) {
+  const sql::QueryPtr& query = statement.query;
+  if (query->kind != sql::QueryKind::kValues || query->values.empty()) return query;
+  size_t arity = query->values[0].size();
+  std::vector<int> targets(arity, -1);
+  if (!statement.column_names.empty()) {
+    for (size_t j = 0; j < arity && j < statement.column_names.size(); ++j) {
+      targets[j] = schema.FieldIndex(statement.column_names[j], /*case_sensitive=*/false);
+    }
+  } else if (arity == schema.num_fields()) {
+    for (size_t j = 0; j < arity; ++j) targets[j] = static_cast<int>(j);
+  } else {
+    size_t j = 0;
+    for (size_t i = 0; i < schema.num_fields() && j < arity; ++i) {
+      if (!computed(i)) targets[j++] = static_cast<int>(i);
+    }
+  }
+  auto resolved = std::make_shared<sql::Query>(*query);
+  for (auto& row : resolved->values) {
+    for (size_t j = 0; j < row.size(); ++j) {
+      if (j < targets.size() && targets[j] >= 0) {
+        row[j] = ResolveDefaultKeyword(row[j], schema.field(static_cast<size_t>(targets[j])));
+      }
+    }
+  }
+  return resolved;
+}
+
+}  // namespace
+
 StatementResult ExecuteInsert(sql::SessionState& session, const sql::Statement& statement) {
   DeltaTarget target = ResolveDeltaTarget(session, statement.name, statement.position, "INSERT");
   auto snapshot = log::Snapshot::Load(session.fs(), target.location);
   auto schema = std::make_shared<Schema>(snapshot->schema());
   const log::Metadata& metadata = snapshot->metadata();
   RowAssembler assembler(schema, metadata, target.display_name);
+  // Generated and identity columns may be left out of a by-position insert.
+  auto computed = [&](size_t i) {
+    return assembler.IsGenerated(i) || IsIdentityColumn(schema->field(i));
+  };
 
-  StatementResult source = RunQuery(session, *statement.query);
+  StatementResult source =
+      RunQuery(session, *WithDefaultsResolved(statement, *schema, computed));
   size_t source_columns = source.schema->num_fields();
 
   auto column_list = [](const Schema& s) {
@@ -515,13 +719,13 @@ StatementResult ExecuteInsert(sql::SessionState& session, const sql::Statement& 
     }
   } else {
     size_t non_generated = 0;
-    for (size_t i = 0; i < schema->num_fields(); ++i) non_generated += !assembler.IsGenerated(i);
+    for (size_t i = 0; i < schema->num_fields(); ++i) non_generated += !computed(i);
     if (source_columns == schema->num_fields()) {
       for (size_t i = 0; i < mapping.size(); ++i) mapping[i] = static_cast<int>(i);
     } else if (source_columns == non_generated && non_generated < schema->num_fields()) {
       int next = 0;
       for (size_t i = 0; i < mapping.size(); ++i) {
-        if (!assembler.IsGenerated(i)) mapping[i] = next++;
+        if (!computed(i)) mapping[i] = next++;
       }
     } else {
       SILT_THROW(INSERT_COLUMN_ARITY_MISMATCH,
@@ -533,10 +737,19 @@ StatementResult ExecuteInsert(sql::SessionState& session, const sql::Statement& 
     }
   }
 
+  for (size_t i = 0; i < mapping.size(); ++i) {
+    if (mapping[i] >= 0) CheckExplicitIdentityInsert(schema->field(i));
+  }
+
   expr::EvalContext context = session.MakeEvalContext();
+  IdentityValueGenerator identity(*schema);
   std::vector<Batch> rows;
   for (const Batch& batch : source.batches) {
-    if (batch.num_rows() > 0) rows.push_back(assembler.Assemble(batch, mapping, context));
+    if (batch.num_rows() == 0) continue;
+    std::vector<int> batch_mapping = mapping;
+    Batch completed = identity.WithGeneratedColumns(
+        WithDefaultColumns(schema, batch, batch_mapping, context), batch_mapping);
+    rows.push_back(assembler.Assemble(completed, batch_mapping, context));
   }
 
   std::optional<std::string> replace_where_text;
@@ -558,6 +771,10 @@ StatementResult ExecuteInsert(sql::SessionState& session, const sql::Statement& 
   // INSERT INTO t REPLACE WHERE is an overwrite of the rows matching the predicate.
   bool overwrite = statement.overwrite || statement.replace_where != nullptr;
   auto txn = log::Transaction::Start(snapshot, EnforcedFeatures());
+  // Generated identity values move their high water marks in this commit's metadata, so a
+  // concurrent writer that generated from the same marks conflicts.
+  log::Metadata updated_metadata = metadata;
+  if (identity.UpdateHighWaterMarks(updated_metadata)) txn->UpdateMetadata(updated_metadata);
   int64_t removed_files = 0;
   int64_t removed_bytes = 0;
   int64_t deleted_rows = 0;
@@ -644,6 +861,13 @@ StatementResult ExecuteAlterTable(sql::SessionState& session, const sql::Stateme
   std::string operation;
   std::vector<std::pair<std::string, std::string>> parameters;
   auto schema = std::make_shared<Schema>(snapshot->schema());
+  if (statement.alter_action == sql::AlterTableAction::kAlterColumn &&
+      statement.alter_column_change == "TYPE" && statement.column_path.size() == 1) {
+    int index = schema->FieldIndex(statement.column_path[0], /*case_sensitive=*/false);
+    if (index >= 0 && IsIdentityColumn(schema->field(static_cast<size_t>(index)))) {
+      SILT_THROW(DELTA_IDENTITY_COLUMNS_ALTER_COLUMN_NOT_SUPPORTED, {});
+    }
+  }
 
   switch (statement.alter_action) {
     case sql::AlterTableAction::kSetProperties: {
@@ -655,6 +879,24 @@ StatementResult ExecuteAlterTable(sql::SessionState& session, const sql::Stateme
                        "Setting delta.constraints.* directly; use ALTER TABLE ADD CONSTRAINT"}});
         }
         auto [key, value] = log::ValidateTableProperty(given_key, given_value);
+        if (key == "delta.columnMapping.mode") {
+          log::Metadata requested;
+          requested.configuration = {{key, value}};
+          log::ColumnMappingMode from = log::GetColumnMappingMode(metadata);
+          log::ColumnMappingMode to = log::GetColumnMappingMode(requested);
+          if (from == log::ColumnMappingMode::kNone && to != log::ColumnMappingMode::kNone) {
+            // Turning mapping on keeps every column's name as its physical name.
+            std::vector<Field> fields = schema->fields();
+            AssignColumnMapping(fields, metadata.configuration, /*keep_names=*/true);
+            schema = std::make_shared<Schema>(fields);
+            metadata.schema_string = ToDeltaSchemaJson(*schema);
+          } else if (from != to) {
+            SILT_THROW(NOT_IMPLEMENTED, {{"feature", "Changing the column mapping mode from " +
+                                                         Lower(*log::FindValue(snapshot->metadata().configuration,
+                                                                               "delta.columnMapping.mode")) +
+                                                         " to " + Lower(value)}});
+          }
+        }
         bool replaced = false;
         for (auto& [existing_key, existing_value] : metadata.configuration) {
           if (existing_key == key) {
@@ -664,6 +906,9 @@ StatementResult ExecuteAlterTable(sql::SessionState& session, const sql::Stateme
         }
         if (!replaced) metadata.configuration.emplace_back(key, value);
         set.emplace_back(key, value);
+      }
+      if (auto protocol = TakeFeatureProperties(metadata, snapshot->protocol())) {
+        txn->UpdateProtocol(*protocol);
       }
       operation = "SET TBLPROPERTIES";
       parameters = {{"properties", QuotedJson(JsonStringObject(set))}};
@@ -699,7 +944,19 @@ StatementResult ExecuteAlterTable(sql::SessionState& session, const sql::Stateme
           SILT_THROW(UNSUPPORTED_FEATURE, {{"message", "Adding a generated column " + column.name +
                                                            " to an existing table"}});
         }
+        if (column.identity) {
+          SILT_THROW(UNSUPPORTED_FEATURE, {{"message", "Adding an IDENTITY column " + column.name +
+                                                           " to an existing table"}});
+        }
+        if (column.default_value) {
+          SILT_THROW(WRONG_COLUMN_DEFAULTS_FOR_DELTA_ALTER_TABLE_ADD_COLUMN_NOT_SUPPORTED,
+                     {{"commandType", "ALTER TABLE ADD COLUMNS"}});
+        }
         fields.push_back(ColumnField(statement, column));
+      }
+      // Under column mapping new columns get ids and physical names of their own.
+      if (log::GetColumnMappingMode(metadata) != log::ColumnMappingMode::kNone) {
+        AssignColumnMapping(fields, metadata.configuration, /*keep_names=*/false);
       }
       Schema updated(fields);
       updated.CheckNoDuplicateNames();
@@ -780,6 +1037,103 @@ StatementResult ExecuteAlterTable(sql::SessionState& session, const sql::Stateme
       }
       operation = "DROP CONSTRAINT";
       parameters = {{"constraint", QuotedJson(name)}, {"expr", old ? QuotedJson(*old) : "null"}};
+      break;
+    }
+    case sql::AlterTableAction::kRenameColumn: {
+      // Under column mapping a rename changes only the logical name: files keep the physical one.
+      if (log::GetColumnMappingMode(metadata) == log::ColumnMappingMode::kNone) {
+        SILT_THROW(DELTA_UNSUPPORTED_RENAME_COLUMN, {{"advice", std::string(kColumnMappingAdvice)}});
+      }
+      size_t index = TopLevelColumn(*schema, statement.column_path);
+      std::string old_name = schema->field(index).name;
+      int existing = schema->FieldIndex(statement.new_name, /*case_sensitive=*/false);
+      if (existing >= 0 && static_cast<size_t>(existing) != index) {
+        SILT_THROW(COLUMN_ALREADY_EXISTS, {{"columnName", "`" + Lower(statement.new_name) + "`"}});
+      }
+      CheckNoDependents(schema, metadata, index);
+      std::vector<Field> fields = schema->fields();
+      fields[index].name = statement.new_name;
+      for (std::string& column : metadata.partition_columns) {
+        if (column == old_name) column = statement.new_name;
+      }
+      metadata.schema_string = ToDeltaSchemaJson(Schema(fields));
+      operation = "RENAME COLUMN";
+      parameters = {{"oldColumnPath", QuotedJson(old_name)},
+                    {"newColumnPath", QuotedJson(statement.new_name)}};
+      break;
+    }
+    case sql::AlterTableAction::kDropColumns: {
+      if (log::GetColumnMappingMode(metadata) == log::ColumnMappingMode::kNone) {
+        SILT_THROW(DELTA_UNSUPPORTED_DROP_COLUMN, {{"advice", std::string(kColumnMappingAdvice)}});
+      }
+      std::vector<bool> dropped(schema->num_fields(), false);
+      std::vector<std::string> names;
+      std::vector<std::string> partitions;
+      for (const sql::QualifiedName& path : statement.column_paths) {
+        int index = schema->FieldIndex(path.back(), /*case_sensitive=*/false);
+        if (index < 0 && statement.if_exists && path.size() == 1) continue;
+        size_t column = TopLevelColumn(*schema, path);
+        const std::string& name = schema->field(column).name;
+        if (std::find(metadata.partition_columns.begin(), metadata.partition_columns.end(),
+                      name) != metadata.partition_columns.end()) {
+          partitions.push_back(name);
+        }
+        CheckNoDependents(schema, metadata, column);
+        dropped[column] = true;
+        names.push_back(name);
+      }
+      if (!partitions.empty()) {
+        std::string list;
+        for (const auto& name : partitions) list += (list.empty() ? "" : ", ") + name;
+        SILT_THROW(DELTA_UNSUPPORTED_DROP_PARTITION_COLUMN, {{"columnList", list}});
+      }
+      std::vector<Field> fields;
+      for (size_t i = 0; i < schema->num_fields(); ++i) {
+        if (!dropped[i]) fields.push_back(schema->field(i));
+      }
+      if (fields.empty()) {
+        SILT_THROW(UNSUPPORTED_FEATURE, {{"message", "Dropping every column of a table"}});
+      }
+      metadata.schema_string = ToDeltaSchemaJson(Schema(fields));
+      operation = "DROP COLUMNS";
+      parameters = {{"columns", QuotedJson(JsonStringArray(names))}};
+      break;
+    }
+    case sql::AlterTableAction::kAlterColumn: {
+      if (statement.alter_column_change != "SET DEFAULT" &&
+          statement.alter_column_change != "DROP DEFAULT") {
+        SILT_THROW(NOT_IMPLEMENTED, {{"feature", "ALTER COLUMN " + statement.alter_column_change}});
+      }
+      if (statement.column_path.size() != 1) {
+        SILT_THROW(NOT_IMPLEMENTED, {{"feature", "a DEFAULT on a nested field"}});
+      }
+      int index = schema->FieldIndex(statement.column_path[0], /*case_sensitive=*/false);
+      if (index < 0) {
+        std::string proposal;
+        for (const Field& field : schema->fields())
+          proposal += (proposal.empty() ? "`" : ", `") + field.name + "`";
+        SILT_THROW(UNRESOLVED_COLUMN, {{"objectName", "`" + statement.column_path[0] + "`"},
+                                       {"proposal", proposal}});
+      }
+      std::vector<Field> fields = schema->fields();
+      Field& field = fields[static_cast<size_t>(index)];
+      if (statement.alter_column_change == "SET DEFAULT") {
+        CheckColumnDefaultsAllowed(snapshot->protocol(), "ALTER TABLE");
+        SILT_CHECK(!statement.columns.empty() && statement.columns[0].default_value,
+                   "SET DEFAULT without a value");
+        SetColumnDefault(field, WrittenDefaultText(statement, *statement.columns[0].default_value),
+                         "ALTER TABLE");
+      } else {
+        DropColumnDefault(field);
+      }
+      metadata.schema_string = ToDeltaSchemaJson(Schema(fields));
+      // The changed column as Delta records it for CHANGE COLUMN.
+      std::string struct_json = ToDeltaSchemaJson(Schema({field}));
+      size_t start = struct_json.find('[');
+      size_t end = struct_json.rfind(']');
+      SILT_CHECK(start != std::string::npos && end > start, "unexpected schema JSON");
+      operation = "CHANGE COLUMN";
+      parameters = {{"column", QuotedJson(struct_json.substr(start + 1, end - start - 1))}};
       break;
     }
     default:

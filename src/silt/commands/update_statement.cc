@@ -7,9 +7,11 @@
 #include <algorithm>
 
 #include "silt/base/check.h"
+#include "silt/commands/column_defaults.h"
 #include "silt/commands/dml_support.h"
 #include "silt/commands/dml_views.h"
 #include "silt/commands/dml_validation.h"
+#include "silt/commands/identity_columns.h"
 #include "silt/commands/statement_internal.h"
 #include "silt/expr/evaluator.h"
 
@@ -156,9 +158,16 @@ StatementResult ExecuteUpdate(sql::SessionState& session, const sql::Statement& 
 
   std::vector<BoundAssignment> assignments;
   for (const sql::Assignment& assignment : statement.assignments) {
-    assignments.push_back(BindAssignment(table, assignment, alias));
+    sql::Assignment resolved = assignment;
+    if (const Field* target = AssignedColumn(schema, assignment.column)) {
+      resolved.value = ResolveDefaultKeyword(assignment.value, *target);
+    }
+    assignments.push_back(BindAssignment(table, resolved, alias));
   }
   CheckNoConflicts(assignments);
+  for (const BoundAssignment& assignment : assignments) {
+    CheckIdentityNotUpdated(schema.field(assignment.column));
+  }
   expr::ExpressionPtr predicate;
   std::vector<std::string> predicate_sql;
   if (statement.where) {

@@ -101,6 +101,32 @@ std::string EscapePartitionPathValue(const std::optional<std::string>& value) {
   return out;
 }
 
+namespace {
+
+// The field a data file stores for table column `logical` under column mapping (protocol "Column
+// Mapping"): its physical name, and its column id as the Parquet field id.
+Field PhysicalField(const Field& logical) {
+  if (logical.type->is_nested()) {
+    SILT_THROW(NOT_IMPLEMENTED,
+               {{"feature", "Writing nested column " + logical.name + " of a table with column mapping"}});
+  }
+  const std::string* name = logical.FindMetadata("delta.columnMapping.physicalName");
+  const std::string* id = logical.FindMetadata("delta.columnMapping.id");
+  // A column outside the table's schema (`_change_type` of change data files) keeps its name.
+  if (name == nullptr && id == nullptr) return Field{logical.name, logical.type, logical.nullable, {}};
+  if (id == nullptr) SILT_THROW(DELTA_COLUMN_MAPPING_MISSING_FIELD_ID, {{"column", logical.name}});
+  // The physical name is a JSON string; Delta's are `col-<uuid>` or the logical name of a column
+  // that existed before mapping was enabled, neither of which needs escapes.
+  if (name == nullptr || name->size() < 2 || name->front() != '"' || name->back() != '"' ||
+      name->find('\\') != std::string::npos) {
+    SILT_THROW(INVALID_SCHEMA_JSON,
+               {{"message", "column " + logical.name + " has no usable delta.columnMapping.physicalName"}});
+  }
+  return Field{name->substr(1, name->size() - 2), logical.type, logical.nullable, {{"parquet.field.id", *id}}};
+}
+
+}  // namespace
+
 struct DataFileWriter::OpenFile {
   std::string relative_path;
   PartitionValueMap partition_values;
@@ -113,15 +139,19 @@ DataFileWriter::~DataFileWriter() = default;
 
 std::unique_ptr<DataFileWriter> DataFileWriter::Make(std::shared_ptr<io::FileSystem> fs, std::string table_root,
                                                      const Metadata& metadata, DataFileWriterOptions options) {
-  if (GetColumnMappingMode(metadata) != ColumnMappingMode::kNone) {
-    SILT_THROW(NOT_IMPLEMENTED, {{"feature", "Writing data files to a table with column mapping"}});
-  }
+  const bool mapped = GetColumnMappingMode(metadata) != ColumnMappingMode::kNone;
   std::unique_ptr<DataFileWriter> writer(new DataFileWriter());
   writer->fs_ = std::move(fs);
   writer->table_root_ = std::move(table_root);
   writer->options_ = std::move(options);
+  // Under column mapping files name their columns by physical name and carry the column ids as
+  // Parquet field ids, and statistics and partition values use the physical names.
+  if (mapped) writer->options_.parquet.write_field_ids = true;
   Schema schema = ParseDeltaSchema(metadata.schema_string);
   writer->table_schema_ = std::make_shared<const Schema>(schema);
+  for (const Field& field : schema.fields()) {
+    writer->stored_names_.push_back(mapped ? PhysicalField(field).name : field.name);
+  }
   std::vector<Field> data_fields;
   for (const auto& column : metadata.partition_columns) {
     int index = schema.FieldIndex(column);
@@ -134,7 +164,7 @@ std::unique_ptr<DataFileWriter> DataFileWriter::Make(std::shared_ptr<io::FileSys
     if (std::find(writer->partition_indexes_.begin(), writer->partition_indexes_.end(), i) ==
         writer->partition_indexes_.end()) {
       writer->data_indexes_.push_back(i);
-      data_fields.push_back(schema.field(i));
+      data_fields.push_back(mapped ? PhysicalField(schema.field(i)) : schema.field(i));
     }
   }
   writer->data_schema_ = std::make_shared<const Schema>(std::move(data_fields));
@@ -214,7 +244,7 @@ void DataFileWriter::Write(const Batch& batch) {
       std::optional<std::string> text = PartitionText(*batch.column(index), row);
       key += text ? "v" + *text : "n";
       key.push_back('\0');
-      values.emplace_back(table.field(index).name, std::move(text));
+      values.emplace_back(stored_names_[index], std::move(text));
     }
     values_by_key.emplace(key, std::move(values));
     keys[static_cast<size_t>(row)] = std::move(key);

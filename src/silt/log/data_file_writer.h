@@ -38,8 +38,10 @@ std::string EscapePartitionPathValue(const std::optional<std::string>& value);
 class DataFileWriter {
  public:
   /// Prepares writing under `table_root` for a table with `metadata` (schema, partitioning,
-  /// properties). Throws NOT_IMPLEMENTED for column-mapping tables (physical names and field ids
-  /// are not written yet), INVALID_SCHEMA_JSON for a bad schema and
+  /// properties). Under column mapping the files, statistics and partition values use each
+  /// column's physical name and the files carry the column ids as Parquet field ids; nested
+  /// columns of such tables throw NOT_IMPLEMENTED, a column without an id
+  /// DELTA_COLUMN_MAPPING_MISSING_FIELD_ID. Throws INVALID_SCHEMA_JSON for a bad schema and
   /// DELTA_PARTITION_COLUMN_NOT_FOUND for a partition column missing from it.
   static std::unique_ptr<DataFileWriter> Make(std::shared_ptr<io::FileSystem> fs, std::string table_root,
                                               const Metadata& metadata, DataFileWriterOptions options = {});
@@ -69,6 +71,7 @@ class DataFileWriter {
   SchemaPtr data_schema_;
   std::vector<size_t> partition_indexes_;  ///< Table column index of each partition column.
   std::vector<size_t> data_indexes_;       ///< Table column index of each data column.
+  std::vector<std::string> stored_names_;  ///< Each table column's name in files and stats.
   std::map<std::string, std::unique_ptr<OpenFile>> open_files_;
   std::vector<AddFile> finished_;
 };

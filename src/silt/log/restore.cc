@@ -1,6 +1,8 @@
 #include "silt/log/restore.h"
 
 #include <algorithm>
+#include <charconv>
+#include <optional>
 #include <set>
 #include <string_view>
 #include <utility>
@@ -13,6 +15,7 @@
 #include "silt/log/table_features.h"
 #include "silt/log/transaction.h"
 #include "silt/types/date_time.h"
+#include "silt/types/schema_json.h"
 
 namespace silt::log {
 namespace {
@@ -94,6 +97,54 @@ Metadata WithInCommitTimestampsKept(Metadata restored, const Metadata& latest) {
       restored.configuration.emplace_back(key, *value);
     }
   }
+  return restored;
+}
+
+// `restored` with each identity column's high water mark at least as far along as in `latest`
+// (Delta's restore keeps the marks): values generated after the restored version must never be
+// generated again.
+Metadata WithIdentityHighWaterMarksKept(Metadata restored, const Metadata& latest) {
+  constexpr std::string_view kMark = "delta.identity.highWaterMark";
+  constexpr std::string_view kStep = "delta.identity.step";
+  if (restored.schema_string.find(kMark) == std::string::npos &&
+      latest.schema_string.find(kMark) == std::string::npos) {
+    return restored;
+  }
+  Schema latest_schema = ParseDeltaSchema(latest.schema_string);
+  std::vector<Field> fields = ParseDeltaSchema(restored.schema_string).fields();
+  bool changed = false;
+  for (Field& field : fields) {
+    int index = latest_schema.FieldIndex(field.name, /*case_sensitive=*/true);
+    if (index < 0) continue;
+    const std::string* latest_mark =
+        latest_schema.field(static_cast<size_t>(index)).FindMetadata(kMark);
+    const std::string* step = field.FindMetadata(kStep);
+    if (latest_mark == nullptr || step == nullptr) continue;
+    const std::string* mark = field.FindMetadata(kMark);
+    bool descending = !step->empty() && (*step)[0] == '-';
+    if (mark != nullptr) {
+      auto parse = [](const std::string& text) {
+        int64_t value = 0;
+        auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+        return error == std::errc() && end == text.data() + text.size() ? std::optional(value)
+                                                                        : std::nullopt;
+      };
+      std::optional<int64_t> ours = parse(*mark);
+      std::optional<int64_t> theirs = parse(*latest_mark);
+      if (!ours || !theirs) continue;
+      if (descending ? *theirs >= *ours : *theirs <= *ours) continue;
+    }
+    bool replaced = false;
+    for (auto& [key, value] : field.metadata) {
+      if (key == kMark) {
+        value = *latest_mark;
+        replaced = true;
+      }
+    }
+    if (!replaced) field.metadata.emplace_back(std::string(kMark), *latest_mark);
+    changed = true;
+  }
+  if (changed) restored.schema_string = ToDeltaSchemaJson(Schema(std::move(fields)));
   return restored;
 }
 
@@ -204,7 +255,8 @@ RestoreResult Restore(const std::shared_ptr<io::FileSystem>& fs, const std::stri
   auto txn = Transaction::Start(latest, options.enforced_features);
   // The restore replaces the table's whole state: any concurrent data change conflicts.
   txn->RecordReadWholeTable();
-  Metadata metadata = WithInCommitTimestampsKept(restored->metadata(), latest->metadata());
+  Metadata metadata = WithIdentityHighWaterMarksKept(
+      WithInCommitTimestampsKept(restored->metadata(), latest->metadata()), latest->metadata());
   if (metadata != latest->metadata()) txn->UpdateMetadata(std::move(metadata));
   Protocol protocol = MergeProtocols(latest->protocol(), restored->protocol());
   if (protocol != latest->protocol()) txn->UpdateProtocol(std::move(protocol));

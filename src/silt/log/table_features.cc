@@ -22,7 +22,7 @@ constexpr std::array<TableFeatureInfo, 28> kFeatures = {{
     {"checkConstraints", false, 0, 3, true, false},
     {"changeDataFeed", false, 0, 4, true, false},
     {"generatedColumns", false, 0, 4, true, false},
-    {"columnMapping", true, 2, 5, true, false},
+    {"columnMapping", true, 2, 5, true, true},
     {"identityColumns", false, 0, 6, true, false},
     {"deletionVectors", true, 0, 0, true, true},
     {"timestampNtz", true, 0, 0, true, true},

@@ -230,6 +230,10 @@ Protocol RequiredProtocol(const Metadata& metadata) {
   if (!metadata.schema_string.empty() && IsFeatureActive("generatedColumns", metadata)) {
     legacy_writer = std::max(legacy_writer, 4);
   }
+  // Identity columns need writer version 6 (protocol "Identity Columns").
+  if (!metadata.schema_string.empty() && IsFeatureActive("identityColumns", metadata)) {
+    legacy_writer = std::max(legacy_writer, 6);
+  }
   if (GetColumnMappingMode(metadata) != ColumnMappingMode::kNone) {
     legacy_writer = std::max(legacy_writer, 5);
     legacy_reader = 2;
@@ -253,6 +257,20 @@ Protocol RequiredProtocol(const Metadata& metadata) {
     AddUnique(writer_features, "rowTracking");
   }
   if (PropertyIsTrue(metadata, "delta.enableTypeWidening")) reader_writer("typeWidening");
+  // `delta.feature.<name>` = supported (or enabled) asks for a feature by name.
+  for (const auto& [key, value] : metadata.configuration) {
+    constexpr std::string_view kPrefix = "delta.feature.";
+    if (key.rfind(kPrefix, 0) != 0) continue;
+    if (!EqualsIgnoreCase(value, "supported") && !EqualsIgnoreCase(value, "enabled")) continue;
+    std::string name = key.substr(kPrefix.size());
+    const TableFeatureInfo* feature = FindTableFeature(name);
+    if (feature == nullptr) continue;
+    if (feature->reader_writer) {
+      reader_writer(name);
+    } else {
+      AddUnique(writer_features, name);
+    }
+  }
   if (writer_features.empty()) {
     return Protocol{legacy_reader, legacy_writer, std::nullopt, std::nullopt};
   }

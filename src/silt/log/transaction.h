@@ -210,11 +210,11 @@ class Transaction {
 };
 
 /// The protocol a table with `metadata` needs: (1, 2) by default; (1, 4) with the change data
-/// feed; table features (3, 7) / (1, 7), listing appendOnly and invariants as Spark does, when a
-/// feature without a legacy version is used (deletion vectors, timestamp_ntz columns, V2
-/// checkpoints, in-commit timestamps, domain metadata). Throws DELTA_UNSUPPORTED_FEATURES_FOR_WRITE
-/// for properties that need a feature silt's writer does not implement (column mapping, row
-/// tracking, ...).
+/// feed or generated columns; (2, 5) with column mapping; (1, 6) with identity columns; table
+/// features (3, 7) / (1, 7), listing the features the legacy versions implied as Spark does, when
+/// a feature without a legacy version is used (deletion vectors, timestamp_ntz columns, V2
+/// checkpoints, in-commit timestamps, domain metadata) or named by a `delta.feature.<name>`
+/// property (`supported` or `enabled`).
 Protocol RequiredProtocol(const Metadata& metadata);
 
 /// Table property helpers used by the writer.

@@ -977,6 +977,9 @@ class Printer {
         if (s.alter_column_change == "TYPE") return out + "TYPE " + TypeText(s.columns[0].type);
         if (s.alter_column_change == "COMMENT") return out + "COMMENT " + QuoteString(*s.comment);
         if (s.alter_column_change == "AFTER") return out + "AFTER " + QuoteIdentifier(s.new_name);
+        if (s.alter_column_change == "SET DEFAULT") {
+          return out + "SET DEFAULT " + Expression(*s.columns[0].default_value);
+        }
         return out + s.alter_column_change;
       }
       case AlterTableAction::kDropColumns: {

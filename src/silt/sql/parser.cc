@@ -2407,9 +2407,11 @@ class Parser {
 
   int64_t ParseIdentityNumber() {
     const Token& token = Current();
+    // A negative START or INCREMENT (a descending identity column) is a minus sign and a literal.
+    bool negative = MatchOperator("-");
     ExpressionPtr literal = ParseLiteral();
     int64_t value = 0;
-    const std::string& text = literal->text;
+    const std::string text = (negative ? "-" : "") + literal->text;
     auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
     bool integral = literal->literal_kind == LiteralKind::kInteger ||
                     literal->literal_kind == LiteralKind::kBigint;
@@ -2692,6 +2694,14 @@ class Parser {
         statement.alter_column_change = "SET NOT NULL";
       } else if (MatchKeywords({"DROP", "NOT", "NULL"})) {
         statement.alter_column_change = "DROP NOT NULL";
+      } else if (MatchKeywords({"SET", "DEFAULT"})) {
+        statement.alter_column_change = "SET DEFAULT";
+        ColumnDefinition column;
+        column.name = statement.column_path.back();
+        column.default_value = ParseExpr();
+        statement.columns.push_back(std::move(column));
+      } else if (MatchKeywords({"DROP", "DEFAULT"})) {
+        statement.alter_column_change = "DROP DEFAULT";
       } else if (MatchKeyword("COMMENT")) {
         statement.alter_column_change = "COMMENT";
         statement.comment = ParseStringLiteral();
