@@ -262,7 +262,11 @@ def test_column_argument_errors(spark):
 
 
 # Engine functions without a PySpark function of the same name.
-_NOT_PYSPARK_NAMES = {"if", "map", "mod", "div", "subscript"}
+# The type-named casts (`int(x)`, `date(x)`, ...), the unit-keyword forms (`timestampadd(HOUR,
+# ...)`) and `space` are Spark SQL names with no pyspark.sql.functions counterpart.
+_NOT_PYSPARK_NAMES = {"if", "map", "mod", "div", "subscript", "bigint", "binary", "boolean", "date",
+                      "decimal", "double", "float", "int", "smallint", "string", "timestamp",
+                      "tinyint", "timestampadd", "timestampdiff", "timediff", "space"}
 
 
 def test_every_engine_function_has_its_pyspark_name():
@@ -282,3 +286,30 @@ def test_more_functions(spark):
         F.extract(F.lit("YEAR"), F.lit(datetime.date(2024, 3, 1))).alias("y"),
     ).first()
     assert row == Row(td=None, ta=3, bl=16, pos=2, y=2024)
+
+
+def test_functions_of_spark_3_4_to_4_0(spark):
+    # Examples from the pyspark.sql.functions docstrings of each function.
+    row = spark.range(1).select(
+        F.array_append(F.array(F.lit(1), F.lit(2)), 3).alias("aa"),
+        F.array_insert(F.array(F.lit("a"), F.lit("b")), 2, "x").alias("ai"),
+        F.split_part(F.lit("11.12.13"), F.lit("."), F.lit(3)).alias("sp"),
+        F.format_number(F.lit(5.0), 4).alias("fn"),
+        F.levenshtein(F.lit("kitten"), F.lit("sitting")).alias("lv"),
+        F.mask(F.lit("AbCD123-@$#")).alias("mk"),
+        F.make_ym_interval(F.lit(2)).alias("ym"),
+        F.width_bucket(F.lit(5.3), F.lit(0.2), F.lit(10.6), 5).alias("wb"),
+        F.str_to_map(F.lit("a:1,b:2")).alias("sm"),
+        F.from_csv(F.lit("1,abc"), "a INT, b STRING").alias("fc"),
+        F.schema_of_csv(F.lit("1,abc")).alias("sc"),
+    ).first()
+    assert row.aa == [1, 2, 3]
+    assert row.ai == ["a", "x", "b"]
+    assert row.sp == "13"
+    assert row.fn == "5.0000"
+    assert row.lv == 3
+    assert row.mk == "XxXXnnn-@$#"
+    assert row.wb == 3
+    assert row.sm == {"a": "1", "b": "2"}
+    assert row.fc.a == 1 and row.fc.b == "abc"
+    assert row.sc == "STRUCT<_c0: INT, _c1: STRING>"

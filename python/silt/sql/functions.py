@@ -6,6 +6,8 @@ function of the same name run by silt's engine; a function the engine lacks fail
 DataFrame using it is analysed, with UNRESOLVED_ROUTINE.
 """
 
+import builtins
+
 from silt.errors import _error
 from silt.sql.column import (
     Column,
@@ -24,7 +26,8 @@ def _c(col):
 
 
 def _cols(cols):
-    if len(cols) == 1 and isinstance(cols[0], (list, tuple, set)):
+    # builtins.len: this module defines PySpark's len().
+    if builtins.len(cols) == 1 and isinstance(cols[0], (list, tuple, set)):
         cols = tuple(cols[0])
     return [_c(col) for col in cols]
 
@@ -1188,3 +1191,747 @@ def try_element_at(col, extraction):
 def try_to_timestamp(col, format=None):
     arguments = [_c(col)] + ([] if format is None else [_c(format)])
     return _call("try_to_timestamp", arguments)
+
+
+# Functions of Spark 3.4-4.0 that silt's engine runs, under PySpark's names and argument
+# names. As in PySpark, a str names a column where the argument is "ColumnOrName"; formats,
+# counts and messages documented as Python values are literals; "Column or str or int"
+# arguments read a str as a column and other values as literals; an optional argument left
+# at its default takes PySpark's default value.
+
+
+def acosh(col):
+    arguments = []
+    arguments.append(_c(col))
+    return _call("acosh", arguments)
+
+
+def asinh(col):
+    arguments = []
+    arguments.append(_c(col))
+    return _call("asinh", arguments)
+
+
+def atanh(col):
+    arguments = []
+    arguments.append(_c(col))
+    return _call("atanh", arguments)
+
+
+def cosh(col):
+    arguments = []
+    arguments.append(_c(col))
+    return _call("cosh", arguments)
+
+
+def sinh(col):
+    arguments = []
+    arguments.append(_c(col))
+    return _call("sinh", arguments)
+
+
+def tanh(col):
+    arguments = []
+    arguments.append(_c(col))
+    return _call("tanh", arguments)
+
+
+def cot(col):
+    arguments = []
+    arguments.append(_c(col))
+    return _call("cot", arguments)
+
+
+def csc(col):
+    arguments = []
+    arguments.append(_c(col))
+    return _call("csc", arguments)
+
+
+def sec(col):
+    arguments = []
+    arguments.append(_c(col))
+    return _call("sec", arguments)
+
+
+def expm1(col):
+    arguments = []
+    arguments.append(_c(col))
+    return _call("expm1", arguments)
+
+
+def log1p(col):
+    arguments = []
+    arguments.append(_c(col))
+    return _call("log1p", arguments)
+
+
+def rint(col):
+    arguments = []
+    arguments.append(_c(col))
+    return _call("rint", arguments)
+
+
+def factorial(col):
+    arguments = []
+    arguments.append(_c(col))
+    return _call("factorial", arguments)
+
+
+def hypot(col1, col2):
+    arguments = []
+    arguments.append(_c(col1))
+    arguments.append(_c(col2))
+    return _call("hypot", arguments)
+
+
+def bin(col):
+    arguments = []
+    arguments.append(_c(col))
+    return _call("bin", arguments)
+
+
+def conv(col, fromBase, toBase):
+    arguments = []
+    arguments.append(_c(col))
+    arguments.append(_to_column(fromBase, literal=True))
+    arguments.append(_to_column(toBase, literal=True))
+    return _call("conv", arguments)
+
+
+def width_bucket(v, min, max, numBucket):
+    arguments = []
+    arguments.append(_c(v))
+    arguments.append(_c(min))
+    arguments.append(_c(max))
+    arguments.append(_col_or_lit(numBucket))
+    return _call("width_bucket", arguments)
+
+
+def bit_count(col):
+    arguments = []
+    arguments.append(_c(col))
+    return _call("bit_count", arguments)
+
+
+def bit_get(col, pos):
+    arguments = []
+    arguments.append(_c(col))
+    arguments.append(_c(pos))
+    return _call("bit_get", arguments)
+
+
+def getbit(col, pos):
+    arguments = []
+    arguments.append(_c(col))
+    arguments.append(_c(pos))
+    return _call("getbit", arguments)
+
+
+def bitmap_bit_position(col):
+    arguments = []
+    arguments.append(_c(col))
+    return _call("bitmap_bit_position", arguments)
+
+
+def bitmap_bucket_number(col):
+    arguments = []
+    arguments.append(_c(col))
+    return _call("bitmap_bucket_number", arguments)
+
+
+def bitmap_count(col):
+    arguments = []
+    arguments.append(_c(col))
+    return _call("bitmap_count", arguments)
+
+
+def equal_null(col1, col2):
+    arguments = []
+    arguments.append(_c(col1))
+    arguments.append(_c(col2))
+    return _call("equal_null", arguments)
+
+
+def nullifzero(col):
+    arguments = []
+    arguments.append(_c(col))
+    return _call("nullifzero", arguments)
+
+
+def zeroifnull(col):
+    arguments = []
+    arguments.append(_c(col))
+    return _call("zeroifnull", arguments)
+
+
+def array_append(col, value):
+    arguments = []
+    arguments.append(_c(col))
+    arguments.append(_to_column(value, literal=True))
+    return _call("array_append", arguments)
+
+
+def array_prepend(col, value):
+    arguments = []
+    arguments.append(_c(col))
+    arguments.append(_to_column(value, literal=True))
+    return _call("array_prepend", arguments)
+
+
+def array_compact(col):
+    arguments = []
+    arguments.append(_c(col))
+    return _call("array_compact", arguments)
+
+
+def array_insert(arr, pos, value):
+    arguments = []
+    arguments.append(_c(arr))
+    arguments.append(_col_or_lit(pos))
+    arguments.append(_to_column(value, literal=True))
+    return _call("array_insert", arguments)
+
+
+def array_repeat(col, count):
+    arguments = []
+    arguments.append(_c(col))
+    arguments.append(_col_or_lit(count))
+    return _call("array_repeat", arguments)
+
+
+def array_size(col):
+    arguments = []
+    arguments.append(_c(col))
+    return _call("array_size", arguments)
+
+
+def arrays_overlap(a1, a2):
+    arguments = []
+    arguments.append(_c(a1))
+    arguments.append(_c(a2))
+    return _call("arrays_overlap", arguments)
+
+
+def shuffle(col, seed=None):
+    arguments = []
+    arguments.append(_c(col))
+    if seed is not None:
+        arguments.append(_to_column(seed, literal=True))
+    return _call("shuffle", arguments)
+
+
+def map_contains_key(col, value):
+    arguments = []
+    arguments.append(_c(col))
+    arguments.append(_to_column(value, literal=True))
+    return _call("map_contains_key", arguments)
+
+
+def map_from_entries(col):
+    arguments = []
+    arguments.append(_c(col))
+    return _call("map_from_entries", arguments)
+
+
+def str_to_map(text, pairDelim=None, keyValueDelim=None):
+    arguments = []
+    arguments.append(_c(text))
+    arguments.append(_lit(',') if pairDelim is None else _c(pairDelim))
+    arguments.append(_lit(':') if keyValueDelim is None else _c(keyValueDelim))
+    return _call("str_to_map", arguments)
+
+
+def elt(*inputs):
+    arguments = []
+    arguments.extend(_cols(inputs))
+    return _call("elt", arguments)
+
+
+def encode(col, charset):
+    arguments = []
+    arguments.append(_c(col))
+    arguments.append(_to_column(charset, literal=True))
+    return _call("encode", arguments)
+
+
+def decode(col, charset):
+    arguments = []
+    arguments.append(_c(col))
+    arguments.append(_to_column(charset, literal=True))
+    return _call("decode", arguments)
+
+
+def find_in_set(str, str_array):
+    arguments = []
+    arguments.append(_c(str))
+    arguments.append(_c(str_array))
+    return _call("find_in_set", arguments)
+
+
+def format_number(col, d):
+    arguments = []
+    arguments.append(_c(col))
+    arguments.append(_to_column(d, literal=True))
+    return _call("format_number", arguments)
+
+
+def len(col):
+    arguments = []
+    arguments.append(_c(col))
+    return _call("len", arguments)
+
+
+def levenshtein(left, right, threshold=None):
+    arguments = []
+    arguments.append(_c(left))
+    arguments.append(_c(right))
+    if threshold is not None:
+        arguments.append(_to_column(threshold, literal=True))
+    return _call("levenshtein", arguments)
+
+
+def luhn_check(str):
+    arguments = []
+    arguments.append(_c(str))
+    return _call("luhn_check", arguments)
+
+
+def mask(col, upperChar=None, lowerChar=None, digitChar=None, otherChar=None):
+    arguments = []
+    arguments.append(_c(col))
+    arguments.append(_lit('X') if upperChar is None else _c(upperChar))
+    arguments.append(_lit('x') if lowerChar is None else _c(lowerChar))
+    arguments.append(_lit('n') if digitChar is None else _c(digitChar))
+    arguments.append(_lit(None) if otherChar is None else _c(otherChar))
+    return _call("mask", arguments)
+
+
+def overlay(src, replace, pos, len=-1):
+    arguments = []
+    arguments.append(_c(src))
+    arguments.append(_c(replace))
+    arguments.append(_col_or_lit(pos))
+    arguments.append(_col_or_lit(len))
+    return _call("overlay", arguments)
+
+
+def printf(format, *cols):
+    arguments = []
+    arguments.append(_c(format))
+    arguments.extend(_cols(cols))
+    return _call("printf", arguments)
+
+
+def soundex(col):
+    arguments = []
+    arguments.append(_c(col))
+    return _call("soundex", arguments)
+
+
+def split_part(src, delimiter, partNum):
+    arguments = []
+    arguments.append(_c(src))
+    arguments.append(_c(delimiter))
+    arguments.append(_c(partNum))
+    return _call("split_part", arguments)
+
+
+def substring_index(str, delim, count):
+    arguments = []
+    arguments.append(_c(str))
+    arguments.append(_to_column(delim, literal=True))
+    arguments.append(_to_column(count, literal=True))
+    return _call("substring_index", arguments)
+
+
+def regexp_count(str, regexp):
+    arguments = []
+    arguments.append(_c(str))
+    arguments.append(_c(regexp))
+    return _call("regexp_count", arguments)
+
+
+def regexp_extract_all(str, regexp, idx=None):
+    arguments = []
+    arguments.append(_c(str))
+    arguments.append(_c(regexp))
+    if idx is not None:
+        arguments.append(_c(idx))
+    return _call("regexp_extract_all", arguments)
+
+
+def regexp_instr(str, regexp, idx=None):
+    arguments = []
+    arguments.append(_c(str))
+    arguments.append(_c(regexp))
+    if idx is not None:
+        arguments.append(_c(idx))
+    return _call("regexp_instr", arguments)
+
+
+def regexp_substr(str, regexp):
+    arguments = []
+    arguments.append(_c(str))
+    arguments.append(_c(regexp))
+    return _call("regexp_substr", arguments)
+
+
+def is_valid_utf8(str):
+    arguments = []
+    arguments.append(_c(str))
+    return _call("is_valid_utf8", arguments)
+
+
+def make_valid_utf8(str):
+    arguments = []
+    arguments.append(_c(str))
+    return _call("make_valid_utf8", arguments)
+
+
+def validate_utf8(str):
+    arguments = []
+    arguments.append(_c(str))
+    return _call("validate_utf8", arguments)
+
+
+def try_validate_utf8(str):
+    arguments = []
+    arguments.append(_c(str))
+    return _call("try_validate_utf8", arguments)
+
+
+def to_binary(col, format=None):
+    arguments = []
+    arguments.append(_c(col))
+    if format is not None:
+        arguments.append(_c(format))
+    return _call("to_binary", arguments)
+
+
+def try_to_binary(col, format=None):
+    arguments = []
+    arguments.append(_c(col))
+    if format is not None:
+        arguments.append(_c(format))
+    return _call("try_to_binary", arguments)
+
+
+def to_number(col, format):
+    arguments = []
+    arguments.append(_c(col))
+    arguments.append(_c(format))
+    return _call("to_number", arguments)
+
+
+def try_to_number(col, format):
+    arguments = []
+    arguments.append(_c(col))
+    arguments.append(_c(format))
+    return _call("try_to_number", arguments)
+
+
+def to_char(col, format):
+    arguments = []
+    arguments.append(_c(col))
+    arguments.append(_c(format))
+    return _call("to_char", arguments)
+
+
+def to_varchar(col, format):
+    arguments = []
+    arguments.append(_c(col))
+    arguments.append(_c(format))
+    return _call("to_varchar", arguments)
+
+
+def url_encode(str):
+    arguments = []
+    arguments.append(_c(str))
+    return _call("url_encode", arguments)
+
+
+def url_decode(str):
+    arguments = []
+    arguments.append(_c(str))
+    return _call("url_decode", arguments)
+
+
+def try_url_decode(str):
+    arguments = []
+    arguments.append(_c(str))
+    return _call("try_url_decode", arguments)
+
+
+def parse_url(url, partToExtract, key=None):
+    arguments = []
+    arguments.append(_c(url))
+    arguments.append(_c(partToExtract))
+    if key is not None:
+        arguments.append(_c(key))
+    return _call("parse_url", arguments)
+
+
+def try_parse_url(url, partToExtract, key=None):
+    arguments = []
+    arguments.append(_c(url))
+    arguments.append(_c(partToExtract))
+    if key is not None:
+        arguments.append(_c(key))
+    return _call("try_parse_url", arguments)
+
+
+def assert_true(col, errMsg=None):
+    arguments = []
+    arguments.append(_c(col))
+    if errMsg is not None:
+        arguments.append(_to_column(errMsg, literal=True))
+    return _call("assert_true", arguments)
+
+
+def raise_error(errMsg):
+    arguments = []
+    arguments.append(_to_column(errMsg, literal=True))
+    return _call("raise_error", arguments)
+
+
+def current_catalog():
+    arguments = []
+    return _call("current_catalog", arguments)
+
+
+def current_user():
+    arguments = []
+    return _call("current_user", arguments)
+
+
+def session_user():
+    arguments = []
+    return _call("session_user", arguments)
+
+
+def user():
+    arguments = []
+    return _call("user", arguments)
+
+
+def current_timezone():
+    arguments = []
+    return _call("current_timezone", arguments)
+
+
+def json_array_length(col):
+    arguments = []
+    arguments.append(_c(col))
+    return _call("json_array_length", arguments)
+
+
+def json_object_keys(col):
+    arguments = []
+    arguments.append(_c(col))
+    return _call("json_object_keys", arguments)
+
+
+def curdate():
+    arguments = []
+    return _call("curdate", arguments)
+
+
+def localtimestamp():
+    arguments = []
+    return _call("localtimestamp", arguments)
+
+
+def dateadd(start, days):
+    arguments = []
+    arguments.append(_c(start))
+    arguments.append(_col_or_lit(days))
+    return _call("dateadd", arguments)
+
+
+def dayname(col):
+    arguments = []
+    arguments.append(_c(col))
+    return _call("dayname", arguments)
+
+
+def monthname(col):
+    arguments = []
+    arguments.append(_c(col))
+    return _call("monthname", arguments)
+
+
+def weekday(col):
+    arguments = []
+    arguments.append(_c(col))
+    return _call("weekday", arguments)
+
+
+def date_from_unix_date(days):
+    arguments = []
+    arguments.append(_c(days))
+    return _call("date_from_unix_date", arguments)
+
+
+def unix_date(col):
+    arguments = []
+    arguments.append(_c(col))
+    return _call("unix_date", arguments)
+
+
+def unix_micros(col):
+    arguments = []
+    arguments.append(_c(col))
+    return _call("unix_micros", arguments)
+
+
+def unix_millis(col):
+    arguments = []
+    arguments.append(_c(col))
+    return _call("unix_millis", arguments)
+
+
+def unix_seconds(col):
+    arguments = []
+    arguments.append(_c(col))
+    return _call("unix_seconds", arguments)
+
+
+def to_timestamp_ltz(timestamp, format=None):
+    arguments = []
+    arguments.append(_c(timestamp))
+    if format is not None:
+        arguments.append(_c(format))
+    return _call("to_timestamp_ltz", arguments)
+
+
+def to_timestamp_ntz(timestamp, format=None):
+    arguments = []
+    arguments.append(_c(timestamp))
+    if format is not None:
+        arguments.append(_c(format))
+    return _call("to_timestamp_ntz", arguments)
+
+
+def convert_timezone(sourceTz, targetTz, sourceTs):
+    arguments = []
+    if sourceTz is not None:
+        arguments.append(_c(sourceTz))
+    arguments.append(_c(targetTz))
+    arguments.append(_c(sourceTs))
+    return _call("convert_timezone", arguments)
+
+
+def make_timestamp(years, months, days, hours, mins, secs, timezone=None):
+    arguments = []
+    arguments.append(_c(years))
+    arguments.append(_c(months))
+    arguments.append(_c(days))
+    arguments.append(_c(hours))
+    arguments.append(_c(mins))
+    arguments.append(_c(secs))
+    if timezone is not None:
+        arguments.append(_c(timezone))
+    return _call("make_timestamp", arguments)
+
+
+def try_make_timestamp(years, months, days, hours, mins, secs, timezone=None):
+    arguments = []
+    arguments.append(_c(years))
+    arguments.append(_c(months))
+    arguments.append(_c(days))
+    arguments.append(_c(hours))
+    arguments.append(_c(mins))
+    arguments.append(_c(secs))
+    if timezone is not None:
+        arguments.append(_c(timezone))
+    return _call("try_make_timestamp", arguments)
+
+
+def make_timestamp_ltz(years, months, days, hours, mins, secs, timezone=None):
+    arguments = []
+    arguments.append(_c(years))
+    arguments.append(_c(months))
+    arguments.append(_c(days))
+    arguments.append(_c(hours))
+    arguments.append(_c(mins))
+    arguments.append(_c(secs))
+    if timezone is not None:
+        arguments.append(_c(timezone))
+    return _call("make_timestamp_ltz", arguments)
+
+
+def try_make_timestamp_ltz(years, months, days, hours, mins, secs, timezone=None):
+    arguments = []
+    arguments.append(_c(years))
+    arguments.append(_c(months))
+    arguments.append(_c(days))
+    arguments.append(_c(hours))
+    arguments.append(_c(mins))
+    arguments.append(_c(secs))
+    if timezone is not None:
+        arguments.append(_c(timezone))
+    return _call("try_make_timestamp_ltz", arguments)
+
+
+def make_timestamp_ntz(years, months, days, hours, mins, secs):
+    arguments = []
+    arguments.append(_c(years))
+    arguments.append(_c(months))
+    arguments.append(_c(days))
+    arguments.append(_c(hours))
+    arguments.append(_c(mins))
+    arguments.append(_c(secs))
+    return _call("make_timestamp_ntz", arguments)
+
+
+def try_make_timestamp_ntz(years, months, days, hours, mins, secs):
+    arguments = []
+    arguments.append(_c(years))
+    arguments.append(_c(months))
+    arguments.append(_c(days))
+    arguments.append(_c(hours))
+    arguments.append(_c(mins))
+    arguments.append(_c(secs))
+    return _call("try_make_timestamp_ntz", arguments)
+
+
+def make_dt_interval(days=None, hours=None, mins=None, secs=None):
+    arguments = []
+    arguments.append(_lit(0) if days is None else _c(days))
+    arguments.append(_lit(0) if hours is None else _c(hours))
+    arguments.append(_lit(0) if mins is None else _c(mins))
+    arguments.append(_lit(0) if secs is None else _c(secs))
+    return _call("make_dt_interval", arguments)
+
+
+def make_ym_interval(years=None, months=None):
+    arguments = []
+    arguments.append(_lit(0) if years is None else _c(years))
+    arguments.append(_lit(0) if months is None else _c(months))
+    return _call("make_ym_interval", arguments)
+
+
+def _options_map(options):
+    return create_map(*[_lit(v) for item in options.items() for v in item])
+
+
+def from_csv(col, schema, options=None):
+    arguments = [_c(col), _schema_text(schema)]
+    if options:
+        arguments.append(_options_map(options))
+    return _call("from_csv", arguments)
+
+
+def to_csv(col, options=None):
+    arguments = [_c(col)]
+    if options:
+        arguments.append(_options_map(options))
+    return _call("to_csv", arguments)
+
+
+def schema_of_csv(csv, options=None):
+    arguments = [_to_column(csv, literal=True)]
+    if options:
+        arguments.append(_options_map(options))
+    return _call("schema_of_csv", arguments)

@@ -281,7 +281,9 @@ TEST_F(SessionTest, SetResetExplainAndUnsupported) {
   EXPECT_THAT(ColumnNames(explain), ElementsAre("plan"));
   EXPECT_THAT(Rows(explain)[0], HasSubstr("== Physical Plan =="));
   session_->Execute("CREATE TABLE t (a INT)");
-  EXPECT_EQ(ErrorClassOf("CREATE TABLE d (a INT DEFAULT 1)"), "NOT_IMPLEMENTED");
+  // Delta needs the allowColumnDefaults feature before a column may have a DEFAULT.
+  EXPECT_EQ(ErrorClassOf("CREATE TABLE d (a INT DEFAULT 1)"), "WRONG_COLUMN_DEFAULTS_FOR_DELTA_FEATURE_NOT_ENABLED");
+  EXPECT_EQ(ErrorClassOf("CREATE VIEW pv AS SELECT 1"), "NOT_IMPLEMENTED");
   // A parse error anywhere runs nothing.
   EXPECT_EQ(ErrorClassOf("INSERT INTO t VALUES (1); SELEC"), "PARSE_SYNTAX_ERROR");
   EXPECT_EQ(ErrorClassOf(""), "PARSE_EMPTY_STATEMENT");
