@@ -5,6 +5,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <set>
 #include <optional>
 
 #include "silt/base/check.h"
@@ -239,6 +240,14 @@ struct SelectState {
   std::vector<GroupingCall> groupings;
   std::vector<std::pair<std::string, expr::ExpressionPtr>> aliases;
   std::map<int, std::pair<std::string, SourcePosition>> column_uses;
+  // Correlated subqueries in the SELECT list, HAVING or ORDER BY of a grouped query. Each is joined to the
+  // input rows and taken per group as any_value, which is exact when every outer column its
+  // correlation reads is a grouping column; that is checked once the grouping keys are bound.
+  struct GroupedSubquery {
+    std::set<int> outer_columns;
+    const Expression* node = nullptr;
+  };
+  std::vector<GroupedSubquery> grouped_subqueries;
 };
 
 enum class Clause { kWhere, kSelect, kGroupBy, kHaving, kOrderBy, kQualify, kAggregateArgument };
@@ -635,7 +644,36 @@ class SelectScope : public BindingScope {
   }
 
   expr::ExpressionPtr BindSubquery(const Expression& node, ExpressionBinder& binder) override {
-    if (correlation_ == nullptr) return binder_.BindSubqueryExpression(node, plan_, *this);
+    if (correlation_ == nullptr) {
+      const Query* query = state_.query;
+      const bool grouped = (clause_ == Clause::kSelect || clause_ == Clause::kHaving || clause_ == Clause::kOrderBy) &&
+                           query != nullptr &&
+                           (!query->group_by.empty() || !query->grouping_elements.empty());
+      if (!grouped) return binder_.BindSubqueryExpression(node, plan_, *this);
+      const LogicalPtr before = plan_;
+      expr::ExpressionPtr value = binder_.BindSubqueryExpression(node, plan_, *this);
+      if (plan_ == before || plan_->kind != LogicalKind::kJoin || plan_->predicate == nullptr) return value;
+      // Decorrelated by a join onto the input rows: the outer columns are the join condition's
+      // references to the input side.
+      SelectState::GroupedSubquery grouped_subquery;
+      grouped_subquery.node = &node;
+      for (int column : expr::ReferencedColumns(*plan_->predicate)) {
+        if (column < static_cast<int>(before->columns.size())) grouped_subquery.outer_columns.insert(column);
+      }
+      state_.grouped_subqueries.push_back(std::move(grouped_subquery));
+      exec::AggregateCall aggregate;
+      aggregate.function = "any_value";
+      exec::AggregateSignature signature = exec::ResolveAggregate("any_value", {value->type()}, false);
+      aggregate.arguments = {value};
+      aggregate.result_type = signature.result_type;
+      aggregate.nullable = true;
+      state_.aggregate_keys.push_back("subquery " + std::to_string(state_.grouped_subqueries.size()) + " " +
+                                      value->ToString());
+      state_.aggregate_names.push_back(AutoColumnName(node));
+      state_.aggregates.push_back(aggregate);
+      return expr::Column(kAggregateBase + static_cast<int>(state_.aggregates.size() - 1), signature.result_type,
+                          true);
+    }
     // Inside a correlated subquery this scope numbers the enclosing query's columns first and
     // this query's FROM columns after them, but a nested subquery is joined to the FROM relation
     // alone: bind it in the FROM's own numbering, then move its result past the outer columns.
@@ -2543,6 +2581,21 @@ LogicalPtr QueryBinder::Impl::BindSelect(const Query& query, Correlation* correl
       if (has_aggregate(item.bound) || has_window(item.bound)) continue;
       group_keys.push_back(item.bound);
       group_names.push_back(item.column.name);
+    }
+  }
+  // A correlated subquery of the SELECT list or HAVING is exact per group only if its
+  // correlation reads grouping columns; another outer column is not aggregated, as in Spark.
+  for (const SelectState::GroupedSubquery& grouped_subquery : state.grouped_subqueries) {
+    for (int column : grouped_subquery.outer_columns) {
+      bool is_key = false;
+      for (const expr::ExpressionPtr& key : group_keys) {
+        is_key = is_key || (key->kind() == expr::ExpressionKind::kColumn && key->column_index() == column);
+      }
+      if (is_key) continue;
+      const std::string name = plan->columns[static_cast<size_t>(column)].name;
+      ThrowAt(MakeError(ErrorClass::MISSING_AGGREGATION,
+                        {{"expression", "\"" + name + "\""}, {"expressionAnyValue", "\"any_value(" + name + ")\""}}),
+              grouped_subquery.node->position);
     }
   }
   bool aggregated = !group_keys.empty() || query.group_by_all || has_grouping_sets || !state.aggregates.empty() ||
