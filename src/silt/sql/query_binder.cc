@@ -325,6 +325,62 @@ struct QueryBinder::Impl {
 
 namespace {
 
+// `f(*)` and `f(t.*)` in a select item: a copy of `e` whose star arguments are the columns they
+// stand for (qualified, so the same name in two relations stays apart), as Spark expands a star
+// among a function's arguments (`struct(*)`, `to_json(struct(*))`, `concat(t.*)`); count(*) keeps
+// its own meaning. Returns nullptr when `e` has no star argument.
+ExpressionPtr ExpandStarArguments(const Expression& e, const std::vector<LogicalColumn>& columns, size_t width) {
+  bool changed = false;
+  std::vector<ExpressionPtr> children;
+  for (const ExpressionPtr& child : e.children) {
+    const bool star_argument = e.kind == ExpressionKind::kFunction && child->kind == ExpressionKind::kStar &&
+                               child->except_columns.empty() &&
+                               !(e.name.size() == 1 && NamesEqual(e.name[0], "count"));
+    if (!star_argument) {
+      ExpressionPtr expanded = ExpandStarArguments(*child, columns, width);
+      changed = changed || expanded != nullptr;
+      children.push_back(expanded != nullptr ? expanded : child);
+      continue;
+    }
+    changed = true;
+    const QualifiedName& qualifier = child->name;
+    const size_t before = children.size();
+    for (size_t i = 0; i < columns.size() && i < width; ++i) {
+      const LogicalColumn& column = columns[i];
+      if (column.hidden && qualifier.empty()) continue;
+      if (!qualifier.empty()) {
+        if (qualifier.size() > column.qualifier.size()) continue;
+        bool same = true;
+        for (size_t p = 0; p < qualifier.size(); ++p) {
+          same = same && NamesEqual(column.qualifier[column.qualifier.size() - qualifier.size() + p], qualifier[p]);
+        }
+        if (!same) continue;
+      }
+      auto reference = std::make_shared<Expression>();
+      reference->kind = ExpressionKind::kColumn;
+      reference->position = child->position;
+      // The relation's own name and the column: unambiguous, and named `k` as Spark names it.
+      if (!column.qualifier.empty()) reference->name.push_back(column.qualifier.back());
+      reference->name.push_back(column.name);
+      children.push_back(std::move(reference));
+    }
+    if (children.size() == before && !qualifier.empty()) {
+      std::string input;
+      for (size_t i = 0; i < columns.size() && i < width; ++i) {
+        if (columns[i].hidden) continue;
+        input += (input.empty() ? "" : ", ") + std::string("`") + columns[i].name + "`";
+      }
+      ThrowAt(MakeError(ErrorClass::CANNOT_RESOLVE_STAR_EXPAND,
+                        {{"targetString", QuoteName(qualifier)}, {"columns", input}}),
+              child->position);
+    }
+  }
+  if (!changed) return nullptr;
+  auto copy = std::make_shared<Expression>(e);
+  copy->children = std::move(children);
+  return copy;
+}
+
 // The scope of one SELECT's expressions: columns of the FROM relation (optionally after the
 // columns of an enclosing query, for correlated conjuncts), aggregates, windows and generators
 // as placeholders, select aliases in HAVING / ORDER BY / QUALIFY, and subqueries.
@@ -2332,8 +2388,14 @@ LogicalPtr QueryBinder::Impl::BindSelect(const Query& query, Correlation* correl
     const Expression* ast = nullptr;
   };
   std::vector<Item> items;
+  std::vector<ExpressionPtr> expanded_items;  // select items with star arguments spelled out
   for (const SelectItem& select_item : query.select_list) {
-    const Expression& expression = *select_item.expression;
+    const Expression* item_expression = select_item.expression.get();
+    if (ExpressionPtr expanded = ExpandStarArguments(*item_expression, plan->columns, from_width)) {
+      expanded_items.push_back(expanded);
+      item_expression = expanded.get();
+    }
+    const Expression& expression = *item_expression;
     if (expression.kind == ExpressionKind::kStar) {
       bool matched = false;
       std::vector<Item> star_items;
