@@ -853,6 +853,20 @@ void SplitAstConjunction(const ExpressionPtr& expression, std::vector<Expression
   }
 }
 
+// Whether `e` holds a subquery anywhere (scalar, EXISTS or IN).
+bool ContainsSubquery(const Expression& e) {
+  if (e.subquery != nullptr) return true;
+  for (const ExpressionPtr& child : e.children) {
+    if (child != nullptr && ContainsSubquery(*child)) return true;
+  }
+  for (const auto& [when, then] : e.when_clauses) {
+    if ((when != nullptr && ContainsSubquery(*when)) || (then != nullptr && ContainsSubquery(*then))) return true;
+  }
+  return (e.case_operand != nullptr && ContainsSubquery(*e.case_operand)) ||
+         (e.else_result != nullptr && ContainsSubquery(*e.else_result)) ||
+         (e.filter != nullptr && ContainsSubquery(*e.filter));
+}
+
 // Whether a WHERE conjunct is [NOT] EXISTS / [NOT] IN (subquery), which become joins.
 const Expression* SubqueryPredicate(const Expression& conjunct, bool& negated) {
   negated = false;
@@ -1638,14 +1652,49 @@ LogicalPtr QueryBinder::Impl::BindJoin(const TableReference& reference) {
   if (!using_columns.empty()) return BindUsingJoin(left, right, type, using_columns, reference.position);
   if (reference.natural) return MakeLogicalJoin(left, right, type, nullptr);
   expr::ExpressionPtr condition;
-  if (reference.condition) {
+  // An inner join's ON conjuncts with subqueries filter the joined rows, as WHERE does, so they
+  // are decorrelated the same way; an outer join's ON cannot move and keeps refusing them.
+  ExpressionPtr join_ast = reference.condition;
+  std::vector<ExpressionPtr> subquery_conjuncts;
+  if (join_ast != nullptr && (type == exec::JoinType::kInner || type == exec::JoinType::kCross) &&
+      ContainsSubquery(*join_ast)) {
+    std::vector<ExpressionPtr> conjuncts;
+    SplitAstConjunction(join_ast, conjuncts);
+    join_ast = nullptr;
+    for (const ExpressionPtr& conjunct : conjuncts) {
+      if (ContainsSubquery(*conjunct)) {
+        subquery_conjuncts.push_back(conjunct);
+      } else if (join_ast == nullptr) {
+        join_ast = conjunct;
+      } else {
+        auto both = std::make_shared<Expression>();
+        both->kind = ExpressionKind::kBinary;
+        both->op = "AND";
+        both->position = conjunct->position;
+        both->children = {join_ast, conjunct};
+        join_ast = both;
+      }
+    }
+  }
+  if (join_ast) {
     std::vector<LogicalColumn> both = left->columns;
     both.insert(both.end(), right->columns.begin(), right->columns.end());
     RelationScope scope(both);
     ExpressionBinder binder(scope);
-    condition = binder.BindPredicate(*reference.condition, "JOIN");
+    condition = binder.BindPredicate(*join_ast, "JOIN");
   }
-  return MakeLogicalJoin(left, right, type, condition);
+  LogicalPtr join = MakeLogicalJoin(left, right, type, condition);
+  if (subquery_conjuncts.empty()) return join;
+  SelectState state;
+  LogicalPtr filtered = join;
+  for (const ExpressionPtr& conjunct : subquery_conjuncts) filtered = BindWhere(filtered, *conjunct, nullptr, state);
+  if (filtered->columns.size() == join->columns.size()) return filtered;
+  // The subqueries' joined columns leave with the filter: the relation is the join's columns.
+  std::vector<expr::ExpressionPtr> kept;
+  for (size_t i = 0; i < join->columns.size(); ++i) {
+    kept.push_back(expr::Column(static_cast<int>(i), join->columns[i].type, join->columns[i].nullable));
+  }
+  return MakeLogicalProject(filtered, std::move(kept), join->columns);
 }
 
 LogicalPtr QueryBinder::Impl::BindUsingJoin(LogicalPtr left, LogicalPtr right, exec::JoinType type,
