@@ -232,7 +232,7 @@ bool FunctionNameNeedsQuoting(const std::string& name) {
       "SELECT",   "FROM",      "WHERE",  "GROUP",   "HAVING", "ORDER",  "LIMIT",     "OFFSET",
       "UNION",    "INTERSECT", "EXCEPT", "MINUS",   "JOIN",   "INNER",  "CROSS",     "NATURAL",
       "FULL",     "ON",        "USING",  "WHEN",    "THEN",   "ELSE",   "END",       "AND",
-      "OR",       "NOT",       "IS",     "BETWEEN", "AS",     "WINDOW", "QUALIFY",   "LATERAL",
+      "OR",       "NOT",       "IS",     "BETWEEN", "AS",     "QUALIFY", "LATERAL",
       "CASE",     "DISTINCT",  "SET",    "WITH",    "VALUES", "ESCAPE", "CLUSTER",   "DISTRIBUTE",
       "SORT",     "ALL",       "ANTI",   "SEMI",    "OUTER",  "OVER",   "PARTITION", "CAST",
       "TRY_CAST", "EXISTS"};
