@@ -46,9 +46,11 @@ bool IsReservedWord(std::string_view word) {
        "SEMI",    "LEFT",      "RIGHT",  "OUTER",   "FILTER",     "OVER",  "PARTITION"});
 }
 
-// Reserved words that may still name a function: `left(s, 2)`, `right(s, 1)`, `filter(arr, f)`.
+// Reserved words that may still name a function: `left(s, 2)`, `right(s, 1)`, `filter(arr, f)`,
+// `window(ts, '10 minutes')`.
 bool IsFunctionableReservedWord(std::string_view word) {
-  return InList(word, {"LEFT", "RIGHT", "FILTER", "IN", "LIKE", "RLIKE", "ILIKE", "REGEXP"});
+  return InList(word,
+                {"LEFT", "RIGHT", "FILTER", "IN", "LIKE", "RLIKE", "ILIKE", "REGEXP", "WINDOW"});
 }
 
 // Reserved words that still name a column or lambda variable where an expression's operand
@@ -2068,6 +2070,24 @@ class Parser {
       if (IsKeyword(Current(), "WITH") && IsOperator(Peek(1), "(")) {
         Advance();
         table->stream_options = ParseProperties();
+      }
+      if (IsKeyword(Current(), "WATERMARK") && IsIdentifierToken(Peek(1)) &&
+          IsKeyword(Peek(2), "DELAY")) {
+        // Databricks' `WATERMARK column DELAY OF INTERVAL ...`: kept with the stream's options
+        // as `__watermark_column` / `__watermark_delay` (the interval's parts as written), which
+        // the stream layer takes out again (stream/stateful_query.h).
+        Advance();
+        std::string column = ParseIdentifier();
+        ExpectKeyword("DELAY");
+        ExpectKeyword("OF");
+        if (!IsKeyword(Current(), "INTERVAL")) SyntaxError(Current(), ": expected an INTERVAL");
+        ExpressionPtr delay = ParseInterval();
+        std::string text;
+        for (const auto& [value, unit] : delay->interval_parts) {
+          text += (text.empty() ? "" : " ") + value + (unit.empty() ? "" : " " + unit);
+        }
+        table->stream_options.emplace_back("__watermark_column", column);
+        table->stream_options.emplace_back("__watermark_delay", text);
       }
       ParseTableAlias(*table, true);
       return table;
