@@ -9,6 +9,8 @@ namespace silt::stream {
 // The steps of a micro-batch where crash tests stop the process (docs/streaming.md): the hook
 // sees each step as it is reached. Production code never sets one.
 inline constexpr std::string_view kAfterOffsetsWritten = "after_offsets_written";
+inline constexpr std::string_view kDuringStateWrite = "during_state_write";
+inline constexpr std::string_view kAfterStateWritten = "after_state_written";
 inline constexpr std::string_view kAfterDataFilesWritten = "after_data_files_written";
 inline constexpr std::string_view kAfterSinkCommit = "after_sink_commit";
 inline constexpr std::string_view kAfterBatchCommitted = "after_batch_committed";
