@@ -3,8 +3,10 @@
 // data files are written, between the sink's commit and the commit marker, after the marker)
 // or at a random moment; then a child runs the query again from its checkpoint until it
 // finishes. The sink must then hold exactly what a crash-free run writes: no row lost, none
-// written twice. Two sinks: the Delta sink (its txn action) and foreachBatch running an
-// additive MERGE with the txnAppId / txnVersion session options.
+// written twice. Four queries: a copy into the Delta sink (its txn action), foreachBatch running
+// an additive MERGE with the txnAppId / txnVersion session options, and two with state kept in
+// the checkpoint — an aggregation in complete mode and a deduplication, both into the Delta
+// sink — which are also killed while a state version is written and after it is.
 //
 // SILT_STREAM_CRASH_TRIALS sets the number of random-kill trials per sink (default 4; `make
 // stream-crash-test` runs 1000).
@@ -75,14 +77,24 @@ int RunChild(const std::string& sink_kind, const std::string& warehouse, const s
   }
   sql::SessionState state(io::MakeLocalFileSystem(), warehouse);
   StreamSpec spec;
-  spec.query = sql::ParseStatement("SELECT id, k FROM STREAM(src)").query;
+  spec.query = sql::ParseStatement(sink_kind == "aggregate"
+                                        ? "SELECT k, count(*) AS n, sum(id) AS s FROM STREAM(src) "
+                                          "GROUP BY k"
+                                        : "SELECT id, k FROM STREAM(src)")
+                   .query;
   StreamOptions options;
   options.Set("maxFilesPerTrigger", "1");
   spec.source = OpenStreamSource(state, *spec.query, options);
   spec.checkpoint_location = io::JoinPath(warehouse, "_checkpoint");
   spec.trigger.kind = TriggerKind::kAvailableNow;
-  if (sink_kind == "delta") {
+  if (sink_kind == "delta" || sink_kind == "dedup") {
     spec.sink = MakeDeltaSink(state.fs(), io::JoinPath(warehouse, "dst"), DeltaSinkOptions{});
+    if (sink_kind == "dedup") spec.deduplication = Deduplication{{"k"}, false};
+  } else if (sink_kind == "aggregate") {
+    DeltaSinkOptions complete;
+    complete.output_mode = OutputMode::kComplete;
+    spec.output_mode = OutputMode::kComplete;
+    spec.sink = MakeDeltaSink(state.fs(), io::JoinPath(warehouse, "totals"), complete);
   } else {
     spec.sink = MakeForEachBatchSink([&state](const BatchContext& batch) {
       state.SetConf("spark.databricks.delta.write.txnAppId", batch.query_id);
@@ -147,6 +159,8 @@ class StreamCrashTest : public ::testing::TestWithParam<std::string> {
 
   // What a crash-free run leaves in the sink.
   std::string Expected() {
+    // The first row of each key: batch 0 reads ids 1 (k1) and 101 (k2), batch 1 id 2 (k0).
+    if (GetParam() == "dedup") return "1\n2\n101\n";
     if (GetParam() == "delta") {
       std::string csv;
       std::vector<int> ids;
@@ -161,8 +175,9 @@ class StreamCrashTest : public ::testing::TestWithParam<std::string> {
 
   std::string Actual(const std::string& warehouse) {
     sql::SessionState state(io::MakeLocalFileSystem(), warehouse);
-    return GetParam() == "delta" ? Csv(state, "SELECT id FROM dst ORDER BY id")
-                                 : Csv(state, "SELECT k, n, s FROM totals ORDER BY k");
+    return GetParam() == "delta" || GetParam() == "dedup"
+               ? Csv(state, "SELECT id FROM dst ORDER BY id")
+               : Csv(state, "SELECT k, n, s FROM totals ORDER BY k");
   }
 
   // Restarts the query until a run finishes (a random kill may hit the restart too).
@@ -174,8 +189,12 @@ class StreamCrashTest : public ::testing::TestWithParam<std::string> {
 };
 
 TEST_P(StreamCrashTest, KilledAtEachStepOfABatchIsExactlyOnce) {
-  for (std::string_view step :
-       {kAfterOffsetsWritten, kAfterDataFilesWritten, kAfterSinkCommit, kAfterBatchCommitted}) {
+  std::vector<std::string_view> steps = {kAfterOffsetsWritten, kAfterDataFilesWritten,
+                                         kAfterSinkCommit, kAfterBatchCommitted};
+  if (GetParam() == "aggregate" || GetParam() == "dedup") {
+    steps.insert(steps.begin() + 1, {kDuringStateWrite, kAfterStateWritten});
+  }
+  for (std::string_view step : steps) {
     for (int64_t batch : {0, 2, kSourceFiles - 1}) {
       SCOPED_TRACE(std::string(step) + " of batch " + std::to_string(batch));
       test::TempDir folder;
@@ -209,10 +228,13 @@ TEST_P(StreamCrashTest, KilledAtRandomMomentsIsExactlyOnce) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Sinks, StreamCrashTest, ::testing::Values("delta", "merge"),
+INSTANTIATE_TEST_SUITE_P(Sinks, StreamCrashTest,
+                         ::testing::Values("delta", "merge", "aggregate", "dedup"),
                          [](const ::testing::TestParamInfo<std::string>& info) {
-                           return info.param == "delta" ? std::string("DeltaSink")
-                                                        : std::string("ForEachBatchMerge");
+                           if (info.param == "delta") return std::string("DeltaSink");
+                           if (info.param == "merge") return std::string("ForEachBatchMerge");
+                           if (info.param == "aggregate") return std::string("StatefulAggregation");
+                           return std::string("StatefulDeduplication");
                          });
 
 }  // namespace
