@@ -121,6 +121,11 @@ TEST_F(StatefulStreamTest, CompleteModeKeepsTheAggregatesInVersionedState) {
   Insert("10:00:00", "a", 1);
   Insert("10:00:00", "b", 2);
   RunInto("counts", query, {}, TriggerKind::kAvailableNow, OutputMode::kComplete);
+  // The rows already read live on in the state only: the next batch reads just its own files.
+  auto read = Latest("events");
+  for (const log::AddFile& file : read->files()) {
+    fs_->Delete(io::JoinPath(Location("events"), file.path));
+  }
   Insert("10:00:00", "a", 4);
   RunInto("counts", query, {}, TriggerKind::kAvailableNow, OutputMode::kComplete);
   EXPECT_THAT(Query("SELECT k, n, mean FROM counts ORDER BY k"), ElementsAre("a,2,2.5", "b,1,2.0"));
@@ -129,6 +134,23 @@ TEST_F(StatefulStreamTest, CompleteModeKeepsTheAggregatesInVersionedState) {
   EXPECT_TRUE(CheckpointHas("state/0/0/2.parquet"));
   EXPECT_THAT(CheckpointFile("state/0/_metadata/metadata"),
               HasSubstr("\"operatorName\":\"stateStoreSave\""));
+}
+
+TEST_F(StatefulStreamTest, CompleteModeTakesHavingOrderByAndLimitOverTheState) {
+  const std::string query =
+      "SELECT k, max(v) - min(v) AS spread, count_if(v > 1) AS big FROM STREAM(events) "
+      "GROUP BY k HAVING sum(v) > 2 ORDER BY spread DESC, k LIMIT 2";
+  CollectingSink sink;
+  Insert("10:00:00", "a", 1);
+  Insert("10:00:00", "b", 3);
+  Insert("10:00:00", "c", 5);
+  Make(query, sink.Make(), {}, TriggerKind::kAvailableNow, OutputMode::kComplete)->Run();
+  Insert("10:00:00", "a", 9);
+  Insert("10:00:00", "b", 4);
+  Make(query, sink.Make(), {}, TriggerKind::kAvailableNow, OutputMode::kComplete)->Run();
+  ASSERT_EQ(sink.batches.size(), 2u);
+  EXPECT_THAT(sink.batches[0], ElementsAre("b,0,1", "c,0,1"));
+  EXPECT_THAT(sink.batches[1], ElementsAre("a,8,1", "b,1,2"));
 }
 
 TEST_F(StatefulStreamTest, UpdateModeHandsOnTheGroupsABatchChanged) {
