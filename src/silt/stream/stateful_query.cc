@@ -55,7 +55,7 @@ std::string WatermarkLiteral(int64_t watermark_ms) {
 }
 
 // Calls `visit` with every table reference of `query` (FROM items, joins, subqueries in FROM,
-// CTEs and set operations), outermost first.
+// CTEs and set operations), outermost first, as a mutable node.
 template <typename Visit>
 void ForEachTable(const sql::Query& query, Visit&& visit);
 
@@ -220,9 +220,10 @@ std::optional<Watermark> FindWatermark(const sql::Query& query) {
 
 void SetWatermark(sql::Query& query, const std::string& column, const std::string& delay) {
   bool set = false;
-  ForEachTable(query, [&](const sql::TableReference& table) {
+  // The references are shared pointers to mutable nodes: the visitor may change them.
+  ForEachTable(query, [&](sql::TableReference& table) {
     if (!table.stream || set) return;
-    auto& options = const_cast<sql::TableReference&>(table).stream_options;
+    auto& options = table.stream_options;
     std::erase_if(options, [](const auto& entry) {
       return entry.first == kWatermarkColumnOption || entry.first == kWatermarkDelayOption;
     });
