@@ -138,7 +138,7 @@ std::vector<StateOperatorInfo> StateStore::ReadOperators(io::FileSystem& fs,
   return operators;
 }
 
-void StateStore::WriteOperator(const StateOperatorInfo& info) {
+void StateStore::WriteOperator(const StateOperatorInfo& info, bool replace) {
   JsonWriter json;
   json.BeginObject();
   json.Key("operatorInfo");
@@ -162,7 +162,16 @@ void StateStore::WriteOperator(const StateOperatorInfo& info) {
   json.Key("stateSchema");
   json.String(info.state_schema);
   json.EndObject();
-  fs_->PutIfAbsent(MetadataPath(checkpoint_, info.operator_id), "v1\n" + json.Release());
+  std::string path = MetadataPath(checkpoint_, info.operator_id);
+  if (replace) {
+    std::string temporary = path + ".tmp-" + log::RandomUuid();
+    fs_->WriteFile(temporary, "v1\n" + json.Release());
+    fs_->Rename(temporary, path);
+  } else {
+    fs_->PutIfAbsent(path, "v1\n" + json.Release());
+  }
 }
+
+void StateStore::ForgetOperator() { fs_->Delete(MetadataPath(checkpoint_, operator_id_)); }
 
 }  // namespace silt::stream

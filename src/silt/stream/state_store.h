@@ -47,8 +47,11 @@ class StateStore {
   /// STATE_STORE_CORRUPT for a metadata file that does not parse.
   static std::vector<StateOperatorInfo> ReadOperators(io::FileSystem& fs,
                                                       const std::string& checkpoint);
-  /// Records the operator (kept when already there).
-  void WriteOperator(const StateOperatorInfo& info);
+  /// Records the operator: replacing what is there when `replace` (a query that has not run a
+  /// batch yet), else keeping it.
+  void WriteOperator(const StateOperatorInfo& info, bool replace);
+  /// Removes the operator's metadata (its state files are left to be replaced).
+  void ForgetOperator();
 
  private:
   std::string folder() const;

@@ -212,6 +212,20 @@ TEST_F(StatefulStreamTest, AnotherStatefulOperatorOnTheCheckpointIsRefused) {
             "STREAMING_STATEFUL_OPERATOR_NOT_MATCH_IN_STATE_METADATA");
 }
 
+TEST_F(StatefulStreamTest, TheOperatorsOfAQueryThatRanNoBatchAreForgotten) {
+  Sql("CREATE TABLE counts (k STRING, n BIGINT); CREATE TABLE keys (k STRING)");
+  Insert("10:00:00", "a");
+  DeltaSinkOptions complete;
+  complete.output_mode = OutputMode::kComplete;
+  // Opened on the checkpoint, never run.
+  Make("SELECT k, count(*) AS n FROM STREAM(events) GROUP BY k", SinkInto("counts", complete), {},
+       TriggerKind::kAvailableNow, OutputMode::kComplete);
+  RunInto("keys", "SELECT k FROM STREAM(events)");
+  Insert("10:00:00", "b");
+  RunInto("keys", "SELECT k FROM STREAM(events)");
+  EXPECT_THAT(Query("SELECT k FROM keys ORDER BY k"), ElementsAre("a", "b"));
+}
+
 TEST_F(StatefulStreamTest, OldStateVersionsAreCleanedUp) {
   Sql("CREATE TABLE counts (k STRING, n BIGINT)");
   state_->SetConf("spark.sql.streaming.minBatchesToRetain", "2");

@@ -371,6 +371,14 @@ void StreamExecution::OpenState() {
     SILT_THROW(STREAMING_STATEFUL_OPERATOR_NOT_MATCH_IN_STATE_METADATA,
                {{"OpsInMetadataSeq", describe(recorded)}, {"OpsInCurBatchSeq", describe(current)}});
   }
+  if (!started) {
+    // A run that failed before its first batch may have left another query's operators.
+    for (const StateOperatorInfo& info : recorded) {
+      if (current.empty() || info.operator_id != current.front().operator_id) {
+        StateStore(session_.fs(), checkpoint_->location(), info.operator_id).ForgetOperator();
+      }
+    }
+  }
   if (!stateful_) return;
   if (started && !recorded.front().state_schema.empty() &&
       recorded.front().state_schema != current.front().state_schema) {
@@ -381,7 +389,7 @@ void StreamExecution::OpenState() {
                 {"expected", "a query whose state rows are " + current.front().state_schema}});
   }
   state_store_ = std::make_unique<StateStore>(session_.fs(), checkpoint_->location(), 0);
-  state_store_->WriteOperator(current.front());
+  state_store_->WriteOperator(current.front(), /*replace=*/!started);
 }
 
 StreamExecution::~StreamExecution() = default;
