@@ -253,7 +253,17 @@ std::optional<StatefulQuery> StatefulQuery::Plan(const sql::Query& query,
     return PlanDeduplicate(query, deduplication->columns, deduplication->within_watermark, mode,
                            output, watermark);
   }
-  if (aggregates) return PlanAggregate(query, mode, output, watermark);
+  if (aggregates) {
+    if (mode != OutputMode::kComplete) return PlanAggregate(query, mode, output, watermark);
+    // Complete mode can do without state: an aggregation whose partial results cannot be kept
+    // is recomputed over everything the stream read, as before state existed.
+    try {
+      return PlanAggregate(query, mode, output, watermark);
+    } catch (const Error& error) {
+      if (error.error_class() != "UNSUPPORTED_FEATURE") throw;
+      return std::nullopt;
+    }
+  }
   if (select && query.distinct) {
     // DISTINCT over a stream is a deduplication of whole rows (Spark's Dataset.distinct).
     auto input = std::make_shared<sql::Query>(query);

@@ -62,7 +62,9 @@ class StatefulQuery {
   /// watermark on a group key, sorting or LIMIT outside complete mode, a deduplication in
   /// complete mode; UNSUPPORTED_FEATURE for aggregates that cannot be merged (DISTINCT, or
   /// other than count, sum, min, max, avg), GROUPING SETS and a deduplication of a query that
-  /// already aggregates; UNRESOLVED_COLUMN for a deduplication column the query lacks.
+  /// already aggregates — except in complete mode, where such an aggregation has no plan (the
+  /// executor recomputes it over everything read); UNRESOLVED_COLUMN for a deduplication column
+  /// the query lacks.
   static std::optional<StatefulQuery> Plan(const sql::Query& query,
                                            const std::optional<Deduplication>& deduplication,
                                            OutputMode mode, const Schema& output);

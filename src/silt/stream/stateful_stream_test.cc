@@ -153,6 +153,23 @@ TEST_F(StatefulStreamTest, CompleteModeTakesHavingOrderByAndLimitOverTheState) {
   EXPECT_THAT(sink.batches[1], ElementsAre("a,8,1", "b,1,2"));
 }
 
+TEST_F(StatefulStreamTest, AggregatesWithoutKeptPartialsAreRecomputedInCompleteModeOnly) {
+  Sql("CREATE TABLE counts (k STRING, n BIGINT)");
+  const std::string query = "SELECT k, count(DISTINCT v) AS n FROM STREAM(events) GROUP BY k";
+  Insert("10:00:00", "a", 1);
+  RunInto("counts", query, {}, TriggerKind::kAvailableNow, OutputMode::kComplete);
+  Insert("10:00:00", "a", 1);
+  Insert("10:00:00", "a", 2);
+  RunInto("counts", query, {}, TriggerKind::kAvailableNow, OutputMode::kComplete);
+  EXPECT_THAT(Query("SELECT k, n FROM counts"), ElementsAre("a,2"));
+  EXPECT_FALSE(CheckpointHas("state"));
+  EXPECT_EQ(ErrorOf([&] {
+              Make(query, MakeForEachBatchSink([](const BatchContext&) {}), {},
+                   TriggerKind::kAvailableNow, OutputMode::kUpdate, "update");
+            }),
+            "UNSUPPORTED_FEATURE");
+}
+
 TEST_F(StatefulStreamTest, UpdateModeHandsOnTheGroupsABatchChanged) {
   const std::string query = "SELECT k, sum(v) AS total FROM STREAM(events) GROUP BY k";
   CollectingSink sink;

@@ -243,6 +243,15 @@ std::string QueryProgress::ToJson() const {
     json.Int(value);
   }
   json.EndObject();
+  if (!event_time.empty()) {
+    json.Key("eventTime");
+    json.BeginObject();
+    for (const auto& [key, value] : event_time) {
+      json.Key(key);
+      json.String(value);
+    }
+    json.EndObject();
+  }
   json.Key("stateOperators");
   json.BeginArray();
   for (const StateOperator& state : state_operators) {
@@ -275,15 +284,6 @@ std::string QueryProgress::ToJson() const {
     json.EndObject();
   }
   json.EndArray();
-  if (!event_time.empty()) {
-    json.Key("eventTime");
-    json.BeginObject();
-    for (const auto& [key, value] : event_time) {
-      json.Key(key);
-      json.String(value);
-    }
-    json.EndObject();
-  }
   json.Key("sources");
   json.BeginArray();
   for (const SourceProgress& source : sources) {
