@@ -118,8 +118,7 @@ std::vector<StateOperatorInfo> StateStore::ReadOperators(io::FileSystem& fs,
     if (newline == std::string::npos || text.substr(0, newline) != "v1" ||
         parser.parse(simdjson::padded_string(text.substr(newline + 1))).get(root) !=
             simdjson::SUCCESS ||
-        root["operatorInfo"]["operatorName"].get_string().get(operator_name) !=
-            simdjson::SUCCESS) {
+        root["operatorInfo"]["operatorName"].get_string().get(operator_name) != simdjson::SUCCESS) {
       SILT_THROW(STATE_STORE_CORRUPT,
                  {{"path", path}, {"message", "the operator metadata does not parse"}});
     }

@@ -210,8 +210,9 @@ std::optional<Watermark> FindWatermark(const sql::Query& query) {
       SILT_THROW(INVALID_STREAMING_OPTION,
                  {{"value", *delay},
                   {"option", "watermark delay"},
-                  {"reason", "expected a non-negative interval of weeks, days, hours, minutes, "
-                             "seconds or milliseconds, such as '10 minutes'"}});
+                  {"reason",
+                   "expected a non-negative interval of weeks, days, hours, minutes, "
+                   "seconds or milliseconds, such as '10 minutes'"}});
     }
     found = Watermark{*column, *micros / 1000};
   });
@@ -241,14 +242,16 @@ std::optional<StatefulQuery> StatefulQuery::Plan(const sql::Query& query,
   bool select = query.kind == sql::QueryKind::kSelect;
   bool aggregates = false;
   if (select) {
-    aggregates = !query.group_by.empty() || query.group_by_all || !query.grouping_elements.empty() ||
-                 HasAggregate(query.having);
-    for (const sql::SelectItem& item : query.select_list) aggregates |= HasAggregate(item.expression);
+    aggregates = !query.group_by.empty() || query.group_by_all ||
+                 !query.grouping_elements.empty() || HasAggregate(query.having);
+    for (const sql::SelectItem& item : query.select_list)
+      aggregates |= HasAggregate(item.expression);
   }
   if (deduplication) {
     if (aggregates || (select && query.distinct)) {
-      ThrowUnsupported("dropDuplicates over a query that aggregates or is DISTINCT (a streaming "
-                       "query has one stateful operator)");
+      ThrowUnsupported(
+          "dropDuplicates over a query that aggregates or is DISTINCT (a streaming "
+          "query has one stateful operator)");
     }
     return PlanDeduplicate(query, deduplication->columns, deduplication->within_watermark, mode,
                            output, watermark);
@@ -359,8 +362,8 @@ StatefulQuery StatefulQuery::PlanAggregate(const sql::Query& query, OutputMode m
     std::string column = "`__p" + std::to_string(i) + "`";
     partial->select_list.push_back({rewriter.partials()[i], "__p" + std::to_string(i), {}});
     const std::string& merge = rewriter.merges()[i];
-    plan.partial_merges_.emplace_back(
-        column, merge == "count" ? "coalesce(sum(" + column + "), 0L)" : merge + "(" + column + ")");
+    plan.partial_merges_.emplace_back(column, merge == "count" ? "coalesce(sum(" + column + "), 0L)"
+                                                               : merge + "(" + column + ")");
   }
   plan.partial_sql_ = sql::ToString(*partial);
 
@@ -391,9 +394,10 @@ StatefulQuery StatefulQuery::PlanAggregate(const sql::Query& query, OutputMode m
     }
   }
   if (mode == OutputMode::kAppend && plan.eviction_column_.empty()) {
-    ThrowMode(mode, "streaming aggregations without a watermark on a grouping key (append mode "
-                    "writes a group once, when the watermark passes it: group by the watermark "
-                    "column or a window over it)");
+    ThrowMode(mode,
+              "streaming aggregations without a watermark on a grouping key (append mode "
+              "writes a group once, when the watermark passes it: group by the watermark "
+              "column or a window over it)");
   }
   return plan;
 }
@@ -516,7 +520,8 @@ std::string StatefulQuery::StateSql(const std::string& previous, int64_t waterma
          "), `__fresh` AS (SELECT " + Join(columns_) + " FROM (SELECT " + Join(columns_) +
          ", row_number() OVER (PARTITION BY " + Join(keys_) +
          " ORDER BY 1) AS `__row` FROM `__input`) AS `__numbered` WHERE `__row` = 1) "
-         "SELECT " + Join(kept_columns) + ", false AS `__updated`, " + expired +
+         "SELECT " +
+         Join(kept_columns) + ", false AS `__updated`, " + expired +
          " AS `__expired` FROM `__kept` UNION ALL SELECT " + Join(fresh_columns) + expires +
          ", true AS `__updated`, false AS `__expired` FROM `__fresh` LEFT ANTI JOIN `__kept` ON " +
          Join(matches, " AND ");

@@ -86,11 +86,10 @@ class StatefulQuery {
 
  private:
   StatefulQuery() = default;
-  static StatefulQuery PlanAggregate(const sql::Query& query, OutputMode mode,
-                                     const Schema& output, const std::optional<Watermark>& watermark);
+  static StatefulQuery PlanAggregate(const sql::Query& query, OutputMode mode, const Schema& output,
+                                     const std::optional<Watermark>& watermark);
   static StatefulQuery PlanDeduplicate(const sql::Query& query, std::vector<std::string> keys,
-                                       bool within_watermark, OutputMode mode,
-                                       const Schema& output,
+                                       bool within_watermark, OutputMode mode, const Schema& output,
                                        const std::optional<Watermark>& watermark);
   std::string ExpiredSql(int64_t watermark_ms) const;
 

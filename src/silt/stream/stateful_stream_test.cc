@@ -307,8 +307,8 @@ TEST_F(StatefulStreamTest, DeduplicationWithAWatermarkForgetsOldKeys) {
   EXPECT_THAT(written, ElementsAre(ElementsAre("2024-01-01 10:00:00,a"),
                                    ElementsAre("2024-01-01 10:30:00,b")));
   // The watermark (10:20) evicted the key at 10:00: the state holds only b.
-  const std::string version =
-      std::to_string(*Checkpoint::Open(fs_, CheckpointPath("checkpoint"))->LatestCommittedBatch() + 1);
+  const std::string version = std::to_string(
+      *Checkpoint::Open(fs_, CheckpointPath("checkpoint"))->LatestCommittedBatch() + 1);
   EXPECT_THAT(Query("SELECT k FROM parquet.`" + CheckpointPath("checkpoint") + "/state/0/0/" +
                     version + ".parquet` WHERE NOT __expired"),
               ElementsAre("b"));
@@ -338,8 +338,8 @@ TEST_F(StatefulStreamTest, DeduplicationWithinTheWatermarkKeepsAKeyForTheDelay) 
   run();
   std::vector<std::string> all;
   for (const auto& batch : sink.batches) all.insert(all.end(), batch.begin(), batch.end());
-  EXPECT_THAT(all, ElementsAre("2024-01-01 10:00:00,a", "2024-01-01 10:30:00,b",
-                               "2024-01-01 10:31:00,a"));
+  EXPECT_THAT(
+      all, ElementsAre("2024-01-01 10:00:00,a", "2024-01-01 10:30:00,b", "2024-01-01 10:31:00,a"));
 }
 
 TEST_F(StatefulStreamTest, ProgressReportsStateOperatorsAndEventTime) {
@@ -352,7 +352,8 @@ TEST_F(StatefulStreamTest, ProgressReportsStateOperatorsAndEventTime) {
   for (std::string field :
        {"\"stateOperators\":[{\"operatorName\":\"stateStoreSave\",\"numRowsTotal\":1,"
         "\"numRowsUpdated\":1,",
-        "\"numRowsDroppedByWatermark\":0", "\"eventTime\":{\"avg\":\"2024-01-01T10:02:00.000Z\","
+        "\"numRowsDroppedByWatermark\":0",
+        "\"eventTime\":{\"avg\":\"2024-01-01T10:02:00.000Z\","
         "\"max\":\"2024-01-01T10:03:00.000Z\",\"min\":\"2024-01-01T10:01:00.000Z\","
         "\"watermark\":\"1970-01-01T00:00:00.000Z\"}"}) {
     EXPECT_THAT(json, HasSubstr(field));
