@@ -93,6 +93,28 @@ TEST_F(StatefulStreamTest, TheWatermarkIsRecordedInOffsetsAndCommits) {
   EXPECT_EQ(CheckpointFile("commits/1"), "v1\n{\"nextBatchWatermarkMs\":" + watermark + "}");
 }
 
+TEST_F(StatefulStreamTest, LatenessIsJudgedByThePreviousBatchsWatermark) {
+  const std::string query =
+      "SELECT k, count(*) AS n FROM STREAM(events) WATERMARK ts DELAY OF INTERVAL 5 MINUTES "
+      "GROUP BY k";
+  CollectingSink sink;
+  std::vector<QueryProgress> progress;
+  auto once = [&] {
+    auto execution = Make(query, sink.Make(), {}, TriggerKind::kOnce, OutputMode::kUpdate);
+    execution->Run();
+    progress = execution->RecentProgress();
+  };
+  Insert("10:00:00", "a");
+  once();  // batch 0 runs at watermark 0 and leaves 09:55
+  Insert("09:50:00", "b");
+  once();  // batch 1 runs at 09:55, but judges lateness by batch 0's watermark
+  Insert("09:51:00", "c");
+  once();  // batch 2 judges it by 09:55: late
+  EXPECT_THAT(sink.batches, ElementsAre(ElementsAre("a,1"), ElementsAre("b,1"), IsEmpty()));
+  ASSERT_EQ(progress.size(), 1u);
+  EXPECT_EQ(progress[0].state_operators.at(0).num_rows_dropped_by_watermark, 1);
+}
+
 TEST_F(StatefulStreamTest, AppendModeNeedsAWatermarkOnAGroupKey) {
   Sql("CREATE TABLE counts (k STRING, n BIGINT)");
   EXPECT_EQ(ErrorOf([&] {

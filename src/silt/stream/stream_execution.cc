@@ -497,10 +497,16 @@ void StreamExecution::Run() {
       watermark_ms_ = seq.batch_watermark_ms;
       if (!committed || *committed < *planned) {
         // Planned but not marked committed: run it again on the same input.
-        std::string start = *planned == 0 ? start_offset_
-                                          : *checkpoint_->ReadOffsets(*planned - 1).offsets.at(0);
+        std::string start = start_offset_;
+        late_watermark_ms_ = watermark_ms_;
+        if (*planned > 0) {
+          OffsetSeq previous = checkpoint_->ReadOffsets(*planned - 1);
+          start = *previous.offsets.at(0);
+          late_watermark_ms_ = previous.batch_watermark_ms;
+        }
         RunBatch(*planned, start, *seq.offsets[0], /*replay=*/true, 0);
       } else {
+        late_watermark_ms_ = watermark_ms_;
         next_watermark_ms_ = checkpoint_->ReadCommitWatermark(*planned);
         watermark_advanced_ = next_watermark_ms_ > watermark_ms_;
         watermark_ms_ = next_watermark_ms_;
@@ -582,11 +588,13 @@ void StreamExecution::RunBatch(int64_t batch, const std::string& start, const st
   int64_t add_start = SystemNowMs();
   std::optional<int64_t> output_rows;
   {
-    // Rows the watermark passed are late for a stateful operator (a NULL time is not late).
+    // Rows the watermark passed are late for a stateful operator (a NULL time is not late). As
+    // in Spark, lateness is judged by the previous batch's watermark and eviction by this
+    // batch's, so that the rows a batch evicts by were admitted under the watermark before.
     std::string late_filter;
     if (stateful_ && watermark_) {
       late_filter = "NOT coalesce(`" + watermark_->column + "` <= timestamp_millis(" +
-                    std::to_string(watermark_ms_) + "L), false)";
+                    std::to_string(late_watermark_ms_) + "L), false)";
     }
     StreamInputScope scope(session_, input, spec_.source->Describe(), late_filter);
     BatchContext context;
@@ -606,6 +614,7 @@ void StreamExecution::RunBatch(int64_t batch, const std::string& start, const st
   durations["commitOffsets"] = SystemNowMs() - commit_start;
   ReachFaultPoint(kAfterBatchCommitted, batch);
   watermark_advanced_ = next_watermark_ms_ > watermark_ms_;
+  late_watermark_ms_ = watermark_ms_;
   watermark_ms_ = next_watermark_ms_;
   if (state_store_) {
     std::optional<std::string> retained = session_.GetConf("spark.sql.streaming.minBatchesToRetain");
@@ -692,7 +701,7 @@ void StreamExecution::TrackEventTime(const BatchInput& input, QueryProgress& pro
   std::string column = "`" + watermark_->column + "`";
   std::string sql = "SELECT max(" + column + "), min(" + column + "), avg(CAST(" + column +
                     " AS DOUBLE)), coalesce(sum(CASE WHEN " + column + " <= timestamp_millis(" +
-                    std::to_string(watermark_ms_) + "L) THEN 1 ELSE 0 END), 0L) FROM " +
+                    std::to_string(late_watermark_ms_) + "L) THEN 1 ELSE 0 END), 0L) FROM " +
                     std::string(kStreamInputName);
   commands::StatementResult result;
   {

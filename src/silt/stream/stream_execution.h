@@ -174,7 +174,8 @@ class StreamExecution {
   std::optional<Watermark> watermark_;
   std::optional<StatefulQuery> stateful_;
   std::unique_ptr<StateStore> state_store_;
-  int64_t watermark_ms_ = 0;       // the watermark of the batch being run
+  int64_t watermark_ms_ = 0;       // the watermark of the batch being run (evicts state)
+  int64_t late_watermark_ms_ = 0;  // the batch before's, which drops late rows
   int64_t next_watermark_ms_ = 0;  // the watermark of the batch after it
   bool watermark_advanced_ = false;  // the last batch moved the watermark
 
