@@ -162,6 +162,8 @@ std::optional<AggregateKind> AggregateKindOf(std::string_view name) {
       {"bit_xor", AggregateKind::kBitXor},
       {"listagg", AggregateKind::kListAgg},
       {"string_agg", AggregateKind::kListAgg},
+      {"histogram_numeric", AggregateKind::kHistogramNumeric},
+      {"count_min_sketch", AggregateKind::kCountMinSketch},
   };
   for (const auto& [candidate, kind] : kNames) {
     if (lower == candidate) return kind;
@@ -400,6 +402,48 @@ AggregateSignature ResolveAggregate(std::string_view name, const std::vector<Dat
       signature.result_type = value_type;
       break;
     }
+    case AggregateKind::kHistogramNumeric: {
+      // Spark's histogram_numeric(expr, nb): x follows the input's type
+      // (spark.sql.legacy.histogramNumericPropagateInputType, true by default); a decimal is
+      // binned as a DOUBLE and its x is a DOUBLE.
+      CheckCount(lower, types, 2, 2);
+      const DataType& input = *types[0];
+      TypeId id = input.id();
+      bool temporal = id == TypeId::kDate || id == TypeId::kTimestamp || id == TypeId::kTimestampNtz;
+      if (!IsNumericOrNull(input) && !IsInterval(input) && !temporal) {
+        ThrowTypeMismatch(lower, 0,
+                          "(\"NUMERIC\" or \"DATE\" or \"TIMESTAMP\" or \"TIMESTAMP_NTZ\" or \"INTERVAL YEAR TO "
+                          "MONTH\" or \"INTERVAL DAY TO SECOND\")",
+                          input);
+      }
+      if (!expr::IsIntegral(*types[1]) && types[1]->id() != TypeId::kNull) {
+        ThrowTypeMismatch(lower, 1, "\"INT\"", *types[1]);
+      }
+      DataTypePtr value_type = id == TypeId::kNull || id == TypeId::kDecimal ? DoubleType() : types[0];
+      signature.argument_types = {value_type, IntegerType()};
+      signature.result_type = ListType(StructType({Field{"x", value_type, true, {}}, Field{"y", DoubleType(), true, {}}}),
+                                       true);
+      break;
+    }
+    case AggregateKind::kCountMinSketch: {
+      // count_min_sketch(col, eps, confidence, seed): Spark takes these types as they are (no
+      // implicit cast), so eps and confidence must be DOUBLE (0.5d, not 0.5).
+      CheckCount(lower, types, 4, 4);
+      const TypeId id = types[0]->id();
+      if (!expr::IsIntegral(*types[0]) && id != TypeId::kString && id != TypeId::kBinary) {
+        ThrowTypeMismatch(lower, 0, "(\"INTEGRAL\" or \"STRING\" or \"BINARY\")", *types[0]);
+      }
+      for (int i = 1; i <= 2; ++i) {
+        if (types[i]->id() != TypeId::kDouble) ThrowTypeMismatch(lower, i, "\"DOUBLE\"", *types[i]);
+      }
+      if (types[3]->id() != TypeId::kInteger && types[3]->id() != TypeId::kLong) {
+        ThrowTypeMismatch(lower, 3, "(\"INT\" or \"BIGINT\")", *types[3]);
+      }
+      signature.argument_types = types;
+      signature.result_type = BinaryType();
+      signature.nullable = false;
+      break;
+    }
     case AggregateKind::kSkewness:
     case AggregateKind::kKurtosis: {
       CheckCount(lower, types, 1, 1);
@@ -484,6 +528,35 @@ void PrepareAggregateArguments(AggregateCall& call, expr::EvalContext& context) 
     case AggregateKind::kListAgg: {
       if (call.arguments.size() < 2) return;
       (void)FoldArgument(call, 1, "delimiter", context);
+      return;
+    }
+    case AggregateKind::kHistogramNumeric: {
+      if (call.arguments.size() < 2) return;
+      const expr::Scalar& bins = FoldArgument(call, 1, "nb", context);
+      if (bins.is_null()) ThrowParameterMismatch(call, "UNEXPECTED_NULL: The `nb` must not be null.");
+      if (bins.GetInt() < 2) {
+        ThrowParameterMismatch(call, "VALUE_OUT_OF_RANGE: The `nb` must be between [2, 2147483647] (current value = " +
+                                         std::to_string(bins.GetInt()) + ").");
+      }
+      return;
+    }
+    case AggregateKind::kCountMinSketch: {
+      if (call.arguments.size() < 4) return;
+      const expr::Scalar& eps = FoldArgument(call, 1, "eps", context);
+      const expr::Scalar& confidence = FoldArgument(call, 2, "confidence", context);
+      const expr::Scalar& seed = FoldArgument(call, 3, "seed", context);
+      if (eps.is_null()) ThrowParameterMismatch(call, "UNEXPECTED_NULL: The `eps` must not be null.");
+      if (confidence.is_null()) ThrowParameterMismatch(call, "UNEXPECTED_NULL: The `confidence` must not be null.");
+      if (seed.is_null()) ThrowParameterMismatch(call, "UNEXPECTED_NULL: The `seed` must not be null.");
+      // Spark's bounds as it prints them, the value as a DOUBLE literal (0.0D).
+      if (!(eps.GetDouble() > 0.0)) {
+        ThrowParameterMismatch(call, "VALUE_OUT_OF_RANGE: The `eps` must be between (0.0, 1.7976931348623157E308] "
+                                     "(current value = " + eps.ToString() + "D).");
+      }
+      if (!(confidence.GetDouble() > 0.0 && confidence.GetDouble() < 1.0)) {
+        ThrowParameterMismatch(call, "VALUE_OUT_OF_RANGE: The `confidence` must be between (0.0, 1.0] (current "
+                                     "value = " + confidence.ToString() + "D).");
+      }
       return;
     }
     case AggregateKind::kMode: {
