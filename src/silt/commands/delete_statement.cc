@@ -23,7 +23,7 @@ StatementResult ExecuteDelete(sql::SessionState& session, const sql::Statement& 
   expr::ExpressionPtr predicate;
   std::vector<std::string> predicate_sql;
   if (statement.where) {
-    predicate = dml::BindTablePredicate(table, *statement.where, statement.target->alias, "WHERE");
+    predicate = dml::BindTablePredicate(table, *statement.where, statement.target->alias, "WHERE", "DELETE");
     dml::CheckDeterministicCondition(predicate, *statement.where, "WHERE condition of DELETE operation");
     predicate_sql.push_back(dml::ConditionSql(*statement.where));
   }

@@ -63,8 +63,36 @@ std::vector<std::string> TableQualifier(const DmlTable& table, const std::string
   return qualifier;
 }
 
+namespace {
+
+// The columns of a DML target where Delta refuses subqueries in the condition of `operation`
+// (PreprocessTableDelete / PreprocessTableUpdate): DELTA_UNSUPPORTED_SUBQUERY, naming the whole
+// condition.
+class ConditionScope : public sql::SchemaScope {
+ public:
+  ConditionScope(SchemaPtr schema, std::vector<std::string> qualifier, const sql::Expression& condition,
+                 std::string operation)
+      : SchemaScope(std::move(schema), std::move(qualifier)), condition_(condition), operation_(std::move(operation)) {}
+
+  expr::ExpressionPtr BindSubquery(const sql::Expression&, sql::ExpressionBinder&) override {
+    SILT_THROW(DELTA_UNSUPPORTED_SUBQUERY, {{"operation", operation_}, {"cond", ConditionSql(condition_)}});
+  }
+
+ private:
+  const sql::Expression& condition_;
+  std::string operation_;
+};
+
+}  // namespace
+
 expr::ExpressionPtr BindTablePredicate(const DmlTable& table, const sql::Expression& predicate,
-                                       const std::string& alias, const std::string& clause) {
+                                       const std::string& alias, const std::string& clause,
+                                       const std::string& operation) {
+  if (!operation.empty()) {
+    ConditionScope scope(table.schema, TableQualifier(table, alias), predicate, operation);
+    sql::ExpressionBinder binder(scope);
+    return binder.BindPredicate(predicate, clause);
+  }
   sql::SchemaScope scope(table.schema, TableQualifier(table, alias));
   sql::ExpressionBinder binder(scope);
   return binder.BindPredicate(predicate, clause);

@@ -61,9 +61,12 @@ DmlTable LoadDmlTable(sql::SessionState& session, const sql::TableReference& ref
 
 /// Binds `predicate` (a WHERE / ON condition over the table's columns, optionally qualified by
 /// the table's name or `alias`) as a BOOLEAN expression over `table.schema`. Throws the binder's
-/// errors (UNRESOLVED_COLUMN, DATATYPE_MISMATCH, ...).
+/// errors (UNRESOLVED_COLUMN, DATATYPE_MISMATCH, ...). With `operation` ("DELETE", "UPDATE") a
+/// subquery anywhere in the condition is DELTA_UNSUPPORTED_SUBQUERY, as Delta refuses scalar,
+/// IN and EXISTS subqueries in these conditions.
 expr::ExpressionPtr BindTablePredicate(const DmlTable& table, const sql::Expression& predicate,
-                                       const std::string& alias, const std::string& clause);
+                                       const std::string& alias, const std::string& clause,
+                                       const std::string& operation = "");
 
 /// The "(condition = <sql>)." text Delta's condition errors carry, for `condition` as written.
 std::string ConditionErrorText(const sql::Expression& condition);

@@ -171,7 +171,7 @@ StatementResult ExecuteUpdate(sql::SessionState& session, const sql::Statement& 
   expr::ExpressionPtr predicate;
   std::vector<std::string> predicate_sql;
   if (statement.where) {
-    predicate = dml::BindTablePredicate(table, *statement.where, alias, "WHERE");
+    predicate = dml::BindTablePredicate(table, *statement.where, alias, "WHERE", "UPDATE");
     dml::CheckDeterministicCondition(predicate, *statement.where, "WHERE condition of UPDATE operation");
     predicate_sql.push_back(dml::ConditionSql(*statement.where));
   }
