@@ -14,6 +14,7 @@
 #include "silt/parquet/reader.h"
 #include "silt/sql/expression_binder.h"
 #include "silt/sql/optimizer.h"
+#include "silt/sql/query_binder.h"
 #include "silt/types/schema_json.h"
 
 namespace silt::commands::dml {
@@ -98,8 +99,37 @@ expr::ExpressionPtr BindTablePredicate(const DmlTable& table, const sql::Express
   return binder.BindPredicate(predicate, clause);
 }
 
+namespace {
+
+// The columns of a DML target for an assignment's value, where an uncorrelated subquery runs
+// once and stands for its value, as Spark evaluates it in an UPDATE's projection.
+class ValueScope : public sql::SchemaScope {
+ public:
+  ValueScope(SchemaPtr schema, std::vector<std::string> qualifier, sql::QueryBinder& subqueries)
+      : SchemaScope(schema, qualifier), subqueries_(subqueries) {
+    for (const Field& field : schema->fields()) {
+      columns_.push_back(sql::MakeLogicalColumn(field.name, field.type, field.nullable, qualifier));
+    }
+  }
+
+  expr::ExpressionPtr BindSubquery(const sql::Expression& node, sql::ExpressionBinder&) override {
+    return subqueries_.BindUncorrelatedSubquery(node, columns_, *this);
+  }
+
+ private:
+  sql::QueryBinder& subqueries_;
+  std::vector<sql::LogicalColumn> columns_;
+};
+
+}  // namespace
+
 expr::ExpressionPtr BindTableValue(const DmlTable& table, const sql::Expression& value,
-                                   const std::string& alias) {
+                                   const std::string& alias, sql::QueryBinder* subqueries) {
+  if (subqueries != nullptr) {
+    ValueScope scope(table.schema, TableQualifier(table, alias), *subqueries);
+    sql::ExpressionBinder binder(scope);
+    return binder.Bind(value);
+  }
   sql::SchemaScope scope(table.schema, TableQualifier(table, alias));
   sql::ExpressionBinder binder(scope);
   return binder.Bind(value);

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "silt/commands/statement_internal.h"
+#include "silt/sql/query_binder.h"
 #include "silt/expr/expression.h"
 #include "silt/log/actions.h"
 #include "silt/log/data_file_writer.h"
@@ -80,9 +81,11 @@ void CheckDeterministicCondition(const expr::ExpressionPtr& bound, const sql::Ex
                                  const std::string& operation);
 
 /// Binds `value` (an assignment's right-hand side) over `table.schema` as BindTablePredicate
-/// does, without requiring a type.
+/// does, without requiring a type. With `subqueries`, an uncorrelated subquery in the value runs
+/// through it and stands for its result (Delta runs them in UPDATE SET); a correlated one is
+/// UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY. Without, subqueries are refused.
 expr::ExpressionPtr BindTableValue(const DmlTable& table, const sql::Expression& value,
-                                   const std::string& alias);
+                                   const std::string& alias, sql::QueryBinder* subqueries = nullptr);
 
 /// The names the table's columns can be qualified with: {alias}, or {"spark_catalog", db, t}
 /// for a catalog table (any suffix qualifies), or none for delta.`path`.

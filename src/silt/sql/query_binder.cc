@@ -3204,4 +3204,24 @@ LogicalPtr QueryBinder::Bind(const Query& query) {
   return plan;
 }
 
+expr::ExpressionPtr QueryBinder::BindUncorrelatedSubquery(const Expression& node,
+                                                          const std::vector<LogicalColumn>& outer,
+                                                          BindingScope& scope) {
+  // Bound first against the columns around it, so that a reference to one of them is told from
+  // an unknown name.
+  Correlation correlation;
+  correlation.outer = outer;
+  impl_->BindQuery(*node.subquery, &correlation);
+  if (!correlation.conjuncts.empty()) {
+    ThrowAt(MakeError(ErrorClass::UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY,
+                      {{"message", "correlated subqueries are not supported here: " + ExpressionSql(node)}}),
+            node.position);
+  }
+  LogicalPtr plan = OneRow();
+  expr::ExpressionPtr bound = impl_->BindSubqueryExpression(node, plan, scope);
+  SILT_CHECK(plan->columns.size() == 1,
+             "an uncorrelated subquery joined onto its input");
+  return bound;
+}
+
 }  // namespace silt::sql
