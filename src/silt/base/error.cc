@@ -52,8 +52,9 @@ namespace {
 
 // Spark's sub-class of an error that silt raises under the parent class, decided by the
 // parameters (empty when there is none): UNRESOLVED_COLUMN is WITH_SUGGESTION when it proposes
-// columns and WITHOUT_SUGGESTION otherwise; DATATYPE_MISMATCH names its sub-class at the start of
-// its <message> ("NON_FOLDABLE_INPUT: the input ..."), which then leaves the message as Spark's.
+// columns and WITHOUT_SUGGESTION otherwise; DATATYPE_MISMATCH and INVALID_SQL_SYNTAX name theirs at
+// the start of their <message> ("NON_FOLDABLE_INPUT: the input ..."), which then leaves the
+// message as Spark's.
 std::string SubClassOf(ErrorClassId id, std::vector<ErrorParam>& params) {
   if (id == static_cast<ErrorClassId>(ErrorClass::UNRESOLVED_COLUMN)) {
     for (const ErrorParam& param : params) {
@@ -61,7 +62,8 @@ std::string SubClassOf(ErrorClassId id, std::vector<ErrorParam>& params) {
     }
     return "WITHOUT_SUGGESTION";
   }
-  if (id == static_cast<ErrorClassId>(ErrorClass::DATATYPE_MISMATCH)) {
+  if (id == static_cast<ErrorClassId>(ErrorClass::DATATYPE_MISMATCH) ||
+      id == static_cast<ErrorClassId>(ErrorClass::INVALID_SQL_SYNTAX)) {
     for (ErrorParam& param : params) {
       if (param.name != "message") continue;
       const std::string& text = param.value;
