@@ -78,7 +78,9 @@ bool IsInverseDistributionFunction(std::string_view name);
 /// mode's deterministic flag, histogram_numeric's number of bins and count_min_sketch's eps,
 /// confidence and seed. A constant expression becomes a literal; an expression over
 /// columns, a NULL percentage or one outside [0, 1], and an accuracy outside (0, 2147483647]
-/// throw DATATYPE_MISMATCH with Spark's sub-class in the message. Other calls are unchanged.
-void PrepareAggregateArguments(AggregateCall& call, expr::EvalContext& context);
+/// throw DATATYPE_MISMATCH with Spark's sub-class in the message, naming the call by `sql` (its
+/// text as written, as Spark names it; the call's own text when empty). Other calls are
+/// unchanged.
+void PrepareAggregateArguments(AggregateCall& call, expr::EvalContext& context, const std::string& sql = "");
 
 }  // namespace silt::exec

@@ -537,7 +537,7 @@ class SelectScope : public BindingScope {
     aggregate.arguments = std::move(arguments);
     try {
       expr::EvalContext eval = binder_.Eval();
-      exec::PrepareAggregateArguments(aggregate, eval);
+      exec::PrepareAggregateArguments(aggregate, eval, ExpressionSql(call));
     } catch (const Error& error) {
       ThrowAt(error, call.position);
     }
@@ -632,7 +632,9 @@ class SelectScope : public BindingScope {
         aggregate.function = canonical;
         aggregate.arguments = std::move(arguments);
         expr::EvalContext eval = binder_.Eval();
-        exec::PrepareAggregateArguments(aggregate, eval);
+        Expression function = call;  // errors name the function without its OVER clause
+        function.window = nullptr;
+        exec::PrepareAggregateArguments(aggregate, eval, ExpressionSql(function));
         arguments = std::move(aggregate.arguments);
       }
     } catch (const Error& error) {
