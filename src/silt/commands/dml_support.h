@@ -64,10 +64,12 @@ DmlTable LoadDmlTable(sql::SessionState& session, const sql::TableReference& ref
 /// the table's name or `alias`) as a BOOLEAN expression over `table.schema`. Throws the binder's
 /// errors (UNRESOLVED_COLUMN, DATATYPE_MISMATCH, ...). With `operation` ("DELETE", "UPDATE") a
 /// subquery anywhere in the condition is DELTA_UNSUPPORTED_SUBQUERY, as Delta refuses scalar,
-/// IN and EXISTS subqueries in these conditions.
+/// IN and EXISTS subqueries in these conditions; with `exists` too, [NOT] EXISTS subqueries run
+/// through it (QueryBinder::BindExistsAsMembership), as Delta's DELETE runs them when
+/// spark.databricks.delta.delete.allowExistsSubquery is on.
 expr::ExpressionPtr BindTablePredicate(const DmlTable& table, const sql::Expression& predicate,
                                        const std::string& alias, const std::string& clause,
-                                       const std::string& operation = "");
+                                       const std::string& operation = "", sql::QueryBinder* exists = nullptr);
 
 /// The "(condition = <sql>)." text Delta's condition errors carry, for `condition` as written.
 std::string ConditionErrorText(const sql::Expression& condition);

@@ -3206,6 +3206,68 @@ LogicalPtr QueryBinder::Bind(const Query& query) {
   return plan;
 }
 
+expr::ExpressionPtr QueryBinder::BindExistsAsMembership(const Expression& node,
+                                                        const std::vector<LogicalColumn>& outer) {
+  SILT_CHECK(node.kind == ExpressionKind::kExists, "EXISTS membership of another subquery");
+  Correlation correlation;
+  correlation.outer = outer;
+  LogicalPtr subquery = impl_->BindQuery(*node.subquery, &correlation);
+  const int width = static_cast<int>(outer.size());
+  if (correlation.conjuncts.empty()) {
+    bool any = false;
+    for (const Batch& batch : impl_->Run(subquery)) any = any || batch.num_rows() > 0;
+    return expr::Literal(expr::Scalar::Boolean(any));
+  }
+  // Equalities outer = inner only: the row's keys are tested against the distinct keys of the
+  // subquery's rows (NULL keys never match, so both sides leave them out).
+  std::vector<expr::ExpressionPtr> outer_keys, inner_keys;
+  for (const expr::ExpressionPtr& conjunct : correlation.conjuncts) {
+    bool found = false;
+    if (conjunct->kind() == expr::ExpressionKind::kComparison &&
+        conjunct->comparison() == expr::ComparisonOperator::kEqual) {
+      for (int side = 0; side < 2 && !found; ++side) {
+        std::vector<int> a = expr::ReferencedColumns(*conjunct->child(side));
+        std::vector<int> b = expr::ReferencedColumns(*conjunct->child(1 - side));
+        if (!a.empty() && a.back() < width && !b.empty() && b.front() >= width) {
+          outer_keys.push_back(conjunct->child(side));
+          inner_keys.push_back(expr::ShiftColumns(conjunct->child(1 - side), -width));
+          found = true;
+        }
+      }
+    }
+    if (!found) {
+      ThrowAt(MakeError(ErrorClass::UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY,
+                        {{"message", "an EXISTS subquery here may be correlated by equalities only: " +
+                                         ExpressionSql(node)}}),
+              node.position);
+    }
+  }
+  const expr::FunctionRegistry& functions = expr::FunctionRegistry::Default();
+  auto key_of = [&](const std::vector<expr::ExpressionPtr>& keys) {
+    return keys.size() == 1 ? keys[0] : functions.Bind("struct", keys);
+  };
+  expr::ExpressionPtr inner_not_null, outer_not_null;
+  for (size_t k = 0; k < inner_keys.size(); ++k) {
+    expr::ExpressionPtr inner = expr::IsNotNull(inner_keys[k]);
+    expr::ExpressionPtr outer_check = expr::IsNotNull(outer_keys[k]);
+    inner_not_null = inner_not_null ? expr::And(inner_not_null, inner) : inner;
+    outer_not_null = outer_not_null ? expr::And(outer_not_null, outer_check) : outer_check;
+  }
+  expr::ExpressionPtr inner_key = key_of(inner_keys);
+  LogicalPtr keys = MakeLogicalDistinct(MakeLogicalProject(
+      MakeLogicalFilter(subquery, inner_not_null), {inner_key},
+      {MakeLogicalColumn("exists_key", inner_key->type(), false)}));
+  std::vector<expr::ExpressionPtr> values;
+  for (const Batch& batch : impl_->Run(keys)) {
+    for (int64_t row = 0; row < batch.num_rows(); ++row) {
+      values.push_back(expr::Literal(expr::Scalar::FromVector(*batch.column(0), row)));
+    }
+  }
+  if (values.empty()) return expr::Literal(expr::Scalar::Boolean(false));
+  return expr::And(outer_not_null, expr::Coalesce({expr::In(key_of(outer_keys), std::move(values)),
+                                                   expr::Literal(expr::Scalar::Boolean(false))}));
+}
+
 expr::ExpressionPtr QueryBinder::BindUncorrelatedSubquery(const Expression& node,
                                                           const std::vector<LogicalColumn>& outer,
                                                           BindingScope& scope) {
