@@ -195,7 +195,8 @@ class DataFrame:
             raise _error("UNRESOLVED_COLUMN",
                          "A column, variable, or function parameter with name `%s` cannot be resolved. "
                          "Did you mean one of the following? [%s]."
-                         % (name, ", ".join("`%s`" % n for n in self._schema.names)))
+                         % (name, ", ".join("`%s`" % n for n in self._schema.names)),
+                         sub_class="WITH_SUGGESTION")
         return column
 
     def colRegex(self, colName):
@@ -532,7 +533,8 @@ class DataFrame:
                 raise _error("UNRESOLVED_COLUMN",
                              "A column, variable, or function parameter with name `%s` cannot be resolved. "
                              "Did you mean one of the following? [%s]." % (
-                                 field.name, ", ".join("`%s`" % n for n in other._schema.names)))
+                                 field.name, ", ".join("`%s`" % n for n in other._schema.names)),
+                             sub_class="WITH_SUGGESTION")
         for index, field in enumerate(other._schema.fields):
             if field.name.lower() not in left_fields:
                 if not allowMissingColumns:
