@@ -653,7 +653,9 @@ class DataFrame:
 
     @property
     def isStreaming(self):
-        return False
+        """True when the DataFrame reads a stream (spark.readStream): it runs through
+        writeStream.start(), and batch actions (collect, count, show, write...) refuse it."""
+        return bool(self._session._streams_of(self._query))
 
     # Actions.
 
@@ -758,6 +760,9 @@ class DataFrame:
     def write(self):
         from silt.sql.readwriter import DataFrameWriter
 
+        if self.isStreaming:
+            raise _error("CALL_ON_STREAMING_DATASET_UNSUPPORTED",
+                         "The method `write` can not be called on streaming Dataset/DataFrame.")
         return DataFrameWriter(self)
 
     def writeTo(self, table):
@@ -767,12 +772,31 @@ class DataFrame:
 
     @property
     def writeStream(self):
-        raise _error("NOT_IMPLEMENTED", "DataFrame.writeStream: streaming is not available in silt's "
-                     "Python API yet.", family=_not_implemented())
+        """The DataStreamWriter that starts this streaming DataFrame's query."""
+        from silt.sql.streaming import DataStreamWriter
+
+        if not self.isStreaming:
+            raise _error("WRITE_STREAM_NOT_ALLOWED",
+                         "'writeStream' can be called only on streaming Dataset/DataFrame.")
+        return DataStreamWriter(self)
 
     def withWatermark(self, eventTime, delayThreshold):
-        raise _error("NOT_IMPLEMENTED", "DataFrame.withWatermark: streaming is not available in silt's "
-                     "Python API yet.", family=_not_implemented())
+        """Spark's event-time watermark: checks that `eventTime` is a column and
+        `delayThreshold` an interval. On a batch DataFrame it changes nothing, as in Spark; on a
+        stream, silt's stateful operators keep no state between batches yet (a streaming
+        aggregation runs in complete mode, over everything read, where Spark drops no state
+        either), so it changes nothing there either."""
+        from silt.sql.streaming import _interval_ms
+
+        if not isinstance(eventTime, str):
+            raise _error("NOT_STR", "Argument `eventTime` should be a str, got %s."
+                         % type(eventTime).__name__, family=PySparkTypeError)
+        if not isinstance(delayThreshold, str):
+            raise _error("NOT_STR", "Argument `delayThreshold` should be a str, got %s."
+                         % type(delayThreshold).__name__, family=PySparkTypeError)
+        self._column(eventTime)
+        _interval_ms(delayThreshold, "delayThreshold")
+        return self._derive(self._query, self._schema)
 
     @property
     def rdd(self):
