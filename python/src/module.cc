@@ -28,10 +28,12 @@
 #include "silt/base/error_class.h"
 #include "silt/error.h"
 #include "silt/exec/operator.h"
+#include "silt/exec/text_format.h"
 #include "silt/expr/function_registry.h"
 #include "silt/io/file_system.h"
 #include "silt/log/snapshot.h"
 #include "silt/log/table_features.h"
+#include "silt/parquet/writer.h"
 #include "silt/session.h"
 #include "silt/sql/parser.h"
 #include "silt/sql/planner.h"
@@ -826,6 +828,24 @@ py::dict DeltaFiles(const std::string& table_root) {
   return answer;
 }
 
+// Reads the CSV file or folder `csv_path` as the engine's CSV reader does, with or without a
+// header line, and writes its rows to the Parquet file `parquet_path` (spark.read.csv for
+// options the SQL csv.`path` relation does not take).
+void CsvToParquet(const std::string& csv_path, const std::string& parquet_path, bool header) {
+  py::gil_scoped_release release;
+  std::shared_ptr<io::FileSystem> fs = io::MakeLocalFileSystem();
+  exec::TextTable table = exec::ReadCsvFiles(*fs, csv_path, header);
+  if (table.schema->num_fields() == 0) {
+    SILT_THROW(UNABLE_TO_INFER_SCHEMA, {{"format", "CSV"}});
+  }
+  std::unique_ptr<parquet::FileWriter> writer =
+      parquet::FileWriter::Open(fs->OpenWrite(parquet_path), *table.schema);
+  for (const Batch& batch : table.batches) {
+    if (batch.num_rows() > 0) writer->Write(batch);
+  }
+  writer->Close();
+}
+
 // The registry entry of error class `name`: (sqlstate, category, message template), or None.
 py::object ErrorClassInfoOf(const std::string& name) {
   ErrorClass found = FindErrorClass(name);
@@ -950,6 +970,10 @@ PYBIND11_MODULE(_silt, module) {
              py::arg("columns"),
              "Writes Python columns (values in the engine's form) as a Parquet file; fields are "
              "(name, Spark type, nullable) tuples.");
+  module.def("csv_to_parquet", &silt::python::CsvToParquet, py::arg("csv_path"),
+             py::arg("parquet_path"), py::arg("header"),
+             "Reads CSV (with or without a header line) and writes its rows, all strings, as a "
+             "Parquet file.");
   module.def(
       "function_names", [] { return silt::expr::FunctionRegistry::Default().Names(); },
       "The names of the engine's scalar functions, sorted.");
