@@ -4,6 +4,8 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
+// After pybind11 (which includes Python.h): the datetime C API, for DATE values in bulk.
+#include <datetime.h>
 
 #include <algorithm>
 #include <chrono>
@@ -38,6 +40,7 @@
 #include "silt/sql/parser.h"
 #include "silt/sql/planner.h"
 #include "silt/sql/session_state.h"
+#include "silt/types/date_time.h"
 #include "silt/stream/streaming_table.h"
 #include "silt/streaming.h"
 
@@ -84,6 +87,7 @@ std::map<std::string, std::string> ConfStrings(const std::optional<py::dict>& co
 class ValueConverter {
  public:
   ValueConverter() {
+    if (PyDateTimeAPI == nullptr) PyDateTime_IMPORT;
     py::module_ datetime = py::module_::import("datetime");
     decimal_ = py::module_::import("decimal").attr("Decimal");
     date_ = datetime.attr("date");
@@ -116,8 +120,17 @@ class ValueConverter {
       case TypeId::kDecimal:
         // The exact digits with the type's scale ("1.50"), which Decimal keeps.
         return decimal_(vector.ValueToString(row));
-      case TypeId::kDate:
-        return date_.attr("fromordinal")(kOrdinalOfEpoch + vector.values<int32_t>()[row]);
+      case TypeId::kDate: {
+        int32_t days = vector.values<int32_t>()[row];
+        CivilDate date = CivilFromDays(days);
+        if (date.year < 1 || date.year > 9999) {
+          // Outside datetime.date's years: its own error (OverflowError / ValueError).
+          return date_.attr("fromordinal")(kOrdinalOfEpoch + days);
+        }
+        PyObject* made = PyDate_FromDate(static_cast<int>(date.year), date.month, date.day);
+        if (made == nullptr) throw py::error_already_set();
+        return py::reinterpret_steal<py::object>(made);
+      }
       case TypeId::kTimestamp:
         // An instant: an aware datetime in UTC (astimezone() shows it in any zone).
         return utc_epoch_ + Micros(vector.values<int64_t>()[row]);
@@ -320,6 +333,25 @@ class Result {
       const Vector& vector = *batch.column(index);
       for (int64_t row = 0; row < batch.num_rows(); ++row) {
         values.append(converter.Convert(vector, row));
+      }
+    }
+    return values;
+  }
+
+  // Column `index` as a numpy array of Python values (dtype object), converted as rows()
+  // converts them: for pandas, without a list in between.
+  py::array object_column(size_t index) const {
+    CheckColumn(index);
+    py::array values(py::dtype("O"), std::vector<py::ssize_t>{static_cast<py::ssize_t>(num_rows())});
+    PyObject** out = static_cast<PyObject**>(values.mutable_data());
+    ValueConverter converter;
+    int64_t at = 0;
+    for (const Batch& batch : output_.batches()) {
+      const Vector& vector = *batch.column(index);
+      for (int64_t row = 0; row < batch.num_rows(); ++row, ++at) {
+        PyObject* value = converter.Convert(vector, row).release().ptr();
+        Py_XDECREF(out[at]);
+        out[at] = value;
       }
     }
     return values;
@@ -890,6 +922,9 @@ PYBIND11_MODULE(_silt, module) {
            "The columns as Spark's StructType.jsonValue()['fields'] (name, type, nullable).")
       .def("column", &Result::column, py::arg("index"),
            "Column `index` as a list of Python values, converted as rows() converts them.")
+      .def("object_column", &Result::object_column, py::arg("index"),
+           "Column `index` as a numpy array of dtype object holding the values column() "
+           "gives.")
       .def("numpy_column", &Result::numpy_column, py::arg("index"),
            "Column `index` as (numpy array, NULL mask or None) for fixed-width types (DATE as "
            "int32 days, TIMESTAMP and TIMESTAMP_NTZ as int64 microseconds since the epoch); "

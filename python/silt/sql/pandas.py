@@ -76,9 +76,7 @@ def result_to_pandas(result, schema, session):
                 if nulls is not None:
                     column[nulls] = pandas.NaT
             elif isinstance(data_type, DateType):
-                dates = [None if (nulls is not None and nulls[i]) else
-                         datetime.date.fromordinal(719163 + int(v)) for i, v in enumerate(values)]
-                column = pandas.Series(dates, dtype="object")
+                column = pandas.Series(result.object_column(index), dtype="object")
             elif isinstance(data_type, BooleanType):
                 if nulls is not None:
                     objects = values.astype(object)
@@ -97,10 +95,15 @@ def result_to_pandas(result, schema, session):
                     values[nulls] = numpy.nan
                 column = pandas.Series(values)
         else:
-            values = result.column(index)
             convert = _converter(data_type)
-            if convert is not None:
-                values = [convert(v) for v in values]
+            if convert is None:
+                values = result.object_column(index)
+            else:
+                # numpy.fromiter stores the objects as they are; building the array from a
+                # list (as pandas.Series(list) does) probes every value for a sequence, which
+                # is many times slower.
+                converted = [convert(v) for v in result.column(index)]
+                values = numpy.fromiter(converted, dtype=object, count=len(converted))
             column = pandas.Series(values, dtype="object")
         series.append(column)
     if not series:
