@@ -314,7 +314,7 @@ class DataStreamWriter:
 
         handle = spark._engine.start_stream(stream.frame, df._query, stream.name, writer,
                                             function=function, path=path, table=table)
-        query = StreamingQuery(handle, spark.streams)
+        query = StreamingQuery(handle, spark.streams, self._trigger[1])
         spark.streams._started(query)
         return query
 
@@ -328,9 +328,10 @@ def _not_implemented():
 class StreamingQuery:
     """A query running in the background (pyspark.sql.streaming.StreamingQuery)."""
 
-    def __init__(self, handle, manager):
+    def __init__(self, handle, manager, interval_ms=0):
         self._handle = handle
         self._manager = manager
+        self._interval_ms = interval_ms
 
     @property
     def id(self):
@@ -369,7 +370,8 @@ class StreamingQuery:
     def processAllAvailable(self):
         """Blocks until the data available in the source when called has been processed (for a
         trigger that ends by itself: until the query ends). Meant for tests."""
-        interval_ms = 100
+        # The engine looks for new data every trigger interval (at least every 100 ms when idle).
+        interval_ms = max(self._interval_ms, 100)
         quiet_since = None
         last_batch = None
         while True:
@@ -389,8 +391,8 @@ class StreamingQuery:
                 last_batch = batch
             elif quiet_since is None:
                 quiet_since = now
-            # Idle over two of the engine's polls: a check that began after the call found nothing.
-            elif now - quiet_since > 3 * interval_ms / 1000.0:
+            # Idle over two of the engine's looks: one that began after the call found nothing.
+            elif now - quiet_since > (2 * interval_ms + 100) / 1000.0:
                 return
 
     def stop(self):
