@@ -21,6 +21,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -345,13 +346,27 @@ class Result {
     py::array values(py::dtype("O"), std::vector<py::ssize_t>{static_cast<py::ssize_t>(num_rows())});
     PyObject** out = static_cast<PyObject**>(values.mutable_data());
     ValueConverter converter;
+    // A column of dates holds few distinct days: each day's datetime.date (immutable) is made
+    // once and shared.
+    bool dates = output_.schema()->field(index).type->id() == TypeId::kDate;
+    std::unordered_map<int32_t, py::object> made_dates;
     int64_t at = 0;
     for (const Batch& batch : output_.batches()) {
       const Vector& vector = *batch.column(index);
       for (int64_t row = 0; row < batch.num_rows(); ++row, ++at) {
-        PyObject* value = converter.Convert(vector, row).release().ptr();
+        py::object value;
+        if (dates && !vector.IsNull(row)) {
+          int32_t day = vector.values<int32_t>()[row];
+          auto found = made_dates.find(day);
+          if (found == made_dates.end()) {
+            found = made_dates.emplace(day, converter.Convert(vector, row)).first;
+          }
+          value = found->second;
+        } else {
+          value = converter.Convert(vector, row);
+        }
         Py_XDECREF(out[at]);
-        out[at] = value;
+        out[at] = value.release().ptr();
       }
     }
     return values;

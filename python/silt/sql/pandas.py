@@ -69,8 +69,11 @@ def result_to_pandas(result, schema, session):
         if arrays is not None:
             values, nulls = arrays
             if isinstance(data_type, (TimestampType, TimestampNTZType)):
-                stamps = pandas.to_datetime(values, unit="us", utc=isinstance(data_type, TimestampType))
-                if isinstance(data_type, TimestampType):
+                if isinstance(data_type, TimestampNTZType) or zone in ("UTC", "Etc/UTC"):
+                    # Wall-clock time is the stored time: microseconds to nanoseconds in bulk.
+                    stamps = pandas.to_datetime(values, unit="us")
+                else:
+                    stamps = pandas.to_datetime(values, unit="us", utc=True)
                     stamps = stamps.tz_convert(zone or _local_zone()).tz_localize(None)
                 column = pandas.Series(stamps, dtype="datetime64[ns]")
                 if nulls is not None:
