@@ -708,10 +708,16 @@ class PySession {
   StreamingDataFrame ReadStream(const std::string& format,
                                 const std::map<std::string, std::string>& options,
                                 const std::optional<std::string>& path,
-                                const std::optional<std::string>& table) {
+                                const std::optional<std::string>& table,
+                                const std::optional<std::string>& schema) {
     return Run<StreamingDataFrame>([&] {
       DataStreamReader reader = session_->ReadStream();
       reader.Format(format).Options(options);
+      if (schema) {
+        // The C++ reader takes no schema (its sources read their own).
+        SILT_THROW(NOT_IMPLEMENTED, {{"feature", "A schema given to the streaming " + format +
+                                                     " source"}});
+      }
       StreamingDataFrame frame = path ? reader.Load(*path) : reader.Table(*table);
       // Opening the source checks the table and the options now rather than at start().
       sql::Statement parsed = sql::ParseStatement(frame.sql());
@@ -979,9 +985,10 @@ PYBIND11_MODULE(_silt, module) {
       .def("get_conf", &PySession::GetConf, py::arg("key"))
       .def_property_readonly("warehouse", &PySession::warehouse)
       .def("read_stream", &PySession::ReadStream, py::arg("format"), py::arg("options"),
-           py::arg("path") = py::none(), py::arg("table") = py::none(), py::keep_alive<0, 1>(),
-           "The stream of the table at `path` or the table `table`, read with `format` and "
-           "`options` as DataStreamReader reads it.")
+           py::arg("path") = py::none(), py::arg("table") = py::none(),
+           py::arg("schema") = py::none(), py::keep_alive<0, 1>(),
+           "The stream of the table at `path` or the table `table`, read with `format`, "
+           "`options` and `schema` (DDL) as DataStreamReader reads it.")
       .def("stream_schema", &PySession::StreamSchema, py::arg("frame"), py::arg("options"),
            "The columns the stream reads, as Spark's StructType.jsonValue()['fields'].")
       .def("start_stream", &PySession::StartStream, py::arg("frame"), py::arg("query"),

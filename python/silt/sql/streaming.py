@@ -126,7 +126,15 @@ class DataStreamReader:
                          "Delta does not support specifying the schema at read time.")
         spark = self._spark
         engine = spark._engine
-        frame = engine.read_stream(self._format, dict(self._options), path=path, table=table)
+        schema_ddl = None
+        if self._schema is not None:
+            from silt.sql.column import _quote
+            from silt.sql.types import _type_sql
+
+            schema_ddl = ", ".join("%s %s" % (_quote(f.name), _type_sql(f.dataType))
+                                   for f in self._schema.fields)
+        frame = engine.read_stream(self._format, dict(self._options), path=path, table=table,
+                                   schema=schema_ddl)
         schema = StructType([_field(f) for f in engine.stream_schema(frame, dict(self._options))])
         stream = _Stream("__silt_stream_%d" % next(_stream_ids), frame, dict(self._options), schema)
         spark._streams[stream.name] = stream
