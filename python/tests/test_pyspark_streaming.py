@@ -246,9 +246,15 @@ def test_ctrl_c_ends_await_termination_and_the_query_goes_on(spark, source, tmp_
 def test_foreach_batch_calls_the_function_with_each_batch(spark, source, tmp_path):
     seen = []
 
+    kinds = spark.createDataFrame([("a", "alpha"), ("e", "epsilon")], "kind STRING, label STRING")
+
     def collect(batch_df, batch_id):
         assert not batch_df.isStreaming
         seen.append((batch_id, sorted(r.id for r in batch_df.collect()), batch_df.columns))
+        # A static DataFrame of the outer session joins the batch, on either side.
+        labels = sorted(r.label for r in kinds.join(batch_df, "kind").collect())
+        assert labels == sorted(r.label for r in batch_df.join(kinds, "kind").collect())
+        seen.append(labels)
 
     def run():
         (spark.readStream.format("delta").option("maxFilesPerTrigger", 1).load(source)
@@ -257,11 +263,11 @@ def test_foreach_batch_calls_the_function_with_each_batch(spark, source, tmp_pat
          .start().awaitTermination())
 
     run()
-    assert seen == [(0, [1, 2, 3], ["id", "kind"])]
+    assert seen == [(0, [1, 2, 3], ["id", "kind"]), ["alpha"]]
     append(spark, source, [(4, "d", 40)])
     append(spark, source, [(5, "e", 50)])
     run()
-    assert seen[1:] == [(1, [4], ["id", "kind"]), (2, [5], ["id", "kind"])]
+    assert seen[2:] == [(1, [4], ["id", "kind"]), [], (2, [5], ["id", "kind"]), ["epsilon"]]
 
 
 def test_a_python_exception_in_foreach_batch_fails_the_query_and_the_batch_reruns(spark, source, tmp_path):

@@ -79,6 +79,14 @@ class _Relation:
         return text
 
 
+def _session_of(frame, other):
+    """The session that can read both DataFrames: a foreachBatch batch's (whose input only its
+    query's session reads) when `other` is one, else `frame`'s."""
+    if other._session._batch_of_stream and not frame._session._batch_of_stream:
+        return other._session
+    return frame._session
+
+
 def _flatten(cols):
     if len(cols) == 1 and isinstance(cols[0], (list, tuple)):
         return list(cols[0])
@@ -493,7 +501,7 @@ class DataFrame:
         else:
             origins = list(left.origins) + list(right.origins)
         join = _Join(from_sql, qualifiers, origins)
-        frame = DataFrame(self._session, "SELECT * FROM " + from_sql, join=join)
+        frame = DataFrame(_session_of(self, other), "SELECT * FROM " + from_sql, join=join)
         if len(origins) != len(frame._schema.names):
             frame._join = None
         return frame
@@ -507,7 +515,7 @@ class DataFrame:
         left = self._relation()
         right = other._relation("`_s%d_r`" % other._id if other._id == self._id else None)
         query = "%s %s %s" % (left.query(["*"]), operator, right.query(["*"]))
-        return self._derive(query)
+        return DataFrame(_session_of(self, other), query)
 
     def union(self, other):
         return self._set_operation(other, "UNION ALL")
@@ -543,7 +551,7 @@ class DataFrame:
                 left_items.append("CAST(NULL AS %s) AS %s" % (_type_sql(field.dataType), _quote(field.name)))
                 right_items.append(right.column_sql(index))
         query = "%s UNION ALL %s" % (left.query(left_items), right.query(right_items))
-        return self._derive(query)
+        return DataFrame(_session_of(self, other), query)
 
     def intersect(self, other):
         return self._set_operation(other, "INTERSECT DISTINCT")
