@@ -703,8 +703,7 @@ class PySession {
   }
 
   // A stream read as DataStreamReader reads it: `format`, `options`, then the table at `path`
-  // or the table `table` (exactly one of them). The source's own checks (its format, its
-  // options, whether the table exists) fail here, as Spark's load() fails.
+  // or the table `table` (exactly one of them); an unknown format fails here.
   StreamingDataFrame ReadStream(const std::string& format,
                                 const std::map<std::string, std::string>& options,
                                 const std::optional<std::string>& path,
@@ -718,15 +717,13 @@ class PySession {
         SILT_THROW(NOT_IMPLEMENTED, {{"feature", "A schema given to the streaming " + format +
                                                      " source"}});
       }
-      StreamingDataFrame frame = path ? reader.Load(*path) : reader.Table(*table);
-      // Opening the source checks the table and the options now rather than at start().
-      sql::Statement parsed = sql::ParseStatement(frame.sql());
-      stream::OpenStreamSource(api::StateOf(*session_), *parsed.query, stream::StreamOptions(options));
-      return frame;
+      return path ? reader.Load(*path) : reader.Table(*table);
     });
   }
 
   // The columns of the stream `frame` reads, as Spark's StructType.jsonValue()["fields"].
+  // Opening the source checks the table and the options (as Spark's load() does), not only
+  // start().
   py::list StreamSchema(const StreamingDataFrame& frame,
                         const std::map<std::string, std::string>& options) {
     SchemaPtr schema = Run<SchemaPtr>([&] {
