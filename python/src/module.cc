@@ -41,9 +41,9 @@
 #include "silt/sql/parser.h"
 #include "silt/sql/planner.h"
 #include "silt/sql/session_state.h"
-#include "silt/types/date_time.h"
 #include "silt/stream/streaming_table.h"
 #include "silt/streaming.h"
+#include "silt/types/date_time.h"
 
 namespace py = pybind11;
 
