@@ -56,6 +56,10 @@ def _local_zone():
     return datetime.datetime.now().astimezone().tzinfo
 
 
+# datetime64[ns] holds about +-292 years around 1970: microseconds within this bound fit.
+_MAX_NS_MICROS = 9_223_372_036_854_775
+
+
 def result_to_pandas(result, schema, session):
     numpy, pandas = _pandas()
     from silt.sql.dataframe import _converter
@@ -69,9 +73,15 @@ def result_to_pandas(result, schema, session):
         if arrays is not None:
             values, nulls = arrays
             if isinstance(data_type, (TimestampType, TimestampNTZType)):
-                if isinstance(data_type, TimestampNTZType) or zone in ("UTC", "Etc/UTC"):
+                wall_clock = isinstance(data_type, TimestampNTZType) or zone in ("UTC", "Etc/UTC")
+                if nulls is not None:
+                    values = numpy.where(nulls, 0, values)
+                if wall_clock and (len(values) == 0 or (values.min() > -_MAX_NS_MICROS and
+                                                        values.max() < _MAX_NS_MICROS)):
                     # Wall-clock time is the stored time: microseconds to nanoseconds in bulk.
-                    stamps = pandas.to_datetime(values, unit="us")
+                    stamps = (values * 1000).view("datetime64[ns]")
+                elif wall_clock:
+                    stamps = pandas.to_datetime(values, unit="us")  # raises out of its range
                 else:
                     stamps = pandas.to_datetime(values, unit="us", utc=True)
                     stamps = stamps.tz_convert(zone or _local_zone()).tz_localize(None)
