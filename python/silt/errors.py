@@ -262,6 +262,10 @@ _PYTHON_CLASSES = {
     "VALUE_NOT_POSITIVE": PySparkValueError,
     "ARGUMENT_REQUIRED": PySparkValueError,
     "INVALID_ITEM_FOR_CONTAINER": PySparkTypeError,
+    "ONLY_ALLOW_SINGLE_TRIGGER": PySparkValueError,
+    "VALUE_NOT_TRUE": PySparkValueError,
+    "VALUE_NOT_NON_EMPTY_STR": PySparkValueError,
+    "NOT_CALLABLE": PySparkTypeError,
 }
 
 
@@ -273,6 +277,10 @@ _SPARK_CLASSES = {
     "SQL_CONF_NOT_FOUND": (SparkNoSuchElementException, "42K0I"),
     "INVALID_ATTRIBUTE_NAME_SYNTAX": (AnalysisException, "42601"),
     "UNSUPPORTED_JOIN_TYPE": (IllegalArgumentException, None),
+    "_LEGACY_ERROR_TEMP_3102": (AnalysisException, None),
+    "CALL_ON_STREAMING_DATASET_UNSUPPORTED": (AnalysisException, "42KDE"),
+    "WRITE_STREAM_NOT_ALLOWED": (AnalysisException, "42601"),
+    "DELTA_UNSUPPORTED_SCHEMA_DURING_READ": (AnalysisException, "0AKDC"),
 }
 
 

@@ -64,6 +64,8 @@ TextTable ReadJsonFiles(io::FileSystem& fs, const std::string& path);
 /// fewer fields is padded with NULL and extra fields are dropped; an unterminated quote throws
 /// MALFORMED_RECORD_IN_PARSING. Blank lines are skipped.
 /// Each file of a folder must have the same header (the first file's names are used).
-TextTable ReadCsvFiles(io::FileSystem& fs, const std::string& path);
+/// Without `header` (Spark's default for its header option), every line is a row and the columns
+/// are `_c0`, `_c1`, ... as many as the first row has fields.
+TextTable ReadCsvFiles(io::FileSystem& fs, const std::string& path, bool header = true);
 
 }  // namespace silt::exec
