@@ -2308,6 +2308,14 @@ class Parser {
       ExpectKeyword("TABLE");
       ParseCreateTableRest(statement);
       statement.kind = StatementKind::kCreateStreamingTable;
+      // FLOW AUTO CDC FROM ...: the table fed by an AUTO CDC flow of its own name.
+      if (!statement.query && IsKeyword(Current(), "FLOW") &&
+          (IsKeyword(Peek(1), "AUTO") || IsKeyword(Peek(1), "APPLY"))) {
+        const Token& flow = Advance();
+        Statement body = ParseAutoCdc(&statement.name);
+        body.position = flow.position;
+        statement.flow_body = std::make_shared<Statement>(std::move(body));
+      }
       // Without AS the table is fed by flows (CREATE FLOW ... AS AUTO CDC INTO t ...).
       return statement;
     }
@@ -2577,8 +2585,9 @@ class Parser {
     return statement;
   }
 
-  // AUTO CDC INTO / APPLY CHANGES INTO, up to its end.
-  Statement ParseAutoCdc() {
+  // AUTO CDC INTO t / APPLY CHANGES INTO t, up to its end; with `target` (a streaming table's
+  // FLOW AUTO CDC) there is no INTO and the target is `*target`.
+  Statement ParseAutoCdc(const QualifiedName* target = nullptr) {
     Statement statement;
     statement.kind = StatementKind::kAutoCdc;
     auto cdc = std::make_shared<AutoCdc>();
@@ -2589,8 +2598,12 @@ class Parser {
       ExpectKeyword("AUTO");
       ExpectKeyword("CDC");
     }
-    ExpectKeyword("INTO");
-    statement.name = ParseTableNameOrPath();
+    if (target != nullptr) {
+      statement.name = *target;
+    } else {
+      ExpectKeyword("INTO");
+      statement.name = ParseTableNameOrPath();
+    }
     ExpectKeyword("FROM");
     in_auto_cdc_source_ = true;
     try {

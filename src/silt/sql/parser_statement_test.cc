@@ -403,6 +403,14 @@ TEST(ParserStreamingTest, StreamingTablesAndStreamReferences) {
   EXPECT_EQ(Sql("SELECT * FROM stream"), "SELECT * FROM stream");
   // Without a query: a table fed by flows.
   EXPECT_EQ(Sql("CREATE OR REFRESH STREAMING TABLE s"), "CREATE OR REFRESH STREAMING TABLE s");
+  // Or by an AUTO CDC flow of its own, written after it.
+  EXPECT_EQ(Sql("CREATE OR REFRESH STREAMING TABLE s (id INT, v STRING) FLOW AUTO CDC FROM "
+                "STREAM(src) KEYS (id) SEQUENCE BY seq COLUMNS * EXCEPT (seq)"),
+            "CREATE OR REFRESH STREAMING TABLE s (id int, v string) FLOW AUTO CDC FROM STREAM(src) "
+            "KEYS (id) SEQUENCE BY seq COLUMNS * EXCEPT (seq) STORED AS SCD TYPE 1");
+  EXPECT_THROW(ParseStatement("CREATE STREAMING TABLE s FLOW AUTO CDC INTO t FROM STREAM(src) "
+                              "KEYS (id) SEQUENCE BY seq"),
+               Error);
 }
 
 TEST(ParserStreamingTest, AutoCdcFlows) {

@@ -185,7 +185,20 @@ commands::StatementResult CreateStreamingTable(sql::SessionState& session,
     SILT_CHECK(table.has_value(), "the streaming table was just created");
   }
   WriteFlowQuery(*session.fs(), table->location, query_text);
-  return RunTableFlows(session, *table, query_text);
+  if (!statement.flow_body) return RunTableFlows(session, *table, query_text);
+  // FLOW AUTO CDC FROM ...: a flow named after the table, created (and run) first.
+  sql::Statement flow;
+  flow.kind = sql::StatementKind::kCreateFlow;
+  flow.position = statement.position;
+  flow.name = {statement.name.back()};
+  flow.flow_body = statement.flow_body;
+  std::vector<QueryProgress> progress = CreateFlow(session, flow);
+  commands::StatementResult others = RunTableFlows(session, *table, query_text);
+  commands::StatementResult rows = ProgressRows(progress);
+  for (Batch& batch : others.batches) {
+    if (batch.num_rows() > 0) rows.batches.push_back(std::move(batch));
+  }
+  return rows;
 }
 
 commands::StatementResult RefreshStreamingTable(sql::SessionState& session,
