@@ -23,8 +23,8 @@ class FlowTest : public StreamTest {
 
   // The query id of flow `flow` of `table`, from its checkpoint's metadata.
   std::string FlowQueryId(const std::string& table, const std::string& flow) {
-    std::string metadata = fs_->ReadFile(io::JoinPath(
-        Location(table), "_silt_streaming/flows/" + flow + "/checkpoint/metadata"));
+    std::string metadata = fs_->ReadFile(
+        io::JoinPath(Location(table), "_silt_streaming/flows/" + flow + "/checkpoint/metadata"));
     size_t start = metadata.find("\"id\":\"");
     EXPECT_NE(start, std::string::npos) << metadata;
     start += 6;
@@ -64,8 +64,7 @@ TEST_F(FlowTest, AutoCdcCommitsEachBatchOnceWithTheStreamsTxn) {
   EXPECT_THAT(Query("SELECT id, v FROM customers"), ElementsAre("1,c"));
   // The flow's state: the keys' last sequences, the delete included.
   EXPECT_THAT(Query("SELECT id, __silt_sequence, __silt_deleted FROM delta.`" +
-                    Location("customers") +
-                    "/_silt_streaming/flows/cdc/state` ORDER BY id"),
+                    Location("customers") + "/_silt_streaming/flows/cdc/state` ORDER BY id"),
               ElementsAre("1,2,false", "2,2,true"));
 }
 
@@ -82,8 +81,7 @@ TEST_F(FlowTest, AutoCdcReplaysABatchStoppedBetweenTheTargetAndTheState) {
   Sql("INSERT INTO changes VALUES (1, 'late', 'U', 4), (3, 'c', 'U', 1)");
   Stream("REFRESH STREAMING TABLE customers");
   EXPECT_EQ(Latest("customers")->version(), version + 1);
-  EXPECT_THAT(Query("SELECT id, v FROM customers ORDER BY id"),
-              ElementsAre("1,a", "2,b", "3,c"));
+  EXPECT_THAT(Query("SELECT id, v FROM customers ORDER BY id"), ElementsAre("1,a", "2,b", "3,c"));
 }
 
 TEST_F(FlowTest, MergeFlowReplayedAfterItsCommitAddsOnce) {
@@ -111,7 +109,8 @@ TEST_F(FlowTest, FlowsAreKeptWithTheirTarget) {
   Stream("CREATE FLOW `Copy Flow` AS INSERT INTO dst BY NAME SELECT id FROM STREAM(src)");
   Stream("CREATE FLOW b AS INSERT INTO dst BY NAME SELECT id * 10 AS id FROM STREAM(src)");
   EXPECT_THAT(FlowNames(*fs_, Location("dst")), ElementsAre("Copy Flow", "b"));
-  EXPECT_TRUE(fs_->Stat(io::JoinPath(Location("dst"), "_silt_streaming/flows/copy%20flow/flow.json")));
+  EXPECT_TRUE(
+      fs_->Stat(io::JoinPath(Location("dst"), "_silt_streaming/flows/copy%20flow/flow.json")));
   Sql("INSERT INTO src VALUES (1)");
   Stream("REFRESH STREAMING TABLE dst");
   EXPECT_THAT(Query("SELECT id FROM dst ORDER BY id"), ElementsAre("1", "10"));
