@@ -7,6 +7,7 @@
 #include "silt/base/clock.h"
 #include "silt/base/json_writer.h"
 #include "silt/commands/statement_executor.h"
+#include "silt/io/path.h"
 #include "silt/log/random_uuid.h"
 #include "silt/sql/ast_printer.h"
 #include "silt/sql/parser.h"
@@ -45,6 +46,10 @@ class StreamInputScope {
  public:
   StreamInputScope(sql::SessionState& session, const BatchInput& input, std::string display)
       : session_(session), as_query_(!input.query_sql.empty()) {
+    if (input.rows) {
+      session_.SetStreamInput(std::string(kStreamInputName), input.rows, std::move(display));
+      return;
+    }
     if (!as_query_) {
       session_.SetStreamInput(std::string(kStreamInputName), input.snapshot, std::move(display));
       return;
@@ -79,10 +84,18 @@ struct StatefulUse {
   std::string other;  // the first other stateful operator found, for the message
 };
 
-bool ReadsStream(const sql::LogicalNode& node, const log::Snapshot* input, StatefulUse& use) {
+// Whether `node` is the scan of the stream's input: the pinned snapshot, or the rows a file or
+// rate source read (a values node named after the source).
+bool IsStreamScan(const sql::LogicalNode& node, const BatchInput& input, const std::string& name) {
+  if (input.rows) return node.kind == sql::LogicalKind::kValues && node.table_name == name;
+  return node.kind == sql::LogicalKind::kDeltaScan && node.snapshot == input.snapshot;
+}
+
+bool ReadsStream(const sql::LogicalNode& node, const BatchInput& input, const std::string& name,
+                 StatefulUse& use) {
   bool below = false;
-  for (const sql::LogicalPtr& child : node.children) below |= ReadsStream(*child, input, use);
-  if (node.kind == sql::LogicalKind::kDeltaScan && node.snapshot.get() == input) return true;
+  for (const sql::LogicalPtr& child : node.children) below |= ReadsStream(*child, input, name, use);
+  if (IsStreamScan(node, input, name)) return true;
   if (!below) return false;
   switch (node.kind) {
     case sql::LogicalKind::kAggregate:
@@ -110,7 +123,7 @@ bool ReadsStream(const sql::LogicalNode& node, const log::Snapshot* input, State
 }
 
 struct FoundStream {
-  sql::QualifiedName name;
+  StreamReference reference;
   std::vector<std::pair<std::string, std::string>> options;
 };
 
@@ -128,8 +141,11 @@ void ReplaceIn(sql::Query& query, std::vector<FoundStream>& found) {
 void ReplaceIn(const sql::TableReferencePtr& table, std::vector<FoundStream>& found) {
   if (!table) return;
   if (table->kind == sql::TableReferenceKind::kTable && table->stream) {
-    found.push_back({table->name, table->stream_options});
+    found.push_back({{table->name, table->stream_call, table->stream_arguments},
+                     table->stream_options});
     table->stream_options.clear();
+    table->stream_call = false;
+    table->stream_arguments.clear();
     if (table->alias.empty()) table->alias = table->name.back();
     table->name = {std::string(kStreamInputName)};
     table->stream = false;
@@ -143,6 +159,10 @@ void ReplaceIn(const sql::TableReferencePtr& table, std::vector<FoundStream>& fo
 }  // namespace
 
 sql::QualifiedName ReplaceStreamSource(sql::Query& query, StreamOptions* options) {
+  return ReplaceStreamReference(query, options).name;
+}
+
+StreamReference ReplaceStreamReference(sql::Query& query, StreamOptions* options) {
   std::vector<FoundStream> found;
   ReplaceIn(query, found);
   if (found.size() != 1) {
@@ -156,7 +176,7 @@ sql::QualifiedName ReplaceStreamSource(sql::Query& query, StreamOptions* options
   if (options != nullptr) {
     for (const auto& [key, value] : found.front().options) options->Set(key, value);
   }
-  return found.front().name;
+  return found.front().reference;
 }
 
 std::string QueryProgress::ToJson() const {
@@ -228,7 +248,10 @@ StreamExecution::StreamExecution(sql::SessionState& session, StreamSpec spec)
     : session_(session), spec_(std::move(spec)), run_id_(log::RandomUuid()) {
   SILT_CHECK(spec_.source && spec_.sink && spec_.query, "a stream needs a source, sink and query");
   checkpoint_ = Checkpoint::Open(session_.fs(), spec_.checkpoint_location);
-  std::optional<std::string> start = checkpoint_->ReadSourceStart(0);
+  source_keeps_metadata_ = spec_.source->OpenMetadata(
+      session_.fs(), io::JoinPath(checkpoint_->location(), "sources/0"));
+  std::optional<std::string> start;
+  if (!source_keeps_metadata_) start = checkpoint_->ReadSourceStart(0);
   if (start) {
     spec_.source->ValidateOffset(*start);
     start_offset_ = *start;
@@ -252,7 +275,7 @@ SchemaPtr AnalyzeStreamQuery(sql::SessionState& session, Source& source,
   sql::QueryBinder binder(session, context);
   sql::LogicalPtr plan = binder.Bind(query);
   StatefulUse use;
-  ReadsStream(*plan, empty.snapshot.get(), use);
+  ReadsStream(*plan, empty, source.Describe(), use);
   std::string mode_name(OutputModeName(mode));
   if (mode == OutputMode::kComplete) {
     if (!use.aggregate) {
@@ -309,7 +332,7 @@ bool StreamExecution::WaitUnlessStopped(int64_t ms) {
 
 void StreamExecution::Run() {
   try {
-    if (!checkpoint_->ReadSourceStart(0)) {
+    if (!source_keeps_metadata_ && !checkpoint_->ReadSourceStart(0)) {
       start_offset_ = checkpoint_->WriteSourceStart(0, start_offset_);
     }
     std::string current = start_offset_;
