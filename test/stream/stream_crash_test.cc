@@ -4,7 +4,9 @@
 // or at a random moment; then a child runs the query again from its checkpoint until it
 // finishes. The sink must then hold exactly what a crash-free run writes: no row lost, none
 // written twice. Two sinks: the Delta sink (its txn action) and foreachBatch running an
-// additive MERGE with the txnAppId / txnVersion session options.
+// additive MERGE with the txnAppId / txnVersion session options; and the Delta sink fed by the
+// file source (the source table's Parquet files read as a folder), also killed after the source
+// logged a batch's files and before the batch's offsets.
 //
 // SILT_STREAM_CRASH_TRIALS sets the number of random-kill trials per sink (default 4; `make
 // stream-crash-test` runs 1000).
@@ -75,13 +77,20 @@ int RunChild(const std::string& sink_kind, const std::string& warehouse, const s
   }
   sql::SessionState state(io::MakeLocalFileSystem(), warehouse);
   StreamSpec spec;
-  spec.query = sql::ParseStatement("SELECT id, k FROM STREAM(src)").query;
   StreamOptions options;
   options.Set("maxFilesPerTrigger", "1");
+  if (sink_kind == "files") {
+    spec.query = sql::ParseStatement("SELECT id, k FROM STREAM(parquet.`" +
+                                     io::JoinPath(warehouse, "src") + "`)")
+                     .query;
+    options.Set("schema", "id BIGINT, k STRING");
+  } else {
+    spec.query = sql::ParseStatement("SELECT id, k FROM STREAM(src)").query;
+  }
   spec.source = OpenStreamSource(state, *spec.query, options);
   spec.checkpoint_location = io::JoinPath(warehouse, "_checkpoint");
   spec.trigger.kind = TriggerKind::kAvailableNow;
-  if (sink_kind == "delta") {
+  if (sink_kind != "merge") {
     spec.sink = MakeDeltaSink(state.fs(), io::JoinPath(warehouse, "dst"), DeltaSinkOptions{});
   } else {
     spec.sink = MakeForEachBatchSink([&state](const BatchContext& batch) {
@@ -147,7 +156,7 @@ class StreamCrashTest : public ::testing::TestWithParam<std::string> {
 
   // What a crash-free run leaves in the sink.
   std::string Expected() {
-    if (GetParam() == "delta") {
+    if (GetParam() != "merge") {
       std::string csv;
       std::vector<int> ids;
       for (int id = 1; id <= kSourceFiles; ++id) ids.push_back(id);
@@ -161,7 +170,7 @@ class StreamCrashTest : public ::testing::TestWithParam<std::string> {
 
   std::string Actual(const std::string& warehouse) {
     sql::SessionState state(io::MakeLocalFileSystem(), warehouse);
-    return GetParam() == "delta" ? Csv(state, "SELECT id FROM dst ORDER BY id")
+    return GetParam() != "merge" ? Csv(state, "SELECT id FROM dst ORDER BY id")
                                  : Csv(state, "SELECT k, n, s FROM totals ORDER BY k");
   }
 
@@ -174,8 +183,10 @@ class StreamCrashTest : public ::testing::TestWithParam<std::string> {
 };
 
 TEST_P(StreamCrashTest, KilledAtEachStepOfABatchIsExactlyOnce) {
-  for (std::string_view step :
-       {kAfterOffsetsWritten, kAfterDataFilesWritten, kAfterSinkCommit, kAfterBatchCommitted}) {
+  std::vector<std::string_view> steps = {kAfterOffsetsWritten, kAfterDataFilesWritten,
+                                         kAfterSinkCommit, kAfterBatchCommitted};
+  if (GetParam() == "files") steps.push_back(kAfterSourceLogWritten);
+  for (std::string_view step : steps) {
     for (int64_t batch : {0, 2, kSourceFiles - 1}) {
       SCOPED_TRACE(std::string(step) + " of batch " + std::to_string(batch));
       test::TempDir folder;
@@ -209,10 +220,11 @@ TEST_P(StreamCrashTest, KilledAtRandomMomentsIsExactlyOnce) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Sinks, StreamCrashTest, ::testing::Values("delta", "merge"),
+INSTANTIATE_TEST_SUITE_P(Sinks, StreamCrashTest, ::testing::Values("delta", "merge", "files"),
                          [](const ::testing::TestParamInfo<std::string>& info) {
-                           return info.param == "delta" ? std::string("DeltaSink")
-                                                        : std::string("ForEachBatchMerge");
+                           return info.param == "delta"   ? std::string("DeltaSink")
+                                  : info.param == "merge" ? std::string("ForEachBatchMerge")
+                                                          : std::string("FileSourceDeltaSink");
                          });
 
 }  // namespace

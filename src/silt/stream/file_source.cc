@@ -18,6 +18,7 @@
 #include "silt/expr/schema_ddl.h"
 #include "silt/io/path.h"
 #include "silt/parquet/reader.h"
+#include "silt/stream/fault_point.h"
 #include "silt/types/schema_json.h"
 #include "silt/vector/vector.h"
 
@@ -457,6 +458,7 @@ std::optional<std::string> FileSource::LatestOffset(const std::string& start) {
     max_seen_timestamp_ = std::max(max_seen_timestamp_, entry.timestamp);
   }
   latest_log_batch_ = batch;
+  ReachFaultPoint(kAfterSourceLogWritten, batch);
   return OffsetJson(batch);
 }
 
