@@ -151,6 +151,41 @@ std::string RescuedJson(const std::vector<std::pair<std::string, std::string>>& 
   return json;
 }
 
+// Widens two inferred JSON types to one, as Spark's inference widens the types of a field seen
+// in several records: structs take the union of their fields (sorted by name), arrays the wider
+// element, bigint and double give double, and other differences are read as their JSON text.
+DataTypePtr WidenJsonType(const DataTypePtr& left, const DataTypePtr& right);
+
+std::vector<Field> MergeJsonFields(std::vector<Field> fields, const std::vector<Field>& more) {
+  for (const Field& field : more) {
+    auto same = std::find_if(fields.begin(), fields.end(),
+                             [&](const Field& f) { return f.name == field.name; });
+    if (same == fields.end()) {
+      fields.push_back(field);
+    } else {
+      same->type = WidenJsonType(same->type, field.type);
+    }
+  }
+  std::sort(fields.begin(), fields.end(),
+            [](const Field& a, const Field& b) { return a.name < b.name; });
+  for (Field& field : fields) field.nullable = true;
+  return fields;
+}
+
+DataTypePtr WidenJsonType(const DataTypePtr& left, const DataTypePtr& right) {
+  if (left->Equals(*right)) return left;
+  TypeId a = left->id();
+  TypeId b = right->id();
+  if (a == TypeId::kStruct && b == TypeId::kStruct) {
+    return StructType(MergeJsonFields(left->fields(), right->fields()));
+  }
+  if (a == TypeId::kList && b == TypeId::kList) {
+    return ListType(WidenJsonType(left->element_type(), right->element_type()));
+  }
+  bool numbers = (a == TypeId::kLong || a == TypeId::kDouble) && (b == TypeId::kLong || b == TypeId::kDouble);
+  return numbers ? DoubleType() : StringType();
+}
+
 // Cuts `columns` (of `schema`, `num_rows` rows) into batches of at most kRowsPerBatch rows.
 void AppendBatches(const SchemaPtr& schema, std::vector<VectorPtr> columns, int64_t num_rows,
                    std::vector<Batch>& rows) {
@@ -369,27 +404,12 @@ SchemaPtr FileSource::InferSchema() const {
       found = true;
       break;
     }
-    // JSON: the union of every file's fields; a field of two types is widened as Spark's
-    // inference widens (bigint and double: double), or read as its JSON text.
+    // JSON: every file's fields, widened together.
     exec::TextTable table = exec::ReadJsonFiles(*fs_, file.path);
-    for (const Field& field : table.schema->fields()) {
-      auto same = std::find_if(fields.begin(), fields.end(),
-                               [&](const Field& f) { return f.name == field.name; });
-      if (same == fields.end()) {
-        fields.push_back(field);
-      } else if (!same->type->Equals(*field.type)) {
-        bool numbers = (same->type->id() == TypeId::kLong || same->type->id() == TypeId::kDouble) &&
-                       (field.type->id() == TypeId::kLong || field.type->id() == TypeId::kDouble);
-        same->type = numbers ? DoubleType() : StringType();
-      }
-    }
+    fields = MergeJsonFields(std::move(fields), table.schema->fields());
     found = found || table.schema->num_fields() > 0;
   }
   if (!found) SILT_THROW(UNABLE_TO_INFER_SCHEMA, {{"format", format_name}});
-  if (format_ == FileFormat::kJson) {
-    std::sort(fields.begin(), fields.end(),
-              [](const Field& a, const Field& b) { return a.name < b.name; });
-  }
   for (Field& field : fields) field.nullable = true;
   if (!rescue_column_.empty() && Schema(fields).FieldIndex(rescue_column_, false) < 0) {
     fields.push_back(Field{rescue_column_, StringType(), true, {}});

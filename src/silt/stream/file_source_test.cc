@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 
 #include "silt/stream/stream_testing.h"
+#include "silt/types/schema_json.h"
 
 namespace silt::stream {
 namespace {
@@ -154,6 +155,22 @@ TEST_F(FileSourceTest, WithoutASchemaInferenceNeedsTheSessionOption) {
   RunInto("dst", Stream());
   EXPECT_THAT(Rows(), ElementsAre("1,a", "2,b"));
   EXPECT_EQ(fs_->ReadFile(io::JoinPath(CheckpointPath("checkpoint"), "sources/0/schema")), kept);
+}
+
+TEST_F(FileSourceTest, InferenceWidensTheTypesOfEveryFile) {
+  Land("a.json", "{\"id\":1,\"name\":\"a\",\"user\":{\"age\":3},\"score\":1}\n", kT0);
+  Land("b.json", "{\"id\":2,\"user\":{\"city\":\"x\"},\"score\":1.5,\"tags\":[1]}\n", kT0 + 1000);
+  state_->SetConf("spark.sql.streaming.schemaInference", "true");
+  auto execution = Make("SELECT * FROM STREAM(json.`" + inbox_ + "`)",
+                        MakeForEachBatchSink([](const BatchContext&) {}));
+  EXPECT_EQ(ToDeltaSchemaJson(*execution->schema()),
+            ToDeltaSchemaJson(Schema({{"id", LongType(), true, {}},
+                                      {"name", StringType(), true, {}},
+                                      {"score", DoubleType(), true, {}},
+                                      {"tags", ListType(LongType()), true, {}},
+                                      {"user", StructType({{"age", LongType(), true, {}},
+                                                           {"city", StringType(), true, {}}}),
+                                       true, {}}})));
 }
 
 TEST_F(FileSourceTest, AFileThatDoesNotParseFailsTheBatchNamingIt) {
