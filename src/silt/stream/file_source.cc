@@ -287,9 +287,24 @@ std::unique_ptr<FileSource> FileSource::Open(std::shared_ptr<io::FileSystem> fs,
       SILT_THROW(NOT_IMPLEMENTED, {{"feature", "CSV separators other than ','"}});
     }
   }
-  if (std::optional<std::string> clean = options.Get("cleanSource");
-      clean && AsciiLower(*clean) != "off") {
-    SILT_THROW(NOT_IMPLEMENTED, {{"feature", "The file source option cleanSource = " + *clean}});
+  if (std::optional<std::string> clean = options.Get("cleanSource")) {
+    std::string mode = AsciiLower(*clean);
+    if (mode == "delete") {
+      source->clean_ = Clean::kDelete;
+    } else if (mode == "archive") {
+      source->clean_ = Clean::kArchive;
+      std::optional<std::string> archive = options.Get("sourceArchiveDir");
+      if (!archive || archive->empty()) {
+        ThrowInvalid("sourceArchiveDir", "", "cleanSource archive needs the folder to move files to");
+      }
+      source->archive_folder_ = std::string(io::TrimTrailingSeparators(*archive));
+      std::string inside = io::NormalizePath(source->folder_) + "/";
+      if ((io::NormalizePath(source->archive_folder_) + "/").rfind(inside, 0) == 0) {
+        ThrowInvalid("sourceArchiveDir", *archive, "the archive folder must not be inside the source folder");
+      }
+    } else if (mode != "off") {
+      ThrowInvalid("cleanSource", *clean, "expected off, delete or archive");
+    }
   }
   if (std::optional<std::string> rescue = options.Get("rescuedDataColumn")) {
     source->rescue_column_ = *rescue;
@@ -501,6 +516,25 @@ BatchInput FileSource::PlanBatch(const std::string& start, const std::string& en
   input.num_rows = num_rows;
   input.rows = std::move(table);
   return input;
+}
+
+void FileSource::Commit(const std::string& end) {
+  if (clean_ == Clean::kOff) return;
+  std::optional<int64_t> batch = ParseOffset(end);
+  if (!batch || *batch < 0) return;
+  for (const FileEntry& entry : LogBatch(*batch)) {
+    try {
+      if (clean_ == Clean::kDelete) {
+        fs_->Delete(entry.path);
+      } else if (fs_->Stat(entry.path)) {
+        // The file's whole path below the archive folder, as Spark archives it.
+        fs_->WriteFile(io::JoinPath(archive_folder_, entry.path), fs_->ReadFile(entry.path));
+        fs_->Delete(entry.path);
+      }
+    } catch (const Error&) {
+      // Cleaning is best effort: the file stays, and is not read again.
+    }
+  }
 }
 
 SchemaPtr FileSource::DataSchema() const {

@@ -49,8 +49,10 @@ struct FileEntry {
 /// the newest seen by more than this are left out, default 7 days; ignored with latestFirst and
 /// maxFilesPerTrigger, as in Spark), `pathGlobFilter` (a glob the file names must match),
 /// `recursiveFileLookup` (read the files of sub-folders too), `header` and `sep` for CSV, the
-/// JSON options of from_json (`dateFormat`, `timestampFormat`, `allowSingleQuotes`, ...), and
-/// `rescuedDataColumn`. Files whose names start with '_' or '.' are hidden.
+/// JSON options of from_json (`dateFormat`, `timestampFormat`, `allowSingleQuotes`, ...),
+/// `rescuedDataColumn`, and `cleanSource` (`off`; `delete` or `archive` into
+/// `sourceArchiveDir` the files of a batch once it is committed). Files whose names start with
+/// '_' or '.' are hidden.
 ///
 /// A file that cannot be read with the schema fails the batch with FAILED_READ_FILE naming it,
 /// unless a rescued-data column is set: then values that do not fit the schema (and JSON fields
@@ -58,8 +60,9 @@ struct FileEntry {
 /// file's path (`_file_path`). Not thread-safe.
 class FileSource final : public Source {
  public:
-  /// Opens the source over `folder`. Throws INVALID_STREAMING_OPTION for bad options,
-  /// INVALID_SCHEMA for a schema that does not parse, and NOT_IMPLEMENTED for cleanSource.
+  /// Opens the source over `folder`. Throws INVALID_STREAMING_OPTION for bad options (also
+  /// cleanSource archive without a sourceArchiveDir, or one inside the folder) and
+  /// INVALID_SCHEMA for a schema that does not parse.
   /// `eval` gives the session's time zone for dates and timestamps. `infer_schema` is the
   /// session's spark.sql.streaming.schemaInference (the kSpark face only).
   static std::unique_ptr<FileSource> Open(std::shared_ptr<io::FileSystem> fs, std::string folder,
@@ -82,6 +85,9 @@ class FileSource final : public Source {
   void PrepareForAvailableNow() override;
   std::optional<std::string> LatestOffset(const std::string& start) override;
   BatchInput PlanBatch(const std::string& start, const std::string& end) override;
+  /// With cleanSource, deletes or archives the files of the log batch `end` names (best
+  /// effort, as Spark's: a file that cannot be moved stays).
+  void Commit(const std::string& end) override;
 
   /// `{"logOffset":n}` and back.
   static std::string OffsetJson(int64_t log_offset);
@@ -119,6 +125,9 @@ class FileSource final : public Source {
   bool recursive_ = false;
   bool csv_header_ = false;
   std::string rescue_column_;  // empty: none
+  enum class Clean { kOff, kDelete, kArchive };
+  Clean clean_ = Clean::kOff;
+  std::string archive_folder_;
 
   mutable SchemaPtr schema_;
   std::string metadata_folder_;  // empty until OpenMetadata

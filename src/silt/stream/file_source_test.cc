@@ -268,12 +268,36 @@ TEST_F(FileSourceTest, ReadFilesInfersTheSchemaWithARescuedDataColumn) {
             "PATH_NOT_FOUND");
 }
 
-TEST_F(FileSourceTest, CleanSourceAndOtherSeparatorsAreNotImplemented) {
+TEST_F(FileSourceTest, CleanSourceDeletesOrArchivesTheFilesOfCommittedBatches) {
   Land("a.json", "{\"id\":1,\"name\":\"a\"}\n", kT0);
+  Land("b.json", "{\"id\":2,\"name\":\"b\"}\n", kT0 + 1000);
   std::map<std::string, std::string> options = kSchema;
+  options["cleanSource"] = "archive";
+  EXPECT_EQ(ErrorOf([&] { RunInto("dst", Stream(), options); }), "INVALID_STREAMING_OPTION");
+  options["sourceArchiveDir"] = io::JoinPath(inbox_, "archive");
+  EXPECT_EQ(ErrorOf([&] { RunInto("dst", Stream(), options); }), "INVALID_STREAMING_OPTION");
+  std::string archive = io::JoinPath(folder_.path(), "archive");
+  options["sourceArchiveDir"] = archive;
+  options["maxFilesPerTrigger"] = "1";
+  RunInto("dst", Stream(), options);
+  EXPECT_THAT(Rows(), ElementsAre("1,a", "2,b"));
+  EXPECT_FALSE(fs_->Stat(io::JoinPath(inbox_, "a.json")).has_value());
+  EXPECT_EQ(fs_->ReadFile(io::JoinPath(archive, io::JoinPath(inbox_, "b.json"))),
+            "{\"id\":2,\"name\":\"b\"}\n");
+
+  Land("c.json", "{\"id\":3,\"name\":\"c\"}\n", kT0 + 2000);
+  options = kSchema;
   options["cleanSource"] = "delete";
-  EXPECT_EQ(ErrorOf([&] { RunInto("dst", Stream(), options); }), "NOT_IMPLEMENTED");
-  options["cleanSource"] = "off";
+  RunInto("dst", Stream(), options);
+  EXPECT_THAT(Rows(), ElementsAre("1,a", "2,b", "3,c"));
+  EXPECT_FALSE(fs_->Stat(io::JoinPath(inbox_, "c.json")).has_value());
+  options["cleanSource"] = "sometimes";
+  EXPECT_EQ(ErrorOf([&] { RunInto("dst", Stream(), options); }), "INVALID_STREAMING_OPTION");
+}
+
+TEST_F(FileSourceTest, OtherCsvSeparatorsAreNotImplemented) {
+  Land("a.csv", "1;a\n", kT0);
+  std::map<std::string, std::string> options = kSchema;
   options["sep"] = ";";
   EXPECT_EQ(ErrorOf([&] { RunInto("dst", Stream("csv"), options); }), "NOT_IMPLEMENTED");
 }

@@ -88,6 +88,11 @@ class Source {
   virtual std::optional<std::string> LatestOffset(const std::string& start) = 0;
   /// The input of the batch (start, end]; the same for the same offsets every time it is asked.
   virtual BatchInput PlanBatch(const std::string& start, const std::string& end) = 0;
+  /// Called once the batch ending at `end` is committed (its commit marker written): a source
+  /// may let go of what it read (the file source's cleanSource). Best effort: a batch replayed
+  /// after a crash before this call is committed again and calls it then. The default does
+  /// nothing.
+  virtual void Commit(const std::string& end) { (void)end; }
 };
 
 }  // namespace silt::stream

@@ -434,6 +434,7 @@ void StreamExecution::RunBatch(int64_t batch, const std::string& start, const st
 
   int64_t commit_start = SystemNowMs();
   checkpoint_->WriteCommit(batch);
+  spec_.source->Commit(end);
   durations["commitOffsets"] = SystemNowMs() - commit_start;
   ReachFaultPoint(kAfterBatchCommitted, batch);
 
