@@ -2,6 +2,7 @@
 
 #include <simdjson.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 
@@ -202,7 +203,9 @@ BatchInput RateSource::MakeRows(int64_t first, int64_t end, Stamp stamp) const {
                                 in_batch);
     in_batch = 0;
   };
-  for (int64_t partition = 0; partition < num_partitions_; ++partition) {
+  // Partitions past the batch's row count hold nothing.
+  int64_t partitions = std::min(num_partitions_, std::max<int64_t>(end - first, 0));
+  for (int64_t partition = 0; partition < partitions; ++partition) {
     for (int64_t value = first + partition; value < end; value += num_partitions_) {
       if (in_batch == 0) {
         timestamps = std::make_unique<VectorBuilder>(TimestampType(), kRowsPerBatch);
