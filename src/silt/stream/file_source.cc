@@ -274,6 +274,13 @@ std::unique_ptr<FileSource> FileSource::Open(std::shared_ptr<io::FileSystem> fs,
   for (const auto& [key, value] : options.values()) {
     if (key != "mode") source->format_options_[key] = value;
   }
+  if (std::optional<std::string> mode = options.Get("mode")) {
+    std::string upper = AsciiLower(*mode);
+    if (upper != "failfast" && upper != "permissive") {
+      ThrowInvalid("mode", *mode, "expected FAILFAST (the default) or PERMISSIVE");
+    }
+    source->permissive_ = upper == "permissive";
+  }
   source->max_files_ = options.GetPositiveInt("maxFilesPerTrigger");
   source->latest_first_ = options.GetBool("latestFirst", false);
   if (std::optional<std::string> age = options.Get("maxFileAge")) {
@@ -575,7 +582,8 @@ void FileSource::ReadJson(const std::string& path, std::string_view text,
   int rescue = RescueIndex();
   const expr::FunctionRegistry& registry = expr::FunctionRegistry::Default();
   std::vector<expr::ExpressionPtr> map_arguments = {
-      expr::Literal(expr::Scalar::String("mode")), expr::Literal(expr::Scalar::String("FAILFAST"))};
+      expr::Literal(expr::Scalar::String("mode")),
+      expr::Literal(expr::Scalar::String(permissive_ && rescue < 0 ? "PERMISSIVE" : "FAILFAST"))};
   for (const auto& [key, value] : format_options_) {
     map_arguments.push_back(expr::Literal(expr::Scalar::String(key)));
     map_arguments.push_back(expr::Literal(expr::Scalar::String(value)));
@@ -703,6 +711,10 @@ void FileSource::ReadCsv(const std::string& path, std::string_view text,
       continue;
     }
     expr::EvalContext context = eval_;
+    if (rescue < 0 && permissive_) {
+      columns[i] = expr::CastVector(strings, field.type, expr::ErrorMode::kTry, context);
+      continue;
+    }
     if (rescue < 0) {
       auto one = std::make_shared<const Schema>(std::vector<Field>{{field.name, StringType(), true, {}}});
       Batch batch(one, {strings}, num_rows);

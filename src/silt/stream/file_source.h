@@ -54,8 +54,9 @@ struct FileEntry {
 /// `sourceArchiveDir` the files of a batch once it is committed). Files whose names start with
 /// '_' or '.' are hidden.
 ///
-/// A file that cannot be read with the schema fails the batch with FAILED_READ_FILE naming it,
-/// unless a rescued-data column is set: then values that do not fit the schema (and JSON fields
+/// A file that cannot be read with the schema fails the batch with FAILED_READ_FILE naming it
+/// (`mode` FAILFAST, silt's default; with Spark's PERMISSIVE such values are NULL), unless a
+/// rescued-data column is set: then values that do not fit the schema (and JSON fields
 /// it lacks) are NULL in their column and kept in the rescued column as a JSON object with the
 /// file's path (`_file_path`). Not thread-safe.
 class FileSource final : public Source {
@@ -125,6 +126,7 @@ class FileSource final : public Source {
   bool recursive_ = false;
   bool csv_header_ = false;
   std::string rescue_column_;  // empty: none
+  bool permissive_ = false;     // mode PERMISSIVE: what does not parse is NULL
   enum class Clean { kOff, kDelete, kArchive };
   Clean clean_ = Clean::kOff;
   std::string archive_folder_;

@@ -186,6 +186,23 @@ TEST_F(FileSourceTest, AFileThatDoesNotParseFailsTheBatchNamingIt) {
   EXPECT_TRUE(Rows().empty());
 }
 
+TEST_F(FileSourceTest, PermissiveModeReadsWhatDoesNotParseAsNull) {
+  Land("a.json", "{\"id\":1,\"name\":\"a\"}\n{\"id\":\"two\",\"name\":\"b\"}\nnot json\n", kT0);
+  Land("b.csv", "3,c\nx,d\n", kT0);
+  std::map<std::string, std::string> options = kSchema;
+  options["mode"] = "PERMISSIVE";
+  options["pathGlobFilter"] = "*.json";
+  RunInto("dst", Stream(), options);
+  options["pathGlobFilter"] = "*.csv";
+  RunInto("dst", Stream("csv"), options, TriggerKind::kAvailableNow, OutputMode::kAppend, "csv");
+  EXPECT_THAT(Query("SELECT id, name FROM dst ORDER BY id NULLS LAST, name NULLS LAST"),
+              ElementsAre("1,a", "3,c", ",b", ",d", ","));
+  options["mode"] = "DROPMALFORMED";
+  EXPECT_EQ(ErrorOf([&] { RunInto("dst", Stream(), options, TriggerKind::kAvailableNow,
+                                  OutputMode::kAppend, "drop"); }),
+            "INVALID_STREAMING_OPTION");
+}
+
 TEST_F(FileSourceTest, RescuedDataColumnKeepsWhatDoesNotFit) {
   Sql("CREATE TABLE rescued (id BIGINT, name STRING, _rescued_data STRING)");
   Land("a.json",
