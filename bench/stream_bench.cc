@@ -25,6 +25,8 @@
 #include <string>
 #include <vector>
 
+#include "bench_args.h"
+#include "bench_columns.h"
 #include "silt/error.h"
 #include "silt/io/file_system.h"
 #include "silt/log/data_file_writer.h"
@@ -34,8 +36,6 @@
 #include "silt/types/schema_json.h"
 #include "silt/vector/batch.h"
 #include "support/temp_dir.h"
-#include "bench_args.h"
-#include "bench_columns.h"
 
 namespace silt {
 namespace {
@@ -159,30 +159,30 @@ int Run(int64_t rows, int64_t commits) {
     auto start = std::chrono::steady_clock::now();
     WriteTable(fs, small, "stream-bench-small", commits, 10);
     WriteTable(fs, bronze, "stream-bench-bronze", kBronzeFiles, rows / kBronzeFiles);
-    std::printf("tables written: small (%lld commits of 10 rows), bronze (%lld rows in %lld "
-                "files) in %.0f ms\n",
-                static_cast<long long>(commits), static_cast<long long>(rows),
-                static_cast<long long>(kBronzeFiles), MillisecondsSince(start));
+    std::printf(
+        "tables written: small (%lld commits of 10 rows), bronze (%lld rows in %lld "
+        "files) in %.0f ms\n",
+        static_cast<long long>(commits), static_cast<long long>(rows),
+        static_cast<long long>(kBronzeFiles), MillisecondsSince(start));
     return 0;
   });
 
   failures += RunChild("(b) small commits", [&] {
     Session session(InWarehouse(warehouse));
     auto start = std::chrono::steady_clock::now();
-    std::vector<StreamingQueryProgress> progress =
-        StreamCopy(session, "small", "small_copy", folder.Child("chk_small"),
-                   {{"maxFilesPerTrigger", "10"}});
+    std::vector<StreamingQueryProgress> progress = StreamCopy(
+        session, "small", "small_copy", folder.Child("chk_small"), {{"maxFilesPerTrigger", "10"}});
     double total = MillisecondsSince(start);
     std::map<std::string, double> steps;
     for (const StreamingQueryProgress& batch : progress) {
       for (const auto& [step, ms] : batch.duration_ms) steps[step] += static_cast<double>(ms);
     }
     int64_t copied = CountRows(session, "small_copy");
-    std::printf("(b) %lld commits, maxFilesPerTrigger 10: %zu batches, %lld rows in %.0f ms: "
-                "%.1f ms per batch\n",
-                static_cast<long long>(commits), progress.size(),
-                static_cast<long long>(copied), total,
-                total / static_cast<double>(std::max<size_t>(progress.size(), 1)));
+    std::printf(
+        "(b) %lld commits, maxFilesPerTrigger 10: %zu batches, %lld rows in %.0f ms: "
+        "%.1f ms per batch\n",
+        static_cast<long long>(commits), progress.size(), static_cast<long long>(copied), total,
+        total / static_cast<double>(std::max<size_t>(progress.size(), 1)));
     std::printf("    mean per batch:");
     for (const auto& [step, ms] : steps) {
       std::printf(" %s %.1f ms", step.c_str(), ms / static_cast<double>(progress.size()));
@@ -205,9 +205,10 @@ int Run(int64_t rows, int64_t commits) {
     double sum = 0;
     for (double ms : times) sum += ms;
     std::sort(times.begin(), times.end());
-    std::printf("(a) available-now run with no new data (table of %lld commits): mean %.1f ms, "
-                "median %.1f ms\n",
-                static_cast<long long>(commits), sum / kNoDataRuns, times[kNoDataRuns / 2]);
+    std::printf(
+        "(a) available-now run with no new data (table of %lld commits): mean %.1f ms, "
+        "median %.1f ms\n",
+        static_cast<long long>(commits), sum / kNoDataRuns, times[kNoDataRuns / 2]);
     return 0;
   });
 
@@ -250,7 +251,8 @@ int Run(int64_t rows, int64_t commits) {
                    {{"maxFilesPerTrigger", "2"}});
     double ms = MillisecondsSince(start);
     std::printf("(c) stream copy in %zu batches of 2 files: %.0f ms (%.1f ms per batch)\n",
-                progress.size(), ms, ms / static_cast<double>(std::max<size_t>(progress.size(), 1)));
+                progress.size(), ms,
+                ms / static_cast<double>(std::max<size_t>(progress.size(), 1)));
     return CountRows(session, "silver_small_batches") == rows / kBronzeFiles * kBronzeFiles ? 0 : 1;
   });
   std::FILE* batch_file = std::fopen(folder.Child("batch_ms").c_str(), "r");
@@ -259,7 +261,8 @@ int Run(int64_t rows, int64_t commits) {
       std::fscanf(batch_file, "%lf", &batch_ms) == 1 &&
       std::fscanf(stream_file, "%lf", &stream_ms) == 1) {
     double ratio = stream_ms / batch_ms;
-    std::printf("(c) stream / batch: %.2f (goal <= 1.2: %s)\n", ratio, ratio <= 1.2 ? "met" : "MISSED");
+    std::printf("(c) stream / batch: %.2f (goal <= 1.2: %s)\n", ratio,
+                ratio <= 1.2 ? "met" : "MISSED");
   }
   if (batch_file != nullptr) std::fclose(batch_file);
   if (stream_file != nullptr) std::fclose(stream_file);

@@ -46,9 +46,9 @@ int64_t ParseDurationMs(const std::string& key, const std::string& text) {
   std::string unit(ptr, end);
   while (!unit.empty() && unit.front() == ' ') unit.erase(unit.begin());
   static const std::map<std::string, int64_t> kUnits = {
-      {"ms", 1},         {"s", 1000},          {"sec", 1000},       {"m", 60000},
-      {"min", 60000},    {"h", 3600000},       {"hour", 3600000},   {"d", 86400000},
-      {"day", 86400000}, {"days", 86400000},   {"w", 604800000},    {"", 1}};
+      {"ms", 1},         {"s", 1000},        {"sec", 1000},     {"m", 60000},
+      {"min", 60000},    {"h", 3600000},     {"hour", 3600000}, {"d", 86400000},
+      {"day", 86400000}, {"days", 86400000}, {"w", 604800000},  {"", 1}};
   auto found = kUnits.find(unit);
   if (error != std::errc() || ptr == begin || value < 0 || found == kUnits.end()) {
     ThrowInvalid(key, text, "expected a duration such as 7d, 12h, 30m or 1000ms");
@@ -88,7 +88,8 @@ std::optional<std::string> UriToPath(std::string_view uri) {
     }
     int value = 0;
     if (i + 2 >= uri.size() ||
-        std::from_chars(uri.data() + i + 1, uri.data() + i + 3, value, 16).ptr != uri.data() + i + 3) {
+        std::from_chars(uri.data() + i + 1, uri.data() + i + 3, value, 16).ptr !=
+            uri.data() + i + 3) {
       return std::nullopt;
     }
     path += static_cast<char>(value);
@@ -111,7 +112,8 @@ std::vector<std::string_view> Lines(std::string_view text) {
 }
 
 bool IsBlank(std::string_view line) {
-  return std::all_of(line.begin(), line.end(), [](char c) { return std::isspace(static_cast<unsigned char>(c)); });
+  return std::all_of(line.begin(), line.end(),
+                     [](char c) { return std::isspace(static_cast<unsigned char>(c)); });
 }
 
 // Whether a path below `root` has a hidden part ('_' or '.' first), as Spark's file index skips.
@@ -182,7 +184,8 @@ DataTypePtr WidenJsonType(const DataTypePtr& left, const DataTypePtr& right) {
   if (a == TypeId::kList && b == TypeId::kList) {
     return ListType(WidenJsonType(left->element_type(), right->element_type()));
   }
-  bool numbers = (a == TypeId::kLong || a == TypeId::kDouble) && (b == TypeId::kLong || b == TypeId::kDouble);
+  bool numbers =
+      (a == TypeId::kLong || a == TypeId::kDouble) && (b == TypeId::kLong || b == TypeId::kDouble);
   return numbers ? DoubleType() : StringType();
 }
 
@@ -260,10 +263,10 @@ std::optional<std::vector<FileEntry>> FileSource::ParseLog(std::string_view text
 
 // ---- opening ----
 
-std::unique_ptr<FileSource> FileSource::Open(std::shared_ptr<io::FileSystem> fs,
-                                             std::string folder, FileFormat format,
-                                             FileSourceFace face, const StreamOptions& options,
-                                             expr::EvalContext eval, bool infer_schema) {
+std::unique_ptr<FileSource> FileSource::Open(std::shared_ptr<io::FileSystem> fs, std::string folder,
+                                             FileFormat format, FileSourceFace face,
+                                             const StreamOptions& options, expr::EvalContext eval,
+                                             bool infer_schema) {
   std::unique_ptr<FileSource> source(new FileSource());
   source->fs_ = std::move(fs);
   source->folder_ = std::string(io::TrimTrailingSeparators(folder));
@@ -302,12 +305,14 @@ std::unique_ptr<FileSource> FileSource::Open(std::shared_ptr<io::FileSystem> fs,
       source->clean_ = Clean::kArchive;
       std::optional<std::string> archive = options.Get("sourceArchiveDir");
       if (!archive || archive->empty()) {
-        ThrowInvalid("sourceArchiveDir", "", "cleanSource archive needs the folder to move files to");
+        ThrowInvalid("sourceArchiveDir", "",
+                     "cleanSource archive needs the folder to move files to");
       }
       source->archive_folder_ = std::string(io::TrimTrailingSeparators(*archive));
       std::string inside = io::NormalizePath(source->folder_) + "/";
       if ((io::NormalizePath(source->archive_folder_) + "/").rfind(inside, 0) == 0) {
-        ThrowInvalid("sourceArchiveDir", *archive, "the archive folder must not be inside the source folder");
+        ThrowInvalid("sourceArchiveDir", *archive,
+                     "the archive folder must not be inside the source folder");
       }
     } else if (mode != "off") {
       ThrowInvalid("cleanSource", *clean, "expected off, delete or archive");
@@ -321,7 +326,8 @@ std::unique_ptr<FileSource> FileSource::Open(std::shared_ptr<io::FileSystem> fs,
   if (std::optional<std::string> text = options.Get("schema")) {
     DataTypePtr type = expr::ParseSchemaDdl(*text);
     if (type->id() != TypeId::kStruct) {
-      SILT_THROW(INVALID_SCHEMA, {{"inputSchema", *text}, {"message", "expected column definitions"}});
+      SILT_THROW(INVALID_SCHEMA,
+                 {{"inputSchema", *text}, {"message", "expected column definitions"}});
     }
     std::vector<Field> fields = type->fields();
     for (Field& field : fields) field.nullable = true;
@@ -336,7 +342,8 @@ std::unique_ptr<FileSource> FileSource::Open(std::shared_ptr<io::FileSystem> fs,
 
 std::string FileSource::Describe() const { return "FileStreamSource[" + folder_ + "]"; }
 
-bool FileSource::OpenMetadata(const std::shared_ptr<io::FileSystem>& fs, const std::string& folder) {
+bool FileSource::OpenMetadata(const std::shared_ptr<io::FileSystem>& fs,
+                              const std::string& folder) {
   (void)fs;  // the source's own file system holds the checkpoint too
   metadata_folder_ = folder;
   for (const io::FileInfo& info : fs_->List(metadata_folder_)) {
@@ -370,7 +377,8 @@ std::vector<FileEntry> FileSource::LogBatch(int64_t batch) const {
   if (fs_->Stat(path)) entries = ParseLog(fs_->ReadFile(path));
   if (!entries) {
     SILT_THROW(STREAMING_CHECKPOINT_CORRUPT,
-               {{"checkpoint", path}, {"message", "it is not a file source log (v1 and one JSON line per file)"}});
+               {{"checkpoint", path},
+                {"message", "it is not a file source log (v1 and one JSON line per file)"}});
   }
   return *entries;
 }
@@ -515,7 +523,8 @@ BatchInput FileSource::PlanBatch(const std::string& start, const std::string& en
     for (const FileEntry& entry : LogBatch(batch)) {
       size_t before = table->batches.size();
       ReadFile(entry, table->batches);
-      for (size_t i = before; i < table->batches.size(); ++i) num_rows += table->batches[i].num_rows();
+      for (size_t i = before; i < table->batches.size(); ++i)
+        num_rows += table->batches[i].num_rows();
       ++input.num_files;
       if (std::optional<io::FileInfo> info = fs_->Stat(entry.path)) input.num_bytes += info->size;
     }
@@ -571,8 +580,7 @@ void FileSource::ReadFile(const FileEntry& file, std::vector<Batch>& rows) const
     }
   } catch (const Error& error) {
     if (error.error_class() == "FAILED_READ_FILE") throw;
-    SILT_THROW(FAILED_READ_FILE,
-               {{"path", file.path}, {"message", error.what()}});
+    SILT_THROW(FAILED_READ_FILE, {{"path", file.path}, {"message", error.what()}});
   }
 }
 
@@ -592,7 +600,8 @@ void FileSource::ReadJson(const std::string& path, std::string_view text,
       "from_json", {expr::Column(0, StringType()),
                     expr::Literal(expr::Scalar::String(ToDeltaSchemaJson(*data_schema))),
                     registry.Bind("map", std::move(map_arguments))});
-  auto line_schema = std::make_shared<const Schema>(std::vector<Field>{{"value", StringType(), true, {}}});
+  auto line_schema =
+      std::make_shared<const Schema>(std::vector<Field>{{"value", StringType(), true, {}}});
   auto parse_lines = [&](const std::vector<std::string_view>& lines) {
     VectorBuilder builder(StringType(), static_cast<int64_t>(lines.size()));
     for (std::string_view line : lines) builder.AppendString(line);
@@ -609,7 +618,8 @@ void FileSource::ReadJson(const std::string& path, std::string_view text,
   std::vector<VectorPtr> columns;
   if (rescue < 0) {
     VectorPtr parsed = parse_lines(lines);
-    for (size_t i = 0; i < data_schema->num_fields(); ++i) columns.push_back(parsed->StructField(i));
+    for (size_t i = 0; i < data_schema->num_fields(); ++i)
+      columns.push_back(parsed->StructField(i));
     AppendBatches(schema(), std::move(columns), static_cast<int64_t>(lines.size()), rows);
     return;
   }
@@ -637,7 +647,8 @@ void FileSource::ReadJson(const std::string& path, std::string_view text,
   expr::internal::JsonReadFeatures features;
   for (std::string_view line : lines) {
     expr::internal::JsonNode node;
-    if (expr::internal::ParseJsonText(line, features, node) != expr::internal::JsonParseOutcome::kValue ||
+    if (expr::internal::ParseJsonText(line, features, node) !=
+            expr::internal::JsonParseOutcome::kValue ||
         node.kind != expr::internal::JsonNode::Kind::kObject) {
       // Not a JSON object: a row of NULLs that keeps the line.
       std::string raw;
@@ -691,7 +702,8 @@ void FileSource::ReadCsv(const std::string& path, std::string_view text,
   // Columns by position, as Spark's CSV reader enforces a given schema; a short record is
   // padded with NULLs.
   std::vector<VectorPtr> columns(schema_ref.num_fields());
-  std::vector<std::vector<std::pair<std::string, std::string>>> rescued(static_cast<size_t>(num_rows));
+  std::vector<std::vector<std::pair<std::string, std::string>>> rescued(
+      static_cast<size_t>(num_rows));
   size_t position = 0;
   for (size_t i = 0; i < schema_ref.num_fields(); ++i) {
     if (static_cast<int>(i) == rescue) continue;
@@ -716,9 +728,11 @@ void FileSource::ReadCsv(const std::string& path, std::string_view text,
       continue;
     }
     if (rescue < 0) {
-      auto one = std::make_shared<const Schema>(std::vector<Field>{{field.name, StringType(), true, {}}});
+      auto one =
+          std::make_shared<const Schema>(std::vector<Field>{{field.name, StringType(), true, {}}});
       Batch batch(one, {strings}, num_rows);
-      columns[i] = expr::Evaluate(*expr::Cast(expr::Column(0, StringType()), field.type), batch, context);
+      columns[i] =
+          expr::Evaluate(*expr::Cast(expr::Column(0, StringType()), field.type), batch, context);
       continue;
     }
     // A value that does not convert is NULL and kept in the rescued column.
@@ -772,10 +786,11 @@ void FileSource::ReadParquet(const std::string& path, std::vector<Batch>& rows) 
                                     " in the file, not " + field.type->ToString()}});
       }
       expr::EvalContext context = eval_;
-      auto one = std::make_shared<const Schema>(std::vector<Field>{{field.name, column->type(), true, {}}});
+      auto one = std::make_shared<const Schema>(
+          std::vector<Field>{{field.name, column->type(), true, {}}});
       Batch single(one, {column}, batch.num_rows());
-      columns.push_back(
-          expr::Evaluate(*expr::Cast(expr::Column(0, column->type()), field.type), single, context));
+      columns.push_back(expr::Evaluate(*expr::Cast(expr::Column(0, column->type()), field.type),
+                                       single, context));
     }
     AppendBatches(schema(), std::move(columns), batch.num_rows(), rows);
   }

@@ -30,9 +30,9 @@ enum class FileSourceFace {
 
 /// One file a batch of the file source read: a line of its log.
 struct FileEntry {
-  std::string path;         ///< as the file system names it
-  int64_t timestamp = 0;    ///< modification time, ms since the epoch
-  int64_t batch_id = 0;     ///< the log batch that read it
+  std::string path;       ///< as the file system names it
+  int64_t timestamp = 0;  ///< modification time, ms since the epoch
+  int64_t batch_id = 0;   ///< the log batch that read it
 
   bool operator==(const FileEntry&) const = default;
 };
@@ -126,7 +126,7 @@ class FileSource final : public Source {
   bool recursive_ = false;
   bool csv_header_ = false;
   std::string rescue_column_;  // empty: none
-  bool permissive_ = false;     // mode PERMISSIVE: what does not parse is NULL
+  bool permissive_ = false;    // mode PERMISSIVE: what does not parse is NULL
   enum class Clean { kOff, kDelete, kArchive };
   Clean clean_ = Clean::kOff;
   std::string archive_folder_;

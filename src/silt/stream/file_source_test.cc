@@ -78,10 +78,11 @@ TEST_F(FileSourceTest, LogAndOffsetTextRoundTrip) {
   EXPECT_THAT(text, HasSubstr("\"path\":\"file:/data/in%20box/a%251.json\""));
   EXPECT_EQ(FileSource::ParseLog(text), entries);
   // Spark's own form of a local path, file:///, reads the same.
-  EXPECT_EQ(FileSource::ParseLog("v1\n{\"path\":\"file:///x/y.json\",\"timestamp\":1,\"batchId\":0}")
-                ->at(0)
-                .path,
-            "/x/y.json");
+  EXPECT_EQ(
+      FileSource::ParseLog("v1\n{\"path\":\"file:///x/y.json\",\"timestamp\":1,\"batchId\":0}")
+          ->at(0)
+          .path,
+      "/x/y.json");
   EXPECT_FALSE(FileSource::ParseLog("v2\n").has_value());
   EXPECT_EQ(FileSource::ParseOffset("{\"logOffset\":12}"), 12);
   EXPECT_FALSE(FileSource::ParseOffset("{\"reservoirVersion\":1}").has_value());
@@ -96,7 +97,8 @@ TEST_F(FileSourceTest, MaxFilesPerTriggerTakesTheOldestFirstOrTheNewestWithLates
     return MakeForEachBatchSink([&](const BatchContext& batch) {
       SchemaPtr schema;
       for (const Batch& rows : batch.Run(&schema)) {
-        for (int64_t r = 0; r < rows.num_rows(); ++r) order.push_back(rows.column(0)->values<int64_t>()[r]);
+        for (int64_t r = 0; r < rows.num_rows(); ++r)
+          order.push_back(rows.column(0)->values<int64_t>()[r]);
       }
     });
   };
@@ -109,8 +111,8 @@ TEST_F(FileSourceTest, MaxFilesPerTriggerTakesTheOldestFirstOrTheNewestWithLates
 
   order.clear();
   options["latestFirst"] = "true";
-  execution = Make(Stream(), collect(), options, TriggerKind::kAvailableNow, OutputMode::kAppend,
-                   "latest");
+  execution =
+      Make(Stream(), collect(), options, TriggerKind::kAvailableNow, OutputMode::kAppend, "latest");
   execution->Run();
   EXPECT_THAT(order, ElementsAre(3, 2, 1));
 }
@@ -164,13 +166,15 @@ TEST_F(FileSourceTest, InferenceWidensTheTypesOfEveryFile) {
   auto execution = Make("SELECT * FROM STREAM(json.`" + inbox_ + "`)",
                         MakeForEachBatchSink([](const BatchContext&) {}));
   EXPECT_EQ(ToDeltaSchemaJson(*execution->schema()),
-            ToDeltaSchemaJson(Schema({{"id", LongType(), true, {}},
-                                      {"name", StringType(), true, {}},
-                                      {"score", DoubleType(), true, {}},
-                                      {"tags", ListType(LongType()), true, {}},
-                                      {"user", StructType({{"age", LongType(), true, {}},
-                                                           {"city", StringType(), true, {}}}),
-                                       true, {}}})));
+            ToDeltaSchemaJson(Schema(
+                {{"id", LongType(), true, {}},
+                 {"name", StringType(), true, {}},
+                 {"score", DoubleType(), true, {}},
+                 {"tags", ListType(LongType()), true, {}},
+                 {"user",
+                  StructType({{"age", LongType(), true, {}}, {"city", StringType(), true, {}}}),
+                  true,
+                  {}}})));
 }
 
 TEST_F(FileSourceTest, AFileThatDoesNotParseFailsTheBatchNamingIt) {
@@ -198,8 +202,10 @@ TEST_F(FileSourceTest, PermissiveModeReadsWhatDoesNotParseAsNull) {
   EXPECT_THAT(Query("SELECT id, name FROM dst ORDER BY id NULLS LAST, name NULLS LAST"),
               ElementsAre("1,a", "3,c", ",b", ",d", ","));
   options["mode"] = "DROPMALFORMED";
-  EXPECT_EQ(ErrorOf([&] { RunInto("dst", Stream(), options, TriggerKind::kAvailableNow,
-                                  OutputMode::kAppend, "drop"); }),
+  EXPECT_EQ(ErrorOf([&] {
+              RunInto("dst", Stream(), options, TriggerKind::kAvailableNow, OutputMode::kAppend,
+                      "drop");
+            }),
             "INVALID_STREAMING_OPTION");
 }
 
@@ -212,9 +218,13 @@ TEST_F(FileSourceTest, RescuedDataColumnKeepsWhatDoesNotFit) {
   options["rescuedDataColumn"] = "_rescued_data";
   RunInto("rescued", "SELECT * FROM STREAM(json.`" + inbox_ + "`)", options);
   std::string path = io::JoinPath(inbox_, "a.json");
-  EXPECT_THAT(Query("SELECT id, name, _rescued_data FROM rescued ORDER BY id NULLS LAST, name NULLS LAST"),
-              ElementsAre("1,a,", ",b,\"{\"\"id\"\":\"\"two\"\",\"\"color\"\":\"\"red\"\",\"\"_file_path\"\":\"\"" + path + "\"\"}\"",
-                          ",,\"{\"\"_corrupt_record\"\":\"\"not json\"\",\"\"_file_path\"\":\"\"" + path + "\"\"}\""));
+  EXPECT_THAT(
+      Query("SELECT id, name, _rescued_data FROM rescued ORDER BY id NULLS LAST, name NULLS LAST"),
+      ElementsAre("1,a,",
+                  ",b,\"{\"\"id\"\":\"\"two\"\",\"\"color\"\":\"\"red\"\",\"\"_file_path\"\":\"\"" +
+                      path + "\"\"}\"",
+                  ",,\"{\"\"_corrupt_record\"\":\"\"not json\"\",\"\"_file_path\"\":\"\"" + path +
+                      "\"\"}\""));
 }
 
 TEST_F(FileSourceTest, CsvColumnsArePositionalWithAnOptionalHeader) {
@@ -225,8 +235,10 @@ TEST_F(FileSourceTest, CsvColumnsArePositionalWithAnOptionalHeader) {
   EXPECT_THAT(Rows(), ElementsAre("1,ann", "2,\"b,b\""));
   Land("b.csv", "3,cy\nx,bad\n", kT0 + 1000);
   options["header"] = "false";
-  EXPECT_EQ(ErrorOf([&] { RunInto("dst", Stream("csv"), options, TriggerKind::kAvailableNow,
-                                  OutputMode::kAppend, "noheader"); }),
+  EXPECT_EQ(ErrorOf([&] {
+              RunInto("dst", Stream("csv"), options, TriggerKind::kAvailableNow,
+                      OutputMode::kAppend, "noheader");
+            }),
             "FAILED_READ_FILE");
 }
 
@@ -262,17 +274,17 @@ TEST_F(FileSourceTest, ALogBatchWrittenBeforeACrashIsReadByTheNextRun) {
 
 TEST_F(FileSourceTest, ReadFilesInfersTheSchemaWithARescuedDataColumn) {
   Land("a.json", "{\"id\":1,\"name\":\"a\"}\n", kT0);
-  const std::string create =
-      "CREATE STREAMING TABLE bronze AS SELECT * FROM STREAM read_files('" + inbox_ +
-      "', format => 'json')";
+  const std::string create = "CREATE STREAMING TABLE bronze AS SELECT * FROM STREAM read_files('" +
+                             inbox_ + "', format => 'json')";
   ExecuteStreamingStatement(*state_, sql::ParseStatement(create));
   EXPECT_THAT(Query("SELECT id, name, _rescued_data FROM bronze"), ElementsAre("1,a,"));
   // The schema stays the first run's: a new field and a wrong type are rescued.
   Land("b.json", "{\"id\":\"x\",\"name\":\"b\",\"more\":1}\n", kT0 + 1000);
   ExecuteStreamingStatement(*state_, sql::ParseStatement("REFRESH STREAMING TABLE bronze"));
-  EXPECT_THAT(Query("SELECT id, name, _rescued_data FROM bronze ORDER BY name"),
-              ElementsAre("1,a,", ",b,\"{\"\"id\"\":\"\"x\"\",\"\"more\"\":1,\"\"_file_path\"\":\"\"" +
-                                       io::JoinPath(inbox_, "b.json") + "\"\"}\""));
+  EXPECT_THAT(
+      Query("SELECT id, name, _rescued_data FROM bronze ORDER BY name"),
+      ElementsAre("1,a,", ",b,\"{\"\"id\"\":\"\"x\"\",\"\"more\"\":1,\"\"_file_path\"\":\"\"" +
+                              io::JoinPath(inbox_, "b.json") + "\"\"}\""));
   EXPECT_EQ(ErrorOf([&] {
               Make("SELECT * FROM STREAM read_files('" + inbox_ + "', format => 'avro')",
                    MakeForEachBatchSink([](const BatchContext&) {}));

@@ -48,12 +48,12 @@ int64_t ParseRampUpSeconds(const std::string& text) {
   const char* end = begin + lower.size();
   auto [ptr, error] = std::from_chars(begin, end, value);
   std::string unit(ptr, end);
-  int64_t ms_per_unit = unit.empty() || unit == "s" ? 1000
-                        : unit == "ms"              ? 1
+  int64_t ms_per_unit = unit.empty() || unit == "s"    ? 1000
+                        : unit == "ms"                 ? 1
                         : unit == "m" || unit == "min" ? 60000
-                        : unit == "h"               ? 3600000
-                        : unit == "d"               ? 86400000
-                                                    : -1;
+                        : unit == "h"                  ? 3600000
+                        : unit == "d"                  ? 86400000
+                                                       : -1;
   if (error != std::errc() || ptr == begin || value < 0 || ms_per_unit < 0) {
     ThrowInvalid("rampUpTime", text, "expected a duration such as 5s or 1m");
   }
@@ -68,7 +68,8 @@ int64_t RateSource::ValueAtSecond(int64_t seconds, int64_t rows_per_second,
   // the rows so far are the sum of the speeds.
   int64_t step = rows_per_second / (ramp_up_seconds + 1);
   if (seconds <= ramp_up_seconds) {
-    return seconds % 2 == 1 ? (seconds + 1) / 2 * step * seconds : seconds / 2 * step * (seconds + 1);
+    return seconds % 2 == 1 ? (seconds + 1) / 2 * step * seconds
+                            : seconds / 2 * step * (seconds + 1);
   }
   return ValueAtSecond(ramp_up_seconds, rows_per_second, ramp_up_seconds) +
          (seconds - ramp_up_seconds) * rows_per_second;
@@ -89,7 +90,8 @@ std::unique_ptr<RateSource> RateSource::Open(RateKind kind, const StreamOptions&
     return source;
   }
   std::optional<int64_t> rows = options.GetPositiveInt("rowsPerBatch");
-  if (!rows) ThrowInvalid("rowsPerBatch", "", "rate-micro-batch needs the number of rows per batch");
+  if (!rows)
+    ThrowInvalid("rowsPerBatch", "", "rate-micro-batch needs the number of rows per batch");
   source->rows_per_batch_ = *rows;
   source->start_timestamp_ms_ = NonNegative(options, "startTimestamp", 0);
   source->advance_ms_ = NonNegative(options, "advanceMillisPerBatch", 1000);
@@ -108,7 +110,8 @@ std::string RateSource::Describe() const {
          ", advanceMsPerBatch=" + std::to_string(advance_ms_) + "]";
 }
 
-bool RateSource::OpenMetadata(const std::shared_ptr<io::FileSystem>& fs, const std::string& folder) {
+bool RateSource::OpenMetadata(const std::shared_ptr<io::FileSystem>& fs,
+                              const std::string& folder) {
   if (kind_ != RateKind::kPerSecond) return false;
   // The first run's start time, so that a restart goes on counting from it.
   std::string path = io::JoinPath(folder, "0");
@@ -117,8 +120,9 @@ bool RateSource::OpenMetadata(const std::shared_ptr<io::FileSystem>& fs, const s
   std::optional<int64_t> time;
   if (text.starts_with("v1\n")) time = ParseInteger(std::string_view(text).substr(3));
   if (!time) {
-    SILT_THROW(STREAMING_CHECKPOINT_CORRUPT,
-               {{"checkpoint", path}, {"message", "it does not hold the rate source's start time"}});
+    SILT_THROW(
+        STREAMING_CHECKPOINT_CORRUPT,
+        {{"checkpoint", path}, {"message", "it does not hold the rate source's start time"}});
   }
   creation_time_ms_ = *time;
   return true;
@@ -182,7 +186,8 @@ std::optional<std::string> RateSource::LatestOffset(const std::string& start) {
     return std::to_string(now);
   }
   MicroBatchOffset from = ParseMicroBatchOffset(start);
-  std::string next = MicroBatchJson({from.offset + rows_per_batch_, from.timestamp_ms + advance_ms_});
+  std::string next =
+      MicroBatchJson({from.offset + rows_per_batch_, from.timestamp_ms + advance_ms_});
   if (!available_now_) return next;
   // Available-now: the one batch that follows where the query stood when it started.
   if (!available_now_end_) available_now_end_ = next;
@@ -199,8 +204,8 @@ BatchInput RateSource::MakeRows(int64_t first, int64_t end, Stamp stamp) const {
   int64_t in_batch = 0;
   auto flush = [&] {
     if (in_batch == 0) return;
-    table->batches.emplace_back(schema_, std::vector<VectorPtr>{timestamps->Finish(), values->Finish()},
-                                in_batch);
+    table->batches.emplace_back(
+        schema_, std::vector<VectorPtr>{timestamps->Finish(), values->Finish()}, in_batch);
     in_batch = 0;
   };
   // Partitions past the batch's row count hold nothing.
@@ -230,7 +235,8 @@ BatchInput RateSource::PlanBatch(const std::string& start, const std::string& en
     int64_t first = ValueAtSecond(from, rows_per_second_, ramp_up_seconds_);
     int64_t last = ValueAtSecond(to, rows_per_second_, ramp_up_seconds_);
     int64_t start_ms = creation_time_ms_ + from * 1000;
-    double ms_per_value = last > first ? static_cast<double>((to - from) * 1000) / (last - first) : 0;
+    double ms_per_value =
+        last > first ? static_cast<double>((to - from) * 1000) / (last - first) : 0;
     return MakeRows(first, last, [&](int64_t value) {
       return start_ms + static_cast<int64_t>(std::llround((value - first) * ms_per_value));
     });

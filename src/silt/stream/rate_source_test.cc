@@ -18,18 +18,19 @@ class RateSourceTest : public StreamTest {
                                                 TriggerKind trigger, int runs = 1) {
     std::vector<std::vector<std::string>> batches;
     for (int run = 0; run < runs; ++run) {
-      auto execution = Make(query, MakeForEachBatchSink([&](const BatchContext& batch) {
-                              SchemaPtr schema;
-                              std::vector<std::string> rows;
-                              for (const Batch& part : batch.Run(&schema)) {
-                                for (int64_t r = 0; r < part.num_rows(); ++r) {
-                                  rows.push_back(std::to_string(part.column(1)->values<int64_t>()[r]) + "@" +
-                                                 std::to_string(part.column(0)->values<int64_t>()[r] / 1000));
-                                }
-                              }
-                              batches.push_back(rows);
-                            }),
-                            options, trigger);
+      auto execution =
+          Make(query, MakeForEachBatchSink([&](const BatchContext& batch) {
+                 SchemaPtr schema;
+                 std::vector<std::string> rows;
+                 for (const Batch& part : batch.Run(&schema)) {
+                   for (int64_t r = 0; r < part.num_rows(); ++r) {
+                     rows.push_back(std::to_string(part.column(1)->values<int64_t>()[r]) + "@" +
+                                    std::to_string(part.column(0)->values<int64_t>()[r] / 1000));
+                   }
+                 }
+                 batches.push_back(rows);
+               }),
+               options, trigger);
       execution->Run();
       last_progress_ = execution->RecentProgress();
     }
