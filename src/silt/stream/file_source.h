@@ -48,7 +48,7 @@ struct FileEntry {
 /// `maxFilesPerTrigger`, `latestFirst` (newest files first), `maxFileAge` (files older than
 /// the newest seen by more than this are left out, default 7 days; ignored with latestFirst and
 /// maxFilesPerTrigger, as in Spark), `pathGlobFilter` (a glob the file names must match),
-/// `recursiveFileLookup` (read the files of sub-folders too), `header` and `sep` for CSV, the
+/// `recursiveFileLookup` (read the files of sub-folders too), `header` for CSV, the
 /// JSON options of from_json (`dateFormat`, `timestampFormat`, `allowSingleQuotes`, ...),
 /// `rescuedDataColumn`, and `cleanSource` (`off`; `delete` or `archive` into
 /// `sourceArchiveDir` the files of a batch once it is committed). Files whose names start with
@@ -62,8 +62,8 @@ struct FileEntry {
 class FileSource final : public Source {
  public:
   /// Opens the source over `folder`. Throws INVALID_STREAMING_OPTION for bad options (also
-  /// cleanSource archive without a sourceArchiveDir, or one inside the folder) and
-  /// INVALID_SCHEMA for a schema that does not parse.
+  /// cleanSource archive without a sourceArchiveDir, or one inside the folder), INVALID_SCHEMA
+  /// for a schema that does not parse, and NOT_IMPLEMENTED for a CSV separator other than ','.
   /// `eval` gives the session's time zone for dates and timestamps. `infer_schema` is the
   /// session's spark.sql.streaming.schemaInference (the kSpark face only).
   static std::unique_ptr<FileSource> Open(std::shared_ptr<io::FileSystem> fs, std::string folder,
