@@ -171,15 +171,31 @@ class StreamingDataFrame {
 /// Delta's (docs/streaming.md): startingVersion, startingTimestamp, maxFilesPerTrigger,
 /// maxBytesPerTrigger, ignoreDeletes, skipChangeCommits, ignoreChanges, excludeRegex and
 /// readChangeFeed (the change data feed, with _change_type, _commit_version, _commit_timestamp).
+///
+/// Format("json"), "csv" or "parquet" with Load(folder) streams the files that land in a folder,
+/// each once (Spark's file source): Schema("id BIGINT, name STRING") gives the columns (without
+/// it the session must set spark.sql.streaming.schemaInference to true), and the options are
+/// Spark's: maxFilesPerTrigger, latestFirst, maxFileAge, pathGlobFilter, recursiveFileLookup,
+/// header (CSV), the JSON parse options, and rescuedDataColumn (values that do not fit the
+/// schema go there as JSON instead of failing the batch with FAILED_READ_FILE).
+///
+/// Format("rate") (rowsPerSecond, rampUpTime, numPartitions) and Format("rate-micro-batch")
+/// (rowsPerBatch, numPartitions, startTimestamp, advanceMillisPerBatch) with Load() make up rows
+/// of `timestamp` and `value` for tests and demos, as Spark's rate sources do.
 class DataStreamReader {
  public:
   explicit DataStreamReader(Session& session) : session_(&session) {}
-  /// "delta" (the default) only; others throw NOT_IMPLEMENTED when loading.
+  /// "delta" (the default), "json", "csv", "parquet", "rate" or "rate-micro-batch"; others
+  /// throw NOT_IMPLEMENTED when loading.
   DataStreamReader& Format(const std::string& format);
+  /// The rows' schema as Spark's DDL text ("id BIGINT, name STRING"), for the file formats.
+  DataStreamReader& Schema(const std::string& schema);
   DataStreamReader& Option(const std::string& key, const std::string& value);
   DataStreamReader& Options(const std::map<std::string, std::string>& options);
-  /// The Delta table at `path`; the table must exist (DELTA_MISSING_DELTA_TABLE).
-  StreamingDataFrame Load(const std::string& path) const;
+  /// The Delta table at `path`; the table must exist (DELTA_MISSING_DELTA_TABLE). For a file
+  /// format, the folder at `path` (PATH_NOT_FOUND when it does not exist); the rate formats
+  /// take no path.
+  StreamingDataFrame Load(const std::string& path = "") const;
   /// The Delta table `name` ("t", "db.t", "delta.`/path`").
   StreamingDataFrame Table(const std::string& name) const;
 

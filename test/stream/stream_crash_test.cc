@@ -4,7 +4,9 @@
 // or at a random moment; then a child runs the query again from its checkpoint until it
 // finishes. The sink must then hold exactly what a crash-free run writes: no row lost, none
 // written twice. The queries: a copy into the Delta sink (its txn action), foreachBatch running
-// an additive MERGE with the txnAppId / txnVersion session options, two with state kept in the
+// an additive MERGE with the txnAppId / txnVersion session options, the Delta sink fed by the
+// file source (the source table's Parquet files read as a folder; also killed after the source
+// logged a batch's files and before the batch's offsets), two with state kept in the
 // checkpoint — an aggregation in complete mode and a deduplication, both into the Delta sink,
 // also killed while a state version is written and after it is — and the SQL flows run by
 // REFRESH STREAMING TABLE: AUTO CDC into SCD type 1 and type 2 targets (a MERGE into the target
@@ -113,10 +115,16 @@ int RunChild(const std::string& sink_kind, const std::string& warehouse, const s
                    .query;
   StreamOptions options;
   options.Set("maxFilesPerTrigger", "1");
+  if (sink_kind == "files") {
+    spec.query = sql::ParseStatement("SELECT id, k FROM STREAM(parquet.`" +
+                                     io::JoinPath(warehouse, "src") + "`)")
+                     .query;
+    options.Set("schema", "id BIGINT, k STRING");
+  }
   spec.source = OpenStreamSource(state, *spec.query, options);
   spec.checkpoint_location = io::JoinPath(warehouse, "_checkpoint");
   spec.trigger.kind = TriggerKind::kAvailableNow;
-  if (sink_kind == "delta" || sink_kind == "dedup") {
+  if (sink_kind == "delta" || sink_kind == "dedup" || sink_kind == "files") {
     spec.sink = MakeDeltaSink(state.fs(), io::JoinPath(warehouse, "dst"), DeltaSinkOptions{});
     if (sink_kind == "dedup") spec.deduplication = Deduplication{{"k"}, false};
   } else if (sink_kind == "aggregate") {
@@ -209,7 +217,7 @@ class StreamCrashTest : public ::testing::TestWithParam<std::string> {
   std::string Expected() {
     // The first row of each key: batch 0 reads ids 1 (k1) and 101 (k2), batch 1 id 2 (k0).
     if (GetParam() == "dedup") return "1\n2\n101\n";
-    if (GetParam() == "delta") {
+    if (GetParam() == "delta" || GetParam() == "files") {
       std::string csv;
       std::vector<int> ids;
       for (int id = 1; id <= kSourceFiles; ++id) ids.push_back(id);
@@ -230,7 +238,9 @@ class StreamCrashTest : public ::testing::TestWithParam<std::string> {
   std::string Actual(const std::string& warehouse) {
     sql::SessionState state(io::MakeLocalFileSystem(), warehouse);
     const std::string& kind = GetParam();
-    if (kind == "delta" || kind == "dedup") return Csv(state, "SELECT id FROM dst ORDER BY id");
+    if (kind == "delta" || kind == "dedup" || kind == "files") {
+      return Csv(state, "SELECT id FROM dst ORDER BY id");
+    }
     if (kind == "scd1") return Csv(state, "SELECT k, v FROM customers_scd1 ORDER BY k");
     if (kind == "scd2") {
       return Csv(state, "SELECT k, v, __START_AT, __END_AT FROM customers_scd2 "
@@ -254,6 +264,7 @@ TEST_P(StreamCrashTest, KilledAtEachStepOfABatchIsExactlyOnce) {
   if (GetParam() == "aggregate" || GetParam() == "dedup") {
     steps.insert(steps.begin() + 1, {kDuringStateWrite, kAfterStateWritten});
   }
+  if (GetParam() == "files") steps.push_back(kAfterSourceLogWritten);
   for (std::string_view step : steps) {
     // A flow's first run, by CREATE FLOW over the empty source, commits batch 0 (the empty
     // starting snapshot); the source's commits are the batches after it. A flow's trial takes
@@ -299,11 +310,12 @@ TEST_P(StreamCrashTest, KilledAtRandomMomentsIsExactlyOnce) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Sinks, StreamCrashTest,
-                         ::testing::Values("delta", "merge", "aggregate", "dedup", "scd1", "scd2",
-                                           "merge_flow"),
+                         ::testing::Values("delta", "merge", "files", "aggregate", "dedup", "scd1",
+                                           "scd2", "merge_flow"),
                          [](const ::testing::TestParamInfo<std::string>& info) {
                            if (info.param == "delta") return std::string("DeltaSink");
                            if (info.param == "merge") return std::string("ForEachBatchMerge");
+                           if (info.param == "files") return std::string("FileSourceDeltaSink");
                            if (info.param == "aggregate") return std::string("StatefulAggregation");
                            if (info.param == "dedup") return std::string("StatefulDeduplication");
                            if (info.param == "scd1") return std::string("AutoCdcScdType1");

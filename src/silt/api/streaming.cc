@@ -24,16 +24,31 @@ namespace silt {
 
 namespace {
 
+// The source formats a folder stream reads (FileSource).
+bool IsFileFormat(const std::string& format) {
+  std::string lower = AsciiLower(format);
+  return lower == "json" || lower == "csv" || lower == "parquet";
+}
+
+// The rate sources' formats, read by the source functions of their names.
+std::optional<std::string> RateFunction(const std::string& format) {
+  std::string lower = AsciiLower(format);
+  if (lower == "rate") return "rate";
+  if (lower == "rate-micro-batch") return "rate_micro_batch";
+  return std::nullopt;
+}
+
 void CheckFormat(const std::string& format, std::string_view what) {
-  if (AsciiLower(format) != "delta") {
+  if (AsciiLower(format) != "delta" &&
+      !(what == "source" && (IsFileFormat(format) || RateFunction(format)))) {
     SILT_THROW(NOT_IMPLEMENTED,
                {{"feature", std::string("The streaming ") + std::string(what) + " format '" +
                                 format + "'"}});
   }
 }
 
-std::string QuotePath(const std::string& path) {
-  std::string quoted = "delta.`";
+std::string QuotePath(const std::string& path, const std::string& format = "delta") {
+  std::string quoted = AsciiLower(format) + ".`";
   for (char c : path) {
     quoted += c;
     if (c == '`') quoted += '`';
@@ -254,14 +269,29 @@ DataStreamReader& DataStreamReader::Options(const std::map<std::string, std::str
   return *this;
 }
 
+DataStreamReader& DataStreamReader::Schema(const std::string& schema) {
+  options_["schema"] = schema;
+  return *this;
+}
+
 StreamingDataFrame DataStreamReader::Load(const std::string& path) const {
   CheckFormat(format_, "source");
+  if (std::optional<std::string> function = RateFunction(format_)) {
+    SILT_USER_CHECK(path.empty(), INVALID_ARGUMENT,
+                    {{"message", "the " + format_ + " source reads no path"}});
+    return StreamingDataFrame(session_, options_, "SELECT * FROM STREAM " + *function + "()");
+  }
   SILT_USER_CHECK(!path.empty(), INVALID_ARGUMENT, {{"message", "Load needs a table path"}});
-  return StreamingDataFrame(session_, options_, "SELECT * FROM STREAM(" + QuotePath(path) + ")");
+  return StreamingDataFrame(session_, options_,
+                            "SELECT * FROM STREAM(" + QuotePath(path, format_) + ")");
 }
 
 StreamingDataFrame DataStreamReader::Table(const std::string& name) const {
   CheckFormat(format_, "source");
+  if (IsFileFormat(format_) || RateFunction(format_)) {
+    SILT_THROW(INVALID_ARGUMENT,
+               {{"message", "Table reads a Delta table; the " + format_ + " source is read with Load"}});
+  }
   return StreamingDataFrame(
       session_, options_,
       "SELECT * FROM STREAM(" + api::QuoteMultipartName(name, "name", "DataStreamReader.Table") +

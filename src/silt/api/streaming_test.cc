@@ -6,6 +6,7 @@
 #include <chrono>
 #include <thread>
 
+#include "silt/io/file_system.h"
 #include "silt/io/path.h"
 #include "silt/io/testing_temporary_folder.h"
 #include "silt/session.h"
@@ -233,6 +234,45 @@ TEST_F(StreamingApiTest, CompleteModeKeepsAnAggregateOfEverythingStreamed) {
   run();
   EXPECT_THAT(Rows(session_.Execute("SELECT kind, n FROM totals ORDER BY kind")),
               ElementsAre("click,2", "view,1"));
+}
+
+TEST_F(StreamingApiTest, FoldersOfFilesAndRateSourcesAreReadAsStreams) {
+  std::string inbox = io::JoinPath(folder_.path(), "inbox");
+  std::shared_ptr<io::FileSystem> fs = io::MakeLocalFileSystem();
+  fs->WriteFile(io::JoinPath(inbox, "a.json"), "{\"id\":5,\"kind\":\"drop\"}\n");
+  auto land = [&] {
+    StreamingQuery query = session_.ReadStream()
+                               .Format("json")
+                               .Schema("id BIGINT, kind STRING")
+                               .Load(inbox)
+                               .WriteStream()
+                               .Option("checkpointLocation", Checkpoint("landed"))
+                               .Trigger(Trigger::AvailableNow())
+                               .ToTable("landed");
+    query.AwaitTermination();
+  };
+  land();
+  fs->WriteFile(io::JoinPath(inbox, "b.json"), "{\"id\":6,\"kind\":\"pick\"}\n");
+  land();
+  EXPECT_THAT(Rows(session_.Execute("SELECT id, kind FROM landed ORDER BY id")),
+              ElementsAre("5,drop", "6,pick"));
+
+  StreamingQuery ticks = session_.ReadStream()
+                             .Format("rate-micro-batch")
+                             .Option("rowsPerBatch", "3")
+                             .Load()
+                             .SelectExpr({"value"})
+                             .WriteStream()
+                             .Option("checkpointLocation", Checkpoint("ticks"))
+                             .Trigger(Trigger::AvailableNow())
+                             .ToTable("ticks");
+  ticks.AwaitTermination();
+  EXPECT_THAT(Rows(session_.Execute("SELECT value FROM ticks ORDER BY value")),
+              ElementsAre("0", "1", "2"));
+  EXPECT_EQ(ErrorOf([&] { session_.ReadStream().Format("json").Table("events"); }),
+            "INVALID_ARGUMENT");
+  EXPECT_EQ(ErrorOf([&] { session_.ReadStream().Format("rate").Load("/somewhere"); }),
+            "INVALID_ARGUMENT");
 }
 
 }  // namespace

@@ -234,6 +234,11 @@ struct TableReference {
   bool stream = false;
   /// `STREAM(name) WITH (key = value, ...)`: the stream's source options (skipChangeCommits...).
   std::vector<std::pair<std::string, std::string>> stream_options;
+  /// `STREAM name(arguments)`: a source function read as a stream (`read_files('/in', format =>
+  /// 'json')`), `name` its name; positional literal arguments as text here, named ones
+  /// (`key => value`) in stream_options.
+  bool stream_call = false;
+  std::vector<std::string> stream_arguments;
 };
 
 /// One item of a SELECT list.

@@ -604,6 +604,19 @@ class Printer {
   std::string Table(const TableReference& t) {
     switch (t.kind) {
       case TableReferenceKind::kTable: {
+        if (t.stream && t.stream_call) {
+          std::string out = "STREAM " + Name(t.name) + "(";
+          std::string separator;
+          for (const std::string& argument : t.stream_arguments) {
+            out += separator + QuoteString(argument);
+            separator = ", ";
+          }
+          for (const auto& [key, value] : t.stream_options) {
+            out += separator + QuoteIdentifier(key) + " => " + QuoteString(value);
+            separator = ", ";
+          }
+          return out + ")" + Alias(t);
+        }
         if (t.stream) {
           std::string out = "STREAM(" + Name(t.name) + ")";
           if (!t.stream_options.empty()) out += " WITH " + Properties(t.stream_options);

@@ -2060,6 +2060,30 @@ class Parser {
       return ParseTablePrimary();
     }
     QualifiedName name = ParseQualifiedName();
+    if (name.size() == 1 && ToUpper(name[0]) == "STREAM" && IsIdentifierToken(Current()) &&
+        IsOperator(Peek(1), "(")) {
+      // STREAM read_files('/in', format => 'json'): a source function read as a stream.
+      table->kind = TableReferenceKind::kTable;
+      table->stream = true;
+      table->stream_call = true;
+      table->name = {Advance().text};
+      ExpectOperator("(");
+      if (!IsOperator(Current(), ")")) {
+        do {
+          if (IsIdentifierToken(Current()) && IsOperator(Peek(1), "=>")) {
+            std::string key = Advance().text;
+            Advance();
+            table->stream_options.emplace_back(std::move(key), ParseOptionValue());
+          } else {
+            if (!table->stream_options.empty()) SyntaxError(Current());
+            table->stream_arguments.push_back(ParseOptionValue());
+          }
+        } while (MatchOperator(","));
+      }
+      ExpectOperator(")");
+      ParseTableAlias(*table, true);
+      return table;
+    }
     if (name.size() == 1 && ToUpper(name[0]) == "STREAM" && IsOperator(Current(), "(") &&
         IsIdentifierToken(Peek(1))) {
       // STREAM(t): the table read as a stream.
@@ -2506,25 +2530,26 @@ class Parser {
     return key;
   }
 
+  // A property or option value: a string, a number or a boolean literal, as text.
+  std::string ParseOptionValue() {
+    const Token& value = Current();
+    if (value.kind == TokenKind::kString) return Advance().text;
+    if (IsNumberToken(value.kind) || (IsOperator(value, "-") && IsNumberToken(Peek(1).kind))) {
+      return ParseLiteral()->text;
+    }
+    if (IsKeyword(value, "TRUE") || IsKeyword(value, "FALSE")) {
+      return IsKeyword(Advance(), "TRUE") ? "true" : "false";
+    }
+    SyntaxError(value);
+  }
+
   std::vector<std::pair<std::string, std::string>> ParseProperties() {
     std::vector<std::pair<std::string, std::string>> properties;
     ExpectOperator("(");
     do {
       std::string key = ParsePropertyKey();
       MatchOperator("=");
-      const Token& value = Current();
-      std::string text;
-      if (value.kind == TokenKind::kString) {
-        text = Advance().text;
-      } else if (IsNumberToken(value.kind) ||
-                 (IsOperator(value, "-") && IsNumberToken(Peek(1).kind))) {
-        text = ParseLiteral()->text;
-      } else if (IsKeyword(value, "TRUE") || IsKeyword(value, "FALSE")) {
-        text = IsKeyword(Advance(), "TRUE") ? "true" : "false";
-      } else {
-        SyntaxError(value);
-      }
-      properties.emplace_back(std::move(key), std::move(text));
+      properties.emplace_back(std::move(key), ParseOptionValue());
     } while (MatchOperator(","));
     ExpectOperator(")");
     return properties;

@@ -1709,14 +1709,19 @@ LogicalPtr QueryBinder::Impl::BindNamedTable(const QualifiedName& name, const st
       return node;
     }
     case TableSource::Kind::kJson:
-    case TableSource::Kind::kCsv: {
+    case TableSource::Kind::kCsv:
+    case TableSource::Kind::kStreamRows: {
       if (time_travel) {
         ThrowAt(MakeError(ErrorClass::UNSUPPORTED_FEATURE, {{"message", "Time travel on a file path"}}), position);
       }
       exec::TextTable table;
       try {
-        table = source.kind == TableSource::Kind::kJson ? exec::ReadJsonFiles(*session.fs(), source.location)
-                                                        : exec::ReadCsvFiles(*session.fs(), source.location);
+        if (source.pinned_rows) {
+          table = *source.pinned_rows;
+        } else {
+          table = source.kind == TableSource::Kind::kJson ? exec::ReadJsonFiles(*session.fs(), source.location)
+                                                          : exec::ReadCsvFiles(*session.fs(), source.location);
+        }
       } catch (const Error& error) {
         if (error.context().empty()) ThrowAt(error, position);
         throw;

@@ -8,6 +8,7 @@
 #include "silt/base/clock.h"
 #include "silt/base/json_writer.h"
 #include "silt/commands/statement_executor.h"
+#include "silt/io/path.h"
 #include "silt/log/random_uuid.h"
 #include "silt/sql/ast_printer.h"
 #include "silt/sql/parser.h"
@@ -87,12 +88,16 @@ class StreamInputScope {
   StreamInputScope(sql::SessionState& session, const BatchInput& input, std::string display,
                    const std::string& row_filter = "")
       : session_(session), as_query_(!input.query_sql.empty() || !row_filter.empty()) {
-    if (!as_query_) {
-      session_.SetStreamInput(std::string(kStreamInputName), input.snapshot, std::move(display));
-      return;
+    // A batch of rows (the rate sources) or a pinned snapshot; read through a view when the
+    // input is a query over it or late rows are filtered out.
+    std::string base(as_query_ ? kStreamSnapshotName : kStreamInputName);
+    if (input.rows) {
+      session_.SetStreamInput(base, input.rows, display);
+    } else {
+      session_.SetStreamInput(base, input.snapshot, display);
     }
-    // The input is a query over the pinned snapshot: a temporary view of the input's name.
-    session_.SetStreamInput(std::string(kStreamSnapshotName), input.snapshot, std::move(display));
+    if (!as_query_) return;
+    // The input is a query over it: a temporary view of the input's name.
     std::string text = input.query_sql.empty()
                            ? "SELECT * FROM " + std::string(kStreamSnapshotName)
                            : input.query_sql;
@@ -127,10 +132,18 @@ struct StatefulUse {
   std::string other;  // the first other stateful operator found, for the message
 };
 
-bool ReadsStream(const sql::LogicalNode& node, const log::Snapshot* input, StatefulUse& use) {
+// Whether `node` is the scan of the stream's input: the pinned snapshot, or the rows a file or
+// rate source read (a values node named after the source).
+bool IsStreamScan(const sql::LogicalNode& node, const BatchInput& input, const std::string& name) {
+  if (input.rows) return node.kind == sql::LogicalKind::kValues && node.table_name == name;
+  return node.kind == sql::LogicalKind::kDeltaScan && node.snapshot == input.snapshot;
+}
+
+bool ReadsStream(const sql::LogicalNode& node, const BatchInput& input, const std::string& name,
+                 StatefulUse& use) {
   bool below = false;
-  for (const sql::LogicalPtr& child : node.children) below |= ReadsStream(*child, input, use);
-  if (node.kind == sql::LogicalKind::kDeltaScan && node.snapshot.get() == input) return true;
+  for (const sql::LogicalPtr& child : node.children) below |= ReadsStream(*child, input, name, use);
+  if (IsStreamScan(node, input, name)) return true;
   if (!below) return false;
   switch (node.kind) {
     case sql::LogicalKind::kAggregate:
@@ -158,7 +171,7 @@ bool ReadsStream(const sql::LogicalNode& node, const log::Snapshot* input, State
 }
 
 struct FoundStream {
-  sql::QualifiedName name;
+  StreamReference reference;
   std::vector<std::pair<std::string, std::string>> options;
 };
 
@@ -176,11 +189,14 @@ void ReplaceIn(sql::Query& query, std::vector<FoundStream>& found) {
 void ReplaceIn(const sql::TableReferencePtr& table, std::vector<FoundStream>& found) {
   if (!table) return;
   if (table->kind == sql::TableReferenceKind::kTable && table->stream) {
-    found.push_back({table->name, table->stream_options});
+    found.push_back({{table->name, table->stream_call, table->stream_arguments},
+                     table->stream_options});
     // The watermark stays with the stream input (FindWatermark); the rest is the source's.
     std::erase_if(table->stream_options, [](const auto& entry) {
       return entry.first != kWatermarkColumnOption && entry.first != kWatermarkDelayOption;
     });
+    table->stream_call = false;
+    table->stream_arguments.clear();
     if (table->alias.empty()) table->alias = table->name.back();
     table->name = {std::string(kStreamInputName)};
     table->stream = false;
@@ -194,6 +210,10 @@ void ReplaceIn(const sql::TableReferencePtr& table, std::vector<FoundStream>& fo
 }  // namespace
 
 sql::QualifiedName ReplaceStreamSource(sql::Query& query, StreamOptions* options) {
+  return ReplaceStreamReference(query, options).name;
+}
+
+StreamReference ReplaceStreamReference(sql::Query& query, StreamOptions* options) {
   std::vector<FoundStream> found;
   ReplaceIn(query, found);
   if (found.size() != 1) {
@@ -210,7 +230,7 @@ sql::QualifiedName ReplaceStreamSource(sql::Query& query, StreamOptions* options
       options->Set(key, value);
     }
   }
-  return found.front().name;
+  return found.front().reference;
 }
 
 std::string QueryProgress::ToJson() const {
@@ -320,7 +340,10 @@ StreamExecution::StreamExecution(sql::SessionState& session, StreamSpec spec)
     : session_(session), spec_(std::move(spec)), run_id_(log::RandomUuid()) {
   SILT_CHECK(spec_.source && spec_.sink && spec_.query, "a stream needs a source, sink and query");
   checkpoint_ = Checkpoint::Open(session_.fs(), spec_.checkpoint_location);
-  std::optional<std::string> start = checkpoint_->ReadSourceStart(0);
+  source_keeps_metadata_ = spec_.source->OpenMetadata(
+      session_.fs(), io::JoinPath(checkpoint_->location(), "sources/0"));
+  std::optional<std::string> start;
+  if (!source_keeps_metadata_) start = checkpoint_->ReadSourceStart(0);
   if (start) {
     spec_.source->ValidateOffset(*start);
     start_offset_ = *start;
@@ -406,7 +429,7 @@ SchemaPtr AnalyzeStreamQuery(sql::SessionState& session, Source& source,
   sql::QueryBinder binder(session, context);
   sql::LogicalPtr plan = binder.Bind(query);
   StatefulUse use;
-  ReadsStream(*plan, empty.snapshot.get(), use);
+  ReadsStream(*plan, empty, source.Describe(), use);
   std::string mode_name(OutputModeName(mode));
   SchemaPtr schema = sql::OutputSchema(*plan);
   if (std::optional<StatefulQuery> stateful =
@@ -479,7 +502,7 @@ bool StreamExecution::WaitUnlessStopped(int64_t ms) {
 
 void StreamExecution::Run() {
   try {
-    if (!checkpoint_->ReadSourceStart(0)) {
+    if (!source_keeps_metadata_ && !checkpoint_->ReadSourceStart(0)) {
       start_offset_ = checkpoint_->WriteSourceStart(0, start_offset_);
     }
     std::string current = start_offset_;
@@ -611,6 +634,7 @@ void StreamExecution::RunBatch(int64_t batch, const std::string& start, const st
 
   int64_t commit_start = SystemNowMs();
   checkpoint_->WriteCommit(batch, next_watermark_ms_);
+  spec_.source->Commit(end);
   durations["commitOffsets"] = SystemNowMs() - commit_start;
   ReachFaultPoint(kAfterBatchCommitted, batch);
   watermark_advanced_ = next_watermark_ms_ > watermark_ms_;

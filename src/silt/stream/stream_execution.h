@@ -169,6 +169,7 @@ class StreamExecution {
   std::unique_ptr<Checkpoint> checkpoint_;
   std::string run_id_;
   std::string start_offset_;
+  bool source_keeps_metadata_ = false;  // the source keeps sources/0 itself (no start offset)
   SchemaPtr schema_;
   std::function<void(const QueryProgress&)> listener_;
   std::optional<Watermark> watermark_;
@@ -198,6 +199,17 @@ SchemaPtr AnalyzeStreamQuery(sql::SessionState& session, Source& source,
                              const std::string& start_offset, const sql::Query& query,
                              OutputMode mode,
                              const std::optional<Deduplication>& deduplication = std::nullopt);
+
+/// The stream a query reads, as ReplaceStreamReference found it.
+struct StreamReference {
+  sql::QualifiedName name;
+  /// `STREAM name(arguments)`: a source function (read_files, rate) rather than a table.
+  bool call = false;
+  std::vector<std::string> arguments;
+};
+
+/// As ReplaceStreamSource, but also finds `STREAM name(arguments)` and returns what it found.
+StreamReference ReplaceStreamReference(sql::Query& query, StreamOptions* options = nullptr);
 
 /// Finds the one `STREAM(name)` table of `query` (in FROM items, joins, subqueries in FROM,
 /// CTEs and set operations), replaces it with a reference to kStreamInputName (keeping its
