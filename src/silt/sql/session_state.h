@@ -61,8 +61,8 @@ inline constexpr std::string_view kMemoryLimitKey = "silt.memory.limit";
 inline constexpr std::string_view kTmpDirKey = "silt.tmp.dir";
 
 /// Bytes in a size written as Spark's byte strings: digits with an optional unit b, k/kb, m/mb,
-/// g/gb, t/tb or p/pb (any case, powers of 1024); no unit means bytes. nullopt for other text,
-/// a fraction, zero or a size past 2^63.
+/// g/gb, t/tb or p/pb (any case, powers of 1024); no unit means bytes; one pair of surrounding
+/// quotes is ignored. nullopt for other text, a fraction, zero or a size past 2^63.
 std::optional<int64_t> ParseByteSize(std::string_view text);
 
 class SessionState {
