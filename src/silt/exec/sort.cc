@@ -241,7 +241,7 @@ class SortOperator final : public Operator {
   // Keeps `batch` with the input held in memory, first writing what is held to a sorted run
   // when the memory limit does not allow both.
   void Hold(Batch batch, ExecContext& context) {
-    int64_t bytes = MemoryBytes(batch);
+    int64_t bytes = SortingBytes(batch);
     if (!reservation_->TryGrow(bytes)) {
       SpillRun(context);
       if (!reservation_->TryGrow(bytes)) {
@@ -252,6 +252,15 @@ class SortOperator final : public Operator {
       }
     }
     pieces_.push_back(std::move(batch));
+  }
+
+  // What holding `batch` until the sort costs: its buffers, and while sorting a copy of its key
+  // columns and about three words per row (normalised key, permutation, row location).
+  int64_t SortingBytes(const Batch& batch) const {
+    constexpr int64_t kSortBytesPerRow = 24;
+    int64_t bytes = MemoryBytes(batch) + batch.num_rows() * kSortBytesPerRow;
+    for (const SortKey& key : keys_) bytes += MemoryBytes(*batch.column(static_cast<size_t>(key.column)));
+    return bytes;
   }
 
   // Sorts the input held in memory into a new run on disk and lets go of it.
@@ -371,10 +380,10 @@ class SortOperator final : public Operator {
       pending.push_back(GatherBatch(all, best, 0, static_cast<int64_t>(best.size()), context));
       pending_rows = pending.back().num_rows();
       reservation_->Clear();
-      reservation_->Grow(MemoryBytes(pending.back()));
+      reservation_->Grow(SortingBytes(pending.back()));
     };
     while (std::optional<Batch> batch = child_->Next(context)) {
-      const int64_t bytes = MemoryBytes(*batch);
+      const int64_t bytes = SortingBytes(*batch);
       bool fits = reservation_->TryGrow(bytes);
       if (!fits && pending_rows > keep) {
         compact();  // cut back to the rows kept, then try again
