@@ -735,11 +735,11 @@ class PySession {
     return SchemaJson(*schema);
   }
 
-  // Starts writing `query` (SQL over the stream `frame`, which it names `name`) with `writer`'s
-  // settings, to the Delta table at `path`, the table `table`, or `function` (foreachBatch).
+  // Starts writing `query` (SQL over the stream `frame`, which it names `name`; the stream itself
+  // when none) with `writer`'s settings, to the Delta table at `path`, the table `table`, or `function` (foreachBatch).
   std::shared_ptr<PyStreamingQuery> StartStream(
-      const StreamingDataFrame& frame, const std::string& query, const std::string& name,
-      const py::dict& writer, const std::optional<py::function>& function,
+      const StreamingDataFrame& frame, const std::optional<std::string>& query,
+      const std::string& name, const py::dict& writer, const std::optional<py::function>& function,
       const std::optional<std::string>& path, const std::optional<std::string>& table);
 
  private:
@@ -801,8 +801,8 @@ class PySession {
 };
 
 std::shared_ptr<PyStreamingQuery> PySession::StartStream(
-    const StreamingDataFrame& frame, const std::string& query, const std::string& name,
-    const py::dict& writer, const std::optional<py::function>& function,
+    const StreamingDataFrame& frame, const std::optional<std::string>& query,
+    const std::string& name, const py::dict& writer, const std::optional<py::function>& function,
     const std::optional<std::string>& path, const std::optional<std::string>& table) {
   std::string format = writer["format"].cast<std::string>();
   std::string output_mode = writer["outputMode"].cast<std::string>();
@@ -839,7 +839,7 @@ std::shared_ptr<PyStreamingQuery> PySession::StartStream(
     };
   }
   StreamingQuery started = Run<StreamingQuery>([&] {
-    DataStreamWriter stream_writer = frame.Sql(query, name).WriteStream();
+    DataStreamWriter stream_writer = (query ? frame.Sql(*query, name) : frame).WriteStream();
     stream_writer.Format(format).OutputMode(output_mode).Options(options);
     stream_writer.PartitionBy(partition_by).Trigger(trigger);
     if (!query_name.empty()) stream_writer.QueryName(query_name);
@@ -991,12 +991,24 @@ PYBIND11_MODULE(_silt, module) {
       .def("start_stream", &PySession::StartStream, py::arg("frame"), py::arg("query"),
            py::arg("name"), py::arg("writer"), py::arg("function") = py::none(),
            py::arg("path") = py::none(), py::arg("table") = py::none(),
-           "Starts writing `query` (SQL naming the stream `frame` `name`) as `writer` says: to "
+           "Starts writing `query` (SQL naming the stream `frame` `name`; None: `frame` itself) "
+           "as `writer` says: to "
            "the Delta table at `path`, the table `table`, or function(engine, sql, batch_id).");
 
   py::class_<silt::StreamingDataFrame>(module, "StreamingDataFrame",
                                        "A stream as DataStreamReader read it (SQL over STREAM(...)).")
-      .def_property_readonly("sql", &silt::StreamingDataFrame::sql);
+      .def_property_readonly("sql", &silt::StreamingDataFrame::sql)
+      .def("with_watermark", &silt::StreamingDataFrame::WithWatermark, py::arg("column"),
+           py::arg("delay"),
+           "This stream with an event-time watermark on its column `column`, `delay` late.")
+      .def("over", &silt::StreamingDataFrame::Sql, py::arg("query"), py::arg("name"),
+           "The query `query` over this stream, which it names `name`.")
+      .def("drop_duplicates", &silt::StreamingDataFrame::DropDuplicates, py::arg("columns"),
+           "This stream's first row of each value of `columns` (all when empty), across batches.")
+      .def("drop_duplicates_within_watermark",
+           &silt::StreamingDataFrame::DropDuplicatesWithinWatermark, py::arg("columns"),
+           "As drop_duplicates, each key kept until the watermark passes its event time plus "
+           "the delay.");
 
   py::class_<PyStreamingQuery, std::shared_ptr<PyStreamingQuery>>(
       module, "StreamingQuery", "A streaming query running on a thread of its own.")
