@@ -394,7 +394,9 @@ class Result {
       return PyUnicode_DecodeUTF8(text.data(), static_cast<Py_ssize_t>(text.size()), nullptr);
     }
     PyObject* made = PyUnicode_New(static_cast<Py_ssize_t>(text.size()), 127);
-    if (made != nullptr && !text.empty()) std::memcpy(PyUnicode_DATA(made), text.data(), text.size());
+    if (made != nullptr && !text.empty()) {
+      std::memcpy(PyUnicode_DATA(made), text.data(), text.size());
+    }
     return made;
   }
 
@@ -437,8 +439,8 @@ class Result {
           Put(out, at, NewNone());
           continue;
         }
-        py::object& made = flat ? by_offset[static_cast<size_t>(int64_t{days[row]} - low)]
-                                : by_day[days[row]];
+        py::object& made =
+            flat ? by_offset[static_cast<size_t>(int64_t{days[row]} - low)] : by_day[days[row]];
         if (!made) made = converter.Convert(vector, row);
         Put(out, at, py::object(made).release().ptr());
       }
@@ -809,11 +811,14 @@ class PySession {
   }
 
   // Starts writing `query` (SQL over the stream `frame`, which it names `name`; the stream itself
-  // when none) with `writer`'s settings, to the Delta table at `path`, the table `table`, or `function` (foreachBatch).
-  std::shared_ptr<PyStreamingQuery> StartStream(
-      const StreamingDataFrame& frame, const std::optional<std::string>& query,
-      const std::string& name, const py::dict& writer, const std::optional<py::function>& function,
-      const std::optional<std::string>& path, const std::optional<std::string>& table);
+  // when none) with `writer`'s settings, to the Delta table at `path`, the table `table`, or
+  // `function` (foreachBatch).
+  std::shared_ptr<PyStreamingQuery> StartStream(const StreamingDataFrame& frame,
+                                                const std::optional<std::string>& query,
+                                                const std::string& name, const py::dict& writer,
+                                                const std::optional<py::function>& function,
+                                                const std::optional<std::string>& path,
+                                                const std::optional<std::string>& table);
 
  private:
   void CheckOpen() const {
