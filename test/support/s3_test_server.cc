@@ -1,12 +1,5 @@
 #include "support/s3_test_server.h"
 
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -16,32 +9,12 @@
 #include "silt/error.h"
 #include "silt/io/http_client.h"
 
-extern char** environ;
-
 namespace silt::test {
 namespace {
 
 std::string ServerLauncher() {
   const char* env = std::getenv("SILT_S3_TEST_SERVER");
   return env != nullptr && *env != '\0' ? env : SILT_DEFAULT_S3_TEST_SERVER;
-}
-
-// Reads one line from `fd` within `timeout`; false on end of file or timeout.
-bool ReadLine(int fd, std::chrono::seconds timeout, std::string* line) {
-  auto deadline = std::chrono::steady_clock::now() + timeout;
-  line->clear();
-  while (true) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-        deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) return false;
-    pollfd descriptor{fd, POLLIN, 0};
-    if (poll(&descriptor, 1, static_cast<int>(left.count())) <= 0) continue;
-    char c;
-    ssize_t got = read(fd, &c, 1);
-    if (got <= 0) return false;
-    if (c == '\n') return true;
-    line->push_back(c);
-  }
 }
 
 std::string JsonNumberField(const std::string& json, const std::string& name) {
@@ -74,68 +47,19 @@ S3TestServer* S3TestServer::Shared(std::string* why_not) {
   }
   started->folder_ = pattern;
 
-  int to_child[2];
-  int from_child[2];
-  if (pipe2(to_child, O_CLOEXEC) != 0 || pipe2(from_child, O_CLOEXEC) != 0) {
-    failure = "pipe failed";
-    *why_not = failure;
-    return nullptr;
-  }
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, to_child[0], 0);
-  posix_spawn_file_actions_adddup2(&actions, from_child[1], 1);
   std::string launcher = ServerLauncher();
-  std::string data = started->folder_ + "/data";
-  std::vector<std::string> arguments = {launcher, "--dir", data, "--bucket", kBucket};
-  std::vector<char*> argv;
-  for (std::string& argument : arguments) argv.push_back(argument.data());
-  argv.push_back(nullptr);
-  pid_t pid = -1;
-  int spawned = posix_spawn(&pid, launcher.c_str(), &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  close(to_child[0]);
-  close(from_child[1]);
-  if (spawned != 0) {
-    close(to_child[1]);
-    close(from_child[0]);
-    failure = "cannot run " + launcher;
-    *why_not = failure;
-    return nullptr;
-  }
-  started->pid_ = pid;
-  started->stdin_fd_ = to_child[1];
-  std::string line;
   // The first start may install s3rver from npm.
-  bool ready = ReadLine(from_child[0], std::chrono::seconds(300), &line) &&
-               line.rfind("READY ", 0) == 0;
-  close(from_child[0]);
-  if (!ready) {
-    failure = "the S3 test server (" + launcher +
-              ") did not start; is node installed and the npm registry reachable?";
+  if (!started->process_.Start({launcher, "--dir", started->folder_ + "/data", "--bucket", kBucket},
+                               "READY ", std::chrono::seconds(300), &failure)) {
     *why_not = failure;
     return nullptr;  // the destructor stops the process
   }
-  started->endpoint_ = "http://127.0.0.1:" + line.substr(6);
+  started->endpoint_ = "http://127.0.0.1:" + std::to_string(started->process_.port());
   server = std::move(started);
   return server.get();
 }
 
 S3TestServer::~S3TestServer() {
-  if (stdin_fd_ >= 0) close(stdin_fd_);  // the server stops when its input closes
-  if (pid_ > 0) {
-    for (int waited = 0; waited < 50; ++waited) {
-      if (waitpid(pid_, nullptr, WNOHANG) == pid_) {
-        pid_ = -1;
-        break;
-      }
-      usleep(100'000);
-    }
-    if (pid_ > 0) {
-      kill(pid_, SIGKILL);
-      waitpid(pid_, nullptr, 0);
-    }
-  }
   std::error_code ignored;
   if (!folder_.empty()) std::filesystem::remove_all(folder_, ignored);
 }

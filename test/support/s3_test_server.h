@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "silt/io/storage_options.h"
+#include "support/server_process.h"
 
 namespace silt::test {
 
@@ -60,8 +61,7 @@ class S3TestServer {
   S3TestServer() = default;
   std::string Control(const std::string& method, const std::string& path, const std::string& body);
 
-  pid_t pid_ = -1;
-  int stdin_fd_ = -1;
+  ServerProcess process_;
   std::string endpoint_;
   std::string folder_;
   int next_folder_ = 0;

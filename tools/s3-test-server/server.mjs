@@ -7,6 +7,8 @@
 //     whose URL contains `match`:  "reset" closes the connection without an answer, "503" answers
 //     503 SlowDown, "slow" waits delayMs before serving, "lost-reply" serves the request and
 //     then closes the connection without the answer;
+//   - answers ListObjectsV2 with a delimiter itself, from s3rver's flat listing: s3rver leaves out
+//     the common prefixes whose objects are two or more levels below the prefix;
 //   - counts: GET /__stats gives {requests, byMethod, bytesSent, faultsFired}; POST /__reset-stats;
 //   - stands in for the credential endpoints: GET /__container-credentials as ECS's (it wants the
 //     Authorization header "container-token"), and /__imds/latest/... as EC2's IMDSv2, both
@@ -130,6 +132,73 @@ function xmlError(status, code, message) {
   };
 }
 
+function xmlEscape(text) {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+}
+
+function xmlUnescape(text) {
+  return text
+    .replace(/&#x([0-9a-fA-F]+);/g, (_, hex) => String.fromCodePoint(parseInt(hex, 16)))
+    .replace(/&#([0-9]+);/g, (_, dec) => String.fromCodePoint(parseInt(dec, 10)))
+    .replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
+}
+
+// ListObjectsV2 with a delimiter: every key below the prefix from s3rver (no delimiter, all
+// pages), grouped here. The continuation token is the last key or common prefix returned.
+async function listWithDelimiter(request, url) {
+  const bucketPath = url.pathname;
+  const prefix = url.searchParams.get('prefix') || '';
+  const delimiter = url.searchParams.get('delimiter');
+  const maxKeys = Math.min(1000, parseInt(url.searchParams.get('max-keys') || '1000', 10));
+  const token = url.searchParams.get('continuation-token');
+  const after = token ? Buffer.from(token, 'base64').toString('utf8') : url.searchParams.get('start-after') || '';
+  const objects = [];
+  let upstreamToken = null;
+  do {
+    const query = new URLSearchParams({ 'list-type': '2', prefix, 'max-keys': '1000' });
+    if (upstreamToken) query.set('continuation-token', upstreamToken);
+    else if (after) query.set('start-after', after);
+    const reply = await forward({ method: 'GET', url: `${bucketPath}?${query}` }, Buffer.alloc(0), {});
+    if (reply.status !== 200) return reply;
+    const text = reply.body.toString('utf8');
+    for (const match of text.matchAll(/<Contents>([\s\S]*?)<\/Contents>/g)) {
+      const field = (name) => (match[1].match(new RegExp(`<${name}>([\\s\\S]*?)</${name}>`)) || [])[1] || '';
+      objects.push({ key: xmlUnescape(field('Key')), raw: match[1] });
+    }
+    const truncated = /<IsTruncated>true<\/IsTruncated>/.test(text);
+    upstreamToken = truncated ? xmlUnescape((text.match(/<NextContinuationToken>([^<]*)</) || [])[1] || '') : null;
+  } while (upstreamToken);
+  const entries = [];
+  let truncated = false;
+  for (const object of objects) {
+    if (object.key <= after || (after.endsWith(delimiter) && object.key.startsWith(after))) continue;
+    const rest = object.key.slice(prefix.length);
+    const cut = rest.indexOf(delimiter);
+    const entry = cut >= 0 ? { prefix: prefix + rest.slice(0, cut + delimiter.length) } : object;
+    const name = entry.prefix || entry.key;
+    if (entries.length > 0 && (entries[entries.length - 1].prefix || entries[entries.length - 1].key) === name) continue;
+    if (entries.length === maxKeys) {
+      truncated = true;
+      break;
+    }
+    entries.push(entry);
+  }
+  const last = entries.length ? entries[entries.length - 1].prefix || entries[entries.length - 1].key : '';
+  let body = `<?xml version="1.0" encoding="UTF-8"?>\n<ListBucketResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/">`;
+  body += `<Name>${xmlEscape(bucketPath.slice(1))}</Name><Prefix>${xmlEscape(prefix)}</Prefix>`;
+  body += `<KeyCount>${entries.length}</KeyCount><MaxKeys>${maxKeys}</MaxKeys><Delimiter>${xmlEscape(delimiter)}</Delimiter>`;
+  body += `<IsTruncated>${truncated}</IsTruncated>`;
+  if (truncated) body += `<NextContinuationToken>${Buffer.from(last, 'utf8').toString('base64')}</NextContinuationToken>`;
+  for (const entry of entries) {
+    body += entry.prefix
+      ? `<CommonPrefixes><Prefix>${xmlEscape(entry.prefix)}</Prefix></CommonPrefixes>`
+      : `<Contents>${entry.raw}</Contents>`;
+  }
+  body += '</ListBucketResult>';
+  return { status: 200, headers: { 'content-type': 'application/xml' }, body: Buffer.from(body) };
+}
+
 async function serve(request, response) {
   const body = await readBody(request);
   if (request.url === '/__faults' && request.method === 'POST') {
@@ -184,7 +253,15 @@ async function serve(request, response) {
 
   let reply;
   const pathOnly = request.url.split('?')[0];
-  if (request.method === 'PUT' && request.headers['if-none-match'] === '*') {
+  const url = new URL(request.url, 'http://127.0.0.1');
+  if (
+    request.method === 'GET' &&
+    url.searchParams.get('list-type') === '2' &&
+    url.searchParams.get('delimiter') &&
+    url.pathname.split('/').filter(Boolean).length === 1
+  ) {
+    reply = await listWithDelimiter(request, url);
+  } else if (request.method === 'PUT' && request.headers['if-none-match'] === '*') {
     const headers = { ...request.headers };
     delete headers['if-none-match'];
     reply = await withKeyLock(pathOnly, async () => {

@@ -111,17 +111,15 @@ std::optional<AwsCredentials> AwsCredentialChain::FromSettings() const {
   std::optional<std::string> secret =
       options_->Find({"AWS_SECRET_ACCESS_KEY", "fs.s3a.secret.key"});
   if (!key || !secret) return std::nullopt;
-  return AwsCredentials{*key, *secret,
-                        options_->Find({"AWS_SESSION_TOKEN", "fs.s3a.session.token"}).value_or(""),
-                        0};
+  return AwsCredentials{
+      *key, *secret, options_->Find({"AWS_SESSION_TOKEN", "fs.s3a.session.token"}).value_or(""), 0};
 }
 
 std::optional<AwsCredentials> AwsCredentialChain::FromProfile() const {
   std::string profile = ProfileName(*options_);
-  std::string credentials_file = options_->Find({"AWS_SHARED_CREDENTIALS_FILE"})
-                                     .value_or(HomeFile("/.aws/credentials"));
-  std::string config_file =
-      options_->Find({"AWS_CONFIG_FILE"}).value_or(HomeFile("/.aws/config"));
+  std::string credentials_file =
+      options_->Find({"AWS_SHARED_CREDENTIALS_FILE"}).value_or(HomeFile("/.aws/credentials"));
+  std::string config_file = options_->Find({"AWS_CONFIG_FILE"}).value_or(HomeFile("/.aws/config"));
   for (const auto& [file, section] :
        {std::pair{credentials_file, profile},
         std::pair{config_file, profile == "default" ? profile : "profile " + profile}}) {
@@ -194,8 +192,8 @@ AwsCredentials AwsCredentialChain::Get() {
   if (auto credentials = FromSettings()) return *credentials;
   if (auto credentials = FromProfile()) return *credentials;
   std::lock_guard<std::mutex> lock(mutex_);
-  if (cached_ && (cached_->expires_at_ms == 0 ||
-                  cached_->expires_at_ms - kRefreshBeforeExpiryMs > NowMs())) {
+  if (cached_ &&
+      (cached_->expires_at_ms == 0 || cached_->expires_at_ms - kRefreshBeforeExpiryMs > NowMs())) {
     return *cached_;
   }
   cached_ = FromContainer();

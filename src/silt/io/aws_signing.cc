@@ -55,9 +55,9 @@ std::string CanonicalQuery(std::string_view query) {
     std::string_view part = query.substr(start, end - start);
     size_t equals = part.find('=');
     if (!part.empty()) {
-      parameters.emplace_back(std::string(part.substr(0, equals)),
-                              equals == std::string_view::npos ? ""
-                                                               : std::string(part.substr(equals + 1)));
+      parameters.emplace_back(
+          std::string(part.substr(0, equals)),
+          equals == std::string_view::npos ? "" : std::string(part.substr(equals + 1)));
     }
     start = end + 1;
   }
@@ -96,8 +96,7 @@ std::string AmzDate(std::chrono::system_clock::time_point time) {
 }
 
 void SignAwsV4(HttpRequest& request, const AwsCredentials& credentials, std::string_view region,
-               std::string_view service, std::string_view amz_date,
-               std::string_view payload_hash) {
+               std::string_view service, std::string_view amz_date, std::string_view payload_hash) {
   request.headers.emplace_back("x-amz-date", std::string(amz_date));
   request.headers.emplace_back("x-amz-content-sha256", std::string(payload_hash));
   if (!credentials.session_token.empty()) {
@@ -148,19 +147,20 @@ void SignAwsV4(HttpRequest& request, const AwsCredentials& credentials, std::str
                                   "\n" + canonical_headers + "\n" + signed_headers + "\n" +
                                   std::string(payload_hash);
   std::string date(amz_date.substr(0, 8));
-  std::string scope = date + "/" + std::string(region) + "/" + std::string(service) + "/aws4_request";
-  std::string string_to_sign =
-      "AWS4-HMAC-SHA256\n" + std::string(amz_date) + "\n" + scope + "\n" + Sha256Hex(canonical_request);
+  std::string scope =
+      date + "/" + std::string(region) + "/" + std::string(service) + "/aws4_request";
+  std::string string_to_sign = "AWS4-HMAC-SHA256\n" + std::string(amz_date) + "\n" + scope + "\n" +
+                               Sha256Hex(canonical_request);
   std::string key = HmacSha256("AWS4" + credentials.secret_access_key, date);
   key = HmacSha256(key, region);
   key = HmacSha256(key, service);
   key = HmacSha256(key, "aws4_request");
   std::string signature = HmacSha256(key, string_to_sign);
   request.headers.emplace_back(
-      "Authorization", "AWS4-HMAC-SHA256 Credential=" + credentials.access_key_id + "/" + scope +
-                           ",SignedHeaders=" + signed_headers + ",Signature=" +
-                           Hex(reinterpret_cast<const unsigned char*>(signature.data()),
-                               signature.size()));
+      "Authorization",
+      "AWS4-HMAC-SHA256 Credential=" + credentials.access_key_id + "/" + scope +
+          ",SignedHeaders=" + signed_headers + ",Signature=" +
+          Hex(reinterpret_cast<const unsigned char*>(signature.data()), signature.size()));
 }
 
 }  // namespace silt::io

@@ -1,6 +1,7 @@
 #include "silt/io/http_client.h"
 
 #include <curl/curl.h>
+#include <strings.h>
 
 #include <algorithm>
 #include <atomic>
@@ -8,7 +9,6 @@
 #include <chrono>
 #include <mutex>
 #include <random>
-#include <strings.h>
 #include <thread>
 
 #include "silt/base/check.h"
@@ -133,7 +133,8 @@ struct HttpClient::Impl {
     curl_easy_setopt(handle, CURLOPT_ERRORBUFFER, error_buffer);
     curl_easy_setopt(handle, CURLOPT_URL, request.url.c_str());
     curl_easy_setopt(handle, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(handle, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(options.connect_timeout_ms));
+    curl_easy_setopt(handle, CURLOPT_CONNECTTIMEOUT_MS,
+                     static_cast<long>(options.connect_timeout_ms));
     curl_easy_setopt(handle, CURLOPT_LOW_SPEED_LIMIT, 1L);
     curl_easy_setopt(handle, CURLOPT_LOW_SPEED_TIME,
                      static_cast<long>(std::max<int64_t>(1, options.stall_timeout_ms / 1000)));
@@ -214,8 +215,8 @@ HttpResponse HttpClient::Send(const HttpRequest& request) {
     impl_->bytes_sent.fetch_add(request.body.size(), std::memory_order_relaxed);
     impl_->bytes_received.fetch_add(response.body.size(), std::memory_order_relaxed);
 
-    bool retryable = code == CURLE_OK ? IsRetryableStatus(response.status)
-                                      : IsRetryableTransportError(code);
+    bool retryable =
+        code == CURLE_OK ? IsRetryableStatus(response.status) : IsRetryableTransportError(code);
     if (!retryable || attempt >= impl_->options.max_attempts) {
       if (code != CURLE_OK) {
         SILT_THROW(STORAGE_REQUEST_FAILED,

@@ -41,7 +41,7 @@ struct HttpClientOptions {
 
 /// What a client has sent, for benchmarks and tests.
 struct HttpCounters {
-  uint64_t requests = 0;        ///< attempts, retries included
+  uint64_t requests = 0;  ///< attempts, retries included
   uint64_t retries = 0;
   uint64_t bytes_received = 0;  ///< response bodies
   uint64_t bytes_sent = 0;      ///< request bodies

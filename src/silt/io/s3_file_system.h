@@ -14,7 +14,8 @@ namespace silt::io {
 ///
 ///   AWS_REGION, AWS_DEFAULT_REGION, fs.s3a.endpoint.region     region (else the profile's, else
 ///                                                              us-east-1)
-///   AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL, fs.s3a.endpoint     a custom endpoint (http://host:port);
+///   AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL, fs.s3a.endpoint     a custom endpoint
+///   (http://host:port);
 ///                                                              path-style addressing then
 ///   AWS_S3_FORCE_PATH_STYLE, fs.s3a.path.style.access          path-style on AWS's endpoint too
 ///   AWS_CONDITIONAL_PUT=etag                                   the store honours If-None-Match: *

@@ -9,9 +9,9 @@
 
 #include <atomic>
 #include <fstream>
-#include <thread>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "silt/base/testing_error_class.h"
@@ -208,8 +208,9 @@ TEST_F(S3CredentialsTest, ProfilesOfTheCredentialsAndConfigFiles) {
             "[default]\naws_access_key_id = NOT-A-KEY\naws_secret_access_key = x\n\n"
             "[tests]\n# the test server's key\naws_access_key_id = S3RVER\n"
             "aws_secret_access_key = S3RVER\n");
-  WriteFile("config", "[profile other]\nregion = eu-west-1\naws_access_key_id = S3RVER\n"
-                      "aws_secret_access_key = S3RVER\n");
+  WriteFile("config",
+            "[profile other]\nregion = eu-west-1\naws_access_key_id = S3RVER\n"
+            "aws_secret_access_key = S3RVER\n");
   EXPECT_EQ(ErrorClassOf([&] { Open()->Stat(At("x")); }), "STORAGE_ACCESS_DENIED");
   options_->Set("AWS_PROFILE", "tests");
   Open()->WriteFile(At("x"), "by profile");

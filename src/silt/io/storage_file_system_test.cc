@@ -37,10 +37,8 @@ TEST(StorageUrlTest, ParsesBucketAndKey) {
   EXPECT_EQ(url.key, "tables/t");
   EXPECT_EQ(url.ToString(), "s3://bucket/tables/t");
   EXPECT_EQ(ParseObjectUrl("s3://bucket").key, "");
-  EXPECT_EQ(ErrorClassOf([] { ParseObjectUrl("s3:///key"); }),
-            "INVALID_PARAMETER_VALUE");
-  EXPECT_EQ(ErrorClassOf([] { ParseObjectUrl("/local/path"); }),
-            "INVALID_PARAMETER_VALUE");
+  EXPECT_EQ(ErrorClassOf([] { ParseObjectUrl("s3:///key"); }), "INVALID_PARAMETER_VALUE");
+  EXPECT_EQ(ErrorClassOf([] { ParseObjectUrl("/local/path"); }), "INVALID_PARAMETER_VALUE");
 }
 
 TEST(StorageUrlTest, NormalizeKeepsTheSchemeSeparator) {
@@ -57,14 +55,11 @@ TEST(StorageFileSystemTest, UnservedSchemesAreRefusedForEveryOperation) {
     std::string file = JoinPath(url, "_delta_log/00000000000000000000.json");
     EXPECT_EQ(ErrorClassOf([&] { fs->Stat(url); }), "FILE_SYSTEM_SCHEME_NOT_SUPPORTED");
     EXPECT_EQ(ErrorClassOf([&] { fs->List(url); }), "FILE_SYSTEM_SCHEME_NOT_SUPPORTED");
-    EXPECT_EQ(ErrorClassOf([&] { fs->WriteFile(file, "x"); }),
-              "FILE_SYSTEM_SCHEME_NOT_SUPPORTED");
+    EXPECT_EQ(ErrorClassOf([&] { fs->WriteFile(file, "x"); }), "FILE_SYSTEM_SCHEME_NOT_SUPPORTED");
     EXPECT_EQ(ErrorClassOf([&] { fs->PutIfAbsent(file, "x"); }),
               "FILE_SYSTEM_SCHEME_NOT_SUPPORTED");
-    EXPECT_EQ(ErrorClassOf([&] { fs->OpenRead(file); }),
-              "FILE_SYSTEM_SCHEME_NOT_SUPPORTED");
-    EXPECT_EQ(ErrorClassOf([&] { fs->Delete(file); }),
-              "FILE_SYSTEM_SCHEME_NOT_SUPPORTED");
+    EXPECT_EQ(ErrorClassOf([&] { fs->OpenRead(file); }), "FILE_SYSTEM_SCHEME_NOT_SUPPORTED");
+    EXPECT_EQ(ErrorClassOf([&] { fs->Delete(file); }), "FILE_SYSTEM_SCHEME_NOT_SUPPORTED");
   }
   // Nothing was written below the working folder under the URL's spelling.
   EXPECT_FALSE(MakeLocalFileSystem()->Stat("gs:").has_value());

@@ -56,7 +56,8 @@ bool StorageOptions::FindFlag(std::initializer_list<std::string_view> names,
   std::optional<std::string> value = Find(names);
   if (!value) return default_value;
   std::string lower;
-  for (char c : *value) lower.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  for (char c : *value)
+    lower.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
   if (lower == "true") return true;
   if (lower == "false") return false;
   SILT_THROW(INVALID_STORAGE_OPTION, {{"value", *value},
