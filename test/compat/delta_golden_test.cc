@@ -26,6 +26,7 @@
 #include "silt/types/date_time.h"
 #include "silt/io/storage_file_system.h"
 #include "support/duckdb_peer.h"
+#include "support/azurite_test_server.h"
 #include "support/s3_test_server.h"
 
 namespace silt::log {
@@ -507,6 +508,27 @@ TEST(DeltaGoldenTest, EveryTableReadsAsExpectedOnS3) {
     s3->WriteFile(copy + file.path.substr(golden.size()), local->ReadFile(file.path));
   }
   GoldenRunner runner(s3, copy);
+  runner.RunAll();
+  GoldenRunner on_disk;
+  on_disk.RunAll();
+  EXPECT_EQ(runner.passes(), on_disk.passes());
+  for (const auto& failure : runner.failures()) ADD_FAILURE() << failure;
+}
+
+// And copied to Azurite, read through abfss:// URLs.
+TEST(DeltaGoldenTest, EveryTableReadsAsExpectedOnAzure) {
+  std::string why_not;
+  test::AzuriteTestServer* server = test::AzuriteTestServer::Shared(&why_not);
+  if (server == nullptr) GTEST_SKIP() << "no Azurite: " << why_not;
+  auto local = io::MakeLocalFileSystem();
+  std::string golden = silt::test::TestDataDir() + "/golden";
+  ASSERT_TRUE(local->Stat(golden + "/tables.csv").has_value());
+  auto azure = io::MakeStorageFileSystem(server->Options());
+  std::string copy = server->NewFolder("golden");
+  for (const io::FileInfo& file : local->List(golden, "", /*recursive=*/true)) {
+    azure->WriteFile(copy + file.path.substr(golden.size()), local->ReadFile(file.path));
+  }
+  GoldenRunner runner(azure, copy);
   runner.RunAll();
   GoldenRunner on_disk;
   on_disk.RunAll();

@@ -15,6 +15,7 @@
 
 #include "silt/vector/vector.h"
 #include "sqllogic/sqllogic_runner.h"
+#include "support/azurite_test_server.h"
 #include "support/s3_test_server.h"
 
 namespace silt::sqllogic {
@@ -42,6 +43,13 @@ class SqlLogicFileTest : public ::testing::Test {
     std::stringstream text;
     text << in.rdbuf();
     std::optional<StorageLocation> location;
+    if (on_azure_) {
+      std::string why_not;
+      test::AzuriteTestServer* server = test::AzuriteTestServer::Shared(&why_not);
+      if (server == nullptr) GTEST_SKIP() << "no Azurite: " << why_not;
+      location = StorageLocation{server->NewFolder("warehouse"), server->NewFolder("temp"),
+                                 server->SessionSettings()};
+    }
     if (on_s3_) {
       std::string why_not;
       test::S3TestServer* server = test::S3TestServer::Shared(&why_not);
@@ -60,10 +68,16 @@ class SqlLogicFileTest : public ::testing::Test {
     return *this;
   }
 
+  SqlLogicFileTest& OnAzure() {
+    on_azure_ = true;
+    return *this;
+  }
+
  private:
   std::string path_;
   std::string name_;
   bool on_s3_ = false;
+  bool on_azure_ = false;
 };
 
 // Files that also run with their warehouse and ${TEMP} on the S3 test server: DML, MERGE, the
@@ -75,6 +89,10 @@ constexpr const char* kAlsoOnS3[] = {
     "cdf/read_forms",        "stream/streaming_table", "maintenance/vacuum",
     "maintenance/optimize",  "maintenance/convert",  "time_travel/version",
 };
+
+// A smaller set on Azurite: writes, MERGE, the change data feed and a streaming table.
+constexpr const char* kAlsoOnAzure[] = {"dml/insert", "dml/update", "merge/clauses",
+                                        "cdf/operations", "stream/streaming_table"};
 
 // Registers one test case per .test file, in path order, before main() runs the tests.
 bool RegisterTestFiles() {
@@ -98,6 +116,14 @@ bool RegisterTestFiles() {
       ::testing::RegisterTest(
           "SqlLogicOnS3", name.c_str(), nullptr, nullptr, __FILE__, __LINE__,
           [path, name]() -> ::testing::Test* { return &(new SqlLogicFileTest(path, name))->OnS3(); });
+    }
+    if (std::find(std::begin(kAlsoOnAzure), std::end(kAlsoOnAzure), name) !=
+        std::end(kAlsoOnAzure)) {
+      ::testing::RegisterTest(
+          "SqlLogicOnAzure", name.c_str(), nullptr, nullptr, __FILE__, __LINE__,
+          [path, name]() -> ::testing::Test* {
+            return &(new SqlLogicFileTest(path, name))->OnAzure();
+          });
     }
   }
   return true;

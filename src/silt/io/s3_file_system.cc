@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstring>
-#include <functional>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
+#include <functional>
 #include <iomanip>
 #include <sstream>
 #include <thread>
@@ -15,6 +15,7 @@
 #include "silt/io/aws_signing.h"
 #include "silt/io/path.h"
 #include "silt/io/storage_url.h"
+#include "silt/io/xml_scan.h"
 
 namespace silt::io {
 namespace {
@@ -22,97 +23,6 @@ namespace {
 constexpr uint64_t kMinimumPartSize = 5ull << 20;  // S3's smallest part but the last
 constexpr uint64_t kDefaultPartSize = 8ull << 20;
 constexpr int kConditionalConflictRetries = 8;
-
-// ---- XML: S3's answers are flat enough to be read by tag. ----
-
-std::string XmlUnescape(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (size_t i = 0; i < text.size(); ++i) {
-    if (text[i] != '&') {
-      out.push_back(text[i]);
-      continue;
-    }
-    size_t end = text.find(';', i);
-    if (end == std::string_view::npos) {
-      out.push_back('&');
-      continue;
-    }
-    std::string_view entity = text.substr(i + 1, end - i - 1);
-    if (entity == "amp") {
-      out.push_back('&');
-    } else if (entity == "lt") {
-      out.push_back('<');
-    } else if (entity == "gt") {
-      out.push_back('>');
-    } else if (entity == "quot") {
-      out.push_back('"');
-    } else if (entity == "apos") {
-      out.push_back('\'');
-    } else if (!entity.empty() && entity[0] == '#') {
-      unsigned long code = entity.size() > 1 && (entity[1] == 'x' || entity[1] == 'X')
-                               ? std::strtoul(std::string(entity.substr(2)).c_str(), nullptr, 16)
-                               : std::strtoul(std::string(entity.substr(1)).c_str(), nullptr, 10);
-      // UTF-8 encoding of the code point.
-      if (code < 0x80) {
-        out.push_back(static_cast<char>(code));
-      } else if (code < 0x800) {
-        out.push_back(static_cast<char>(0xC0 | (code >> 6)));
-        out.push_back(static_cast<char>(0x80 | (code & 0x3F)));
-      } else if (code < 0x10000) {
-        out.push_back(static_cast<char>(0xE0 | (code >> 12)));
-        out.push_back(static_cast<char>(0x80 | ((code >> 6) & 0x3F)));
-        out.push_back(static_cast<char>(0x80 | (code & 0x3F)));
-      } else {
-        out.push_back(static_cast<char>(0xF0 | (code >> 18)));
-        out.push_back(static_cast<char>(0x80 | ((code >> 12) & 0x3F)));
-        out.push_back(static_cast<char>(0x80 | ((code >> 6) & 0x3F)));
-        out.push_back(static_cast<char>(0x80 | (code & 0x3F)));
-      }
-    } else {
-      out.append(text.substr(i, end - i + 1));
-    }
-    i = end;
-  }
-  return out;
-}
-
-std::string XmlEscape(std::string_view text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      default: out.push_back(c);
-    }
-  }
-  return out;
-}
-
-// The raw contents of every <tag>...</tag> in `xml`, in order (elements of this tag must not nest).
-std::vector<std::string_view> XmlElements(std::string_view xml, std::string_view tag) {
-  std::vector<std::string_view> elements;
-  std::string open = "<" + std::string(tag) + ">";
-  std::string close = "</" + std::string(tag) + ">";
-  size_t position = 0;
-  while ((position = xml.find(open, position)) != std::string_view::npos) {
-    size_t start = position + open.size();
-    size_t end = xml.find(close, start);
-    if (end == std::string_view::npos) break;
-    elements.push_back(xml.substr(start, end - start));
-    position = end + close.size();
-  }
-  return elements;
-}
-
-std::optional<std::string> XmlText(std::string_view xml, std::string_view tag) {
-  std::vector<std::string_view> elements = XmlElements(xml, tag);
-  if (elements.empty()) return std::nullopt;
-  return XmlUnescape(elements.front());
-}
 
 int64_t ParseTime(const std::string& text, const char* format) {
   std::tm time{};
@@ -150,9 +60,9 @@ struct S3Config {
 S3Config ResolveConfig(const std::string& bucket, const StorageOptions& options) {
   S3Config config;
   config.bucket = bucket;
-  config.region = options.Find({"AWS_REGION", "AWS_DEFAULT_REGION", "fs.s3a.endpoint.region",
-                                "fs.s3a.region"})
-                      .value_or(AwsProfileRegion(options).value_or("us-east-1"));
+  config.region =
+      options.Find({"AWS_REGION", "AWS_DEFAULT_REGION", "fs.s3a.endpoint.region", "fs.s3a.region"})
+          .value_or(AwsProfileRegion(options).value_or("us-east-1"));
   std::optional<std::string> endpoint =
       options.Find({"AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL", "AWS_ENDPOINT", "fs.s3a.endpoint"});
   if (endpoint) {
@@ -169,8 +79,8 @@ S3Config ResolveConfig(const std::string& bucket, const StorageOptions& options)
   bool aws = IsAwsEndpoint(config.endpoint);
   // A custom endpoint is an S3-compatible store: most serve only path-style addresses.
   config.path_style =
-      options.FindFlag({"AWS_S3_FORCE_PATH_STYLE", "AWS_FORCE_PATH_STYLE", "fs.s3a.path.style.access"},
-                       !aws) ||
+      options.FindFlag(
+          {"AWS_S3_FORCE_PATH_STYLE", "AWS_FORCE_PATH_STYLE", "fs.s3a.path.style.access"}, !aws) ||
       bucket.find('.') != std::string::npos;
   if (std::optional<std::string> conditional =
           options.Find({"AWS_CONDITIONAL_PUT", "silt.storage.s3.conditionalPut"})) {
@@ -188,12 +98,12 @@ S3Config ResolveConfig(const std::string& bucket, const StorageOptions& options)
   if (std::optional<std::string> part = options.Find({"silt.storage.s3.multipartPartSize"})) {
     char* end = nullptr;
     unsigned long long size = std::strtoull(part->c_str(), &end, 10);
-    SILT_USER_CHECK(end != nullptr && *end == '\0' && size >= kMinimumPartSize &&
-                        size <= (5ull << 30),
-                    INVALID_STORAGE_OPTION,
-                    {{"value", *part},
-                     {"option", "silt.storage.s3.multipartPartSize"},
-                     {"reason", "expected a byte count from 5242880 (5 MiB) to 5 GiB"}});
+    SILT_USER_CHECK(
+        end != nullptr && *end == '\0' && size >= kMinimumPartSize && size <= (5ull << 30),
+        INVALID_STORAGE_OPTION,
+        {{"value", *part},
+         {"option", "silt.storage.s3.multipartPartSize"},
+         {"reason", "expected a byte count from 5242880 (5 MiB) to 5 GiB"}});
     config.part_size = size;
   }
   if (std::optional<std::string> page = options.Find({"silt.storage.s3.listPageSize"})) {
@@ -252,8 +162,7 @@ class S3OutputStream final : public OutputStream {
   bool closed_ = false;
 };
 
-class S3FileSystem final : public FileSystem,
-                           public std::enable_shared_from_this<S3FileSystem> {
+class S3FileSystem final : public FileSystem, public std::enable_shared_from_this<S3FileSystem> {
  public:
   S3FileSystem(S3Config config, std::shared_ptr<StorageOptions> options,
                std::shared_ptr<HttpClient> http)
@@ -305,7 +214,8 @@ class S3FileSystem final : public FileSystem,
 
   std::string KeyOf(const std::string& path) const {
     ObjectUrl url = ParseObjectUrl(path);
-    SILT_CHECK(url.authority == config_.bucket, "an S3 path of another bucket was routed here: " + path);
+    SILT_CHECK(url.authority == config_.bucket,
+               "an S3 path of another bucket was routed here: " + path);
     return url.key;
   }
 
@@ -326,8 +236,9 @@ class S3FileSystem final : public FileSystem,
 
   // One ListObjectsV2 walk. `delimiter` groups keys below a '/' into common prefixes.
   void ListKeys(const std::string& path, const std::string& prefix, const std::string& start_after,
-                bool delimiter, const std::function<void(const std::string& key, uint64_t size,
-                                                         int64_t time_ms, bool is_prefix)>& each,
+                bool delimiter,
+                const std::function<void(const std::string& key, uint64_t size, int64_t time_ms,
+                                         bool is_prefix)>& each,
                 int max_keys = 0) {
     if (max_keys == 0) max_keys = config_.list_page_size;
     std::string token;
@@ -347,7 +258,8 @@ class S3FileSystem final : public FileSystem,
       for (std::string_view contents : XmlElements(response.body, "Contents")) {
         std::string key = XmlText(contents, "Key").value_or("");
         uint64_t size = std::strtoull(XmlText(contents, "Size").value_or("0").c_str(), nullptr, 10);
-        int64_t time = ParseTime(XmlText(contents, "LastModified").value_or(""), "%Y-%m-%dT%H:%M:%S");
+        int64_t time =
+            ParseTime(XmlText(contents, "LastModified").value_or(""), "%Y-%m-%dT%H:%M:%S");
         each(key, size, time, false);
       }
       for (std::string_view common : XmlElements(response.body, "CommonPrefixes")) {
@@ -374,8 +286,9 @@ class S3FileSystem final : public FileSystem,
     // A folder is any key below "key/" (the bucket's root always is one).
     bool any = key.empty();
     if (!any) {
-      ListKeys(path, key + "/", "", false,
-               [&](const std::string&, uint64_t, int64_t, bool) { any = true; }, 1);
+      ListKeys(
+          path, key + "/", "", false,
+          [&](const std::string&, uint64_t, int64_t, bool) { any = true; }, 1);
     }
     if (!any) return std::nullopt;
     FileInfo folder;
@@ -394,7 +307,8 @@ class S3FileSystem final : public FileSystem,
     if (!start_after.empty() && start_after.rfind(dir_with_slash, 0) == 0) {
       relative_bound = start_after.substr(dir_with_slash.size());
     } else if (!start_after.empty() && UrlScheme(start_after)) {
-      relative_bound = KeyOf(start_after).substr(std::min(prefix.size(), KeyOf(start_after).size()));
+      relative_bound =
+          KeyOf(start_after).substr(std::min(prefix.size(), KeyOf(start_after).size()));
     }
     std::vector<FileInfo> entries;
     ListKeys(dir, prefix, relative_bound.empty() ? "" : prefix + relative_bound, !recursive,
@@ -511,12 +425,13 @@ class S3FileSystem final : public FileSystem,
   }
 
   Capabilities capabilities() const override {
-    return Capabilities{.atomic_put_if_absent = config_.conditional_put || config_.allow_unsafe_rename,
-                        .ordered_listing = true};
+    return Capabilities{
+        .atomic_put_if_absent = config_.conditional_put || config_.allow_unsafe_rename,
+        .ordered_listing = true};
   }
 
-  size_t ReadRange(const std::string& path, const std::string& key, uint64_t offset,
-                   size_t length, void* out) {
+  size_t ReadRange(const std::string& path, const std::string& key, uint64_t offset, size_t length,
+                   void* out) {
     HttpRequest request;
     request.url = UrlOf(key);
     request.headers.emplace_back(
@@ -547,8 +462,8 @@ class S3FileSystem final : public FileSystem,
                          size_t number, std::string_view bytes) {
     HttpRequest request;
     request.method = "PUT";
-    request.url = UrlOf(key, "partNumber=" + std::to_string(number) +
-                                 "&uploadId=" + UriEncode(id, false));
+    request.url =
+        UrlOf(key, "partNumber=" + std::to_string(number) + "&uploadId=" + UriEncode(id, false));
     request.body = bytes;
     HttpResponse response = Send(std::move(request));
     if (response.status != 200) Fail(response, "PUT", path);

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "silt/base/check.h"
+#include "silt/io/azure_file_system.h"
 #include "silt/io/http_client.h"
 #include "silt/io/s3_file_system.h"
 #include "silt/io/storage_url.h"
@@ -99,7 +100,8 @@ class StorageFileSystem final : public FileSystem {
       std::string_view local = StripFileScheme(path);
       return Route{local_, std::string(local), path.substr(0, path.size() - local.size())};
     }
-    if (*scheme == "s3" || *scheme == "s3a") {
+    if (*scheme == "s3" || *scheme == "s3a" || *scheme == "abfss" || *scheme == "abfs" ||
+        *scheme == "wasbs" || *scheme == "wasb" || *scheme == "az") {
       return Route{ObjectStore(*scheme, ParseObjectUrl(path).authority), path, ""};
     }
     SILT_THROW(FILE_SYSTEM_SCHEME_NOT_SUPPORTED, {{"scheme", *scheme}, {"path", path}});
@@ -108,13 +110,14 @@ class StorageFileSystem final : public FileSystem {
   // The client of one bucket, made on first use and made again when the settings changed (files
   // still open keep the client they were opened with).
   std::shared_ptr<FileSystem> ObjectStore(const std::string& scheme, const std::string& authority) {
-    std::string family = scheme == "s3a" ? "s3" : scheme;
+    std::string family = scheme == "s3" || scheme == "s3a" ? "s3" : "azure";
     uint64_t generation = options_->generation();
     std::lock_guard<std::mutex> lock(mutex_);
     StoreEntry& entry = stores_[family + "://" + authority];
     if (!entry.store || entry.generation != generation) {
       if (!http_) http_ = std::make_shared<HttpClient>();
-      entry.store = MakeS3FileSystem(authority, options_, http_);
+      entry.store = family == "s3" ? MakeS3FileSystem(authority, options_, http_)
+                                   : MakeAzureFileSystem(scheme, authority, options_, http_);
       entry.generation = generation;
     }
     return entry.store;
