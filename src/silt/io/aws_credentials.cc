@@ -102,9 +102,12 @@ std::optional<std::string> AwsProfileRegion(const StorageOptions& options) {
 }
 
 AwsCredentialChain::AwsCredentialChain(std::shared_ptr<StorageOptions> options,
-                                       std::shared_ptr<HttpClient> http,
                                        std::string path_for_messages)
-    : options_(std::move(options)), http_(std::move(http)), path_(std::move(path_for_messages)) {}
+    : options_(std::move(options)),
+      http_(std::make_shared<HttpClient>(HttpClientOptions{.connect_timeout_ms = 1000,
+                                                           .stall_timeout_ms = 5000,
+                                                           .max_attempts = 2})),
+      path_(std::move(path_for_messages)) {}
 
 std::optional<AwsCredentials> AwsCredentialChain::FromSettings() const {
   std::optional<std::string> key = options_->Find({"AWS_ACCESS_KEY_ID", "fs.s3a.access.key"});

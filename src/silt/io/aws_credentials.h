@@ -27,8 +27,7 @@ namespace silt::io {
 /// Nothing found throws STORAGE_CREDENTIALS_NOT_FOUND naming what was tried.
 class AwsCredentialChain {
  public:
-  AwsCredentialChain(std::shared_ptr<StorageOptions> options, std::shared_ptr<HttpClient> http,
-                     std::string path_for_messages);
+  AwsCredentialChain(std::shared_ptr<StorageOptions> options, std::string path_for_messages);
 
   AwsCredentials Get();
 
@@ -39,6 +38,8 @@ class AwsCredentialChain {
   std::optional<AwsCredentials> FromInstanceMetadata();
 
   std::shared_ptr<StorageOptions> options_;
+  // The metadata endpoints answer at once or not at all: short timeouts, one retry, so that a
+  // machine without them learns so in about a second.
   std::shared_ptr<HttpClient> http_;
   std::string path_;
   std::mutex mutex_;

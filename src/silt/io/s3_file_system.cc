@@ -168,7 +168,7 @@ class S3FileSystem final : public FileSystem, public std::enable_shared_from_thi
                std::shared_ptr<HttpClient> http)
       : config_(std::move(config)),
         http_(std::move(http)),
-        credentials_(std::move(options), http_, "s3://" + config_.bucket) {}
+        credentials_(std::move(options), "s3://" + config_.bucket) {}
 
   const S3Config& config() const { return config_; }
 
