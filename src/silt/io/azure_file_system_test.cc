@@ -6,6 +6,7 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <openssl/evp.h>
 
 #include <atomic>
 #include <memory>
@@ -14,6 +15,8 @@
 #include <vector>
 
 #include "silt/base/testing_error_class.h"
+#include "silt/io/aws_signing.h"
+#include "silt/io/http_client.h"
 #include "silt/io/path.h"
 #include "silt/io/storage_file_system.h"
 #include "support/azurite_test_server.h"
@@ -112,6 +115,64 @@ TEST_F(AzureFileSystemTest, ConcurrentConditionalCreatesHaveOneWinner) {
   for (std::thread& thread : threads) thread.join();
   for (int version = 0; version < kVersions; ++version) EXPECT_EQ(winners[version].load(), 1);
   EXPECT_EQ(fs->List(At("_delta_log")).size(), static_cast<size_t>(kVersions));
+}
+
+std::string Base64(std::string_view bytes, bool decode) {
+  std::string out(bytes.size() * 2 + 4, '\0');
+  int length = decode ? EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                                        reinterpret_cast<const unsigned char*>(bytes.data()),
+                                        static_cast<int>(bytes.size()))
+                      : EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                                        reinterpret_cast<const unsigned char*>(bytes.data()),
+                                        static_cast<int>(bytes.size()));
+  out.resize(static_cast<size_t>(length));
+  if (decode) {  // EVP_DecodeBlock counts the padding as bytes
+    if (bytes.size() >= 1 && bytes.back() == '=') out.pop_back();
+    if (bytes.size() >= 2 && bytes[bytes.size() - 2] == '=') out.pop_back();
+  }
+  return out;
+}
+
+// An account SAS for the Blob service, signed with the development account's key as Azure
+// defines it (version 2021-12-02: account, permissions, services, resource types, start,
+// expiry, IP, protocol, version and encryption scope, one per line).
+std::string AccountSas(const std::string& permissions) {
+  const std::string account = "devstoreaccount1";
+  const std::string key =
+      "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==";
+  const std::string version = "2021-12-02";
+  const std::string expiry = "2099-01-01T00:00:00Z";
+  std::string to_sign = account + "\n" + permissions + "\nb\nsco\n\n" + expiry +
+                        "\n\nhttps,http\n" + version + "\n\n";
+  std::string signature = Base64(HmacSha256(Base64(key, true), to_sign), false);
+  return "sv=" + version + "&ss=b&srt=sco&sp=" + permissions + "&se=" + UriEncode(expiry, false) +
+         "&spr=https,http&sig=" + UriEncode(signature, false);
+}
+
+TEST_F(AzureFileSystemTest, SharedAccessSignaturesAuthorizeWhatTheyGrant) {
+  std::string endpoint = server_->ConnectionString();
+  endpoint = endpoint.substr(endpoint.find("BlobEndpoint=") + 13);
+  endpoint = endpoint.substr(0, endpoint.find(';'));
+  auto sas = std::make_shared<StorageOptions>(false);
+  sas->Set("AZURE_STORAGE_ACCOUNT_NAME", "devstoreaccount1");
+  sas->Set("AZURE_STORAGE_ENDPOINT", endpoint);
+  sas->Set("AZURE_STORAGE_SAS_TOKEN", "?" + AccountSas("rwdlac"));
+  auto fs = MakeStorageFileSystem(sas);
+  fs->WriteFile(At("by-sas"), "granted");
+  EXPECT_EQ(fs->ReadFile(At("by-sas")), "granted");
+  EXPECT_EQ(fs->PutIfAbsent(At("by-sas"), "again"), PutOutcome::kAlreadyExists);
+  EXPECT_THAT(Paths(fs->List(root_)), ElementsAre(At("by-sas")));
+  // A read-only signature reads but cannot write.
+  sas->Set("AZURE_STORAGE_SAS_TOKEN", AccountSas("rl"));
+  auto reader = MakeStorageFileSystem(sas);
+  EXPECT_EQ(reader->ReadFile(At("by-sas")), "granted");
+  EXPECT_EQ(ErrorClassOf([&] { reader->WriteFile(At("denied"), "x"); }), "STORAGE_ACCESS_DENIED");
+  // Widening the permissions of a signed token breaks its signature.
+  std::string forged = AccountSas("rl");
+  forged.replace(forged.find("sp=rl"), 5, "sp=rwdlac");
+  sas->Set("AZURE_STORAGE_SAS_TOKEN", forged);
+  EXPECT_EQ(ErrorClassOf([&] { MakeStorageFileSystem(sas)->WriteFile(At("forged"), "x"); }),
+            "STORAGE_ACCESS_DENIED");
 }
 
 TEST_F(AzureFileSystemTest, RenameCopiesThenDeletes) {
