@@ -8,6 +8,7 @@
 #include "silt/api/sql_text_internal.h"
 #include "silt/base/error_class.h"
 #include "silt/commands/statement_executor.h"
+#include "silt/io/batch_delete.h"
 #include "silt/io/file_system.h"
 #include "silt/io/path.h"
 #include "silt/io/storage_file_system.h"
@@ -61,7 +62,7 @@ namespace api {
 // creates outside any `_delta_log` (data, deletion-vector and change-data files), so that a
 // cancelled statement can remove what it wrote and nothing committed. Counts them, and the
 // bytes written, as the statement's progress.
-class StatementFiles final : public io::FileSystem {
+class StatementFiles final : public io::FileSystem, public io::BatchDeleting {
  public:
   // Over the local disk and the object stores, by each path's scheme, which read `settings`.
   explicit StatementFiles(std::shared_ptr<io::StorageOptions> settings)
@@ -139,6 +140,13 @@ class StatementFiles final : public io::FileSystem {
       created_.erase(path);
     }
     return inner_->Delete(path);
+  }
+  size_t DeleteFiles(const std::vector<std::string>& paths) override {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      for (const std::string& path : paths) created_.erase(path);
+    }
+    return io::DeleteFiles(*inner_, paths);
   }
   bool DeleteEmptyFolder(const std::string& path) override {
     return inner_->DeleteEmptyFolder(path);

@@ -86,6 +86,15 @@ std::string HmacSha256(std::string_view key, std::string_view data) {
   return std::string(reinterpret_cast<const char*>(digest), length);
 }
 
+std::string Md5Base64(std::string_view data) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  EVP_Digest(data.data(), data.size(), digest, &length, EVP_md5(), nullptr);
+  unsigned char encoded[64];
+  int encoded_length = EVP_EncodeBlock(encoded, digest, static_cast<int>(length));
+  return std::string(reinterpret_cast<const char*>(encoded), static_cast<size_t>(encoded_length));
+}
+
 std::string AmzDate(std::chrono::system_clock::time_point time) {
   std::time_t seconds = std::chrono::system_clock::to_time_t(time);
   std::tm utc{};

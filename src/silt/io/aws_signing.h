@@ -21,6 +21,8 @@ struct AwsCredentials {
 std::string Sha256Hex(std::string_view data);
 /// HMAC-SHA256 of `data` under `key`, raw bytes.
 std::string HmacSha256(std::string_view key, std::string_view data);
+/// The MD5 of `data`, base64-encoded (S3's Content-MD5, which batch deletes must carry).
+std::string Md5Base64(std::string_view data);
 
 /// `time` as SigV4's basic ISO 8601 form, "20130524T000000Z".
 std::string AmzDate(std::chrono::system_clock::time_point time);

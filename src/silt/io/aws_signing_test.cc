@@ -26,6 +26,7 @@ TEST(AwsSigningTest, HashesAndDates) {
   EXPECT_EQ(Sha256Hex(""), kEmptyHash);
   EXPECT_EQ(Sha256Hex("Welcome to Amazon S3."),
             "44ce7dd67c959e0d3524ffac1771dfbba87d2b6b4b4e99e42034a8b803f8b072");
+  EXPECT_EQ(Md5Base64(""), "1B2M2Y8AsgTpgAmY7PhCfg==");
   EXPECT_EQ(AmzDate(std::chrono::system_clock::from_time_t(1369353600)), "20130524T000000Z");
 }
 

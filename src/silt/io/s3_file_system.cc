@@ -13,6 +13,7 @@
 #include "silt/base/check.h"
 #include "silt/io/aws_credentials.h"
 #include "silt/io/aws_signing.h"
+#include "silt/io/batch_delete.h"
 #include "silt/io/path.h"
 #include "silt/io/storage_url.h"
 #include "silt/io/xml_scan.h"
@@ -23,6 +24,7 @@ namespace {
 constexpr uint64_t kMinimumPartSize = 5ull << 20;  // S3's smallest part but the last
 constexpr uint64_t kDefaultPartSize = 8ull << 20;
 constexpr int kConditionalConflictRetries = 8;
+constexpr size_t kMaxKeysPerBatchDelete = 1000;
 
 int64_t ParseTime(const std::string& text, const char* format) {
   std::tm time{};
@@ -162,7 +164,9 @@ class S3OutputStream final : public OutputStream {
   bool closed_ = false;
 };
 
-class S3FileSystem final : public FileSystem, public std::enable_shared_from_this<S3FileSystem> {
+class S3FileSystem final : public FileSystem,
+                           public BatchDeleting,
+                           public std::enable_shared_from_this<S3FileSystem> {
  public:
   S3FileSystem(S3Config config, std::shared_ptr<StorageOptions> options,
                std::shared_ptr<HttpClient> http)
@@ -398,6 +402,38 @@ class S3FileSystem final : public FileSystem, public std::enable_shared_from_thi
     HttpResponse response = Send(std::move(request));
     if (response.status != 204 && response.status != 200) Fail(response, "DELETE", path);
     return true;
+  }
+
+  // DeleteObjects: a thousand keys per request.
+  size_t DeleteFiles(const std::vector<std::string>& paths) override {
+    size_t deleted = 0;
+    for (size_t start = 0; start < paths.size(); start += kMaxKeysPerBatchDelete) {
+      size_t end = std::min(paths.size(), start + kMaxKeysPerBatchDelete);
+      std::string body = "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Delete><Quiet>false</Quiet>";
+      for (size_t i = start; i < end; ++i) {
+        body += "<Object><Key>" + XmlEscape(KeyOf(paths[i])) + "</Key></Object>";
+      }
+      body += "</Delete>";
+      HttpRequest request;
+      request.method = "POST";
+      request.url = UrlOf("", "delete=");
+      request.headers.emplace_back("Content-MD5", Md5Base64(body));
+      request.headers.emplace_back("Content-Type", "application/xml");
+      request.body = body;
+      HttpResponse response = Send(std::move(request));
+      if (response.status != 200) Fail(response, "DELETE", paths[start]);
+      std::vector<std::string_view> errors = XmlElements(response.body, "Error");
+      if (!errors.empty()) {
+        std::string error(errors.front());
+        SILT_THROW(STORAGE_REQUEST_FAILED,
+                   {{"operation", "DELETE"},
+                    {"path", "s3://" + config_.bucket + "/" + XmlText(error, "Key").value_or("")},
+                    {"message", XmlText(error, "Code").value_or("") + ": " +
+                                    XmlText(error, "Message").value_or("")}});
+      }
+      deleted += XmlElements(response.body, "Deleted").size();
+    }
+    return deleted;
   }
 
   void Rename(const std::string& from, const std::string& to) override {

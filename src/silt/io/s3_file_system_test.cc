@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "silt/base/testing_error_class.h"
+#include "silt/io/batch_delete.h"
 #include "silt/io/path.h"
 #include "silt/io/storage_file_system.h"
 #include "silt/io/testing_temporary_folder.h"
@@ -119,6 +120,20 @@ TEST_F(S3FileSystemTest, CommitsNeedConditionalWritesOrAnExplicitSingleWriterOpt
   options_->Set("AWS_CONDITIONAL_PUT", "etag");
   options_->Set("AWS_S3_ALLOW_UNSAFE_RENAME", "maybe");
   EXPECT_EQ(ErrorClassOf([&] { Open()->Stat(commit); }), "INVALID_STORAGE_OPTION");
+}
+
+TEST_F(S3FileSystemTest, BatchDeleteRemovesEveryNamedFileInOneRequest) {
+  auto fs = Open();
+  std::vector<std::string> doomed;
+  for (int i = 0; i < 5; ++i) {
+    doomed.push_back(At("part=" + std::to_string(i) + "/f & <x>.parquet"));
+    fs->WriteFile(doomed.back(), "x");
+  }
+  fs->WriteFile(At("kept.parquet"), "y");
+  server_->ResetStats();
+  EXPECT_EQ(DeleteFiles(*fs, doomed), 5u);
+  EXPECT_EQ(server_->GetStats().requests, 1);
+  EXPECT_THAT(Paths(fs->List(root_, "", true)), ElementsAre(At("kept.parquet")));
 }
 
 TEST_F(S3FileSystemTest, RenameCopiesThenDeletes) {

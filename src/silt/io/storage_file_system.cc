@@ -8,6 +8,7 @@
 
 #include "silt/base/check.h"
 #include "silt/io/azure_file_system.h"
+#include "silt/io/batch_delete.h"
 #include "silt/io/http_client.h"
 #include "silt/io/s3_file_system.h"
 #include "silt/io/storage_url.h"
@@ -23,7 +24,7 @@ struct Route {
   std::string prefix;
 };
 
-class StorageFileSystem final : public FileSystem {
+class StorageFileSystem final : public FileSystem, public BatchDeleting {
  public:
   explicit StorageFileSystem(std::shared_ptr<StorageOptions> options)
       : options_(std::move(options)), local_(MakeLocalFileSystem()) {}
@@ -65,6 +66,25 @@ class StorageFileSystem final : public FileSystem {
   bool Delete(const std::string& path) override {
     Route route = RouteOf(path);
     return route.store->Delete(route.path);
+  }
+
+  size_t DeleteFiles(const std::vector<std::string>& paths) override {
+    // Consecutive paths of one store go to it together.
+    size_t deleted = 0;
+    size_t start = 0;
+    while (start < paths.size()) {
+      Route first = RouteOf(paths[start]);
+      std::vector<std::string> batch{first.path};
+      size_t end = start + 1;
+      for (; end < paths.size(); ++end) {
+        Route next = RouteOf(paths[end]);
+        if (next.store != first.store || next.prefix != first.prefix) break;
+        batch.push_back(std::move(next.path));
+      }
+      deleted += io::DeleteFiles(*first.store, batch);
+      start = end;
+    }
+    return deleted;
   }
 
   bool DeleteEmptyFolder(const std::string& path) override {
