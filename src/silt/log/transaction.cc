@@ -732,16 +732,25 @@ void Transaction::CheckConflicts(int64_t version, const std::vector<Action>& win
   }
 }
 
+namespace {
+
+// Whether the commitInfo of `actions` carries `txn_id`.
+bool HoldsTxnId(const std::vector<Action>& actions, const std::string& txn_id) {
+  for (const auto& action : actions) {
+    if (const auto* commit_info = std::get_if<CommitInfo>(&action)) {
+      return commit_info->txn_id && *commit_info->txn_id == txn_id;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
 bool Transaction::CommitLanded(const std::string& path) const {
   std::optional<io::FileInfo> info = fs_->Stat(path);
   if (!info) return false;
   std::string content = fs_->ReadFile(path);
-  for (const auto& action : ParseActions(content, path)) {
-    if (const auto* commit_info = std::get_if<CommitInfo>(&action)) {
-      return commit_info->txn_id && *commit_info->txn_id == txn_id_;
-    }
-  }
-  return false;
+  return HoldsTxnId(ParseActions(content, path), txn_id_);
 }
 
 CommitResult Transaction::Commit(const CommitOptions& options) {
@@ -821,6 +830,14 @@ CommitResult Transaction::Commit(const CommitOptions& options) {
     } catch (const Error& error) {
       SILT_THROW(DELTA_CONCURRENT_WRITE,
                  {{"conflictingCommit", "\nCannot read the winning commit " + path + ": " + error.what()}});
+    }
+    // An object store's client may resend a create whose first attempt landed but whose answer
+    // was lost; the resent request then finds the file there. If it holds our txnId, the
+    // "winner" is this very commit.
+    if (HoldsTxnId(winner, txn_id_)) {
+      result.version = version;
+      result.attempts = attempt;
+      break;
     }
     CheckConflicts(version, winner);
     ++version;
