@@ -875,6 +875,14 @@ FileOutcome ProcessFile(MergeRun& run, const log::AddFile& file) {
   FileOutcome outcome;
   std::vector<Batch> data;
   std::vector<Batch> copies;  // unchanged rows, kept until the file is known to be touched
+  // Under row tracking, what each batch of `data` / `copies` keeps: updated rows their row ids,
+  // copied rows their ids and commit versions (nullptr: fresh values).
+  using Tracking = std::pair<VectorPtr, VectorPtr>;
+  std::vector<Tracking> data_tracking;
+  std::vector<Tracking> copies_tracking;
+  auto take = [](const VectorPtr& values, const std::vector<int64_t>& at) -> VectorPtr {
+    return values == nullptr ? nullptr : TakeRows(*values, at);
+  };
   std::vector<std::pair<Batch, dml::ChangeType>> changes;
   // With deletion vectors the changed rows are marked deleted in the old file and the rest stay
   // where they are; otherwise the file is rewritten with its unchanged rows copied.
@@ -970,6 +978,8 @@ FileOutcome ProcessFile(MergeRun& run, const log::AddFile& file) {
             changes.emplace_back(after, dml::ChangeType::kUpdatePostimage);
           }
           data.push_back(std::move(after));
+          data_tracking.emplace_back(
+              take(positioned.row_ids, Pick(matched_target, by_clause[c])), nullptr);
         } else {
           outcome.counts.matched_deleted += static_cast<int64_t>(by_clause[c].size());
           if (change_data) changes.emplace_back(std::move(before), dml::ChangeType::kDelete);
@@ -1008,6 +1018,9 @@ FileOutcome ProcessFile(MergeRun& run, const log::AddFile& file) {
               changes.emplace_back(after, dml::ChangeType::kUpdatePostimage);
             }
             data.push_back(std::move(after));
+            std::vector<int64_t> targets;
+            for (int64_t i : by_clause[c]) targets.push_back(unmatched[static_cast<size_t>(i)]);
+            data_tracking.emplace_back(take(positioned.row_ids, targets), nullptr);
           } else {
             outcome.counts.not_matched_by_source_deleted += static_cast<int64_t>(by_clause[c].size());
             if (change_data) changes.emplace_back(std::move(before), dml::ChangeType::kDelete);
@@ -1022,7 +1035,10 @@ FileOutcome ProcessFile(MergeRun& run, const log::AddFile& file) {
       if (keep[static_cast<size_t>(row)]) kept_rows.push_back(row);
     }
     if (static_cast<int64_t>(kept_rows.size()) == n) {
-      if (!outcome.deletion_vector) copies.push_back(rows);
+      if (!outcome.deletion_vector) {
+        copies.push_back(rows);
+        copies_tracking.emplace_back(positioned.row_ids, positioned.row_commit_versions);
+      }
       continue;
     }
     outcome.touched = true;
@@ -1031,19 +1047,26 @@ FileOutcome ProcessFile(MergeRun& run, const log::AddFile& file) {
         outcome.removed_positions.push_back(positioned.positions[static_cast<size_t>(row)]);
       }
     }
-    if (!kept_rows.empty() && !outcome.deletion_vector) copies.push_back(TakeBatchRows(rows, kept_rows));
+    if (!kept_rows.empty() && !outcome.deletion_vector) {
+      copies.push_back(TakeBatchRows(rows, kept_rows));
+      copies_tracking.emplace_back(take(positioned.row_ids, kept_rows),
+                                   take(positioned.row_commit_versions, kept_rows));
+    }
   }
   if (!outcome.touched) return outcome;
   if (!outcome.deletion_vector) {
-    for (Batch& batch : copies) {
-      outcome.counts.copied += batch.num_rows();
-      data.push_back(std::move(batch));
+    for (size_t i = 0; i < copies.size(); ++i) {
+      outcome.counts.copied += copies[i].num_rows();
+      data.push_back(std::move(copies[i]));
+      data_tracking.push_back(std::move(copies_tracking[i]));
     }
   }
   copies.clear();
   dml::Stopwatch write_time;
   dml::DmlWriter writer(*run.table, run.session->fs(), run.metadata, run.schema);
-  for (const Batch& batch : data) writer.WriteData(batch);
+  for (size_t i = 0; i < data.size(); ++i) {
+    writer.WriteData(data[i], data_tracking[i].first, data_tracking[i].second);
+  }
   for (const auto& [batch, type] : changes) writer.WriteChanges(batch, type);
   outcome.written = writer.Finish();
   run.write_time_ms += write_time.ElapsedMs();

@@ -9,6 +9,7 @@
 #include "silt/base/json_writer.h"
 #include "silt/base/shortened_text.h"
 #include "silt/commands/column_defaults.h"
+#include "silt/commands/column_type_change.h"
 #include "silt/commands/dml_validation.h"
 #include "silt/commands/identity_columns.h"
 #include "silt/commands/statement_internal.h"
@@ -21,10 +22,12 @@
 #include "silt/log/data_file_writer.h"
 #include "silt/log/random_uuid.h"
 #include "silt/log/restore.h"
+#include "silt/log/row_tracking.h"
 #include "silt/log/table_features.h"
 #include "silt/log/table_properties.h"
 #include "silt/log/table_scan.h"
 #include "silt/log/transaction.h"
+#include "silt/log/type_widening.h"
 #include "silt/sql/expression_binder.h"
 #include "silt/sql/lexer.h"
 #include "silt/sql/parser.h"
@@ -852,6 +855,15 @@ StatementResult ExecuteInsert(sql::SessionState& session, const sql::Statement& 
 
 // ---- ALTER TABLE ----
 
+// A field's JSON as a schema holds it: the one element of a one-field struct's "fields".
+std::string FieldJson(const Field& field) {
+  std::string struct_json = ToDeltaSchemaJson(Schema({field}));
+  size_t start = struct_json.find('[');
+  size_t end = struct_json.rfind(']');
+  SILT_CHECK(start != std::string::npos && end > start, "unexpected schema JSON");
+  return struct_json.substr(start + 1, end - start - 1);
+}
+
 StatementResult ExecuteAlterTable(sql::SessionState& session, const sql::Statement& statement) {
   DeltaTarget target =
       ResolveDeltaTarget(session, statement.name, statement.position, "ALTER TABLE");
@@ -909,6 +921,20 @@ StatementResult ExecuteAlterTable(sql::SessionState& session, const sql::Stateme
       }
       if (auto protocol = TakeFeatureProperties(metadata, snapshot->protocol())) {
         txn->UpdateProtocol(*protocol);
+      }
+      // Enabling row tracking: every live file must have row ids and a commit version in the
+      // version that turns it on, so files without them are recommitted (without data change)
+      // and get fresh ones in this commit.
+      const std::string* row_tracking = log::FindValue(metadata.configuration, "delta.enableRowTracking");
+      if (row_tracking != nullptr && Lower(*row_tracking) == "true" &&
+          !log::IsRowTrackingEnabled(snapshot->protocol(), snapshot->metadata())) {
+        txn->RecordReadWholeTable();
+        for (const log::AddFile& file : snapshot->files()) {
+          if (file.base_row_id && file.default_row_commit_version) continue;
+          log::AddFile backfilled = file;
+          backfilled.data_change = false;
+          txn->Add(std::move(backfilled));
+        }
       }
       operation = "SET TBLPROPERTIES";
       parameters = {{"properties", QuotedJson(JsonStringObject(set))}};
@@ -1100,6 +1126,17 @@ StatementResult ExecuteAlterTable(sql::SessionState& session, const sql::Stateme
       break;
     }
     case sql::AlterTableAction::kAlterColumn: {
+      if (statement.alter_column_change == "TYPE") {
+        SILT_CHECK(!statement.columns.empty() && statement.columns[0].type, "TYPE without a type");
+        ColumnTypeChange change = ChangeColumnType(
+            *schema, statement.column_path, statement.columns[0].type,
+            log::IsTypeWideningEnabled(snapshot->protocol(), metadata));
+        if (change.type_changed) CheckNoDependents(schema, metadata, change.top_level_column);
+        metadata.schema_string = ToDeltaSchemaJson(Schema(change.fields));
+        operation = "CHANGE COLUMN";
+        parameters = {{"column", QuotedJson(FieldJson(change.changed))}};
+        break;
+      }
       if (statement.alter_column_change != "SET DEFAULT" &&
           statement.alter_column_change != "DROP DEFAULT") {
         SILT_THROW(NOT_IMPLEMENTED, {{"feature", "ALTER COLUMN " + statement.alter_column_change}});
@@ -1128,12 +1165,8 @@ StatementResult ExecuteAlterTable(sql::SessionState& session, const sql::Stateme
       }
       metadata.schema_string = ToDeltaSchemaJson(Schema(fields));
       // The changed column as Delta records it for CHANGE COLUMN.
-      std::string struct_json = ToDeltaSchemaJson(Schema({field}));
-      size_t start = struct_json.find('[');
-      size_t end = struct_json.rfind(']');
-      SILT_CHECK(start != std::string::npos && end > start, "unexpected schema JSON");
       operation = "CHANGE COLUMN";
-      parameters = {{"column", QuotedJson(struct_json.substr(start + 1, end - start - 1))}};
+      parameters = {{"column", QuotedJson(FieldJson(field))}};
       break;
     }
     default:
