@@ -116,6 +116,72 @@ bool IsTypeChangeSupported(const DataType& from, const DataType& to) {
   return false;
 }
 
+bool IsTypeChangeSupportedForSchemaEvolution(const DataType& from, const DataType& to) {
+  if (!IsTypeChangeSupported(from, to)) return false;
+  if (from.Equals(to)) return true;
+  TypeId f = from.id();
+  TypeId t = to.id();
+  return (IsIntegral(f) && IsIntegral(t)) || (f == TypeId::kFloat && t == TypeId::kDouble) ||
+         (f == TypeId::kDecimal && t == TypeId::kDecimal) ||
+         (f == TypeId::kDate && t == TypeId::kTimestampNtz);
+}
+
+namespace {
+
+// `new_type` with the changes from `old_type` recorded: a change of an atomic type, directly or
+// as a map key/value or array element (`path` leads there from `owner`), goes into `owner`; a
+// struct's fields record their own changes.
+DataTypePtr RecordChanges(Field& owner, const DataType& old_type, const DataTypePtr& new_type,
+                          const std::string& path) {
+  auto member = [&](const std::string& name) { return path.empty() ? name : path + "." + name; };
+  if (old_type.id() != new_type->id()) {
+    if (!old_type.is_nested() && !new_type->is_nested()) {
+      RecordTypeChange(owner, old_type, *new_type, path);
+    }
+    return new_type;
+  }
+  switch (new_type->id()) {
+    case TypeId::kStruct: {
+      std::vector<Field> fields = new_type->fields();
+      for (Field& field : fields) {
+        for (const Field& old_field : old_type.fields()) {
+          if (!EqualsIgnoreCase(old_field.name, field.name)) continue;
+          DataTypePtr type = field.type;
+          field.type = RecordChanges(field, *old_field.type, type, "");
+          break;
+        }
+      }
+      return StructType(std::move(fields));
+    }
+    case TypeId::kList:
+      return ListType(RecordChanges(owner, *old_type.element_type(), new_type->element_type(),
+                                    member("element")),
+                      new_type->contains_null());
+    case TypeId::kMap: {
+      DataTypePtr key = RecordChanges(owner, *old_type.key_type(), new_type->key_type(), member("key"));
+      DataTypePtr value =
+          RecordChanges(owner, *old_type.value_type(), new_type->value_type(), member("value"));
+      return MapType(key, value, new_type->value_contains_null());
+    }
+    default:
+      if (!old_type.Equals(*new_type)) RecordTypeChange(owner, old_type, *new_type, path);
+      return new_type;
+  }
+}
+
+}  // namespace
+
+Schema WithTypeChangesRecorded(const Schema& old, const Schema& updated) {
+  std::vector<Field> fields = updated.fields();
+  for (Field& field : fields) {
+    int index = old.FieldIndex(field.name, /*case_sensitive=*/false);
+    if (index < 0) continue;
+    DataTypePtr type = field.type;
+    field.type = RecordChanges(field, *old.field(static_cast<size_t>(index)).type, type, "");
+  }
+  return Schema(std::move(fields));
+}
+
 bool IsTypeWideningSupported(const Protocol& protocol) {
   return IsFeatureSupported(protocol, "typeWidening") ||
          IsFeatureSupported(protocol, "typeWidening-preview");

@@ -23,6 +23,16 @@ inline constexpr std::string_view kTypeChangesKey = "delta.typeChanges";
 /// are (their members change one by one).
 bool IsTypeChangeSupported(const DataType& from, const DataType& to);
 
+/// The subset of IsTypeChangeSupported that schema evolution applies by itself (MERGE with
+/// schema evolution writing a wider source type): integer widening, float -> double, decimal
+/// widening and date -> timestamp_ntz, as Delta's TypeWidening.isTypeChangeSupportedForSchemaEvolution.
+bool IsTypeChangeSupportedForSchemaEvolution(const DataType& from, const DataType& to);
+
+/// `updated` (a new version of `old`'s schema) with each atomic type change from `old`, at any
+/// depth (fields matched by name case-insensitively; map keys/values and array elements by
+/// position), recorded in `delta.typeChanges` as RecordTypeChange does.
+Schema WithTypeChangesRecorded(const Schema& old, const Schema& updated);
+
 /// True when the protocol supports the typeWidening (or typeWidening-preview) feature.
 bool IsTypeWideningSupported(const Protocol& protocol);
 

@@ -120,6 +120,42 @@ TEST(TypeWideningTest, SnapshotOfALogWithAnUnsupportedChangeIsRefused) {
   }
 }
 
+TEST(TypeWideningTest, SchemaEvolutionAppliesOnlyPartOfTheWidenings) {
+  EXPECT_TRUE(IsTypeChangeSupportedForSchemaEvolution(*ShortType(), *LongType()));
+  EXPECT_TRUE(IsTypeChangeSupportedForSchemaEvolution(*FloatType(), *DoubleType()));
+  EXPECT_TRUE(IsTypeChangeSupportedForSchemaEvolution(*DecimalType(5, 2), *DecimalType(8, 3)));
+  EXPECT_TRUE(IsTypeChangeSupportedForSchemaEvolution(*DateType(), *TimestampNtzType()));
+  EXPECT_FALSE(IsTypeChangeSupportedForSchemaEvolution(*IntegerType(), *DoubleType()));
+  EXPECT_FALSE(IsTypeChangeSupportedForSchemaEvolution(*IntegerType(), *DecimalType(12, 0)));
+  EXPECT_FALSE(IsTypeChangeSupportedForSchemaEvolution(*LongType(), *IntegerType()));
+}
+
+TEST(TypeWideningTest, ChangesBetweenSchemasAreRecordedOnTheNearestStructField) {
+  Schema old({Field{"a", IntegerType(), true, {}},
+              Field{"s", StructType({Field{"x", ShortType(), true, {}}}), true, {}},
+              Field{"m", MapType(IntegerType(), ListType(StructType({Field{"y", FloatType(), true, {}}}))),
+                    true, {}}});
+  Schema updated({Field{"a", LongType(), true, {}},
+                  Field{"s", StructType({Field{"x", IntegerType(), true, {}}}), true, {}},
+                  Field{"m", MapType(LongType(), ListType(StructType({Field{"y", DoubleType(), true, {}}}))),
+                        true, {}},
+                  Field{"added", IntegerType(), true, {}}});
+  Schema recorded = WithTypeChangesRecorded(old, updated);
+  EXPECT_THAT(recorded.field(0).metadata,
+              ElementsAre(Pair("delta.typeChanges", R"([{"fromType":"integer","toType":"long"}])")));
+  EXPECT_TRUE(recorded.field(1).metadata.empty());
+  EXPECT_THAT(recorded.field(1).type->fields()[0].metadata,
+              ElementsAre(Pair("delta.typeChanges", R"([{"fromType":"short","toType":"integer"}])")));
+  EXPECT_THAT(recorded.field(2).metadata,
+              ElementsAre(Pair("delta.typeChanges",
+                               R"([{"fromType":"integer","toType":"long","fieldPath":"key"}])")));
+  const Field& y = recorded.field(2).type->value_type()->element_type()->fields()[0];
+  EXPECT_THAT(y.metadata,
+              ElementsAre(Pair("delta.typeChanges", R"([{"fromType":"float","toType":"double"}])")));
+  EXPECT_TRUE(recorded.field(3).metadata.empty());
+  EXPECT_TRUE(recorded.Equals(updated));
+}
+
 TEST(TypeWideningTest, EnabledNeedsThePropertyAndTheFeature) {
   Protocol with_feature{3, 7, std::vector<std::string>{"typeWidening"},
                         std::vector<std::string>{"typeWidening"}};
