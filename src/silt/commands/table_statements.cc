@@ -11,6 +11,7 @@
 #include "silt/commands/column_defaults.h"
 #include "silt/commands/column_type_change.h"
 #include "silt/commands/dml_validation.h"
+#include "silt/commands/drop_feature.h"
 #include "silt/commands/identity_columns.h"
 #include "silt/commands/statement_internal.h"
 #include "silt/exec/text_format.h"
@@ -1123,6 +1124,13 @@ StatementResult ExecuteAlterTable(sql::SessionState& session, const sql::Stateme
       metadata.schema_string = ToDeltaSchemaJson(Schema(fields));
       operation = "DROP COLUMNS";
       parameters = {{"columns", QuotedJson(JsonStringArray(names))}};
+      break;
+    }
+    case sql::AlterTableAction::kDropFeature: {
+      DropTableFeature(snapshot, *txn, metadata, statement.feature_name, statement.truncate_history);
+      operation = "DROP FEATURE";
+      parameters = {{"featureName", QuotedJson(statement.feature_name)},
+                    {"truncateHistory", QuotedJson(statement.truncate_history ? "true" : "false")}};
       break;
     }
     case sql::AlterTableAction::kAlterColumn: {
