@@ -286,12 +286,15 @@ struct WrittenFiles {
 };
 
 WrittenFiles WriteFiles(sql::SessionState& session, const std::string& location,
-                        const log::Metadata& metadata, const std::vector<Batch>& batches) {
+                        const log::Metadata& metadata, const std::vector<Batch>& batches,
+                        std::vector<Field> hidden_columns = {}) {
   WrittenFiles written;
   bool any_rows = false;
   for (const Batch& batch : batches) any_rows = any_rows || batch.num_rows() > 0;
   if (!any_rows) return written;
-  auto writer = log::DataFileWriter::Make(session.fs(), location, metadata);
+  log::DataFileWriterOptions options;
+  options.hidden_columns = std::move(hidden_columns);
+  auto writer = log::DataFileWriter::Make(session.fs(), location, metadata, std::move(options));
   for (const Batch& batch : batches) {
     if (batch.num_rows() == 0) continue;
     session.cancellation().ThrowIfRequested();
@@ -783,10 +786,29 @@ StatementResult ExecuteInsert(sql::SessionState& session, const sql::Statement& 
   int64_t removed_bytes = 0;
   int64_t deleted_rows = 0;
   std::vector<Batch> kept_rows;
+  std::vector<Field> copied_row_tracking;  // the materialized row tracking columns, if any
   if (overwrite) {
     txn->RecordReadWholeTable();
+    // Under row tracking the rows REPLACE WHERE copies keep their ids and commit versions,
+    // written to the materialized columns.
+    const std::string* row_id_column =
+        log::FindValue(metadata.configuration, log::kMaterializedRowIdColumnKey);
+    const std::string* commit_version_column =
+        log::FindValue(metadata.configuration, log::kMaterializedRowCommitVersionColumnKey);
+    if (log::IsRowTrackingEnabled(snapshot->protocol(), metadata) && row_id_column != nullptr &&
+        commit_version_column != nullptr) {
+      copied_row_tracking = {Field{*row_id_column, LongType(), true, {}},
+                             Field{*commit_version_column, LongType(), true, {}}};
+    }
+    std::vector<Field> copied_fields = schema->fields();
+    copied_fields.insert(copied_fields.end(), copied_row_tracking.begin(), copied_row_tracking.end());
+    auto copied_schema = std::make_shared<const Schema>(std::move(copied_fields));
     std::unique_ptr<log::TableScan> scan;
-    if (replace_where) scan = log::TableScan::Make(snapshot);
+    if (replace_where) {
+      log::ScanOptions scan_options;
+      scan_options.file_metadata = !copied_row_tracking.empty();
+      scan = log::TableScan::Make(snapshot, scan_options);
+    }
     for (const auto& file : snapshot->files()) {
       txn->RecordReadFile(file);
       if (replace_where) {
@@ -796,7 +818,9 @@ StatementResult ExecuteInsert(sql::SessionState& session, const sql::Statement& 
         bool any_match = false;
         std::vector<Batch> survivors;
         for (const Batch& batch : file_rows) {
-          Batch relabeled(schema, batch.columns(), batch.num_rows());
+          std::vector<VectorPtr> table_columns(
+              batch.columns().begin(), batch.columns().begin() + static_cast<long>(schema->num_fields()));
+          Batch relabeled(schema, std::move(table_columns), batch.num_rows());
           std::vector<uint8_t> matches = expr::EvaluateFilter(*replace_where, relabeled, context);
           context.ThrowIfError();
           std::vector<uint8_t> keep(matches.size());
@@ -808,6 +832,20 @@ StatementResult ExecuteInsert(sql::SessionState& session, const sql::Statement& 
             }
           }
           Batch kept = SelectRows(relabeled, keep);
+          if (!copied_row_tracking.empty() && kept.num_rows() > 0) {
+            // `_metadata` ends with row_id and row_commit_version.
+            const VectorPtr& file_metadata = batch.columns().back();
+            size_t fields = file_metadata->type()->fields().size();
+            std::vector<VectorPtr> columns = kept.columns();
+            for (size_t field : {fields - 2, fields - 1}) {
+              auto single = std::make_shared<const Schema>(
+                  std::vector<Field>{Field{"v", LongType(), true, {}}});
+              columns.push_back(SelectRows(Batch(single, {file_metadata->child(field)}, batch.num_rows()),
+                                           keep)
+                                    .column(0));
+            }
+            kept = Batch(copied_schema, std::move(columns), kept.num_rows());
+          }
           if (kept.num_rows() > 0) survivors.push_back(std::move(kept));
         }
         if (!any_match) continue;
@@ -826,7 +864,8 @@ StatementResult ExecuteInsert(sql::SessionState& session, const sql::Statement& 
     }
   }
   WrittenFiles written = WriteFiles(session, target.location, metadata, rows);
-  WrittenFiles rewritten = WriteFiles(session, target.location, metadata, kept_rows);
+  WrittenFiles rewritten =
+      WriteFiles(session, target.location, metadata, kept_rows, copied_row_tracking);
   for (auto& add : written.adds) txn->Add(std::move(add));
   for (auto& add : rewritten.adds) txn->Add(std::move(add));
 
