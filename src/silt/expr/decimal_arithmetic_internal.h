@@ -1,5 +1,6 @@
 #pragma once
 
+#include <array>
 #include <cmath>
 #include <optional>
 
@@ -7,8 +8,17 @@
 
 namespace silt::expr {
 
-/// 10^exponent for 0 <= exponent <= 38.
+/// 10^0 .. 10^38, computed once: decimal kernels look powers up per row.
+inline constexpr std::array<Decimal128, 39> kPowersOfTen = [] {
+  std::array<Decimal128, 39> powers{};
+  powers[0] = 1;
+  for (size_t i = 1; i < powers.size(); ++i) powers[i] = powers[i - 1] * 10;
+  return powers;
+}();
+
+/// 10^exponent for 0 <= exponent <= 38 (1 for a negative exponent).
 inline Decimal128 Pow10(int exponent) {
+  if (exponent >= 0 && exponent <= 38) return kPowersOfTen[static_cast<size_t>(exponent)];
   Decimal128 value = 1;
   for (int i = 0; i < exponent; ++i) value *= 10;
   return value;

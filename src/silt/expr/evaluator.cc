@@ -422,8 +422,44 @@ VectorPtr DecimalArithmetic(const ArithmeticState& state, const DataTypePtr& typ
   Decimal128* out = values->as<Decimal128>();
   const Decimal128* a = ValuesOf<Decimal128>(left);
   const Decimal128* b = ValuesOf<Decimal128>(right);
+  const Decimal128 result_limit = Pow10(result_precision);
+  // Operands below 2^62 in magnitude, scaled up by at most 10^18, cannot overflow 128 bits when
+  // added, subtracted or multiplied, and need only 64-bit multiplications. Rows of the common
+  // cases that need no rounding (+ and - at the larger scale, * at the sum of the scales) take
+  // that shortcut first; every other row, and every result beyond the precision, goes through
+  // the general path below.
+  const int common_scale = std::max(s1, s2);
+  const bool shortcut =
+      ((state.op == ArithmeticOperator::kAdd || state.op == ArithmeticOperator::kSubtract) &&
+       result_scale == common_scale && common_scale - std::min(s1, s2) <= 18) ||
+      (state.op == ArithmeticOperator::kMultiply && result_scale == s1 + s2);
+  std::vector<uint8_t> general(static_cast<size_t>(num_rows), 1);
+  if (shortcut) {
+    const auto left_factor = static_cast<int64_t>(Pow10(common_scale - s1));
+    const auto right_factor = static_cast<int64_t>(Pow10(common_scale - s2));
+    auto take = [&](auto combine) {
+      constexpr int64_t kNarrow = int64_t{1} << 62;
+      for (int64_t i = 0; i < num_rows; ++i) {
+        const auto x = static_cast<int64_t>(a[i]);
+        const auto y = static_cast<int64_t>(b[i]);
+        const Decimal128 value = combine(x, y);
+        out[i] = valid[i] ? value : 0;  // NULL rows keep a zero value
+        const bool narrow = a[i] == x && b[i] == y && x < kNarrow && x > -kNarrow && y < kNarrow && y > -kNarrow;
+        general[i] = !(narrow && value < result_limit && value > -result_limit);
+      }
+    };
+    switch (state.op) {
+      case ArithmeticOperator::kAdd:
+        take([&](int64_t x, int64_t y) { return Decimal128{x} * left_factor + Decimal128{y} * right_factor; });
+        break;
+      case ArithmeticOperator::kSubtract:
+        take([&](int64_t x, int64_t y) { return Decimal128{x} * left_factor - Decimal128{y} * right_factor; });
+        break;
+      default: take([](int64_t x, int64_t y) { return Decimal128{x} * y; }); break;
+    }
+  }
   for (int64_t i = 0; i < num_rows; ++i) {
-    if (!valid[i]) continue;
+    if (!valid[i] || !general[i]) continue;
     std::optional<Decimal128> result;
     bool divide_by_zero = false;
     switch (state.op) {
@@ -477,10 +513,11 @@ VectorPtr DecimalArithmetic(const ArithmeticState& state, const DataTypePtr& typ
         break;
       }
     }
-    if (result && FitsPrecision(*result, result_precision)) {
+    if (result && *result < result_limit && *result > -result_limit) {
       out[i] = *result;
       continue;
     }
+    out[i] = 0;
     valid[i] = 0;
     if (divide_by_zero) {
       if (state.raise && state.mask.Contains(i)) state.context->RecordError(MakeError(ErrorClass::DIVIDE_BY_ZERO, {}));

@@ -127,6 +127,33 @@ TEST(EvaluatorTest, DecimalArithmeticResultTypesAndValues) {
   EXPECT_EQ(EvaluateText(with_int), "1.5");
 }
 
+TEST(EvaluatorTest, DecimalArithmeticIsExactOnBothSidesOfTheNarrowOperandShortcut) {
+  // Operands below 2^62 take a shortcut without overflow checks; the results must be those of
+  // the general path for operands just below and just above that bound.
+  const Decimal128 below = (Decimal128{1} << 62) - 1;  // 4611686018427387903
+  const Decimal128 above = Decimal128{1} << 62;
+  auto decimal = [](Decimal128 unscaled, int precision, int scale) {
+    return Literal(Scalar::Decimal(unscaled, DecimalType(precision, scale)));
+  };
+  ExpressionPtr three = decimal(3, 1, 0);
+  ExpressionPtr product = Arithmetic(ArithmeticOperator::kMultiply, decimal(below, 38, 0), three);
+  EXPECT_EQ(product->type()->ToString(), "decimal(38,0)");
+  EXPECT_EQ(EvaluateText(product), "13835058055282163709");
+  EXPECT_EQ(EvaluateText(Arithmetic(ArithmeticOperator::kMultiply, decimal(above, 38, 0), three)),
+            "13835058055282163712");
+  EXPECT_EQ(EvaluateText(Arithmetic(ArithmeticOperator::kMultiply, decimal(-below, 38, 0), decimal(7, 1, 0))),
+            "-32281802128991715321");
+  // Scales 2 and 0: the right operand is scaled by 100 before adding.
+  ExpressionPtr sum = Arithmetic(ArithmeticOperator::kAdd, decimal(below, 20, 2), decimal(below, 20, 0));
+  EXPECT_EQ(sum->type()->ToString(), "decimal(23,2)");
+  EXPECT_EQ(EvaluateText(sum), "4657802878611661782.03");
+  EXPECT_EQ(EvaluateText(Arithmetic(ArithmeticOperator::kAdd, decimal(5, 20, 2), decimal(above, 20, 0))),
+            "4611686018427387904.05");
+  EXPECT_EQ(EvaluateText(Arithmetic(ArithmeticOperator::kSubtract, Int(1), decimal(6, 15, 2))), "0.94");
+  EXPECT_EQ(EvaluateText(Arithmetic(ArithmeticOperator::kSubtract, decimal(-below, 20, 2), decimal(below, 20, 2))),
+            "-92233720368547758.06");
+}
+
 TEST(EvaluatorTest, DecimalOverflowFollowsTheMode) {
   Decimal128 max = 1;
   for (int i = 0; i < 38; ++i) max *= 10;

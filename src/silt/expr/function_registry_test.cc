@@ -93,6 +93,21 @@ TEST(FunctionRegistryTest, LikeAndRegularExpressions) {
   EXPECT_EQ(CallText("like", {Str("50x"), Str("50\\%")}), "false");
   EXPECT_EQ(CallText("like", {Str("a_b"), Str("a/_b"), Str("/")}), "true");
   EXPECT_EQ(CallText("like", {Str("%"), Str("%%")}), "true");
+  // Constant patterns of text and '%' only are matched piece by piece.
+  EXPECT_EQ(CallText("like", {Str("a special case of requests"), Str("%special%requests%")}), "true");
+  EXPECT_EQ(CallText("like", {Str("requests, special"), Str("%special%requests%")}), "false");
+  EXPECT_EQ(CallText("like", {Str("specialrequests"), Str("%special%requests%")}), "true");
+  EXPECT_EQ(CallText("like", {Str("aba"), Str("ab%ba")}), "false");
+  EXPECT_EQ(CallText("like", {Str("abba"), Str("ab%ba")}), "true");
+  EXPECT_EQ(CallText("like", {Str("PROMO BRUSHED"), Str("PROMO%")}), "true");
+  EXPECT_EQ(CallText("like", {Str("LARGE BRASS"), Str("%BRASS")}), "true");
+  EXPECT_EQ(CallText("like", {Str("LARGE BRASSY"), Str("%BRASS")}), "false");
+  EXPECT_EQ(CallText("like", {Str("exact"), Str("exact")}), "true");
+  EXPECT_EQ(CallText("like", {Str("exactly"), Str("exact")}), "false");
+  EXPECT_EQ(CallText("like", {Str(""), Str("%")}), "true");
+  EXPECT_EQ(CallText("like", {Str("xax"), Str("%a%a%")}), "false");
+  EXPECT_EQ(CallText("like", {Str("a%b"), Str("a!%b"), Str("!")}), "true");
+  EXPECT_EQ(CallText("like", {Str("axb"), Str("a!%b"), Str("!")}), "false");
   EXPECT_EQ(CallText("rlike", {Str("abc123"), Str("[0-9]+")}), "true");
   EXPECT_EQ(CallText("regexp_replace", {Str("100-200"), Str("(\\d+)"), Str("num")}), "num-num");
   EXPECT_EQ(CallText("regexp_extract", {Str("100-200"), Str("(\\d+)-(\\d+)"), Int(2)}), "200");

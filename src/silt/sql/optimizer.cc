@@ -680,6 +680,11 @@ std::vector<int> Identity(size_t n) {
 
 Pruned Prune(const LogicalPtr& plan, std::vector<bool> needed);
 
+bool SelectsColumnsOnly(const LogicalNode& project) {
+  return std::all_of(project.expressions.begin(), project.expressions.end(),
+                     [](const ExpressionPtr& e) { return e->kind() == expr::ExpressionKind::kColumn; });
+}
+
 Pruned PruneAll(const LogicalPtr& plan) { return Prune(plan, std::vector<bool>(plan->columns.size(), true)); }
 
 Pruned Prune(const LogicalPtr& plan, std::vector<bool> needed) {
@@ -690,6 +695,7 @@ Pruned Prune(const LogicalPtr& plan, std::vector<bool> needed) {
     case LogicalKind::kDeltaScan:
     case LogicalKind::kChangeFeedScan:
     case LogicalKind::kParquetScan: {
+      const std::vector<bool> wanted = needed;
       MarkReferenced(plan->predicate, needed);
       // A Delta scan reads at least one table column (an empty column list means all of them),
       // so `_metadata` alone brings the first along.
@@ -711,7 +717,17 @@ Pruned Prune(const LogicalPtr& plan, std::vector<bool> needed) {
       }
       copy->predicate = Remap(plan->predicate, mapping);
       if (plan->kind != LogicalKind::kParquetScan) DeriveScanPredicates(*copy);
-      return {copy, mapping};
+      if (wanted == needed) return {copy, mapping};
+      // Columns read only for the scan's filter (o_comment for `o_comment NOT LIKE ...`) end
+      // at the scan: a projection keeps joins and aggregations above from carrying them.
+      std::vector<int> kept;
+      std::vector<int> kept_mapping(plan->columns.size(), -1);
+      for (size_t i = 0; i < plan->columns.size(); ++i) {
+        if (!wanted[i]) continue;
+        kept_mapping[i] = static_cast<int>(kept.size());
+        kept.push_back(mapping[i]);
+      }
+      return {MakeLogicalSelectColumns(copy, kept), kept_mapping};
     }
     case LogicalKind::kValues:
     case LogicalKind::kRange: return {copy, Identity(plan->columns.size())};
@@ -735,13 +751,23 @@ Pruned Prune(const LogicalPtr& plan, std::vector<bool> needed) {
         if (needed[i]) MarkReferenced(plan->expressions[i], child_needed);
       }
       Pruned child = Prune(plan->children[0], child_needed);
+      // The projection pruning puts over a filtering scan only selects columns: this one reads
+      // through it instead of stacking a second projection.
+      std::vector<int> child_mapping = child.mapping;
+      if (child.node->kind == LogicalKind::kProject && SelectsColumnsOnly(*child.node) &&
+          plan->children[0]->kind != LogicalKind::kProject) {
+        for (int& index : child_mapping) {
+          if (index >= 0) index = child.node->expressions[static_cast<size_t>(index)]->column_index();
+        }
+        child.node = child.node->children[0];
+      }
       copy->children[0] = child.node;
       copy->expressions.clear();
       copy->columns.clear();
       for (size_t i = 0; i < plan->expressions.size(); ++i) {
         if (!needed[i]) continue;
         mapping[i] = static_cast<int>(copy->expressions.size());
-        copy->expressions.push_back(Remap(plan->expressions[i], child.mapping));
+        copy->expressions.push_back(Remap(plan->expressions[i], child_mapping));
         copy->columns.push_back(plan->columns[i]);
       }
       return {copy, mapping};
