@@ -381,6 +381,14 @@ CreateTarget ResolveCreateTarget(sql::SessionState& session, const sql::Statemen
                   INVALID_SCHEMA_OR_RELATION_NAME, {{"name", ShortenedForMessage(name.back())}});
   target.display_name = "`spark_catalog`.`" + ShortenedForMessage(database) + "`.`" +
                         ShortenedForMessage(target.table) + "`";
+  // A name is a table or a view: even CREATE OR REPLACE TABLE does not replace a view.
+  if (session.catalog().FindView(database, target.table)) {
+    if (statement.if_not_exists && !statement.or_replace && !statement.replace) {
+      target.exists = true;
+      return target;
+    }
+    SILT_THROW(TABLE_OR_VIEW_ALREADY_EXISTS, {{"relationName", target.display_name}});
+  }
   std::optional<std::string> existing = session.catalog().TableLocation(database, target.table);
   if (existing) {
     target.exists = true;

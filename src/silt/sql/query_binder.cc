@@ -1591,16 +1591,24 @@ LogicalPtr QueryBinder::Impl::BindNamedTable(const QualifiedName& name, const st
         ThrowAt(MakeError(ErrorClass::UNSUPPORTED_FEATURE, {{"message", "Time travel on the view " + source.display_name}}),
                 position);
       }
-      // A view is bound as it was defined: the query's CTEs are not visible in it.
+      // A view is bound as it was defined: the query's CTEs are not visible in it, and a
+      // permanent view's names resolve where it was created.
       std::vector<CteEntry> saved_ctes;
       saved_ctes.swap(ctes);
+      bool pushed = false;
       LogicalPtr plan;
       try {
+        if (source.view->stored != nullptr) {
+          session.PushViewBinding(*source.view);
+          pushed = true;
+        }
         plan = BindQuery(*source.view->query, nullptr);
       } catch (...) {
+        if (pushed) session.PopViewBinding();
         ctes.swap(saved_ctes);
         throw;
       }
+      if (pushed) session.PopViewBinding();
       ctes.swap(saved_ctes);
       plan = Requalify(plan, "", source.view->column_names, position);
       return Requalify(plan, alias.empty() ? source.view->name : alias, {}, position);
