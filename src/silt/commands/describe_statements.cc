@@ -99,8 +99,8 @@ void DescribePermanentView(const sql::StoredView& view, bool extended, ResultBui
   result.AddStringRow({"View Original Text", view.text, ""});
   result.AddStringRow({"View Catalog and Namespace", "spark_catalog." + view.resolution_database, ""});
   std::string columns = "[";
-  for (size_t i = 0; i < schema.num_fields(); ++i) {
-    columns += (i > 0 ? ", " : "") + schema.field(i).name;
+  for (size_t i = 0; i < view.query_columns.size(); ++i) {
+    columns += (i > 0 ? ", " : "") + view.query_columns[i];
   }
   result.AddStringRow({"View Query Output Columns", columns + "]", ""});
   if (!view.properties.empty()) {

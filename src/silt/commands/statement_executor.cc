@@ -332,6 +332,7 @@ StatementResult ExecuteCreateView(sql::SessionState& session, const sql::Stateme
   view.resolution_database = session.current_database();
   view.text = statement.query_text;
   view.schema_json = ToDeltaSchemaJson(schema);
+  for (const Field& field : output.fields()) view.query_columns.push_back(field.name);
   if (alter) {
     // ALTER VIEW ... AS changes the query only.
     view.comment = existing->comment;

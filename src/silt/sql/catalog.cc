@@ -126,6 +126,10 @@ std::string ViewJson(const StoredView& view) {
   json.String(view.text);
   json.Key("schema");
   json.String(view.schema_json);
+  json.Key("queryColumns");
+  json.BeginArray();
+  for (const std::string& column : view.query_columns) json.String(column);
+  json.EndArray();
   if (view.comment) {
     json.Key("comment");
     json.String(*view.comment);
@@ -172,6 +176,12 @@ std::optional<StoredView> ParseViewEntry(const std::string& text) {
   view.resolution_database = resolution != nullptr ? *resolution : view.database;
   view.schema_json = *schema;
   if (const std::string* comment = string_member("comment")) view.comment = *comment;
+  if (const exec::JsonValue* columns = value.Find("queryColumns");
+      columns != nullptr && columns->kind == exec::JsonValue::Kind::kArray) {
+    for (const exec::JsonValue& column : columns->elements) {
+      if (column.kind == exec::JsonValue::Kind::kString) view.query_columns.push_back(column.text);
+    }
+  }
   view.properties = StringPairs(value.Find("properties"));
   view.sql_configs = StringPairs(value.Find("sqlConfigs"));
   if (const exec::JsonValue* created = value.Find("createdTime");

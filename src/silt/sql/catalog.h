@@ -23,6 +23,10 @@ struct StoredView {
   /// The output columns as Delta schema JSON: the names the view shows, the types its query
   /// had at creation, and column comments (`comment` metadata).
   std::string schema_json;
+  /// The names the query gave its columns at creation (Spark's "View Query Output Columns"):
+  /// a read takes these columns by name from the query's output, so a `SELECT *` view keeps
+  /// its columns when its table gains some.
+  std::vector<std::string> query_columns;
   std::optional<std::string> comment;
   std::vector<std::pair<std::string, std::string>> properties;
   /// The session's SQL settings (`spark.sql.*`) when the view was created, as Spark keeps them.
