@@ -97,7 +97,8 @@ void DescribePermanentView(const sql::StoredView& view, bool extended, ResultBui
   result.AddStringRow({"Type", "VIEW", ""});
   result.AddStringRow({"View Text", view.text, ""});
   result.AddStringRow({"View Original Text", view.text, ""});
-  result.AddStringRow({"View Catalog and Namespace", "spark_catalog." + view.resolution_database, ""});
+  result.AddStringRow(
+      {"View Catalog and Namespace", "spark_catalog." + view.resolution_database, ""});
   std::string columns = "[";
   for (size_t i = 0; i < view.query_columns.size(); ++i) {
     columns += (i > 0 ? ", " : "") + view.query_columns[i];

@@ -185,17 +185,20 @@ std::pair<std::string, std::string> CatalogObjectName(const sql::SessionState& s
                                                       const sql::QualifiedName& name) {
   if (name.size() == 1) return {session.current_database(), Lower(name[0])};
   if (name.size() == 2) return {Lower(name[0]), Lower(name[1])};
-  if (name.size() == 3 && Lower(name[0]) == "spark_catalog") return {Lower(name[1]), Lower(name[2])};
+  if (name.size() == 3 && Lower(name[0]) == "spark_catalog")
+    return {Lower(name[1]), Lower(name[2])};
   SILT_THROW(INVALID_SCHEMA_OR_RELATION_NAME, {{"name", ShortenedForMessage(name.back())}});
 }
 
 std::string QuotedCatalogObject(const std::string& database, const std::string& name) {
-  return "`spark_catalog`.`" + ShortenedForMessage(database) + "`.`" + ShortenedForMessage(name) + "`";
+  return "`spark_catalog`.`" + ShortenedForMessage(database) + "`.`" + ShortenedForMessage(name) +
+         "`";
 }
 
 std::string WrittenName(const sql::QualifiedName& name) {
   std::string written;
-  for (const auto& part : name) written += (written.empty() ? "`" : ".`") + ShortenedForMessage(part) + "`";
+  for (const auto& part : name)
+    written += (written.empty() ? "`" : ".`") + ShortenedForMessage(part) + "`";
   return written;
 }
 
@@ -222,8 +225,8 @@ void CheckViewAliases(const sql::Query& query, const Schema& schema, const std::
     if (!named && e.kind == sql::ExpressionKind::kFunction && !e.name.empty()) {
       // Generators name their own columns.
       static const std::set<std::string> kGenerators = {
-          "explode", "explode_outer", "posexplode", "posexplode_outer", "inline",
-          "inline_outer", "stack", "json_tuple"};
+          "explode", "explode_outer", "posexplode", "posexplode_outer",
+          "inline",  "inline_outer",  "stack",      "json_tuple"};
       named = kGenerators.count(Lower(e.name.back())) > 0;
     }
     if (!named) {
@@ -274,11 +277,13 @@ StatementResult ExecuteCreateView(sql::SessionState& session, const sql::Stateme
   const bool is_table = session.catalog().TableLocation(database, name).has_value();
   if (alter) {
     if (is_table) {
-      SILT_THROW(EXPECT_VIEW_NOT_TABLE,
-                 {{"tableName", qualified}, {"operation", "ALTER VIEW"}, {"alternative", "ALTER TABLE"}});
+      SILT_THROW(
+          EXPECT_VIEW_NOT_TABLE,
+          {{"tableName", qualified}, {"operation", "ALTER VIEW"}, {"alternative", "ALTER TABLE"}});
     }
     if (!existing) {
-      throw MakeError(ErrorClass::TABLE_OR_VIEW_NOT_FOUND, {{"relationName", WrittenName(statement.name)}})
+      throw MakeError(ErrorClass::TABLE_OR_VIEW_NOT_FOUND,
+                      {{"relationName", WrittenName(statement.name)}})
           .WithContext(sql::FormatPosition(statement.position));
     }
   } else if (existing || is_table) {
@@ -288,7 +293,8 @@ StatementResult ExecuteCreateView(sql::SessionState& session, const sql::Stateme
                                          {"operation", "CREATE OR REPLACE VIEW"},
                                          {"alternative", "DROP TABLE and CREATE VIEW"}});
     }
-    if (!statement.or_replace) SILT_THROW(TABLE_OR_VIEW_ALREADY_EXISTS, {{"relationName", qualified}});
+    if (!statement.or_replace)
+      SILT_THROW(TABLE_OR_VIEW_ALREADY_EXISTS, {{"relationName", qualified}});
   }
 
   exec::ExecContext context;
@@ -307,8 +313,8 @@ StatementResult ExecuteCreateView(sql::SessionState& session, const sql::Stateme
     SILT_THROW(
         INVALID_ARGUMENT,
         {{"message", "The view column list has " + std::to_string(statement.column_names.size()) +
-                         " names but the query returns " +
-                         std::to_string(output.num_fields()) + " columns"}});
+                         " names but the query returns " + std::to_string(output.num_fields()) +
+                         " columns"}});
   }
   if (statement.column_names.empty()) CheckViewAliases(*statement.query, output, qualified);
 
@@ -385,12 +391,14 @@ StatementResult ExecuteDropView(sql::SessionState& session, const sql::Statement
                  {{"operation", "DROP VIEW"},
                   {"requiredType", "VIEW"},
                   {"objectName", QuotedCatalogObject(database, view)},
-                  {"foundType", session.catalog().IsExternalTable(database, view) ? "EXTERNAL" : "MANAGED"},
+                  {"foundType",
+                   session.catalog().IsExternalTable(database, view) ? "EXTERNAL" : "MANAGED"},
                   {"alternative", "DROP TABLE"}});
     }
   }
   if (statement.if_exists) return {};
-  throw MakeError(ErrorClass::TABLE_OR_VIEW_NOT_FOUND, {{"relationName", WrittenName(statement.name)}})
+  throw MakeError(ErrorClass::TABLE_OR_VIEW_NOT_FOUND,
+                  {{"relationName", WrittenName(statement.name)}})
       .WithContext(sql::FormatPosition(statement.position));
 }
 

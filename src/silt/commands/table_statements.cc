@@ -530,8 +530,9 @@ StatementResult ExecuteCreateTable(sql::SessionState& session, const sql::Statem
     // with an identity column makes a plain column, without identity or high water mark, as
     // Delta does.
     SILT_USER_CHECK(statement.columns.empty(), UNSUPPORTED_FEATURE,
-                    {{"message", "Schema may not be specified in a Create Table As Select (CTAS) "
-                                 "statement"}});
+                    {{"message",
+                      "Schema may not be specified in a Create Table As Select (CTAS) "
+                      "statement"}});
     StatementResult result = RunQuery(session, *statement.query);
     for (const Field& field : result.schema->fields()) {
       fields.push_back(Field{field.name, field.type, true, {}});

@@ -104,7 +104,8 @@ std::optional<std::pair<std::string, std::string>> ParseEntry(const std::string&
   return std::make_pair(name->text, location->text);
 }
 
-void StringPairsJson(JsonWriter& json, const std::vector<std::pair<std::string, std::string>>& pairs) {
+void StringPairsJson(JsonWriter& json,
+                     const std::vector<std::pair<std::string, std::string>>& pairs) {
   json.BeginObject();
   for (const auto& [key, value] : pairs) {
     json.Key(key);
@@ -437,7 +438,8 @@ void Catalog::StoreView(const StoredView& view, bool replace) {
   CheckDatabase(view.database);
   CheckTableName(view.name);
   if (TableLocation(view.database, view.name)) {
-    SILT_THROW(TABLE_OR_VIEW_ALREADY_EXISTS, {{"relationName", QuotedTable(view.database, view.name)}});
+    SILT_THROW(TABLE_OR_VIEW_ALREADY_EXISTS,
+               {{"relationName", QuotedTable(view.database, view.name)}});
   }
   std::string path = ViewEntryPath(view.database, view.name);
   if (replace) {
@@ -445,7 +447,8 @@ void Catalog::StoreView(const StoredView& view, bool replace) {
     return;
   }
   if (fs_->PutIfAbsent(path, ViewJson(view)) == io::PutOutcome::kAlreadyExists) {
-    SILT_THROW(TABLE_OR_VIEW_ALREADY_EXISTS, {{"relationName", QuotedTable(view.database, view.name)}});
+    SILT_THROW(TABLE_OR_VIEW_ALREADY_EXISTS,
+               {{"relationName", QuotedTable(view.database, view.name)}});
   }
 }
 

@@ -19,7 +19,7 @@ struct StoredView {
   /// The current database when the view was created: its query's unqualified names resolve in
   /// it (Spark's "View Catalog and Namespace").
   std::string resolution_database;
-  std::string text;      ///< the query as written (Spark's "View Text")
+  std::string text;  ///< the query as written (Spark's "View Text")
   /// The output columns as Delta schema JSON: the names the view shows, the types its query
   /// had at creation, and column comments (`comment` metadata).
   std::string schema_json;

@@ -2820,7 +2820,7 @@ class Parser {
     Statement statement;
     if (MatchKeyword("TABLES") || MatchKeyword("VIEWS")) {
       statement.kind = IsKeyword(tokens_[index_ - 1], "VIEWS") ? StatementKind::kShowViews
-                                                                : StatementKind::kShowTables;
+                                                               : StatementKind::kShowTables;
       if (MatchKeyword("IN") || MatchKeyword("FROM")) statement.name = ParseQualifiedName();
       if (MatchKeyword("LIKE") || Current().kind == TokenKind::kString) {
         statement.pattern = ParseStringLiteral();

@@ -5,8 +5,8 @@
 #include <functional>
 #include <limits>
 #include <map>
-#include <set>
 #include <optional>
+#include <set>
 
 #include "silt/base/ascii.h"
 #include "silt/base/check.h"

@@ -29,7 +29,8 @@ std::string QuoteName(const QualifiedName& name) {
 }
 
 std::string QuotedCatalogName(const std::string& database, const std::string& name) {
-  return "`spark_catalog`.`" + ShortenedForMessage(database) + "`.`" + ShortenedForMessage(name) + "`";
+  return "`spark_catalog`.`" + ShortenedForMessage(database) + "`.`" + ShortenedForMessage(name) +
+         "`";
 }
 
 [[noreturn]] void ThrowNotFound(const QualifiedName& name, const SourcePosition& position) {
@@ -227,9 +228,10 @@ TableSource SessionState::PermanentViewSource(const StoredView& stored) const {
       cached->stored->resolution_database != stored.resolution_database) {
     Statement parsed = ParseStatement(stored.text);
     if (parsed.kind != StatementKind::kQuery || parsed.query == nullptr) {
-      SILT_THROW(INVALID_ARGUMENT, {{"message", "the stored text of the view " +
-                                                     QuotedCatalogName(stored.database, stored.name) +
-                                                     " is not a query"}});
+      SILT_THROW(
+          INVALID_ARGUMENT,
+          {{"message", "the stored text of the view " +
+                           QuotedCatalogName(stored.database, stored.name) + " is not a query"}});
     }
     auto view = std::make_shared<TempView>();
     view->name = stored.name;
