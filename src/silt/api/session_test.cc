@@ -283,7 +283,8 @@ TEST_F(SessionTest, SetResetExplainAndUnsupported) {
   session_->Execute("CREATE TABLE t (a INT)");
   // Delta needs the allowColumnDefaults feature before a column may have a DEFAULT.
   EXPECT_EQ(ErrorClassOf("CREATE TABLE d (a INT DEFAULT 1)"), "WRONG_COLUMN_DEFAULTS_FOR_DELTA_FEATURE_NOT_ENABLED");
-  EXPECT_EQ(ErrorClassOf("CREATE VIEW pv AS SELECT 1"), "NOT_IMPLEMENTED");
+  // A permanent view needs a name for each computed column, as in Spark.
+  EXPECT_EQ(ErrorClassOf("CREATE VIEW pv AS SELECT a + 1 FROM t"), "CREATE_PERMANENT_VIEW_WITHOUT_ALIAS");
   // A parse error anywhere runs nothing.
   EXPECT_EQ(ErrorClassOf("INSERT INTO t VALUES (1); SELEC"), "PARSE_SYNTAX_ERROR");
   EXPECT_EQ(ErrorClassOf(""), "PARSE_EMPTY_STATEMENT");

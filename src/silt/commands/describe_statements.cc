@@ -12,6 +12,7 @@
 #include "silt/log/table_features.h"
 #include "silt/sql/expression_binder.h"
 #include "silt/sql/planner.h"
+#include "silt/types/schema_json.h"
 
 namespace silt::commands::internal {
 namespace {
@@ -79,12 +80,45 @@ log::StringMap ShownProperties(const log::Snapshot& snapshot) {
   return properties;
 }
 
+// DESCRIBE [EXTENDED] of a permanent view: the columns it stored, and with EXTENDED Spark's
+// "Detailed Table Information" rows for a view.
+void DescribePermanentView(const sql::StoredView& view, bool extended, ResultBuilder& result) {
+  Schema schema = ParseDeltaSchema(view.schema_json);
+  for (const Field& field : schema.fields()) {
+    result.AddStringRow({field.name, field.type->ToString(), FieldComment(field)});
+  }
+  if (!extended) return;
+  result.AddStringRow({"", "", ""});
+  result.AddStringRow({"# Detailed Table Information", "", ""});
+  result.AddStringRow({"Catalog", "spark_catalog", ""});
+  result.AddStringRow({"Database", view.database, ""});
+  result.AddStringRow({"Table", view.name, ""});
+  if (view.comment) result.AddStringRow({"Comment", *view.comment, ""});
+  result.AddStringRow({"Type", "VIEW", ""});
+  result.AddStringRow({"View Text", view.text, ""});
+  result.AddStringRow({"View Original Text", view.text, ""});
+  result.AddStringRow(
+      {"View Catalog and Namespace", "spark_catalog." + view.resolution_database, ""});
+  std::string columns = "[";
+  for (size_t i = 0; i < view.query_columns.size(); ++i) {
+    columns += (i > 0 ? ", " : "") + view.query_columns[i];
+  }
+  result.AddStringRow({"View Query Output Columns", columns + "]", ""});
+  if (!view.properties.empty()) {
+    result.AddStringRow({"Table Properties", PropertiesText(view.properties), ""});
+  }
+}
+
 }  // namespace
 
 StatementResult ExecuteDescribeTable(sql::SessionState& session, const sql::Statement& statement) {
   ResultBuilder result({StringField("col_name", false), StringField("data_type", false),
                         StringField("comment", true)});
   sql::TableSource source = session.ResolveTable(statement.name, statement.position);
+  if (source.kind == sql::TableSource::Kind::kView && source.view->stored != nullptr) {
+    DescribePermanentView(*source.view->stored, statement.extended, result);
+    return result.Finish();
+  }
   if (source.kind == sql::TableSource::Kind::kView) {
     exec::ExecContext context;
     context.eval = session.MakeEvalContext();
@@ -409,6 +443,13 @@ StatementResult ExecuteShowColumns(sql::SessionState& session, const sql::Statem
   const sql::QualifiedName& name = statement.name;
   ResultBuilder result({StringField("col_name", false)});
   sql::TableSource source = session.ResolveTable(name, statement.position);
+  if (source.kind == sql::TableSource::Kind::kView && source.view->stored != nullptr) {
+    Schema columns = ParseDeltaSchema(source.view->stored->schema_json);
+    for (const Field& field : columns.fields()) {
+      result.AddStringRow({field.name});
+    }
+    return result.Finish();
+  }
   if (source.kind == sql::TableSource::Kind::kView) {
     exec::ExecContext context;
     context.eval = session.MakeEvalContext();

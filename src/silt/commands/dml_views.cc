@@ -40,7 +40,11 @@ ViewShape AnalyzeView(const sql::TempView& view, const std::string& operation) {
       query.from[0]->time_travel || query.from[0]->stream) {
     ThrowUnsupportedView(operation, name, "does not read exactly one table");
   }
-  if (!view.column_names.empty()) ThrowUnsupportedView(operation, name, "renames its columns");
+  // A permanent view always records its column names: it renames when they differ from the
+  // names its query gives.
+  if (!view.column_names.empty() && view.stored == nullptr) {
+    ThrowUnsupportedView(operation, name, "renames its columns");
+  }
   ViewShape shape;
   shape.table = query.from[0].get();
   shape.filter = query.where;
@@ -63,6 +67,13 @@ ViewShape AnalyzeView(const sql::TempView& view, const std::string& operation) {
     shape.columns.push_back(e.name.back());
   }
   if (star) shape.columns.clear();
+  if (view.stored != nullptr && !star) {
+    bool renamed = view.column_names.size() != shape.columns.size();
+    for (size_t i = 0; !renamed && i < shape.columns.size(); ++i) {
+      renamed = !EqualsIgnoreCase(view.column_names[i], shape.columns[i]);
+    }
+    if (renamed) ThrowUnsupportedView(operation, name, "renames its columns");
+  }
   return shape;
 }
 
@@ -144,6 +155,10 @@ sql::Statement ResolveDmlThroughView(sql::SessionState& session, const sql::Stat
   const std::string alias = target.alias.empty() ? view.name : target.alias;
   sql::Statement rewritten = statement;
   auto table = std::make_shared<sql::TableReference>(*shape.table);
+  // A permanent view's names resolve in the database that was current when it was created.
+  if (view.stored != nullptr && table->name.size() == 1) {
+    table->name.insert(table->name.begin(), view.stored->resolution_database);
+  }
   table->alias = alias;
   table->position = target.position;
   rewritten.target = table;

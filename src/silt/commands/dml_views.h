@@ -7,9 +7,9 @@
 
 namespace silt::commands::dml {
 
-/// DML through a temporary view, as Delta allows it: MERGE INTO, UPDATE and DELETE FROM a view
-/// that selects columns of one Delta table (`*` or plain columns, not renamed), optionally
-/// filtered, write to that table. Returns `statement` rewritten onto the table: the view's
+/// DML through a temporary or permanent view, as Delta allows it: MERGE INTO, UPDATE and DELETE
+/// FROM a view that selects columns of one Delta table (`*` or plain columns, not renamed),
+/// optionally filtered, write to that table. Returns `statement` rewritten onto the table: the view's
 /// filter joins the WHERE (UPDATE, DELETE) or the ON condition and every NOT MATCHED BY SOURCE
 /// condition (MERGE), so rows outside the view are neither seen nor changed; for a view of some
 /// of the table's columns, `UPDATE SET *` / `INSERT *` assign those columns only, and other

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <regex>
+#include <set>
 
 #include "silt/base/ascii.h"
 #include "silt/base/check.h"
@@ -17,6 +19,7 @@
 #include "silt/sql/parser.h"
 #include "silt/sql/planner.h"
 #include "silt/types/date_time.h"
+#include "silt/types/schema_json.h"
 #include "silt/types/time_zone.h"
 
 namespace silt::commands {
@@ -177,11 +180,65 @@ bool MatchesShowPattern(const std::string& pattern, const std::string& name) {
   return false;
 }
 
-StatementResult ExecuteCreateView(sql::SessionState& session, const sql::Statement& statement) {
-  if (!statement.temporary) {
-    SILT_THROW(NOT_IMPLEMENTED,
-               {{"feature", "CREATE VIEW (permanent views; use CREATE TEMP VIEW)"}});
+// The {database, name} a statement names ({v}, {db, v}, {spark_catalog, db, v}), lower-cased;
+// one-part names are in the current database.
+std::pair<std::string, std::string> CatalogObjectName(const sql::SessionState& session,
+                                                      const sql::QualifiedName& name) {
+  if (name.size() == 1) return {session.current_database(), Lower(name[0])};
+  if (name.size() == 2) return {Lower(name[0]), Lower(name[1])};
+  if (name.size() == 3 && Lower(name[0]) == "spark_catalog")
+    return {Lower(name[1]), Lower(name[2])};
+  SILT_THROW(INVALID_SCHEMA_OR_RELATION_NAME, {{"name", ShortenedForMessage(name.back())}});
+}
+
+std::string QuotedCatalogObject(const std::string& database, const std::string& name) {
+  return "`spark_catalog`.`" + ShortenedForMessage(database) + "`.`" + ShortenedForMessage(name) +
+         "`";
+}
+
+std::string WrittenName(const sql::QualifiedName& name) {
+  std::string written;
+  for (const auto& part : name)
+    written += (written.empty() ? "`" : ".`") + ShortenedForMessage(part) + "`";
+  return written;
+}
+
+// Spark names an unaliased select item after its expression, and refuses such a name in a
+// permanent view: a plain column, a literal, a field of a column or a cast of a column keeps a
+// stable name, any other expression needs an alias.
+void CheckViewAliases(const sql::Query& query, const Schema& schema, const std::string& view) {
+  if (query.kind != sql::QueryKind::kSelect) return;
+  size_t position = 0;
+  for (const sql::SelectItem& item : query.select_list) {
+    const sql::Expression& e = *item.expression;
+    if (e.kind == sql::ExpressionKind::kStar) return;  // later positions are unknown here
+    bool named = !item.alias.empty() || e.kind == sql::ExpressionKind::kColumn ||
+                 e.kind == sql::ExpressionKind::kLiteral ||
+                 (e.kind == sql::ExpressionKind::kCast && !e.children.empty() &&
+                  e.children[0]->kind == sql::ExpressionKind::kColumn);
+    if (!named && e.kind == sql::ExpressionKind::kFieldAccess) {
+      const sql::Expression* inner = &e;
+      while (inner->kind == sql::ExpressionKind::kFieldAccess && !inner->children.empty()) {
+        inner = inner->children[0].get();
+      }
+      named = inner->kind == sql::ExpressionKind::kColumn;
+    }
+    if (!named && e.kind == sql::ExpressionKind::kFunction && !e.name.empty()) {
+      // Generators name their own columns.
+      static const std::set<std::string> kGenerators = {
+          "explode", "explode_outer", "posexplode", "posexplode_outer",
+          "inline",  "inline_outer",  "stack",      "json_tuple"};
+      named = kGenerators.count(Lower(e.name.back())) > 0;
+    }
+    if (!named) {
+      std::string attr = position < schema.num_fields() ? schema.field(position).name : e.text;
+      SILT_THROW(CREATE_PERMANENT_VIEW_WITHOUT_ALIAS, {{"name", view}, {"attr", attr}});
+    }
+    ++position;
   }
+}
+
+StatementResult ExecuteCreateTempView(sql::SessionState& session, const sql::Statement& statement) {
   SILT_USER_CHECK(statement.name.size() == 1, INVALID_SCHEMA_OR_RELATION_NAME,
                   {{"name", statement.name.back()}});
   if (statement.if_not_exists && session.FindTempView(statement.name[0]) != nullptr) return {};
@@ -202,7 +259,104 @@ StatementResult ExecuteCreateView(sql::SessionState& session, const sql::Stateme
   view.query = statement.query;
   view.column_names = statement.column_names;
   view.sql_text = statement.source_text;
-  session.CreateTempView(std::move(view), statement.or_replace);
+  session.CreateTempView(std::move(view), statement.or_replace || statement.replace);
+  return {};
+}
+
+// CREATE [OR REPLACE] VIEW and ALTER VIEW of a permanent view: the query is bound now (so
+// missing tables and columns fail here), then stored with its columns, as Spark's catalog does.
+StatementResult ExecuteCreateView(sql::SessionState& session, const sql::Statement& statement) {
+  const bool alter = statement.replace;
+  if (statement.temporary ||
+      (alter && statement.name.size() == 1 && session.FindTempView(statement.name[0]) != nullptr)) {
+    return ExecuteCreateTempView(session, statement);
+  }
+  auto [database, name] = CatalogObjectName(session, statement.name);
+  session.catalog().CheckDatabase(database);
+  const std::string qualified = QuotedCatalogObject(database, name);
+  std::optional<sql::StoredView> existing = session.catalog().FindView(database, name);
+  const bool is_table = session.catalog().TableLocation(database, name).has_value();
+  if (alter) {
+    if (is_table) {
+      SILT_THROW(
+          EXPECT_VIEW_NOT_TABLE,
+          {{"tableName", qualified}, {"operation", "ALTER VIEW"}, {"alternative", "ALTER TABLE"}});
+    }
+    if (!existing) {
+      throw MakeError(ErrorClass::TABLE_OR_VIEW_NOT_FOUND,
+                      {{"relationName", WrittenName(statement.name)}})
+          .WithContext(sql::FormatPosition(statement.position));
+    }
+  } else if (existing || is_table) {
+    if (statement.if_not_exists) return {};
+    if (is_table && statement.or_replace) {
+      SILT_THROW(EXPECT_VIEW_NOT_TABLE, {{"tableName", qualified},
+                                         {"operation", "CREATE OR REPLACE VIEW"},
+                                         {"alternative", "DROP TABLE and CREATE VIEW"}});
+    }
+    if (!statement.or_replace)
+      SILT_THROW(TABLE_OR_VIEW_ALREADY_EXISTS, {{"relationName", qualified}});
+  }
+
+  exec::ExecContext context;
+  context.eval = session.MakeEvalContext();
+  sql::PlannedQuery planned;
+  session.BeginViewCreation(qualified);
+  try {
+    planned = sql::PlanQuery(session, *statement.query, context);
+  } catch (...) {
+    session.EndViewCreation();
+    throw;
+  }
+  session.EndViewCreation();
+  const Schema& output = *planned.schema;
+  if (!statement.column_names.empty() && statement.column_names.size() != output.num_fields()) {
+    SILT_THROW(
+        INVALID_ARGUMENT,
+        {{"message", "The view column list has " + std::to_string(statement.column_names.size()) +
+                         " names but the query returns " + std::to_string(output.num_fields()) +
+                         " columns"}});
+  }
+  if (statement.column_names.empty()) CheckViewAliases(*statement.query, output, qualified);
+
+  std::vector<Field> fields;
+  for (size_t i = 0; i < output.num_fields(); ++i) {
+    Field field{output.field(i).name, output.field(i).type, true, {}};
+    if (i < statement.columns.size()) {
+      field.name = statement.columns[i].name;
+      if (statement.columns[i].comment) {
+        field.metadata.emplace_back("comment", internal::QuotedJson(*statement.columns[i].comment));
+      }
+    }
+    fields.push_back(std::move(field));
+  }
+  Schema schema(std::move(fields));
+  schema.CheckNoDuplicateNames();
+
+  sql::StoredView view;
+  view.name = name;
+  view.database = database;
+  view.resolution_database = session.current_database();
+  view.text = statement.query_text;
+  view.schema_json = ToDeltaSchemaJson(schema);
+  for (const Field& field : output.fields()) view.query_columns.push_back(field.name);
+  if (alter) {
+    // ALTER VIEW ... AS changes the query only.
+    view.comment = existing->comment;
+    view.properties = existing->properties;
+    view.created_time_ms = existing->created_time_ms;
+  } else {
+    view.comment = statement.comment;
+    view.properties = statement.properties;
+    view.created_time_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                               std::chrono::system_clock::now().time_since_epoch())
+                               .count();
+  }
+  // The settings that change what the query means, as Spark records them with a view.
+  for (const auto& [key, value] : session.conf()) {
+    if (key.rfind("spark.sql.", 0) == 0) view.sql_configs.emplace_back(key, value);
+  }
+  session.catalog().StoreView(view, /*replace=*/alter || statement.or_replace);
   return {};
 }
 
@@ -210,26 +364,18 @@ StatementResult ExecuteDropTable(sql::SessionState& session, const sql::Statemen
   const sql::QualifiedName& name = statement.name;
   // DROP TABLE also drops a temporary view of that name, as Spark does.
   if (name.size() == 1 && session.DropTempView(name[0])) return {};
-  std::string database;
-  std::string table;
-  if (name.size() == 1) {
-    database = session.current_database();
-    table = name[0];
-  } else if (name.size() == 2) {
-    database = name[0];
-    table = name[1];
-  } else if (name.size() == 3 && Lower(name[0]) == "spark_catalog") {
-    database = name[1];
-    table = name[2];
-  } else {
-    SILT_THROW(INVALID_SCHEMA_OR_RELATION_NAME, {{"name", ShortenedForMessage(name.back())}});
-  }
+  auto [database, table] = CatalogObjectName(session, name);
   if (!session.catalog().DatabaseExists(database)) {
     if (statement.if_exists) return {};
-    std::string written;
-    for (const auto& part : name) written += (written.empty() ? "`" : ".`") + ShortenedForMessage(part) + "`";
-    throw MakeError(ErrorClass::TABLE_OR_VIEW_NOT_FOUND, {{"relationName", written}})
+    throw MakeError(ErrorClass::TABLE_OR_VIEW_NOT_FOUND, {{"relationName", WrittenName(name)}})
         .WithContext(sql::FormatPosition(statement.position));
+  }
+  if (session.catalog().FindView(database, table)) {
+    SILT_THROW(WRONG_COMMAND_FOR_OBJECT_TYPE, {{"operation", "DROP TABLE"},
+                                               {"requiredType", "EXTERNAL or MANAGED"},
+                                               {"objectName", QuotedCatalogObject(database, table)},
+                                               {"foundType", "VIEW"},
+                                               {"alternative", "DROP VIEW"}});
   }
   session.catalog().DropTable(database, table, statement.if_exists);
   return {};
@@ -237,20 +383,41 @@ StatementResult ExecuteDropTable(sql::SessionState& session, const sql::Statemen
 
 StatementResult ExecuteDropView(sql::SessionState& session, const sql::Statement& statement) {
   if (statement.name.size() == 1 && session.DropTempView(statement.name[0])) return {};
-  if (statement.if_exists) return {};
-  // A table is not a view: Spark refuses DROP VIEW on it.
-  if (statement.name.size() == 1 &&
-      session.catalog().TableLocation(session.current_database(), statement.name[0])) {
-    SILT_THROW(EXPECT_VIEW_NOT_TABLE,
-               {{"tableName", "`spark_catalog`.`" + session.current_database() + "`.`" +
-                                  Lower(statement.name[0]) + "`"},
-                {"operation", "DROP VIEW"},
-                {"alternative", "DROP TABLE"}});
+  auto [database, view] = CatalogObjectName(session, statement.name);
+  if (session.catalog().DatabaseExists(database)) {
+    if (session.catalog().DropView(database, view)) return {};
+    // A table is not a view: Spark refuses DROP VIEW on it.
+    if (session.catalog().TableLocation(database, view)) {
+      SILT_THROW(WRONG_COMMAND_FOR_OBJECT_TYPE,
+                 {{"operation", "DROP VIEW"},
+                  {"requiredType", "VIEW"},
+                  {"objectName", QuotedCatalogObject(database, view)},
+                  {"foundType",
+                   session.catalog().IsExternalTable(database, view) ? "EXTERNAL" : "MANAGED"},
+                  {"alternative", "DROP TABLE"}});
+    }
   }
-  std::string written;
-  for (const auto& part : statement.name) written += (written.empty() ? "`" : ".`") + ShortenedForMessage(part) + "`";
-  throw MakeError(ErrorClass::TABLE_OR_VIEW_NOT_FOUND, {{"relationName", written}})
+  if (statement.if_exists) return {};
+  throw MakeError(ErrorClass::TABLE_OR_VIEW_NOT_FOUND,
+                  {{"relationName", WrittenName(statement.name)}})
       .WithContext(sql::FormatPosition(statement.position));
+}
+
+// SHOW VIEWS [IN db] [LIKE pattern]: the database's views, then the temporary views.
+StatementResult ExecuteShowViews(sql::SessionState& session, const sql::Statement& statement) {
+  std::string database =
+      statement.name.empty() ? session.current_database() : DatabaseName(statement.name);
+  ResultBuilder result({StringField("namespace", false), StringField("viewName", false),
+                        Field{"isTemporary", BooleanType(), false, {}}});
+  auto add = [&](const std::string& ns, const std::string& view, bool temporary) {
+    if (!MatchesShowPattern(statement.pattern, view)) return;
+    result.column(0).AppendString(ns);
+    result.column(1).AppendString(view);
+    result.column(2).AppendBool(temporary);
+  };
+  for (const std::string& view : session.catalog().ListViews(database)) add(database, view, false);
+  for (const std::string& view : session.TempViewNames()) add("", view, true);
+  return result.Finish();
 }
 
 StatementResult ExecuteShowTables(sql::SessionState& session, const sql::Statement& statement) {
@@ -264,8 +431,11 @@ StatementResult ExecuteShowTables(sql::SessionState& session, const sql::Stateme
     result.column(1).AppendString(table);
     result.column(2).AppendBool(temporary);
   };
-  for (const std::string& table : session.catalog().ListTables(database))
-    add(database, table, false);
+  // Spark lists a database's views with its tables.
+  std::vector<std::string> names = session.catalog().ListTables(database);
+  for (const std::string& view : session.catalog().ListViews(database)) names.push_back(view);
+  std::sort(names.begin(), names.end());
+  for (const std::string& name : names) add(database, name, false);
   for (const std::string& view : session.TempViewNames()) add("", view, true);
   return result.Finish();
 }
@@ -494,6 +664,8 @@ StatementResult ExecuteOnThisThread(sql::SessionState& session, const sql::State
       return internal::ExecuteDescribeHistory(session, statement);
     case StatementKind::kShowTables:
       return ExecuteShowTables(session, statement);
+    case StatementKind::kShowViews:
+      return ExecuteShowViews(session, statement);
     case StatementKind::kShowDatabases:
       return ExecuteShowDatabases(session, statement);
     case StatementKind::kShowTableProperties:

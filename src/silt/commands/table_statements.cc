@@ -388,6 +388,14 @@ CreateTarget ResolveCreateTarget(sql::SessionState& session, const sql::Statemen
                   INVALID_SCHEMA_OR_RELATION_NAME, {{"name", ShortenedForMessage(name.back())}});
   target.display_name = "`spark_catalog`.`" + ShortenedForMessage(database) + "`.`" +
                         ShortenedForMessage(target.table) + "`";
+  // A name is a table or a view: even CREATE OR REPLACE TABLE does not replace a view.
+  if (session.catalog().FindView(database, target.table)) {
+    if (statement.if_not_exists && !statement.or_replace && !statement.replace) {
+      target.exists = true;
+      return target;
+    }
+    SILT_THROW(TABLE_OR_VIEW_ALREADY_EXISTS, {{"relationName", target.display_name}});
+  }
   std::optional<std::string> existing = session.catalog().TableLocation(database, target.table);
   if (existing) {
     target.exists = true;
@@ -523,8 +531,15 @@ StatementResult ExecuteCreateTable(sql::SessionState& session, const sql::Statem
   }
   std::vector<Batch> rows;
   if (statement.query) {
+    // Spark's parser refuses a column list here, so identity columns (and generated columns
+    // and defaults) cannot be declared in CTAS; and the query's columns come without the
+    // metadata of the columns they read, so a CTAS or REPLACE TABLE AS SELECT from a table
+    // with an identity column makes a plain column, without identity or high water mark, as
+    // Delta does.
     SILT_USER_CHECK(statement.columns.empty(), UNSUPPORTED_FEATURE,
-                    {{"message", "CREATE TABLE AS SELECT with a column list"}});
+                    {{"message",
+                      "Schema may not be specified in a Create Table As Select (CTAS) "
+                      "statement"}});
     StatementResult result = RunQuery(session, *statement.query);
     for (const Field& field : result.schema->fields()) {
       fields.push_back(Field{field.name, field.type, true, {}});

@@ -425,6 +425,7 @@ enum class StatementKind {
   kShowTableProperties,
   kShowCreateTable,
   kShowColumns,
+  kShowViews,
   kExplain,
   kSet,
   kReset,
@@ -442,7 +443,9 @@ enum class StatementKind {
 /// - kQuery: query.
 /// - kCreateTable: name, columns, constraints, provider, partition_columns, location, comment,
 ///   properties, query (AS ...), or_replace (OR REPLACE), replace (REPLACE TABLE), if_not_exists.
-/// - kCreateView: name, temporary, or_replace, if_not_exists, column_names, comment, query.
+/// - kCreateView: name, temporary, or_replace, if_not_exists, column_names (with their COMMENTs
+///   in `columns`, types unset), comment, properties, query; `ALTER VIEW v AS query` is a
+///   kCreateView with replace = true.
 /// - kCreateDatabase: name, if_not_exists, comment, location. kDrop*: name, if_exists.
 /// - kUse: name (always present; `USE DATABASE d` and `USE d` give the same node).
 /// - kInsert: name, overwrite, column_names, replace_where, query (VALUES is a kValues query).
@@ -455,7 +458,7 @@ enum class StatementKind {
 ///   alter_column_change (ALTER COLUMN), column_paths (DROP COLUMNS).
 /// - kDescribeTable: name, extended. kDescribeDetail: name. kDescribeHistory: name, limit.
 ///   kDescribeHealth: name.
-/// - kShowTables: name (IN db), pattern. kShowDatabases: pattern. kShowTableProperties: name,
+/// - kShowTables, kShowViews: name (IN db), pattern. kShowDatabases: pattern. kShowTableProperties: name,
 ///   property_keys. kShowCreateTable / kShowColumns: name (+ database for SHOW COLUMNS IN t IN db).
 /// - kExplain: explain_mode ("" or EXTENDED/FORMATTED/...), explained.
 /// - kSet: key (empty for bare SET), value (nullopt for `SET key`). kReset: key (may be empty).
@@ -473,6 +476,8 @@ struct Statement {
   SourcePosition position;
   /// The statement's own text (without the `;`), for history and EXPLAIN.
   std::string source_text;
+  /// kCreateView: the text of its query as written (what a permanent view stores).
+  std::string query_text;
 
   QualifiedName name;
   QueryPtr query;

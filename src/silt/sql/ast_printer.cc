@@ -782,6 +782,7 @@ class Printer {
       case StatementKind::kCreateTable:
         return CreateTable(s);
       case StatementKind::kCreateView: {
+        if (s.replace) return "ALTER VIEW " + Name(s.name) + " AS " + Query(*s.query);
         std::string out = "CREATE ";
         if (s.or_replace) out += "OR REPLACE ";
         if (s.temporary) out += "TEMPORARY ";
@@ -854,8 +855,9 @@ class Printer {
         if (s.limit) out += " LIMIT " + Expression(*s.limit);
         return out;
       }
-      case StatementKind::kShowTables: {
-        std::string out = "SHOW TABLES";
+      case StatementKind::kShowTables:
+      case StatementKind::kShowViews: {
+        std::string out = s.kind == StatementKind::kShowTables ? "SHOW TABLES" : "SHOW VIEWS";
         if (!s.name.empty()) out += " IN " + Name(s.name);
         if (!s.pattern.empty()) out += " LIKE " + QuoteString(s.pattern);
         return out;

@@ -25,6 +25,8 @@ constexpr std::string_view kRegistryFolder = "_silt_tables";
 // registry change.
 constexpr std::string_view kLegacyRegistryFile = "_silt_tables.json";
 constexpr std::string_view kDatabaseMarkerFile = "_silt_database.json";
+// Permanent views: one entry file per view in this folder of the database's folder.
+constexpr std::string_view kViewFolder = "_silt_views";
 // A managed table's folder is its name, and file systems allow 255 bytes per name.
 constexpr size_t kMaxTableNameBytes = 255;
 // Entry file names longer than this (after escaping) are shortened and given a hash.
@@ -102,6 +104,94 @@ std::optional<std::pair<std::string, std::string>> ParseEntry(const std::string&
   return std::make_pair(name->text, location->text);
 }
 
+void StringPairsJson(JsonWriter& json,
+                     const std::vector<std::pair<std::string, std::string>>& pairs) {
+  json.BeginObject();
+  for (const auto& [key, value] : pairs) {
+    json.Key(key);
+    json.String(value);
+  }
+  json.EndObject();
+}
+
+std::string ViewJson(const StoredView& view) {
+  JsonWriter json;
+  json.BeginObject();
+  json.Key("name");
+  json.String(view.name);
+  json.Key("database");
+  json.String(view.database);
+  json.Key("resolutionDatabase");
+  json.String(view.resolution_database);
+  json.Key("text");
+  json.String(view.text);
+  json.Key("schema");
+  json.String(view.schema_json);
+  json.Key("queryColumns");
+  json.BeginArray();
+  for (const std::string& column : view.query_columns) json.String(column);
+  json.EndArray();
+  if (view.comment) {
+    json.Key("comment");
+    json.String(*view.comment);
+  }
+  json.Key("properties");
+  StringPairsJson(json, view.properties);
+  json.Key("sqlConfigs");
+  StringPairsJson(json, view.sql_configs);
+  json.Key("createdTime");
+  json.Int(view.created_time_ms);
+  json.EndObject();
+  return json.Release();
+}
+
+std::vector<std::pair<std::string, std::string>> StringPairs(const exec::JsonValue* object) {
+  std::vector<std::pair<std::string, std::string>> pairs;
+  if (object == nullptr) return pairs;
+  for (const auto& [key, value] : object->members) {
+    if (value.kind == exec::JsonValue::Kind::kString) pairs.emplace_back(key, value.text);
+  }
+  return pairs;
+}
+
+// The view an entry file holds; nullopt for a file that is not a view entry.
+std::optional<StoredView> ParseViewEntry(const std::string& text) {
+  exec::JsonValue value = exec::ParseJson(text);
+  auto string_member = [&](std::string_view key) -> const std::string* {
+    const exec::JsonValue* member = value.Find(key);
+    if (member == nullptr || member->kind != exec::JsonValue::Kind::kString) return nullptr;
+    return &member->text;
+  };
+  const std::string* name = string_member("name");
+  const std::string* database = string_member("database");
+  const std::string* query = string_member("text");
+  const std::string* schema = string_member("schema");
+  if (name == nullptr || database == nullptr || query == nullptr || schema == nullptr) {
+    return std::nullopt;
+  }
+  StoredView view;
+  view.name = *name;
+  view.database = *database;
+  view.text = *query;
+  const std::string* resolution = string_member("resolutionDatabase");
+  view.resolution_database = resolution != nullptr ? *resolution : view.database;
+  view.schema_json = *schema;
+  if (const std::string* comment = string_member("comment")) view.comment = *comment;
+  if (const exec::JsonValue* columns = value.Find("queryColumns");
+      columns != nullptr && columns->kind == exec::JsonValue::Kind::kArray) {
+    for (const exec::JsonValue& column : columns->elements) {
+      if (column.kind == exec::JsonValue::Kind::kString) view.query_columns.push_back(column.text);
+    }
+  }
+  view.properties = StringPairs(value.Find("properties"));
+  view.sql_configs = StringPairs(value.Find("sqlConfigs"));
+  if (const exec::JsonValue* created = value.Find("createdTime");
+      created != nullptr && created->kind == exec::JsonValue::Kind::kInteger) {
+    view.created_time_ms = created->integer;
+  }
+  return view;
+}
+
 }  // namespace
 
 Catalog::Catalog(std::shared_ptr<io::FileSystem> fs, std::string warehouse)
@@ -174,7 +264,7 @@ void Catalog::DropDatabase(const std::string& name, bool if_exists, bool cascade
     SILT_THROW(SCHEMA_NOT_FOUND, {{"schemaName", "`spark_catalog`.`" + lower + "`"}});
   }
   std::vector<std::string> tables = ListTables(lower);
-  if (!tables.empty() && !cascade) {
+  if ((!tables.empty() || !ListViews(lower).empty()) && !cascade) {
     SILT_THROW(SCHEMA_NOT_EMPTY, {{"schemaName", "`spark_catalog`.`" + lower + "`"}});
   }
   for (const std::string& table : tables) DropTable(lower, table, /*if_exists=*/true);
@@ -338,6 +428,70 @@ void Catalog::DropTable(const std::string& database, const std::string& table, b
     return file.path.find("/_delta_log/") != std::string::npos;
   });
   for (const io::FileInfo& file : files) fs_->Delete(file.path);
+}
+
+std::string Catalog::ViewEntryPath(const std::string& database, const std::string& view) const {
+  return io::JoinPath(io::JoinPath(DatabaseFolder(database), kViewFolder), EntryFileName(view));
+}
+
+void Catalog::StoreView(const StoredView& view, bool replace) {
+  CheckDatabase(view.database);
+  CheckTableName(view.name);
+  if (TableLocation(view.database, view.name)) {
+    SILT_THROW(TABLE_OR_VIEW_ALREADY_EXISTS,
+               {{"relationName", QuotedTable(view.database, view.name)}});
+  }
+  std::string path = ViewEntryPath(view.database, view.name);
+  if (replace) {
+    fs_->WriteFile(path, ViewJson(view));
+    return;
+  }
+  if (fs_->PutIfAbsent(path, ViewJson(view)) == io::PutOutcome::kAlreadyExists) {
+    SILT_THROW(TABLE_OR_VIEW_ALREADY_EXISTS,
+               {{"relationName", QuotedTable(view.database, view.name)}});
+  }
+}
+
+std::optional<StoredView> Catalog::FindView(const std::string& database,
+                                            const std::string& name) const {
+  CheckDatabase(database);
+  std::string lower = AsciiLower(name);
+  if (lower.size() > kMaxTableNameBytes) return std::nullopt;
+  std::string path = ViewEntryPath(database, lower);
+  if (!fs_->Stat(path)) return std::nullopt;
+  std::optional<StoredView> view;
+  try {
+    view = ParseViewEntry(fs_->ReadFile(path));
+  } catch (const Error& error) {
+    // Dropped between the two calls.
+    if (error.error_class() == "PATH_NOT_FOUND") return std::nullopt;
+    throw;
+  }
+  if (!view || view->name != lower) return std::nullopt;
+  return view;
+}
+
+bool Catalog::DropView(const std::string& database, const std::string& name) {
+  if (!FindView(database, name)) return false;
+  return fs_->Delete(ViewEntryPath(database, AsciiLower(name)));
+}
+
+std::vector<std::string> Catalog::ListViews(const std::string& database) const {
+  CheckDatabase(database);
+  std::set<std::string> names;
+  std::string folder = io::JoinPath(DatabaseFolder(database), kViewFolder);
+  for (const io::FileInfo& file : fs_->List(folder)) {
+    if (file.is_directory || !EndsWith(file.path, ".json")) continue;
+    std::optional<StoredView> view;
+    try {
+      view = ParseViewEntry(fs_->ReadFile(file.path));
+    } catch (const Error& error) {
+      if (error.error_class() == "PATH_NOT_FOUND") continue;
+      throw;
+    }
+    if (view) names.insert(view->name);
+  }
+  return {names.begin(), names.end()};
 }
 
 std::vector<std::string> Catalog::ListTables(const std::string& database) const {

@@ -12,6 +12,28 @@ class FileSystem;
 
 namespace silt::sql {
 
+/// A permanent view as the catalog keeps it (CREATE VIEW): what Spark's catalog records of one.
+struct StoredView {
+  std::string name;      ///< lower case
+  std::string database;  ///< lower case; where the view lives
+  /// The current database when the view was created: its query's unqualified names resolve in
+  /// it (Spark's "View Catalog and Namespace").
+  std::string resolution_database;
+  std::string text;  ///< the query as written (Spark's "View Text")
+  /// The output columns as Delta schema JSON: the names the view shows, the types its query
+  /// had at creation, and column comments (`comment` metadata).
+  std::string schema_json;
+  /// The names the query gave its columns at creation (Spark's "View Query Output Columns"):
+  /// a read takes these columns by name from the query's output, so a `SELECT *` view keeps
+  /// its columns when its table gains some.
+  std::vector<std::string> query_columns;
+  std::optional<std::string> comment;
+  std::vector<std::pair<std::string, std::string>> properties;
+  /// The session's SQL settings (`spark.sql.*`) when the view was created, as Spark keeps them.
+  std::vector<std::pair<std::string, std::string>> sql_configs;
+  int64_t created_time_ms = 0;
+};
+
 /// The warehouse: databases and the tables in them, kept in a folder so that every session (and
 /// every process) pointed at the same folder sees the same tables. Spark's layout: tables of
 /// the `default` database are `<warehouse>/<table>`, of database d `<warehouse>/d.db/<table>`
@@ -22,6 +44,8 @@ namespace silt::sql {
 /// entries when the registry next changes). A
 /// database other than `default` exists when its folder does; CREATE DATABASE writes the marker
 /// file `_silt_database.json` (name, comment) into it, since object stores have no empty folders.
+/// A permanent view is an entry file in the folder `_silt_views/` of its database's folder
+/// (StoredView as JSON), created with put-if-absent; a name is a table or a view, never both.
 /// Names are case-insensitive and stored lower-case, as Spark's session catalog does.
 /// A table name has at most 255 bytes, the longest folder name file systems allow.
 /// Thread-safe for concurrent readers; writers go through the file system's atomic operations.
@@ -68,9 +92,21 @@ class Catalog {
   /// True when `database.table` was registered with a LOCATION. Throws SCHEMA_NOT_FOUND.
   bool IsExternalTable(const std::string& database, const std::string& table) const;
 
+  /// Stores a permanent view. Throws TABLE_OR_VIEW_ALREADY_EXISTS when a table has the name, or
+  /// a view has it and not `replace` (also to the loser of two processes creating one view at
+  /// once), SCHEMA_NOT_FOUND and TABLE_NAME_TOO_LONG.
+  void StoreView(const StoredView& view, bool replace);
+  /// The view `database.name`, or nullopt. Throws SCHEMA_NOT_FOUND for an unknown database.
+  std::optional<StoredView> FindView(const std::string& database, const std::string& name) const;
+  /// Forgets a view; returns whether one existed. Throws SCHEMA_NOT_FOUND.
+  bool DropView(const std::string& database, const std::string& name);
+  /// View names of a database, sorted. Throws SCHEMA_NOT_FOUND.
+  std::vector<std::string> ListViews(const std::string& database) const;
+
  private:
   std::string DatabaseFolder(const std::string& database) const;
   std::string RegistryEntryPath(const std::string& database, const std::string& table) const;
+  std::string ViewEntryPath(const std::string& database, const std::string& view) const;
   /// Every registered external table: entries and the legacy registry file.
   std::map<std::string, std::string> ReadRegistry(const std::string& database) const;
   std::map<std::string, std::string> ReadLegacyRegistry(const std::string& database) const;

@@ -180,6 +180,48 @@ TEST_F(CatalogTest, UnresolvableNamesGiveSparkErrors) {
             "PATH_NOT_FOUND");
 }
 
+TEST_F(CatalogTest, PermanentViewsPersistAndShareNamesWithTables) {
+  StoredView view;
+  view.name = "v";
+  view.database = "default";
+  view.resolution_database = "default";
+  view.text = "SELECT 1 AS one";
+  view.schema_json =
+      R"({"type":"struct","fields":[{"name":"one","type":"integer","nullable":true,"metadata":{}}]})";
+  view.comment = "a view";
+  view.sql_configs = {{"spark.sql.ansi.enabled", "false"}};
+  {
+    SessionState first(fs_, warehouse_);
+    first.catalog().StoreView(view, /*replace=*/false);
+    // Of two sessions creating one view, the second finds it taken.
+    SessionState racing(fs_, warehouse_);
+    EXPECT_EQ(ErrorClassOf([&] { racing.catalog().StoreView(view, /*replace=*/false); }),
+              "TABLE_OR_VIEW_ALREADY_EXISTS");
+    // A table's name is not free for a view.
+    MakeDeltaFolder(*fs_, first.catalog().ManagedLocation("default", "t"));
+    StoredView on_table = view;
+    on_table.name = "t";
+    EXPECT_EQ(ErrorClassOf([&] { first.catalog().StoreView(on_table, /*replace=*/true); }),
+              "TABLE_OR_VIEW_ALREADY_EXISTS");
+  }
+  SessionState second(fs_, warehouse_);
+  std::optional<StoredView> read = second.catalog().FindView("DEFAULT", "V");
+  ASSERT_TRUE(read.has_value());
+  EXPECT_EQ(read->text, "SELECT 1 AS one");
+  EXPECT_EQ(read->comment, "a view");
+  EXPECT_EQ(read->sql_configs, view.sql_configs);
+  EXPECT_THAT(second.catalog().ListViews("default"), ElementsAre("v"));
+  EXPECT_THAT(second.catalog().ListTables("default"), ElementsAre("t"));
+  TableSource source = second.ResolveTable({"v"}, {});
+  EXPECT_EQ(source.kind, TableSource::Kind::kView);
+  EXPECT_EQ(source.display_name, "`spark_catalog`.`default`.`v`");
+  ASSERT_NE(source.view, nullptr);
+  EXPECT_THAT(source.view->column_names, ElementsAre("one"));
+  EXPECT_TRUE(second.catalog().DropView("default", "v"));
+  EXPECT_FALSE(second.catalog().DropView("default", "v"));
+  EXPECT_EQ(ErrorClassOf([&] { second.ResolveTable({"v"}, {}); }), "TABLE_OR_VIEW_NOT_FOUND");
+}
+
 TEST_F(CatalogTest, TempViewsShadowTablesAndConfParses) {
   SessionState session(fs_, warehouse_);
   MakeDeltaFolder(*fs_, session.catalog().ManagedLocation("default", "v"));

@@ -2371,11 +2371,27 @@ class Parser {
       statement.kind = StatementKind::kCreateView;
       if (MatchKeywords({"IF", "NOT", "EXISTS"})) statement.if_not_exists = true;
       statement.name = ParseQualifiedName();
-      if (IsOperator(Current(), "(")) statement.column_names = ParseIdentifierList();
-      if (MatchKeyword("COMMENT")) statement.comment = ParseStringLiteral();
-      if (MatchKeyword("TBLPROPERTIES")) statement.properties = ParseProperties();
+      if (MatchOperator("(")) {
+        do {
+          ColumnDefinition column;
+          column.name = ParseIdentifier();
+          if (MatchKeyword("COMMENT")) column.comment = ParseStringLiteral();
+          statement.column_names.push_back(column.name);
+          statement.columns.push_back(std::move(column));
+        } while (MatchOperator(","));
+        ExpectOperator(")");
+      }
+      while (true) {
+        if (!statement.comment && MatchKeyword("COMMENT")) {
+          statement.comment = ParseStringLiteral();
+        } else if (statement.properties.empty() && MatchKeyword("TBLPROPERTIES")) {
+          statement.properties = ParseProperties();
+        } else {
+          break;
+        }
+      }
       ExpectKeyword("AS");
-      statement.query = ParseQuery();
+      ParseViewQuery(statement);
       return statement;
     }
     if (statement.temporary) SyntaxError(Current());
@@ -2401,6 +2417,12 @@ class Parser {
     ExpectKeyword("TABLE");
     ParseCreateTableRest(statement);
     return statement;
+  }
+
+  void ParseViewQuery(Statement& statement) {
+    size_t start = Current().position.offset;
+    statement.query = ParseQuery();
+    statement.query_text = std::string(sql_.substr(start, last_end_offset_ - start));
   }
 
   void ParseCreateTableRest(Statement& statement) {
@@ -2790,6 +2812,16 @@ class Parser {
 
   Statement ParseAlter() {
     Advance();
+    if (MatchKeyword("VIEW")) {
+      // ALTER VIEW v AS query: the view's new query, keeping its comment and properties.
+      Statement statement;
+      statement.kind = StatementKind::kCreateView;
+      statement.replace = true;
+      statement.name = ParseQualifiedName();
+      ExpectKeyword("AS");
+      ParseViewQuery(statement);
+      return statement;
+    }
     ExpectKeyword("TABLE");
     Statement statement;
     statement.kind = StatementKind::kAlterTable;
@@ -2938,8 +2970,9 @@ class Parser {
   Statement ParseShow() {
     Advance();
     Statement statement;
-    if (MatchKeyword("TABLES")) {
-      statement.kind = StatementKind::kShowTables;
+    if (MatchKeyword("TABLES") || MatchKeyword("VIEWS")) {
+      statement.kind = IsKeyword(tokens_[index_ - 1], "VIEWS") ? StatementKind::kShowViews
+                                                               : StatementKind::kShowTables;
       if (MatchKeyword("IN") || MatchKeyword("FROM")) statement.name = ParseQualifiedName();
       if (MatchKeyword("LIKE") || Current().kind == TokenKind::kString) {
         statement.pattern = ParseStringLiteral();

@@ -5,9 +5,10 @@
 #include <functional>
 #include <limits>
 #include <map>
-#include <set>
 #include <optional>
+#include <set>
 
+#include "silt/base/ascii.h"
 #include "silt/base/check.h"
 #include "silt/base/error_class.h"
 #include "silt/exec/accumulator.h"
@@ -158,6 +159,32 @@ LogicalPtr Requalify(const LogicalPtr& plan, const std::string& alias,
     }
   }
   return copy;
+}
+
+// A permanent view reads the columns its query had at creation, by name, from what the query
+// gives now (a `SELECT *` view keeps its columns when its table gains some, as Spark's views
+// do). A plan without one of them is left as it is, for the column count check after.
+LogicalPtr SelectViewColumns(const LogicalPtr& plan, const StoredView& view) {
+  std::set<std::string> distinct;
+  for (const std::string& name : view.query_columns) distinct.insert(AsciiLower(name));
+  // Names that repeat (a column list renaming them apart) can only be taken by position.
+  if (distinct.size() != view.query_columns.size()) return plan;
+  std::vector<int> indexes;
+  for (const std::string& name : view.query_columns) {
+    int found = -1;
+    for (size_t i = 0; i < plan->columns.size() && found < 0; ++i) {
+      if (!plan->columns[i].hidden && EqualsIgnoreCase(plan->columns[i].name, name)) {
+        found = static_cast<int>(i);
+      }
+    }
+    if (found < 0) return plan;
+    indexes.push_back(found);
+  }
+  bool unchanged = indexes.size() == plan->columns.size();
+  for (size_t i = 0; unchanged && i < indexes.size(); ++i) {
+    unchanged = indexes[i] == static_cast<int>(i);
+  }
+  return unchanged || indexes.empty() ? plan : MakeLogicalSelectColumns(plan, indexes);
 }
 
 // A correlated subquery's link to the query around it.
@@ -1592,17 +1619,26 @@ LogicalPtr QueryBinder::Impl::BindNamedTable(const QualifiedName& name, const st
         ThrowAt(MakeError(ErrorClass::UNSUPPORTED_FEATURE, {{"message", "Time travel on the view " + source.display_name}}),
                 position);
       }
-      // A view is bound as it was defined: the query's CTEs are not visible in it.
+      // A view is bound as it was defined: the query's CTEs are not visible in it, and a
+      // permanent view's names resolve where it was created.
       std::vector<CteEntry> saved_ctes;
       saved_ctes.swap(ctes);
+      bool pushed = false;
       LogicalPtr plan;
       try {
+        if (source.view->stored != nullptr) {
+          session.PushViewBinding(*source.view);
+          pushed = true;
+        }
         plan = BindQuery(*source.view->query, nullptr);
       } catch (...) {
+        if (pushed) session.PopViewBinding();
         ctes.swap(saved_ctes);
         throw;
       }
+      if (pushed) session.PopViewBinding();
       ctes.swap(saved_ctes);
+      if (pushed) plan = SelectViewColumns(plan, *source.view->stored);
       plan = Requalify(plan, "", source.view->column_names, position);
       return Requalify(plan, alias.empty() ? source.view->name : alias, {}, position);
     }

@@ -14,6 +14,8 @@
 #include "silt/io/local_machine.h"
 #include "silt/io/path.h"
 #include "silt/sql/lexer.h"
+#include "silt/sql/parser.h"
+#include "silt/types/schema_json.h"
 
 namespace silt::sql {
 namespace {
@@ -26,6 +28,11 @@ std::string QuoteName(const QualifiedName& name) {
     out += '`' + ShortenedForMessage(part) + '`';
   }
   return out;
+}
+
+std::string QuotedCatalogName(const std::string& database, const std::string& name) {
+  return "`spark_catalog`.`" + ShortenedForMessage(database) + "`.`" + ShortenedForMessage(name) +
+         "`";
 }
 
 [[noreturn]] void ThrowNotFound(const QualifiedName& name, const SourcePosition& position) {
@@ -213,14 +220,24 @@ TableSource SessionState::ResolveTable(const QualifiedName& name,
       source.pinned_rows = input->second.rows;
       return source;
     }
-    if (const TempView* view = FindTempView(name[0])) {
+    // A permanent view's query sees no temporary view.
+    const TempView* view = view_bindings_.empty() ? FindTempView(name[0]) : nullptr;
+    if (view != nullptr && creating_view_) {
+      throw MakeError(ErrorClass::INVALID_TEMP_OBJ_REFERENCE,
+                      {{"objName", *creating_view_},
+                       {"obj", "VIEW"},
+                       {"tempObjName", "`" + ShortenedForMessage(view->name) + "`"},
+                       {"tempObj", "VIEW"}})
+          .WithContext(FormatPosition(position));
+    }
+    if (view != nullptr) {
       TableSource source;
       source.kind = TableSource::Kind::kView;
       source.display_name = "`" + view->name + "`";
       source.view = view;
       return source;
     }
-    return ResolveCatalogTable(current_database_, name[0], name, position);
+    return ResolveCatalogTable(ResolutionDatabase(), name[0], name, position);
   }
   if (name.size() == 2) {
     std::string format = AsciiLower(name[0]);
@@ -262,6 +279,9 @@ TableSource SessionState::ResolveCatalogTable(const std::string& database, const
                                               const QualifiedName& written,
                                               const SourcePosition& position) const {
   if (!catalog_.DatabaseExists(database)) ThrowNotFound(written, position);
+  if (std::optional<StoredView> view = catalog_.FindView(database, table)) {
+    return PermanentViewSource(*view);
+  }
   std::optional<std::string> location = catalog_.TableLocation(database, table);
   if (!location) ThrowNotFound(written, position);
   TableSource source;
@@ -271,6 +291,72 @@ TableSource SessionState::ResolveCatalogTable(const std::string& database, const
   source.display_name = "`spark_catalog`.`" + AsciiLower(database) + "`.`" + AsciiLower(table) + "`";
   return source;
 }
+
+TableSource SessionState::PermanentViewSource(const StoredView& stored) const {
+  std::string key = stored.database + "." + stored.name;
+  std::shared_ptr<const TempView>& cached = view_cache_[key];
+  if (cached == nullptr || cached->stored->text != stored.text ||
+      cached->stored->schema_json != stored.schema_json ||
+      cached->stored->resolution_database != stored.resolution_database) {
+    Statement parsed = ParseStatement(stored.text);
+    if (parsed.kind != StatementKind::kQuery || parsed.query == nullptr) {
+      SILT_THROW(
+          INVALID_ARGUMENT,
+          {{"message", "the stored text of the view " +
+                           QuotedCatalogName(stored.database, stored.name) + " is not a query"}});
+    }
+    auto view = std::make_shared<TempView>();
+    view->name = stored.name;
+    view->query = parsed.query;
+    Schema columns = ParseDeltaSchema(stored.schema_json);
+    for (const Field& field : columns.fields()) {
+      view->column_names.push_back(field.name);
+    }
+    view->sql_text = stored.text;
+    view->stored = std::make_shared<StoredView>(stored);
+    cached = std::move(view);
+  }
+  TableSource source;
+  source.kind = TableSource::Kind::kView;
+  source.display_name = QuotedCatalogName(stored.database, stored.name);
+  source.identifier = {stored.database, stored.name};
+  source.permanent_view = cached;
+  source.view = cached.get();
+  return source;
+}
+
+const std::string& SessionState::ResolutionDatabase() const {
+  return view_bindings_.empty() ? current_database_ : view_bindings_.back().database;
+}
+
+void SessionState::PushViewBinding(const TempView& view) {
+  SILT_CHECK(view.stored != nullptr, "binding a temporary view as a permanent one");
+  std::string name = QuotedCatalogName(view.stored->database, view.stored->name);
+  std::vector<std::string> path;
+  if (creating_view_) path.push_back(*creating_view_);
+  for (const ViewBinding& binding : view_bindings_) path.push_back(binding.qualified_name);
+  if (std::find(path.begin(), path.end(), name) != path.end()) {
+    std::string cycle;
+    bool in_cycle = false;
+    for (const std::string& step : path) {
+      in_cycle = in_cycle || step == name;
+      if (in_cycle) cycle += step + " -> ";
+    }
+    SILT_THROW(RECURSIVE_VIEW, {{"viewIdent", name}, {"newPath", cycle + name}});
+  }
+  view_bindings_.push_back(ViewBinding{std::move(name), view.stored->resolution_database});
+}
+
+void SessionState::PopViewBinding() {
+  SILT_CHECK(!view_bindings_.empty(), "no view being bound");
+  view_bindings_.pop_back();
+}
+
+void SessionState::BeginViewCreation(const std::string& qualified_name) {
+  creating_view_ = qualified_name;
+}
+
+void SessionState::EndViewCreation() { creating_view_.reset(); }
 
 ThreadPool& SessionState::pool() const { return ThreadPool::Default(); }
 

@@ -32,12 +32,16 @@ struct TextTable;
 
 namespace silt::sql {
 
-/// A temporary view: its query, re-bound at each use (as Spark stores views as plans of text).
+/// A view: its query, re-bound at each use (as Spark stores views as plans of text). Temporary
+/// views live in the session; a permanent view is read from the catalog (`stored`).
 struct TempView {
   std::string name;
   QueryPtr query;
   std::vector<std::string> column_names;  ///< CREATE VIEW v (a, b) AS ...; empty = the query's
   std::string sql_text;
+  /// Permanent views only: the catalog's record. Its query is bound with unqualified names in
+  /// `stored->resolution_database` and no temporary view visible (SessionState::PushViewBinding).
+  std::shared_ptr<const StoredView> stored;
 };
 
 /// What a table name in FROM (or a DML target) refers to.
@@ -52,6 +56,8 @@ struct TableSource {
   std::string location;
   /// kView only.
   const TempView* view = nullptr;
+  /// kView of a permanent view: owns `view`.
+  std::shared_ptr<const TempView> permanent_view;
   /// kDelta: the snapshot to scan instead of loading the table's, for a streaming query's
   /// micro-batch input (SessionState::SetStreamInput).
   std::shared_ptr<const log::Snapshot> pinned_snapshot;
@@ -126,6 +132,17 @@ class SessionState {
   /// are read with exec::ReadJsonFiles / ReadCsvFiles (exec/text_format.h) or the Parquet reader.
   TableSource ResolveTable(const QualifiedName& name, const SourcePosition& position) const;
 
+  /// Binding a permanent view's query: until the matching Pop, one-part names resolve in the
+  /// view's resolution database and temporary views are invisible, as Spark resolves a view as
+  /// it was created. Throws RECURSIVE_VIEW when the view is already being bound (or created).
+  void PushViewBinding(const TempView& view);
+  void PopViewBinding();
+  /// CREATE VIEW of the permanent view `qualified_name` (`spark_catalog`.`db`.`v`) binds its
+  /// query between Begin and End: a temporary view it reads throws INVALID_TEMP_OBJ_REFERENCE,
+  /// and reading the view itself (through other views) RECURSIVE_VIEW.
+  void BeginViewCreation(const std::string& qualified_name);
+  void EndViewCreation();
+
   /// Worker threads for query execution.
   ThreadPool& pool() const;
 
@@ -139,6 +156,10 @@ class SessionState {
   TableSource ResolveCatalogTable(const std::string& database, const std::string& table,
                                   const QualifiedName& written,
                                   const SourcePosition& position) const;
+  /// The view `database.view` of the catalog as a source (parsed once per text and cached).
+  TableSource PermanentViewSource(const StoredView& stored) const;
+  /// Where one-part names resolve: the current database, or a view's while it is bound.
+  const std::string& ResolutionDatabase() const;
 
   std::shared_ptr<io::FileSystem> fs_;
   Catalog catalog_;
@@ -151,6 +172,14 @@ class SessionState {
     std::string display_name;
   };
   std::map<std::string, StreamInput> stream_inputs_;  // lower-case name
+  struct ViewBinding {
+    std::string qualified_name;
+    std::string database;
+  };
+  std::vector<ViewBinding> view_bindings_;
+  std::optional<std::string> creating_view_;
+  // Permanent views parsed, by `database.view`; an entry is re-parsed when its text changes.
+  mutable std::map<std::string, std::shared_ptr<const TempView>> view_cache_;
   Cancellation cancellation_;
   Progress progress_;
 };
