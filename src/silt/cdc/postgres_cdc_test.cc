@@ -119,7 +119,8 @@ TEST_F(PostgresCdcTest, MirrorsSnapshotThenInsertsUpdatesDeletesAndKeyChanges) {
      "tags text[], joined timestamptz, doc jsonb, photo bytea, score double precision, active boolean);"
      "INSERT INTO customers SELECT i, 'c' || i, i * 1.5, ARRAY['a', 'b' || i], "
      "  timestamptz '2024-01-01 00:00:00+00' + i * interval '1 hour', jsonb_build_object('i', i), "
-     "  decode(lpad(to_hex(i), 4, '0'), 'hex'), i / 3.0, i % 2 = 0 FROM generate_series(1, 500) i;");
+     "  decode(lpad(to_hex(i), 4, '0'), 'hex'), i / 3.0, i % 2 = 0 FROM generate_series(1, 500) i;"
+     "INSERT INTO customers (id) VALUES (9999);");
   const std::string pg_query =
       "SELECT id, name, balance, array_to_string(tags, ',', 'NULL'), "
       "to_char(joined AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'), doc::text, encode(photo, 'hex'), "
@@ -161,6 +162,19 @@ TEST_F(PostgresCdcTest, TruncatesMultiTableTransactionsAndSmallBatches) {
   EXPECT_GE(progress.size(), 2u);
   EXPECT_EQ(SiltRows("SELECT k, v FROM " + Target("a")), PgRows("SELECT k, v FROM a"));
   EXPECT_EQ(SiltRows("SELECT k, n FROM " + Target("b")), PgRows("SELECT k, n FROM b"));
+}
+
+TEST_F(PostgresCdcTest, LargeTransactionsStayWholeWithBoundedMemory) {
+  Pg("CREATE TABLE big (k bigint PRIMARY KEY, v text);");
+  Mirror({"big"});
+  // One transaction of 1M rows (more than a transaction keeps in memory), then one that
+  // changes a third of them.
+  Pg("INSERT INTO big SELECT i, 'value ' || i FROM generate_series(1, 1000000) i;");
+  Pg("BEGIN; UPDATE big SET v = 'changed' WHERE k % 3 = 0; DELETE FROM big WHERE k % 10 = 1; COMMIT;");
+  auto progress = Mirror({"big"}, false, 1000);
+  EXPECT_EQ(progress.size(), 2u);  // each transaction is one batch, however large
+  const std::string query = "SELECT count(*), sum(k), count(CASE WHEN v = 'changed' THEN 1 END) FROM ";
+  EXPECT_EQ(SiltRows(query + Target("big")), PgRows(query + "big"));
 }
 
 TEST_F(PostgresCdcTest, KeepsToastedValuesAnUpdateLeavesOut) {

@@ -21,6 +21,8 @@ namespace {
 constexpr const char* kStartTag = "silt.cdc.start";
 constexpr const char* kEndTag = "silt.cdc.end";
 constexpr int64_t kRowsPerFlush = 65536;
+// A transaction with more changes than this is appended to the stages as it arrives.
+constexpr size_t kTransactionChangesInMemory = 65536;
 // How long the stream may stay silent before the reader asks the server where it is.
 constexpr int kPollMs = 50;
 // How long the reader waits for the server to report a position past the target.
@@ -120,6 +122,9 @@ struct PostgresChangeReader::Transaction {
   Lsn commit_lsn = 0;
   int64_t commit_time = 0;  // µs since the Unix epoch
   std::vector<Change> changes;
+  // Changes of a large transaction already appended to the stages (its first ones), so that
+  // memory stays bounded; `changes` holds the ones after them.
+  int64_t staged = 0;
 };
 
 // The rows of one source table in the batch being staged.
@@ -358,7 +363,7 @@ void PostgresChangeReader::ResetStages() {
 }
 
 void PostgresChangeReader::StageTransaction(const Transaction& transaction) {
-  int64_t seq = 0;
+  int64_t seq = transaction.staged;
   for (const Transaction::Change& change : transaction.changes) {
     stages_[change.table]->Append(change, transaction.commit_lsn, seq++, transaction.commit_time);
   }
@@ -554,6 +559,7 @@ std::optional<Lsn> PostgresChangeReader::StageNextBatch(Lsn start) {
     const XLogData& data = std::get<XLogData>(decoded);
     PgOutputMessage message = DecodePgOutput(data.payload);
     if (auto* begin = std::get_if<BeginMessage>(&message)) {
+      if (stop_before_ && begin->final_lsn == *stop_before_ && end > start) break;
       open.emplace();
       open->commit_lsn = begin->final_lsn;
       open->commit_time = begin->commit_time + kPostgresEpochOffsetMicros;
@@ -561,7 +567,7 @@ std::optional<Lsn> PostgresChangeReader::StageNextBatch(Lsn start) {
       if (!open) continue;
       if (commit->end_lsn > start) {
         StageTransaction(*open);
-        changes += static_cast<int64_t>(open->changes.size());
+        changes += open->staged + static_cast<int64_t>(open->changes.size());
         end = commit->end_lsn;
       }
       open.reset();
@@ -587,8 +593,7 @@ std::optional<Lsn> PostgresChangeReader::StageNextBatch(Lsn start) {
         schema_changed = true;
         schema_change_table = table.QualifiedName();
         schema_change = "new column(s) " + unknown;
-        open.reset();  // the transaction that made the change is left for the restarted reader
-        break;
+        break;  // the transaction that made the change is left for the restarted reader
       }
       column_positions_[relation->oid] = std::move(positions);
     } else if (auto* row = std::get_if<RowMessage>(&message)) {
@@ -656,6 +661,11 @@ std::optional<Lsn> PostgresChangeReader::StageNextBatch(Lsn start) {
         change.values = to_values(row->new_tuple, &change.unchanged);
         open->changes.push_back(std::move(change));
       }
+      if (open->changes.size() >= kTransactionChangesInMemory && open->commit_lsn > start) {
+        StageTransaction(*open);
+        open->staged += static_cast<int64_t>(open->changes.size());
+        open->changes.clear();
+      }
     } else if (auto* truncate = std::get_if<TruncateMessage>(&message)) {
       if (!open) continue;
       for (uint32_t oid : truncate->relation_oids) {
@@ -668,6 +678,15 @@ std::optional<Lsn> PostgresChangeReader::StageNextBatch(Lsn start) {
         open->changes.push_back(std::move(change));
       }
     }
+  }
+  if (open && open->staged > 0) {
+    // A large transaction was left half way (a schema change in it, or the stream went
+    // silent): its first changes are in the stages, so the whole attempt is dropped. After a
+    // schema change the next attempt ends its batch before that transaction.
+    if (schema_changed) stop_before_ = open->commit_lsn;
+    StopStreaming();
+    ResetStages();
+    return std::nullopt;
   }
   if (schema_changed) {
     // The stream stopped inside a transaction: it must resume from `end` when asked again.

@@ -123,6 +123,7 @@ class PostgresChangeReader {
   Lsn streaming_from_ = 0;                           // the position the stream resumes at
   Lsn flushed_ = 0;                                  // what the server was last told
   std::optional<Lsn> limit_;                         // LimitToCurrentPosition
+  std::optional<Lsn> stop_before_;                   // a batch ends before this transaction
   std::vector<CdcTable> tables_;
   std::map<uint32_t, size_t> table_by_oid_;
   // Per relation, the table column of each column of its latest relation message (-1: none).
