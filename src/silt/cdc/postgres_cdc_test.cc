@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <thread>
 
 #include "silt/cdc/postgres_cdc_source.h"
 #include "silt/cdc/postgres_connection.h"
@@ -248,6 +249,54 @@ TEST_F(PostgresCdcTest, StreamsOneTablesChangeRows) {
             // REPLICA IDENTITY FULL: the delete carries the whole old row.
             (std::vector<std::string>{"r,1,a,", "u,1,b,a", "d,1,b,b", "t,,,"}));
   EXPECT_EQ(Query("SELECT count(DISTINCT _lsn) FROM changes WHERE _op <> 'r'"), std::vector<std::string>{"3"});
+}
+
+TEST_F(PostgresCdcTest, ResumesWhenPostgresRestartsUnderARunningMirror) {
+  Pg("CREATE TABLE r (k int PRIMARY KEY, n int); INSERT INTO r VALUES (1, 1);");
+  PostgresMirrorSpec spec;
+  spec.source = Options({"r"});
+  spec.tables.push_back(MirrorTable{schema_ + ".r", Target("r"), MirrorHistory::kScdType1});
+  spec.checkpoint_location = CheckpointPath("mirror_" + schema_);
+  stream::StreamSpec stream;
+  stream.source = MakeMirrorSource(fs_, spec);
+  stream.sink = MakeMirrorSink(*stream.source, spec);
+  stream.query = sql::ParseStatement("SELECT * FROM STREAM(changes)").query;
+  stream::ReplaceStreamSource(*stream.query);
+  stream.checkpoint_location = spec.checkpoint_location;
+  stream.trigger.kind = stream::TriggerKind::kProcessingTime;
+  stream.trigger.interval_ms = 100;
+  auto reader = std::make_unique<sql::SessionState>(fs_, warehouse_);
+  stream::StreamExecution execution(*state_, std::move(stream));
+  std::exception_ptr failure;
+  std::thread runner([&] {
+    try {
+      execution.Run();
+    } catch (...) {
+      failure = std::current_exception();
+    }
+  });
+  auto wait_for = [&](const std::string& expected) {
+    for (int i = 0; i < 600; ++i) {
+      try {
+        commands::StatementResult result = commands::ExecuteStatement(
+            *reader, sql::ParseStatement("SELECT sum(n) FROM " + Target("r")));
+        if (!result.batches.empty() && result.batches[0].num_rows() == 1 &&
+            result.batches[0].column(0)->ValueToString(0) == expected) {
+          return true;
+        }
+      } catch (const Error&) {
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    return false;
+  };
+  EXPECT_TRUE(wait_for("1"));
+  ASSERT_TRUE(server_->Restart());
+  Pg("INSERT INTO r VALUES (2, 10);");
+  EXPECT_TRUE(wait_for("11"));
+  execution.Stop();
+  runner.join();
+  EXPECT_FALSE(failure);
 }
 
 TEST_F(PostgresCdcTest, ClearErrors) {

@@ -1,6 +1,7 @@
 #include "silt/cdc/postgres_change_reader.h"
 
 #include <chrono>
+#include <thread>
 
 #include "silt/base/ascii.h"
 #include "silt/base/check.h"
@@ -27,6 +28,8 @@ constexpr size_t kTransactionChangesInMemory = 65536;
 constexpr int kPollMs = 50;
 // How long the reader waits for the server to report a position past the target.
 constexpr int64_t kCatchUpTimeoutMs = 60000;
+// How long a lost server is waited for before the stream fails.
+constexpr int64_t kReconnectForMs = 120000;
 
 int64_t NowMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -505,6 +508,7 @@ Lsn PostgresChangeReader::CurrentWalPosition() {
   // is known to have reached it when the server reports a position past it. The write and
   // flush positions would not do: with asynchronous commit they lag behind committed
   // transactions, and they may point where no record will ever end.
+  if (sql_ == nullptr) sql_ = PostgresConnection::Open(options_.connection, /*replication=*/false);
   PostgresResult position = sql_->Execute("SELECT pg_logical_emit_message(false, 'silt', '')");
   return ParseLsn(position.Value(0, 0)).value_or(0);
 }
@@ -514,6 +518,36 @@ void PostgresChangeReader::LimitToCurrentPosition() {
 }
 
 std::optional<Lsn> PostgresChangeReader::StageNextBatch(Lsn start) {
+  // A server that restarts or a connection that drops is waited for: the attempt is dropped
+  // (nothing of it was staged for good) and made again on new connections, for up to
+  // kReconnectForMs. Other errors (a schema change, a bad value) are not retried.
+  int64_t give_up = NowMs() + kReconnectForMs;
+  int64_t pause_ms = 250;
+  for (;;) {
+    try {
+      return TryStageNextBatch(start);
+    } catch (const Error& error) {
+      std::string_view cls = error.error_class();
+      bool connection_lost = cls == "CDC_SOURCE_CONNECTION_FAILED" ||
+                             (cls == "CDC_SOURCE_FAILED" && (sql_ == nullptr || !sql_->IsAlive() ||
+                                                             (replication_ != nullptr && !replication_->IsAlive())));
+      if (!connection_lost || NowMs() + pause_ms > give_up) throw;
+    }
+    StopStreaming();
+    ResetStages();
+    sql_.reset();
+    std::this_thread::sleep_for(std::chrono::milliseconds(pause_ms));
+    pause_ms = std::min<int64_t>(pause_ms * 2, 4000);
+    try {
+      sql_ = PostgresConnection::Open(options_.connection, /*replication=*/false);
+    } catch (const Error&) {
+      if (NowMs() + pause_ms > give_up) throw;
+    }
+  }
+}
+
+std::optional<Lsn> PostgresChangeReader::TryStageNextBatch(Lsn start) {
+  if (sql_ == nullptr) sql_ = PostgresConnection::Open(options_.connection, /*replication=*/false);
   if (start == 0) return StageSnapshot();
   // Everything up to `start` is applied: the server may let it go. The stream resumes there
   // (after a restart or a replayed batch, the stream's position is no longer known).

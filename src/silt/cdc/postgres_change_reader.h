@@ -104,6 +104,7 @@ class PostgresChangeReader {
   void EnsurePublication();
   void OpenStagingTables();
   Lsn StageSnapshot();
+  std::optional<Lsn> TryStageNextBatch(Lsn start);
   Lsn CurrentWalPosition();
   void StartStreaming(Lsn start);
   void StopStreaming();

@@ -64,6 +64,8 @@ std::unique_ptr<PostgresConnection> PostgresConnection::Open(const std::string& 
 
 PostgresConnection::~PostgresConnection() { PQfinish(conn_); }
 
+bool PostgresConnection::IsAlive() const { return PQstatus(conn_) == CONNECTION_OK; }
+
 void PostgresConnection::ThrowFailure(const std::string& what) {
   throw MakeError(ErrorClass::CDC_SOURCE_FAILED,
                   {{"source", "PostgreSQL " + description_},

@@ -57,6 +57,9 @@ class PostgresConnection {
   std::optional<std::string> ReadCopyData(int timeout_ms);
   void WriteCopyData(std::string_view data);
 
+  /// False once the connection to the server is lost.
+  bool IsAlive() const;
+
   /// For messages: the server without credentials, "host:port/db".
   const std::string& description() const { return description_; }
 
