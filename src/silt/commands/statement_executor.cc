@@ -521,7 +521,9 @@ StatementResult ExecuteOnThisThread(sql::SessionState& session, const sql::State
       return internal::ExecuteConvertToDelta(session, statement);
     case StatementKind::kCreateStreamingTable:
     case StatementKind::kRefreshStreamingTable:
-      // Streaming tables run in the stream layer above (stream/streaming_table.h).
+    case StatementKind::kCreateFlow:
+    case StatementKind::kAutoCdc:
+      // Streaming tables and flows run in the stream layer above (stream/streaming_table.h).
       break;
   }
   SILT_THROW(NOT_IMPLEMENTED, {{"feature", "this statement"}});

@@ -364,6 +364,27 @@ struct MergeClause {
   SourcePosition position;
 };
 
+/// The columns an AUTO CDC clause names: `*`, `* EXCEPT (a, b)` or a list `(a, b)`.
+struct ColumnSelection {
+  bool all = true;                   ///< `*` (with `columns` the excepted ones)
+  std::vector<std::string> columns;  ///< the listed columns, or those EXCEPT leaves out
+};
+
+/// AUTO CDC INTO target FROM source KEYS (...) ... (Databricks' syntax; APPLY CHANGES INTO is
+/// its older spelling). The target is the statement's `name`.
+struct AutoCdc {
+  TableReferencePtr source;  ///< STREAM(src) [WITH (...)] [alias], or a subquery over one
+  std::vector<std::string> keys;
+  bool ignore_null_updates = false;
+  ExpressionPtr apply_as_delete;    ///< APPLY AS DELETE WHEN
+  ExpressionPtr apply_as_truncate;  ///< APPLY AS TRUNCATE WHEN
+  ExpressionPtr sequence_by;
+  std::optional<ColumnSelection> columns;        ///< COLUMNS
+  int scd_type = 1;                              ///< STORED AS SCD TYPE 1 | 2
+  std::optional<ColumnSelection> track_history;  ///< TRACK HISTORY ON
+  bool apply_changes_spelling = false;           ///< written APPLY CHANGES INTO
+};
+
 enum class AlterTableAction {
   kSetProperties,
   kUnsetProperties,
@@ -407,6 +428,8 @@ enum class StatementKind {
   kConvertToDelta,
   kCreateStreamingTable,   ///< CREATE [OR REFRESH] STREAMING TABLE ... AS query
   kRefreshStreamingTable,  ///< REFRESH STREAMING TABLE name [FULL] [EVERY 'interval']
+  kCreateFlow,             ///< CREATE FLOW name [COMMENT '...'] AS body
+  kAutoCdc,                ///< AUTO CDC INTO / APPLY CHANGES INTO (a flow's body)
 };
 
 /// A parsed statement. Which fields a kind uses:
@@ -435,6 +458,9 @@ enum class StatementKind {
 /// - kCreateStreamingTable: as kCreateTable (name, columns, partition_columns, comment,
 ///   properties, query with a `STREAM(...)` table), or_replace for OR REFRESH, if_not_exists.
 /// - kRefreshStreamingTable: name; extended for FULL; value for EVERY's interval text.
+/// - kCreateFlow: name (the flow's), comment, flow_body (kAutoCdc, kMerge whose source reads a
+///   STREAM(...), or kInsert BY NAME of a query over one).
+/// - kAutoCdc: name (the target), auto_cdc.
 struct Statement {
   StatementKind kind = StatementKind::kQuery;
   SourcePosition position;
@@ -489,6 +515,8 @@ struct Statement {
   StatementPtr explained;
   std::string key;
   std::optional<std::string> value;
+  StatementPtr flow_body;
+  std::shared_ptr<AutoCdc> auto_cdc;
 };
 
 }  // namespace silt::sql

@@ -894,6 +894,17 @@ class Printer {
       case StatementKind::kRefreshStreamingTable:
         return "REFRESH STREAMING TABLE " + Name(s.name) + (s.extended ? " FULL" : "") +
                (s.value ? " EVERY " + QuoteString(*s.value) : "");
+      case StatementKind::kCreateFlow: {
+        std::string out = "CREATE FLOW " + Name(s.name);
+        if (s.comment) out += " COMMENT " + QuoteString(*s.comment);
+        const struct Statement& body = *s.flow_body;
+        if (body.kind == StatementKind::kInsert) {
+          return out + " AS INSERT INTO " + Name(body.name) + " BY NAME " + Query(*body.query);
+        }
+        return out + " AS " + Statement(body);
+      }
+      case StatementKind::kAutoCdc:
+        return AutoCdcText(s);
       case StatementKind::kConvertToDelta: {
         std::string out = "CONVERT TO DELTA " + Name(s.name);
         if (!s.properties.empty()) out += " NO STATISTICS";
@@ -909,6 +920,27 @@ class Printer {
       }
     }
     return "?";
+  }
+
+  std::string Selection(const ColumnSelection& selection) {
+    if (!selection.all) return NameList(selection.columns);
+    return selection.columns.empty() ? "*" : "* EXCEPT " + NameList(selection.columns);
+  }
+
+  std::string AutoCdcText(const struct Statement& s) {
+    const AutoCdc& cdc = *s.auto_cdc;
+    std::string out = cdc.apply_changes_spelling ? "APPLY CHANGES INTO " : "AUTO CDC INTO ";
+    out += Name(s.name) + " FROM " + Table(*cdc.source) + " KEYS " + NameList(cdc.keys);
+    if (cdc.ignore_null_updates) out += " IGNORE NULL UPDATES";
+    if (cdc.apply_as_delete) out += " APPLY AS DELETE WHEN " + Expression(*cdc.apply_as_delete);
+    if (cdc.apply_as_truncate) {
+      out += " APPLY AS TRUNCATE WHEN " + Expression(*cdc.apply_as_truncate);
+    }
+    out += " SEQUENCE BY " + Expression(*cdc.sequence_by);
+    if (cdc.columns) out += " COLUMNS " + Selection(*cdc.columns);
+    out += " STORED AS SCD TYPE " + std::to_string(cdc.scd_type);
+    if (cdc.track_history) out += " TRACK HISTORY ON " + Selection(*cdc.track_history);
+    return out;
   }
 
   std::string CreateTable(const struct Statement& s) {

@@ -2018,7 +2018,8 @@ class Parser {
   void ParseTableAlias(TableReference& table, bool allow_column_list) {
     bool has_as = MatchKeyword("AS");
     if (has_as || (IsIdentifierToken(Current()) && !StartsTimeTravel() &&
-                   !IsKeyword(Current(), "TABLESAMPLE") && !StartsPivotOrUnpivot())) {
+                   !IsKeyword(Current(), "TABLESAMPLE") && !StartsPivotOrUnpivot() &&
+                   !(in_auto_cdc_source_ && IsKeyword(Current(), "KEYS")))) {
       table.alias = has_as ? ParseAnyIdentifier() : ParseIdentifier();
       if (allow_column_list && IsOperator(Current(), "(")) {
         table.column_aliases = ParseIdentifierList();
@@ -2307,9 +2308,10 @@ class Parser {
       ExpectKeyword("TABLE");
       ParseCreateTableRest(statement);
       statement.kind = StatementKind::kCreateStreamingTable;
-      if (!statement.query) SyntaxError(Current());
+      // Without AS the table is fed by flows (CREATE FLOW ... AS AUTO CDC INTO t ...).
       return statement;
     }
+    if (MatchKeyword("FLOW")) return ParseCreateFlow();
     if (MatchKeywords({"OR", "REPLACE"})) statement.or_replace = true;
     MatchKeyword("GLOBAL");
     if (MatchKeyword("TEMP") || MatchKeyword("TEMPORARY")) statement.temporary = true;
@@ -2539,6 +2541,113 @@ class Parser {
     if (MatchKeywords({"REPLACE", "WHERE"})) statement.replace_where = ParseExpr();
     statement.query = ParseQuery();
     return statement;
+  }
+
+  // CREATE FLOW name [COMMENT '...'] AS { AUTO CDC INTO | APPLY CHANGES INTO | MERGE INTO |
+  // INSERT INTO t BY NAME query }; CREATE FLOW is consumed.
+  Statement ParseCreateFlow() {
+    Statement statement;
+    statement.kind = StatementKind::kCreateFlow;
+    statement.name = ParseQualifiedName();
+    if (MatchKeyword("COMMENT")) statement.comment = ParseStringLiteral();
+    ExpectKeyword("AS");
+    const Token& first = Current();
+    Statement body;
+    if (IsKeyword(first, "AUTO") || IsKeyword(first, "APPLY")) {
+      body = ParseAutoCdc();
+    } else if (IsKeyword(first, "MERGE")) {
+      body = ParseMerge();
+    } else if (IsKeyword(first, "INSERT")) {
+      Advance();
+      ExpectKeyword("INTO");
+      MatchKeyword("TABLE");
+      body.kind = StatementKind::kInsert;
+      body.name = ParseTableNameOrPath();
+      // A flow appends by name, as Databricks' append flows do.
+      ExpectKeyword("BY");
+      ExpectKeyword("NAME");
+      body.query = ParseQuery();
+    } else {
+      SyntaxError(first);
+    }
+    body.position = first.position;
+    body.source_text =
+        std::string(sql_.substr(first.position.offset, last_end_offset_ - first.position.offset));
+    statement.flow_body = std::make_shared<Statement>(std::move(body));
+    return statement;
+  }
+
+  // AUTO CDC INTO / APPLY CHANGES INTO, up to its end.
+  Statement ParseAutoCdc() {
+    Statement statement;
+    statement.kind = StatementKind::kAutoCdc;
+    auto cdc = std::make_shared<AutoCdc>();
+    if (MatchKeyword("APPLY")) {
+      ExpectKeyword("CHANGES");
+      cdc->apply_changes_spelling = true;
+    } else {
+      ExpectKeyword("AUTO");
+      ExpectKeyword("CDC");
+    }
+    ExpectKeyword("INTO");
+    statement.name = ParseTableNameOrPath();
+    ExpectKeyword("FROM");
+    in_auto_cdc_source_ = true;
+    try {
+      cdc->source = ParseTablePrimary();
+    } catch (...) {
+      in_auto_cdc_source_ = false;
+      throw;
+    }
+    in_auto_cdc_source_ = false;
+    ExpectKeyword("KEYS");
+    cdc->keys = ParseIdentifierList();
+    if (MatchKeywords({"IGNORE", "NULL", "UPDATES"})) cdc->ignore_null_updates = true;
+    while (IsKeyword(Current(), "APPLY") && IsKeyword(Peek(1), "AS")) {
+      Advance();
+      Advance();
+      bool truncate = MatchKeyword("TRUNCATE");
+      if (!truncate) ExpectKeyword("DELETE");
+      ExpectKeyword("WHEN");
+      ExpressionPtr& slot = truncate ? cdc->apply_as_truncate : cdc->apply_as_delete;
+      if (slot) SyntaxError(tokens_[index_ - 1]);
+      slot = ParseExpr();
+    }
+    ExpectKeyword("SEQUENCE");
+    ExpectKeyword("BY");
+    cdc->sequence_by = ParseExpr();
+    if (MatchKeyword("COLUMNS")) cdc->columns = ParseColumnSelection();
+    if (MatchKeyword("STORED")) {
+      ExpectKeyword("AS");
+      ExpectKeyword("SCD");
+      ExpectKeyword("TYPE");
+      const Token& number = Current();
+      if (number.kind != TokenKind::kInteger || (number.text != "1" && number.text != "2")) {
+        SyntaxError(number);
+      }
+      cdc->scd_type = number.text == "1" ? 1 : 2;
+      Advance();
+    }
+    if (MatchKeywords({"TRACK", "HISTORY", "ON"})) cdc->track_history = ParseColumnSelection();
+    statement.auto_cdc = std::move(cdc);
+    return statement;
+  }
+
+  // `*`, `* EXCEPT (a, b)`, `(a, b)` or `a, b`.
+  ColumnSelection ParseColumnSelection() {
+    ColumnSelection selection;
+    if (MatchOperator("*")) {
+      if (MatchKeyword("EXCEPT")) selection.columns = ParseIdentifierList();
+      return selection;
+    }
+    selection.all = false;
+    if (IsOperator(Current(), "(")) {
+      selection.columns = ParseIdentifierList();
+      return selection;
+    }
+    selection.columns.push_back(ParseIdentifier());
+    while (MatchOperator(",")) selection.columns.push_back(ParseIdentifier());
+    return selection;
   }
 
   Statement ParseMerge() {
@@ -2846,6 +2955,8 @@ class Parser {
   std::vector<Token> tokens_;
   size_t index_ = 0;
   size_t last_end_offset_ = 0;
+  // While parsing the source of AUTO CDC: KEYS ends it rather than naming an alias.
+  bool in_auto_cdc_source_ = false;
   int depth_ = 0;
 };
 

@@ -401,7 +401,65 @@ TEST(ParserStreamingTest, StreamingTablesAndStreamReferences) {
               ElementsAre(std::pair<std::string, std::string>{"maxFilesPerTrigger", "5"}));
   // A table named stream is still a table.
   EXPECT_EQ(Sql("SELECT * FROM stream"), "SELECT * FROM stream");
-  EXPECT_THROW(ParseStatement("CREATE STREAMING TABLE s"), Error);
+  // Without a query: a table fed by flows.
+  EXPECT_EQ(Sql("CREATE OR REFRESH STREAMING TABLE s"), "CREATE OR REFRESH STREAMING TABLE s");
+}
+
+TEST(ParserStreamingTest, AutoCdcFlows) {
+  EXPECT_EQ(Sql("create flow f as auto cdc into t from stream(src) keys (id) "
+                "sequence by seq"),
+            "CREATE FLOW f AS AUTO CDC INTO t FROM STREAM(src) KEYS (id) SEQUENCE BY seq "
+            "STORED AS SCD TYPE 1");
+  EXPECT_EQ(Sql("CREATE FLOW f COMMENT 'c' AS APPLY CHANGES INTO db.t FROM STREAM(src) s "
+                "KEYS (a, b) IGNORE NULL UPDATES APPLY AS DELETE WHEN op = \"D\" "
+                "APPLY AS TRUNCATE WHEN op = 'T' SEQUENCE BY s.seq COLUMNS * EXCEPT (op, seq) "
+                "STORED AS SCD TYPE 2 TRACK HISTORY ON * EXCEPT (c)"),
+            "CREATE FLOW f COMMENT 'c' AS APPLY CHANGES INTO db.t FROM STREAM(src) AS s "
+            "KEYS (a, b) IGNORE NULL UPDATES APPLY AS DELETE WHEN (op = 'D') "
+            "APPLY AS TRUNCATE WHEN (op = 'T') SEQUENCE BY s.seq COLUMNS * EXCEPT (op, seq) "
+            "STORED AS SCD TYPE 2 TRACK HISTORY ON * EXCEPT (c)");
+  // KEYS ends the source rather than naming its alias; COLUMNS lists with or without parentheses.
+  Statement statement = ParseStatement(
+      "CREATE FLOW f AS AUTO CDC INTO t FROM STREAM(src) KEYS (id) SEQUENCE BY seq COLUMNS a, id "
+      "STORED AS SCD TYPE 2 TRACK HISTORY ON (a)");
+  ASSERT_EQ(statement.kind, StatementKind::kCreateFlow);
+  const Statement& body = *statement.flow_body;
+  ASSERT_EQ(body.kind, StatementKind::kAutoCdc);
+  EXPECT_TRUE(body.auto_cdc->source->alias.empty());
+  EXPECT_THAT(body.auto_cdc->keys, ElementsAre("id"));
+  EXPECT_FALSE(body.auto_cdc->columns->all);
+  EXPECT_THAT(body.auto_cdc->columns->columns, ElementsAre("a", "id"));
+  EXPECT_EQ(body.auto_cdc->scd_type, 2);
+  EXPECT_THAT(body.auto_cdc->track_history->columns, ElementsAre("a"));
+  EXPECT_EQ(Sql("CREATE FLOW f AS AUTO CDC INTO t FROM STREAM(src) KEYS (id) SEQUENCE BY seq "
+                "COLUMNS *"),
+            "CREATE FLOW f AS AUTO CDC INTO t FROM STREAM(src) KEYS (id) SEQUENCE BY seq "
+            "COLUMNS * STORED AS SCD TYPE 1");
+  // Clauses out of order, a repeated APPLY AS, SCD type 3, AUTO CDC alone: syntax errors.
+  for (const char* text :
+       {"CREATE FLOW f AS AUTO CDC INTO t FROM STREAM(s) KEYS (id)",
+        "CREATE FLOW f AS AUTO CDC INTO t FROM STREAM(s) SEQUENCE BY seq KEYS (id)",
+        "CREATE FLOW f AS AUTO CDC INTO t FROM STREAM(s) KEYS (id) APPLY AS DELETE WHEN a "
+        "APPLY AS DELETE WHEN b SEQUENCE BY seq",
+        "CREATE FLOW f AS AUTO CDC INTO t FROM STREAM(s) KEYS (id) SEQUENCE BY seq "
+        "STORED AS SCD TYPE 3",
+        "CREATE FLOW f AS AUTO CDC INTO t FROM STREAM(s) KEYS (id) SEQUENCE BY seq "
+        "TRACK HISTORY ON (a) STORED AS SCD TYPE 2",
+        "AUTO CDC INTO t FROM STREAM(s) KEYS (id) SEQUENCE BY seq"}) {
+    SCOPED_TRACE(text);
+    EXPECT_THROW(ParseStatement(text), Error);
+  }
+}
+
+TEST(ParserStreamingTest, MergeAndInsertFlows) {
+  EXPECT_EQ(Sql("CREATE FLOW f AS MERGE INTO t USING STREAM(s) x ON t.id = x.id "
+                "WHEN MATCHED THEN UPDATE SET n = t.n + x.n"),
+            "CREATE FLOW f AS MERGE INTO t USING STREAM(s) AS x ON (t.id = x.id) "
+            "WHEN MATCHED THEN UPDATE SET n = (t.n + x.n)");
+  EXPECT_EQ(Sql("CREATE FLOW f AS INSERT INTO t BY NAME SELECT a FROM STREAM(s)"),
+            "CREATE FLOW f AS INSERT INTO t BY NAME SELECT a FROM STREAM(s)");
+  EXPECT_THROW(ParseStatement("CREATE FLOW f AS INSERT INTO t SELECT a FROM STREAM(s)"), Error);
+  EXPECT_THROW(ParseStatement("CREATE FLOW f AS SELECT a FROM STREAM(s)"), Error);
 }
 
 }  // namespace

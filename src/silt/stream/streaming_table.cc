@@ -17,6 +17,7 @@
 #include "silt/sql/parser.h"
 #include "silt/stream/delta_sink.h"
 #include "silt/stream/delta_source.h"
+#include "silt/stream/flow.h"
 #include "silt/vector/vector.h"
 
 namespace silt::stream {
@@ -44,6 +45,8 @@ std::optional<sql::TableSource> FindTable(sql::SessionState& session, const sql:
   }
 }
 
+// The table's own flow query: nullopt when the table is no streaming table, "" for one declared
+// without a query (fed by named flows).
 std::optional<std::string> ReadFlowQuery(io::FileSystem& fs, const std::string& location) {
   std::string path = FlowFile(location);
   if (!fs.Stat(path)) return std::nullopt;
@@ -51,20 +54,23 @@ std::optional<std::string> ReadFlowQuery(io::FileSystem& fs, const std::string& 
   simdjson::dom::parser parser;
   simdjson::padded_string padded(text);
   simdjson::dom::element root;
-  std::string_view query;
-  if (parser.parse(padded).get(root) != simdjson::SUCCESS ||
-      root["query"].get_string().get(query) != simdjson::SUCCESS) {
+  if (parser.parse(padded).get(root) != simdjson::SUCCESS || !root.is_object()) {
     SILT_THROW(STREAMING_CHECKPOINT_CORRUPT,
-               {{"checkpoint", path}, {"message", "it holds no flow query"}});
+               {{"checkpoint", path}, {"message", "it is not a flow definition"}});
   }
+  std::string_view query;
+  if (root["query"].get_string().get(query) != simdjson::SUCCESS) return std::string();
   return std::string(query);
 }
 
+// Records the table's own flow query; an empty one declares a table fed by named flows only.
 void WriteFlowQuery(io::FileSystem& fs, const std::string& location, const std::string& query) {
   JsonWriter json;
   json.BeginObject();
-  json.Key("query");
-  json.String(query);
+  if (!query.empty()) {
+    json.Key("query");
+    json.String(query);
+  }
   json.EndObject();
   WriteFileAtomically(fs, FlowFile(location), json.Release() + "\n");
 }
@@ -94,103 +100,62 @@ int64_t ParseEvery(const std::string& text) {
              {{"value", text}, {"option", "EVERY"}, {"reason", "expected an interval such as '30 seconds'"}});
 }
 
-// Runs the flow of the streaming table at `location`: available-now, or with `every_ms` a batch
-// every interval until the statement is cancelled (the batch in flight then still commits).
-commands::StatementResult RunFlow(sql::SessionState& session, const sql::TableSource& table,
-                                  const std::string& query_text,
-                                  std::optional<int64_t> every_ms = std::nullopt) {
-  // A repeating flow runs its batches on a session of its own, so that a cancel request of the
-  // statement stops it between batches instead of inside one.
-  std::unique_ptr<sql::SessionState> own;
-  sql::SessionState* state = &session;
-  if (every_ms) {
-    own = std::make_unique<sql::SessionState>(session.fs(), session.catalog().warehouse());
-    for (const auto& [key, value] : session.conf()) own->SetConf(key, value);
-    own->SetCurrentDatabase(session.current_database());
-    state = own.get();
-  }
-  StreamSpec spec;
-  spec.query = ParseQuery(query_text);
-  spec.source = OpenStreamSource(*state, *spec.query, StreamOptions());
-  spec.sink = MakeDeltaSink(state->fs(), table.location, DeltaSinkOptions{});
-  spec.checkpoint_location = CheckpointFolder(table.location);
-  spec.trigger.kind = every_ms ? TriggerKind::kProcessingTime : TriggerKind::kAvailableNow;
-  spec.trigger.interval_ms = every_ms.value_or(0);
-  spec.name = table.display_name;
-  StreamExecution execution(*state, std::move(spec));
-  if (every_ms) {
-    // One line per batch on stderr while it runs (the rows come when it stops).
-    execution.SetProgressListener([&](const QueryProgress& progress) {
-      std::fprintf(stderr, "%s batch %lld: %lld rows in, %lld rows written, %lld ms\n",
-                   table.display_name.c_str(), static_cast<long long>(progress.batch_id),
-                   static_cast<long long>(progress.num_input_rows),
-                   static_cast<long long>(progress.sink_num_output_rows),
-                   static_cast<long long>(progress.duration_ms.at("triggerExecution")));
-    });
-    std::atomic<bool> done{false};
-    std::thread watcher([&] {
-      while (!done.load()) {
-        if (session.cancellation().requested()) {
-          execution.Stop();
-          return;
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(50));
-      }
-    });
-    try {
-      execution.Run();
-    } catch (...) {
-      done = true;
-      watcher.join();
-      throw;
-    }
-    done = true;
-    watcher.join();
-  } else {
-    execution.Run();
-  }
+// Runs the streaming table's own flow (its query).
+std::vector<QueryProgress> RunTableQuery(sql::SessionState& session, const sql::TableSource& table,
+                                         const std::string& query_text,
+                                         std::optional<int64_t> every_ms = std::nullopt) {
+  return RunStream(
+      session, table.display_name,
+      [&](sql::SessionState& state) {
+        StreamSpec spec;
+        spec.query = ParseQuery(query_text);
+        spec.source = OpenStreamSource(state, *spec.query, StreamOptions());
+        spec.sink = MakeDeltaSink(state.fs(), table.location, DeltaSinkOptions{});
+        spec.checkpoint_location = CheckpointFolder(table.location);
+        spec.name = table.display_name;
+        return spec;
+      },
+      every_ms);
+}
 
-  auto schema = std::make_shared<const Schema>(std::vector<Field>{
-      {"batch_id", LongType(), false, {}},
-      {"num_input_rows", LongType(), false, {}},
-      {"num_output_rows", LongType(), true, {}},
-      {"duration_ms", LongType(), false, {}}});
-  std::vector<std::unique_ptr<VectorBuilder>> columns;
-  for (const Field& field : schema->fields()) {
-    columns.push_back(std::make_unique<VectorBuilder>(field.type));
+// Runs what feeds the streaming table: its own query (unless `query` is empty), then its named
+// flows. A repeating run (`every_ms`) takes exactly one of them.
+commands::StatementResult RunTableFlows(sql::SessionState& session, const sql::TableSource& table,
+                                        const std::string& query,
+                                        std::optional<int64_t> every_ms = std::nullopt) {
+  std::vector<std::string> flows = FlowNames(*session.fs(), table.location);
+  if (every_ms && flows.size() + (query.empty() ? 0 : 1) != 1) {
+    SILT_THROW(UNSUPPORTED_FEATURE,
+               {{"message", "REFRESH ... EVERY of " + table.display_name +
+                                ", which is fed by more than one flow (or none)"}});
   }
-  std::vector<QueryProgress> progress = execution.RecentProgress();
-  for (const QueryProgress& batch : progress) {
-    columns[0]->AppendInt(batch.batch_id);
-    columns[1]->AppendInt(batch.num_input_rows);
-    if (batch.sink_num_output_rows >= 0) {
-      columns[2]->AppendInt(batch.sink_num_output_rows);
-    } else {
-      columns[2]->AppendNull();
-    }
-    columns[3]->AppendInt(batch.duration_ms.at("triggerExecution"));
+  std::vector<QueryProgress> progress;
+  if (!query.empty()) progress = RunTableQuery(session, table, query, every_ms);
+  for (const std::string& flow : flows) {
+    std::vector<QueryProgress> more = RunFlow(session, table, flow, every_ms);
+    progress.insert(progress.end(), more.begin(), more.end());
   }
-  std::vector<VectorPtr> vectors;
-  for (auto& column : columns) vectors.push_back(column->Finish());
-  commands::StatementResult result;
-  result.schema = schema;
-  result.batches.emplace_back(schema, std::move(vectors), static_cast<int64_t>(progress.size()));
-  return result;
+  return ProgressRows(progress);
 }
 
 commands::StatementResult CreateStreamingTable(sql::SessionState& session,
                                                const sql::Statement& statement) {
-  std::string query_text = sql::ToString(*statement.query);
+  // Without a query the table is fed by named flows (CREATE FLOW ... INTO it).
+  std::string query_text = statement.query ? sql::ToString(*statement.query) : std::string();
   std::optional<sql::TableSource> table = FindTable(session, statement);
   if (table) {
     if (table->kind != sql::TableSource::Kind::kDelta) ThrowNotStreamingTable(*table);
     if (!statement.or_replace && !statement.if_not_exists) {
       SILT_THROW(TABLE_OR_VIEW_ALREADY_EXISTS, {{"relationName", table->display_name}});
     }
-    if (!ReadFlowQuery(*session.fs(), table->location)) ThrowNotStreamingTable(*table);
+    if (!ReadFlowQuery(*session.fs(), table->location) &&
+        FlowNames(*session.fs(), table->location).empty()) {
+      ThrowNotStreamingTable(*table);
+    }
     if (!statement.or_replace) return {};
   } else {
-    // The table's columns: as declared, or the query's output.
+    // The table's columns: as declared, or the query's output (none yet without a query: its
+    // first flow gives them).
     sql::Statement create;
     create.kind = sql::StatementKind::kCreateTable;
     create.position = statement.position;
@@ -202,7 +167,7 @@ commands::StatementResult CreateStreamingTable(sql::SessionState& session,
     create.properties = statement.properties;
     create.location = statement.location;
     create.provider = "delta";
-    if (create.columns.empty()) {
+    if (create.columns.empty() && !query_text.empty()) {
       sql::QueryPtr query = ParseQuery(query_text);
       std::unique_ptr<Source> source = OpenStreamSource(session, *query, StreamOptions());
       SchemaPtr schema = AnalyzeStreamQuery(session, *source, source->InitialOffset(), *query,
@@ -220,7 +185,7 @@ commands::StatementResult CreateStreamingTable(sql::SessionState& session,
     SILT_CHECK(table.has_value(), "the streaming table was just created");
   }
   WriteFlowQuery(*session.fs(), table->location, query_text);
-  return RunFlow(session, *table, query_text);
+  return RunTableFlows(session, *table, query_text);
 }
 
 commands::StatementResult RefreshStreamingTable(sql::SessionState& session,
@@ -228,26 +193,28 @@ commands::StatementResult RefreshStreamingTable(sql::SessionState& session,
   sql::TableSource table = session.ResolveTable(statement.name, statement.position);
   if (table.kind != sql::TableSource::Kind::kDelta) ThrowNotStreamingTable(table);
   std::optional<std::string> query = ReadFlowQuery(*session.fs(), table.location);
-  if (!query) ThrowNotStreamingTable(table);
+  if (!query && FlowNames(*session.fs(), table.location).empty()) ThrowNotStreamingTable(table);
   if (statement.extended) {
     // FULL: forget what was streamed and empty the table, then stream everything again.
     for (const io::FileInfo& file :
          session.fs()->List(CheckpointFolder(table.location), "", /*recursive=*/true)) {
       session.fs()->Delete(file.path);
     }
+    ForgetFlowProgress(*session.fs(), table.location);
     sql::Statement truncate = sql::ParseStatement("DELETE FROM delta.`" + table.location + "`");
     commands::ExecuteStatement(session, truncate);
   }
   std::optional<int64_t> every;
   if (statement.value) every = ParseEvery(*statement.value);
-  return RunFlow(session, table, *query, every);
+  return RunTableFlows(session, table, query.value_or(""), every);
 }
 
 }  // namespace
 
 bool IsStreamingStatement(const sql::Statement& statement) {
   return statement.kind == sql::StatementKind::kCreateStreamingTable ||
-         statement.kind == sql::StatementKind::kRefreshStreamingTable;
+         statement.kind == sql::StatementKind::kRefreshStreamingTable ||
+         statement.kind == sql::StatementKind::kCreateFlow;
 }
 
 commands::StatementResult ExecuteStreamingStatement(sql::SessionState& session,
@@ -255,9 +222,91 @@ commands::StatementResult ExecuteStreamingStatement(sql::SessionState& session,
   if (statement.kind == sql::StatementKind::kCreateStreamingTable) {
     return CreateStreamingTable(session, statement);
   }
+  if (statement.kind == sql::StatementKind::kCreateFlow) {
+    return ProgressRows(CreateFlow(session, statement));
+  }
   SILT_CHECK(statement.kind == sql::StatementKind::kRefreshStreamingTable,
              "a streaming-table statement");
   return RefreshStreamingTable(session, statement);
+}
+
+std::vector<QueryProgress> RunStream(sql::SessionState& session, const std::string& name,
+                                     const StreamFactory& make_stream,
+                                     std::optional<int64_t> every_ms) {
+  // A repeating stream runs its batches on a session of its own, so that a cancel request of
+  // the statement stops it between batches instead of inside one.
+  std::unique_ptr<sql::SessionState> own;
+  sql::SessionState* state = &session;
+  if (every_ms) {
+    own = std::make_unique<sql::SessionState>(session.fs(), session.catalog().warehouse());
+    for (const auto& [key, value] : session.conf()) own->SetConf(key, value);
+    own->SetCurrentDatabase(session.current_database());
+    state = own.get();
+  }
+  StreamSpec spec = make_stream(*state);
+  spec.trigger.kind = every_ms ? TriggerKind::kProcessingTime : TriggerKind::kAvailableNow;
+  spec.trigger.interval_ms = every_ms.value_or(0);
+  StreamExecution execution(*state, std::move(spec));
+  if (!every_ms) {
+    execution.Run();
+    return execution.RecentProgress();
+  }
+  // One line per batch on stderr while it runs (the rows come when it stops).
+  execution.SetProgressListener([&](const QueryProgress& progress) {
+    std::fprintf(stderr, "%s batch %lld: %lld rows in, %lld rows written, %lld ms\n",
+                 name.c_str(), static_cast<long long>(progress.batch_id),
+                 static_cast<long long>(progress.num_input_rows),
+                 static_cast<long long>(progress.sink_num_output_rows),
+                 static_cast<long long>(progress.duration_ms.at("triggerExecution")));
+  });
+  std::atomic<bool> done{false};
+  std::thread watcher([&] {
+    while (!done.load()) {
+      if (session.cancellation().requested()) {
+        execution.Stop();
+        return;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  });
+  try {
+    execution.Run();
+  } catch (...) {
+    done = true;
+    watcher.join();
+    throw;
+  }
+  done = true;
+  watcher.join();
+  return execution.RecentProgress();
+}
+
+commands::StatementResult ProgressRows(const std::vector<QueryProgress>& progress) {
+  auto schema = std::make_shared<const Schema>(std::vector<Field>{
+      {"batch_id", LongType(), false, {}},
+      {"num_input_rows", LongType(), false, {}},
+      {"num_output_rows", LongType(), true, {}},
+      {"duration_ms", LongType(), false, {}}});
+  std::vector<std::unique_ptr<VectorBuilder>> columns;
+  for (const Field& field : schema->fields()) {
+    columns.push_back(std::make_unique<VectorBuilder>(field.type));
+  }
+  for (const QueryProgress& batch : progress) {
+    columns[0]->AppendInt(batch.batch_id);
+    columns[1]->AppendInt(batch.num_input_rows);
+    if (batch.sink_num_output_rows >= 0) {
+      columns[2]->AppendInt(batch.sink_num_output_rows);
+    } else {
+      columns[2]->AppendNull();
+    }
+    columns[3]->AppendInt(batch.duration_ms.at("triggerExecution"));
+  }
+  std::vector<VectorPtr> vectors;
+  for (auto& column : columns) vectors.push_back(column->Finish());
+  commands::StatementResult result;
+  result.schema = schema;
+  result.batches.emplace_back(schema, std::move(vectors), static_cast<int64_t>(progress.size()));
+  return result;
 }
 
 std::unique_ptr<Source> OpenStreamSource(sql::SessionState& session, sql::Query& query,

@@ -1,6 +1,9 @@
 #pragma once
 
+#include <functional>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "silt/commands/statement_executor.h"
 #include "silt/sql/ast.h"
@@ -10,13 +13,16 @@
 
 namespace silt::stream {
 
-// Streaming tables in SQL (docs/streaming.md): a Delta table kept up to date by one flow that
-// streams its query's STREAM(source) into it. The flow's definition and checkpoint live in the
-// table's folder under `_silt_streaming/` (hidden from Delta readers and VACUUM):
-//   _silt_streaming/flow.json     {"query": "<the query text, with STREAM(...)>"}
+// Streaming tables in SQL (docs/streaming.md): a Delta table kept up to date by the flow that
+// streams its query's STREAM(source) into it, and by named flows (flow.h). The flow's definition
+// and checkpoint live in the table's folder under `_silt_streaming/` (hidden from Delta readers
+// and VACUUM):
+//   _silt_streaming/flow.json     {"query": "<the query text, with STREAM(...)>"}, or {} for a
+//                                 table declared without a query
 //   _silt_streaming/checkpoint/   the flow's checkpoint (checkpoint.h)
+//   _silt_streaming/flows/        named flows (flow.h)
 
-/// True for CREATE [OR REFRESH] STREAMING TABLE and REFRESH STREAMING TABLE.
+/// True for CREATE [OR REFRESH] STREAMING TABLE, REFRESH STREAMING TABLE and CREATE FLOW.
 bool IsStreamingStatement(const sql::Statement& statement);
 
 /// Runs a streaming-table statement: CREATE creates the table (columns from the statement, or
@@ -34,6 +40,20 @@ commands::StatementResult ExecuteStreamingStatement(sql::SessionState& session,
 /// the name is a view or raw files, and what DeltaSource::Open throws.
 std::unique_ptr<Source> OpenStreamSource(sql::SessionState& session, sql::Query& query,
                                          const StreamOptions& options);
+
+/// Builds a stream on `session`, the session its batches run on (the trigger is set after).
+using StreamFactory = std::function<StreamSpec(sql::SessionState& session)>;
+
+/// Runs the stream `make_stream` builds: available-now, or with `every_ms` a batch every
+/// interval (one progress line per batch on stderr, prefixed with `name`) until the statement
+/// is cancelled, which stops it after the batch in flight commits (its batches then run on a
+/// session of their own). Returns the progress of its batches; throws what the stream throws.
+std::vector<QueryProgress> RunStream(sql::SessionState& session, const std::string& name,
+                                     const StreamFactory& make_stream,
+                                     std::optional<int64_t> every_ms = std::nullopt);
+
+/// One row per batch: batch_id, num_input_rows, num_output_rows, duration_ms.
+commands::StatementResult ProgressRows(const std::vector<QueryProgress>& progress);
 
 /// Writes `bytes` to `path` atomically (a temporary file renamed over it).
 void WriteFileAtomically(io::FileSystem& fs, const std::string& path, std::string_view bytes);
