@@ -31,6 +31,7 @@ struct CdcOptions {
   std::string warehouse;
   std::string checkpoint;
   std::string prefix;
+  std::string scd2;
   int64_t every_ms = 1000;
   bool available_now = false;
   bool schema_evolution = false;
@@ -81,9 +82,20 @@ void RunCdc(const CdcOptions& options) {
                                                        {"publication", options.publication},
                                                        {"maxChangesPerBatch", std::to_string(options.max_changes)}};
   spec.source = cdc::PostgresCdcOptions::FromMap(source_options);
+  std::vector<std::string> scd2 = SplitList(options.scd2);
+  auto qualified = [](const std::string& table) {
+    return table.find('.') == std::string::npos ? "public." + table : table;
+  };
   for (const std::string& table : SplitList(options.tables)) {
+    bool type2 = false;
+    for (const std::string& name : scd2) type2 = type2 || qualified(name) == qualified(table);
     spec.tables.push_back(cdc::MirrorTable{table, TargetName(table, options.prefix),
-                                           cdc::MirrorHistory::kScdType1});
+                                           type2 ? cdc::MirrorHistory::kScdType2 : cdc::MirrorHistory::kScdType1});
+  }
+  for (const std::string& name : scd2) {
+    bool listed = false;
+    for (const std::string& table : SplitList(options.tables)) listed = listed || qualified(name) == qualified(table);
+    if (!listed) throw CLI::ValidationError("--scd2", name + " is not one of --tables");
   }
   spec.checkpoint_location = options.checkpoint.empty()
                                  ? io::JoinPath(io::JoinPath(warehouse, "_silt_cdc"), options.slot)
@@ -161,6 +173,9 @@ void AddCdcCommand(CLI::App& app) {
                   "Folder of the named tables (default $SILT_WAREHOUSE, else ./silt-warehouse)")
       ->type_name("DIR");
   cdc->add_option("--prefix", options->prefix, "Prefix of the Delta table names (default none)");
+  cdc->add_option("--scd2", options->scd2,
+                  "Tables to keep as SCD type 2, with __START_AT / __END_AT commit LSNs (default: type 1)")
+      ->type_name("LIST");
   cdc->add_option("--checkpoint", options->checkpoint,
                   "Checkpoint folder (default <warehouse>/_silt_cdc/<slot>)")
       ->type_name("DIR");

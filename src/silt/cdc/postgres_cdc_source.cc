@@ -1,18 +1,21 @@
 #include "silt/cdc/postgres_cdc_source.h"
 
+#include <map>
+
 #include "silt/base/check.h"
 #include "silt/base/json_writer.h"
 #include "silt/cdc/replication_protocol.h"
 #include "silt/commands/statement_executor.h"
 #include "silt/io/path.h"
 #include "silt/sql/parser.h"
+#include "silt/stream/auto_cdc.h"
 #include "silt/stream/fault_point.h"
 
 namespace silt::cdc {
 
 namespace {
 
-constexpr const char* kChangesName = "__silt_cdc_changes";
+constexpr const char* kChangesName = "__silt_postgres_changes";
 
 std::string Quoted(std::string_view text) {
   std::string out;
@@ -180,7 +183,11 @@ class MirrorSink final : public stream::Sink {
         sql::SessionState* session;
         ~Clear() { session->ClearStreamInput(kChangesName); }
       } clear{batch.session};
-      rows += ApplyType1(*batch.session, table, *target, batch);
+      if (target->history == MirrorHistory::kScdType2) {
+        rows += ApplyType2(*batch.session, i, table, *target, batch);
+      } else {
+        rows += ApplyType1(*batch.session, table, *target, batch);
+      }
       // Crash tests stop here: some tables of the batch merged, others not yet.
       stream::ReachFaultPoint(stream::kAfterDataFilesWritten, batch.batch_id);
     }
@@ -204,6 +211,7 @@ class MirrorSink final : public stream::Sink {
       columns += (columns.empty() ? "" : ", ") + Backticked(column.name) + " " +
                  column.parser->spark_type()->ToString();
     }
+    if (target.history == MirrorHistory::kScdType2) columns += ", `__START_AT` bigint, `__END_AT` bigint";
     Run(session, "CREATE TABLE IF NOT EXISTS " + target.target + " (" + columns + ") USING delta");
     // Columns added at the source since the target was made.
     commands::StatementResult described = Run(session, "SELECT * FROM " + target.target + " LIMIT 0");
@@ -305,8 +313,94 @@ class MirrorSink final : public stream::Sink {
     return changes;
   }
 
+  // SCD type 2 through AUTO CDC's sink (stream/auto_cdc.h), sequenced by the commit LSN: the
+  // changes of one source transaction to a key collapse into its last one (the source never
+  // showed the ones before), so `__START_AT` / `__END_AT` are the commit LSNs a version was
+  // current between. TOASTed values an update left out are taken from the key's previous
+  // change in the batch, else from the target's current version.
+  int64_t ApplyType2(sql::SessionState& session, size_t index, const CdcTable& table,
+                     const MirrorTable& target, const stream::BatchContext& batch) {
+    std::vector<std::string> keys = table.KeyColumns();
+    if (keys.empty()) {
+      SILT_THROW(CDC_SOURCE_FAILED,
+                 {{"source", "PostgreSQL"},
+                  {"message", "table " + table.QualifiedName() + " has no primary key; mirroring it needs one"}});
+    }
+    commands::StatementResult facts = Run(session,
+        "SELECT count(CASE WHEN _op = 't' THEN 1 END), count(_unchanged_columns), count(*) FROM " +
+        std::string(kChangesName));
+    const Batch& row = facts.batches.at(0);
+    if (row.column(0)->ValueToString(0) != "0") {
+      SILT_THROW(CDC_SOURCE_FAILED,
+                 {{"source", "PostgreSQL"},
+                  {"message", "table " + table.QualifiedName() +
+                                  " was truncated; a table kept as SCD type 2 cannot follow a TRUNCATE "
+                                  "(its history would have to end every row at once): mirror it as type 1, "
+                                  "or recreate the target"}});
+    }
+    bool any_unchanged = row.column(1)->ValueToString(0) != "0";
+    int64_t changes = std::stoll(row.column(2)->ValueToString(0));
+
+    std::string partition;
+    std::string changes_partition;
+    std::string join;
+    for (const std::string& key : keys) {
+      partition += (partition.empty() ? "" : ", ") + Backticked(key);
+      changes_partition += (changes_partition.empty() ? "" : ", ") + std::string("c.") + Backticked(key);
+      join += (join.empty() ? "" : " AND ") + std::string("c.") + Backticked(key) + " <=> cur." + Backticked(key);
+    }
+    std::string select;
+    for (const CdcTable::Column& column : table.columns) {
+      std::string name = Backticked(column.name);
+      std::string value = "c." + name;
+      if (any_unchanged && !column.is_key && MayBeToasted(*column.parser->spark_type())) {
+        value = "CASE WHEN array_contains(coalesce(c._unchanged_columns, array()), " + Quoted(column.name) +
+                ") THEN coalesce(last_value(CASE WHEN array_contains(coalesce(c._unchanged_columns, array()), " +
+                Quoted(column.name) + ") THEN NULL ELSE struct(c." + name + " AS v) END) IGNORE NULLS OVER (PARTITION BY " +
+                changes_partition + " ORDER BY c._lsn, c._seq ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), "
+                "struct(cur." + name + " AS v)).v ELSE c." + name + " END";
+      }
+      select += (select.empty() ? "" : ", ") + value + " AS " + name;
+    }
+    std::string changes_sql = "SELECT " + select + ", c._op, c._lsn, c._seq FROM " + std::string(kChangesName) + " c";
+    if (any_unchanged) {
+      changes_sql += " LEFT JOIN (SELECT * FROM " + target.target + " WHERE `__END_AT` IS NULL) cur ON " + join;
+    }
+    std::string columns;
+    for (const CdcTable::Column& column : table.columns) columns += Backticked(column.name) + ", ";
+    std::string batch_sql = "SELECT " + columns + "_lsn AS `" +
+                            std::string(stream::kCdcSequenceColumn) + "`, _op = 'd' AS `" +
+                            std::string(stream::kCdcDeleteColumn) + "`, false AS `" +
+                            std::string(stream::kCdcTruncateColumn) + "` FROM (SELECT *, row_number() OVER (PARTITION BY " +
+                            partition + ", _lsn ORDER BY _seq DESC) AS __silt_rank FROM (" + changes_sql +
+                            ")) WHERE __silt_rank = 1";
+    auto& sink = type2_sinks_[index];
+    if (sink == nullptr) {
+      std::string key_list;
+      for (const std::string& key : keys) key_list += (key_list.empty() ? "" : ", ") + Backticked(key);
+      // AUTO CDC is written as a flow's body; the body is what the sink takes.
+      sql::Statement flow = sql::ParseStatement(
+          "CREATE FLOW silt_cdc_mirror AS AUTO CDC INTO " + target.target + " FROM STREAM(" + std::string(kChangesName) + ") KEYS (" + key_list +
+          ") APPLY AS DELETE WHEN _op = 'd' SEQUENCE BY _lsn STORED AS SCD TYPE 2");
+      const sql::Statement& statement = *flow.flow_body;
+      commands::StatementResult described = Run(session, batch_sql + " LIMIT 0");
+      sql::Statement name = sql::ParseStatement("DESCRIBE TABLE " + target.target);
+      sql::TableSource resolved = session.ResolveTable(name.name, {});
+      sink = stream::MakeAutoCdcSink(
+          session, statement, resolved, *described.schema,
+          io::JoinPath(io::JoinPath(io::JoinPath(spec_.checkpoint_location, "state"), "scd2"), table.QualifiedName()));
+    }
+    stream::BatchContext context = batch;
+    context.query_id = batch.query_id + ":" + table.QualifiedName();
+    context.query_sql = batch_sql;
+    context.query = sql::ParseStatement(batch_sql).query;
+    sink->AddBatch(context);
+    return changes;
+  }
+
   PostgresCdcSource& source_;
   PostgresMirrorSpec spec_;
+  std::map<size_t, std::unique_ptr<stream::Sink>> type2_sinks_;
 };
 
 }  // namespace

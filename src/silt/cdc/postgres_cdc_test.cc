@@ -82,12 +82,15 @@ class PostgresCdcTest : public stream::StreamTest {
   // Runs the mirror of `tables` (each into warehouse table <schema>_<table>) available-now.
   std::vector<stream::QueryProgress> Mirror(const std::vector<std::string>& tables,
                                             bool schema_evolution = false,
-                                            int64_t max_changes = 100000) {
+                                            int64_t max_changes = 100000,
+                                            const std::vector<std::string>& scd2 = {}) {
     PostgresMirrorSpec spec;
     spec.source = Options(tables);
     spec.source.max_changes_per_batch = max_changes;
     for (const std::string& table : tables) {
-      spec.tables.push_back(MirrorTable{schema_ + "." + table, Target(table), MirrorHistory::kScdType1});
+      bool type2 = std::find(scd2.begin(), scd2.end(), table) != scd2.end();
+      spec.tables.push_back(MirrorTable{schema_ + "." + table, Target(table),
+                                        type2 ? MirrorHistory::kScdType2 : MirrorHistory::kScdType1});
     }
     spec.checkpoint_location = CheckpointPath("mirror_" + schema_);
     spec.schema_evolution = schema_evolution;
@@ -191,6 +194,32 @@ TEST_F(PostgresCdcTest, KeepsToastedValuesAnUpdateLeavesOut) {
   Mirror({"docs"});
   EXPECT_EQ(SiltRows("SELECT id, md5(body), length(body), counter FROM " + Target("docs")),
             PgRows("SELECT id, md5(body), length(body), counter FROM docs"));
+}
+
+TEST_F(PostgresCdcTest, KeepsHistoryAsScdType2) {
+  Pg("CREATE TABLE dim (id int PRIMARY KEY, city text, body text);"
+     "ALTER TABLE dim ALTER COLUMN body SET STORAGE EXTERNAL;"
+     "INSERT INTO dim SELECT i, 'c0', (SELECT string_agg(md5(i::text || j::text), '') FROM generate_series(1, 300) j) "
+     "FROM generate_series(1, 3) i;");
+  Mirror({"dim"}, false, 100000, {"dim"});
+  Pg("UPDATE dim SET city = 'c1' WHERE id = 1;"
+     "BEGIN; UPDATE dim SET city = 'x' WHERE id = 2; UPDATE dim SET city = 'c1' WHERE id = 2; COMMIT;"
+     "DELETE FROM dim WHERE id = 3;");
+  Mirror({"dim"}, false, 100000, {"dim"});
+  Pg("UPDATE dim SET city = 'c2' WHERE id = 1;");
+  Mirror({"dim"}, false, 100000, {"dim"});
+  // The current versions equal the source; every id has one version per transaction that
+  // changed it (the two updates of id 2 in one transaction are one version).
+  EXPECT_EQ(SiltRows("SELECT id, city, md5(body) FROM " + Target("dim") + " WHERE __END_AT IS NULL"),
+            PgRows("SELECT id, city, md5(body) FROM dim"));
+  EXPECT_EQ(Query("SELECT id, city, __END_AT IS NULL FROM " + Target("dim") + " ORDER BY id, __START_AT"),
+            (std::vector<std::string>{"1,c0,false", "1,c1,false", "1,c2,true", "2,c0,false", "2,c1,true",
+                                      "3,c0,false"}));
+  EXPECT_EQ(Query("SELECT count(*) FROM " + Target("dim") + " a JOIN " + Target("dim") +
+                  " b ON a.id = b.id AND a.__END_AT = b.__START_AT"),
+            std::vector<std::string>{"3"});
+  Pg("TRUNCATE dim;");
+  EXPECT_EQ(ErrorOf([&] { Mirror({"dim"}, false, 100000, {"dim"}); }), "CDC_SOURCE_FAILED");
 }
 
 TEST_F(PostgresCdcTest, ReplayedBatchIsAppliedOnce) {
