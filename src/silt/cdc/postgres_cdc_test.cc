@@ -151,6 +151,35 @@ TEST_F(PostgresCdcTest, MirrorsSnapshotThenInsertsUpdatesDeletesAndKeyChanges) {
   EXPECT_EQ(SiltRows(silt_query), PgRows(pg_query));
 }
 
+TEST_F(PostgresCdcTest, MapsEveryTypeInSnapshotAndStream) {
+  Pg("CREATE TYPE mood AS ENUM ('sad', 'happy');"
+     "CREATE DOMAIN positive AS int CHECK (VALUE > 0);"
+     "CREATE TABLE typed (id smallint PRIMARY KEY, big bigint, r real, n numeric, d date, "
+     "ts timestamp, u uuid, m mood, p positive, ints int[], nums numeric(5,1)[], t time, iv interval, "
+     "j json, vc varchar(10), ch char(3));"
+     "INSERT INTO typed VALUES (1, 9223372036854775807, 1.5, 123456789.123456789, '2024-02-29', "
+     "'2024-01-01 10:00:00.5', 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', 'happy', 7, '{1,NULL,3}', '{1.5,-2.0}', "
+     "'12:34:56', '1 day 02:00:00', '{\"a\": [1, 2]}', 'varchar', 'ab');"
+     "INSERT INTO typed (id) VALUES (2);");
+  const std::string pg_query =
+      "SELECT id, big, r, n::numeric(38,18), d, to_char(ts, 'YYYY-MM-DD HH24:MI:SS.MS'), u, m, p, "
+      "array_to_string(ints, ',', 'NULL'), array_to_string(nums, ',', 'NULL'), t, iv, j, vc, ch FROM typed";
+  const std::string silt_query =
+      "SELECT id, big, r, n, d, date_format(ts, 'yyyy-MM-dd HH:mm:ss.SSS'), u, m, p, array_join(ints, ',', 'NULL'), "
+      "array_join(nums, ',', 'NULL'), t, iv, j, vc, ch FROM " + Target("typed");
+  Mirror({"typed"});
+  Pg("INSERT INTO typed VALUES (3, -1, -0.25, 0.5, '1970-01-01', '1999-12-31 23:59:59', "
+     "'00000000-0000-0000-0000-000000000000', 'sad', 1, '{}', '{}', '00:00:00', '-3 mons', 'null', '', 'x');"
+     "UPDATE typed SET n = NULL, ints = '{9}' WHERE id = 1;");
+  Mirror({"typed"});
+  EXPECT_EQ(SiltRows(silt_query), PgRows(pg_query));
+  EXPECT_EQ(Query("SELECT typeof(id), typeof(big), typeof(r), typeof(n), typeof(d), typeof(ts), typeof(u), "
+                  "typeof(m), typeof(p), typeof(ints), typeof(nums), typeof(t), typeof(j) FROM " +
+                  Target("typed") + " LIMIT 1"),
+            std::vector<std::string>{"smallint,bigint,float,\"decimal(38,18)\",date,timestamp,string,string,int,"
+                                     "array<int>,\"array<decimal(5,1)>\",string,string"});
+}
+
 TEST_F(PostgresCdcTest, TruncatesMultiTableTransactionsAndSmallBatches) {
   Pg("CREATE TABLE a (k bigint PRIMARY KEY, v text); CREATE TABLE b (k text PRIMARY KEY, n int);"
      "INSERT INTO a SELECT i, 'v' || i FROM generate_series(1, 100) i;"
