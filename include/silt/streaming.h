@@ -44,9 +44,19 @@ struct StreamingSourceProgress {
   double processed_rows_per_second = 0;
 };
 
+/// One stateful operator's part of a batch (Spark's StateOperatorProgress).
+struct StreamingStateOperatorProgress {
+  std::string operator_name;  ///< stateStoreSave (aggregation), dedupe, dedupeWithinWatermark
+  int64_t num_rows_total = 0;    ///< rows in the state after the batch
+  int64_t num_rows_updated = 0;  ///< rows the batch added or changed
+  int64_t num_rows_removed = 0;  ///< rows the watermark evicted
+  int64_t num_rows_dropped_by_watermark = 0;  ///< input rows at or before the watermark
+  int64_t memory_used_bytes = 0;              ///< size of the state version written
+};
+
 /// What one batch did (Spark's StreamingQueryProgress); `json` is Spark's JSON form with its
 /// field names (id, runId, name, timestamp, batchId, numInputRows, inputRowsPerSecond,
-/// processedRowsPerSecond, durationMs, stateOperators, sources, sink).
+/// processedRowsPerSecond, durationMs, eventTime, stateOperators, sources, sink).
 struct StreamingQueryProgress {
   std::string id;
   std::string run_id;
@@ -58,6 +68,10 @@ struct StreamingQueryProgress {
   double processed_rows_per_second = 0;
   /// latestOffset, queryPlanning, walCommit, addBatch, commitOffsets, triggerExecution.
   std::map<std::string, int64_t> duration_ms;
+  /// With a watermark: "watermark" (the batch's), and "min", "max", "avg" of the batch's event
+  /// times when it had rows; ISO-8601 UTC.
+  std::map<std::string, std::string> event_time;
+  std::vector<StreamingStateOperatorProgress> state_operators;
   std::vector<StreamingSourceProgress> sources;
   std::string sink_description;
   int64_t sink_num_output_rows = -1;  ///< -1 when the sink cannot tell (foreachBatch)
@@ -116,6 +130,19 @@ class StreamingDataFrame {
   /// Any query over the stream, which `query` names `name`, e.g.
   /// Sql("SELECT e.*, d.label FROM events e JOIN dims d USING (k)", "events").
   StreamingDataFrame Sql(const std::string& query, const std::string& name) const;
+  /// Declares an event-time watermark (Spark's withWatermark): `column` is a TIMESTAMP column
+  /// of the stream's rows (EVENT_TIME_IS_NOT_ON_TIMESTAMP_TYPE otherwise) and `delay` how late
+  /// a row may be ("10 minutes"; INVALID_STREAMING_OPTION when it is not an interval).
+  /// Stateful operators drop rows at or before max(event time) - delay and evict state the
+  /// watermark passed.
+  StreamingDataFrame WithWatermark(const std::string& column, const std::string& delay) const;
+  /// Keeps the first row of each value of `columns` (all columns when empty) across batches
+  /// (Spark's dropDuplicates). With a watermark whose column is among `columns`, keys older
+  /// than the watermark are forgotten; otherwise the state keeps every key.
+  StreamingDataFrame DropDuplicates(const std::vector<std::string>& columns = {}) const;
+  /// As DropDuplicates, with each key kept until the watermark passes its first event time plus
+  /// the delay (Spark's dropDuplicatesWithinWatermark); needs WithWatermark first.
+  StreamingDataFrame DropDuplicatesWithinWatermark(const std::vector<std::string>& columns = {}) const;
   /// The writer that starts this query.
   DataStreamWriter WriteStream() const;
   /// The query's SQL text (the stream appears in it as STREAM(...)).
@@ -127,9 +154,16 @@ class StreamingDataFrame {
   StreamingDataFrame(Session* session, std::map<std::string, std::string> options,
                      std::string sql)
       : session_(session), options_(std::move(options)), sql_(std::move(sql)) {}
+  // This frame with the query `sql` (UNSUPPORTED_FEATURE after a deduplication).
+  StreamingDataFrame Derive(std::string sql) const;
   Session* session_;
   std::map<std::string, std::string> options_;
   std::string sql_;
+  std::string watermark_column_;
+  std::string watermark_delay_;
+  bool deduplicate_ = false;
+  bool within_watermark_ = false;
+  std::vector<std::string> deduplicate_columns_;
 };
 
 /// Reads a table as a stream (Spark's DataStreamReader): session.ReadStream().Format("delta")
@@ -137,15 +171,31 @@ class StreamingDataFrame {
 /// Delta's (docs/streaming.md): startingVersion, startingTimestamp, maxFilesPerTrigger,
 /// maxBytesPerTrigger, ignoreDeletes, skipChangeCommits, ignoreChanges, excludeRegex and
 /// readChangeFeed (the change data feed, with _change_type, _commit_version, _commit_timestamp).
+///
+/// Format("json"), "csv" or "parquet" with Load(folder) streams the files that land in a folder,
+/// each once (Spark's file source): Schema("id BIGINT, name STRING") gives the columns (without
+/// it the session must set spark.sql.streaming.schemaInference to true), and the options are
+/// Spark's: maxFilesPerTrigger, latestFirst, maxFileAge, pathGlobFilter, recursiveFileLookup,
+/// header (CSV), the JSON parse options, and rescuedDataColumn (values that do not fit the
+/// schema go there as JSON instead of failing the batch with FAILED_READ_FILE).
+///
+/// Format("rate") (rowsPerSecond, rampUpTime, numPartitions) and Format("rate-micro-batch")
+/// (rowsPerBatch, numPartitions, startTimestamp, advanceMillisPerBatch) with Load() make up rows
+/// of `timestamp` and `value` for tests and demos, as Spark's rate sources do.
 class DataStreamReader {
  public:
   explicit DataStreamReader(Session& session) : session_(&session) {}
-  /// "delta" (the default) only; others throw NOT_IMPLEMENTED when loading.
+  /// "delta" (the default), "json", "csv", "parquet", "rate" or "rate-micro-batch"; others
+  /// throw NOT_IMPLEMENTED when loading.
   DataStreamReader& Format(const std::string& format);
+  /// The rows' schema as Spark's DDL text ("id BIGINT, name STRING"), for the file formats.
+  DataStreamReader& Schema(const std::string& schema);
   DataStreamReader& Option(const std::string& key, const std::string& value);
   DataStreamReader& Options(const std::map<std::string, std::string>& options);
-  /// The Delta table at `path`; the table must exist (DELTA_MISSING_DELTA_TABLE).
-  StreamingDataFrame Load(const std::string& path) const;
+  /// The Delta table at `path`; the table must exist (DELTA_MISSING_DELTA_TABLE). For a file
+  /// format, the folder at `path` (PATH_NOT_FOUND when it does not exist); the rate formats
+  /// take no path.
+  StreamingDataFrame Load(const std::string& path = "") const;
   /// The Delta table `name` ("t", "db.t", "delta.`/path`").
   StreamingDataFrame Table(const std::string& name) const;
 
@@ -157,7 +207,7 @@ class DataStreamReader {
 
 /// Starts a streaming query (Spark's DataStreamWriter). The option "checkpointLocation" is
 /// required. The Delta sink takes "mergeSchema"; output modes are "append" (default) and
-/// "complete".
+/// "complete"; foreachBatch also takes "update" (the groups a batch changed).
 class DataStreamWriter {
  public:
   /// "delta" (the default) only; foreachBatch needs none.

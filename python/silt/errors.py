@@ -79,10 +79,10 @@ class PySparkException(Exception):
         self._message_parameters = messageParameters
 
     def getErrorClass(self):
-        return self.error_class
+        return _printed_class(str(self), self.error_class)
 
     def getCondition(self):
-        return self.error_class
+        return _printed_class(str(self), self.error_class)
 
     def getSqlState(self):
         return self.sqlstate
@@ -262,6 +262,10 @@ _PYTHON_CLASSES = {
     "VALUE_NOT_POSITIVE": PySparkValueError,
     "ARGUMENT_REQUIRED": PySparkValueError,
     "INVALID_ITEM_FOR_CONTAINER": PySparkTypeError,
+    "ONLY_ALLOW_SINGLE_TRIGGER": PySparkValueError,
+    "VALUE_NOT_TRUE": PySparkValueError,
+    "VALUE_NOT_NON_EMPTY_STR": PySparkValueError,
+    "NOT_CALLABLE": PySparkTypeError,
 }
 
 
@@ -273,6 +277,10 @@ _SPARK_CLASSES = {
     "SQL_CONF_NOT_FOUND": (SparkNoSuchElementException, "42K0I"),
     "INVALID_ATTRIBUTE_NAME_SYNTAX": (AnalysisException, "42601"),
     "UNSUPPORTED_JOIN_TYPE": (IllegalArgumentException, None),
+    "_LEGACY_ERROR_TEMP_3102": (AnalysisException, None),
+    "CALL_ON_STREAMING_DATASET_UNSUPPORTED": (AnalysisException, "42KDE"),
+    "WRITE_STREAM_NOT_ALLOWED": (AnalysisException, "42601"),
+    "DELTA_UNSUPPORTED_SCHEMA_DURING_READ": (AnalysisException, "0AKDC"),
 }
 
 
@@ -342,9 +350,10 @@ def _from_engine(text, error_class, sqlstate, category, message=None):
     return _build(text, error_class, sqlstate, category, message=message)
 
 
-def _error(error_class, message, family=None, category=None):
-    """An exception of error class `error_class` raised by the Python API itself; its SQLSTATE
-    and category come from silt's registry when silt knows the class."""
+def _error(error_class, message, family=None, category=None, sub_class=None):
+    """An exception of error class `error_class` (printed with Spark's `sub_class` when given)
+    raised by the Python API itself; its SQLSTATE and category come from silt's registry when
+    silt knows the class."""
     sqlstate = None
     try:
         from silt import _silt
@@ -357,8 +366,19 @@ def _error(error_class, message, family=None, category=None):
         category = category or registry_category
     elif error_class in _SPARK_CLASSES:
         sqlstate = _SPARK_CLASSES[error_class][1]
-    return _build("[%s] %s" % (error_class, message), error_class, sqlstate, category or "user", family,
+    printed = "%s.%s" % (error_class, sub_class) if sub_class else error_class
+    return _build("[%s] %s" % (printed, message), error_class, sqlstate, category or "user", family,
                   message=message)
+
+
+def _printed_class(text, error_class):
+    """The condition as the message prints it: CLASS, or CLASS.SUB_CLASS where the engine gives
+    Spark's sub-class ("[UNRESOLVED_COLUMN.WITH_SUGGESTION] ...")."""
+    if error_class and text.startswith("[%s." % error_class):
+        close = text.find("]")
+        if close > 0:
+            return text[1:close]
+    return error_class
 
 
 _templates = {}
@@ -396,7 +416,7 @@ def _message_parameters(error_class, text):
     pattern = _templates[error_class]
     if pattern is None:
         return {}
-    prefix = "[%s] " % error_class
+    prefix = "[%s] " % _printed_class(text, error_class)
     body = text[len(prefix):] if text.startswith(prefix) else text
     match = pattern.fullmatch(body)
     if not match:

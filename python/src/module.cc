@@ -4,7 +4,10 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
+// After pybind11 (which includes Python.h): the datetime C API, for DATE values in bulk.
+#include <datetime.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstring>
@@ -14,9 +17,11 @@
 #include <memory>
 #include <mutex>
 #include <new>
+#include <stdexcept>
 #include <optional>
 #include <string>
 #include <thread>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -26,14 +31,19 @@
 #include "silt/base/error_class.h"
 #include "silt/error.h"
 #include "silt/exec/operator.h"
+#include "silt/exec/text_format.h"
 #include "silt/expr/function_registry.h"
 #include "silt/io/file_system.h"
 #include "silt/log/snapshot.h"
 #include "silt/log/table_features.h"
+#include "silt/parquet/writer.h"
 #include "silt/session.h"
 #include "silt/sql/parser.h"
 #include "silt/sql/planner.h"
 #include "silt/sql/session_state.h"
+#include "silt/stream/streaming_table.h"
+#include "silt/streaming.h"
+#include "silt/types/date_time.h"
 
 namespace py = pybind11;
 
@@ -78,6 +88,7 @@ std::map<std::string, std::string> ConfStrings(const std::optional<py::dict>& co
 class ValueConverter {
  public:
   ValueConverter() {
+    if (PyDateTimeAPI == nullptr) PyDateTime_IMPORT;
     py::module_ datetime = py::module_::import("datetime");
     decimal_ = py::module_::import("decimal").attr("Decimal");
     date_ = datetime.attr("date");
@@ -110,8 +121,17 @@ class ValueConverter {
       case TypeId::kDecimal:
         // The exact digits with the type's scale ("1.50"), which Decimal keeps.
         return decimal_(vector.ValueToString(row));
-      case TypeId::kDate:
-        return date_.attr("fromordinal")(kOrdinalOfEpoch + vector.values<int32_t>()[row]);
+      case TypeId::kDate: {
+        int32_t days = vector.values<int32_t>()[row];
+        CivilDate date = CivilFromDays(days);
+        if (date.year < 1 || date.year > 9999) {
+          // Outside datetime.date's years: its own error (OverflowError / ValueError).
+          return date_.attr("fromordinal")(kOrdinalOfEpoch + days);
+        }
+        PyObject* made = PyDate_FromDate(static_cast<int>(date.year), date.month, date.day);
+        if (made == nullptr) throw py::error_already_set();
+        return py::reinterpret_steal<py::object>(made);
+      }
       case TypeId::kTimestamp:
         // An instant: an aware datetime in UTC (astimezone() shows it in any zone).
         return utc_epoch_ + Micros(vector.values<int64_t>()[row]);
@@ -319,6 +339,39 @@ class Result {
     return values;
   }
 
+  // Column `index` as a numpy array of Python values (dtype object), converted as rows()
+  // converts them: for pandas, without a list in between.
+  py::array object_column(size_t index) const {
+    CheckColumn(index);
+    py::array values(py::dtype("O"), std::vector<py::ssize_t>{static_cast<py::ssize_t>(num_rows())});
+    PyObject** out = static_cast<PyObject**>(values.mutable_data());
+    ValueConverter converter;
+    // A column of dates holds few distinct days: each day's datetime.date (immutable) is made
+    // once and shared.
+    bool dates = output_.schema()->field(index).type->id() == TypeId::kDate;
+    std::unordered_map<int32_t, py::object> made_dates;
+    int64_t at = 0;
+    for (const Batch& batch : output_.batches()) {
+      const Vector& vector = *batch.column(index);
+      for (int64_t row = 0; row < batch.num_rows(); ++row, ++at) {
+        py::object value;
+        if (dates && !vector.IsNull(row)) {
+          int32_t day = vector.values<int32_t>()[row];
+          auto found = made_dates.find(day);
+          if (found == made_dates.end()) {
+            found = made_dates.emplace(day, converter.Convert(vector, row)).first;
+          }
+          value = found->second;
+        } else {
+          value = converter.Convert(vector, row);
+        }
+        Py_XDECREF(out[at]);
+        out[at] = value.release().ptr();
+      }
+    }
+    return values;
+  }
+
   // Column `index` as (numpy array, NULL mask or None) when its type is fixed-width: booleans,
   // integers and floats as themselves, DATE as int32 days since the epoch, TIMESTAMP and
   // TIMESTAMP_NTZ as int64 microseconds since the epoch; None for other types.
@@ -420,6 +473,136 @@ class Result {
   StatementOutput output_;
 };
 
+// A Python object that C++ code keeps and may drop on a thread that does not hold the GIL
+// (a streaming query's thread): the last owner takes the GIL to release it.
+std::shared_ptr<py::object> HoldPython(py::object object) {
+  return std::shared_ptr<py::object>(new py::object(std::move(object)), [](py::object* held) {
+    if (!Py_IsInitialized()) return;  // the interpreter is gone: nothing left to release
+    py::gil_scoped_acquire gil;
+    delete held;
+  });
+}
+
+// A Python exception raised by a foreachBatch function. It ends the query (what() becomes the
+// message of its STREAM_FAILED error); the exception itself is kept for the Python side.
+class PythonFunctionFailure : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// The exception a query's foreachBatch function raised, shared by the function and the query.
+struct FunctionFailure {
+  std::mutex mutex;
+  std::shared_ptr<py::object> exception;
+};
+
+// A running streaming query for Python. The engine's query runs on a thread of its own; every
+// wait here releases the GIL, since that thread takes it to call a foreachBatch function.
+class PyStreamingQuery {
+ public:
+  PyStreamingQuery(StreamingQuery query, std::shared_ptr<FunctionFailure> failure)
+      : query_(std::move(query)), failure_(std::move(failure)) {}
+
+  // Dropping the last handle stops the query and joins its thread, whose foreachBatch call may
+  // be waiting for the GIL.
+  ~PyStreamingQuery() {
+    if (!Py_IsInitialized()) return;
+    py::gil_scoped_release release;
+    query_.reset();
+  }
+
+  std::string id() const { return query_->id(); }
+  std::string run_id() const { return query_->run_id(); }
+  std::string name() const { return query_->name(); }
+  bool is_active() const { return query_->IsActive(); }
+
+  // Waits until the query ends or `timeout_ms` passes (none: no limit); returns whether it
+  // ended. A signal handler that raises (Ctrl-C's KeyboardInterrupt) ends the wait with its
+  // exception; the query goes on.
+  bool AwaitTermination(std::optional<int64_t> timeout_ms) {
+    auto start = std::chrono::steady_clock::now();
+    while (true) {
+      int64_t slice = 50;
+      if (timeout_ms) {
+        int64_t spent = std::chrono::duration_cast<std::chrono::milliseconds>(
+                            std::chrono::steady_clock::now() - start)
+                            .count();
+        slice = std::max<int64_t>(0, std::min<int64_t>(slice, *timeout_ms - spent));
+      }
+      bool ended = false;
+      {
+        py::gil_scoped_release release;
+        try {
+          ended = query_->AwaitTermination(slice);
+        } catch (const Error&) {
+          ended = true;  // failure() tells how
+        }
+      }
+      if (ended) return true;
+      if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+      if (timeout_ms && slice < 50) return false;
+    }
+  }
+
+  // The error that ended the query, as (text, error class, SQLSTATE, category, message), or
+  // None when it has not failed.
+  py::object failure() const {
+    std::optional<Error> error;
+    {
+      py::gil_scoped_release release;
+      try {
+        query_->AwaitTermination(0);
+      } catch (const Error& caught) {
+        error.emplace(caught);
+      }
+    }
+    if (!error) return py::none();
+    return py::make_tuple(std::string(error->what()), std::string(error->error_class()),
+                          std::string(error->sqlstate()),
+                          std::string(ErrorCategoryName(error->category())), error->message());
+  }
+
+  // The exception the foreachBatch function raised, or None.
+  py::object function_exception() const {
+    std::lock_guard<std::mutex> lock(failure_->mutex);
+    if (!failure_->exception) return py::none();
+    return *failure_->exception;
+  }
+
+  void Stop() {
+    py::gil_scoped_release release;
+    query_->Stop();
+  }
+
+  py::dict status() const {
+    StreamingQueryStatus status = query_->Status();
+    py::dict out;
+    out["message"] = status.message;
+    out["isDataAvailable"] = status.is_data_available;
+    out["isTriggerActive"] = status.is_trigger_active;
+    return out;
+  }
+
+  // Spark's JSON of the last batch's progress, or None before the first batch.
+  py::object last_progress() const {
+    std::optional<StreamingQueryProgress> progress = query_->LastProgress();
+    if (!progress) return py::none();
+    return py::str(progress->json);
+  }
+
+  std::vector<std::string> recent_progress() const {
+    std::vector<std::string> out;
+    for (const StreamingQueryProgress& progress : query_->RecentProgress()) {
+      out.push_back(progress.json);
+    }
+    return out;
+  }
+
+ private:
+  std::optional<StreamingQuery> query_;
+  std::shared_ptr<FunctionFailure> failure_;
+};
+
 // A query's columns as analysed (nothing read), or the rows of a statement that ran.
 struct Analysis {
   bool is_query = false;
@@ -439,7 +622,18 @@ class PySession {
       options.warehouse = py::module_::import("os").attr("fspath")(*warehouse).cast<std::string>();
     }
     options.conf = ConfStrings(conf);
-    session_ = std::make_unique<Session>(std::move(options));
+    owned_ = std::make_unique<Session>(std::move(options));
+    session_ = owned_.get();
+  }
+
+  // A streaming query's session while its foreachBatch function runs: usable until Close.
+  explicit PySession(Session* borrowed) : session_(borrowed) {}
+
+  // Ends a borrowed session's use: later calls raise instead of reaching a session that may be
+  // gone.
+  void Close() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    session_ = nullptr;
   }
 
   Result Sql(const std::string& text) {
@@ -485,17 +679,77 @@ class PySession {
     });
   }
 
+  // These wait for the session without the GIL: a foreachBatch function (which holds the GIL)
+  // may set options while this thread is starting the query.
   void SetConf(const std::string& key, const std::string& value) {
+    py::gil_scoped_release release;
     std::lock_guard<std::mutex> lock(mutex_);
+    CheckOpen();
     session_->SetConf(key, value);
   }
 
   std::optional<std::string> GetConf(const std::string& key) {
+    py::gil_scoped_release release;
     std::lock_guard<std::mutex> lock(mutex_);
+    CheckOpen();
     return session_->GetConf(key);
   }
 
-  std::string warehouse() const { return session_->warehouse(); }
+  std::string warehouse() {
+    py::gil_scoped_release release;
+    std::lock_guard<std::mutex> lock(mutex_);
+    CheckOpen();
+    return session_->warehouse();
+  }
+
+  // A stream read as DataStreamReader reads it: `format`, `options`, then the table at `path`
+  // or the table `table` (exactly one of them); an unknown format fails here.
+  StreamingDataFrame ReadStream(const std::string& format,
+                                const std::map<std::string, std::string>& options,
+                                const std::optional<std::string>& path,
+                                const std::optional<std::string>& table,
+                                const std::optional<std::string>& schema) {
+    return Run<StreamingDataFrame>([&] {
+      DataStreamReader reader = session_->ReadStream();
+      reader.Format(format).Options(options);
+      if (schema) {
+        // The C++ reader takes no schema (its sources read their own).
+        SILT_THROW(NOT_IMPLEMENTED, {{"feature", "A schema given to the streaming " + format +
+                                                     " source"}});
+      }
+      return path ? reader.Load(*path) : reader.Table(*table);
+    });
+  }
+
+  // The columns of the stream `frame` reads, as Spark's StructType.jsonValue()["fields"].
+  // Opening the source checks the table and the options (as Spark's load() does), not only
+  // start().
+  py::list StreamSchema(const StreamingDataFrame& frame,
+                        const std::map<std::string, std::string>& options) {
+    SchemaPtr schema = Run<SchemaPtr>([&] {
+      sql::Statement parsed = sql::ParseStatement(frame.sql());
+      return stream::OpenStreamSource(api::StateOf(*session_), *parsed.query,
+                                      stream::StreamOptions(options))
+          ->schema();
+    });
+    return SchemaJson(*schema);
+  }
+
+  // Starts writing `query` (SQL over the stream `frame`, which it names `name`) with `writer`'s
+  // settings, to the Delta table at `path`, the table `table`, or `function` (foreachBatch).
+  std::shared_ptr<PyStreamingQuery> StartStream(
+      const StreamingDataFrame& frame, const std::string& query, const std::string& name,
+      const py::dict& writer, const std::optional<py::function>& function,
+      const std::optional<std::string>& path, const std::optional<std::string>& table);
+
+ private:
+  void CheckOpen() const {
+    if (session_ == nullptr) {
+      SILT_THROW(INVALID_ARGUMENT,
+                 {{"message", "this session belonged to a foreachBatch call that has returned; "
+                              "use a batch's DataFrame and session only inside the function"}});
+    }
+  }
 
  private:
   // Runs `work` on a worker thread without the GIL, one at a time per session; a signal handler
@@ -518,6 +772,7 @@ class PySession {
     {
       py::gil_scoped_release release;
       std::lock_guard<std::mutex> lock(mutex_);
+      CheckOpen();
       std::thread worker(std::move(task));
       while (future.wait_for(std::chrono::milliseconds(50)) != std::future_status::ready) {
         if (interrupted) continue;
@@ -540,9 +795,63 @@ class PySession {
     return future.get();
   }
 
-  std::unique_ptr<Session> session_;
+  std::unique_ptr<Session> owned_;
+  Session* session_ = nullptr;
   std::mutex mutex_;
 };
+
+std::shared_ptr<PyStreamingQuery> PySession::StartStream(
+    const StreamingDataFrame& frame, const std::string& query, const std::string& name,
+    const py::dict& writer, const std::optional<py::function>& function,
+    const std::optional<std::string>& path, const std::optional<std::string>& table) {
+  std::string format = writer["format"].cast<std::string>();
+  std::string output_mode = writer["outputMode"].cast<std::string>();
+  auto options = writer["options"].cast<std::map<std::string, std::string>>();
+  auto partition_by = writer["partitionBy"].cast<std::vector<std::string>>();
+  std::string query_name = writer["queryName"].cast<std::string>();
+  std::string trigger_kind = writer["trigger"].cast<std::string>();
+  int64_t interval_ms = writer["intervalMs"].cast<int64_t>();
+  Trigger trigger = Trigger::ProcessingTime(interval_ms);
+  if (trigger_kind == "once") trigger = Trigger::Once();
+  if (trigger_kind == "availableNow") trigger = Trigger::AvailableNow();
+
+  auto failure = std::make_shared<FunctionFailure>();
+  std::function<void(const DataFrame&, int64_t)> callback;
+  if (function) {
+    // `function(engine, sql, batch_id)` is the Python side's wrapper of the user's function.
+    std::shared_ptr<py::object> held = HoldPython(*function);
+    callback = [held, failure](const DataFrame& batch, int64_t batch_id) {
+      py::gil_scoped_acquire gil;
+      py::object engine = py::cast(std::make_unique<PySession>(&batch.session()));
+      PySession* borrowed = engine.cast<PySession*>();
+      try {
+        (*held)(engine, batch.sql(), batch_id);
+      } catch (py::error_already_set& error) {
+        borrowed->Close();
+        std::string text = error.what();
+        {
+          std::lock_guard<std::mutex> lock(failure->mutex);
+          failure->exception = HoldPython(error.value());
+        }
+        throw PythonFunctionFailure(text);
+      }
+      borrowed->Close();
+    };
+  }
+  StreamingQuery started = Run<StreamingQuery>([&] {
+    DataStreamWriter stream_writer = frame.Sql(query, name).WriteStream();
+    stream_writer.Format(format).OutputMode(output_mode).Options(options);
+    stream_writer.PartitionBy(partition_by).Trigger(trigger);
+    if (!query_name.empty()) stream_writer.QueryName(query_name);
+    if (callback) {
+      stream_writer.ForEachBatch(callback);
+      return stream_writer.Start();
+    }
+    if (table) return stream_writer.ToTable(*table);
+    return stream_writer.Start(*path);
+  });
+  return std::make_shared<PyStreamingQuery>(std::move(started), failure);
+}
 
 // The live data files of the Delta table at `table_root` (its current version), for
 // DeltaTable.generate: a dict of "partition_columns", "column_mapping" (whether the table maps
@@ -569,6 +878,24 @@ py::dict DeltaFiles(const std::string& table_root) {
   return answer;
 }
 
+// Reads the CSV file or folder `csv_path` as the engine's CSV reader does, with or without a
+// header line, and writes its rows to the Parquet file `parquet_path` (spark.read.csv for
+// options the SQL csv.`path` relation does not take).
+void CsvToParquet(const std::string& csv_path, const std::string& parquet_path, bool header) {
+  py::gil_scoped_release release;
+  std::shared_ptr<io::FileSystem> fs = io::MakeLocalFileSystem();
+  exec::TextTable table = exec::ReadCsvFiles(*fs, csv_path, header);
+  if (table.schema->num_fields() == 0) {
+    SILT_THROW(UNABLE_TO_INFER_SCHEMA, {{"format", "CSV"}});
+  }
+  std::unique_ptr<parquet::FileWriter> writer =
+      parquet::FileWriter::Open(fs->OpenWrite(parquet_path), *table.schema);
+  for (const Batch& batch : table.batches) {
+    if (batch.num_rows() > 0) writer->Write(batch);
+  }
+  writer->Close();
+}
+
 // The registry entry of error class `name`: (sqlstate, category, message template), or None.
 py::object ErrorClassInfoOf(const std::string& name) {
   ErrorClass found = FindErrorClass(name);
@@ -583,6 +910,7 @@ py::object ErrorClassInfoOf(const std::string& name) {
 
 PYBIND11_MODULE(_silt, module) {
   using silt::python::PySession;
+  using silt::python::PyStreamingQuery;
   using silt::python::Result;
   module.doc() = "The compiled part of silt; use the package `silt`.";
   module.attr("__version__") = SILT_VERSION;
@@ -612,6 +940,9 @@ PYBIND11_MODULE(_silt, module) {
            "The columns as Spark's StructType.jsonValue()['fields'] (name, type, nullable).")
       .def("column", &Result::column, py::arg("index"),
            "Column `index` as a list of Python values, converted as rows() converts them.")
+      .def("object_column", &Result::object_column, py::arg("index"),
+           "Column `index` as a numpy array of dtype object holding the values column() "
+           "gives.")
       .def("numpy_column", &Result::numpy_column, py::arg("index"),
            "Column `index` as (numpy array, NULL mask or None) for fixed-width types (DATE as "
            "int32 days, TIMESTAMP and TIMESTAMP_NTZ as int64 microseconds since the epoch); "
@@ -649,7 +980,42 @@ PYBIND11_MODULE(_silt, module) {
            "The text Spark's show(max_rows, truncate) prints for the query `text`.")
       .def("set_conf", &PySession::SetConf, py::arg("key"), py::arg("value"))
       .def("get_conf", &PySession::GetConf, py::arg("key"))
-      .def_property_readonly("warehouse", &PySession::warehouse);
+      .def_property_readonly("warehouse", &PySession::warehouse)
+      .def("read_stream", &PySession::ReadStream, py::arg("format"), py::arg("options"),
+           py::arg("path") = py::none(), py::arg("table") = py::none(),
+           py::arg("schema") = py::none(), py::keep_alive<0, 1>(),
+           "The stream of the table at `path` or the table `table`, read with `format`, "
+           "`options` and `schema` (DDL) as DataStreamReader reads it.")
+      .def("stream_schema", &PySession::StreamSchema, py::arg("frame"), py::arg("options"),
+           "The columns the stream reads, as Spark's StructType.jsonValue()['fields'].")
+      .def("start_stream", &PySession::StartStream, py::arg("frame"), py::arg("query"),
+           py::arg("name"), py::arg("writer"), py::arg("function") = py::none(),
+           py::arg("path") = py::none(), py::arg("table") = py::none(),
+           "Starts writing `query` (SQL naming the stream `frame` `name`) as `writer` says: to "
+           "the Delta table at `path`, the table `table`, or function(engine, sql, batch_id).");
+
+  py::class_<silt::StreamingDataFrame>(module, "StreamingDataFrame",
+                                       "A stream as DataStreamReader read it (SQL over STREAM(...)).")
+      .def_property_readonly("sql", &silt::StreamingDataFrame::sql);
+
+  py::class_<PyStreamingQuery, std::shared_ptr<PyStreamingQuery>>(
+      module, "StreamingQuery", "A streaming query running on a thread of its own.")
+      .def_property_readonly("id", &PyStreamingQuery::id)
+      .def_property_readonly("run_id", &PyStreamingQuery::run_id)
+      .def_property_readonly("name", &PyStreamingQuery::name)
+      .def_property_readonly("is_active", &PyStreamingQuery::is_active)
+      .def("await_termination", &PyStreamingQuery::AwaitTermination,
+           py::arg("timeout_ms") = py::none(),
+           "Waits for the query to end (at most timeout_ms); returns whether it ended.")
+      .def("failure", &PyStreamingQuery::failure,
+           "The error that ended the query: (text, error class, SQLSTATE, category, message), "
+           "or None.")
+      .def("function_exception", &PyStreamingQuery::function_exception,
+           "The exception the foreachBatch function raised, or None.")
+      .def("stop", &PyStreamingQuery::Stop)
+      .def("status", &PyStreamingQuery::status)
+      .def("last_progress", &PyStreamingQuery::last_progress)
+      .def("recent_progress", &PyStreamingQuery::recent_progress);
 
   module.def("delta_files", &silt::python::DeltaFiles, py::arg("table_root"),
              "The live data files of the Delta table at table_root: partition columns, whether "
@@ -658,6 +1024,10 @@ PYBIND11_MODULE(_silt, module) {
              py::arg("columns"),
              "Writes Python columns (values in the engine's form) as a Parquet file; fields are "
              "(name, Spark type, nullable) tuples.");
+  module.def("csv_to_parquet", &silt::python::CsvToParquet, py::arg("csv_path"),
+             py::arg("parquet_path"), py::arg("header"),
+             "Reads CSV (with or without a header line) and writes its rows, all strings, as a "
+             "Parquet file.");
   module.def(
       "function_names", [] { return silt::expr::FunctionRegistry::Default().Names(); },
       "The names of the engine's scalar functions, sorted.");

@@ -3,6 +3,7 @@
 DeltaTableBuilder, DeltaOptimizeBuilder)."""
 
 import datetime
+import json
 import pathlib
 import time
 
@@ -172,6 +173,42 @@ def test_convert_to_delta_and_protocol(spark, tmp_path):
     last = converted.history(1).first()
     assert last.operation == "SET TBLPROPERTIES"
     assert "delta.minWriterVersion" in last.operationParameters["properties"]
+
+
+def last_commit(path):
+    log = sorted((path / "_delta_log").glob("*.json"))[-1]
+    return [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
+
+
+def test_upgrade_table_protocol_writes_a_protocol_action(spark, tmp_path):
+    # delta-spark's upgradeTableProtocol: the protocol action of the commit carries the new
+    # versions, which never go down; the versions are not kept as table properties.
+    path = tmp_path / "t"
+    spark.range(3).write.format("delta").save(str(path))
+    table = DeltaTable.forPath(spark, str(path))
+    table.upgradeTableProtocol(1, 4)
+    actions = last_commit(path)
+    protocol = [a["protocol"] for a in actions if "protocol" in a]
+    assert protocol == [{"minReaderVersion": 1, "minWriterVersion": 4}]
+    configuration = [a["metaData"]["configuration"] for a in actions if "metaData" in a]
+    assert all("delta.minWriterVersion" not in c and "delta.minReaderVersion" not in c for c in configuration)
+    detail = table.detail().first()
+    assert (detail.minReaderVersion, detail.minWriterVersion) == (1, 4)
+    # Asking for less changes nothing.
+    table.upgradeTableProtocol(1, 2)
+    assert not any("protocol" in a for a in last_commit(path))
+    assert table.detail().first().minWriterVersion == 4
+    # Table features: (3, 7) lists the features (1, 4) implied.
+    table.upgradeTableProtocol(3, 7)
+    protocol = [a["protocol"] for a in last_commit(path) if "protocol" in a][0]
+    assert (protocol["minReaderVersion"], protocol["minWriterVersion"]) == (3, 7)
+    assert protocol["readerFeatures"] == []
+    assert {"appendOnly", "invariants", "checkConstraints", "changeDataFeed", "generatedColumns"} <= \
+        set(protocol["writerFeatures"])
+    assert table.toDF().count() == 3
+    with pytest.raises(Exception) as raised:
+        table.upgradeTableProtocol(4, 7)  # Delta's reader versions are 1 to 3
+    assert raised.value.getErrorClass() == "INVALID_CONFIGURATION"
 
 
 def test_merge_conditions_may_use_columns_of_the_source_dataframe(spark, table):

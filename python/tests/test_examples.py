@@ -35,6 +35,19 @@ EXPECTED = {
         "2024-05-01 4\n"
         "2024-05-02 7\n"
     ),
+    "streaming_medallion.py": (
+        "run: 3 rows read from bronze, 2 from silver\n"
+        "ada 1 10.0\n"
+        "linus 1 5.5\n"
+        "run: 2 rows read from bronze, 2 from silver\n"
+        "ada 2 12.5\n"
+        "grace 1 7.0\n"
+        "linus 1 5.5\n"
+        "run: 0 rows read from bronze, 0 from silver\n"
+        "ada 2 12.5\n"
+        "grace 1 7.0\n"
+        "linus 1 5.5\n"
+    ),
     "change_feed.py": (
         "1 insert 1 100\n"
         "1 insert 2 200\n"

@@ -144,14 +144,14 @@ def test_attribute_and_item_access(people):
     assert isinstance(raised.value, PySparkAttributeError)
     with pytest.raises(AnalysisException) as raised:
         people["nope"]
-    assert raised.value.getErrorClass() == "UNRESOLVED_COLUMN"
+    assert raised.value.getErrorClass() == "UNRESOLVED_COLUMN.WITH_SUGGESTION"
 
 
 def test_unknown_columns_fail_when_the_dataframe_is_made(people):
     # Spark analyses eagerly: select of a missing column raises at once.
     with pytest.raises(AnalysisException) as raised:
         people.select("nope")
-    assert raised.value.getErrorClass() == "UNRESOLVED_COLUMN"
+    assert raised.value.getErrorClass() == "UNRESOLVED_COLUMN.WITH_SUGGESTION"
     assert "nope" in raised.value.getMessageParameters()["objectName"]
     for transform in (lambda: people.filter("nope > 1"), lambda: people.orderBy("nope"),
                       lambda: people.dropDuplicates(["nope"]), lambda: people.groupBy("nope").count(),

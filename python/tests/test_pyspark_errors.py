@@ -35,7 +35,7 @@ def test_analysis_errors_carry_their_parameters(spark):
     df = spark.range(1)
     with pytest.raises(errors.AnalysisException) as raised:
         df.select("missing")
-    assert raised.value.getErrorClass() == "UNRESOLVED_COLUMN"
+    assert raised.value.getErrorClass() == "UNRESOLVED_COLUMN.WITH_SUGGESTION"
 
 
 def test_runtime_error_families(spark):

@@ -161,8 +161,24 @@ def test_read_json_csv_parquet(spark, tmp_path):
     assert df.collect() == [Row(id="1", name="Ada"), Row(id="2", name="Linus")]
     df = spark.read.csv(str(csv_path), header=True, schema="id INT, name STRING")
     assert df.collect() == [Row(id=1, name="Ada"), Row(id=2, name="Linus")]
-    with pytest.raises(AnalysisException):
-        spark.read.csv(str(csv_path))  # Spark's default header=false is not supported
+    # Spark's default header=false: the first line is a row too, columns _c0, _c1, ... strings.
+    assert spark.read.csv(str(csv_path)).collect() == [
+        Row(_c0="id", _c1="name"), Row(_c0="1", _c1="Ada"), Row(_c0="2", _c1="Linus")]
+    headless = tmp_path / "headless"
+    headless.mkdir()
+    (headless / "part-0.csv").write_text("1,Ada,\n2,Linus,Helsinki,extra\n")
+    (headless / "part-1.csv").write_text("3\n")
+    df = spark.read.format("csv").load(str(headless))
+    assert df.columns == ["_c0", "_c1", "_c2"]
+    assert df.orderBy("_c0").collect() == [Row(_c0="1", _c1="Ada", _c2=None), Row(_c0="2", _c1="Linus", _c2="Helsinki"),
+                                           Row(_c0="3", _c1=None, _c2=None)]
+    inferred = spark.read.csv(str(headless), inferSchema=True)
+    assert inferred.dtypes == [("_c0", "int"), ("_c1", "string"), ("_c2", "string")]
+    named = spark.read.csv(str(headless), schema="id BIGINT, name STRING, city STRING")
+    assert named.orderBy("id").first() == Row(id=1, name="Ada", city=None)
+    with pytest.raises(Exception) as raised:
+        spark.read.csv(str(tmp_path / "nowhere.csv"))
+    assert raised.value.getErrorClass() == "PATH_NOT_FOUND"
     # inferSchema: the narrowest of int, bigint, double, boolean that fits every value.
     typed_path = tmp_path / "typed.csv"
     typed_path.write_text("i,l,d,b,s\n1,5000000000,1.5,true,x\n2,,2,false,3\n")

@@ -254,14 +254,6 @@ def test_catalog(spark):
     assert [(c.name, c.dataType) for c in columns] == [("id", "int")]
 
 
-def test_streaming_is_refused_with_a_clear_error(spark):
-    with pytest.raises(NotImplementedError) as raised:
-        spark.readStream
-    assert "streaming" in str(raised.value)
-    with pytest.raises(NotImplementedError):
-        spark.range(1).writeStream
-
-
 def test_large_local_data_reaches_the_engine_as_columns(spark):
     # From 1,000 rows on, createDataFrame writes the values with silt's Parquet writer instead
     # of a VALUES list; every type keeps its exact value.

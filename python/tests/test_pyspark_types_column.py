@@ -288,6 +288,19 @@ def test_more_functions(spark):
     assert row == Row(td=None, ta=3, bl=16, pos=2, y=2024)
 
 
+def test_sketch_aggregates(spark):
+    # The examples of pyspark.sql.functions.count_min_sketch and histogram_numeric.
+    row = spark.range(100).select(
+        F.hex(F.count_min_sketch(F.col("id"), F.lit(3.0), F.lit(0.1), F.lit(1))).alias("cms"),
+        F.hex(F.count_min_sketch("id", 3.0, 0.1, 1)).alias("cms_values"),
+    ).first()
+    expected = "0000000100000000000000640000000100000001000000005D8D6AB90000000000000064"
+    assert row == Row(cms=expected, cms_values=expected)
+    df = spark.createDataFrame([(0,), (1,), (2,), (10,)], "col int")
+    histogram = df.select(F.histogram_numeric("col", F.lit(5)).alias("h")).first().h
+    assert [(bin.x, bin.y) for bin in histogram] == [(0, 1.0), (1, 1.0), (2, 1.0), (10, 1.0)]
+
+
 def test_functions_of_spark_3_4_to_4_0(spark):
     # Examples from the pyspark.sql.functions docstrings of each function.
     row = spark.range(1).select(

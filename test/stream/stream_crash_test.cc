@@ -3,11 +3,19 @@
 // data files are written, between the sink's commit and the commit marker, after the marker)
 // or at a random moment; then a child runs the query again from its checkpoint until it
 // finishes. The sink must then hold exactly what a crash-free run writes: no row lost, none
-// written twice. Two sinks: the Delta sink (its txn action) and foreachBatch running an
-// additive MERGE with the txnAppId / txnVersion session options.
+// written twice. The queries: a copy into the Delta sink (its txn action), foreachBatch running
+// an additive MERGE with the txnAppId / txnVersion session options, the Delta sink fed by the
+// file source (the source table's Parquet files read as a folder; also killed after the source
+// logged a batch's files and before the batch's offsets), two with state kept in the
+// checkpoint — an aggregation in complete mode and a deduplication, both into the Delta sink,
+// also killed while a state version is written and after it is — and the SQL flows run by
+// REFRESH STREAMING TABLE: AUTO CDC into SCD type 1 and type 2 targets (a MERGE into the target
+// and one into the flow's state per batch; the kill after the sink's data files falls between
+// the two) and a MERGE flow adding counts.
 //
 // SILT_STREAM_CRASH_TRIALS sets the number of random-kill trials per sink (default 4; `make
-// stream-crash-test` runs 1000).
+// stream-crash-test` runs 1000); when it is set, the flows are also killed at each step of their
+// first and last batches, not only of a middle one.
 //
 // Child processes are this binary re-executed with "--child" (fork + exec, so that no thread
 // pool state of the parent is inherited).
@@ -49,7 +57,8 @@ constexpr int kSourceFiles = 5;  // one insert each; one file per batch
 commands::StatementResult Sql(sql::SessionState& state, const std::string& text) {
   commands::StatementResult last;
   for (const sql::Statement& statement : sql::ParseStatements(text)) {
-    last = commands::ExecuteStatement(state, statement);
+    last = IsStreamingStatement(statement) ? ExecuteStreamingStatement(state, statement)
+                                           : commands::ExecuteStatement(state, statement);
   }
   return last;
 }
@@ -57,6 +66,25 @@ commands::StatementResult Sql(sql::SessionState& state, const std::string& text)
 std::string Csv(sql::SessionState& state, const std::string& query) {
   return FormatCsv(Sql(state, query).batches, /*header=*/false);
 }
+
+// The SQL flows: each reads its source one commit per batch.
+bool IsFlow(const std::string& kind) {
+  return kind == "scd1" || kind == "scd2" || kind == "merge_flow";
+}
+
+std::string FlowTarget(const std::string& kind) {
+  return kind == "merge_flow" ? "flow_totals" : "customers_" + kind;
+}
+
+// Changes of keys a, b and c, one commit each: updates, a late one, a delete and an upsert
+// older than the delete.
+constexpr const char* kChangeCommits[kSourceFiles] = {
+    "('a', 1, 'U', 1), ('b', 1, 'U', 1)",
+    "('a', 2, 'U', 3), ('c', 1, 'U', 2)",
+    "('a', 9, 'U', 2), ('b', 0, 'D', 4)",
+    "('b', 5, 'U', 3), ('c', 2, 'U', 5)",
+    "('b', 6, 'U', 6), ('a', 3, 'U', 7)",
+};
 
 // ---- the child: runs the query available-now, killing itself where told ----
 
@@ -74,15 +102,36 @@ int RunChild(const std::string& sink_kind, const std::string& warehouse, const s
     }).detach();
   }
   sql::SessionState state(io::MakeLocalFileSystem(), warehouse);
+  if (IsFlow(sink_kind)) {
+    ExecuteStreamingStatement(state, sql::ParseStatement("REFRESH STREAMING TABLE " +
+                                                         FlowTarget(sink_kind)));
+    return 0;
+  }
   StreamSpec spec;
-  spec.query = sql::ParseStatement("SELECT id, k FROM STREAM(src)").query;
+  spec.query = sql::ParseStatement(sink_kind == "aggregate"
+                                        ? "SELECT k, count(*) AS n, sum(id) AS s FROM STREAM(src) "
+                                          "GROUP BY k"
+                                        : "SELECT id, k FROM STREAM(src)")
+                   .query;
   StreamOptions options;
   options.Set("maxFilesPerTrigger", "1");
+  if (sink_kind == "files") {
+    spec.query = sql::ParseStatement("SELECT id, k FROM STREAM(parquet.`" +
+                                     io::JoinPath(warehouse, "src") + "`)")
+                     .query;
+    options.Set("schema", "id BIGINT, k STRING");
+  }
   spec.source = OpenStreamSource(state, *spec.query, options);
   spec.checkpoint_location = io::JoinPath(warehouse, "_checkpoint");
   spec.trigger.kind = TriggerKind::kAvailableNow;
-  if (sink_kind == "delta") {
+  if (sink_kind == "delta" || sink_kind == "dedup" || sink_kind == "files") {
     spec.sink = MakeDeltaSink(state.fs(), io::JoinPath(warehouse, "dst"), DeltaSinkOptions{});
+    if (sink_kind == "dedup") spec.deduplication = Deduplication{{"k"}, false};
+  } else if (sink_kind == "aggregate") {
+    DeltaSinkOptions complete;
+    complete.output_mode = OutputMode::kComplete;
+    spec.output_mode = OutputMode::kComplete;
+    spec.sink = MakeDeltaSink(state.fs(), io::JoinPath(warehouse, "totals"), complete);
   } else {
     spec.sink = MakeForEachBatchSink([&state](const BatchContext& batch) {
       state.SetConf("spark.databricks.delta.write.txnAppId", batch.query_id);
@@ -139,6 +188,25 @@ class StreamCrashTest : public ::testing::TestWithParam<std::string> {
     sql::SessionState state(io::MakeLocalFileSystem(), warehouse);
     Sql(state, "CREATE TABLE src (id BIGINT, k STRING); CREATE TABLE dst (id BIGINT, k STRING); "
                "CREATE TABLE totals (k STRING, n BIGINT, s BIGINT)");
+    // The flows are created over empty sources, so that their first run streams nothing.
+    const std::string& kind = GetParam();
+    if (kind == "scd1" || kind == "scd2") {
+      Sql(state, "CREATE TABLE changes (k STRING, v BIGINT, op STRING, seq BIGINT)");
+      Sql(state, "CREATE STREAMING TABLE " + FlowTarget(kind));
+      Sql(state, "CREATE FLOW cdc AS AUTO CDC INTO " + FlowTarget(kind) +
+                     " FROM STREAM(changes) WITH (maxFilesPerTrigger = 1) KEYS (k) "
+                     "APPLY AS DELETE WHEN op = 'D' SEQUENCE BY seq COLUMNS * EXCEPT (op, seq) "
+                     "STORED AS SCD TYPE " + (kind == "scd1" ? "1" : "2"));
+      for (const char* commit : kChangeCommits) {
+        Sql(state, std::string("INSERT INTO changes VALUES ") + commit);
+      }
+    } else if (kind == "merge_flow") {
+      Sql(state, "CREATE TABLE flow_totals (k STRING, n BIGINT, s BIGINT)");
+      Sql(state, "CREATE FLOW totals_flow AS MERGE INTO flow_totals t USING (SELECT k, count(*) "
+                 "AS n, sum(id) AS s FROM STREAM(src) WITH (maxFilesPerTrigger = 1) GROUP BY k) b "
+                 "ON t.k = b.k WHEN MATCHED THEN UPDATE SET n = t.n + b.n, s = t.s + b.s "
+                 "WHEN NOT MATCHED THEN INSERT (k, n, s) VALUES (b.k, b.n, b.s)");
+    }
     for (int id = 1; id <= kSourceFiles; ++id) {
       Sql(state, "INSERT INTO src VALUES (" + std::to_string(id) + ", 'k" + std::to_string(id % 2) +
                      "'), (" + std::to_string(100 + id) + ", 'k2')");
@@ -147,7 +215,9 @@ class StreamCrashTest : public ::testing::TestWithParam<std::string> {
 
   // What a crash-free run leaves in the sink.
   std::string Expected() {
-    if (GetParam() == "delta") {
+    // The first row of each key: batch 0 reads ids 1 (k1) and 101 (k2), batch 1 id 2 (k0).
+    if (GetParam() == "dedup") return "1\n2\n101\n";
+    if (GetParam() == "delta" || GetParam() == "files") {
       std::string csv;
       std::vector<int> ids;
       for (int id = 1; id <= kSourceFiles; ++id) ids.push_back(id);
@@ -155,14 +225,29 @@ class StreamCrashTest : public ::testing::TestWithParam<std::string> {
       for (int id : ids) csv += std::to_string(id) + "\n";
       return csv;
     }
+    if (GetParam() == "scd1") return "a,3\nb,6\nc,2\n";
+    if (GetParam() == "scd2") {
+      // a: 1 from 1, 2 from 3 (the late 9 at 2 ignored), 3 from 7; b: deleted at 4, the
+      // upsert at 3 ignored, back at 6; c: 1 from 2, 2 from 5.
+      return "a,1,1,3\na,2,3,7\na,3,7,\nb,1,1,4\nb,6,6,\nc,1,2,5\nc,2,5,\n";
+    }
     // k0: ids 2, 4; k1: 1, 3, 5; k2: 101..105.
     return "k0,2,6\nk1,3,9\nk2,5,515\n";
   }
 
   std::string Actual(const std::string& warehouse) {
     sql::SessionState state(io::MakeLocalFileSystem(), warehouse);
-    return GetParam() == "delta" ? Csv(state, "SELECT id FROM dst ORDER BY id")
-                                 : Csv(state, "SELECT k, n, s FROM totals ORDER BY k");
+    const std::string& kind = GetParam();
+    if (kind == "delta" || kind == "dedup" || kind == "files") {
+      return Csv(state, "SELECT id FROM dst ORDER BY id");
+    }
+    if (kind == "scd1") return Csv(state, "SELECT k, v FROM customers_scd1 ORDER BY k");
+    if (kind == "scd2") {
+      return Csv(state, "SELECT k, v, __START_AT, __END_AT FROM customers_scd2 "
+                        "ORDER BY k, __START_AT");
+    }
+    if (kind == "merge_flow") return Csv(state, "SELECT k, n, s FROM flow_totals ORDER BY k");
+    return Csv(state, "SELECT k, n, s FROM totals ORDER BY k");
   }
 
   // Restarts the query until a run finishes (a random kill may hit the restart too).
@@ -174,9 +259,23 @@ class StreamCrashTest : public ::testing::TestWithParam<std::string> {
 };
 
 TEST_P(StreamCrashTest, KilledAtEachStepOfABatchIsExactlyOnce) {
-  for (std::string_view step :
-       {kAfterOffsetsWritten, kAfterDataFilesWritten, kAfterSinkCommit, kAfterBatchCommitted}) {
-    for (int64_t batch : {0, 2, kSourceFiles - 1}) {
+  std::vector<std::string_view> steps = {kAfterOffsetsWritten, kAfterDataFilesWritten,
+                                         kAfterSinkCommit, kAfterBatchCommitted};
+  if (GetParam() == "aggregate" || GetParam() == "dedup") {
+    steps.insert(steps.begin() + 1, {kDuringStateWrite, kAfterStateWritten});
+  }
+  if (GetParam() == "files") steps.push_back(kAfterSourceLogWritten);
+  for (std::string_view step : steps) {
+    // A flow's first run, by CREATE FLOW over the empty source, commits batch 0 (the empty
+    // starting snapshot); the source's commits are the batches after it. A flow's trial takes
+    // longer (its child first runs the statements that prepare it): the fast form kills only a
+    // middle batch, the long form (SILT_STREAM_CRASH_TRIALS set) the first and the last too.
+    int64_t first = IsFlow(GetParam()) ? 1 : 0;
+    std::vector<int64_t> batches = {first, first + 2, first + kSourceFiles - 1};
+    if (IsFlow(GetParam()) && std::getenv("SILT_STREAM_CRASH_TRIALS") == nullptr) {
+      batches = {first + 2};
+    }
+    for (int64_t batch : batches) {
       SCOPED_TRACE(std::string(step) + " of batch " + std::to_string(batch));
       test::TempDir folder;
       std::string warehouse = folder.Child("warehouse");
@@ -194,7 +293,8 @@ TEST_P(StreamCrashTest, KilledAtRandomMomentsIsExactlyOnce) {
   if (const char* text = std::getenv("SILT_STREAM_CRASH_TRIALS")) trials = std::atoi(text);
   std::mt19937_64 random(std::random_device{}());
   // A run of the whole query takes some hundreds of milliseconds; kill within that.
-  std::uniform_int_distribution<int64_t> delay_us(1000, 400000);
+  // A flow's batches run more statements (AUTO CDC: two MERGEs and the queries they read).
+  std::uniform_int_distribution<int64_t> delay_us(1000, IsFlow(GetParam()) ? 1500000 : 400000);
   for (int trial = 0; trial < trials; ++trial) {
     int64_t delay = delay_us(random);
     SCOPED_TRACE("trial " + std::to_string(trial) + ", killed after " + std::to_string(delay) + " us");
@@ -209,10 +309,18 @@ TEST_P(StreamCrashTest, KilledAtRandomMomentsIsExactlyOnce) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Sinks, StreamCrashTest, ::testing::Values("delta", "merge"),
+INSTANTIATE_TEST_SUITE_P(Sinks, StreamCrashTest,
+                         ::testing::Values("delta", "merge", "files", "aggregate", "dedup", "scd1",
+                                           "scd2", "merge_flow"),
                          [](const ::testing::TestParamInfo<std::string>& info) {
-                           return info.param == "delta" ? std::string("DeltaSink")
-                                                        : std::string("ForEachBatchMerge");
+                           if (info.param == "delta") return std::string("DeltaSink");
+                           if (info.param == "merge") return std::string("ForEachBatchMerge");
+                           if (info.param == "files") return std::string("FileSourceDeltaSink");
+                           if (info.param == "aggregate") return std::string("StatefulAggregation");
+                           if (info.param == "dedup") return std::string("StatefulDeduplication");
+                           if (info.param == "scd1") return std::string("AutoCdcScdType1");
+                           if (info.param == "scd2") return std::string("AutoCdcScdType2");
+                           return std::string("MergeFlow");
                          });
 
 }  // namespace

@@ -378,7 +378,35 @@ class DeltaMergeBuilder:
 
     def execute(self):
         spark = self._table._spark
+        batch = self._source._session
+        if batch._batch_of_stream and batch is not spark:
+            # A foreachBatch batch can only be read by its query's session: the MERGE runs there,
+            # with the idempotent-write options of the table's session, which Delta reads.
+            return batch._from_result(_execute_with_txn_options(spark, batch, self._statement()))
         return spark._from_result(spark._execute(self._statement()))
+
+
+_TXN_APP_ID = "spark.databricks.delta.write.txnAppId"
+_TXN_VERSION = "spark.databricks.delta.write.txnVersion"
+_TXN_AUTO_RESET = "spark.databricks.delta.write.txnVersion.autoReset.enabled"
+
+
+def _execute_with_txn_options(owner, runner, statement):
+    """Runs `statement` on the session `runner` with the txnAppId / txnVersion options of the
+    session `owner` when it has them (else `runner`'s own), resetting `owner`'s version after the
+    write when its autoReset option asks for that."""
+    options = {key: owner._engine.get_conf(key) for key in (_TXN_APP_ID, _TXN_VERSION, _TXN_AUTO_RESET)}
+    if options[_TXN_APP_ID] is None and options[_TXN_VERSION] is None:
+        return runner._execute(statement)
+    for key, value in options.items():
+        if value is None:
+            runner._engine.sql("RESET %s" % key)
+        else:
+            runner._engine.set_conf(key, value)
+    result = runner._execute(statement)
+    if runner._engine.get_conf(_TXN_VERSION) is None:
+        owner._engine.sql("RESET %s" % _TXN_VERSION)
+    return result
 
 
 class DeltaOptimizeBuilder:

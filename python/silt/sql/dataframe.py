@@ -79,6 +79,14 @@ class _Relation:
         return text
 
 
+def _session_of(frame, other):
+    """The session that can read both DataFrames: a foreachBatch batch's (whose input only its
+    query's session reads) when `other` is one, else `frame`'s."""
+    if other._session._batch_of_stream and not frame._session._batch_of_stream:
+        return other._session
+    return frame._session
+
+
 def _flatten(cols):
     if len(cols) == 1 and isinstance(cols[0], (list, tuple)):
         return list(cols[0])
@@ -195,7 +203,8 @@ class DataFrame:
             raise _error("UNRESOLVED_COLUMN",
                          "A column, variable, or function parameter with name `%s` cannot be resolved. "
                          "Did you mean one of the following? [%s]."
-                         % (name, ", ".join("`%s`" % n for n in self._schema.names)))
+                         % (name, ", ".join("`%s`" % n for n in self._schema.names)),
+                         sub_class="WITH_SUGGESTION")
         return column
 
     def colRegex(self, colName):
@@ -493,7 +502,7 @@ class DataFrame:
         else:
             origins = list(left.origins) + list(right.origins)
         join = _Join(from_sql, qualifiers, origins)
-        frame = DataFrame(self._session, "SELECT * FROM " + from_sql, join=join)
+        frame = DataFrame(_session_of(self, other), "SELECT * FROM " + from_sql, join=join)
         if len(origins) != len(frame._schema.names):
             frame._join = None
         return frame
@@ -507,7 +516,7 @@ class DataFrame:
         left = self._relation()
         right = other._relation("`_s%d_r`" % other._id if other._id == self._id else None)
         query = "%s %s %s" % (left.query(["*"]), operator, right.query(["*"]))
-        return self._derive(query)
+        return DataFrame(_session_of(self, other), query)
 
     def union(self, other):
         return self._set_operation(other, "UNION ALL")
@@ -532,7 +541,8 @@ class DataFrame:
                 raise _error("UNRESOLVED_COLUMN",
                              "A column, variable, or function parameter with name `%s` cannot be resolved. "
                              "Did you mean one of the following? [%s]." % (
-                                 field.name, ", ".join("`%s`" % n for n in other._schema.names)))
+                                 field.name, ", ".join("`%s`" % n for n in other._schema.names)),
+                             sub_class="WITH_SUGGESTION")
         for index, field in enumerate(other._schema.fields):
             if field.name.lower() not in left_fields:
                 if not allowMissingColumns:
@@ -543,7 +553,7 @@ class DataFrame:
                 left_items.append("CAST(NULL AS %s) AS %s" % (_type_sql(field.dataType), _quote(field.name)))
                 right_items.append(right.column_sql(index))
         query = "%s UNION ALL %s" % (left.query(left_items), right.query(right_items))
-        return self._derive(query)
+        return DataFrame(_session_of(self, other), query)
 
     def intersect(self, other):
         return self._set_operation(other, "INTERSECT DISTINCT")
@@ -653,7 +663,9 @@ class DataFrame:
 
     @property
     def isStreaming(self):
-        return False
+        """True when the DataFrame reads a stream (spark.readStream): it runs through
+        writeStream.start(), and batch actions (collect, count, show, write...) refuse it."""
+        return bool(self._session._streams_of(self._query))
 
     # Actions.
 
@@ -758,6 +770,9 @@ class DataFrame:
     def write(self):
         from silt.sql.readwriter import DataFrameWriter
 
+        if self.isStreaming:
+            raise _error("CALL_ON_STREAMING_DATASET_UNSUPPORTED",
+                         "The method `write` can not be called on streaming Dataset/DataFrame.")
         return DataFrameWriter(self)
 
     def writeTo(self, table):
@@ -767,12 +782,31 @@ class DataFrame:
 
     @property
     def writeStream(self):
-        raise _error("NOT_IMPLEMENTED", "DataFrame.writeStream: streaming is not available in silt's "
-                     "Python API yet.", family=_not_implemented())
+        """The DataStreamWriter that starts this streaming DataFrame's query."""
+        from silt.sql.streaming import DataStreamWriter
+
+        if not self.isStreaming:
+            raise _error("WRITE_STREAM_NOT_ALLOWED",
+                         "'writeStream' can be called only on streaming Dataset/DataFrame.")
+        return DataStreamWriter(self)
 
     def withWatermark(self, eventTime, delayThreshold):
-        raise _error("NOT_IMPLEMENTED", "DataFrame.withWatermark: streaming is not available in silt's "
-                     "Python API yet.", family=_not_implemented())
+        """Spark's event-time watermark: checks that `eventTime` is a column and
+        `delayThreshold` an interval. On a batch DataFrame it changes nothing, as in Spark; on a
+        stream, silt's stateful operators keep no state between batches yet (a streaming
+        aggregation runs in complete mode, over everything read, where Spark drops no state
+        either), so it changes nothing there either."""
+        from silt.sql.streaming import _interval_ms
+
+        if not isinstance(eventTime, str):
+            raise _error("NOT_STR", "Argument `eventTime` should be a str, got %s."
+                         % type(eventTime).__name__, family=PySparkTypeError)
+        if not isinstance(delayThreshold, str):
+            raise _error("NOT_STR", "Argument `delayThreshold` should be a str, got %s."
+                         % type(delayThreshold).__name__, family=PySparkTypeError)
+        self._column(eventTime)
+        _interval_ms(delayThreshold, "delayThreshold")
+        return self._derive(self._query, self._schema)
 
     @property
     def rdd(self):

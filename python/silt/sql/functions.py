@@ -279,6 +279,25 @@ def approx_count_distinct(col, rsd=None):
 approxCountDistinct = approx_count_distinct
 
 
+def histogram_numeric(col, nBins):
+    """A histogram of `col` in at most `nBins` bins: an array of (x, y) structs, the bins'
+    centres (of `col`'s type) and heights."""
+    return _call("histogram_numeric", [_c(col), _col_or_lit(nBins)], window_kind="aggregate",
+                 aggregate=True)
+
+
+def count_min_sketch(col, eps, confidence, seed=None):
+    """The count-min sketch of `col` (BINARY, Spark's serialization) with relative error `eps`,
+    `confidence` and `seed` (a random one when None, as PySpark picks it)."""
+    if seed is None:
+        import random
+        import sys
+
+        seed = random.randint(0, sys.maxsize)
+    return _call("count_min_sketch", [_c(col), _col_or_lit(eps), _col_or_lit(confidence),
+                                      _col_or_lit(seed)], window_kind="aggregate", aggregate=True)
+
+
 def stddev(col):
     return _agg("stddev", col)
 

@@ -56,6 +56,10 @@ def _local_zone():
     return datetime.datetime.now().astimezone().tzinfo
 
 
+# datetime64[ns] holds about +-292 years around 1970: microseconds within this bound fit.
+_MAX_NS_MICROS = 9_223_372_036_854_775
+
+
 def result_to_pandas(result, schema, session):
     numpy, pandas = _pandas()
     from silt.sql.dataframe import _converter
@@ -69,16 +73,23 @@ def result_to_pandas(result, schema, session):
         if arrays is not None:
             values, nulls = arrays
             if isinstance(data_type, (TimestampType, TimestampNTZType)):
-                stamps = pandas.to_datetime(values, unit="us", utc=isinstance(data_type, TimestampType))
-                if isinstance(data_type, TimestampType):
+                wall_clock = isinstance(data_type, TimestampNTZType) or zone in ("UTC", "Etc/UTC")
+                if nulls is not None:
+                    values = numpy.where(nulls, 0, values)
+                if wall_clock and (len(values) == 0 or (values.min() > -_MAX_NS_MICROS and
+                                                        values.max() < _MAX_NS_MICROS)):
+                    # Wall-clock time is the stored time: microseconds to nanoseconds in bulk.
+                    stamps = (values * 1000).view("datetime64[ns]")
+                elif wall_clock:
+                    stamps = pandas.to_datetime(values, unit="us")  # raises out of its range
+                else:
+                    stamps = pandas.to_datetime(values, unit="us", utc=True)
                     stamps = stamps.tz_convert(zone or _local_zone()).tz_localize(None)
                 column = pandas.Series(stamps, dtype="datetime64[ns]")
                 if nulls is not None:
                     column[nulls] = pandas.NaT
             elif isinstance(data_type, DateType):
-                dates = [None if (nulls is not None and nulls[i]) else
-                         datetime.date.fromordinal(719163 + int(v)) for i, v in enumerate(values)]
-                column = pandas.Series(dates, dtype="object")
+                column = pandas.Series(result.object_column(index), dtype="object")
             elif isinstance(data_type, BooleanType):
                 if nulls is not None:
                     objects = values.astype(object)
@@ -97,10 +108,15 @@ def result_to_pandas(result, schema, session):
                     values[nulls] = numpy.nan
                 column = pandas.Series(values)
         else:
-            values = result.column(index)
             convert = _converter(data_type)
-            if convert is not None:
-                values = [convert(v) for v in values]
+            if convert is None:
+                values = result.object_column(index)
+            else:
+                # numpy.fromiter stores the objects as they are; building the array from a
+                # list (as pandas.Series(list) does) probes every value for a sequence, which
+                # is many times slower.
+                converted = [convert(v) for v in result.column(index)]
+                values = numpy.fromiter(converted, dtype=object, count=len(converted))
             column = pandas.Series(values, dtype="object")
         series.append(column)
     if not series:

@@ -2,12 +2,14 @@
 
 Reading: format "delta" (with time travel: versionAsOf, timestampAsOf; the change data feed:
 readChangeFeed with startingVersion/startingTimestamp and endingVersion/endingTimestamp),
-"parquet", "json" (JSON Lines) and "csv" (with a header line; inferSchema types columns as int,
-bigint, double or boolean when every value fits). Writing: Delta tables by path or
+"parquet", "json" (JSON Lines) and "csv" (header false, Spark's default: columns _c0, _c1, ...;
+header true: named by the first line; inferSchema types columns as int, bigint, double or
+boolean when every value fits, else every column is a string). Writing: Delta tables by path or
 name with Spark's save modes and Delta's options mergeSchema, overwriteSchema, replaceWhere and
 txnAppId/txnVersion (idempotent writes).
 """
 
+from silt import _silt
 from silt.errors import AnalysisException, IllegalArgumentException, PySparkTypeError, _error
 from silt.sql.column import _literal, _quote, _string_sql
 from silt.sql.types import StructType, _parse_datatype_string, _type_sql
@@ -74,15 +76,17 @@ class DataFrameReader:
         if source not in ("parquet", "json", "csv"):
             raise _error("UNSUPPORTED_FEATURE",
                          "The feature is not supported: data source \"%s\"." % source)
+        query = "SELECT * FROM %s" % _path_sql(source, path)
         if source == "csv":
-            header = self._options.get("header", "false")
-            if not _truthy(header):
-                raise _error("UNSUPPORTED_FEATURE", "The feature is not supported: CSV files without a header "
-                             "line (set the option header to true).")
             separator = self._options.get("sep", self._options.get("delimiter", ","))
             if separator != ",":
                 raise _error("UNSUPPORTED_FEATURE", "The feature is not supported: CSV separators other than ','.")
-        query = "SELECT * FROM %s" % _path_sql(source, path)
+            if not _truthy(self._options.get("header", "false")):
+                # Spark's default: every line is a row, the columns are _c0, _c1, ... (strings).
+                # The csv.`path` relation reads a header line, so the rows are read here.
+                local = self._session._local_data_path()
+                _silt.csv_to_parquet(str(path), local, False)
+                query = "SELECT * FROM %s" % _path_sql("parquet", local)
         if source == "csv" and self._schema is None and _truthy(self._options.get("inferschema", "false")):
             return self._inferred(query)
         return self._typed(query, by_position=source == "csv")

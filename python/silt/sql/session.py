@@ -8,6 +8,7 @@ $SILT_WAREHOUSE, else ./silt-warehouse. There is no cluster: statements run in t
 on silt's native engine.
 """
 
+import atexit
 import itertools
 import os
 import re
@@ -99,6 +100,8 @@ class SparkSession:
 
     _active = None
     _lock = threading.RLock()
+    # True for the session of a foreachBatch call (SparkSession._for_batch).
+    _batch_of_stream = False
 
     @_classproperty
     def builder(cls):
@@ -112,8 +115,25 @@ class SparkSession:
         self._current_database = "default"
         self._local_data = None
         self._local_files = itertools.count()
+        self._streams = {}
+        self._stream_manager = None
         with SparkSession._lock:
             SparkSession._active = self
+
+    def _for_batch(self, engine):
+        """The session a foreachBatch function's batch belongs to: the streaming query's own
+        session (`engine`), usable while the function runs, as PySpark's batch DataFrame's
+        sparkSession is the query's."""
+        session = SparkSession.__new__(SparkSession)
+        session._options = dict(self._options)
+        session._engine = engine
+        session._current_database = self._current_database
+        session._local_data = None
+        session._local_files = itertools.count()
+        session._streams = {}
+        session._stream_manager = None
+        session._batch_of_stream = True
+        return session
 
     # Class-level access to sessions.
 
@@ -137,6 +157,8 @@ class SparkSession:
         return session
 
     def stop(self):
+        if self._stream_manager is not None:
+            self._stream_manager._stop_all()
         with SparkSession._lock:
             if SparkSession._active is self:
                 SparkSession._active = None
@@ -177,13 +199,18 @@ class SparkSession:
 
     @property
     def readStream(self):
-        raise _error("NOT_IMPLEMENTED", "SparkSession.readStream: streaming is not available in silt's "
-                     "Python API yet.", family=_not_implemented())
+        from silt.sql.streaming import DataStreamReader
+
+        return DataStreamReader(self)
 
     @property
     def streams(self):
-        raise _error("NOT_IMPLEMENTED", "SparkSession.streams: streaming is not available in silt's "
-                     "Python API yet.", family=_not_implemented())
+        if self._stream_manager is None:
+            from silt.sql.streaming import StreamingQueryManager
+
+            self._stream_manager = StreamingQueryManager()
+            _sessions_with_streams.add(self)
+        return self._stream_manager
 
     @property
     def udf(self):
@@ -200,20 +227,43 @@ class SparkSession:
 
     # Engine access for the rest of the package.
 
+    def _streams_of(self, text):
+        """The streams (readStream's) that the SQL `text` reads, in order of first use."""
+        found = []
+        for name in _STREAM_NAME.findall(text):
+            stream = self._streams.get(name)
+            if stream is not None and stream not in found:
+                found.append(stream)
+        return found
+
+    def _refuse_streams(self, text):
+        """Spark's refusal of a batch action (collect, count, save...) over a stream."""
+        if self._streams and self._streams_of(text):
+            raise _error("_LEGACY_ERROR_TEMP_3102",
+                         "Queries with streaming sources must be executed with writeStream.start();")
+
     def _analyze(self, query):
-        analysis = self._engine.analyze(query)
+        text = query
+        for stream in self._streams_of(query):
+            # Analysed over a relation of the stream's columns and no rows.
+            text = text.replace("FROM `%s`" % stream.name,
+                                "FROM (%s) AS `%s`" % (stream.placeholder_sql(), stream.name))
+        analysis = self._engine.analyze(text)
         if not analysis["is_query"]:
             raise _error("INTERNAL_ERROR", "a DataFrame was built from a statement that is not a query",
                          category="internal")
         return StructType([_field(f) for f in analysis["schema"]])
 
     def _run(self, query):
+        self._refuse_streams(query)
         return self._engine.sql(query)
 
     def _execute(self, statement):
+        self._refuse_streams(statement)
         return self._engine.sql(statement)
 
     def _show(self, query, n, truncate):
+        self._refuse_streams(query)
         return self._engine.show(query, n, truncate)
 
     # Making DataFrames.
@@ -349,6 +399,22 @@ def _no_such_element():
 
     return SparkNoSuchElementException
 
+
+# The names streaming DataFrames' queries give their streams (silt.sql.streaming).
+_STREAM_NAME = re.compile(r"`(__silt_stream_\d+)`")
+
+# Sessions whose streaming queries are stopped when the interpreter exits, before the threads
+# that run them could call into a finalising interpreter.
+_sessions_with_streams = weakref.WeakSet()
+
+
+def _stop_streams_at_exit():
+    for session in list(_sessions_with_streams):
+        if session._stream_manager is not None:
+            session._stream_manager._stop_all()
+
+
+atexit.register(_stop_streams_at_exit)
 
 _USE = re.compile(r"\s*USE\s+(?:(?:DATABASE|SCHEMA|NAMESPACE)\s+)?(`(?:[^`]|``)+`|[A-Za-z0-9_]+)\s*;?\s*$",
                   re.IGNORECASE)

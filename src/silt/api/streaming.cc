@@ -11,6 +11,7 @@
 #include "silt/base/ascii.h"
 #include "silt/base/check.h"
 #include "silt/commands/statement_executor.h"
+#include "silt/expr/duration_text.h"
 #include "silt/io/path.h"
 #include "silt/session.h"
 #include "silt/sql/parser.h"
@@ -23,16 +24,31 @@ namespace silt {
 
 namespace {
 
+// The source formats a folder stream reads (FileSource).
+bool IsFileFormat(const std::string& format) {
+  std::string lower = AsciiLower(format);
+  return lower == "json" || lower == "csv" || lower == "parquet";
+}
+
+// The rate sources' formats, read by the source functions of their names.
+std::optional<std::string> RateFunction(const std::string& format) {
+  std::string lower = AsciiLower(format);
+  if (lower == "rate") return "rate";
+  if (lower == "rate-micro-batch") return "rate_micro_batch";
+  return std::nullopt;
+}
+
 void CheckFormat(const std::string& format, std::string_view what) {
-  if (AsciiLower(format) != "delta") {
+  if (AsciiLower(format) != "delta" &&
+      !(what == "source" && (IsFileFormat(format) || RateFunction(format)))) {
     SILT_THROW(NOT_IMPLEMENTED,
                {{"feature", std::string("The streaming ") + std::string(what) + " format '" +
                                 format + "'"}});
   }
 }
 
-std::string QuotePath(const std::string& path) {
-  std::string quoted = "delta.`";
+std::string QuotePath(const std::string& path, const std::string& format = "delta") {
+  std::string quoted = AsciiLower(format) + ".`";
   for (char c : path) {
     quoted += c;
     if (c == '`') quoted += '`';
@@ -51,6 +67,12 @@ StreamingQueryProgress ToPublic(const stream::QueryProgress& progress) {
   out.input_rows_per_second = progress.input_rows_per_second;
   out.processed_rows_per_second = progress.processed_rows_per_second;
   out.duration_ms = progress.duration_ms;
+  out.event_time = progress.event_time;
+  for (const stream::QueryProgress::StateOperator& state : progress.state_operators) {
+    out.state_operators.push_back({state.operator_name, state.num_rows_total, state.num_rows_updated,
+                                   state.num_rows_removed, state.num_rows_dropped_by_watermark,
+                                   state.memory_used_bytes});
+  }
   for (const stream::SourceProgress& source : progress.sources) {
     out.sources.push_back({source.description, source.start_offset, source.end_offset,
                            source.latest_offset, source.num_input_rows,
@@ -159,6 +181,17 @@ std::vector<StreamingQueryProgress> StreamingQuery::RecentProgress() const {
 
 // ---- StreamingDataFrame ----
 
+StreamingDataFrame StreamingDataFrame::Derive(std::string sql) const {
+  if (deduplicate_) {
+    SILT_THROW(UNSUPPORTED_FEATURE,
+               {{"message", "transformations after DropDuplicates on a streaming DataFrame "
+                            "(apply them before it)"}});
+  }
+  StreamingDataFrame frame = *this;
+  frame.sql_ = std::move(sql);
+  return frame;
+}
+
 StreamingDataFrame StreamingDataFrame::SelectExpr(const std::vector<std::string>& expressions) const {
   SILT_USER_CHECK(!expressions.empty(), INVALID_ARGUMENT,
                   {{"message", "SelectExpr needs at least one expression"}});
@@ -167,12 +200,41 @@ StreamingDataFrame StreamingDataFrame::SelectExpr(const std::vector<std::string>
     if (!list.empty()) list += ", ";
     list += expression;
   }
-  return StreamingDataFrame(session_, options_, "SELECT " + list + " FROM (" + sql_ + ") AS s");
+  return Derive("SELECT " + list + " FROM (" + sql_ + ") AS s");
 }
 
 StreamingDataFrame StreamingDataFrame::Where(const std::string& condition) const {
-  return StreamingDataFrame(session_, options_,
-                            "SELECT * FROM (" + sql_ + ") AS s WHERE " + condition);
+  return Derive("SELECT * FROM (" + sql_ + ") AS s WHERE " + condition);
+}
+
+StreamingDataFrame StreamingDataFrame::WithWatermark(const std::string& column,
+                                                     const std::string& delay) const {
+  std::optional<int64_t> micros = expr::ParseDurationMicros(delay);
+  if (!micros || *micros < 0) {
+    SILT_THROW(INVALID_STREAMING_OPTION,
+               {{"value", delay},
+                {"option", "watermark delay"},
+                {"reason", "expected a non-negative interval of weeks, days, hours, minutes, "
+                           "seconds or milliseconds, such as '10 minutes'"}});
+  }
+  StreamingDataFrame frame = Derive(sql_);
+  frame.watermark_column_ = column;
+  frame.watermark_delay_ = delay;
+  return frame;
+}
+
+StreamingDataFrame StreamingDataFrame::DropDuplicates(const std::vector<std::string>& columns) const {
+  StreamingDataFrame frame = Derive(sql_);
+  frame.deduplicate_ = true;
+  frame.deduplicate_columns_ = columns;
+  return frame;
+}
+
+StreamingDataFrame StreamingDataFrame::DropDuplicatesWithinWatermark(
+    const std::vector<std::string>& columns) const {
+  StreamingDataFrame frame = DropDuplicates(columns);
+  frame.within_watermark_ = true;
+  return frame;
 }
 
 StreamingDataFrame StreamingDataFrame::Sql(const std::string& query, const std::string& name) const {
@@ -183,10 +245,9 @@ StreamingDataFrame StreamingDataFrame::Sql(const std::string& query, const std::
   if (first != std::string::npos && query.size() >= first + 5 &&
       AsciiLower(query.substr(first, 4)) == "with" &&
       std::isspace(static_cast<unsigned char>(query[first + 4]))) {
-    return StreamingDataFrame(session_, options_,
-                              "WITH " + cte + ", " + query.substr(first + 5));
+    return Derive("WITH " + cte + ", " + query.substr(first + 5));
   }
-  return StreamingDataFrame(session_, options_, "WITH " + cte + " " + query);
+  return Derive("WITH " + cte + " " + query);
 }
 
 DataStreamWriter StreamingDataFrame::WriteStream() const { return DataStreamWriter(*this); }
@@ -208,14 +269,29 @@ DataStreamReader& DataStreamReader::Options(const std::map<std::string, std::str
   return *this;
 }
 
+DataStreamReader& DataStreamReader::Schema(const std::string& schema) {
+  options_["schema"] = schema;
+  return *this;
+}
+
 StreamingDataFrame DataStreamReader::Load(const std::string& path) const {
   CheckFormat(format_, "source");
+  if (std::optional<std::string> function = RateFunction(format_)) {
+    SILT_USER_CHECK(path.empty(), INVALID_ARGUMENT,
+                    {{"message", "the " + format_ + " source reads no path"}});
+    return StreamingDataFrame(session_, options_, "SELECT * FROM STREAM " + *function + "()");
+  }
   SILT_USER_CHECK(!path.empty(), INVALID_ARGUMENT, {{"message", "Load needs a table path"}});
-  return StreamingDataFrame(session_, options_, "SELECT * FROM STREAM(" + QuotePath(path) + ")");
+  return StreamingDataFrame(session_, options_,
+                            "SELECT * FROM STREAM(" + QuotePath(path, format_) + ")");
 }
 
 StreamingDataFrame DataStreamReader::Table(const std::string& name) const {
   CheckFormat(format_, "source");
+  if (IsFileFormat(format_) || RateFunction(format_)) {
+    SILT_THROW(INVALID_ARGUMENT,
+               {{"message", "Table reads a Delta table; the " + format_ + " source is read with Load"}});
+  }
   return StreamingDataFrame(
       session_, options_,
       "SELECT * FROM STREAM(" + api::QuoteMultipartName(name, "name", "DataStreamReader.Table") +
@@ -314,6 +390,12 @@ StreamingQuery DataStreamWriter::StartOn(const std::string& table_name) {
   sql::Statement parsed = sql::ParseStatement(frame_.sql_);
   SILT_CHECK(parsed.kind == sql::StatementKind::kQuery, "a streaming DataFrame is a query");
   spec.query = parsed.query;
+  if (!frame_.watermark_column_.empty()) {
+    stream::SetWatermark(*spec.query, frame_.watermark_column_, frame_.watermark_delay_);
+  }
+  if (frame_.deduplicate_) {
+    spec.deduplication = stream::Deduplication{frame_.deduplicate_columns_, frame_.within_watermark_};
+  }
   spec.source = stream::OpenStreamSource(state, *spec.query, stream::StreamOptions(frame_.options_));
 
   if (for_each_batch_) {
@@ -335,7 +417,7 @@ StreamingQuery DataStreamWriter::StartOn(const std::string& table_name) {
     if (!table) {
       SchemaPtr schema = stream::AnalyzeStreamQuery(state, *spec.source,
                                                     spec.source->InitialOffset(), *spec.query,
-                                                    spec.output_mode);
+                                                    spec.output_mode, spec.deduplication);
       sql::Statement create;
       create.kind = sql::StatementKind::kCreateTable;
       create.name = name_statement.name;

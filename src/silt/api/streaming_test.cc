@@ -6,6 +6,7 @@
 #include <chrono>
 #include <thread>
 
+#include "silt/io/file_system.h"
 #include "silt/io/path.h"
 #include "silt/io/testing_temporary_folder.h"
 #include "silt/session.h"
@@ -233,6 +234,124 @@ TEST_F(StreamingApiTest, CompleteModeKeepsAnAggregateOfEverythingStreamed) {
   run();
   EXPECT_THAT(Rows(session_.Execute("SELECT kind, n FROM totals ORDER BY kind")),
               ElementsAre("click,2", "view,1"));
+}
+
+TEST_F(StreamingApiTest, FoldersOfFilesAndRateSourcesAreReadAsStreams) {
+  std::string inbox = io::JoinPath(folder_.path(), "inbox");
+  std::shared_ptr<io::FileSystem> fs = io::MakeLocalFileSystem();
+  fs->WriteFile(io::JoinPath(inbox, "a.json"), "{\"id\":5,\"kind\":\"drop\"}\n");
+  auto land = [&] {
+    StreamingQuery query = session_.ReadStream()
+                               .Format("json")
+                               .Schema("id BIGINT, kind STRING")
+                               .Load(inbox)
+                               .WriteStream()
+                               .Option("checkpointLocation", Checkpoint("landed"))
+                               .Trigger(Trigger::AvailableNow())
+                               .ToTable("landed");
+    query.AwaitTermination();
+  };
+  land();
+  fs->WriteFile(io::JoinPath(inbox, "b.json"), "{\"id\":6,\"kind\":\"pick\"}\n");
+  land();
+  EXPECT_THAT(Rows(session_.Execute("SELECT id, kind FROM landed ORDER BY id")),
+              ElementsAre("5,drop", "6,pick"));
+
+  StreamingQuery ticks = session_.ReadStream()
+                             .Format("rate-micro-batch")
+                             .Option("rowsPerBatch", "3")
+                             .Load()
+                             .SelectExpr({"value"})
+                             .WriteStream()
+                             .Option("checkpointLocation", Checkpoint("ticks"))
+                             .Trigger(Trigger::AvailableNow())
+                             .ToTable("ticks");
+  ticks.AwaitTermination();
+  EXPECT_THAT(Rows(session_.Execute("SELECT value FROM ticks ORDER BY value")),
+              ElementsAre("0", "1", "2"));
+  EXPECT_EQ(ErrorOf([&] { session_.ReadStream().Format("json").Table("events"); }),
+            "INVALID_ARGUMENT");
+  EXPECT_EQ(ErrorOf([&] { session_.ReadStream().Format("rate").Load("/somewhere"); }),
+            "INVALID_ARGUMENT");
+}
+
+}  // namespace
+}  // namespace silt
+
+namespace silt {
+namespace {
+
+TEST_F(StreamingApiTest, DropDuplicatesWithinWatermarkWritesEachKeyOnceWhileItIsKept) {
+  session_.Execute("CREATE TABLE visits (ts TIMESTAMP, visitor STRING)");
+  session_.Execute(
+      "INSERT INTO visits VALUES (TIMESTAMP '2024-01-01 10:00:00', 'ann'), "
+      "(TIMESTAMP '2024-01-01 10:01:00', 'ann'), (TIMESTAMP '2024-01-01 10:02:00', 'bob')");
+  auto run = [&] {
+    session_.ReadStream()
+        .Table("visits")
+        .WithWatermark("ts", "1 hour")
+        .DropDuplicatesWithinWatermark({"visitor"})
+        .WriteStream()
+        .Option("checkpointLocation", Checkpoint("visitors"))
+        .Trigger(Trigger::AvailableNow())
+        .ToTable("visitors")
+        .AwaitTermination();
+  };
+  run();
+  session_.Execute(
+      "INSERT INTO visits VALUES (TIMESTAMP '2024-01-01 10:30:00', 'ann'), "
+      "(TIMESTAMP '2024-01-01 10:31:00', 'cy')");
+  run();
+  EXPECT_THAT(Rows(session_.Execute("SELECT visitor, ts FROM visitors ORDER BY visitor")),
+              ElementsAre("ann,2024-01-01 10:00:00", "bob,2024-01-01 10:02:00",
+                          "cy,2024-01-01 10:31:00"));
+}
+
+TEST_F(StreamingApiTest, StatefulOperatorsAreCheckedWhenTheQueryStarts) {
+  auto start = [&](const StreamingDataFrame& frame, const std::string& mode = "append") {
+    frame.WriteStream()
+        .OutputMode(mode)
+        .Option("checkpointLocation", Checkpoint("checked"))
+        .Trigger(Trigger::AvailableNow())
+        .ForEachBatch([](const DataFrame&, int64_t) {})
+        .Start()
+        .AwaitTermination();
+  };
+  DataStreamReader reader = session_.ReadStream();
+  EXPECT_EQ(ErrorOf([&] { start(reader.Table("events").WithWatermark("kind", "1 minute")); }),
+            "EVENT_TIME_IS_NOT_ON_TIMESTAMP_TYPE");
+  EXPECT_EQ(ErrorOf([&] { reader.Table("events").WithWatermark("kind", "1 month"); }),
+            "INVALID_STREAMING_OPTION");
+  EXPECT_EQ(ErrorOf([&] { start(reader.Table("events").DropDuplicatesWithinWatermark({"kind"})); }),
+            "UNSUPPORTED_FEATURE");
+  EXPECT_EQ(ErrorOf([&] { start(reader.Table("events").DropDuplicates({"nope"})); }),
+            "UNRESOLVED_COLUMN");
+  EXPECT_EQ(ErrorOf([&] { reader.Table("events").DropDuplicates().Where("id > 1"); }),
+            "UNSUPPORTED_FEATURE");
+  EXPECT_EQ(ErrorOf([&] { start(reader.Table("events").DropDuplicates(), "complete"); }),
+            "STREAMING_OUTPUT_MODE_UNSUPPORTED");
+}
+
+TEST_F(StreamingApiTest, UpdateModeProgressReportsTheStateOperator) {
+  std::vector<int64_t> sizes;
+  StreamingQuery query =
+      session_.ReadStream()
+          .Table("events")
+          .Sql("SELECT kind, count(*) AS n FROM e GROUP BY kind", "e")
+          .WriteStream()
+          .OutputMode("update")
+          .Option("checkpointLocation", Checkpoint("kinds"))
+          .Trigger(Trigger::AvailableNow())
+          .ForEachBatch([&](const DataFrame& batch, int64_t) { sizes.push_back(batch.Count()); })
+          .Start();
+  query.AwaitTermination();
+  EXPECT_THAT(sizes, ElementsAre(2));
+  std::optional<StreamingQueryProgress> progress = query.LastProgress();
+  ASSERT_TRUE(progress.has_value());
+  ASSERT_EQ(progress->state_operators.size(), 1u);
+  EXPECT_EQ(progress->state_operators[0].operator_name, "stateStoreSave");
+  EXPECT_EQ(progress->state_operators[0].num_rows_total, 2);
+  EXPECT_THAT(progress->json, HasSubstr("\"stateOperators\":[{\"operatorName\":\"stateStoreSave\""));
 }
 
 }  // namespace

@@ -32,6 +32,24 @@ TEST(ErrorTest, ContextIsAppendedToWhat) {
   EXPECT_EQ(more.context(), "table /t; version 3");
 }
 
+// Spark prints UNRESOLVED_COLUMN with its sub-class: WITH_SUGGESTION when it proposes
+// columns, WITHOUT_SUGGESTION (whose message ends before the proposals) when it has none. The
+// class itself stays the parent's, and context keeps the printed sub-class.
+TEST(ErrorTest, UnresolvedColumnPrintsSparksSubClass) {
+  Error with = MakeError(ErrorClass::UNRESOLVED_COLUMN, {{"objectName", "`x`"}, {"proposal", "`a`, `b`"}});
+  EXPECT_EQ(with.error_class(), "UNRESOLVED_COLUMN");
+  EXPECT_EQ(std::string(with.what()),
+            "[UNRESOLVED_COLUMN.WITH_SUGGESTION] A column, variable, or function parameter with name `x` cannot be "
+            "resolved. Did you mean one of the following? [`a`, `b`].");
+  Error without = MakeError(ErrorClass::UNRESOLVED_COLUMN, {{"objectName", "`x`"}, {"proposal", ""}});
+  EXPECT_EQ(without.message(), "A column, variable, or function parameter with name `x` cannot be resolved.");
+  Error positioned = without.WithContext("line 1, pos 7");
+  EXPECT_EQ(std::string(positioned.what()),
+            "[UNRESOLVED_COLUMN.WITHOUT_SUGGESTION] A column, variable, or function parameter with name `x` cannot "
+            "be resolved. (line 1, pos 7)");
+  EXPECT_EQ(positioned.error_class(), "UNRESOLVED_COLUMN");
+}
+
 TEST(ErrorTest, RegistryNamesAreUniqueAndWellFormed) {
   std::set<std::string_view> names;
   for (ErrorClassId id = 0; id < static_cast<ErrorClassId>(ErrorClass::kCount); ++id) {

@@ -4,6 +4,8 @@
 // enables them, and are otherwise rewritten without those rows.
 
 #include <algorithm>
+#include <optional>
+#include <string>
 
 #include "silt/base/check.h"
 #include "silt/commands/dml_support.h"
@@ -22,8 +24,15 @@ StatementResult ExecuteDelete(sql::SessionState& session, const sql::Statement& 
   expr::EvalContext context = session.MakeEvalContext();
   expr::ExpressionPtr predicate;
   std::vector<std::string> predicate_sql;
+  // Delta's DELETE runs [NOT] EXISTS subqueries only when this internal setting is on (off by
+  // default); every other subquery is refused either way.
+  std::optional<std::string> allow_exists = session.GetConf("spark.databricks.delta.delete.allowExistsSubquery");
+  exec::ExecContext subquery_context = MakeExecContext(session);
+  sql::QueryBinder subqueries(session, subquery_context);
+  const bool exists_allowed = allow_exists && (*allow_exists == "true" || *allow_exists == "TRUE");
   if (statement.where) {
-    predicate = dml::BindTablePredicate(table, *statement.where, statement.target->alias, "WHERE");
+    predicate = dml::BindTablePredicate(table, *statement.where, statement.target->alias, "WHERE", "DELETE",
+                                        exists_allowed ? &subqueries : nullptr);
     dml::CheckDeterministicCondition(predicate, *statement.where, "WHERE condition of DELETE operation");
     predicate_sql.push_back(dml::ConditionSql(*statement.where));
   }

@@ -14,6 +14,7 @@
 #include "silt/parquet/reader.h"
 #include "silt/sql/expression_binder.h"
 #include "silt/sql/optimizer.h"
+#include "silt/sql/query_binder.h"
 #include "silt/types/schema_json.h"
 
 namespace silt::commands::dml {
@@ -63,15 +64,84 @@ std::vector<std::string> TableQualifier(const DmlTable& table, const std::string
   return qualifier;
 }
 
+namespace {
+
+// The columns of a DML target where Delta refuses subqueries in the condition of `operation`
+// (PreprocessTableDelete / PreprocessTableUpdate): DELTA_UNSUPPORTED_SUBQUERY, naming the whole
+// condition.
+// With `exists` (DELETE under spark.databricks.delta.delete.allowExistsSubquery), [NOT] EXISTS
+// subqueries run through it instead, as Delta then runs them; any other kind is still refused.
+class ConditionScope : public sql::SchemaScope {
+ public:
+  ConditionScope(SchemaPtr schema, std::vector<std::string> qualifier, const sql::Expression& condition,
+                 std::string operation, sql::QueryBinder* exists)
+      : SchemaScope(schema, qualifier), condition_(condition), operation_(std::move(operation)), exists_(exists) {
+    if (exists_ == nullptr) return;
+    for (const Field& field : schema->fields()) {
+      columns_.push_back(sql::MakeLogicalColumn(field.name, field.type, field.nullable, qualifier));
+    }
+  }
+
+  expr::ExpressionPtr BindSubquery(const sql::Expression& node, sql::ExpressionBinder&) override {
+    if (exists_ != nullptr && node.kind == sql::ExpressionKind::kExists) {
+      return exists_->BindExistsAsMembership(node, columns_);
+    }
+    SILT_THROW(DELTA_UNSUPPORTED_SUBQUERY, {{"operation", operation_}, {"cond", ConditionSql(condition_)}});
+  }
+
+ private:
+  const sql::Expression& condition_;
+  std::string operation_;
+  sql::QueryBinder* exists_;
+  std::vector<sql::LogicalColumn> columns_;
+};
+
+}  // namespace
+
 expr::ExpressionPtr BindTablePredicate(const DmlTable& table, const sql::Expression& predicate,
-                                       const std::string& alias, const std::string& clause) {
+                                       const std::string& alias, const std::string& clause,
+                                       const std::string& operation, sql::QueryBinder* exists) {
+  if (!operation.empty()) {
+    ConditionScope scope(table.schema, TableQualifier(table, alias), predicate, operation, exists);
+    sql::ExpressionBinder binder(scope);
+    return binder.BindPredicate(predicate, clause);
+  }
   sql::SchemaScope scope(table.schema, TableQualifier(table, alias));
   sql::ExpressionBinder binder(scope);
   return binder.BindPredicate(predicate, clause);
 }
 
+namespace {
+
+// The columns of a DML target for an assignment's value, where an uncorrelated subquery runs
+// once and stands for its value, as Spark evaluates it in an UPDATE's projection.
+class ValueScope : public sql::SchemaScope {
+ public:
+  ValueScope(SchemaPtr schema, std::vector<std::string> qualifier, sql::QueryBinder& subqueries)
+      : SchemaScope(schema, qualifier), subqueries_(subqueries) {
+    for (const Field& field : schema->fields()) {
+      columns_.push_back(sql::MakeLogicalColumn(field.name, field.type, field.nullable, qualifier));
+    }
+  }
+
+  expr::ExpressionPtr BindSubquery(const sql::Expression& node, sql::ExpressionBinder&) override {
+    return subqueries_.BindUncorrelatedSubquery(node, columns_, *this);
+  }
+
+ private:
+  sql::QueryBinder& subqueries_;
+  std::vector<sql::LogicalColumn> columns_;
+};
+
+}  // namespace
+
 expr::ExpressionPtr BindTableValue(const DmlTable& table, const sql::Expression& value,
-                                   const std::string& alias) {
+                                   const std::string& alias, sql::QueryBinder* subqueries) {
+  if (subqueries != nullptr) {
+    ValueScope scope(table.schema, TableQualifier(table, alias), *subqueries);
+    sql::ExpressionBinder binder(scope);
+    return binder.Bind(value);
+  }
   sql::SchemaScope scope(table.schema, TableQualifier(table, alias));
   sql::ExpressionBinder binder(scope);
   return binder.Bind(value);

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "silt/commands/statement_internal.h"
+#include "silt/sql/query_binder.h"
 #include "silt/expr/expression.h"
 #include "silt/log/actions.h"
 #include "silt/log/data_file_writer.h"
@@ -61,9 +62,14 @@ DmlTable LoadDmlTable(sql::SessionState& session, const sql::TableReference& ref
 
 /// Binds `predicate` (a WHERE / ON condition over the table's columns, optionally qualified by
 /// the table's name or `alias`) as a BOOLEAN expression over `table.schema`. Throws the binder's
-/// errors (UNRESOLVED_COLUMN, DATATYPE_MISMATCH, ...).
+/// errors (UNRESOLVED_COLUMN, DATATYPE_MISMATCH, ...). With `operation` ("DELETE", "UPDATE") a
+/// subquery anywhere in the condition is DELTA_UNSUPPORTED_SUBQUERY, as Delta refuses scalar,
+/// IN and EXISTS subqueries in these conditions; with `exists` too, [NOT] EXISTS subqueries run
+/// through it (QueryBinder::BindExistsAsMembership), as Delta's DELETE runs them when
+/// spark.databricks.delta.delete.allowExistsSubquery is on.
 expr::ExpressionPtr BindTablePredicate(const DmlTable& table, const sql::Expression& predicate,
-                                       const std::string& alias, const std::string& clause);
+                                       const std::string& alias, const std::string& clause,
+                                       const std::string& operation = "", sql::QueryBinder* exists = nullptr);
 
 /// The "(condition = <sql>)." text Delta's condition errors carry, for `condition` as written.
 std::string ConditionErrorText(const sql::Expression& condition);
@@ -77,9 +83,11 @@ void CheckDeterministicCondition(const expr::ExpressionPtr& bound, const sql::Ex
                                  const std::string& operation);
 
 /// Binds `value` (an assignment's right-hand side) over `table.schema` as BindTablePredicate
-/// does, without requiring a type.
+/// does, without requiring a type. With `subqueries`, an uncorrelated subquery in the value runs
+/// through it and stands for its result (Delta runs them in UPDATE SET); a correlated one is
+/// UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY. Without, subqueries are refused.
 expr::ExpressionPtr BindTableValue(const DmlTable& table, const sql::Expression& value,
-                                   const std::string& alias);
+                                   const std::string& alias, sql::QueryBinder* subqueries = nullptr);
 
 /// The names the table's columns can be qualified with: {alias}, or {"spark_catalog", db, t}
 /// for a catalog table (any suffix qualifies), or none for delta.`path`.

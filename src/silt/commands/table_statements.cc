@@ -199,6 +199,38 @@ std::optional<log::Protocol> TakeFeatureProperties(log::Metadata& metadata,
   return current ? log::MergeProtocols(*current, required) : required;
 }
 
+// Delta reads `delta.minReaderVersion` / `delta.minWriterVersion` set on a table as a request to
+// upgrade its protocol to at least those versions (DeltaTable.upgradeTableProtocol sets them) and
+// keeps them out of the table's configuration. Removes them from `metadata` and returns the
+// protocol that supports both `current` and the versions asked for, or nullopt when none was
+// set. Versions never go down; without writer version 7 the reader version stays at most 2, as
+// Delta sanitises it.
+std::optional<log::Protocol> TakeProtocolVersionProperties(log::Metadata& metadata,
+                                                           const log::Protocol& current) {
+  std::optional<int32_t> reader;
+  std::optional<int32_t> writer;
+  std::erase_if(metadata.configuration, [&](const auto& entry) {
+    if (entry.first == "delta.minReaderVersion") {
+      reader = std::stoi(entry.second);  // validated as 1 to 3 by ValidateTableProperty
+      return true;
+    }
+    if (entry.first == "delta.minWriterVersion") {
+      writer = std::stoi(entry.second);  // validated as 1 to 7
+      return true;
+    }
+    return false;
+  });
+  if (!reader && !writer) return std::nullopt;
+  log::Protocol requested{reader.value_or(1), writer.value_or(1), std::nullopt, std::nullopt};
+  if (requested.min_writer_version >= 7) {
+    requested.writer_features = std::vector<std::string>{};
+    if (requested.min_reader_version >= 3) requested.reader_features = std::vector<std::string>{};
+  } else {
+    requested.min_reader_version = std::min(requested.min_reader_version, 2);
+  }
+  return log::MergeProtocols(current, requested);
+}
+
 // Column mapping (protocol "Column Mapping"): gives every column of `fields` a column id (after
 // `delta.columnMapping.maxColumnId`, which it then raises) and a physical name: `col-<uuid>` for
 // a new table, the column's own name when an existing table turns mapping on, so its data files
@@ -907,9 +939,11 @@ StatementResult ExecuteAlterTable(sql::SessionState& session, const sql::Stateme
         if (!replaced) metadata.configuration.emplace_back(key, value);
         set.emplace_back(key, value);
       }
-      if (auto protocol = TakeFeatureProperties(metadata, snapshot->protocol())) {
-        txn->UpdateProtocol(*protocol);
+      std::optional<log::Protocol> protocol = TakeFeatureProperties(metadata, snapshot->protocol());
+      if (auto upgraded = TakeProtocolVersionProperties(metadata, protocol.value_or(snapshot->protocol()))) {
+        protocol = upgraded;
       }
+      if (protocol && *protocol != snapshot->protocol()) txn->UpdateProtocol(*protocol);
       operation = "SET TBLPROPERTIES";
       parameters = {{"properties", QuotedJson(JsonStringObject(set))}};
       break;

@@ -37,7 +37,7 @@ bool SameName(std::string_view left, std::string_view right) {
 }
 
 BoundAssignment BindAssignment(const dml::DmlTable& table, const sql::Assignment& assignment,
-                               const std::string& alias) {
+                               const std::string& alias, sql::QueryBinder& subqueries) {
   std::vector<std::string> path = assignment.column;
   SILT_CHECK(!path.empty(), "empty SET column");
   const Schema& schema = *table.schema;
@@ -84,7 +84,7 @@ BoundAssignment BindAssignment(const dml::DmlTable& table, const sql::Assignment
     bound.field_path.push_back(static_cast<size_t>(it - fields.begin()));
     type = it->type;
   }
-  bound.value = dml::BindTableValue(table, *assignment.value, alias);
+  bound.value = dml::BindTableValue(table, *assignment.value, alias, &subqueries);
   return bound;
 }
 
@@ -156,13 +156,16 @@ StatementResult ExecuteUpdate(sql::SessionState& session, const sql::Statement& 
   const Schema& schema = *table.schema;
   expr::EvalContext context = session.MakeEvalContext();
 
+  // Uncorrelated subqueries in SET values run once, before the scan.
+  exec::ExecContext subquery_context = MakeExecContext(session);
+  sql::QueryBinder subqueries(session, subquery_context);
   std::vector<BoundAssignment> assignments;
   for (const sql::Assignment& assignment : statement.assignments) {
     sql::Assignment resolved = assignment;
     if (const Field* target = AssignedColumn(schema, assignment.column)) {
       resolved.value = ResolveDefaultKeyword(assignment.value, *target);
     }
-    assignments.push_back(BindAssignment(table, resolved, alias));
+    assignments.push_back(BindAssignment(table, resolved, alias, subqueries));
   }
   CheckNoConflicts(assignments);
   for (const BoundAssignment& assignment : assignments) {
@@ -171,7 +174,7 @@ StatementResult ExecuteUpdate(sql::SessionState& session, const sql::Statement& 
   expr::ExpressionPtr predicate;
   std::vector<std::string> predicate_sql;
   if (statement.where) {
-    predicate = dml::BindTablePredicate(table, *statement.where, alias, "WHERE");
+    predicate = dml::BindTablePredicate(table, *statement.where, alias, "WHERE", "UPDATE");
     dml::CheckDeterministicCondition(predicate, *statement.where, "WHERE condition of UPDATE operation");
     predicate_sql.push_back(dml::ConditionSql(*statement.where));
   }

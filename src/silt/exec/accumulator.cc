@@ -12,6 +12,7 @@
 #include "silt/exec/aggregate_kind_internal.h"
 #include "silt/exec/hash_table.h"
 #include "silt/exec/row_hash.h"
+#include "silt/exec/sketch_accumulator_internal.h"
 #include "silt/expr/scalar.h"
 #include "silt/expr/value_size.h"
 
@@ -1642,6 +1643,8 @@ std::unique_ptr<Accumulator> MakePlainAccumulator(AggregateKind kind, const Aggr
     case AggregateKind::kBitOr:
     case AggregateKind::kBitXor: return std::make_unique<BitAccumulator>(kind, types[0]);
     case AggregateKind::kListAgg: return std::make_unique<ListAggAccumulator>(call, types);
+    case AggregateKind::kHistogramNumeric: return MakeHistogramNumericAccumulator(call, types[0]);
+    case AggregateKind::kCountMinSketch: return MakeCountMinSketchAccumulator(call, types[0]);
     case AggregateKind::kMin: return MakeMinMax<false>(types[0]);
     case AggregateKind::kMax: return MakeMinMax<true>(types[0]);
     case AggregateKind::kMinBy: return std::make_unique<GenericMinMaxAccumulator>(types[0], false, true);

@@ -69,8 +69,9 @@ DataTypePtr PercentageType(const std::string& name, int ordinal, const DataType&
   ThrowTypeMismatch(name, ordinal, "(\"DOUBLE\" or \"ARRAY<DOUBLE>\")", type);
 }
 
-[[noreturn]] void ThrowParameterMismatch(const AggregateCall& call, const std::string& message) {
-  SILT_THROW(DATATYPE_MISMATCH, {{"sqlExpr", "\"" + call.ToString() + "\""}, {"message", message}});
+// `shown` is the call as the error names it (its SQL text).
+[[noreturn]] void ThrowParameterMismatch(const std::string& shown, const std::string& message) {
+  SILT_THROW(DATATYPE_MISMATCH, {{"sqlExpr", "\"" + shown + "\""}, {"message", message}});
 }
 
 bool HasColumns(const expr::Expression& expression) {
@@ -84,11 +85,11 @@ bool HasColumns(const expr::Expression& expression) {
 // Folds argument `index` of `call` into a literal, or throws NON_FOLDABLE_INPUT when it reads
 // columns.
 const expr::Scalar& FoldArgument(AggregateCall& call, size_t index, const std::string& input_name,
-                                 expr::EvalContext& context) {
+                                 expr::EvalContext& context, const std::string& shown) {
   expr::ExpressionPtr& argument = call.arguments[index];
   if (argument->kind() != expr::ExpressionKind::kLiteral) {
     if (HasColumns(*argument) || !argument->deterministic()) {
-      ThrowParameterMismatch(call, "NON_FOLDABLE_INPUT: the input `" + input_name + "` should be a foldable \"" +
+      ThrowParameterMismatch(shown, "NON_FOLDABLE_INPUT: the input `" + input_name + "` should be a foldable \"" +
                                        QuotedTypeName(*argument->type()).substr(1) +
                                        " expression; however, got \"" + argument->ToString() + "\".");
     }
@@ -162,6 +163,8 @@ std::optional<AggregateKind> AggregateKindOf(std::string_view name) {
       {"bit_xor", AggregateKind::kBitXor},
       {"listagg", AggregateKind::kListAgg},
       {"string_agg", AggregateKind::kListAgg},
+      {"histogram_numeric", AggregateKind::kHistogramNumeric},
+      {"count_min_sketch", AggregateKind::kCountMinSketch},
   };
   for (const auto& [candidate, kind] : kNames) {
     if (lower == candidate) return kind;
@@ -400,6 +403,48 @@ AggregateSignature ResolveAggregate(std::string_view name, const std::vector<Dat
       signature.result_type = value_type;
       break;
     }
+    case AggregateKind::kHistogramNumeric: {
+      // Spark's histogram_numeric(expr, nb): x follows the input's type
+      // (spark.sql.legacy.histogramNumericPropagateInputType, true by default); a decimal is
+      // binned as a DOUBLE and its x is a DOUBLE.
+      CheckCount(lower, types, 2, 2);
+      const DataType& input = *types[0];
+      TypeId id = input.id();
+      bool temporal = id == TypeId::kDate || id == TypeId::kTimestamp || id == TypeId::kTimestampNtz;
+      if (!IsNumericOrNull(input) && !IsInterval(input) && !temporal) {
+        ThrowTypeMismatch(lower, 0,
+                          "(\"NUMERIC\" or \"DATE\" or \"TIMESTAMP\" or \"TIMESTAMP_NTZ\" or \"INTERVAL YEAR TO "
+                          "MONTH\" or \"INTERVAL DAY TO SECOND\")",
+                          input);
+      }
+      if (!expr::IsIntegral(*types[1]) && types[1]->id() != TypeId::kNull) {
+        ThrowTypeMismatch(lower, 1, "\"INT\"", *types[1]);
+      }
+      DataTypePtr value_type = id == TypeId::kNull || id == TypeId::kDecimal ? DoubleType() : types[0];
+      signature.argument_types = {value_type, IntegerType()};
+      signature.result_type = ListType(StructType({Field{"x", value_type, true, {}}, Field{"y", DoubleType(), true, {}}}),
+                                       true);
+      break;
+    }
+    case AggregateKind::kCountMinSketch: {
+      // count_min_sketch(col, eps, confidence, seed): Spark takes these types as they are (no
+      // implicit cast), so eps and confidence must be DOUBLE (0.5d, not 0.5).
+      CheckCount(lower, types, 4, 4);
+      const TypeId id = types[0]->id();
+      if (!expr::IsIntegral(*types[0]) && id != TypeId::kString && id != TypeId::kBinary) {
+        ThrowTypeMismatch(lower, 0, "(\"INTEGRAL\" or \"STRING\" or \"BINARY\")", *types[0]);
+      }
+      for (int i = 1; i <= 2; ++i) {
+        if (types[i]->id() != TypeId::kDouble) ThrowTypeMismatch(lower, i, "\"DOUBLE\"", *types[i]);
+      }
+      if (types[3]->id() != TypeId::kInteger && types[3]->id() != TypeId::kLong) {
+        ThrowTypeMismatch(lower, 3, "(\"INT\" or \"BIGINT\")", *types[3]);
+      }
+      signature.argument_types = types;
+      signature.result_type = BinaryType();
+      signature.nullable = false;
+      break;
+    }
     case AggregateKind::kSkewness:
     case AggregateKind::kKurtosis: {
       CheckCount(lower, types, 1, 1);
@@ -438,7 +483,8 @@ bool IsInverseDistributionFunction(std::string_view name) {
   return lower == "percentile_cont" || lower == "percentile_disc" || lower == "mode";
 }
 
-void PrepareAggregateArguments(AggregateCall& call, expr::EvalContext& context) {
+void PrepareAggregateArguments(AggregateCall& call, expr::EvalContext& context, const std::string& sql) {
+  const std::string call_sql = sql.empty() ? call.ToString() : sql;
   std::optional<AggregateKind> kind = AggregateKindOf(call.function);
   if (!kind) return;
   switch (*kind) {
@@ -446,15 +492,15 @@ void PrepareAggregateArguments(AggregateCall& call, expr::EvalContext& context) 
     case AggregateKind::kPercentileDisc:
     case AggregateKind::kPercentileApprox: {
       if (call.arguments.size() < 2) return;
-      const expr::Scalar& percentage = FoldArgument(call, 1, "percentage", context);
-      if (percentage.is_null()) ThrowParameterMismatch(call, "UNEXPECTED_NULL: The `percentage` must not be null.");
+      const expr::Scalar& percentage = FoldArgument(call, 1, "percentage", context, call_sql);
+      if (percentage.is_null()) ThrowParameterMismatch(call_sql, "UNEXPECTED_NULL: The `percentage` must not be null.");
       std::vector<double> values;
       if (percentage.type()->id() == TypeId::kList) {
         const Vector& elements = *percentage.vector();
         int64_t start = elements.ListStart(0), length = elements.ListLength(0);
         for (int64_t k = 0; k < length; ++k) {
           if (elements.child(0)->IsNull(start + k)) {
-            ThrowParameterMismatch(call, "UNEXPECTED_NULL: The `percentage` must not be null.");
+            ThrowParameterMismatch(call_sql, "UNEXPECTED_NULL: The `percentage` must not be null.");
           }
           values.push_back(elements.child(0)->values<double>()[start + k]);
         }
@@ -468,14 +514,14 @@ void PrepareAggregateArguments(AggregateCall& call, expr::EvalContext& context) 
         shown += (shown.empty() ? "" : ",") + expr::Scalar::Double(value).ToString();
       }
       if (out_of_range) {
-        ThrowParameterMismatch(call, "VALUE_OUT_OF_RANGE: The `percentage` must be between [0.0, 1.0], but got " +
+        ThrowParameterMismatch(call_sql, "VALUE_OUT_OF_RANGE: The `percentage` must be between [0.0, 1.0], but got " +
                                          shown + ".");
       }
       if (*kind == AggregateKind::kPercentileApprox && call.arguments.size() == 3) {
-        const expr::Scalar& accuracy = FoldArgument(call, 2, "accuracy", context);
-        if (accuracy.is_null()) ThrowParameterMismatch(call, "UNEXPECTED_NULL: The `accuracy` must not be null.");
+        const expr::Scalar& accuracy = FoldArgument(call, 2, "accuracy", context, call_sql);
+        if (accuracy.is_null()) ThrowParameterMismatch(call_sql, "UNEXPECTED_NULL: The `accuracy` must not be null.");
         if (accuracy.GetInt() <= 0) {
-          ThrowParameterMismatch(call, "VALUE_OUT_OF_RANGE: The `accuracy` must be between (0, 2147483647], but got " +
+          ThrowParameterMismatch(call_sql, "VALUE_OUT_OF_RANGE: The `accuracy` must be between (0, 2147483647], but got " +
                                            accuracy.ToString() + ".");
         }
       }
@@ -483,14 +529,43 @@ void PrepareAggregateArguments(AggregateCall& call, expr::EvalContext& context) 
     }
     case AggregateKind::kListAgg: {
       if (call.arguments.size() < 2) return;
-      (void)FoldArgument(call, 1, "delimiter", context);
+      (void)FoldArgument(call, 1, "delimiter", context, call_sql);
+      return;
+    }
+    case AggregateKind::kHistogramNumeric: {
+      if (call.arguments.size() < 2) return;
+      const expr::Scalar& bins = FoldArgument(call, 1, "nb", context, call_sql);
+      if (bins.is_null()) ThrowParameterMismatch(call_sql, "UNEXPECTED_NULL: The `nb` must not be null.");
+      if (bins.GetInt() < 2) {
+        ThrowParameterMismatch(call_sql, "VALUE_OUT_OF_RANGE: The `nb` must be between [2, 2147483647] (current value = " +
+                                         std::to_string(bins.GetInt()) + ").");
+      }
+      return;
+    }
+    case AggregateKind::kCountMinSketch: {
+      if (call.arguments.size() < 4) return;
+      const expr::Scalar& eps = FoldArgument(call, 1, "eps", context, call_sql);
+      const expr::Scalar& confidence = FoldArgument(call, 2, "confidence", context, call_sql);
+      const expr::Scalar& seed = FoldArgument(call, 3, "seed", context, call_sql);
+      if (eps.is_null()) ThrowParameterMismatch(call_sql, "UNEXPECTED_NULL: The `eps` must not be null.");
+      if (confidence.is_null()) ThrowParameterMismatch(call_sql, "UNEXPECTED_NULL: The `confidence` must not be null.");
+      if (seed.is_null()) ThrowParameterMismatch(call_sql, "UNEXPECTED_NULL: The `seed` must not be null.");
+      // Spark's bounds as it prints them, the value as a DOUBLE literal (0.0D).
+      if (!(eps.GetDouble() > 0.0)) {
+        ThrowParameterMismatch(call_sql, "VALUE_OUT_OF_RANGE: The `eps` must be between (0.0, 1.7976931348623157E308] "
+                                     "(current value = " + eps.ToString() + "D).");
+      }
+      if (!(confidence.GetDouble() > 0.0 && confidence.GetDouble() < 1.0)) {
+        ThrowParameterMismatch(call_sql, "VALUE_OUT_OF_RANGE: The `confidence` must be between (0.0, 1.0] (current "
+                                     "value = " + confidence.ToString() + "D).");
+      }
       return;
     }
     case AggregateKind::kMode: {
       if (call.arguments.size() < 2) return;
-      const expr::Scalar& deterministic = FoldArgument(call, 1, "deterministic", context);
+      const expr::Scalar& deterministic = FoldArgument(call, 1, "deterministic", context, call_sql);
       if (deterministic.is_null()) {
-        ThrowParameterMismatch(call, "UNEXPECTED_NULL: The `deterministic` must not be null.");
+        ThrowParameterMismatch(call_sql, "UNEXPECTED_NULL: The `deterministic` must not be null.");
       }
       return;
     }

@@ -18,7 +18,8 @@ namespace silt::exec {
 /// bool_or/any/some, bool_and/every, count_if, percentile, percentile_cont, percentile_disc,
 /// percentile_approx/approx_percentile, median, mode, skewness, kurtosis, corr, covar_pop,
 /// covar_samp, regr_count, regr_avgx, regr_avgy, regr_sxx, regr_syy, regr_sxy, regr_slope,
-/// regr_intercept, regr_r2, try_sum, try_avg, bit_and, bit_or, bit_xor, listagg/string_agg.
+/// regr_intercept, regr_r2, try_sum, try_avg, bit_and, bit_or, bit_xor, listagg/string_agg,
+/// histogram_numeric, count_min_sketch.
 bool IsAggregateFunction(std::string_view name);
 
 /// The argument and result types of an aggregate call, as Spark resolves them.
@@ -37,7 +38,9 @@ struct AggregateSignature {
 /// ARRAY of it for an array of percentages); percentile_approx the value's type (or ARRAY);
 /// mode the value's type; the moments, correlations and regressions DOUBLE (regr_count BIGINT);
 /// try_sum/try_avg as sum/avg (NULL where those overflow); bit_* the integral argument's type;
-/// listagg(value [, delimiter [, sort keys...]]) STRING or BINARY as its value.
+/// listagg(value [, delimiter [, sort keys...]]) STRING or BINARY as its value;
+/// histogram_numeric ARRAY<STRUCT<x, y: DOUBLE>> with x of the value's type; count_min_sketch
+/// BINARY.
 /// Throws WRONG_NUM_ARGS or DATATYPE_MISMATCH (e.g. sum of a STRING under ANSI), and
 /// UNRESOLVED_ROUTINE for a name that is not an aggregate.
 AggregateSignature ResolveAggregate(std::string_view name,
@@ -72,9 +75,12 @@ bool IsInverseDistributionFunction(std::string_view name);
 
 /// Checks and folds the arguments of `call` that Spark requires to be constant: the percentage
 /// (or array of percentages) of the percentile functions, the accuracy of percentile_approx and
-/// mode's deterministic flag. A constant expression becomes a literal; an expression over
+/// mode's deterministic flag, histogram_numeric's number of bins and count_min_sketch's eps,
+/// confidence and seed. A constant expression becomes a literal; an expression over
 /// columns, a NULL percentage or one outside [0, 1], and an accuracy outside (0, 2147483647]
-/// throw DATATYPE_MISMATCH with Spark's sub-class in the message. Other calls are unchanged.
-void PrepareAggregateArguments(AggregateCall& call, expr::EvalContext& context);
+/// throw DATATYPE_MISMATCH with Spark's sub-class in the message, naming the call by `sql` (its
+/// text as written, as Spark names it; the call's own text when empty). Other calls are
+/// unchanged.
+void PrepareAggregateArguments(AggregateCall& call, expr::EvalContext& context, const std::string& sql = "");
 
 }  // namespace silt::exec

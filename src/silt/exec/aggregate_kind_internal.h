@@ -56,6 +56,9 @@ enum class AggregateKind {
   kBitOr,
   kBitXor,
   kListAgg,  ///< listagg, string_agg
+  // Sketches of a group's values.
+  kHistogramNumeric,  ///< histogram_numeric: Ben-Haim and Tom-Tov's streaming histogram
+  kCountMinSketch,    ///< count_min_sketch: Spark's CountMinSketch, serialized
 };
 
 /// The kind of aggregate `name` (any case, aliases included), or nullopt.

@@ -492,11 +492,10 @@ std::vector<Batch> BuildBatches(
   return batches;
 }
 
-// ---- CSV ----
+}  // namespace
 
-// Splits CSV text into records of fields; NULL (unquoted empty) fields are nullopt.
-std::vector<std::vector<std::optional<std::string>>> ParseCsv(std::string_view text,
-                                                              const std::string& file) {
+std::vector<std::vector<std::optional<std::string>>> ParseCsvRecords(std::string_view text,
+                                                                     const std::string& file) {
   std::vector<std::vector<std::optional<std::string>>> records;
   size_t position = 0;
   while (position < text.size()) {
@@ -563,8 +562,6 @@ std::vector<std::vector<std::optional<std::string>>> ParseCsv(std::string_view t
   return records;
 }
 
-}  // namespace
-
 const JsonValue* JsonValue::Find(std::string_view key) const {
   for (const auto& [name, value] : members) {
     if (name == key) return &value;
@@ -617,21 +614,21 @@ TextTable ReadJsonFiles(io::FileSystem& fs, const std::string& path) {
   return table;
 }
 
-TextTable ReadCsvFiles(io::FileSystem& fs, const std::string& path) {
+TextTable ReadCsvFiles(io::FileSystem& fs, const std::string& path, bool has_header) {
   std::vector<std::string> header;
   std::vector<std::vector<std::optional<std::string>>> rows;
   bool have_header = false;
   for (const std::string& file : DataFiles(fs, path)) {
-    auto records = ParseCsv(fs.ReadFile(file), file);
+    auto records = ParseCsvRecords(fs.ReadFile(file), file);
     if (records.empty()) continue;
     if (!have_header) {
       for (size_t i = 0; i < records[0].size(); ++i) {
-        // Spark names a header cell that is empty `_c<i>`.
-        header.push_back(records[0][i] ? *records[0][i] : "_c" + std::to_string(i));
+        // Spark names a header cell that is empty, or every column without a header, `_c<i>`.
+        header.push_back(has_header && records[0][i] ? *records[0][i] : "_c" + std::to_string(i));
       }
       have_header = true;
     }
-    for (size_t r = 1; r < records.size(); ++r) rows.push_back(std::move(records[r]));
+    for (size_t r = has_header ? 1 : 0; r < records.size(); ++r) rows.push_back(std::move(records[r]));
   }
   std::vector<Field> fields;
   for (const std::string& name : header) fields.push_back(Field{name, StringType(), true, {}});

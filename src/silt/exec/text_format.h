@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -64,6 +65,14 @@ TextTable ReadJsonFiles(io::FileSystem& fs, const std::string& path);
 /// fewer fields is padded with NULL and extra fields are dropped; an unterminated quote throws
 /// MALFORMED_RECORD_IN_PARSING. Blank lines are skipped.
 /// Each file of a folder must have the same header (the first file's names are used).
-TextTable ReadCsvFiles(io::FileSystem& fs, const std::string& path);
+/// Without `header` (Spark's default for its header option), every line is a row and the columns
+/// are `_c0`, `_c1`, ... as many as the first row has fields.
+TextTable ReadCsvFiles(io::FileSystem& fs, const std::string& path, bool header = true);
+
+/// Splits the CSV text of one file into records of fields, as ReadCsvFiles reads them (no
+/// header handling): an unquoted empty field is nullopt. Throws MALFORMED_RECORD_IN_PARSING
+/// naming `file` for an unterminated quote.
+std::vector<std::vector<std::optional<std::string>>> ParseCsvRecords(std::string_view text,
+                                                                     const std::string& file);
 
 }  // namespace silt::exec

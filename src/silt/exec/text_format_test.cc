@@ -100,5 +100,19 @@ TEST_F(TextFormatTest, CsvWithHeaderQuotesAndNulls) {
   EXPECT_EQ(ErrorClassOf([&] { ReadCsvFiles(*fs_, "open.csv"); }), "MALFORMED_RECORD_IN_PARSING");
 }
 
+TEST_F(TextFormatTest, CsvWithoutHeaderReadsEveryLineOfEveryFile) {
+  // Spark's header=false: columns _c0, _c1, ... as many as the first row has fields.
+  fs_->WriteFile("dir/a.csv", "id,name\n1,Ada,extra\n");
+  fs_->WriteFile("dir/b.csv", "2\n");
+  TextTable table = ReadCsvFiles(*fs_, "dir", /*header=*/false);
+  EXPECT_EQ(SchemaText(*table.schema), "struct<_c0:string,_c1:string>");
+  Batch rows = ConcatenateBatches(table.batches);
+  ASSERT_EQ(rows.num_rows(), 3);
+  EXPECT_EQ(rows.column(0)->ValueToString(0), "id");
+  EXPECT_EQ(rows.column(1)->ValueToString(1), "Ada");
+  EXPECT_EQ(rows.column(0)->ValueToString(2), "2");
+  EXPECT_TRUE(rows.column(1)->IsNull(2));
+}
+
 }  // namespace
 }  // namespace silt::exec

@@ -6,6 +6,7 @@
 
 #include "silt/expr/cast.h"
 #include "silt/expr/datetime_pattern_internal.h"
+#include "silt/expr/duration_text.h"
 #include "silt/expr/function_kernels_internal.h"
 #include "silt/types/date_time.h"
 
@@ -509,7 +510,86 @@ ExpressionPtr BindParseWithPattern(std::string_view name, std::vector<Expression
 
 }  // namespace
 
+namespace {
+
+// A constant duration argument of window(): Spark's interval string, in microseconds.
+int64_t WindowDurationArgument(size_t index, const ExpressionPtr& argument, const char* parameter,
+                               bool may_be_zero) {
+  if (argument->kind() != ExpressionKind::kLiteral || argument->type()->id() != TypeId::kString ||
+      argument->literal().is_null()) {
+    ThrowArgumentType("window", index, argument, "a constant \"STRING\"");
+  }
+  std::string text(argument->literal().GetString());
+  std::optional<int64_t> micros = ParseDurationMicros(text);
+  if (!micros) {
+    SILT_THROW(INVALID_PARAMETER_VALUE,
+               {{"parameter", std::string("`") + parameter + "`"},
+                {"functionName", "`window`"},
+                {"message", "'" + text + "' is not an interval of weeks, days, hours, minutes, "
+                            "seconds, milliseconds or microseconds (months and years vary in length)"}});
+  }
+  if (*micros < 0 || (*micros == 0 && !may_be_zero)) {
+    SILT_THROW(INVALID_PARAMETER_VALUE,
+               {{"parameter", std::string("`") + parameter + "`"},
+                {"functionName", "`window`"},
+                {"message", "the " + std::string(parameter) + " (" + text + ") must be greater than 0"}});
+  }
+  return *micros;
+}
+
+// window(time, windowDuration[, slideDuration[, startTime]]): the tumbling time window a row
+// falls in, as struct<start, end> of the time column's type (Spark's TimeWindow). A window
+// starts at startTime plus a multiple of the duration; a NULL time has a NULL window.
+ExpressionPtr BindTimeWindow(std::vector<ExpressionPtr> arguments) {
+  CheckArgumentCount("window", arguments, 2, 4);
+  TypeId time_type = arguments[0]->type()->id();
+  if (time_type != TypeId::kTimestamp && time_type != TypeId::kTimestampNtz) {
+    ThrowArgumentType("window", 0, arguments[0], "\"TIMESTAMP\" or \"TIMESTAMP_NTZ\"");
+  }
+  int64_t duration = WindowDurationArgument(1, arguments[1], "windowDuration", false);
+  int64_t slide = arguments.size() > 2 ? WindowDurationArgument(2, arguments[2], "slideDuration", false)
+                                       : duration;
+  int64_t start = arguments.size() > 3 ? WindowDurationArgument(3, arguments[3], "startTime", true) : 0;
+  if (slide != duration) {
+    SILT_THROW(UNSUPPORTED_FEATURE,
+               {{"message", "sliding time windows (window() with a slide duration other than its "
+                            "window duration)"}});
+  }
+  if (start >= slide) {
+    SILT_THROW(INVALID_PARAMETER_VALUE,
+               {{"parameter", "`startTime`"},
+                {"functionName", "`window`"},
+                {"message", "the start time must be less than the slide duration"}});
+  }
+  DataTypePtr time = arguments[0]->type();
+  DataTypePtr type = StructType({Field{"start", time, true, {}}, Field{"end", time, true, {}}});
+  std::vector<ExpressionPtr> time_only{std::move(arguments[0])};
+  return MakeCall("window", type, std::move(time_only),
+                  [type, duration, start](const std::vector<VectorPtr>& args, int64_t num_rows,
+                                          EvalContext&, RowMask) {
+                    VectorBuilder out(type, num_rows);
+                    const Vector& times = *args[0];
+                    for (int64_t row = 0; row < num_rows; ++row) {
+                      if (times.IsNull(row)) {
+                        out.AppendNull();
+                        continue;
+                      }
+                      int64_t micros = times.values<int64_t>()[row];
+                      int64_t remainder = (micros - start) % duration;
+                      if (remainder < 0) remainder += duration;
+                      int64_t window_start = micros - remainder;
+                      out.child(0).AppendInt(window_start);
+                      out.child(1).AppendInt(window_start + duration);
+                      out.AppendStruct();
+                    }
+                    return out.Finish();
+                  });
+}
+
+}  // namespace
+
 void RegisterDatetimeFunctions(FunctionRegistry& registry) {
+  registry.Register("window", BindTimeWindow);
   registry.Register("current_timestamp", [](std::vector<ExpressionPtr> arguments) {
     CheckArgumentCount("current_timestamp", arguments, 0, 0);
     return MakeCall("current_timestamp", TimestampType(), {},

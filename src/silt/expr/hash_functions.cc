@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "silt/expr/function_kernels_internal.h"
+#include "silt/expr/murmur3.h"
 
 namespace silt::expr::internal {
 namespace {
@@ -267,3 +268,9 @@ void RegisterHashFunctions(FunctionRegistry& registry) {
 }
 
 }  // namespace silt::expr::internal
+
+namespace silt::expr {
+
+uint32_t SparkMurmur3Bytes(std::string_view bytes, uint32_t seed) { return internal::Murmur3::HashBytes(bytes, seed); }
+
+}  // namespace silt::expr

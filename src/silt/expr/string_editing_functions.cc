@@ -9,25 +9,11 @@
 #include <wctype.h>
 
 #include "silt/expr/function_kernels_internal.h"
+#include "silt/expr/utf8_internal.h"
 #include "silt/expr/value_size.h"
 
 namespace silt::expr::internal {
 namespace {
-
-bool IsContinuationByte(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
-
-// The code points of UTF-8 `text`, each as its bytes.
-std::vector<std::string_view> CodePoints(std::string_view text) {
-  std::vector<std::string_view> points;
-  size_t start = 0;
-  for (size_t i = 1; i <= text.size(); ++i) {
-    if (i == text.size() || !IsContinuationByte(text[i])) {
-      if (i > start) points.push_back(text.substr(start, i - start));
-      start = i;
-    }
-  }
-  return points;
-}
 
 uint32_t DecodeCodePoint(std::string_view bytes) {
   auto lead = static_cast<unsigned char>(bytes[0]);

@@ -10,32 +10,11 @@
 #include <regex>
 
 #include "silt/expr/function_kernels_internal.h"
+#include "silt/expr/utf8_internal.h"
 #include "silt/expr/value_size.h"
 
 namespace silt::expr::internal {
 namespace {
-
-bool IsContinuationByte(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
-
-int64_t CodePointCount(std::string_view text) {
-  int64_t count = 0;
-  for (char c : text) count += !IsContinuationByte(c);
-  return count;
-}
-
-// Byte offset of code point `index` (clamped to the end).
-size_t ByteOffsetOfCodePoint(std::string_view text, int64_t index) {
-  size_t position = 0;
-  int64_t seen = 0;
-  while (position < text.size()) {
-    if (!IsContinuationByte(text[position])) {
-      if (seen == index) return position;
-      ++seen;
-    }
-    ++position;
-  }
-  return text.size();
-}
 
 // Appends code point `code` as UTF-8.
 void AppendUtf8(std::string& out, uint32_t code) {

@@ -6,41 +6,16 @@
 #include <cctype>
 
 #include "silt/expr/function_kernels_internal.h"
+#include "silt/expr/utf8_internal.h"
 #include "silt/expr/value_size.h"
 
 namespace silt::expr::internal {
 namespace {
 
-bool IsContinuationByte(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
-
-// The code points of UTF-8 `text`, each as its bytes.
-std::vector<std::string_view> CodePoints(std::string_view text) {
-  std::vector<std::string_view> points;
-  size_t start = 0;
-  for (size_t i = 1; i <= text.size(); ++i) {
-    if (i == text.size() || !IsContinuationByte(text[i])) {
-      points.push_back(text.substr(start, i - start));
-      start = i;
-    }
-  }
-  return points;
-}
-
 int64_t CodePointIndexOfByte(std::string_view text, size_t byte_offset) {
   int64_t index = 0;
   for (size_t i = 0; i < byte_offset && i < text.size(); ++i) index += !IsContinuationByte(text[i]);
   return index;
-}
-
-size_t ByteOffsetOfCodePoint(std::string_view text, int64_t index) {
-  int64_t seen = 0;
-  for (size_t i = 0; i < text.size(); ++i) {
-    if (!IsContinuationByte(text[i])) {
-      if (seen == index) return i;
-      ++seen;
-    }
-  }
-  return text.size();
 }
 
 // 1-based code point position of `needle` in `haystack` at or after code point `from`

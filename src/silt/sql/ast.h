@@ -234,6 +234,11 @@ struct TableReference {
   bool stream = false;
   /// `STREAM(name) WITH (key = value, ...)`: the stream's source options (skipChangeCommits...).
   std::vector<std::pair<std::string, std::string>> stream_options;
+  /// `STREAM name(arguments)`: a source function read as a stream (`read_files('/in', format =>
+  /// 'json')`), `name` its name; positional literal arguments as text here, named ones
+  /// (`key => value`) in stream_options.
+  bool stream_call = false;
+  std::vector<std::string> stream_arguments;
 };
 
 /// One item of a SELECT list.
@@ -426,7 +431,7 @@ enum class StatementKind {
   kVacuum,
   kOptimize,
   kConvertToDelta,
-  kCreateStreamingTable,   ///< CREATE [OR REFRESH] STREAMING TABLE ... AS query
+  kCreateStreamingTable,   ///< CREATE [OR REFRESH] STREAMING TABLE ... [AS query | FLOW AUTO CDC]
   kRefreshStreamingTable,  ///< REFRESH STREAMING TABLE name [FULL] [EVERY 'interval']
   kCreateFlow,             ///< CREATE FLOW name [COMMENT '...'] AS body
   kAutoCdc,                ///< AUTO CDC INTO / APPLY CHANGES INTO (a flow's body)
@@ -456,7 +461,8 @@ enum class StatementKind {
 /// - kRestore: name, time_travel. kVacuum: name, retain_hours, dry_run.
 /// - kOptimize: name, where, column_names (ZORDER BY). kConvertToDelta: name, columns (partition).
 /// - kCreateStreamingTable: as kCreateTable (name, columns, partition_columns, comment,
-///   properties, query with a `STREAM(...)` table), or_replace for OR REFRESH, if_not_exists.
+///   properties, query with a `STREAM(...)` table), or_replace for OR REFRESH, if_not_exists;
+///   no query for a table fed by flows; flow_body (kAutoCdc) for `FLOW AUTO CDC FROM ...`.
 /// - kRefreshStreamingTable: name; extended for FULL; value for EVERY's interval text.
 /// - kCreateFlow: name (the flow's), comment, flow_body (kAutoCdc, kMerge whose source reads a
 ///   STREAM(...), or kInsert BY NAME of a query over one).

@@ -232,7 +232,7 @@ bool FunctionNameNeedsQuoting(const std::string& name) {
       "SELECT",   "FROM",      "WHERE",  "GROUP",   "HAVING", "ORDER",  "LIMIT",     "OFFSET",
       "UNION",    "INTERSECT", "EXCEPT", "MINUS",   "JOIN",   "INNER",  "CROSS",     "NATURAL",
       "FULL",     "ON",        "USING",  "WHEN",    "THEN",   "ELSE",   "END",       "AND",
-      "OR",       "NOT",       "IS",     "BETWEEN", "AS",     "WINDOW", "QUALIFY",   "LATERAL",
+      "OR",       "NOT",       "IS",     "BETWEEN", "AS",     "QUALIFY", "LATERAL",
       "CASE",     "DISTINCT",  "SET",    "WITH",    "VALUES", "ESCAPE", "CLUSTER",   "DISTRIBUTE",
       "SORT",     "ALL",       "ANTI",   "SEMI",    "OUTER",  "OVER",   "PARTITION", "CAST",
       "TRY_CAST", "EXISTS"};
@@ -604,6 +604,19 @@ class Printer {
   std::string Table(const TableReference& t) {
     switch (t.kind) {
       case TableReferenceKind::kTable: {
+        if (t.stream && t.stream_call) {
+          std::string out = "STREAM " + Name(t.name) + "(";
+          std::string separator;
+          for (const std::string& argument : t.stream_arguments) {
+            out += separator + QuoteString(argument);
+            separator = ", ";
+          }
+          for (const auto& [key, value] : t.stream_options) {
+            out += separator + QuoteIdentifier(key) + " => " + QuoteString(value);
+            separator = ", ";
+          }
+          return out + ")" + Alias(t);
+        }
         if (t.stream) {
           std::string out = "STREAM(" + Name(t.name) + ")";
           if (!t.stream_options.empty()) out += " WITH " + Properties(t.stream_options);
@@ -887,9 +900,11 @@ class Printer {
         // The CREATE TABLE text with STREAMING spliced in.
         std::string out = CreateTable(s);
         std::string_view head = s.or_replace ? "CREATE OR REPLACE TABLE " : "CREATE TABLE ";
-        return std::string(s.or_replace ? "CREATE OR REFRESH STREAMING TABLE "
-                                        : "CREATE STREAMING TABLE ") +
-               out.substr(head.size());
+        out = std::string(s.or_replace ? "CREATE OR REFRESH STREAMING TABLE "
+                                       : "CREATE STREAMING TABLE ") +
+              out.substr(head.size());
+        if (s.flow_body) out += " FLOW " + AutoCdcText(*s.flow_body, /*into=*/false);
+        return out;
       }
       case StatementKind::kRefreshStreamingTable:
         return "REFRESH STREAMING TABLE " + Name(s.name) + (s.extended ? " FULL" : "") +
@@ -927,10 +942,12 @@ class Printer {
     return selection.columns.empty() ? "*" : "* EXCEPT " + NameList(selection.columns);
   }
 
-  std::string AutoCdcText(const struct Statement& s) {
+  // With `into` false, a streaming table's FLOW AUTO CDC: no INTO target.
+  std::string AutoCdcText(const struct Statement& s, bool into = true) {
     const AutoCdc& cdc = *s.auto_cdc;
-    std::string out = cdc.apply_changes_spelling ? "APPLY CHANGES INTO " : "AUTO CDC INTO ";
-    out += Name(s.name) + " FROM " + Table(*cdc.source) + " KEYS " + NameList(cdc.keys);
+    std::string out = cdc.apply_changes_spelling ? "APPLY CHANGES " : "AUTO CDC ";
+    if (into) out += "INTO " + Name(s.name) + " ";
+    out += "FROM " + Table(*cdc.source) + " KEYS " + NameList(cdc.keys);
     if (cdc.ignore_null_updates) out += " IGNORE NULL UPDATES";
     if (cdc.apply_as_delete) out += " APPLY AS DELETE WHEN " + Expression(*cdc.apply_as_delete);
     if (cdc.apply_as_truncate) {

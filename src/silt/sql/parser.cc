@@ -46,9 +46,11 @@ bool IsReservedWord(std::string_view word) {
        "SEMI",    "LEFT",      "RIGHT",  "OUTER",   "FILTER",     "OVER",  "PARTITION"});
 }
 
-// Reserved words that may still name a function: `left(s, 2)`, `right(s, 1)`, `filter(arr, f)`.
+// Reserved words that may still name a function: `left(s, 2)`, `right(s, 1)`, `filter(arr, f)`,
+// `window(ts, '10 minutes')`.
 bool IsFunctionableReservedWord(std::string_view word) {
-  return InList(word, {"LEFT", "RIGHT", "FILTER", "IN", "LIKE", "RLIKE", "ILIKE", "REGEXP"});
+  return InList(word,
+                {"LEFT", "RIGHT", "FILTER", "IN", "LIKE", "RLIKE", "ILIKE", "REGEXP", "WINDOW"});
 }
 
 // Reserved words that still name a column or lambda variable where an expression's operand
@@ -2058,6 +2060,30 @@ class Parser {
       return ParseTablePrimary();
     }
     QualifiedName name = ParseQualifiedName();
+    if (name.size() == 1 && ToUpper(name[0]) == "STREAM" && IsIdentifierToken(Current()) &&
+        IsOperator(Peek(1), "(")) {
+      // STREAM read_files('/in', format => 'json'): a source function read as a stream.
+      table->kind = TableReferenceKind::kTable;
+      table->stream = true;
+      table->stream_call = true;
+      table->name = {Advance().text};
+      ExpectOperator("(");
+      if (!IsOperator(Current(), ")")) {
+        do {
+          if (IsIdentifierToken(Current()) && IsOperator(Peek(1), "=>")) {
+            std::string key = Advance().text;
+            Advance();
+            table->stream_options.emplace_back(std::move(key), ParseOptionValue());
+          } else {
+            if (!table->stream_options.empty()) SyntaxError(Current());
+            table->stream_arguments.push_back(ParseOptionValue());
+          }
+        } while (MatchOperator(","));
+      }
+      ExpectOperator(")");
+      ParseTableAlias(*table, true);
+      return table;
+    }
     if (name.size() == 1 && ToUpper(name[0]) == "STREAM" && IsOperator(Current(), "(") &&
         IsIdentifierToken(Peek(1))) {
       // STREAM(t): the table read as a stream.
@@ -2069,6 +2095,24 @@ class Parser {
       if (IsKeyword(Current(), "WITH") && IsOperator(Peek(1), "(")) {
         Advance();
         table->stream_options = ParseProperties();
+      }
+      if (IsKeyword(Current(), "WATERMARK") && IsIdentifierToken(Peek(1)) &&
+          IsKeyword(Peek(2), "DELAY")) {
+        // Databricks' `WATERMARK column DELAY OF INTERVAL ...`: kept with the stream's options
+        // as `__watermark_column` / `__watermark_delay` (the interval's parts as written), which
+        // the stream layer takes out again (stream/stateful_query.h).
+        Advance();
+        std::string column = ParseIdentifier();
+        ExpectKeyword("DELAY");
+        ExpectKeyword("OF");
+        if (!IsKeyword(Current(), "INTERVAL")) SyntaxError(Current(), ": expected an INTERVAL");
+        ExpressionPtr delay = ParseInterval();
+        std::string text;
+        for (const auto& [value, unit] : delay->interval_parts) {
+          text += (text.empty() ? "" : " ") + value + (unit.empty() ? "" : " " + unit);
+        }
+        table->stream_options.emplace_back("__watermark_column", column);
+        table->stream_options.emplace_back("__watermark_delay", text);
       }
       ParseTableAlias(*table, true);
       return table;
@@ -2308,6 +2352,14 @@ class Parser {
       ExpectKeyword("TABLE");
       ParseCreateTableRest(statement);
       statement.kind = StatementKind::kCreateStreamingTable;
+      // FLOW AUTO CDC FROM ...: the table fed by an AUTO CDC flow of its own name.
+      if (!statement.query && IsKeyword(Current(), "FLOW") &&
+          (IsKeyword(Peek(1), "AUTO") || IsKeyword(Peek(1), "APPLY"))) {
+        const Token& flow = Advance();
+        Statement body = ParseAutoCdc(&statement.name);
+        body.position = flow.position;
+        statement.flow_body = std::make_shared<Statement>(std::move(body));
+      }
       // Without AS the table is fed by flows (CREATE FLOW ... AS AUTO CDC INTO t ...).
       return statement;
     }
@@ -2478,25 +2530,26 @@ class Parser {
     return key;
   }
 
+  // A property or option value: a string, a number or a boolean literal, as text.
+  std::string ParseOptionValue() {
+    const Token& value = Current();
+    if (value.kind == TokenKind::kString) return Advance().text;
+    if (IsNumberToken(value.kind) || (IsOperator(value, "-") && IsNumberToken(Peek(1).kind))) {
+      return ParseLiteral()->text;
+    }
+    if (IsKeyword(value, "TRUE") || IsKeyword(value, "FALSE")) {
+      return IsKeyword(Advance(), "TRUE") ? "true" : "false";
+    }
+    SyntaxError(value);
+  }
+
   std::vector<std::pair<std::string, std::string>> ParseProperties() {
     std::vector<std::pair<std::string, std::string>> properties;
     ExpectOperator("(");
     do {
       std::string key = ParsePropertyKey();
       MatchOperator("=");
-      const Token& value = Current();
-      std::string text;
-      if (value.kind == TokenKind::kString) {
-        text = Advance().text;
-      } else if (IsNumberToken(value.kind) ||
-                 (IsOperator(value, "-") && IsNumberToken(Peek(1).kind))) {
-        text = ParseLiteral()->text;
-      } else if (IsKeyword(value, "TRUE") || IsKeyword(value, "FALSE")) {
-        text = IsKeyword(Advance(), "TRUE") ? "true" : "false";
-      } else {
-        SyntaxError(value);
-      }
-      properties.emplace_back(std::move(key), std::move(text));
+      properties.emplace_back(std::move(key), ParseOptionValue());
     } while (MatchOperator(","));
     ExpectOperator(")");
     return properties;
@@ -2577,8 +2630,9 @@ class Parser {
     return statement;
   }
 
-  // AUTO CDC INTO / APPLY CHANGES INTO, up to its end.
-  Statement ParseAutoCdc() {
+  // AUTO CDC INTO t / APPLY CHANGES INTO t, up to its end; with `target` (a streaming table's
+  // FLOW AUTO CDC) there is no INTO and the target is `*target`.
+  Statement ParseAutoCdc(const QualifiedName* target = nullptr) {
     Statement statement;
     statement.kind = StatementKind::kAutoCdc;
     auto cdc = std::make_shared<AutoCdc>();
@@ -2589,8 +2643,12 @@ class Parser {
       ExpectKeyword("AUTO");
       ExpectKeyword("CDC");
     }
-    ExpectKeyword("INTO");
-    statement.name = ParseTableNameOrPath();
+    if (target != nullptr) {
+      statement.name = *target;
+    } else {
+      ExpectKeyword("INTO");
+      statement.name = ParseTableNameOrPath();
+    }
     ExpectKeyword("FROM");
     in_auto_cdc_source_ = true;
     try {

@@ -401,8 +401,24 @@ TEST(ParserStreamingTest, StreamingTablesAndStreamReferences) {
               ElementsAre(std::pair<std::string, std::string>{"maxFilesPerTrigger", "5"}));
   // A table named stream is still a table.
   EXPECT_EQ(Sql("SELECT * FROM stream"), "SELECT * FROM stream");
+  // STREAM read_files(...): positional and named (`key => value`) arguments.
+  EXPECT_EQ(Sql("SELECT * FROM STREAM read_files('/in', format => 'json', maxFilesPerTrigger => 10) f"),
+            "SELECT * FROM STREAM read_files('/in', format => 'json', maxFilesPerTrigger => '10') AS f");
+  Statement call = ParseStatement("SELECT * FROM STREAM rate(rowsPerSecond => 5)");
+  EXPECT_TRUE(call.query->from.at(0)->stream_call);
+  EXPECT_THAT(call.query->from.at(0)->stream_options,
+              ElementsAre(std::pair<std::string, std::string>{"rowsPerSecond", "5"}));
+  EXPECT_THROW(ParseStatement("SELECT * FROM STREAM read_files(format => 'json', '/in')"), Error);
   // Without a query: a table fed by flows.
   EXPECT_EQ(Sql("CREATE OR REFRESH STREAMING TABLE s"), "CREATE OR REFRESH STREAMING TABLE s");
+  // Or by an AUTO CDC flow of its own, written after it.
+  EXPECT_EQ(Sql("CREATE OR REFRESH STREAMING TABLE s (id INT, v STRING) FLOW AUTO CDC FROM "
+                "STREAM(src) KEYS (id) SEQUENCE BY seq COLUMNS * EXCEPT (seq)"),
+            "CREATE OR REFRESH STREAMING TABLE s (id int, v string) FLOW AUTO CDC FROM STREAM(src) "
+            "KEYS (id) SEQUENCE BY seq COLUMNS * EXCEPT (seq) STORED AS SCD TYPE 1");
+  EXPECT_THROW(ParseStatement("CREATE STREAMING TABLE s FLOW AUTO CDC INTO t FROM STREAM(src) "
+                              "KEYS (id) SEQUENCE BY seq"),
+               Error);
 }
 
 TEST(ParserStreamingTest, AutoCdcFlows) {

@@ -537,7 +537,7 @@ class SelectScope : public BindingScope {
     aggregate.arguments = std::move(arguments);
     try {
       expr::EvalContext eval = binder_.Eval();
-      exec::PrepareAggregateArguments(aggregate, eval);
+      exec::PrepareAggregateArguments(aggregate, eval, ExpressionSql(call));
     } catch (const Error& error) {
       ThrowAt(error, call.position);
     }
@@ -632,7 +632,9 @@ class SelectScope : public BindingScope {
         aggregate.function = canonical;
         aggregate.arguments = std::move(arguments);
         expr::EvalContext eval = binder_.Eval();
-        exec::PrepareAggregateArguments(aggregate, eval);
+        Expression function = call;  // errors name the function without its OVER clause
+        function.window = nullptr;
+        exec::PrepareAggregateArguments(aggregate, eval, ExpressionSql(function));
         arguments = std::move(aggregate.arguments);
       }
     } catch (const Error& error) {
@@ -842,6 +844,106 @@ class SelectScope : public BindingScope {
   Clause clause_;
   const Expression* clause_expression_;
   Correlation* correlation_;
+};
+
+// The ON condition of an outer, semi or anti join, whose subqueries cannot move above the join:
+// as Spark's RewritePredicateSubquery does, each subquery correlated to one side is evaluated on
+// that side (its value or [NOT] EXISTS / IN marker joined onto the side's rows), so the
+// condition reads it as a column of that side and decides the matching alone; unmatched rows of
+// a preserved side keep appearing, null-extended. An uncorrelated subquery is a constant.
+// Columns bind over left ++ right as the join's own condition does; the sides' added columns are
+// placeholders (kLeftMarkBase, kRightMarkBase) until the sides are final (see Finish).
+class JoinConditionScope : public BindingScope {
+ public:
+  static constexpr int kLeftMarkBase = 5 << 24;
+  static constexpr int kRightMarkBase = 6 << 24;
+
+  JoinConditionScope(QueryBinder::Impl& binder, LogicalPtr& left, LogicalPtr& right)
+      : binder_(binder),
+        left_(left),
+        right_(right),
+        left_width_(static_cast<int>(left->columns.size())),
+        right_width_(static_cast<int>(right->columns.size())),
+        both_(left->columns) {
+    both_.insert(both_.end(), right->columns.begin(), right->columns.end());
+  }
+
+  expr::ExpressionPtr ResolveColumn(const QualifiedName& name, const SourcePosition& position) override {
+    if (auto found = FindColumn(both_, name, position)) return ColumnReference(both_, *found, name, position);
+    ThrowUnresolvedColumn(name, both_, position);
+  }
+
+  expr::ExpressionPtr BindSubquery(const Expression& node, ExpressionBinder& binder) override {
+    // Which side the subquery reads: its correlation (bound against both sides, so names resolve
+    // and fail as in the condition) and, for IN, the value it tests.
+    const int width = left_width_ + right_width_;
+    LogicalPtr product = MakeLogicalJoin(left_, right_, exec::JoinType::kInner, nullptr);
+    Correlation correlation;
+    correlation.outer = both_;
+    correlation.outer_plan = product;
+    binder_.BindQuery(*node.subquery, &correlation);
+    if (correlation.conjuncts.empty()) {
+      // Uncorrelated: a constant, or IN over a literal list, whatever its value reads.
+      return binder_.BindSubqueryExpression(node, product, *this);
+    }
+    bool reads_left = false, reads_right = false;
+    auto note = [&](const expr::Expression& e) {
+      for (int column : expr::ReferencedColumns(e)) {
+        if (column < left_width_) {
+          reads_left = true;
+        } else if (column < width) {
+          reads_right = true;
+        }
+      }
+    };
+    for (const expr::ExpressionPtr& conjunct : correlation.conjuncts) note(*conjunct);
+    if (node.kind == ExpressionKind::kIn) note(*binder.Bind(*node.children[0]));
+    if (reads_left && reads_right) {
+      ThrowAt(MakeError(ErrorClass::UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY,
+                        {{"message", "Correlated subqueries in the join predicate cannot reference both join "
+                                     "inputs: " + ExpressionSql(node)}}),
+              node.position);
+    }
+    LogicalPtr& side = reads_left ? left_ : right_;
+    const int side_width = reads_left ? left_width_ : right_width_;
+    const int offset = reads_left ? 0 : left_width_;
+    const int mark_base = reads_left ? kLeftMarkBase : kRightMarkBase;
+    SelectState state;
+    SelectScope side_scope(binder_, state, side, Clause::kWhere, &node);
+    expr::ExpressionPtr bound = binder_.BindSubqueryExpression(node, side, side_scope);
+    return RewriteTopDown(bound, [&](const expr::ExpressionPtr& e) -> expr::ExpressionPtr {
+      if (e->kind() != expr::ExpressionKind::kColumn) return nullptr;
+      int index = e->column_index();
+      int moved = index < side_width ? offset + index : mark_base + (index - side_width);
+      return expr::Column(moved, e->type(), e->nullable());
+    });
+  }
+
+  // `condition`, bound in this scope, over the columns of the final sides: left ++ right.
+  expr::ExpressionPtr Finish(const expr::ExpressionPtr& condition) const {
+    const int left_final = static_cast<int>(left_->columns.size());
+    return RewriteTopDown(condition, [&](const expr::ExpressionPtr& e) -> expr::ExpressionPtr {
+      if (e->kind() != expr::ExpressionKind::kColumn) return nullptr;
+      int index = e->column_index();
+      int moved = index;
+      if (index >= kRightMarkBase) {
+        moved = left_final + right_width_ + (index - kRightMarkBase);
+      } else if (index >= kLeftMarkBase) {
+        moved = left_width_ + (index - kLeftMarkBase);
+      } else if (index >= left_width_) {
+        moved = left_final + (index - left_width_);
+      }
+      return expr::Column(moved, e->type(), e->nullable());
+    });
+  }
+
+ private:
+  QueryBinder::Impl& binder_;
+  LogicalPtr& left_;
+  LogicalPtr& right_;
+  int left_width_;
+  int right_width_;
+  std::vector<LogicalColumn> both_;
 };
 
 void SplitAstConjunction(const ExpressionPtr& expression, std::vector<ExpressionPtr>& out) {
@@ -1607,14 +1709,19 @@ LogicalPtr QueryBinder::Impl::BindNamedTable(const QualifiedName& name, const st
       return node;
     }
     case TableSource::Kind::kJson:
-    case TableSource::Kind::kCsv: {
+    case TableSource::Kind::kCsv:
+    case TableSource::Kind::kStreamRows: {
       if (time_travel) {
         ThrowAt(MakeError(ErrorClass::UNSUPPORTED_FEATURE, {{"message", "Time travel on a file path"}}), position);
       }
       exec::TextTable table;
       try {
-        table = source.kind == TableSource::Kind::kJson ? exec::ReadJsonFiles(*session.fs(), source.location)
-                                                        : exec::ReadCsvFiles(*session.fs(), source.location);
+        if (source.pinned_rows) {
+          table = *source.pinned_rows;
+        } else {
+          table = source.kind == TableSource::Kind::kJson ? exec::ReadJsonFiles(*session.fs(), source.location)
+                                                          : exec::ReadCsvFiles(*session.fs(), source.location);
+        }
       } catch (const Error& error) {
         if (error.context().empty()) ThrowAt(error, position);
         throw;
@@ -1653,7 +1760,8 @@ LogicalPtr QueryBinder::Impl::BindJoin(const TableReference& reference) {
   if (reference.natural) return MakeLogicalJoin(left, right, type, nullptr);
   expr::ExpressionPtr condition;
   // An inner join's ON conjuncts with subqueries filter the joined rows, as WHERE does, so they
-  // are decorrelated the same way; an outer join's ON cannot move and keeps refusing them.
+  // are decorrelated the same way; an outer, semi or anti join's ON cannot move, and its
+  // subqueries are evaluated on the side they read (JoinConditionScope).
   ExpressionPtr join_ast = reference.condition;
   std::vector<ExpressionPtr> subquery_conjuncts;
   if (join_ast != nullptr && (type == exec::JoinType::kInner || type == exec::JoinType::kCross) &&
@@ -1676,7 +1784,13 @@ LogicalPtr QueryBinder::Impl::BindJoin(const TableReference& reference) {
       }
     }
   }
-  if (join_ast) {
+  const size_t left_width = left->columns.size(), right_width = right->columns.size();
+  const bool moves_to_filter = type == exec::JoinType::kInner || type == exec::JoinType::kCross;
+  if (join_ast && !moves_to_filter && ContainsSubquery(*join_ast)) {
+    JoinConditionScope scope(*this, left, right);
+    ExpressionBinder binder(scope);
+    condition = scope.Finish(binder.BindPredicate(*join_ast, "JOIN"));
+  } else if (join_ast) {
     std::vector<LogicalColumn> both = left->columns;
     both.insert(both.end(), right->columns.begin(), right->columns.end());
     RelationScope scope(both);
@@ -1684,6 +1798,15 @@ LogicalPtr QueryBinder::Impl::BindJoin(const TableReference& reference) {
     condition = binder.BindPredicate(*join_ast, "JOIN");
   }
   LogicalPtr join = MakeLogicalJoin(left, right, type, condition);
+  if (left->columns.size() > left_width || right->columns.size() > right_width) {
+    // The sides' subquery columns leave with the join: the relation is the sides' own columns.
+    std::vector<int> kept;
+    for (size_t i = 0; i < left_width; ++i) kept.push_back(static_cast<int>(i));
+    if (type != exec::JoinType::kLeftSemi && type != exec::JoinType::kLeftAnti) {
+      for (size_t i = 0; i < right_width; ++i) kept.push_back(static_cast<int>(left->columns.size() + i));
+    }
+    return MakeLogicalSelectColumns(join, kept);
+  }
   if (subquery_conjuncts.empty()) return join;
   SelectState state;
   LogicalPtr filtered = join;
@@ -3086,6 +3209,88 @@ QueryBinder::~QueryBinder() = default;
 LogicalPtr QueryBinder::Bind(const Query& query) {
   LogicalPtr plan = impl_->BindQuery(query, nullptr);
   return plan;
+}
+
+expr::ExpressionPtr QueryBinder::BindExistsAsMembership(const Expression& node,
+                                                        const std::vector<LogicalColumn>& outer) {
+  SILT_CHECK(node.kind == ExpressionKind::kExists, "EXISTS membership of another subquery");
+  Correlation correlation;
+  correlation.outer = outer;
+  LogicalPtr subquery = impl_->BindQuery(*node.subquery, &correlation);
+  const int width = static_cast<int>(outer.size());
+  if (correlation.conjuncts.empty()) {
+    bool any = false;
+    for (const Batch& batch : impl_->Run(subquery)) any = any || batch.num_rows() > 0;
+    return expr::Literal(expr::Scalar::Boolean(any));
+  }
+  // Equalities outer = inner only: the row's keys are tested against the distinct keys of the
+  // subquery's rows (NULL keys never match, so both sides leave them out).
+  std::vector<expr::ExpressionPtr> outer_keys, inner_keys;
+  for (const expr::ExpressionPtr& conjunct : correlation.conjuncts) {
+    bool found = false;
+    if (conjunct->kind() == expr::ExpressionKind::kComparison &&
+        conjunct->comparison() == expr::ComparisonOperator::kEqual) {
+      for (int side = 0; side < 2 && !found; ++side) {
+        std::vector<int> a = expr::ReferencedColumns(*conjunct->child(side));
+        std::vector<int> b = expr::ReferencedColumns(*conjunct->child(1 - side));
+        if (!a.empty() && a.back() < width && !b.empty() && b.front() >= width) {
+          outer_keys.push_back(conjunct->child(side));
+          inner_keys.push_back(expr::ShiftColumns(conjunct->child(1 - side), -width));
+          found = true;
+        }
+      }
+    }
+    if (!found) {
+      ThrowAt(MakeError(ErrorClass::UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY,
+                        {{"message", "an EXISTS subquery here may be correlated by equalities only: " +
+                                         ExpressionSql(node)}}),
+              node.position);
+    }
+  }
+  const expr::FunctionRegistry& functions = expr::FunctionRegistry::Default();
+  auto key_of = [&](const std::vector<expr::ExpressionPtr>& keys) {
+    return keys.size() == 1 ? keys[0] : functions.Bind("struct", keys);
+  };
+  expr::ExpressionPtr inner_not_null, outer_not_null;
+  for (size_t k = 0; k < inner_keys.size(); ++k) {
+    expr::ExpressionPtr inner = expr::IsNotNull(inner_keys[k]);
+    expr::ExpressionPtr outer_check = expr::IsNotNull(outer_keys[k]);
+    inner_not_null = inner_not_null ? expr::And(inner_not_null, inner) : inner;
+    outer_not_null = outer_not_null ? expr::And(outer_not_null, outer_check) : outer_check;
+  }
+  expr::ExpressionPtr inner_key = key_of(inner_keys);
+  LogicalPtr keys = MakeLogicalDistinct(MakeLogicalProject(
+      MakeLogicalFilter(subquery, inner_not_null), {inner_key},
+      {MakeLogicalColumn("exists_key", inner_key->type(), false)}));
+  std::vector<expr::ExpressionPtr> values;
+  for (const Batch& batch : impl_->Run(keys)) {
+    for (int64_t row = 0; row < batch.num_rows(); ++row) {
+      values.push_back(expr::Literal(expr::Scalar::FromVector(*batch.column(0), row)));
+    }
+  }
+  if (values.empty()) return expr::Literal(expr::Scalar::Boolean(false));
+  return expr::And(outer_not_null, expr::Coalesce({expr::In(key_of(outer_keys), std::move(values)),
+                                                   expr::Literal(expr::Scalar::Boolean(false))}));
+}
+
+expr::ExpressionPtr QueryBinder::BindUncorrelatedSubquery(const Expression& node,
+                                                          const std::vector<LogicalColumn>& outer,
+                                                          BindingScope& scope) {
+  // Bound first against the columns around it, so that a reference to one of them is told from
+  // an unknown name.
+  Correlation correlation;
+  correlation.outer = outer;
+  impl_->BindQuery(*node.subquery, &correlation);
+  if (!correlation.conjuncts.empty()) {
+    ThrowAt(MakeError(ErrorClass::UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY,
+                      {{"message", "correlated subqueries are not supported here: " + ExpressionSql(node)}}),
+            node.position);
+  }
+  LogicalPtr plan = OneRow();
+  expr::ExpressionPtr bound = impl_->BindSubqueryExpression(node, plan, scope);
+  SILT_CHECK(plan->columns.size() == 1,
+             "an uncorrelated subquery joined onto its input");
+  return bound;
 }
 
 }  // namespace silt::sql

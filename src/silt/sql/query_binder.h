@@ -6,6 +6,7 @@
 
 #include "silt/exec/operator.h"
 #include "silt/sql/ast.h"
+#include "silt/sql/expression_binder.h"
 #include "silt/sql/logical_plan.h"
 #include "silt/sql/session_state.h"
 
@@ -34,6 +35,19 @@ class QueryBinder {
   /// The logical plan of `query`. Throws the analysis error classes, positioned at the text,
   /// and STATEMENT_TOO_COMPLEX beyond kMaxBindDepth.
   LogicalPtr Bind(const Query& query);
+
+  /// A subquery expression (scalar, [NOT] EXISTS, [NOT] IN) that stands outside a query, over
+  /// the columns `outer` (a DML assignment's row): it runs now and becomes a constant, or for IN
+  /// its value (bound in `scope`) tested against the subquery's values. One that reads a column
+  /// of `outer` is UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY; other errors as Bind.
+  /// `EXISTS (subquery)` over the columns `outer` (a DML target's row), two-valued, as an
+  /// expression over them: a constant when uncorrelated; when correlated by equalities (outer =
+  /// inner), the row's keys tested against the distinct keys of the subquery's rows, which it
+  /// runs now. Another correlation is UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.
+  expr::ExpressionPtr BindExistsAsMembership(const Expression& node, const std::vector<LogicalColumn>& outer);
+
+  expr::ExpressionPtr BindUncorrelatedSubquery(const Expression& node, const std::vector<LogicalColumn>& outer,
+                                               BindingScope& scope);
 
   struct Impl;
 

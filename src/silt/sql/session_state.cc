@@ -123,7 +123,13 @@ std::vector<std::string> SessionState::TempViewNames() const {
 void SessionState::SetStreamInput(const std::string& name,
                                   std::shared_ptr<const log::Snapshot> snapshot,
                                   std::string display_name) {
-  stream_inputs_[AsciiLower(name)] = StreamInput{std::move(snapshot), std::move(display_name)};
+  stream_inputs_[AsciiLower(name)] = StreamInput{std::move(snapshot), nullptr, std::move(display_name)};
+}
+
+void SessionState::SetStreamInput(const std::string& name,
+                                  std::shared_ptr<const exec::TextTable> rows,
+                                  std::string display_name) {
+  stream_inputs_[AsciiLower(name)] = StreamInput{nullptr, std::move(rows), std::move(display_name)};
 }
 
 void SessionState::ClearStreamInput(const std::string& name) {
@@ -136,9 +142,10 @@ TableSource SessionState::ResolveTable(const QualifiedName& name,
   if (name.size() == 1) {
     if (auto input = stream_inputs_.find(AsciiLower(name[0])); input != stream_inputs_.end()) {
       TableSource source;
-      source.kind = TableSource::Kind::kDelta;
+      source.kind = input->second.rows ? TableSource::Kind::kStreamRows : TableSource::Kind::kDelta;
       source.display_name = input->second.display_name;
       source.pinned_snapshot = input->second.snapshot;
+      source.pinned_rows = input->second.rows;
       return source;
     }
     if (const TempView* view = FindTempView(name[0])) {

@@ -21,6 +21,9 @@ class FileSystem;
 namespace silt::log {
 class Snapshot;
 }
+namespace silt::exec {
+struct TextTable;
+}
 
 namespace silt::sql {
 
@@ -34,7 +37,7 @@ struct TempView {
 
 /// What a table name in FROM (or a DML target) refers to.
 struct TableSource {
-  enum class Kind { kDelta, kParquet, kJson, kCsv, kView };
+  enum class Kind { kDelta, kParquet, kJson, kCsv, kView, kStreamRows };
   Kind kind = Kind::kDelta;
   /// As Spark prints it in messages and plans: `spark_catalog`.`default`.`t`, delta.`/p`.
   std::string display_name;
@@ -47,6 +50,8 @@ struct TableSource {
   /// kDelta: the snapshot to scan instead of loading the table's, for a streaming query's
   /// micro-batch input (SessionState::SetStreamInput).
   std::shared_ptr<const log::Snapshot> pinned_snapshot;
+  /// kStreamRows: the rows of a micro-batch input read by a file source, scanned as they are.
+  std::shared_ptr<const exec::TextTable> pinned_rows;
 };
 
 /// The state of one SQL session: catalog, current database, temp views and options. Not
@@ -87,6 +92,10 @@ class SessionState {
   /// temp views. Time travel on it is refused. Set replaces, Clear removes.
   void SetStreamInput(const std::string& name, std::shared_ptr<const log::Snapshot> snapshot,
                       std::string display_name);
+  /// A micro-batch input given as rows already read (a file source's batch): the name reads as
+  /// these rows (TableSource::Kind::kStreamRows).
+  void SetStreamInput(const std::string& name, std::shared_ptr<const exec::TextTable> rows,
+                      std::string display_name);
   void ClearStreamInput(const std::string& name);
 
   /// Resolves a table name as written: `t` (temp view first, then current database), `db.t`,
@@ -118,6 +127,7 @@ class SessionState {
   std::map<std::string, TempView> temp_views_;  // lower-case name
   struct StreamInput {
     std::shared_ptr<const log::Snapshot> snapshot;
+    std::shared_ptr<const exec::TextTable> rows;
     std::string display_name;
   };
   std::map<std::string, StreamInput> stream_inputs_;  // lower-case name

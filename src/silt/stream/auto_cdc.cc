@@ -89,11 +89,10 @@ class AutoCdcSink final : public Sink {
     TemporaryViews views(session);
     views.Create(kBatchView, batch.query_sql);
     views.Create(kChangesView, ChangesSql());
-    bool truncating =
-        plan_.has_truncate &&
-        QueryCount(session, std::string("SELECT count(*) FROM ") + kBatchView + " WHERE " +
-                                Id(kCdcTruncateColumn) + " AND " + Id(kCdcSequenceColumn) +
-                                " IS NOT NULL") > 0;
+    bool truncating = plan_.has_truncate &&
+                      QueryCount(session, std::string("SELECT count(*) FROM ") + kBatchView +
+                                              " WHERE " + Id(kCdcTruncateColumn) + " AND " +
+                                              Id(kCdcSequenceColumn) + " IS NOT NULL") > 0;
     TransactionScope txn(session, batch.query_id, batch.batch_id);
     int64_t rows = 0;
     if (plan_.scd2) {
@@ -121,7 +120,9 @@ class AutoCdcSink final : public Sink {
     std::string seq = Id(kCdcSequenceColumn);
     std::string truncate = Id(kCdcTruncateColumn);
     std::string partition;
-    for (const std::string& key : plan_.keys) partition += (partition.empty() ? "" : ", ") + Id(key);
+    for (const std::string& key : plan_.keys) {
+      partition += (partition.empty() ? "" : ", ") + Id(key);
+    }
     std::string latest = "SELECT * FROM (SELECT *, row_number() OVER (PARTITION BY " + partition +
                          " ORDER BY " + seq + " DESC) AS __silt_rank FROM " + kBatchView +
                          " WHERE NOT " + truncate + " AND " + seq +
@@ -184,8 +185,8 @@ class AutoCdcSink final : public Sink {
     std::string opened;
     for (const std::string& column : plan_.columns) {
       matched += "s." + Id(column) + ", ";
-      opened += (plan_.IsKey(column) ? "s." + Id(column) : NewValue(column)) + " AS " +
-                Id(column) + ", ";
+      opened +=
+          (plan_.IsKey(column) ? "s." + Id(column) : NewValue(column)) + " AS " + Id(column) + ", ";
     }
     std::string flags = "s." + Id(kCdcSequenceColumn) + ", s." + Id(kCdcDeleteColumn);
     return "SELECT " + matched + flags + ", true AS " + kMatchColumn + " FROM " + kChangesView +
@@ -196,12 +197,12 @@ class AutoCdcSink final : public Sink {
   }
 
   std::string Scd2MergeSql() const {
-    std::string close = " THEN UPDATE SET " + std::string(kEndAt) + " = s." + Id(kCdcSequenceColumn);
+    std::string close =
+        " THEN UPDATE SET " + std::string(kEndAt) + " = s." + Id(kCdcSequenceColumn);
     std::string out = "MERGE INTO " + plan_.target_sql + " AS t USING " + kVersionsView +
                       " AS s ON s." + kMatchColumn + " AND " + KeysMatch(plan_.keys, "t", "s") +
-                      " AND t." + kEndAt + " IS NULL WHEN MATCHED AND s." +
-                      Id(kCdcDeleteColumn) + close + " WHEN MATCHED AND NOT (" + SameTracked() +
-                      ")" + close;
+                      " AND t." + kEndAt + " IS NULL WHEN MATCHED AND s." + Id(kCdcDeleteColumn) +
+                      close + " WHEN MATCHED AND NOT (" + SameTracked() + ")" + close;
     std::string sets;
     for (const std::string& column : plan_.untracked) {
       sets += (sets.empty() ? "" : ", ") + Id(column) + " = " + NewValue(column);
@@ -244,7 +245,8 @@ class AutoCdcSink final : public Sink {
   SILT_THROW(AUTO_CDC_INVALID, {{"target", target}, {"message", message}});
 }
 
-[[noreturn]] void ThrowUnresolved(const std::string& name, const std::vector<std::string>& columns) {
+[[noreturn]] void ThrowUnresolved(const std::string& name,
+                                  const std::vector<std::string>& columns) {
   SILT_THROW(UNRESOLVED_COLUMN, {{"objectName", Id(name)}, {"proposal", Proposal(columns)}});
 }
 
@@ -282,8 +284,8 @@ void PrepareTarget(sql::SessionState& session, const sql::TableSource& target,
   for (const Field& column : columns) {
     int index = schema.FieldIndex(column.name, /*case_sensitive=*/false);
     if (index < 0) {
-      ThrowInvalid(target.display_name, "the target has no column " + Id(column.name) +
-                                            ", which the flow writes");
+      ThrowInvalid(target.display_name,
+                   "the target has no column " + Id(column.name) + ", which the flow writes");
     }
     if (!schema.field(index).type->Equals(*column.type)) {
       ThrowInvalid(target.display_name, "the target's column " + Id(column.name) + " is " +
@@ -297,17 +299,17 @@ void PrepareTarget(sql::SessionState& session, const sql::TableSource& target,
 
 std::string AutoCdcStreamQuery(const sql::AutoCdc& cdc) {
   auto flag = [](const sql::ExpressionPtr& condition) {
-    return condition ? "coalesce((" + sql::ToString(*condition) + "), false)" : std::string("false");
+    return condition ? "coalesce((" + sql::ToString(*condition) + "), false)"
+                     : std::string("false");
   };
-  return "SELECT *, (" + sql::ToString(*cdc.sequence_by) + ") AS " + Id(kCdcSequenceColumn) +
-         ", " + flag(cdc.apply_as_delete) + " AS " + Id(kCdcDeleteColumn) + ", " +
+  return "SELECT *, (" + sql::ToString(*cdc.sequence_by) + ") AS " + Id(kCdcSequenceColumn) + ", " +
+         flag(cdc.apply_as_delete) + " AS " + Id(kCdcDeleteColumn) + ", " +
          flag(cdc.apply_as_truncate) + " AS " + Id(kCdcTruncateColumn) + " FROM " +
          sql::ToString(*cdc.source);
 }
 
 std::unique_ptr<Sink> MakeAutoCdcSink(sql::SessionState& session, const sql::Statement& statement,
-                                      const sql::TableSource& target,
-                                      const Schema& stream_schema,
+                                      const sql::TableSource& target, const Schema& stream_schema,
                                       const std::string& state_location) {
   const sql::AutoCdc& cdc = *statement.auto_cdc;
   const std::string& display = target.display_name;
@@ -342,21 +344,24 @@ std::unique_ptr<Sink> MakeAutoCdcSink(sql::SessionState& session, const sql::Sta
   for (const std::string& key : cdc.keys) {
     int index = Find(source, key);
     if (index < 0) ThrowUnresolved(key, source);
-    if (!seen.insert(AsciiLower(key)).second) ThrowInvalid(display, "KEYS names " + Id(key) + " twice");
+    if (!seen.insert(AsciiLower(key)).second) {
+      ThrowInvalid(display, "KEYS names " + Id(key) + " twice");
+    }
     plan.keys.push_back(source[index]);
   }
   plan.columns = cdc.columns ? Select(*cdc.columns, source) : source;
   for (const std::string& key : plan.keys) {
     if (Find(plan.columns, key) < 0) {
-      ThrowInvalid(display, "COLUMNS leaves out the key column " + Id(key) +
-                                "; the target keeps every key");
+      ThrowInvalid(display,
+                   "COLUMNS leaves out the key column " + Id(key) + "; the target keeps every key");
     }
   }
   if (plan.scd2) {
     for (const std::string& name : {std::string(kStartAt), std::string(kEndAt)}) {
       if (Find(plan.columns, name) >= 0) {
-        ThrowInvalid(display, "the source has a column " + name +
-                                  ", which SCD type 2 adds to the target; leave it out with COLUMNS");
+        ThrowInvalid(display,
+                     "the source has a column " + name +
+                         ", which SCD type 2 adds to the target; leave it out with COLUMNS");
       }
     }
     std::vector<std::string> non_keys;

@@ -40,8 +40,7 @@ std::string AutoCdcStreamQuery(const sql::AutoCdc& cdc);
 /// APPLY AS TRUNCATE with the wrong SCD type, a COLUMNS list without a key, a target whose
 /// columns do not fit).
 std::unique_ptr<Sink> MakeAutoCdcSink(sql::SessionState& session, const sql::Statement& statement,
-                                      const sql::TableSource& target,
-                                      const Schema& stream_schema,
+                                      const sql::TableSource& target, const Schema& stream_schema,
                                       const std::string& state_location);
 
 }  // namespace silt::stream

@@ -160,9 +160,30 @@ void Checkpoint::WriteOffsets(int64_t batch, const OffsetSeq& offsets) {
   }
 }
 
-void Checkpoint::WriteCommit(int64_t batch) {
+void Checkpoint::WriteCommit(int64_t batch, int64_t next_batch_watermark_ms) {
   fs_->PutIfAbsent(PathOf("commits", batch),
-                   std::string(kLogVersion) + "\n{\"nextBatchWatermarkMs\":0}");
+                   std::string(kLogVersion) + "\n{\"nextBatchWatermarkMs\":" +
+                       std::to_string(next_batch_watermark_ms) + "}");
+}
+
+int64_t Checkpoint::ReadCommitWatermark(int64_t batch) const {
+  std::string path = PathOf("commits", batch);
+  if (!fs_->Stat(path)) ThrowCorrupt("commits/" + std::to_string(batch) + " is missing");
+  std::string text = fs_->ReadFile(path);
+  std::vector<std::string_view> lines = Lines(text);
+  simdjson::dom::parser parser;
+  simdjson::dom::element metadata;
+  int64_t watermark = 0;
+  if (lines.size() < 2 || lines[0] != kLogVersion ||
+      parser.parse(simdjson::padded_string(lines[1])).get(metadata) != simdjson::SUCCESS ||
+      !metadata.is_object()) {
+    ThrowCorrupt("commits/" + std::to_string(batch) + " is not " + std::string(kLogVersion) +
+                 " and a JSON line");
+  }
+  if (metadata["nextBatchWatermarkMs"].get_int64().get(watermark) != simdjson::SUCCESS) {
+    watermark = 0;
+  }
+  return watermark;
 }
 
 std::optional<std::string> Checkpoint::ReadSourceStart(int source) const {

@@ -28,7 +28,8 @@ struct OffsetSeq {
 ///   metadata             {"id":"<query id>"}
 ///   offsets/<batch>      v1, {"batchWatermarkMs":..,"batchTimestampMs":..,"conf":{..}}, then
 ///                        one line per source: its end offset for the batch
-///   commits/<batch>      v1, {"nextBatchWatermarkMs":0}: the batch's sink commit is done
+///   commits/<batch>      v1, {"nextBatchWatermarkMs":..}: the batch's sink commit is done
+///   state/<op>/...       the state of stateful operators (stream/state_store.h)
 ///   sources/<n>/0        v1, source n's start offset, fixed when the query first runs
 ///
 /// Every file is written once with put-if-absent, so a reader never sees half a file and two
@@ -54,8 +55,12 @@ class Checkpoint {
   /// Writes `offsets/<batch>` before the batch runs. Throws STREAMING_CHECKPOINT_MISMATCH when
   /// another run of the query already planned that batch.
   void WriteOffsets(int64_t batch, const OffsetSeq& offsets);
-  /// Writes `commits/<batch>` after the batch's sink committed (an existing one is left as is).
-  void WriteCommit(int64_t batch);
+  /// Writes `commits/<batch>` after the batch's sink committed (an existing one is left as is),
+  /// with the watermark the next batch runs at.
+  void WriteCommit(int64_t batch, int64_t next_batch_watermark_ms = 0);
+  /// The `nextBatchWatermarkMs` of `commits/<batch>`. Throws STREAMING_CHECKPOINT_CORRUPT when
+  /// the file is missing or malformed.
+  int64_t ReadCommitWatermark(int64_t batch) const;
 
   /// `sources/<source>/0`: the source's start offset. ReadSourceStart returns nullopt when it
   /// was never written; WriteSourceStart keeps the first value written and returns it.

@@ -58,6 +58,51 @@ TEST_F(DeltaSourceTest, OffsetIsDeltasJson) {
             "DELTA_INVALID_SOURCE_OFFSET_FORMAT");
 }
 
+TEST_F(DeltaSourceTest, OffsetsOfDeltasMetadataChangeIndexesReadAsTheVersionsBase) {
+  // Delta writes sourceVersion 3 only for the indexes of a metadata change (-20, -19): before
+  // the version's first file, which silt names with Delta's serialised base index.
+  for (int64_t index : {-20, -19}) {
+    DeltaSourceOffset offset = DeltaSourceOffset::Parse(
+        "{\"sourceVersion\":3,\"reservoirId\":\"t\",\"reservoirVersion\":5,\"index\":" +
+        std::to_string(index) + ",\"isStartingVersion\":false}");
+    EXPECT_EQ(offset, (DeltaSourceOffset{"t", 5, DeltaSourceOffset::kBaseIndex, false}));
+    EXPECT_EQ(offset.ToJson(),
+              "{\"sourceVersion\":1,\"reservoirId\":\"t\",\"reservoirVersion\":5,\"index\":-1,"
+              "\"isStartingVersion\":false}");
+  }
+  // Version 2 is reserved in Delta and never written.
+  EXPECT_EQ(ErrorOf([] {
+              DeltaSourceOffset::Parse(
+                  "{\"sourceVersion\":2,\"reservoirId\":\"t\",\"reservoirVersion\":1,\"index\":-1,"
+                  "\"isStartingVersion\":false}");
+            }),
+            "DELTA_INVALID_SOURCE_VERSION");
+  EXPECT_EQ(ErrorOf([] {
+              DeltaSourceOffset::Parse(
+                  "{\"sourceVersion\":1,\"reservoirId\":\"t\",\"reservoirVersion\":1,\"index\":-7,"
+                  "\"isStartingVersion\":false}");
+            }),
+            "DELTA_INVALID_SOURCE_OFFSET_FORMAT");
+}
+
+TEST_F(DeltaSourceTest, OffsetsIndexACommitsDataAddsAndMoveToTheNextVersionAtItsEnd) {
+  Sql("CREATE TABLE wide (id BIGINT, p INT) PARTITIONED BY (p)");
+  Sql("CREATE TABLE wide_copy (id BIGINT, p INT)");
+  Sql("INSERT INTO wide VALUES (1, 1), (2, 2), (3, 3)");  // version 1: three adds
+  std::vector<QueryProgress> progress =
+      RunInto("wide_copy", "SELECT id, p FROM STREAM(wide)",
+              {{"startingVersion", "1"}, {"maxFilesPerTrigger", "2"}});
+  ASSERT_EQ(progress.size(), 2u);
+  std::string id = Latest("wide")->metadata().id;
+  auto offset = [&](int64_t version, int64_t index) {
+    return DeltaSourceOffset{id, version, index, false}.ToJson();
+  };
+  // The second of the commit's adds (indexes count from 0), then, once the commit is read to its
+  // end, the next version before its first file: the offsets Delta writes for the same reads.
+  EXPECT_EQ(progress[0].sources[0].end_offset, offset(1, 1));
+  EXPECT_EQ(progress[1].sources[0].end_offset, offset(2, DeltaSourceOffset::kBaseIndex));
+}
+
 TEST_F(DeltaSourceTest, StreamsTheSnapshotThenOnlyNewCommits) {
   InsertEach({1, 2});
   RunInto("dst", kCopy);

@@ -22,7 +22,9 @@ namespace {
 
 constexpr const char* kFlowsFolder = "_silt_streaming/flows";
 
-std::string FlowsFolder(const std::string& location) { return io::JoinPath(location, kFlowsFolder); }
+std::string FlowsFolder(const std::string& location) {
+  return io::JoinPath(location, kFlowsFolder);
+}
 
 // A flow's folder: its name in lower case, other characters than letters, digits, `_` and `-`
 // as %XX.
@@ -96,13 +98,7 @@ class MergeFlowSink final : public Sink {
     TransactionScope txn(session, batch.query_id, batch.batch_id);
     commands::StatementResult result = commands::ExecuteStatement(session, merge_);
     ReachFaultPoint(kAfterDataFilesWritten, batch.batch_id);
-    for (const Batch& rows : result.batches) {
-      if (rows.num_rows() > 0 && rows.num_columns() > 0 && !rows.column(0)->IsNull(0) &&
-          rows.column(0)->type()->id() == TypeId::kLong) {
-        return rows.column(0)->values<int64_t>()[0];
-      }
-    }
-    return 0;
+    return FirstCount(result);
   }
 
  private:

@@ -10,17 +10,6 @@ namespace {
 constexpr const char* kTxnAppIdKey = "spark.databricks.delta.write.txnAppId";
 constexpr const char* kTxnVersionKey = "spark.databricks.delta.write.txnVersion";
 
-// The first column of the first row, when it is a BIGINT; 0 otherwise.
-int64_t FirstLong(const commands::StatementResult& result) {
-  for (const Batch& batch : result.batches) {
-    if (batch.num_rows() == 0 || batch.num_columns() == 0) continue;
-    const Vector& column = *batch.column(0);
-    if (column.IsNull(0) || column.type()->id() != TypeId::kLong) return 0;
-    return column.values<int64_t>()[0];
-  }
-  return 0;
-}
-
 }  // namespace
 
 std::string DeltaPathSql(const std::string& location) {
@@ -36,12 +25,22 @@ commands::StatementResult RunSql(sql::SessionState& session, const std::string& 
   return commands::ExecuteStatement(session, sql::ParseStatement(text));
 }
 
+int64_t FirstCount(const commands::StatementResult& result) {
+  for (const Batch& batch : result.batches) {
+    if (batch.num_rows() == 0 || batch.num_columns() == 0) continue;
+    const Vector& column = *batch.column(0);
+    if (column.IsNull(0) || column.type()->id() != TypeId::kLong) return 0;
+    return column.values<int64_t>()[0];
+  }
+  return 0;
+}
+
 int64_t QueryCount(sql::SessionState& session, const std::string& query) {
-  return FirstLong(RunSql(session, query));
+  return FirstCount(RunSql(session, query));
 }
 
 int64_t RunMerge(sql::SessionState& session, const std::string& text) {
-  return FirstLong(RunSql(session, text));
+  return FirstCount(RunSql(session, text));
 }
 
 TemporaryViews::~TemporaryViews() {

@@ -19,6 +19,10 @@ std::string DeltaPathSql(const std::string& location);
 /// Parses and runs one statement on `session`.
 commands::StatementResult RunSql(sql::SessionState& session, const std::string& text);
 
+/// The first column of the first row of `result` when it is a BIGINT (a count, or a MERGE's
+/// num_affected_rows); 0 when there is none.
+int64_t FirstCount(const commands::StatementResult& result);
+
 /// The first column of the first row of `query` (a count); 0 when there is none.
 int64_t QueryCount(sql::SessionState& session, const std::string& query);
 

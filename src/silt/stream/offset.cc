@@ -39,7 +39,8 @@ DeltaSourceOffset DeltaSourceOffset::Parse(std::string_view json) {
   if (object["sourceVersion"].get_int64().get(source_version) != simdjson::SUCCESS) {
     throw invalid("sourceVersion is missing");
   }
-  if (source_version != kSourceVersion) {
+  // Delta writes version 1, and 3 only for the indexes of a metadata change; 2 is reserved.
+  if (source_version != kSourceVersion && source_version != kMetadataChangeSourceVersion) {
     SILT_THROW(DELTA_INVALID_SOURCE_VERSION, {{"version", std::to_string(source_version)}});
   }
   DeltaSourceOffset offset;
@@ -52,10 +53,15 @@ DeltaSourceOffset DeltaSourceOffset::Parse(std::string_view json) {
       offset.reservoir_version < 0) {
     throw invalid("reservoirVersion is missing or negative");
   }
-  if (object["index"].get_int64().get(offset.index) != simdjson::SUCCESS ||
-      offset.index < kBaseIndex) {
-    throw invalid("index is missing or below -1");
+  if (object["index"].get_int64().get(offset.index) != simdjson::SUCCESS) {
+    throw invalid("index is missing");
   }
+  if (offset.index == kMetadataChangeIndex || offset.index == kPostMetadataChangeIndex ||
+      offset.index == kBaseIndexV3) {
+    // Positions before the version's first file: none of its files has been read.
+    offset.index = kBaseIndex;
+  }
+  if (offset.index < kBaseIndex) throw invalid("index is below -1");
   if (object["isStartingVersion"].get_bool().get(offset.is_starting_version) !=
       simdjson::SUCCESS) {
     throw invalid("isStartingVersion is missing");

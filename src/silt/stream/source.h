@@ -7,6 +7,8 @@
 #include <string>
 #include <string_view>
 
+#include "silt/exec/text_format.h"
+#include "silt/io/file_system.h"
 #include "silt/log/snapshot.h"
 #include "silt/types/data_type.h"
 
@@ -37,9 +39,12 @@ class StreamOptions {
 };
 
 /// What a source hands the planner for one micro-batch: a Delta table pinned to exactly the
-/// batch's files (a Snapshot::WithFiles), scanned like any table.
+/// batch's files (a Snapshot::WithFiles), scanned like any table, or the batch's rows.
 struct BatchInput {
   std::shared_ptr<const log::Snapshot> snapshot;
+  /// When set (and `snapshot` not), the batch's rows as the source read them (file and rate
+  /// sources), scanned as they are.
+  std::shared_ptr<const exec::TextTable> rows;
   /// When not empty, the input is this query instead (bound as a temporary view of the stream
   /// input's name), which reads `snapshot` as kStreamSnapshotName: a change feed stream's rows.
   std::string query_sql;
@@ -60,6 +65,15 @@ class Source {
   virtual std::string Describe() const = 0;
   /// The rows' schema.
   virtual SchemaPtr schema() const = 0;
+  /// Gives the source its folder of the checkpoint (`sources/<n>`), before InitialOffset and
+  /// schema are asked. A source that keeps a log of its own there (the file source's list of
+  /// the files each batch read, as Spark's FileStreamSourceLog) returns true, and the executor
+  /// then stores no start offset in that folder; the default keeps nothing and returns false.
+  virtual bool OpenMetadata(const std::shared_ptr<io::FileSystem>& fs, const std::string& folder) {
+    (void)fs;
+    (void)folder;
+    return false;
+  }
   /// Where a query that has never run starts (the start of its first batch). The executor
   /// stores it in the checkpoint the first time, so a restart starts from the same place.
   virtual std::string InitialOffset() = 0;
@@ -74,6 +88,11 @@ class Source {
   virtual std::optional<std::string> LatestOffset(const std::string& start) = 0;
   /// The input of the batch (start, end]; the same for the same offsets every time it is asked.
   virtual BatchInput PlanBatch(const std::string& start, const std::string& end) = 0;
+  /// Called once the batch ending at `end` is committed (its commit marker written): a source
+  /// may let go of what it read (the file source's cleanSource). Best effort: a batch replayed
+  /// after a crash before this call is committed again and calls it then. The default does
+  /// nothing.
+  virtual void Commit(const std::string& end) { (void)end; }
 };
 
 }  // namespace silt::stream

@@ -16,6 +16,8 @@
 #include "silt/stream/checkpoint.h"
 #include "silt/stream/sink.h"
 #include "silt/stream/source.h"
+#include "silt/stream/state_store.h"
+#include "silt/stream/stateful_query.h"
 
 namespace silt::stream {
 
@@ -59,6 +61,21 @@ struct QueryProgress {
   double processed_rows_per_second = 0;
   /// latestOffset, queryPlanning, walCommit, addBatch, commitOffsets, triggerExecution.
   std::map<std::string, int64_t> duration_ms;
+  /// Spark's StateOperatorProgress, one per stateful operator.
+  struct StateOperator {
+    std::string operator_name;
+    int64_t num_rows_total = 0;
+    int64_t num_rows_updated = 0;
+    int64_t num_rows_removed = 0;
+    int64_t num_rows_dropped_by_watermark = 0;
+    int64_t all_updates_time_ms = 0;
+    int64_t commit_time_ms = 0;
+    int64_t memory_used_bytes = 0;
+  };
+  std::vector<StateOperator> state_operators;
+  /// eventTime: "watermark" and, for a batch with rows, "min", "max" and "avg" of the event
+  /// time (ISO-8601 UTC); empty without a watermark.
+  std::map<std::string, std::string> event_time;
   std::vector<SourceProgress> sources;
   std::string sink_description;
   int64_t sink_num_output_rows = -1;  ///< -1 when the sink cannot tell
@@ -83,6 +100,8 @@ struct StreamSpec {
   Trigger trigger;
   OutputMode output_mode = OutputMode::kAppend;
   std::string name;
+  /// dropDuplicates / dropDuplicatesWithinWatermark of the query's rows.
+  std::optional<Deduplication> deduplication;
 };
 
 /// The micro-batch executor (docs/streaming.md). Each batch: ask the source for the next end
@@ -90,15 +109,20 @@ struct StreamSpec {
 /// the files between the previous end and this one as an ordinary query, hand the result to
 /// the sink, then write `commits/<n>`. On start it first re-runs a batch whose offsets were
 /// written but whose commit marker was not, with the same offsets; the sink recognises a batch
-/// it already committed. Complete mode recomputes the query over everything the stream has
-/// read (from its start offset) at each batch, so aggregations need no state.
+/// it already committed. A query whose top is a stateful operator (an aggregation, DISTINCT,
+/// a deduplication; StatefulQuery) keeps its state in the checkpoint (StateStore): each batch
+/// merges its rows into the previous batch's state and writes the next version before its
+/// commit marker. A watermark (WATERMARK clause, WithWatermark) is max(event time) - delay,
+/// advanced after each batch and recorded in offsets and commits; rows at or before it are
+/// dropped before a stateful operator, and a batch without data runs when the watermark moved
+/// so that the operator can emit and evict what it passed.
 class StreamExecution {
  public:
-  /// Opens the checkpoint (creating it) and checks the query against the output mode:
-  /// STREAMING_OUTPUT_MODE_UNSUPPORTED for aggregations, DISTINCT, windows, sorting or LIMIT
-  /// over the stream in append or update mode (silt keeps no state between batches) and for
-  /// complete mode without an aggregation. `session` must outlive the execution and is used by
-  /// the thread that calls Run.
+  /// Opens the checkpoint (creating it) and checks the query against the output mode
+  /// (AnalyzeStreamQuery), the watermark's column (EVENT_TIME_IS_NOT_ON_TIMESTAMP_TYPE) and the
+  /// checkpoint's stateful operators
+  /// (STREAMING_STATEFUL_OPERATOR_NOT_MATCH_IN_STATE_METADATA). `session` must outlive the
+  /// execution and is used by the thread that calls Run.
   StreamExecution(sql::SessionState& session, StreamSpec spec);
   ~StreamExecution();
   StreamExecution(const StreamExecution&) = delete;
@@ -128,6 +152,14 @@ class StreamExecution {
   // Runs batch `batch` over (start, end]; `replay` when its offsets are in the checkpoint.
   void RunBatch(int64_t batch, const std::string& start, const std::string& end, bool replay,
                 int64_t latest_offset_ms);
+  // Opens the state store of a stateful query and checks it against the checkpoint's.
+  void OpenState();
+  // Runs the stateful operator of `batch` over the batch's input (the session's stream input):
+  // writes state version batch + 1 and returns the query that reads the batch's output from it.
+  sql::QueryPtr RunStatefulOperator(int64_t batch, QueryProgress::StateOperator& metrics);
+  // The event-time statistics of `input` (with a watermark); advances next_watermark_ms_.
+  void TrackEventTime(const BatchInput& input, QueryProgress& progress,
+                      QueryProgress::StateOperator& metrics);
   void SetStatus(std::string message, bool data_available, bool trigger_active);
   // Sleeps up to `ms` unless Stop is called; returns false when stopping.
   bool WaitUnlessStopped(int64_t ms);
@@ -137,8 +169,16 @@ class StreamExecution {
   std::unique_ptr<Checkpoint> checkpoint_;
   std::string run_id_;
   std::string start_offset_;
+  bool source_keeps_metadata_ = false;  // the source keeps sources/0 itself (no start offset)
   SchemaPtr schema_;
   std::function<void(const QueryProgress&)> listener_;
+  std::optional<Watermark> watermark_;
+  std::optional<StatefulQuery> stateful_;
+  std::unique_ptr<StateStore> state_store_;
+  int64_t watermark_ms_ = 0;       // the watermark of the batch being run (evicts state)
+  int64_t late_watermark_ms_ = 0;  // the batch before's, which drops late rows
+  int64_t next_watermark_ms_ = 0;  // the watermark of the batch after it
+  bool watermark_advanced_ = false;  // the last batch moved the watermark
 
   mutable std::mutex mutex_;
   std::condition_variable stop_signal_;
@@ -149,12 +189,27 @@ class StreamExecution {
 };
 
 /// Binds `query` over an empty input of `source` (at `start_offset`) and returns its output
-/// schema. Throws the analysis errors and STREAMING_OUTPUT_MODE_UNSUPPORTED: aggregations,
-/// DISTINCT, INTERSECT/EXCEPT, window functions, ORDER BY or LIMIT over the stream in append or
-/// update mode (silt keeps no state between batches), and complete mode without an aggregation.
+/// schema. Throws the analysis errors, StatefulQuery::Plan's, and
+/// STREAMING_OUTPUT_MODE_UNSUPPORTED for operators that would need state other than one
+/// stateful operator at the query's top (StatefulQuery) — aggregations, DISTINCT,
+/// INTERSECT/EXCEPT, window functions, ORDER BY or LIMIT over the stream — and for complete
+/// mode without an aggregation. Complete mode over an aggregation below the top recomputes it
+/// over everything the stream read at each batch.
 SchemaPtr AnalyzeStreamQuery(sql::SessionState& session, Source& source,
                              const std::string& start_offset, const sql::Query& query,
-                             OutputMode mode);
+                             OutputMode mode,
+                             const std::optional<Deduplication>& deduplication = std::nullopt);
+
+/// The stream a query reads, as ReplaceStreamReference found it.
+struct StreamReference {
+  sql::QualifiedName name;
+  /// `STREAM name(arguments)`: a source function (read_files, rate) rather than a table.
+  bool call = false;
+  std::vector<std::string> arguments;
+};
+
+/// As ReplaceStreamSource, but also finds `STREAM name(arguments)` and returns what it found.
+StreamReference ReplaceStreamReference(sql::Query& query, StreamOptions* options = nullptr);
 
 /// Finds the one `STREAM(name)` table of `query` (in FROM items, joins, subqueries in FROM,
 /// CTEs and set operations), replaces it with a reference to kStreamInputName (keeping its

@@ -182,7 +182,7 @@ TEST_F(StreamExecutionTest, ProgressUsesSparksFieldNames) {
   }
 }
 
-TEST_F(StreamExecutionTest, CompleteModeRecomputesAggregatesOverEverythingRead) {
+TEST_F(StreamExecutionTest, CompleteModeAggregatesEverythingTheStreamRead) {
   Sql("CREATE TABLE counts (k STRING, n BIGINT)");
   const std::string query = "SELECT k, count(*) AS n FROM STREAM(src) GROUP BY k";
   Sql("INSERT INTO src VALUES (1, 'a'), (2, 'b')");

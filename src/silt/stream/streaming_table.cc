@@ -17,7 +17,9 @@
 #include "silt/sql/parser.h"
 #include "silt/stream/delta_sink.h"
 #include "silt/stream/delta_source.h"
+#include "silt/stream/file_source.h"
 #include "silt/stream/flow.h"
+#include "silt/stream/rate_source.h"
 #include "silt/vector/vector.h"
 
 namespace silt::stream {
@@ -185,7 +187,20 @@ commands::StatementResult CreateStreamingTable(sql::SessionState& session,
     SILT_CHECK(table.has_value(), "the streaming table was just created");
   }
   WriteFlowQuery(*session.fs(), table->location, query_text);
-  return RunTableFlows(session, *table, query_text);
+  if (!statement.flow_body) return RunTableFlows(session, *table, query_text);
+  // FLOW AUTO CDC FROM ...: a flow named after the table, created (and run) first.
+  sql::Statement flow;
+  flow.kind = sql::StatementKind::kCreateFlow;
+  flow.position = statement.position;
+  flow.name = {statement.name.back()};
+  flow.flow_body = statement.flow_body;
+  std::vector<QueryProgress> progress = CreateFlow(session, flow);
+  commands::StatementResult others = RunTableFlows(session, *table, query_text);
+  commands::StatementResult rows = ProgressRows(progress);
+  for (Batch& batch : others.batches) {
+    if (batch.num_rows() > 0) rows.batches.push_back(std::move(batch));
+  }
+  return rows;
 }
 
 commands::StatementResult RefreshStreamingTable(sql::SessionState& session,
@@ -207,6 +222,46 @@ commands::StatementResult RefreshStreamingTable(sql::SessionState& session,
   std::optional<int64_t> every;
   if (statement.value) every = ParseEvery(*statement.value);
   return RunTableFlows(session, table, query.value_or(""), every);
+}
+
+// `STREAM read_files('/in', format => 'json')`, `STREAM rate(rowsPerSecond => 10)` and
+// `STREAM rate_micro_batch(rowsPerBatch => 100)`.
+std::unique_ptr<Source> OpenSourceFunction(sql::SessionState& session,
+                                           const StreamReference& reference,
+                                           const StreamOptions& options) {
+  std::string function = AsciiLower(reference.name.back());
+  if (function == "read_files") {
+    if (reference.arguments.size() != 1) {
+      SILT_THROW(WRONG_NUM_ARGS, {{"functionName", "`read_files`"},
+                                  {"expectedNum", "1"},
+                                  {"actualNum", std::to_string(reference.arguments.size())}});
+    }
+    const std::string& path = reference.arguments[0];
+    if (!session.fs()->Stat(path)) SILT_THROW(PATH_NOT_FOUND, {{"path", path}});
+    std::string format = AsciiLower(options.Get("format").value_or(""));
+    FileFormat file_format = FileFormat::kJson;
+    if (format == "csv") {
+      file_format = FileFormat::kCsv;
+    } else if (format == "parquet") {
+      file_format = FileFormat::kParquet;
+    } else if (format != "json") {
+      SILT_THROW(INVALID_STREAMING_OPTION,
+                 {{"value", format}, {"option", "format"}, {"reason", "read_files reads json, csv or parquet"}});
+    }
+    return FileSource::Open(session.fs(), path, file_format, FileSourceFace::kReadFiles, options,
+                            session.MakeEvalContext(), /*infer_schema=*/true);
+  }
+  if (!reference.arguments.empty() && (function == "rate" || function == "rate_micro_batch")) {
+    SILT_THROW(WRONG_NUM_ARGS, {{"functionName", "`" + function + "`"},
+                                {"expectedNum", "0"},
+                                {"actualNum", std::to_string(reference.arguments.size())}});
+  }
+  if (function == "rate") return RateSource::Open(RateKind::kPerSecond, options);
+  if (function == "rate_micro_batch") return RateSource::Open(RateKind::kPerMicroBatch, options);
+  SILT_THROW(UNSUPPORTED_FEATURE,
+             {{"message", "STREAM " + function +
+                              "(...) is not a streaming source; the source functions are "
+                              "read_files, rate and rate_micro_batch"}});
 }
 
 }  // namespace
@@ -313,12 +368,23 @@ std::unique_ptr<Source> OpenStreamSource(sql::SessionState& session, sql::Query&
                                          const StreamOptions& options) {
   // Options written in the query (STREAM(t) WITH (...)) add to the caller's.
   StreamOptions all = options;
-  sql::QualifiedName name = ReplaceStreamSource(query, &all);
+  StreamReference reference = ReplaceStreamReference(query, &all);
+  if (reference.call) return OpenSourceFunction(session, reference, all);
+  const sql::QualifiedName& name = reference.name;
   sql::TableSource table = session.ResolveTable(name, query.position);
+  if (table.kind == sql::TableSource::Kind::kJson || table.kind == sql::TableSource::Kind::kCsv ||
+      table.kind == sql::TableSource::Kind::kParquet) {
+    FileFormat format = table.kind == sql::TableSource::Kind::kJson  ? FileFormat::kJson
+                        : table.kind == sql::TableSource::Kind::kCsv ? FileFormat::kCsv
+                                                                     : FileFormat::kParquet;
+    return FileSource::Open(session.fs(), table.location, format, FileSourceFace::kSpark, all,
+                            session.MakeEvalContext(),
+                            session.GetBoolConf("spark.sql.streaming.schemaInference", false));
+  }
   if (table.kind != sql::TableSource::Kind::kDelta || table.pinned_snapshot) {
     SILT_THROW(UNSUPPORTED_FEATURE,
                {{"message", "STREAM(" + table.display_name +
-                                ") streams a Delta table; views and raw files cannot be streamed"}});
+                                ") streams a Delta table or a folder of files; views cannot be streamed"}});
   }
   return DeltaSource::Open(session.fs(), table.location, table.display_name, all);
 }
