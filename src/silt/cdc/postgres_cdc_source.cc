@@ -1,6 +1,7 @@
 #include "silt/cdc/postgres_cdc_source.h"
 
 #include <map>
+#include <mutex>
 
 #include "silt/base/check.h"
 #include "silt/base/json_writer.h"
@@ -10,6 +11,7 @@
 #include "silt/sql/parser.h"
 #include "silt/stream/auto_cdc.h"
 #include "silt/stream/fault_point.h"
+#include "silt/stream/source_registry.h"
 
 namespace silt::cdc {
 
@@ -32,9 +34,6 @@ std::string Backticked(std::string_view name) {
   return out + "`";
 }
 
-std::string StagingRoot(const std::string& checkpoint_location) {
-  return io::JoinPath(io::JoinPath(io::JoinPath(checkpoint_location, "sources"), "0"), "changes");
-}
 
 // Types whose values PostgreSQL may keep out of line (TOAST) and leave out of an update that
 // did not change them.
@@ -81,15 +80,11 @@ PostgresCdcOffset PostgresCdcOffset::Parse(const std::string& json) {
   return PostgresCdcOffset{*slot, *lsn};
 }
 
-PostgresCdcSource::PostgresCdcSource(std::shared_ptr<io::FileSystem> fs,
-                                     const std::string& checkpoint_location,
-                                     PostgresCdcOptions options, AnyTables)
-    : reader_(std::make_unique<PostgresChangeReader>(std::move(fs), StagingRoot(checkpoint_location),
-                                                     std::move(options))) {}
+PostgresCdcSource::PostgresCdcSource(std::shared_ptr<io::FileSystem> fs, PostgresCdcOptions options,
+                                     AnyTables)
+    : reader_(std::make_unique<PostgresChangeReader>(std::move(fs), std::move(options))) {}
 
-PostgresCdcSource::PostgresCdcSource(std::shared_ptr<io::FileSystem> fs,
-                                     const std::string& checkpoint_location,
-                                     PostgresCdcOptions options) {
+PostgresCdcSource::PostgresCdcSource(std::shared_ptr<io::FileSystem> fs, PostgresCdcOptions options) {
   if (options.tables.size() != 1) {
     std::string list;
     for (const auto& table : options.tables) list += (list.empty() ? "" : ", ") + table;
@@ -97,8 +92,16 @@ PostgresCdcSource::PostgresCdcSource(std::shared_ptr<io::FileSystem> fs,
                {{"option", "tables"}, {"value", list},
                 {"reason", "a postgres_cdc stream reads one table; silt cdc mirrors several over one slot"}});
   }
-  reader_ = std::make_unique<PostgresChangeReader>(std::move(fs), StagingRoot(checkpoint_location),
-                                                   std::move(options));
+  reader_ = std::make_unique<PostgresChangeReader>(std::move(fs), std::move(options));
+}
+
+bool PostgresCdcSource::OpenMetadata(const std::shared_ptr<io::FileSystem>&, const std::string& folder) {
+  reader_->OpenStaging(io::JoinPath(folder, "changes"));
+  return false;  // the executor keeps the start offset in the folder as usual
+}
+
+void PostgresCdcSource::Commit(const std::string& end) {
+  reader_->ConfirmApplied(PostgresCdcOffset::Parse(end).lsn);
 }
 
 std::string PostgresCdcSource::Describe() const {
@@ -153,7 +156,7 @@ namespace {
 class MirrorSource final : public PostgresCdcSource {
  public:
   MirrorSource(std::shared_ptr<io::FileSystem> fs, const PostgresMirrorSpec& spec)
-      : PostgresCdcSource(std::move(fs), spec.checkpoint_location, spec.source, AnyTables{}) {}
+      : PostgresCdcSource(std::move(fs), spec.source, AnyTables{}) {}
 };
 
 class MirrorSink final : public stream::Sink {
@@ -408,6 +411,24 @@ class MirrorSink final : public stream::Sink {
 std::unique_ptr<stream::Source> MakeMirrorSource(std::shared_ptr<io::FileSystem> fs,
                                                  const PostgresMirrorSpec& spec) {
   return std::make_unique<MirrorSource>(std::move(fs), spec);
+}
+
+void RegisterPostgresCdcSource() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    stream::RegisterSourceFunction(
+        "postgres_cdc", [](sql::SessionState& session, const std::vector<std::string>& arguments,
+                           const stream::StreamOptions& options) -> std::unique_ptr<stream::Source> {
+          if (arguments.size() > 1) {
+            SILT_THROW(WRONG_NUM_ARGS, {{"functionName", "`postgres_cdc`"},
+                                        {"expectedNum", "0 or 1"},
+                                        {"actualNum", std::to_string(arguments.size())}});
+          }
+          std::map<std::string, std::string> values = options.values();
+          if (!arguments.empty()) values["connection"] = arguments[0];
+          return std::make_unique<PostgresCdcSource>(session.fs(), PostgresCdcOptions::FromMap(values));
+        });
+  });
 }
 
 std::unique_ptr<stream::Sink> MakeMirrorSink(stream::Source& source, const PostgresMirrorSpec& spec) {

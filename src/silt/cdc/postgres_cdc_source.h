@@ -28,15 +28,16 @@ struct PostgresCdcOffset {
 /// table's columns and the change columns of PostgresChangeReader; the first batch is the
 /// initial snapshot (`_op` 'r'), then one row per insert ('c'), update ('u'), delete ('d',
 /// the old key) and truncate ('t'), whole source transactions per batch. Staged changes live in
-/// the checkpoint (`sources/0/changes/`).
+/// the checkpoint (`sources/0/changes/`), which the executor gives it (OpenMetadata).
 class PostgresCdcSource : public stream::Source {
  public:
   /// `options` must name exactly one table (several are read together by PostgresMirror):
   /// INVALID_STREAMING_OPTION otherwise.
-  PostgresCdcSource(std::shared_ptr<io::FileSystem> fs, const std::string& checkpoint_location,
-                    PostgresCdcOptions options);
+  PostgresCdcSource(std::shared_ptr<io::FileSystem> fs, PostgresCdcOptions options);
 
   std::string Describe() const override;
+  bool OpenMetadata(const std::shared_ptr<io::FileSystem>& fs, const std::string& folder) override;
+  void Commit(const std::string& end) override;
   SchemaPtr schema() const override;
   std::string InitialOffset() override;
   void ValidateOffset(const std::string& offset) override;
@@ -51,8 +52,7 @@ class PostgresCdcSource : public stream::Source {
  protected:
   /// For PostgresMirror: any number of tables; batch inputs are the first table's.
   struct AnyTables {};
-  PostgresCdcSource(std::shared_ptr<io::FileSystem> fs, const std::string& checkpoint_location,
-                    PostgresCdcOptions options, AnyTables);
+  PostgresCdcSource(std::shared_ptr<io::FileSystem> fs, PostgresCdcOptions options, AnyTables);
 
  private:
   std::unique_ptr<PostgresChangeReader> reader_;
@@ -87,6 +87,11 @@ struct PostgresMirrorSpec {
 /// The source and sink of a mirror, for stream::StreamExecution.
 std::unique_ptr<stream::Source> MakeMirrorSource(std::shared_ptr<io::FileSystem> fs,
                                                  const PostgresMirrorSpec& spec);
+/// Makes `STREAM postgres_cdc('<connection>', tables => '...', slot => '...', publication =>
+/// '...')` and DataStreamReader.Format("postgres_cdc") open a PostgresCdcSource (the connection
+/// is the first argument or the `connection` option). Idempotent; the api layer calls it.
+void RegisterPostgresCdcSource();
+
 /// `source` must be the one MakeMirrorSource made (the sink reads each table's staged rows
 /// from it); it must outlive the sink.
 std::unique_ptr<stream::Sink> MakeMirrorSink(stream::Source& source, const PostgresMirrorSpec& spec);

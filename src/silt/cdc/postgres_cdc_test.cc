@@ -10,6 +10,7 @@
 #include "silt/cdc/postgres_connection.h"
 #include "silt/cdc/testing_postgres_server.h"
 #include "silt/stream/stream_testing.h"
+#include "silt/stream/streaming_table.h"
 
 namespace silt::cdc {
 namespace {
@@ -291,7 +292,7 @@ TEST_F(PostgresCdcTest, StreamsOneTablesChangeRows) {
   auto run = [&] {
     stream::StreamSpec spec;
     std::string checkpoint = CheckpointPath("single_" + schema_);
-    spec.source = std::make_unique<PostgresCdcSource>(fs_, checkpoint, Options({"e"}));
+    spec.source = std::make_unique<PostgresCdcSource>(fs_, Options({"e"}));
     spec.sink = SinkInto("changes");
     spec.query = sql::ParseStatement("SELECT * FROM STREAM(e)").query;
     stream::ReplaceStreamSource(*spec.query);
@@ -357,6 +358,28 @@ TEST_F(PostgresCdcTest, ResumesWhenPostgresRestartsUnderARunningMirror) {
   EXPECT_FALSE(failure);
 }
 
+TEST_F(PostgresCdcTest, StreamingTableOverPostgresCdcInSql) {
+  RegisterPostgresCdcSource();
+  Pg("CREATE TABLE q (id int PRIMARY KEY, v text); INSERT INTO q VALUES (1, 'a'), (2, 'b');");
+  auto run = [&](const std::string& text) {
+    return stream::ExecuteStreamingStatement(*state_, sql::ParseStatement(text));
+  };
+  run("CREATE STREAMING TABLE q_changes AS SELECT id, v, _op FROM STREAM postgres_cdc('" + server_->Uri() +
+      "', tables => '" + schema_ + ".q', slot => '" + slot_ + "', publication => '" + publication_ + "')");
+  Pg("UPDATE q SET v = 'z' WHERE id = 2; DELETE FROM q WHERE id = 1;");
+  run("REFRESH STREAMING TABLE q_changes");
+  EXPECT_EQ(Query("SELECT _op, id, v FROM q_changes ORDER BY _op, id"),
+            (std::vector<std::string>{"d,1,", "r,1,a", "r,2,b", "u,2,z"}));
+  // A refresh with nothing new reads nothing.
+  run("REFRESH STREAMING TABLE q_changes");
+  EXPECT_EQ(Query("SELECT count(*) FROM q_changes"), std::vector<std::string>{"4"});
+  EXPECT_EQ(ErrorOf([&] { run("CREATE STREAMING TABLE bad AS SELECT * FROM STREAM postgres_cdc('a', 'b')"); }),
+            "WRONG_NUM_ARGS");
+  EXPECT_EQ(ErrorOf([&] { run("CREATE STREAMING TABLE bad AS SELECT * FROM STREAM postgres_cdc('" + server_->Uri() +
+                              "')"); }),
+            "INVALID_STREAMING_OPTION");
+}
+
 TEST_F(PostgresCdcTest, ClearErrors) {
   Pg("CREATE TABLE z (k int PRIMARY KEY);");
   EXPECT_EQ(ErrorOf([&] { PostgresCdcOptions::FromMap({{"tables", "z"}}); }), "INVALID_STREAMING_OPTION");
@@ -368,11 +391,11 @@ TEST_F(PostgresCdcTest, ClearErrors) {
             "INVALID_STREAMING_OPTION");
   PostgresCdcOptions unreachable = Options({"z"});
   unreachable.connection = "postgresql://silt@127.0.0.1:1/postgres";
-  EXPECT_EQ(ErrorOf([&] { PostgresChangeReader(fs_, CheckpointPath("x"), unreachable); }),
+  EXPECT_EQ(ErrorOf([&] { PostgresChangeReader(fs_, unreachable); }),
             "CDC_SOURCE_CONNECTION_FAILED");
-  EXPECT_EQ(ErrorOf([&] { PostgresChangeReader(fs_, CheckpointPath("x"), Options({"missing"})); }),
+  EXPECT_EQ(ErrorOf([&] { PostgresChangeReader(fs_, Options({"missing"})); }),
             "TABLE_OR_VIEW_NOT_FOUND");
-  EXPECT_EQ(ErrorOf([&] { PostgresCdcSource(fs_, CheckpointPath("x"), Options({"z", "z"})); }),
+  EXPECT_EQ(ErrorOf([&] { PostgresCdcSource(fs_, Options({"z", "z"})); }),
             "INVALID_STREAMING_OPTION");
   Pg("CREATE TABLE nokey (v int); INSERT INTO nokey VALUES (1);");
   EXPECT_EQ(ErrorOf([&] { Mirror({"nokey"}); }), "CDC_SOURCE_FAILED");

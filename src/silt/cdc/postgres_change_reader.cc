@@ -213,14 +213,30 @@ struct PostgresChangeReader::TableStage {
 };
 
 PostgresChangeReader::PostgresChangeReader(std::shared_ptr<io::FileSystem> fs,
-                                           std::string staging_root, PostgresCdcOptions options)
-    : fs_(std::move(fs)),
-      staging_root_(io::TrimTrailingSeparators(staging_root)),
-      options_(std::move(options)) {
+                                           PostgresCdcOptions options)
+    : fs_(std::move(fs)), options_(std::move(options)) {
   sql_ = PostgresConnection::Open(options_.connection, /*replication=*/false);
   DescribeTables();
   EnsurePublication();
+}
+
+void PostgresChangeReader::OpenStaging(const std::string& staging_root) {
+  staging_root_ = io::TrimTrailingSeparators(staging_root);
+  stages_.clear();
   OpenStagingTables();
+}
+
+void PostgresChangeReader::CheckStagingOpen() const {
+  SILT_CHECK(!stages_.empty() || tables_.empty(), "the change stream's staging is opened before its batches");
+}
+
+void PostgresChangeReader::ConfirmApplied(Lsn lsn) {
+  if (replication_ == nullptr) return;  // the next stream sends it when it starts
+  try {
+    SendStatus(lsn, /*reply=*/false);
+  } catch (const Error&) {
+    // Best effort: the next batch confirms it again, on a new connection if need be.
+  }
 }
 
 PostgresChangeReader::~PostgresChangeReader() = default;
@@ -400,6 +416,7 @@ void PostgresChangeReader::CommitStages(Lsn start, Lsn end) {
 }
 
 std::shared_ptr<const log::Snapshot> PostgresChangeReader::StagedBatch(size_t table, Lsn start, Lsn end) {
+  CheckStagingOpen();
   auto snapshot = log::Snapshot::Load(fs_, StagingPath(table));
   std::string start_text = FormatLsn(start);
   std::string end_text = FormatLsn(end);
@@ -518,6 +535,7 @@ void PostgresChangeReader::LimitToCurrentPosition() {
 }
 
 std::optional<Lsn> PostgresChangeReader::StageNextBatch(Lsn start) {
+  CheckStagingOpen();
   // A server that restarts or a connection that drops is waited for: the attempt is dropped
   // (nothing of it was staged for good) and made again on new connections, for up to
   // kReconnectForMs. Other errors (a schema change, a bad value) are not retried.

@@ -72,12 +72,17 @@ struct CdcTable {
 class PostgresChangeReader {
  public:
   /// Connects, creates the publication when missing and describes the tables (their schemas are
-  /// fixed for the reader's life). Throws CDC_SOURCE_CONNECTION_FAILED, CDC_SOURCE_FAILED,
-  /// TABLE_OR_VIEW_NOT_FOUND for a missing table, and CDC_SOURCE_SCHEMA_CHANGED when a staged
-  /// table's columns are not a subset of the source's.
-  PostgresChangeReader(std::shared_ptr<io::FileSystem> fs, std::string staging_root,
-                       PostgresCdcOptions options);
+  /// fixed for the reader's life). Throws CDC_SOURCE_CONNECTION_FAILED, CDC_SOURCE_FAILED and
+  /// TABLE_OR_VIEW_NOT_FOUND for a missing table.
+  PostgresChangeReader(std::shared_ptr<io::FileSystem> fs, PostgresCdcOptions options);
   ~PostgresChangeReader();
+
+  /// Opens (creating) the staging tables under `staging_root`, a folder of the stream's
+  /// checkpoint; needed before StageNextBatch and StagedBatch. Throws CDC_SOURCE_SCHEMA_CHANGED
+  /// when a staged table's columns are not a subset of the source's.
+  void OpenStaging(const std::string& staging_root);
+  /// Tells the server that the changes up to `lsn` are applied (it may let their WAL go).
+  void ConfirmApplied(Lsn lsn);
 
   const std::vector<CdcTable>& tables() const { return tables_; }
   const PostgresCdcOptions& options() const { return options_; }
@@ -103,6 +108,7 @@ class PostgresChangeReader {
   void DescribeTables();
   void EnsurePublication();
   void OpenStagingTables();
+  void CheckStagingOpen() const;
   Lsn StageSnapshot();
   std::optional<Lsn> TryStageNextBatch(Lsn start);
   Lsn CurrentWalPosition();
