@@ -7,7 +7,7 @@ PREFIX ?= /usr/local
 # DuckDB, for the tests and benchmarks only (tools/duckdb-peer; needs node and npm).
 DUCKDB_PEER ?= tools/duckdb-peer/duckdb
 
-.PHONY: all setup build duckdb-peer test demo install deb debug-test fuzz bench format clean \
+.PHONY: all setup build duckdb-peer s3-test-server test demo install deb debug-test fuzz bench format clean \
         stream-crash-test cdc-crash-test
 
 all: build
@@ -24,7 +24,16 @@ build: setup
 duckdb-peer: setup
 	@$(DUCKDB_PEER) --quiet "SELECT 1" >/dev/null
 
-test: build duckdb-peer
+# The servers of the object-storage tests (tools/s3-test-server, tools/azurite-test-server)
+# install s3rver and Azurite from npm on first use; without them those tests are skipped, so a
+# failure here does not stop.
+s3-test-server: setup
+	@tools/s3-test-server/s3-test-server --install-only || \
+	  echo "s3-test-server: not installed; the S3 tests will be skipped" >&2
+	@tools/azurite-test-server/azurite-test-server --install-only || \
+	  echo "azurite-test-server: not installed; the Azure tests will be skipped" >&2
+
+test: build duckdb-peer s3-test-server
 	@ctest --preset release -j $(JOBS)
 
 # The streaming crash test with 1,000 random kill points per sink (make test runs a few).

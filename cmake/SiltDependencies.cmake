@@ -20,6 +20,9 @@ silt_find_library(BROTLIENC brotlienc brotli/encode.h)
 silt_find_library(SIMDJSON simdjson simdjson.h)
 silt_find_library(ROARING roaring roaring/roaring.h)
 silt_find_library(EDIT edit histedit.h)
+# The object stores' HTTP client and request signing.
+silt_find_library(CURL curl curl/curl.h)
+silt_find_library(CRYPTO crypto openssl/hmac.h)
 find_path(CLI11_INCLUDE NAMES CLI/CLI.hpp REQUIRED)
 # libpq, for the PostgreSQL change data capture source (src/silt/cdc).
 find_library(PQ_LIB NAMES pq REQUIRED)

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <exception>
 #include <future>
+#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -345,31 +346,105 @@ class Result {
     CheckColumn(index);
     py::array values(py::dtype("O"), std::vector<py::ssize_t>{static_cast<py::ssize_t>(num_rows())});
     PyObject** out = static_cast<PyObject**>(values.mutable_data());
+    switch (output_.schema()->field(index).type->id()) {
+      case TypeId::kString:
+        FillStrings(index, out);
+        return values;
+      case TypeId::kDate:
+        FillDates(index, out);
+        return values;
+      default:
+        break;
+    }
     ValueConverter converter;
-    // A column of dates holds few distinct days: each day's datetime.date (immutable) is made
-    // once and shared.
-    bool dates = output_.schema()->field(index).type->id() == TypeId::kDate;
-    std::unordered_map<int32_t, py::object> made_dates;
     int64_t at = 0;
     for (const Batch& batch : output_.batches()) {
       const Vector& vector = *batch.column(index);
       for (int64_t row = 0; row < batch.num_rows(); ++row, ++at) {
-        py::object value;
-        if (dates && !vector.IsNull(row)) {
-          int32_t day = vector.values<int32_t>()[row];
-          auto found = made_dates.find(day);
-          if (found == made_dates.end()) {
-            found = made_dates.emplace(day, converter.Convert(vector, row)).first;
-          }
-          value = found->second;
-        } else {
-          value = converter.Convert(vector, row);
-        }
-        Py_XDECREF(out[at]);
-        out[at] = value.release().ptr();
+        Put(out, at, converter.Convert(vector, row).release().ptr());
       }
     }
     return values;
+  }
+
+  // Stores `value` (a new reference) at `out[at]`, in place of what the new array held there.
+  static void Put(PyObject** out, int64_t at, PyObject* value) {
+    if (value == nullptr) throw py::error_already_set();
+    Py_XDECREF(out[at]);
+    out[at] = value;
+  }
+
+  static PyObject* NewNone() {
+    Py_INCREF(Py_None);
+    return Py_None;
+  }
+
+  // The str of `text`: ASCII text (most strings) is copied into a new str as it is, other text
+  // is decoded as UTF-8 (strictly, as str(bytes, "utf-8") does).
+  static PyObject* NewString(std::string_view text) {
+    uint64_t high = 0;
+    size_t i = 0;
+    for (; i + 8 <= text.size(); i += 8) {
+      uint64_t word;
+      std::memcpy(&word, text.data() + i, 8);
+      high |= word;
+    }
+    for (; i < text.size(); ++i) high |= static_cast<unsigned char>(text[i]);
+    if ((high & 0x8080808080808080ULL) != 0) {
+      return PyUnicode_DecodeUTF8(text.data(), static_cast<Py_ssize_t>(text.size()), nullptr);
+    }
+    PyObject* made = PyUnicode_New(static_cast<Py_ssize_t>(text.size()), 127);
+    if (made != nullptr && !text.empty()) {
+      std::memcpy(PyUnicode_DATA(made), text.data(), text.size());
+    }
+    return made;
+  }
+
+  void FillStrings(size_t index, PyObject** out) const {
+    int64_t at = 0;
+    for (const Batch& batch : output_.batches()) {
+      const Vector& vector = *batch.column(index);
+      for (int64_t row = 0; row < batch.num_rows(); ++row, ++at) {
+        Put(out, at, vector.IsNull(row) ? NewNone() : NewString(vector.GetString(row)));
+      }
+    }
+  }
+
+  // A column of dates holds few distinct days: each day's datetime.date (immutable) is made
+  // once and shared, found by its offset from the first day when the days span less than
+  // kDateSpan, else by a hash map.
+  void FillDates(size_t index, PyObject** out) const {
+    constexpr int64_t kDateSpan = 1 << 20;
+    ValueConverter converter;
+    int32_t low = std::numeric_limits<int32_t>::max();
+    int32_t high = std::numeric_limits<int32_t>::min();
+    for (const Batch& batch : output_.batches()) {
+      const Vector& vector = *batch.column(index);
+      const int32_t* days = vector.values<int32_t>();
+      for (int64_t row = 0; row < batch.num_rows(); ++row) {
+        if (vector.IsNull(row)) continue;
+        low = std::min(low, days[row]);
+        high = std::max(high, days[row]);
+      }
+    }
+    bool flat = low <= high && int64_t{high} - low < kDateSpan;
+    std::vector<py::object> by_offset(flat ? static_cast<size_t>(int64_t{high} - low + 1) : 0);
+    std::unordered_map<int32_t, py::object> by_day;
+    int64_t at = 0;
+    for (const Batch& batch : output_.batches()) {
+      const Vector& vector = *batch.column(index);
+      const int32_t* days = vector.values<int32_t>();
+      for (int64_t row = 0; row < batch.num_rows(); ++row, ++at) {
+        if (vector.IsNull(row)) {
+          Put(out, at, NewNone());
+          continue;
+        }
+        py::object& made =
+            flat ? by_offset[static_cast<size_t>(int64_t{days[row]} - low)] : by_day[days[row]];
+        if (!made) made = converter.Convert(vector, row);
+        Put(out, at, py::object(made).release().ptr());
+      }
+    }
   }
 
   // Column `index` as (numpy array, NULL mask or None) when its type is fixed-width: booleans,
@@ -735,12 +810,15 @@ class PySession {
     return SchemaJson(*schema);
   }
 
-  // Starts writing `query` (SQL over the stream `frame`, which it names `name`) with `writer`'s
-  // settings, to the Delta table at `path`, the table `table`, or `function` (foreachBatch).
-  std::shared_ptr<PyStreamingQuery> StartStream(
-      const StreamingDataFrame& frame, const std::string& query, const std::string& name,
-      const py::dict& writer, const std::optional<py::function>& function,
-      const std::optional<std::string>& path, const std::optional<std::string>& table);
+  // Starts writing `query` (SQL over the stream `frame`, which it names `name`; the stream itself
+  // when none) with `writer`'s settings, to the Delta table at `path`, the table `table`, or
+  // `function` (foreachBatch).
+  std::shared_ptr<PyStreamingQuery> StartStream(const StreamingDataFrame& frame,
+                                                const std::optional<std::string>& query,
+                                                const std::string& name, const py::dict& writer,
+                                                const std::optional<py::function>& function,
+                                                const std::optional<std::string>& path,
+                                                const std::optional<std::string>& table);
 
  private:
   void CheckOpen() const {
@@ -801,8 +879,8 @@ class PySession {
 };
 
 std::shared_ptr<PyStreamingQuery> PySession::StartStream(
-    const StreamingDataFrame& frame, const std::string& query, const std::string& name,
-    const py::dict& writer, const std::optional<py::function>& function,
+    const StreamingDataFrame& frame, const std::optional<std::string>& query,
+    const std::string& name, const py::dict& writer, const std::optional<py::function>& function,
     const std::optional<std::string>& path, const std::optional<std::string>& table) {
   std::string format = writer["format"].cast<std::string>();
   std::string output_mode = writer["outputMode"].cast<std::string>();
@@ -839,7 +917,7 @@ std::shared_ptr<PyStreamingQuery> PySession::StartStream(
     };
   }
   StreamingQuery started = Run<StreamingQuery>([&] {
-    DataStreamWriter stream_writer = frame.Sql(query, name).WriteStream();
+    DataStreamWriter stream_writer = (query ? frame.Sql(*query, name) : frame).WriteStream();
     stream_writer.Format(format).OutputMode(output_mode).Options(options);
     stream_writer.PartitionBy(partition_by).Trigger(trigger);
     if (!query_name.empty()) stream_writer.QueryName(query_name);
@@ -991,12 +1069,24 @@ PYBIND11_MODULE(_silt, module) {
       .def("start_stream", &PySession::StartStream, py::arg("frame"), py::arg("query"),
            py::arg("name"), py::arg("writer"), py::arg("function") = py::none(),
            py::arg("path") = py::none(), py::arg("table") = py::none(),
-           "Starts writing `query` (SQL naming the stream `frame` `name`) as `writer` says: to "
+           "Starts writing `query` (SQL naming the stream `frame` `name`; None: `frame` itself) "
+           "as `writer` says: to "
            "the Delta table at `path`, the table `table`, or function(engine, sql, batch_id).");
 
   py::class_<silt::StreamingDataFrame>(module, "StreamingDataFrame",
                                        "A stream as DataStreamReader read it (SQL over STREAM(...)).")
-      .def_property_readonly("sql", &silt::StreamingDataFrame::sql);
+      .def_property_readonly("sql", &silt::StreamingDataFrame::sql)
+      .def("with_watermark", &silt::StreamingDataFrame::WithWatermark, py::arg("column"),
+           py::arg("delay"),
+           "This stream with an event-time watermark on its column `column`, `delay` late.")
+      .def("over", &silt::StreamingDataFrame::Sql, py::arg("query"), py::arg("name"),
+           "The query `query` over this stream, which it names `name`.")
+      .def("drop_duplicates", &silt::StreamingDataFrame::DropDuplicates, py::arg("columns"),
+           "This stream's first row of each value of `columns` (all when empty), across batches.")
+      .def("drop_duplicates_within_watermark",
+           &silt::StreamingDataFrame::DropDuplicatesWithinWatermark, py::arg("columns"),
+           "As drop_duplicates, each key kept until the watermark passes its event time plus "
+           "the delay.");
 
   py::class_<PyStreamingQuery, std::shared_ptr<PyStreamingQuery>>(
       module, "StreamingQuery", "A streaming query running on a thread of its own.")

@@ -48,6 +48,23 @@ def test_to_pandas_dtypes_and_nulls(spark):
     assert pdf.iloc[1]["str"] is None
 
 
+def test_to_pandas_strings_and_dates_as_python_objects(spark):
+    # Text of any script, empty and NULL strings; dates of a few days (made once, shared) and
+    # dates at datetime.date's ends, with NULLs among them.
+    pdf = spark.sql(
+        "SELECT * FROM VALUES ('plain', DATE'2024-01-01'), ('', DATE'2024-01-02'), (NULL, NULL),"
+        " ('caf\u00e9 \u65e5\u672c \U0001F600', DATE'2024-01-01'), ('a longer ascii text than eight bytes', NULL)"
+        " AS t(s, d)").toPandas()
+    assert pdf["s"].tolist() == ["plain", "", None, "caf\u00e9 \u65e5\u672c \U0001F600",
+                                 "a longer ascii text than eight bytes"]
+    assert pdf["d"].tolist() == [datetime.date(2024, 1, 1), datetime.date(2024, 1, 2), None,
+                                 datetime.date(2024, 1, 1), None]
+    wide = spark.sql("SELECT * FROM VALUES (DATE'0001-01-01'), (NULL), (DATE'9999-12-31'), (DATE'1970-01-01')"
+                     " AS t(d)").toPandas()
+    assert wide["d"].tolist() == [datetime.date(1, 1, 1), None, datetime.date(9999, 12, 31),
+                                  datetime.date(1970, 1, 1)]
+
+
 def test_to_pandas_without_nulls_keeps_integer_widths(spark):
     pdf = spark.sql("SELECT CAST(id AS INT) AS i, id AS l, CAST(id AS SMALLINT) AS s, id > 0 AS b FROM range(3)").toPandas()
     assert [str(t) for t in pdf.dtypes] == ["int32", "int64", "int16", "bool"]

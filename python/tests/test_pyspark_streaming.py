@@ -383,3 +383,219 @@ def test_with_watermark_checks_its_arguments(spark, source):
         stream.withWatermark("ts", "soon")
     batch = spark.read.format("delta").load(source + "_ts")
     assert batch.withWatermark("ts", "1 hour").collect() == batch.collect()
+
+
+# Stateful streaming, after the Structured Streaming programming guide's examples: "Window
+# Operations on Event Time", "Handling Late Data and Watermarking" and "Streaming Deduplication".
+
+
+@pytest.fixture
+def words(spark, tmp_path):
+    path = str(tmp_path / "words")
+    spark.createDataFrame([], "timestamp TIMESTAMP, word STRING").write.format("delta").save(path)
+    return path
+
+
+def add_words(spark, path, rows):
+    spark.createDataFrame([(t, w) for t, w in rows], "t STRING, word STRING") \
+        .selectExpr("CAST(t AS TIMESTAMP) AS timestamp", "word") \
+        .write.format("delta").mode("append").save(path)
+
+
+def windowed_counts(spark, path):
+    words = spark.readStream.format("delta").load(path)
+    return words.withWatermark("timestamp", "10 minutes") \
+        .groupBy(F.window(words.timestamp, "10 minutes"), words.word).count()
+
+
+def test_window_groups_batch_rows_by_tumbling_window(spark):
+    df = spark.createDataFrame([("2024-01-01 12:07:00", "dog"), ("2024-01-01 12:14:00", "dog")],
+                               "t STRING, word STRING").selectExpr("CAST(t AS TIMESTAMP) AS ts", "word")
+    counts = df.groupBy(F.window("ts", "10 minutes")).count()
+    assert counts.columns == ["window", "count"]
+    rows = counts.orderBy("window.start").select("window.start", "window.end", "count").collect()
+    assert [(r.start.minute, r.end.minute, r["count"]) for r in rows] == [(0, 10, 1), (10, 20, 1)]
+    with pytest.raises(PySparkTypeError):
+        F.window("ts", 10)
+
+
+def test_windowed_counts_in_update_mode_count_late_rows_and_drop_too_late_ones(spark, words, tmp_path):
+    batches = []
+
+    def collect(batch_df, batch_id):
+        batches.append(sorted((r.window.start.strftime("%H:%M"), r.word, r["count"])
+                              for r in batch_df.collect()))
+
+    def run():
+        query = windowed_counts(spark, words).writeStream.outputMode("update").foreachBatch(collect) \
+            .option("checkpointLocation", str(tmp_path / "chk")).trigger(availableNow=True).start()
+        query.awaitTermination()
+        return query
+
+    add_words(spark, words, [("2024-01-01 12:07:00", "dog"), ("2024-01-01 12:08:00", "owl"),
+                             ("2024-01-01 12:14:00", "dog"), ("2024-01-01 12:09:00", "cat")])
+    run()
+    assert batches[0] == [("12:00", "cat", 1), ("12:00", "dog", 1), ("12:00", "owl", 1), ("12:10", "dog", 1)]
+    # The watermark is now 12:14 - 10 minutes: a row of 12:08 still updates its window, one of
+    # 12:03 is too late and dropped.
+    del batches[:]
+    add_words(spark, words, [("2024-01-01 12:15:00", "cat"), ("2024-01-01 12:08:00", "dog"),
+                             ("2024-01-01 12:03:00", "donkey")])
+    query = run()
+    assert [b for b in batches if b] == [[("12:00", "dog", 2), ("12:10", "cat", 1)]]
+    progress = next(p for p in query.recentProgress if p["numInputRows"] == 3)
+    assert PROGRESS_KEYS | {"eventTime"} <= set(progress)  # eventTime: with a watermark only
+    assert progress["eventTime"]["watermark"] == "2024-01-01T12:04:00.000Z"
+    assert progress["eventTime"]["min"] == "2024-01-01T12:03:00.000Z"
+    assert progress["eventTime"]["max"] == "2024-01-01T12:15:00.000Z"
+    (state,) = progress["stateOperators"]
+    assert state["operatorName"] == "stateStoreSave"
+    assert state["numRowsDroppedByWatermark"] == 1
+    assert state["numRowsUpdated"] == 2
+    assert state["numRowsTotal"] == 5
+    assert query.lastProgress["stateOperators"][0]["operatorName"] == "stateStoreSave"
+
+
+def test_windowed_counts_in_append_mode_write_a_window_once_the_watermark_passes_it(spark, words, tmp_path):
+    target = str(tmp_path / "counts")
+
+    def run():
+        windowed_counts(spark, words).writeStream.format("delta").outputMode("append") \
+            .option("checkpointLocation", str(tmp_path / "chk")).trigger(availableNow=True) \
+            .start(target).awaitTermination()
+
+    def written():
+        return sorted((r.start.strftime("%H:%M"), r.word, r["count"]) for r in
+                      spark.read.format("delta").load(target).select("window.start", "word", "count").collect())
+
+    add_words(spark, words, [("2024-01-01 12:07:00", "dog"), ("2024-01-01 12:08:00", "owl"),
+                             ("2024-01-01 12:14:00", "dog"), ("2024-01-01 12:09:00", "dog")])
+    run()
+    assert written() == []  # the watermark (12:04) passed no window's end yet
+    add_words(spark, words, [("2024-01-01 12:25:00", "cat"), ("2024-01-01 12:05:00", "owl")])
+    run()
+    # The watermark is 12:15: the windows of 12:00 are final, each written once.
+    assert written() == [("12:00", "dog", 2), ("12:00", "owl", 2)]
+    assert spark.read.format("delta").load(target).columns == ["window", "word", "count"]
+    add_words(spark, words, [("2024-01-01 12:40:00", "cat")])
+    run()
+    assert written() == [("12:00", "dog", 2), ("12:00", "owl", 2), ("12:10", "dog", 1), ("12:20", "cat", 1)]
+    # Without a watermark append mode cannot know when a group is final, as Spark says.
+    plain = spark.readStream.format("delta").load(words).groupBy(F.window("timestamp", "10 minutes")).count()
+    with pytest.raises(AnalysisException) as raised:
+        plain.writeStream.outputMode("append").option("checkpointLocation", str(tmp_path / "c2")) \
+            .trigger(availableNow=True).start(str(tmp_path / "other")).awaitTermination()
+    assert raised.value.getErrorClass() == "STREAMING_OUTPUT_MODE_UNSUPPORTED"
+
+
+def test_windowed_counts_in_complete_mode_rewrite_every_window(spark, words, tmp_path):
+    target = str(tmp_path / "counts")
+
+    def run():
+        spark.readStream.format("delta").load(words).groupBy(F.window("timestamp", "10 minutes")) \
+            .agg(F.count("*").alias("n"), F.max("word").alias("last")).writeStream.outputMode("complete") \
+            .option("checkpointLocation", str(tmp_path / "chk")).trigger(availableNow=True) \
+            .start(target).awaitTermination()
+
+    add_words(spark, words, [("2024-01-01 12:07:00", "dog"), ("2024-01-01 12:14:00", "owl")])
+    run()
+    add_words(spark, words, [("2024-01-01 12:01:00", "ant")])
+    run()
+    rows = spark.read.format("delta").load(target).orderBy("window.start").collect()
+    assert [(r.window.start.strftime("%H:%M"), r.n, r.last) for r in rows] == [("12:00", 2, "dog"), ("12:10", 1, "owl")]
+
+
+def test_drop_duplicates_on_a_stream_writes_each_key_once_across_batches(spark, tmp_path):
+    events = str(tmp_path / "events")
+    spark.createDataFrame([("a", 1), ("b", 2), ("a", 3)], "guid STRING, n INT").write.format("delta").save(events)
+    target = str(tmp_path / "unique")
+
+    def run():
+        query = spark.readStream.format("delta").load(events).dropDuplicates(["guid"]).writeStream \
+            .option("checkpointLocation", str(tmp_path / "chk")).trigger(availableNow=True).start(target)
+        query.awaitTermination()
+        return query
+
+    run()
+    spark.createDataFrame([("a", 4), ("c", 5), ("c", 6)], "guid STRING, n INT").write.format("delta") \
+        .mode("append").save(events)
+    query = run()
+    rows = spark.read.format("delta").load(target).collect()
+    assert sorted(r.guid for r in rows) == ["a", "b", "c"]
+    assert {r.guid: r.n for r in rows}["a"] == 1  # the first row of a key, from batch 0
+    assert query.lastProgress["stateOperators"][0]["operatorName"] == "dedupe"
+    assert query.lastProgress["stateOperators"][0]["numRowsTotal"] == 3
+
+
+def test_drop_duplicates_with_a_watermark_and_within_a_watermark(spark, tmp_path):
+    events = str(tmp_path / "events")
+
+    def add(rows):
+        spark.createDataFrame(rows, "guid STRING, t STRING").selectExpr("guid", "CAST(t AS TIMESTAMP) AS eventTime") \
+            .write.format("delta").mode("append").save(events)
+
+    add([("a", "2024-01-01 10:00:00"), ("a", "2024-01-01 10:00:00"), ("b", "2024-01-01 10:00:05")])
+
+    def run(name, make):
+        out = []
+        stream = spark.readStream.format("delta").load(events).withWatermark("eventTime", "10 seconds")
+        make(stream).writeStream.option("checkpointLocation", str(tmp_path / name)) \
+            .foreachBatch(lambda df, _: out.extend((r.guid, r.eventTime.second) for r in df.collect())) \
+            .trigger(availableNow=True).start().awaitTermination()
+        return sorted(out)
+
+    def keyed(stream):
+        return stream.dropDuplicates(["guid", "eventTime"])
+
+    def within(stream):
+        return stream.dropDuplicatesWithinWatermark(["guid"])
+
+    assert run("keyed", keyed) == [("a", 0), ("b", 5)]
+    assert run("within", within) == [("a", 0), ("b", 5)]
+    # The watermark is now 09:59:55: guid "a" at 10:00:02 is a new key for the first query and a
+    # duplicate, still within the delay, for the second.
+    add([("a", "2024-01-01 10:00:02"), ("a", "2024-01-01 10:00:00"), ("c", "2024-01-01 10:00:30")])
+    assert run("keyed", keyed) == [("a", 2), ("c", 30)]
+    assert run("within", within) == [("c", 30)]
+    # Late now (watermark 10:00:20): dropped by both.
+    add([("d", "2024-01-01 10:00:10")])
+    assert run("keyed", keyed) == []
+    assert run("within", within) == []
+
+
+def test_stateful_streaming_errors(spark, words, tmp_path):
+    stream = spark.readStream.format("delta").load(words)
+    with pytest.raises(AnalysisException) as raised:
+        stream.withWatermark("word", "10 minutes")
+    assert raised.value.getErrorClass() == "EVENT_TIME_IS_NOT_ON_TIMESTAMP_TYPE"
+    assert '"STRING"' in str(raised.value)
+    with pytest.raises(AnalysisException) as raised:
+        stream.withColumn("later", F.col("timestamp")).withWatermark("later", "1 minute")
+    assert raised.value.getErrorClass() == "UNSUPPORTED_FEATURE"
+    with pytest.raises(AnalysisException) as raised:
+        stream.dropDuplicates(["nope"])
+    assert raised.value.getErrorClass().startswith("UNRESOLVED_COLUMN")
+
+    def start(df, mode="append", name="chk"):
+        df.writeStream.outputMode(mode).option("checkpointLocation", str(tmp_path / name)) \
+            .foreachBatch(lambda df, _: None).trigger(availableNow=True).start().awaitTermination()
+
+    # Only the writer may follow a deduplication.
+    with pytest.raises(AnalysisException) as raised:
+        start(stream.dropDuplicates(["word"]).select("word"))
+    assert raised.value.getErrorClass() == "UNSUPPORTED_FEATURE"
+    # dropDuplicatesWithinWatermark needs a watermark.
+    with pytest.raises(AnalysisException) as raised:
+        start(stream.dropDuplicatesWithinWatermark(["word"]))
+    assert raised.value.getErrorClass() == "UNSUPPORTED_FEATURE"
+    with pytest.raises(AnalysisException) as raised:
+        start(stream.dropDuplicates(), mode="complete")
+    assert raised.value.getErrorClass() == "STREAMING_OUTPUT_MODE_UNSUPPORTED"
+    # Delta's sink takes append and complete, as Delta's DeltaSink does.
+    with pytest.raises(AnalysisException) as raised:
+        stream.groupBy("word").count().writeStream.outputMode("update") \
+            .option("checkpointLocation", str(tmp_path / "update")).start(str(tmp_path / "counts"))
+    assert raised.value.getErrorClass() == "DELTA_UNSUPPORTED_OUTPUT_MODE"
+    # Batch DataFrames: dropDuplicatesWithinWatermark is dropDuplicates.
+    batch = spark.createDataFrame([(1, "a"), (1, "b")], "k INT, v STRING")
+    assert batch.dropDuplicatesWithinWatermark(["k"]).count() == 1

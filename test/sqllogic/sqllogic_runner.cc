@@ -240,7 +240,8 @@ std::string FormatCell(const Vector& vector, int64_t row) {
   return out;
 }
 
-std::vector<std::string> RunTestFile(std::string_view text, const std::string& name) {
+std::vector<std::string> RunTestFile(std::string_view text, const std::string& name,
+                                     const std::optional<StorageLocation>& location) {
   std::vector<Record> records;
   try {
     records = ParseTestFile(text, name);
@@ -250,14 +251,18 @@ std::vector<std::string> RunTestFile(std::string_view text, const std::string& n
   test::TempDir warehouse;
   test::TempDir temp;
   SessionOptions options;
-  options.warehouse = warehouse.path();
+  options.warehouse = location ? location->warehouse : warehouse.path();
+  std::string temp_path = location ? location->temp : temp.path();
+  if (location) {
+    for (const auto& [key, value] : location->settings) options.conf[key] = value;
+  }
   std::vector<std::string> failures;
   try {
     Session session(options);
     for (Record& record : records) {
       if (record.kind == RecordKind::kHalt) break;
-      record.sql = ReplaceAll(record.sql, kTempVariable, temp.path());
-      for (std::string& line : record.expected) line = ReplaceAll(line, kTempVariable, temp.path());
+      record.sql = ReplaceAll(record.sql, kTempVariable, temp_path);
+      for (std::string& line : record.expected) line = ReplaceAll(line, kTempVariable, temp_path);
       std::string failure = RunRecord(session, record, name);
       if (!failure.empty()) failures.push_back(std::move(failure));
     }

@@ -4,7 +4,9 @@
 // running them against a fresh silt::Session.
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <utility>
 #include <string_view>
 #include <vector>
 
@@ -38,10 +40,19 @@ std::vector<Record> ParseTestFile(std::string_view text, const std::string& name
 /// `(empty)`, tab and newline written as `\t` and `\n`.
 std::string FormatCell(const Vector& vector, int64_t row);
 
+/// Where a test file's tables live when not in local temporary folders: a warehouse and a
+/// `${TEMP}` on an object store, and the session settings that reach it.
+struct StorageLocation {
+  std::string warehouse;
+  std::string temp;
+  std::vector<std::pair<std::string, std::string>> settings;
+};
+
 /// Runs the records of a .test file from the top in a fresh Session whose warehouse is a new
-/// temporary folder, with `${TEMP}` replaced by another one. Returns one description per failed
-/// record (file, line, SQL, expected and actual); empty when the file passes. A malformed file is
-/// one failure.
-std::vector<std::string> RunTestFile(std::string_view text, const std::string& name);
+/// temporary folder, with `${TEMP}` replaced by another one (or both at `location`). Returns one
+/// description per failed record (file, line, SQL, expected and actual); empty when the file
+/// passes. A malformed file is one failure.
+std::vector<std::string> RunTestFile(std::string_view text, const std::string& name,
+                                     const std::optional<StorageLocation>& location = std::nullopt);
 
 }  // namespace silt::sqllogic

@@ -15,6 +15,8 @@
 
 #include "silt/vector/vector.h"
 #include "sqllogic/sqllogic_runner.h"
+#include "support/azurite_test_server.h"
+#include "support/s3_test_server.h"
 
 namespace silt::sqllogic {
 namespace {
@@ -40,15 +42,57 @@ class SqlLogicFileTest : public ::testing::Test {
     ASSERT_TRUE(in) << "cannot read " << path_;
     std::stringstream text;
     text << in.rdbuf();
-    for (const std::string& failure : RunTestFile(text.str(), "test/sql/" + name_ + ".test")) {
+    std::optional<StorageLocation> location;
+    if (on_azure_) {
+      std::string why_not;
+      test::AzuriteTestServer* server = test::AzuriteTestServer::Shared(&why_not);
+      if (server == nullptr) GTEST_SKIP() << "no Azurite: " << why_not;
+      location = StorageLocation{server->NewFolder("warehouse"), server->NewFolder("temp"),
+                                 server->SessionSettings()};
+    }
+    if (on_s3_) {
+      std::string why_not;
+      test::S3TestServer* server = test::S3TestServer::Shared(&why_not);
+      if (server == nullptr) GTEST_SKIP() << "no S3 test server: " << why_not;
+      location = StorageLocation{server->NewFolder("warehouse"), server->NewFolder("temp"),
+                                 server->SessionSettings()};
+    }
+    for (const std::string& failure :
+         RunTestFile(text.str(), "test/sql/" + name_ + ".test", location)) {
       ADD_FAILURE() << failure;
     }
+  }
+
+  SqlLogicFileTest& OnS3() {
+    on_s3_ = true;
+    return *this;
+  }
+
+  SqlLogicFileTest& OnAzure() {
+    on_azure_ = true;
+    return *this;
   }
 
  private:
   std::string path_;
   std::string name_;
+  bool on_s3_ = false;
+  bool on_azure_ = false;
 };
+
+// Files that also run with their warehouse and ${TEMP} on the S3 test server: DML, MERGE, the
+// change data feed, streaming tables, maintenance and time travel, the same files as on disk.
+constexpr const char* kAlsoOnS3[] = {
+    "ddl/create_table",      "dml/insert",           "dml/delete",
+    "dml/update",            "dml/insert_overwrite", "merge/clauses",
+    "merge/change_data",     "merge/scenarios",      "cdf/operations",
+    "cdf/read_forms",        "stream/streaming_table", "maintenance/vacuum",
+    "maintenance/optimize",  "maintenance/convert",  "time_travel/version",
+};
+
+// A smaller set on Azurite: writes, MERGE, the change data feed and a streaming table.
+constexpr const char* kAlsoOnAzure[] = {"dml/insert", "dml/update", "merge/clauses",
+                                        "cdf/operations", "stream/streaming_table"};
 
 // Registers one test case per .test file, in path order, before main() runs the tests.
 bool RegisterTestFiles() {
@@ -68,6 +112,19 @@ bool RegisterTestFiles() {
     ::testing::RegisterTest(
         "SqlLogic", name.c_str(), nullptr, nullptr, __FILE__, __LINE__,
         [path, name]() -> ::testing::Test* { return new SqlLogicFileTest(path, name); });
+    if (std::find(std::begin(kAlsoOnS3), std::end(kAlsoOnS3), name) != std::end(kAlsoOnS3)) {
+      ::testing::RegisterTest(
+          "SqlLogicOnS3", name.c_str(), nullptr, nullptr, __FILE__, __LINE__,
+          [path, name]() -> ::testing::Test* { return &(new SqlLogicFileTest(path, name))->OnS3(); });
+    }
+    if (std::find(std::begin(kAlsoOnAzure), std::end(kAlsoOnAzure), name) !=
+        std::end(kAlsoOnAzure)) {
+      ::testing::RegisterTest(
+          "SqlLogicOnAzure", name.c_str(), nullptr, nullptr, __FILE__, __LINE__,
+          [path, name]() -> ::testing::Test* {
+            return &(new SqlLogicFileTest(path, name))->OnAzure();
+          });
+    }
   }
   return true;
 }

@@ -353,11 +353,18 @@ class DataFrame:
         return self._derive(relation.query(["*"], distinct=True), self._schema)
 
     def dropDuplicates(self, subset=None):
-        if subset is None:
-            return self.distinct()
-        if not isinstance(subset, (list, tuple)):
+        """The first row of each value of the columns `subset` (all when None). On a stream, the
+        engine's stateful deduplication: a key's later rows, in this batch or later ones, are
+        dropped; with a watermark on one of the keys, keys the watermark passed are forgotten."""
+        if subset is not None and not isinstance(subset, (list, tuple)):
             raise _error("NOT_LIST_OR_TUPLE", "Argument `subset` should be a list or tuple, got %s."
                          % type(subset).__name__, family=PySparkTypeError)
+        if self.isStreaming:
+            from silt.sql.streaming import _drop_duplicates
+
+            return _drop_duplicates(self, subset, within_watermark=False)
+        if subset is None:
+            return self.distinct()
         relation = self._relation()
         keys = [_reference(self._id, name)._sql(relation.scope) for name in subset]
         if not keys:
@@ -368,6 +375,19 @@ class DataFrame:
         return self._derive(relation.query(["*"], qualify=window))
 
     drop_duplicates = dropDuplicates
+
+    def dropDuplicatesWithinWatermark(self, subset=None):
+        """On a stream with a watermark, the first row of each value of the columns `subset` (all
+        when None), each key kept until the watermark passes its event time plus the delay
+        (Spark's dropDuplicatesWithinWatermark); on a batch DataFrame, dropDuplicates."""
+        if subset is not None and not isinstance(subset, (list, tuple)):
+            raise _error("NOT_LIST_OR_TUPLE", "Argument `subset` should be a list or tuple, got %s."
+                         % type(subset).__name__, family=PySparkTypeError)
+        if self.isStreaming:
+            from silt.sql.streaming import _drop_duplicates
+
+            return _drop_duplicates(self, subset, within_watermark=True)
+        return self.dropDuplicates(subset)
 
     def sample(self, withReplacement=None, fraction=None, seed=None):
         # PySpark accepts sample(fraction), sample(fraction, seed) and sample(withReplacement,
@@ -791,11 +811,11 @@ class DataFrame:
         return DataStreamWriter(self)
 
     def withWatermark(self, eventTime, delayThreshold):
-        """Spark's event-time watermark: checks that `eventTime` is a column and
-        `delayThreshold` an interval. On a batch DataFrame it changes nothing, as in Spark; on a
-        stream, silt's stateful operators keep no state between batches yet (a streaming
-        aggregation runs in complete mode, over everything read, where Spark drops no state
-        either), so it changes nothing there either."""
+        """Spark's event-time watermark on the TIMESTAMP column `eventTime`, `delayThreshold`
+        (an interval string) late. On a stream, the query's stateful operator (aggregation or
+        deduplication) drops rows at or before the watermark and evicts the state it passed;
+        `eventTime` must be a column of the stream's rows, not one computed after it. On a batch
+        DataFrame it changes nothing, as in Spark."""
         from silt.sql.streaming import _interval_ms
 
         if not isinstance(eventTime, str):
@@ -806,6 +826,10 @@ class DataFrame:
                          % type(delayThreshold).__name__, family=PySparkTypeError)
         self._column(eventTime)
         _interval_ms(delayThreshold, "delayThreshold")
+        if self.isStreaming:
+            from silt.sql.streaming import _with_watermark
+
+            return _with_watermark(self, eventTime, delayThreshold)
         return self._derive(self._query, self._schema)
 
     @property

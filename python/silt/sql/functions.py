@@ -937,6 +937,26 @@ def make_date(year, month, day):
     return _call("make_date", [_c(year), _c(month), _c(day)])
 
 
+def window(timeColumn, windowDuration, slideDuration=None, startTime=None):
+    """The tumbling time window of `timeColumn` that each row falls in: a struct of `start` and
+    `end`, named `window`, for grouping by event time (streaming aggregations in particular).
+    Durations are interval strings ("10 minutes"); a slide other than the duration (sliding
+    windows) fails when the query runs."""
+    from silt.errors import PySparkTypeError
+
+    for name, value in (("windowDuration", windowDuration), ("slideDuration", slideDuration),
+                        ("startTime", startTime)):
+        if value is not None and not isinstance(value, str):
+            raise _error("NOT_STR", "Argument `%s` should be a str, got %s." % (name, type(value).__name__),
+                         family=PySparkTypeError)
+    arguments = [_c(timeColumn), _lit(windowDuration)]
+    if slideDuration is not None or startTime is not None:
+        arguments.append(_lit(slideDuration if slideDuration is not None else windowDuration))
+    if startTime is not None:
+        arguments.append(_lit(startTime))
+    return _call("window", arguments, pretty="window")
+
+
 # Collections.
 
 

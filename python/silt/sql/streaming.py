@@ -36,14 +36,13 @@ def _option_string(value):
 
 
 class _Stream:
-    """A stream as read: the engine's handle, the options it was read with and its columns. A
-    streaming DataFrame's query names it `name`, a temporary view of nothing with its columns
-    while the DataFrame is analysed, the stream itself when the query starts."""
+    """A stream: the engine's handle (as read, or with a watermark or a deduplication) and its
+    rows' columns. A streaming DataFrame's query names it `name`, a temporary view of nothing with
+    its columns while the DataFrame is analysed, the stream itself when the query starts."""
 
-    def __init__(self, name, frame, options, schema):
+    def __init__(self, name, frame, schema):
         self.name = name
         self.frame = frame
-        self.options = options
         self.schema = schema
 
     def placeholder_sql(self):
@@ -53,6 +52,72 @@ class _Stream:
         items = ", ".join("CAST(NULL AS %s) AS %s" % (_type_sql(f.dataType), _quote(f.name))
                           for f in self.schema.fields)
         return "SELECT %s FROM range(0)" % items
+
+
+def _only_stream(df):
+    """The one stream that the streaming DataFrame `df` reads."""
+    streams = df._session._streams_of(df._query)
+    if len(streams) > 1:
+        raise _error("UNSUPPORTED_FEATURE", "The feature is not supported: a query over more than "
+                     "one stream (stream-stream joins and unions).")
+    return streams[0]
+
+
+def _register(spark, frame, schema):
+    """A new stream of `spark` over the engine's `frame`, whose rows have `schema`."""
+    stream = _Stream("__silt_stream_%d" % next(_stream_ids), frame, schema)
+    spark._streams[stream.name] = stream
+    return stream
+
+
+def _trivial(df, stream):
+    """Whether `df` is `stream` itself, every column as it comes."""
+    return df._query == "SELECT * FROM `%s`" % stream.name
+
+
+def _with_watermark(df, column, delay):
+    """The streaming DataFrame `df` with an event-time watermark on `column` (a column of `df`
+    that is a TIMESTAMP column of its stream's rows), `delay` late: its stream becomes the
+    engine's stream with the watermark, so that the query's stateful operator drops late rows and
+    evicts the state the watermark passed."""
+    from silt.sql.dataframe import DataFrame
+    from silt.sql.types import TimestampType
+
+    spark = df._session
+    stream = _only_stream(df)
+    field = next(f for f in df._schema.fields if f.name.lower() == column.lower())
+    if not isinstance(field.dataType, TimestampType):
+        raise _error("EVENT_TIME_IS_NOT_ON_TIMESTAMP_TYPE", "The event time `%s` has the invalid "
+                     "type \"%s\", but expected \"TIMESTAMP\"." % (field.name,
+                                                                  field.dataType.simpleString().upper()))
+    source = next((f for f in stream.schema.fields if f.name.lower() == column.lower()), None)
+    if source is None:
+        raise _error("UNSUPPORTED_FEATURE", "The feature is not supported: a watermark on a column "
+                     "computed after the stream (`%s`); watermark a column of the stream's rows." % field.name)
+    watermarked = _register(spark, stream.frame.with_watermark(source.name, delay), stream.schema)
+    query = df._query.replace("`%s`" % stream.name, "`%s`" % watermarked.name)
+    return DataFrame(spark, query, df._schema)
+
+
+def _drop_duplicates(df, subset, within_watermark):
+    """The streaming DataFrame `df` with only the first row of each value of the columns `subset`
+    (all when None) across batches, as the engine's stateful deduplication; nothing may be derived
+    from it but its writeStream (UNSUPPORTED_FEATURE when the query starts)."""
+    from silt.sql.dataframe import DataFrame
+
+    spark = df._session
+    stream = _only_stream(df)
+    columns = []
+    for name in subset or []:
+        df._column(name)
+        columns.append(next(f.name for f in df._schema.fields if f.name.lower() == name.lower()))
+    frame = stream.frame if _trivial(df, stream) else stream.frame.over(df._query, stream.name)
+    if within_watermark:
+        frame = frame.drop_duplicates_within_watermark(columns)
+    else:
+        frame = frame.drop_duplicates(columns)
+    deduplicated = _register(spark, frame, df._schema)
+    return DataFrame(spark, "SELECT * FROM `%s`" % deduplicated.name, df._schema)
 
 
 class DataStreamReader:
@@ -136,8 +201,7 @@ class DataStreamReader:
         frame = engine.read_stream(self._format, dict(self._options), path=path, table=table,
                                    schema=schema_ddl)
         schema = StructType([_field(f) for f in engine.stream_schema(frame, dict(self._options))])
-        stream = _Stream("__silt_stream_%d" % next(_stream_ids), frame, dict(self._options), schema)
-        spark._streams[stream.name] = stream
+        stream = _register(spark, frame, schema)
         return DataFrame(spark, "SELECT * FROM `%s`" % stream.name, schema)
 
 
@@ -298,11 +362,7 @@ class DataStreamWriter:
 
         df = self._df
         spark = df._session
-        streams = spark._streams_of(df._query)
-        if len(streams) > 1:
-            raise _error("UNSUPPORTED_FEATURE", "The feature is not supported: a query over more than "
-                         "one stream (stream-stream joins and unions).")
-        stream = streams[0]
+        stream = _only_stream(df)
         writer = {
             "format": self._format,
             "outputMode": self._output_mode,
@@ -320,7 +380,8 @@ class DataStreamWriter:
                 batch_session = spark._for_batch(engine)
                 user_function(DataFrame(batch_session, sql), batch_id)
 
-        handle = spark._engine.start_stream(stream.frame, df._query, stream.name, writer,
+        query = None if _trivial(df, stream) else df._query
+        handle = spark._engine.start_stream(stream.frame, query, stream.name, writer,
                                             function=function, path=path, table=table)
         query = StreamingQuery(handle, spark.streams, self._trigger[1])
         spark.streams._started(query)

@@ -27,6 +27,7 @@ exec::ExecContext MakeExecContext(sql::SessionState& state) {
   exec::ExecContext context;
   context.eval = state.MakeEvalContext();
   context.pool = &state.pool();
+  context.memory = state.MakeQueryMemory();
   return context;
 }
 

@@ -9,8 +9,11 @@
 #include "silt/api/sql_text_internal.h"
 #include "silt/base/error_class.h"
 #include "silt/commands/statement_executor.h"
+#include "silt/io/batch_delete.h"
 #include "silt/io/file_system.h"
 #include "silt/io/path.h"
+#include "silt/io/storage_file_system.h"
+#include "silt/io/storage_options.h"
 #include "silt/sql/parser.h"
 #include "silt/sql/session_state.h"
 #include "silt/stream/streaming_table.h"
@@ -60,9 +63,15 @@ namespace api {
 // creates outside any `_delta_log` (data, deletion-vector and change-data files), so that a
 // cancelled statement can remove what it wrote and nothing committed. Counts them, and the
 // bytes written, as the statement's progress.
-class StatementFiles final : public io::FileSystem {
+class StatementFiles final : public io::FileSystem, public io::BatchDeleting {
  public:
-  explicit StatementFiles(std::shared_ptr<io::FileSystem> inner) : inner_(std::move(inner)) {}
+  // Over the local disk and the object stores, by each path's scheme, which read `settings`.
+  explicit StatementFiles(std::shared_ptr<io::StorageOptions> settings)
+      : inner_(io::MakeStorageFileSystem(settings)), settings_(std::move(settings)) {}
+
+  // The stores see the session's settings as they are when a statement starts (a SET of
+  // spark.hadoop.fs.s3a.endpoint applies to the statements after it).
+  void ShareSettings(const std::map<std::string, std::string>& conf) { settings_->ReplaceAll(conf); }
 
   // Where the bytes and files written are counted (the session state's progress).
   void CountInto(Progress& progress) { progress_ = &progress; }
@@ -133,6 +142,13 @@ class StatementFiles final : public io::FileSystem {
     }
     return inner_->Delete(path);
   }
+  size_t DeleteFiles(const std::vector<std::string>& paths) override {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      for (const std::string& path : paths) created_.erase(path);
+    }
+    return io::DeleteFiles(*inner_, paths);
+  }
   bool DeleteEmptyFolder(const std::string& path) override {
     return inner_->DeleteEmptyFolder(path);
   }
@@ -148,6 +164,7 @@ class StatementFiles final : public io::FileSystem {
 
  private:
   std::shared_ptr<io::FileSystem> inner_;
+  std::shared_ptr<io::StorageOptions> settings_;
   Progress* progress_ = nullptr;  // set by the session before any statement runs
   std::mutex mutex_;
   std::set<std::string> created_;
@@ -157,10 +174,12 @@ class StatementFiles final : public io::FileSystem {
 }  // namespace api
 
 struct Session::Impl {
-  // Over the local file system. (No engine type in the signature: a debug build of libsilt may
-  // export this constructor, and the install test refuses exported engine types.)
+  // Over the local disk and the object stores, by each path's scheme. (No engine type in the
+  // signature: a debug build of libsilt may export this constructor, and the install test refuses
+  // exported engine types.)
   explicit Impl(std::string warehouse)
-      : files(std::make_shared<api::StatementFiles>(io::MakeLocalFileSystem())), state(files, std::move(warehouse)) {
+      : files(std::make_shared<api::StatementFiles>(std::make_shared<io::StorageOptions>())),
+        state(files, std::move(warehouse)) {
     files->CountInto(state.progress());
   }
 
@@ -247,6 +266,7 @@ StatementOutput api::RunStatement(Session& session, const sql::Statement& statem
   sql::SessionState& state = StateOf(session);
   StatementFiles& files = Access::Files(session);
   state.cancellation().ThrowIfRequested();
+  files.ShareSettings(state.conf());
   files.Begin();
   state.progress().Start();
   commands::StatementResult result;

@@ -85,6 +85,8 @@ StatementResult ExecuteDelete(sql::SessionState& session, const sql::Statement& 
     dml::Stopwatch file_scan;
     // One file at a time: its survivors are only written once a match shows it must change.
     std::vector<Batch> survivors;
+    // Under row tracking survivors keep their row ids and commit versions.
+    std::vector<std::pair<VectorPtr, VectorPtr>> survivor_tracking;
     std::vector<Batch> deleted;
     int64_t file_deleted = 0;
     // With deletion vectors the file stays; only the positions of its matching rows are kept.
@@ -106,6 +108,8 @@ StatementResult ExecuteDelete(sql::SessionState& session, const sql::Statement& 
         }
       } else if (matched < batch.rows.num_rows()) {
         survivors.push_back(dml::SelectRows(batch.rows, keep));
+        survivor_tracking.emplace_back(dml::SelectValues(batch.row_ids, keep),
+                                       dml::SelectValues(batch.row_commit_versions, keep));
       }
       file_deleted += matched;
     });
@@ -118,9 +122,9 @@ StatementResult ExecuteDelete(sql::SessionState& session, const sql::Statement& 
       rewrite_ms += file_rewrite.ElapsedMs();
       continue;
     }
-    for (const Batch& batch : survivors) {
-      writer.WriteData(batch);
-      copied_rows += batch.num_rows();
+    for (size_t i = 0; i < survivors.size(); ++i) {
+      writer.WriteData(survivors[i], survivor_tracking[i].first, survivor_tracking[i].second);
+      copied_rows += survivors[i].num_rows();
     }
     rewrite_ms += file_rewrite.ElapsedMs();
     deleted_rows += file_deleted;

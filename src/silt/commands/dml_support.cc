@@ -10,6 +10,7 @@
 #include "silt/log/deletion_vector.h"
 #include "silt/log/file_stats.h"
 #include "silt/log/partition_values.h"
+#include "silt/log/row_tracking.h"
 #include "silt/log/table_features.h"
 #include "silt/parquet/reader.h"
 #include "silt/sql/expression_binder.h"
@@ -49,6 +50,19 @@ DmlTable LoadDmlTable(sql::SessionState& session, const sql::TableReference& ref
   table.schema = std::make_shared<Schema>(table.snapshot->schema());
   table.change_data_feed = log::IsFeatureActive("changeDataFeed", table.metadata());
   table.deletion_vectors = log::IsFeatureActive("deletionVectors", table.metadata());
+  table.row_tracking = log::IsRowTrackingEnabled(table.snapshot->protocol(), table.metadata());
+  if (table.row_tracking) {
+    const std::string* row_id = log::FindValue(table.metadata().configuration,
+                                               log::kMaterializedRowIdColumnKey);
+    const std::string* commit_version = log::FindValue(table.metadata().configuration,
+                                                       log::kMaterializedRowCommitVersionColumnKey);
+    // Without the names (a writer that enabled tracking without them) ids are not preserved.
+    table.row_tracking = row_id != nullptr && commit_version != nullptr;
+    if (table.row_tracking) {
+      table.materialized_row_id_column = *row_id;
+      table.materialized_row_commit_version_column = *commit_version;
+    }
+  }
   return table;
 }
 
@@ -282,10 +296,17 @@ TargetFileReader::TargetFileReader(const DmlTable& table, std::shared_ptr<io::Fi
     : table_(table), fs_(std::move(fs)) {
   log::ScanOptions options;
   options.pool = pool;
+  // Under row tracking the scan also returns each row's stable id and commit version, last.
+  options.file_metadata = table.row_tracking;
   if (as_metadata != nullptr) {
     SILT_CHECK(read_columns.empty(), "a column subset read as another schema");
     scan_ = log::TableScan::MakeForMetadata(fs_, table.snapshot->table_root(), *as_metadata, options);
-    schema_ = scan_->schema();
+    std::vector<Field> fields = scan_->schema()->fields();
+    if (table.row_tracking) {
+      metadata_column_ = static_cast<int>(fields.size()) - 1;
+      fields.pop_back();
+    }
+    schema_ = std::make_shared<const Schema>(std::move(fields));
     for (size_t i = 0; i < schema_->num_fields(); ++i) scan_column_.push_back(static_cast<int>(i));
     return;
   }
@@ -302,6 +323,7 @@ TargetFileReader::TargetFileReader(const DmlTable& table, std::shared_ptr<io::Fi
   }
   if (all) options.columns.clear();
   scan_ = log::TableScan::Make(table.snapshot, options);
+  if (table.row_tracking) metadata_column_ = static_cast<int>(scan_->schema()->num_fields()) - 1;
 }
 
 void TargetFileReader::Read(const log::AddFile& file,
@@ -324,6 +346,13 @@ void TargetFileReader::Read(const log::AddFile& file,
                             : Vector::MakeAllNull(schema_->field(i).type, batch.num_rows()));
     }
     positioned.rows = Batch(schema_, std::move(columns), batch.num_rows());
+    if (metadata_column_ >= 0) {
+      // `_metadata` ends with row_id and row_commit_version (log::FileMetadataType).
+      const VectorPtr& metadata = batch.column(static_cast<size_t>(metadata_column_));
+      size_t fields = metadata->type()->fields().size();
+      positioned.row_ids = metadata->child(fields - 2);
+      positioned.row_commit_versions = metadata->child(fields - 1);
+    }
     consume(std::move(positioned));
   }
 }
@@ -350,6 +379,12 @@ Batch SelectRows(const Batch& batch, const std::vector<uint8_t>& keep) {
   return Batch(batch.schema(), std::move(columns), kept);
 }
 
+VectorPtr SelectValues(const VectorPtr& vector, const std::vector<uint8_t>& keep) {
+  if (vector == nullptr) return nullptr;
+  auto schema = std::make_shared<const Schema>(std::vector<Field>{Field{"v", vector->type(), true, {}}});
+  return SelectRows(Batch(schema, {vector}, vector->length()), keep).column(0);
+}
+
 DmlWriter::DmlWriter(const DmlTable& table, std::shared_ptr<io::FileSystem> fs,
                      const log::Metadata* metadata, SchemaPtr schema)
     : table_(table),
@@ -359,12 +394,32 @@ DmlWriter::DmlWriter(const DmlTable& table, std::shared_ptr<io::FileSystem> fs,
 
 DmlWriter::~DmlWriter() = default;
 
-void DmlWriter::WriteData(const Batch& rows) {
+void DmlWriter::WriteData(const Batch& rows, const VectorPtr& row_ids,
+                          const VectorPtr& row_commit_versions) {
   if (rows.num_rows() == 0) return;
   if (!data_writer_) {
-    data_writer_ = log::DataFileWriter::Make(fs_, table_.target.location, metadata_);
+    log::DataFileWriterOptions options;
+    if (table_.row_tracking) {
+      options.hidden_columns = {Field{table_.materialized_row_id_column, LongType(), true, {}},
+                                Field{table_.materialized_row_commit_version_column, LongType(),
+                                      true, {}}};
+      std::vector<Field> fields = schema_->fields();
+      fields.insert(fields.end(), options.hidden_columns.begin(), options.hidden_columns.end());
+      tracked_schema_ = std::make_shared<const Schema>(std::move(fields));
+    }
+    data_writer_ = log::DataFileWriter::Make(fs_, table_.target.location, metadata_, options);
   }
-  data_writer_->Write(Batch(schema_, rows.columns(), rows.num_rows()));
+  if (!table_.row_tracking) {
+    data_writer_->Write(Batch(schema_, rows.columns(), rows.num_rows()));
+  } else {
+    std::vector<VectorPtr> columns = rows.columns();
+    for (const VectorPtr& values : {row_ids, row_commit_versions}) {
+      SILT_CHECK(values == nullptr || values->length() == rows.num_rows(),
+                 "a row tracking value for every row");
+      columns.push_back(values != nullptr ? values : Vector::MakeAllNull(LongType(), rows.num_rows()));
+    }
+    data_writer_->Write(Batch(tracked_schema_, std::move(columns), rows.num_rows()));
+  }
   data_rows_ += rows.num_rows();
 }
 

@@ -48,6 +48,11 @@ struct DmlTable {
   bool change_data_feed = false;
   /// `delta.enableDeletionVectors` is on.
   bool deletion_vectors = false;
+  /// Row tracking is enabled: rows rewritten into new files keep their stable row ids (and
+  /// copied rows their commit versions) in the materialized columns named here.
+  bool row_tracking = false;
+  std::string materialized_row_id_column;
+  std::string materialized_row_commit_version_column;
 
   const log::Metadata& metadata() const { return snapshot->metadata(); }
   /// True when `column` (a top-level index of `schema`) is a partition column.
@@ -136,6 +141,9 @@ int64_t LiveRowCount(const DmlTable& table, io::FileSystem& fs, const log::AddFi
 struct PositionedBatch {
   Batch rows;  ///< In the table schema.
   std::vector<uint64_t> positions;
+  /// With row tracking, each row's stable row id and row commit version (else nullptr).
+  VectorPtr row_ids;
+  VectorPtr row_commit_versions;
 };
 
 /// Reads target files of one table: every column of the table schema, partition columns
@@ -169,10 +177,14 @@ class TargetFileReader {
   SchemaPtr schema_;  // of the batches returned
   // Table column -> column of the scan's batches, or -1 for a column not read.
   std::vector<int> scan_column_;
+  // The scan's `_metadata` column under row tracking, else -1.
+  int metadata_column_ = -1;
 };
 
 /// The rows of `batch` whose `keep` byte is non-zero (the batch itself when all are kept).
 Batch SelectRows(const Batch& batch, const std::vector<uint8_t>& keep);
+/// The values of `vector` whose `keep` byte is non-zero; nullptr for nullptr.
+VectorPtr SelectValues(const VectorPtr& vector, const std::vector<uint8_t>& keep);
 
 /// What a DmlWriter wrote.
 struct WrittenOutput {
@@ -201,7 +213,11 @@ class DmlWriter {
   DmlWriter& operator=(const DmlWriter&) = delete;
 
   /// Writes rows (in the table schema) to new data files. Rows are validated by the caller.
-  void WriteData(const Batch& rows);
+  /// With row tracking, `row_ids` and `row_commit_versions` (one per row; NULL or nullptr for
+  /// rows that get fresh ones) are the values the rows keep, written to the materialized
+  /// columns: an updated row keeps its id, a copied row its id and commit version.
+  void WriteData(const Batch& rows, const VectorPtr& row_ids = nullptr,
+                 const VectorPtr& row_commit_versions = nullptr);
   /// Writes change rows (in the table schema) tagged `type`. Does nothing when the table's change
   /// data feed is off, so callers can call it unconditionally.
   void WriteChanges(const Batch& rows, ChangeType type);
@@ -227,6 +243,7 @@ class DmlWriter {
   std::unique_ptr<log::DeletionVectorWriter> deletion_vector_writer_;
   std::vector<log::DeletionVectorUpdate> deletion_vectors_;
   SchemaPtr change_schema_;
+  SchemaPtr tracked_schema_;  // the table schema plus the materialized row tracking columns
   int64_t data_rows_ = 0;
   int64_t change_rows_ = 0;
 };

@@ -34,6 +34,7 @@
 #include "silt/sql/binder_scope.h"
 #include "silt/sql/expression_binder.h"
 #include "silt/types/schema_json.h"
+#include "silt/log/type_widening.h"
 #include "silt/vector/take.h"
 
 namespace silt::commands::internal {
@@ -686,30 +687,38 @@ struct FileOutcome {
 // `target` with the fields of `source` it lacks appended as nullable fields, matched by name
 // case-insensitively, and structs present on both sides merged the same way (also as the
 // elements of arrays and the values of maps), as Delta's schema evolution does. Types of
-// fields present on both sides stay the target's: values are cast into them on write.
+// fields present on both sides stay the target's (values are cast into them on write), unless
+// `widen` (the table has type widening on) and the source's type is a widening schema
+// evolution applies (log::IsTypeChangeSupportedForSchemaEvolution): then the column widens.
 std::vector<Field> MergeFields(const std::vector<Field>& target, const std::vector<Field>& source,
-                               bool& changed);
+                               bool widen, bool& changed);
 
-DataTypePtr MergeType(const DataTypePtr& target, const DataTypePtr& source, bool& changed) {
+DataTypePtr MergeType(const DataTypePtr& target, const DataTypePtr& source, bool widen,
+                      bool& changed) {
+  if (widen && !target->is_nested() && !source->is_nested() && !target->Equals(*source) &&
+      log::IsTypeChangeSupportedForSchemaEvolution(*target, *source)) {
+    changed = true;
+    return source;
+  }
   if (target->id() != source->id()) return target;
   switch (target->id()) {
     case TypeId::kStruct: {
       bool inner = false;
-      std::vector<Field> fields = MergeFields(target->fields(), source->fields(), inner);
+      std::vector<Field> fields = MergeFields(target->fields(), source->fields(), widen, inner);
       if (!inner) return target;
       changed = true;
       return StructType(std::move(fields));
     }
     case TypeId::kList: {
       bool inner = false;
-      DataTypePtr element = MergeType(target->fields()[0].type, source->fields()[0].type, inner);
+      DataTypePtr element = MergeType(target->fields()[0].type, source->fields()[0].type, widen, inner);
       if (!inner) return target;
       changed = true;
       return ListType(element, target->fields()[0].nullable);
     }
     case TypeId::kMap: {
       bool inner = false;
-      DataTypePtr value = MergeType(target->fields()[1].type, source->fields()[1].type, inner);
+      DataTypePtr value = MergeType(target->fields()[1].type, source->fields()[1].type, widen, inner);
       if (!inner) return target;
       changed = true;
       return MapType(target->fields()[0].type, value, target->fields()[1].nullable);
@@ -720,7 +729,7 @@ DataTypePtr MergeType(const DataTypePtr& target, const DataTypePtr& source, bool
 }
 
 std::vector<Field> MergeFields(const std::vector<Field>& target, const std::vector<Field>& source,
-                               bool& changed) {
+                               bool widen, bool& changed) {
   std::vector<Field> fields = target;
   for (const Field& field : source) {
     auto same = std::find_if(fields.begin(), fields.end(),
@@ -729,7 +738,7 @@ std::vector<Field> MergeFields(const std::vector<Field>& target, const std::vect
       fields.push_back(Field{field.name, field.type, true, {}});
       changed = true;
     } else {
-      same->type = MergeType(same->type, field.type, changed);
+      same->type = MergeType(same->type, field.type, widen, changed);
     }
   }
   return fields;
@@ -752,7 +761,7 @@ std::optional<std::string> AssignedTopLevelName(const sql::QualifiedName& name,
 // s.newcol`, `INSERT (newcol) VALUES (...)`), as Delta evolves them. A change-feed table never
 // gains the change feed's own columns.
 SchemaPtr EvolvedSchema(const sql::Statement& statement, const SchemaPtr& target,
-                        const SchemaPtr& source, bool evolve, bool change_data_feed) {
+                        const SchemaPtr& source, bool evolve, bool change_data_feed, bool widen) {
   if (!evolve) return target;
   bool star = false;
   std::vector<Field> named;  // source columns explicit assignments name
@@ -775,9 +784,11 @@ SchemaPtr EvolvedSchema(const sql::Statement& statement, const SchemaPtr& target
   }
   bool changed = false;
   std::vector<Field> fields = target->fields();
-  if (star) fields = MergeFields(fields, source->fields(), changed);
-  if (!named.empty()) fields = MergeFields(fields, named, changed);
+  if (star) fields = MergeFields(fields, source->fields(), widen, changed);
+  if (!named.empty()) fields = MergeFields(fields, named, widen, changed);
   if (!changed) return target;
+  // Widened columns record their type changes, as ALTER COLUMN ... TYPE does.
+  if (widen) fields = log::WithTypeChangesRecorded(*target, Schema(fields)).fields();
   if (change_data_feed) {
     std::string reserved;
     for (const Field& field : fields) {
@@ -875,6 +886,14 @@ FileOutcome ProcessFile(MergeRun& run, const log::AddFile& file) {
   FileOutcome outcome;
   std::vector<Batch> data;
   std::vector<Batch> copies;  // unchanged rows, kept until the file is known to be touched
+  // Under row tracking, what each batch of `data` / `copies` keeps: updated rows their row ids,
+  // copied rows their ids and commit versions (nullptr: fresh values).
+  using Tracking = std::pair<VectorPtr, VectorPtr>;
+  std::vector<Tracking> data_tracking;
+  std::vector<Tracking> copies_tracking;
+  auto take = [](const VectorPtr& values, const std::vector<int64_t>& at) -> VectorPtr {
+    return values == nullptr ? nullptr : TakeRows(*values, at);
+  };
   std::vector<std::pair<Batch, dml::ChangeType>> changes;
   // With deletion vectors the changed rows are marked deleted in the old file and the rest stay
   // where they are; otherwise the file is rewritten with its unchanged rows copied.
@@ -970,6 +989,8 @@ FileOutcome ProcessFile(MergeRun& run, const log::AddFile& file) {
             changes.emplace_back(after, dml::ChangeType::kUpdatePostimage);
           }
           data.push_back(std::move(after));
+          data_tracking.emplace_back(
+              take(positioned.row_ids, Pick(matched_target, by_clause[c])), nullptr);
         } else {
           outcome.counts.matched_deleted += static_cast<int64_t>(by_clause[c].size());
           if (change_data) changes.emplace_back(std::move(before), dml::ChangeType::kDelete);
@@ -1008,6 +1029,9 @@ FileOutcome ProcessFile(MergeRun& run, const log::AddFile& file) {
               changes.emplace_back(after, dml::ChangeType::kUpdatePostimage);
             }
             data.push_back(std::move(after));
+            std::vector<int64_t> targets;
+            for (int64_t i : by_clause[c]) targets.push_back(unmatched[static_cast<size_t>(i)]);
+            data_tracking.emplace_back(take(positioned.row_ids, targets), nullptr);
           } else {
             outcome.counts.not_matched_by_source_deleted += static_cast<int64_t>(by_clause[c].size());
             if (change_data) changes.emplace_back(std::move(before), dml::ChangeType::kDelete);
@@ -1022,7 +1046,10 @@ FileOutcome ProcessFile(MergeRun& run, const log::AddFile& file) {
       if (keep[static_cast<size_t>(row)]) kept_rows.push_back(row);
     }
     if (static_cast<int64_t>(kept_rows.size()) == n) {
-      if (!outcome.deletion_vector) copies.push_back(rows);
+      if (!outcome.deletion_vector) {
+        copies.push_back(rows);
+        copies_tracking.emplace_back(positioned.row_ids, positioned.row_commit_versions);
+      }
       continue;
     }
     outcome.touched = true;
@@ -1031,19 +1058,26 @@ FileOutcome ProcessFile(MergeRun& run, const log::AddFile& file) {
         outcome.removed_positions.push_back(positioned.positions[static_cast<size_t>(row)]);
       }
     }
-    if (!kept_rows.empty() && !outcome.deletion_vector) copies.push_back(TakeBatchRows(rows, kept_rows));
+    if (!kept_rows.empty() && !outcome.deletion_vector) {
+      copies.push_back(TakeBatchRows(rows, kept_rows));
+      copies_tracking.emplace_back(take(positioned.row_ids, kept_rows),
+                                   take(positioned.row_commit_versions, kept_rows));
+    }
   }
   if (!outcome.touched) return outcome;
   if (!outcome.deletion_vector) {
-    for (Batch& batch : copies) {
-      outcome.counts.copied += batch.num_rows();
-      data.push_back(std::move(batch));
+    for (size_t i = 0; i < copies.size(); ++i) {
+      outcome.counts.copied += copies[i].num_rows();
+      data.push_back(std::move(copies[i]));
+      data_tracking.push_back(std::move(copies_tracking[i]));
     }
   }
   copies.clear();
   dml::Stopwatch write_time;
   dml::DmlWriter writer(*run.table, run.session->fs(), run.metadata, run.schema);
-  for (const Batch& batch : data) writer.WriteData(batch);
+  for (size_t i = 0; i < data.size(); ++i) {
+    writer.WriteData(data[i], data_tracking[i].first, data_tracking[i].second);
+  }
   for (const auto& [batch, type] : changes) writer.WriteChanges(batch, type);
   outcome.written = writer.Finish();
   run.write_time_ms += write_time.ElapsedMs();
@@ -1074,7 +1108,10 @@ dml::CandidateFiles ChooseMergeFiles(const MergeRun& run) {
     bool prunable = clause.condition != nullptr && clause.condition->deterministic();
     if (prunable) {
       for (int column : expr::ReferencedColumns(*clause.condition)) {
-        prunable = prunable && static_cast<size_t>(column) < table_width;
+        // A column this MERGE widens cannot prune: the statistics have the old type.
+        prunable = prunable && static_cast<size_t>(column) < table_width &&
+                   run.table->schema->field(static_cast<size_t>(column))
+                       .type->Equals(*run.schema->field(static_cast<size_t>(column)).type);
       }
     }
     if (!prunable) return dml::ChooseCandidateFiles(*run.table, nullptr, &run.session->pool());
@@ -1102,7 +1139,19 @@ dml::CandidateFiles ChooseMatchingFiles(const MergeRun& run) {
     none.num_files_before_skipping = run.table->snapshot->files().size();
     return none;
   }
-  std::vector<expr::ExpressionPtr> conjuncts = bound.target_only_conjuncts;
+  // Pruning reads the files' statistics as the table's current types: conditions on a column
+  // this MERGE widens cannot prune.
+  const Schema& table_schema = *run.table->schema;
+  auto same_type = [&](int column) {
+    return static_cast<size_t>(column) < table_schema.num_fields() &&
+           table_schema.field(static_cast<size_t>(column)).type->Equals(
+               *run.schema->field(static_cast<size_t>(column)).type);
+  };
+  std::vector<expr::ExpressionPtr> conjuncts;
+  for (const expr::ExpressionPtr& conjunct : bound.target_only_conjuncts) {
+    std::vector<int> columns = expr::ReferencedColumns(*conjunct);
+    if (std::all_of(columns.begin(), columns.end(), same_type)) conjuncts.push_back(conjunct);
+  }
   const auto& source_keys = run.index->key_vectors();
   for (size_t k = 0; k < bound.target_keys.size() && k < source_keys.size(); ++k) {
     const expr::ExpressionPtr& target_key = bound.target_keys[k];
@@ -1112,6 +1161,7 @@ dml::CandidateFiles ChooseMatchingFiles(const MergeRun& run) {
         !values.type()->Equals(*target_key->type()) || !exec::IsOrderable(*values.type())) {
       continue;
     }
+    if (!same_type(target_key->column_index())) continue;
     int64_t low = -1;
     int64_t high = -1;
     for (int64_t row = 0; row < values.length(); ++row) {
@@ -1186,7 +1236,8 @@ StatementResult ExecuteMerge(sql::SessionState& session, const sql::Statement& w
   const bool evolve = statement.schema_evolution ||
                       session.GetBoolConf("spark.databricks.delta.schema.autoMerge.enabled", false);
   SchemaPtr written_schema =
-      EvolvedSchema(statement, table.schema, source_result.schema, evolve, table.change_data_feed);
+      EvolvedSchema(statement, table.schema, source_result.schema, evolve, table.change_data_feed,
+                    log::IsTypeWideningEnabled(table.snapshot->protocol(), table.metadata()));
   const bool schema_changed = written_schema != table.schema;
   log::Metadata metadata = table.metadata();
   if (schema_changed) metadata.schema_string = ToDeltaSchemaJson(*written_schema);

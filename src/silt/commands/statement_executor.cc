@@ -95,6 +95,7 @@ exec::ExecContext MakeExecContext(sql::SessionState& session) {
   context.pool = &session.pool();
   context.cancellation = &session.cancellation();
   context.progress = &session.progress();
+  context.memory = session.MakeQueryMemory();
   return context;
 }
 
@@ -372,12 +373,14 @@ StatementResult ExecuteSet(sql::SessionState& session, const sql::Statement& sta
       SILT_USER_CHECK(TimeZone::Find(*value) != nullptr, INVALID_CONF_VALUE,
                       {{"confValue", *value}, {"confName", key}, {"message", "Cannot resolve the given timezone."}});
     }
-    if (key == expr::kMaxValueBytesKey || key == "spark.sql.storeAssignmentPolicy") {
+    if (key == expr::kMaxValueBytesKey || key == "spark.sql.storeAssignmentPolicy" ||
+        key == sql::kMemoryLimitKey) {
       // Read back as every statement will read it, so that a bad value fails here.
       std::optional<std::string> previous = session.GetConf(key);
       session.SetConf(key, *value);
       try {
         session.MakeEvalContext();
+        session.MakeQueryMemory();
       } catch (...) {
         if (previous) session.SetConf(key, *previous); else session.UnsetConf(key);
         throw;

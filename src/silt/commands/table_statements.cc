@@ -9,7 +9,9 @@
 #include "silt/base/json_writer.h"
 #include "silt/base/shortened_text.h"
 #include "silt/commands/column_defaults.h"
+#include "silt/commands/column_type_change.h"
 #include "silt/commands/dml_validation.h"
+#include "silt/commands/drop_feature.h"
 #include "silt/commands/identity_columns.h"
 #include "silt/commands/statement_internal.h"
 #include "silt/exec/text_format.h"
@@ -21,10 +23,12 @@
 #include "silt/log/data_file_writer.h"
 #include "silt/log/random_uuid.h"
 #include "silt/log/restore.h"
+#include "silt/log/row_tracking.h"
 #include "silt/log/table_features.h"
 #include "silt/log/table_properties.h"
 #include "silt/log/table_scan.h"
 #include "silt/log/transaction.h"
+#include "silt/log/type_widening.h"
 #include "silt/sql/expression_binder.h"
 #include "silt/sql/lexer.h"
 #include "silt/sql/parser.h"
@@ -314,12 +318,15 @@ struct WrittenFiles {
 };
 
 WrittenFiles WriteFiles(sql::SessionState& session, const std::string& location,
-                        const log::Metadata& metadata, const std::vector<Batch>& batches) {
+                        const log::Metadata& metadata, const std::vector<Batch>& batches,
+                        std::vector<Field> hidden_columns = {}) {
   WrittenFiles written;
   bool any_rows = false;
   for (const Batch& batch : batches) any_rows = any_rows || batch.num_rows() > 0;
   if (!any_rows) return written;
-  auto writer = log::DataFileWriter::Make(session.fs(), location, metadata);
+  log::DataFileWriterOptions options;
+  options.hidden_columns = std::move(hidden_columns);
+  auto writer = log::DataFileWriter::Make(session.fs(), location, metadata, std::move(options));
   for (const Batch& batch : batches) {
     if (batch.num_rows() == 0) continue;
     session.cancellation().ThrowIfRequested();
@@ -811,10 +818,29 @@ StatementResult ExecuteInsert(sql::SessionState& session, const sql::Statement& 
   int64_t removed_bytes = 0;
   int64_t deleted_rows = 0;
   std::vector<Batch> kept_rows;
+  std::vector<Field> copied_row_tracking;  // the materialized row tracking columns, if any
   if (overwrite) {
     txn->RecordReadWholeTable();
+    // Under row tracking the rows REPLACE WHERE copies keep their ids and commit versions,
+    // written to the materialized columns.
+    const std::string* row_id_column =
+        log::FindValue(metadata.configuration, log::kMaterializedRowIdColumnKey);
+    const std::string* commit_version_column =
+        log::FindValue(metadata.configuration, log::kMaterializedRowCommitVersionColumnKey);
+    if (log::IsRowTrackingEnabled(snapshot->protocol(), metadata) && row_id_column != nullptr &&
+        commit_version_column != nullptr) {
+      copied_row_tracking = {Field{*row_id_column, LongType(), true, {}},
+                             Field{*commit_version_column, LongType(), true, {}}};
+    }
+    std::vector<Field> copied_fields = schema->fields();
+    copied_fields.insert(copied_fields.end(), copied_row_tracking.begin(), copied_row_tracking.end());
+    auto copied_schema = std::make_shared<const Schema>(std::move(copied_fields));
     std::unique_ptr<log::TableScan> scan;
-    if (replace_where) scan = log::TableScan::Make(snapshot);
+    if (replace_where) {
+      log::ScanOptions scan_options;
+      scan_options.file_metadata = !copied_row_tracking.empty();
+      scan = log::TableScan::Make(snapshot, scan_options);
+    }
     for (const auto& file : snapshot->files()) {
       txn->RecordReadFile(file);
       if (replace_where) {
@@ -824,7 +850,9 @@ StatementResult ExecuteInsert(sql::SessionState& session, const sql::Statement& 
         bool any_match = false;
         std::vector<Batch> survivors;
         for (const Batch& batch : file_rows) {
-          Batch relabeled(schema, batch.columns(), batch.num_rows());
+          std::vector<VectorPtr> table_columns(
+              batch.columns().begin(), batch.columns().begin() + static_cast<long>(schema->num_fields()));
+          Batch relabeled(schema, std::move(table_columns), batch.num_rows());
           std::vector<uint8_t> matches = expr::EvaluateFilter(*replace_where, relabeled, context);
           context.ThrowIfError();
           std::vector<uint8_t> keep(matches.size());
@@ -836,6 +864,20 @@ StatementResult ExecuteInsert(sql::SessionState& session, const sql::Statement& 
             }
           }
           Batch kept = SelectRows(relabeled, keep);
+          if (!copied_row_tracking.empty() && kept.num_rows() > 0) {
+            // `_metadata` ends with row_id and row_commit_version.
+            const VectorPtr& file_metadata = batch.columns().back();
+            size_t fields = file_metadata->type()->fields().size();
+            std::vector<VectorPtr> columns = kept.columns();
+            for (size_t field : {fields - 2, fields - 1}) {
+              auto single = std::make_shared<const Schema>(
+                  std::vector<Field>{Field{"v", LongType(), true, {}}});
+              columns.push_back(SelectRows(Batch(single, {file_metadata->child(field)}, batch.num_rows()),
+                                           keep)
+                                    .column(0));
+            }
+            kept = Batch(copied_schema, std::move(columns), kept.num_rows());
+          }
           if (kept.num_rows() > 0) survivors.push_back(std::move(kept));
         }
         if (!any_match) continue;
@@ -854,7 +896,8 @@ StatementResult ExecuteInsert(sql::SessionState& session, const sql::Statement& 
     }
   }
   WrittenFiles written = WriteFiles(session, target.location, metadata, rows);
-  WrittenFiles rewritten = WriteFiles(session, target.location, metadata, kept_rows);
+  WrittenFiles rewritten =
+      WriteFiles(session, target.location, metadata, kept_rows, copied_row_tracking);
   for (auto& add : written.adds) txn->Add(std::move(add));
   for (auto& add : rewritten.adds) txn->Add(std::move(add));
 
@@ -883,6 +926,15 @@ StatementResult ExecuteInsert(sql::SessionState& session, const sql::Statement& 
 }
 
 // ---- ALTER TABLE ----
+
+// A field's JSON as a schema holds it: the one element of a one-field struct's "fields".
+std::string FieldJson(const Field& field) {
+  std::string struct_json = ToDeltaSchemaJson(Schema({field}));
+  size_t start = struct_json.find('[');
+  size_t end = struct_json.rfind(']');
+  SILT_CHECK(start != std::string::npos && end > start, "unexpected schema JSON");
+  return struct_json.substr(start + 1, end - start - 1);
+}
 
 StatementResult ExecuteAlterTable(sql::SessionState& session, const sql::Statement& statement) {
   DeltaTarget target =
@@ -944,6 +996,20 @@ StatementResult ExecuteAlterTable(sql::SessionState& session, const sql::Stateme
         protocol = upgraded;
       }
       if (protocol && *protocol != snapshot->protocol()) txn->UpdateProtocol(*protocol);
+      // Enabling row tracking: every live file must have row ids and a commit version in the
+      // version that turns it on, so files without them are recommitted (without data change)
+      // and get fresh ones in this commit.
+      const std::string* row_tracking = log::FindValue(metadata.configuration, "delta.enableRowTracking");
+      if (row_tracking != nullptr && Lower(*row_tracking) == "true" &&
+          !log::IsRowTrackingEnabled(snapshot->protocol(), snapshot->metadata())) {
+        txn->RecordReadWholeTable();
+        for (const log::AddFile& file : snapshot->files()) {
+          if (file.base_row_id && file.default_row_commit_version) continue;
+          log::AddFile backfilled = file;
+          backfilled.data_change = false;
+          txn->Add(std::move(backfilled));
+        }
+      }
       operation = "SET TBLPROPERTIES";
       parameters = {{"properties", QuotedJson(JsonStringObject(set))}};
       break;
@@ -1133,7 +1199,25 @@ StatementResult ExecuteAlterTable(sql::SessionState& session, const sql::Stateme
       parameters = {{"columns", QuotedJson(JsonStringArray(names))}};
       break;
     }
+    case sql::AlterTableAction::kDropFeature: {
+      DropTableFeature(snapshot, *txn, metadata, statement.feature_name, statement.truncate_history);
+      operation = "DROP FEATURE";
+      parameters = {{"featureName", QuotedJson(statement.feature_name)},
+                    {"truncateHistory", QuotedJson(statement.truncate_history ? "true" : "false")}};
+      break;
+    }
     case sql::AlterTableAction::kAlterColumn: {
+      if (statement.alter_column_change == "TYPE") {
+        SILT_CHECK(!statement.columns.empty() && statement.columns[0].type, "TYPE without a type");
+        ColumnTypeChange change = ChangeColumnType(
+            *schema, statement.column_path, statement.columns[0].type,
+            log::IsTypeWideningEnabled(snapshot->protocol(), metadata));
+        if (change.type_changed) CheckNoDependents(schema, metadata, change.top_level_column);
+        metadata.schema_string = ToDeltaSchemaJson(Schema(change.fields));
+        operation = "CHANGE COLUMN";
+        parameters = {{"column", QuotedJson(FieldJson(change.changed))}};
+        break;
+      }
       if (statement.alter_column_change != "SET DEFAULT" &&
           statement.alter_column_change != "DROP DEFAULT") {
         SILT_THROW(NOT_IMPLEMENTED, {{"feature", "ALTER COLUMN " + statement.alter_column_change}});
@@ -1162,12 +1246,8 @@ StatementResult ExecuteAlterTable(sql::SessionState& session, const sql::Stateme
       }
       metadata.schema_string = ToDeltaSchemaJson(Schema(fields));
       // The changed column as Delta records it for CHANGE COLUMN.
-      std::string struct_json = ToDeltaSchemaJson(Schema({field}));
-      size_t start = struct_json.find('[');
-      size_t end = struct_json.rfind(']');
-      SILT_CHECK(start != std::string::npos && end > start, "unexpected schema JSON");
       operation = "CHANGE COLUMN";
-      parameters = {{"column", QuotedJson(struct_json.substr(start + 1, end - start - 1))}};
+      parameters = {{"column", QuotedJson(FieldJson(field))}};
       break;
     }
     default:

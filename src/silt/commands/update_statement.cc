@@ -227,6 +227,9 @@ StatementResult ExecuteUpdate(sql::SessionState& session, const sql::Statement& 
     // One file at a time: nothing is written for a file until a row of it matches.
     std::vector<Batch> matched_batches;
     std::vector<Batch> copied_batches;
+    // Under row tracking: updated rows keep their ids, copied rows their ids and commit versions.
+    std::vector<VectorPtr> matched_row_ids;
+    std::vector<std::pair<VectorPtr, VectorPtr>> copied_tracking;
     // With deletion vectors the old rows are marked deleted in place and nothing is copied.
     bool by_deletion_vector = writer.UsesDeletionVector(*file);
     std::vector<uint64_t> updated_positions;
@@ -242,21 +245,27 @@ StatementResult ExecuteUpdate(sql::SessionState& session, const sql::Statement& 
         others[i] = matches[i] == 0;
         matched += matches[i] != 0;
       }
-      if (matched > 0) matched_batches.push_back(dml::SelectRows(batch.rows, matches));
+      if (matched > 0) {
+        matched_batches.push_back(dml::SelectRows(batch.rows, matches));
+        matched_row_ids.push_back(dml::SelectValues(batch.row_ids, matches));
+      }
       if (by_deletion_vector) {
         for (size_t i = 0; i < matches.size(); ++i) {
           if (matches[i]) updated_positions.push_back(batch.positions[i]);
         }
       } else if (matched < batch.rows.num_rows()) {
         copied_batches.push_back(dml::SelectRows(batch.rows, others));
+        copied_tracking.emplace_back(dml::SelectValues(batch.row_ids, others),
+                                     dml::SelectValues(batch.row_commit_versions, others));
       }
     });
     scan_ms += file_scan.ElapsedMs();
     if (matched_batches.empty()) continue;
     dml::Stopwatch file_rewrite;
-    for (const Batch& matched : matched_batches) {
+    for (size_t i = 0; i < matched_batches.size(); ++i) {
+      const Batch& matched = matched_batches[i];
       Batch updated = updated_values(matched);
-      writer.WriteData(updated);
+      writer.WriteData(updated, matched_row_ids[i]);
       writer.WriteChanges(matched, dml::ChangeType::kUpdatePreimage);
       writer.WriteChanges(updated, dml::ChangeType::kUpdatePostimage);
       updated_rows += matched.num_rows();
@@ -266,9 +275,9 @@ StatementResult ExecuteUpdate(sql::SessionState& session, const sql::Statement& 
       rewrite_ms += file_rewrite.ElapsedMs();
       continue;
     }
-    for (const Batch& copied : copied_batches) {
-      writer.WriteData(copied);
-      copied_rows += copied.num_rows();
+    for (size_t i = 0; i < copied_batches.size(); ++i) {
+      writer.WriteData(copied_batches[i], copied_tracking[i].first, copied_tracking[i].second);
+      copied_rows += copied_batches[i].num_rows();
     }
     rewrite_ms += file_rewrite.ElapsedMs();
     removed_bytes += file->size;

@@ -1,5 +1,9 @@
 #include <algorithm>
+#include <array>
+#include <atomic>
 #include <deque>
+#include <mutex>
+#include <shared_mutex>
 
 #include "silt/base/check.h"
 #include "silt/exec/accumulator.h"
@@ -8,7 +12,9 @@
 #include "silt/exec/hash_table.h"
 #include "silt/exec/pull_on_workers_internal.h"
 #include "silt/exec/row_hash.h"
+#include "silt/exec/spill_file.h"
 #include "silt/expr/evaluator.h"
+#include "silt/vector/take.h"
 
 namespace silt::exec {
 
@@ -150,6 +156,14 @@ class GroupTable {
   }
 
   size_t num_groups() const { return table_.num_groups(); }
+  const KeyTable& key_table() const { return table_; }
+
+  /// An estimate of the memory the groups hold: the key table, the key values (about as many
+  /// bytes again) and a few words of state per aggregate and group. States that grow with their
+  /// input (collect_list, DISTINCT) are not seen.
+  int64_t MemoryBytes() const {
+    return 2 * table_.MemoryBytes() + static_cast<int64_t>(table_.num_groups() * 16 * accumulators_.size());
+  }
 
  private:
   // A group's key value is its first row's, with -0.0 shown as 0.0 (Spark normalises floating
@@ -265,24 +279,54 @@ std::vector<PreparedAggregate> PrepareAll(std::vector<AggregateCall> calls) {
   return prepared;
 }
 
+// Spilling: when the groups no longer fit in the query's memory, the tables stop taking new
+// groups. Rows of groups already held still update them; every other row is written to one of
+// kSpillPartitions files by bits of its key hash. The groups held are returned first, then each
+// file is aggregated on its own by a nested operator one level deeper (which partitions by the
+// next bits when its share is still too large). A group is thus either held from the start or
+// lives entirely in one file, and never comes out twice.
+constexpr int kSpillPartitionBits = 4;
+constexpr size_t kSpillPartitions = size_t{1} << kSpillPartitionBits;
+// Levels use hash bits 63..60, 59..56, ...; the key table's slot tags use bits 63..32 and stay
+// useful within a partition for as many levels.
+constexpr int kMaxSpillDepth = 6;
+
+size_t SpillPartitionOf(uint64_t hash, int depth) {
+  return static_cast<size_t>(hash >> (64 - kSpillPartitionBits * (depth + 1))) & (kSpillPartitions - 1);
+}
+
 class HashAggregateOperator final : public Operator {
  public:
-  HashAggregateOperator(OperatorPtr child, std::vector<ExpressionPtr> keys, std::vector<std::string> key_names,
-                        std::vector<PreparedAggregate> aggregates, std::vector<std::string> aggregate_names)
-      : Operator(AggregateSchema(keys, key_names, aggregates, aggregate_names)),
+  HashAggregateOperator(SchemaPtr schema, OperatorPtr child, std::vector<ExpressionPtr> keys,
+                        std::vector<PreparedAggregate> aggregates, int depth)
+      : Operator(std::move(schema)),
         child_(std::move(child)),
         keys_(std::move(keys)),
-        aggregates_(std::move(aggregates)) {}
+        aggregates_(std::move(aggregates)),
+        depth_(depth) {}
 
   std::optional<Batch> Next(ExecContext& context) override {
     if (!aggregated_) {
       Aggregate(context);
       aggregated_ = true;
     }
-    if (pending_.empty()) return std::nullopt;
-    Batch batch = std::move(pending_.front());
-    pending_.pop_front();
-    return batch;
+    while (true) {
+      if (!pending_.empty()) {
+        Batch batch = std::move(pending_.front());
+        pending_.pop_front();
+        return batch;
+      }
+      if (partition_) {
+        if (std::optional<Batch> batch = partition_->Next(context)) return batch;
+        partition_.reset();
+      }
+      while (next_partition_ < kSpillPartitions && !partitions_[next_partition_]) ++next_partition_;
+      if (next_partition_ == kSpillPartitions) return std::nullopt;
+      std::unique_ptr<SpillFile> file = std::move(partitions_[next_partition_++]);
+      file->FinishWriting();
+      partition_ = std::make_unique<HashAggregateOperator>(schema(), MakeSpillFileSource(std::move(file)), keys_,
+                                                           aggregates_, depth_ + 1);
+    }
   }
 
   std::string Describe() const override {
@@ -298,13 +342,38 @@ class HashAggregateOperator final : public Operator {
   void Aggregate(ExecContext& context) {
     const size_t parallelism = std::max<size_t>(1, context.Parallelism());
     std::vector<std::unique_ptr<GroupTable>> tables;
-    for (size_t t = 0; t < parallelism; ++t) tables.push_back(std::make_unique<GroupTable>(keys_, aggregates_));
+    std::vector<std::unique_ptr<MemoryReservation>> reservations;
+    for (size_t t = 0; t < parallelism; ++t) {
+      tables.push_back(std::make_unique<GroupTable>(keys_, aggregates_));
+      reservations.push_back(std::make_unique<MemoryReservation>(context.memory, "HashAggregate"));
+    }
+    // Workers aggregate under a shared lock while the groups fit; once a worker finds they do
+    // not, batches are taken one at a time under the exclusive lock, which also waits for the
+    // batches still being aggregated, so the tables no longer change when they are looked up.
+    std::shared_mutex mode;
+    std::atomic<bool> spilling{false};
     // Every worker aggregates the batches it pulls into its own table; the tables are merged
     // at the end. A child that allows parallel pulls decodes on the workers.
     const bool parallel_child = parallelism > 1 && child_->EnableParallelNext();
     PullOnWorkers(*child_, context, parallelism, parallel_child,
                   [&](size_t worker, Batch& batch, uint64_t, ExecContext& worker_context) {
-                    tables[worker]->Consume(batch, worker_context.eval);
+                    if (!spilling.load(std::memory_order_acquire)) {
+                      std::shared_lock<std::shared_mutex> lock(mode);
+                      if (!spilling.load(std::memory_order_acquire)) {
+                        tables[worker]->Consume(batch, worker_context.eval);
+                        MemoryReservation& reservation = *reservations[worker];
+                        int64_t growth = tables[worker]->MemoryBytes() - reservation.used();
+                        if (growth > 0 && !reservation.TryGrow(growth)) {
+                          if (keys_.empty() || depth_ >= kMaxSpillDepth) {
+                            ThrowMemoryLimitExceeded(*context.memory, "HashAggregate");
+                          }
+                          spilling.store(true, std::memory_order_release);
+                        }
+                        return;
+                      }
+                    }
+                    std::unique_lock<std::shared_mutex> lock(mode);
+                    ConsumeOrSpill(tables, batch, worker_context);
                   });
     for (size_t t = 1; t < parallelism; ++t) {
       tables[0]->Merge(*tables[t], context.eval);
@@ -322,11 +391,52 @@ class HashAggregateOperator final : public Operator {
     }
   }
 
+  // After the tables stopped taking groups: rows of a group some table holds update that table,
+  // the others go to the spill partitions.
+  void ConsumeOrSpill(std::vector<std::unique_ptr<GroupTable>>& tables, const Batch& batch, ExecContext& context) {
+    const int64_t num_rows = batch.num_rows();
+    std::vector<VectorPtr> key_values;
+    for (const ExpressionPtr& key : keys_) key_values.push_back(expr::Evaluate(*key, batch, context.eval));
+    EncodeKeys(key_values, num_rows, encoded_);
+    std::vector<uint8_t> taken(static_cast<size_t>(num_rows), 0);
+    std::vector<int64_t> group_ids(static_cast<size_t>(num_rows));
+    std::vector<int64_t> rows;
+    for (auto& table : tables) {
+      table->key_table().FindAll(encoded_, taken.data(), group_ids.data());
+      rows.clear();
+      for (int64_t r = 0; r < num_rows; ++r) {
+        if (group_ids[static_cast<size_t>(r)] >= 0) {
+          rows.push_back(r);
+          taken[static_cast<size_t>(r)] = 1;
+        }
+      }
+      if (!rows.empty()) table->Consume(TakeBatchRows(batch, rows), context.eval);
+    }
+    std::array<std::vector<int64_t>, kSpillPartitions> spilled;
+    for (int64_t r = 0; r < num_rows; ++r) {
+      if (!taken[static_cast<size_t>(r)]) {
+        spilled[SpillPartitionOf(encoded_.hashes[static_cast<size_t>(r)], depth_)].push_back(r);
+      }
+    }
+    for (size_t p = 0; p < kSpillPartitions; ++p) {
+      if (spilled[p].empty()) continue;
+      if (!partitions_[p]) {
+        partitions_[p] = std::make_unique<SpillFile>(*context.memory, child_->schema(), context.counters.get());
+      }
+      partitions_[p]->Append(TakeBatchRows(batch, spilled[p]));
+    }
+  }
+
   OperatorPtr child_;
   std::vector<ExpressionPtr> keys_;
   std::vector<PreparedAggregate> aggregates_;
+  int depth_;  // 0, or how many times the rows were partitioned to spill files
   bool aggregated_ = false;
   std::deque<Batch> pending_;
+  EncodedKeys encoded_;  // ConsumeOrSpill, under the exclusive lock
+  std::array<std::unique_ptr<SpillFile>, kSpillPartitions> partitions_;
+  size_t next_partition_ = 0;
+  std::unique_ptr<Operator> partition_;  // aggregates the partition being returned
 };
 
 }  // namespace
@@ -335,8 +445,10 @@ OperatorPtr MakeHashAggregate(OperatorPtr child, std::vector<expr::ExpressionPtr
                               std::vector<std::string> key_names, std::vector<AggregateCall> aggregates,
                               std::vector<std::string> aggregate_names) {
   SILT_CHECK(child != nullptr, "hash aggregate without input");
-  return std::make_unique<HashAggregateOperator>(std::move(child), std::move(keys), std::move(key_names),
-                                                 PrepareAll(std::move(aggregates)), std::move(aggregate_names));
+  std::vector<PreparedAggregate> prepared = PrepareAll(std::move(aggregates));
+  SchemaPtr schema = AggregateSchema(keys, key_names, prepared, aggregate_names);
+  return std::make_unique<HashAggregateOperator>(std::move(schema), std::move(child), std::move(keys),
+                                                 std::move(prepared), 0);
 }
 
 }  // namespace silt::exec

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <condition_variable>
 #include <deque>
@@ -12,9 +13,12 @@
 #include "silt/exec/hash_operators.h"
 #include "silt/exec/hash_table.h"
 #include "silt/exec/pull_on_workers_internal.h"
+#include "silt/exec/operators.h"
 #include "silt/exec/row_hash.h"
+#include "silt/exec/spill_file.h"
 #include "silt/expr/evaluator.h"
 #include "silt/expr/type_coercion.h"
+#include "silt/vector/take.h"
 
 namespace silt::exec {
 
@@ -184,13 +188,26 @@ std::vector<uint8_t> NullKeyRows(const std::vector<VectorPtr>& keys, const std::
   return null_rows;
 }
 
+// Grace partitioning (HashJoinOperator::Partition): levels use hash bits 63..60, 59..56, ...
+constexpr int kSpillPartitionBits = 4;
+constexpr size_t kSpillPartitions = size_t{1} << kSpillPartitionBits;
+constexpr int kMaxSpillDepth = 6;
+
+size_t SpillPartitionOf(uint64_t hash, int depth) {
+  return static_cast<size_t>(hash >> (64 - kSpillPartitionBits * (depth + 1))) & (kSpillPartitions - 1);
+}
+
+// Bytes of index per build row beside the rows themselves: the chain, the slot and the key.
+constexpr int64_t kIndexBytesPerBuildRow = 40;
+
 class HashJoinOperator final : public Operator {
  public:
-  HashJoinOperator(OperatorPtr left, OperatorPtr right, HashJoinSpec spec)
+  HashJoinOperator(OperatorPtr left, OperatorPtr right, HashJoinSpec spec, int depth = 0)
       : Operator(HashJoinSchema(*left->schema(), *right->schema(), spec.type)),
         left_(std::move(left)),
         right_(std::move(right)),
-        spec_(std::move(spec)) {
+        spec_(std::move(spec)),
+        depth_(depth) {
     SILT_CHECK(spec_.type != JoinType::kCross, "a hash join needs equi-join keys; cross joins use nested loops");
     SILT_CHECK(!spec_.left_keys.empty() && spec_.left_keys.size() == spec_.right_keys.size(),
                "a hash join needs pairs of keys");
@@ -223,6 +240,7 @@ class HashJoinOperator final : public Operator {
       Build(context);
       built_ = true;
     }
+    if (grace_) return NextGrace(context);
     while (pending_.empty()) {
       if (left_done_) {
         if (!unmatched_emitted_) {
@@ -266,6 +284,10 @@ class HashJoinOperator final : public Operator {
       }
     });
     if (build_error_) std::rethrow_exception(build_error_);
+    if (grace_) {
+      std::lock_guard<std::mutex> lock(grace_mutex_);
+      return NextGrace(context);
+    }
     for (;;) {
       {
         std::unique_lock<std::mutex> lock(probe_mutex_);
@@ -315,20 +337,39 @@ class HashJoinOperator final : public Operator {
     // Only a child that decodes on the pulling threads is worth pulling on several.
     const bool parallel = context.Parallelism() > 1 && right_->EnableParallelNext();
     const size_t parallelism = parallel ? context.Parallelism() : 1;
-    std::vector<std::vector<Batch>> pulled(parallelism);
-    PullOnWorkers(*right_, context, parallelism, parallel,
-                  [&](size_t worker, Batch& batch, uint64_t, ExecContext&) {
-                    pulled[worker].push_back(std::move(batch));
-                  });
+    // Each batch's memory is reserved as it arrives; once the limit says no, the build side is
+    // partitioned to disk instead (StartGrace), under the same lock.
     std::vector<Batch> batches;
-    for (std::vector<Batch>& part : pulled) {
-      for (Batch& batch : part) batches.push_back(std::move(batch));
-    }
+    std::mutex mutex;
+    PullOnWorkers(*right_, context, parallelism, parallel,
+                  [&](size_t, Batch& batch, uint64_t, ExecContext& worker_context) {
+                    std::lock_guard<std::mutex> lock(mutex);
+                    if (!grace_) {
+                      if (reservation_->TryGrow(MemoryBytes(batch))) {
+                        batches.push_back(std::move(batch));
+                        return;
+                      }
+                      StartGrace(batches, worker_context);
+                    }
+                    Partition(batch, true, worker_context);
+                  });
     return batches;
   }
 
   void Build(ExecContext& context) {
+    reservation_ = std::make_unique<MemoryReservation>(context.memory, "HashJoin");
     std::vector<Batch> batches = PullBuildSide(context);
+    const int64_t held_bytes = reservation_->used();
+    if (!grace_) {
+      // The rows once more (concatenated) and their index.
+      int64_t rows = 0;
+      for (const Batch& batch : batches) rows += batch.num_rows();
+      if (!reservation_->TryGrow(held_bytes + rows * kIndexBytesPerBuildRow)) StartGrace(batches, context);
+    }
+    if (grace_) {
+      PartitionProbeSide(context);
+      return;
+    }
     const Schema& right_schema = *right_->schema();
     if (batches.empty()) {
       std::vector<VectorPtr> columns;
@@ -338,6 +379,7 @@ class HashJoinOperator final : public Operator {
       build_ = ConcatenateBatches(batches);
     }
     batches.clear();
+    reservation_->Shrink(held_bytes);
     const int64_t num_rows = build_.num_rows();
     std::vector<VectorPtr> keys;
     for (const ExpressionPtr& key : spec_.right_keys) keys.push_back(expr::Evaluate(*key, build_, context.eval));
@@ -568,6 +610,79 @@ class HashJoinOperator final : public Operator {
     }
   }
 
+  // Grace hash join, when the build side does not fit in the query's memory: both sides are
+  // written to kSpillPartitions files by bits of their key hash (equal keys hash alike on both
+  // sides, having one type), and each pair of files is joined by a nested join one level deeper,
+  // which partitions again by the next bits when its build side still does not fit. Every join
+  // type is answered partition by partition: a row can only match rows of its own partition.
+  // NOT IN needs the whole build side: its NULL keys are seen while partitioning it.
+
+  // Writes `batch` (of the right side when `right`, else the left) to the partition files.
+  void Partition(const Batch& batch, bool right, ExecContext& context) {
+    const int64_t num_rows = batch.num_rows();
+    std::vector<VectorPtr> keys;
+    for (const ExpressionPtr& key : right ? spec_.right_keys : spec_.left_keys) {
+      keys.push_back(expr::Evaluate(*key, batch, context.eval));
+    }
+    std::vector<uint8_t> null_rows = NullKeyRows(keys, spec_.null_safe, num_rows);
+    EncodedKeys encoded;
+    EncodeKeys(keys, num_rows, encoded);
+    std::array<std::vector<int64_t>, kSpillPartitions> rows;
+    for (int64_t i = 0; i < num_rows; ++i) {
+      if (null_rows[i] != 0) {
+        if (right) build_has_null_key_ = true;
+        // NOT IN against a build side that is not empty: a NULL probe key keeps no row.
+        if (!right && spec_.null_aware_anti) continue;
+      }
+      rows[SpillPartitionOf(encoded.hashes[static_cast<size_t>(i)], depth_)].push_back(i);
+    }
+    auto& files = right ? right_partitions_ : left_partitions_;
+    for (size_t p = 0; p < kSpillPartitions; ++p) {
+      if (rows[p].empty()) continue;
+      if (!files[p]) files[p] = std::make_unique<SpillFile>(*context.memory, batch.schema(), context.counters.get());
+      files[p]->Append(TakeBatchRows(batch, rows[p]));
+    }
+  }
+
+  // Switches to the grace join: `held` (build batches pulled so far) and every build batch
+  // after them go to the partition files.
+  void StartGrace(std::vector<Batch>& held, ExecContext& context) {
+    if (depth_ >= kMaxSpillDepth) ThrowMemoryLimitExceeded(*context.memory, "HashJoin");
+    grace_ = true;
+    for (const Batch& batch : held) Partition(batch, true, context);
+    held.clear();
+    reservation_->Clear();
+  }
+
+  // Partitions the probe side, after the build side was partitioned.
+  void PartitionProbeSide(ExecContext& context) {
+    if (spec_.null_aware_anti && build_has_null_key_) return;  // NOT IN over a NULL: no row
+    while (std::optional<Batch> batch = left_->Next(context)) Partition(*batch, false, context);
+  }
+
+  // The output of the grace join: the partitions' joins, one after the other.
+  std::optional<Batch> NextGrace(ExecContext& context) {
+    while (true) {
+      if (partition_join_) {
+        if (std::optional<Batch> batch = partition_join_->Next(context)) return batch;
+        partition_join_.reset();
+      }
+      size_t& p = next_partition_;
+      while (p < kSpillPartitions && !left_partitions_[p] && !right_partitions_[p]) ++p;
+      if (p == kSpillPartitions) return std::nullopt;
+      auto side = [](std::unique_ptr<SpillFile>& file, const SchemaPtr& schema) {
+        if (!file) return MakeBatchSource(schema, {});
+        return MakeSpillFileSource(std::move(file));
+      };
+      OperatorPtr left = side(left_partitions_[p], left_->schema());
+      OperatorPtr right = side(right_partitions_[p], right_->schema());
+      ++p;
+      HashJoinSpec spec = spec_;
+      spec.null_aware_anti = false;  // settled while partitioning
+      partition_join_ = std::make_unique<HashJoinOperator>(std::move(left), std::move(right), std::move(spec), depth_ + 1);
+    }
+  }
+
   template <typename Sink>
   void Emit(std::vector<VectorPtr> columns, int64_t num_rows, Sink& sink) const {
     sink.emplace_back(schema(), std::move(columns), num_rows);
@@ -576,6 +691,17 @@ class HashJoinOperator final : public Operator {
   OperatorPtr left_;
   OperatorPtr right_;
   HashJoinSpec spec_;
+  int depth_;  // 0, or how many times both sides were partitioned to spill files
+  std::unique_ptr<MemoryReservation> reservation_;  // the build side and its index
+
+  // The grace join (StartGrace): the partition files of each side, the partition being joined
+  // and the next one. Under parallel pulls, grace_mutex_ serialises NextGrace.
+  bool grace_ = false;
+  std::array<std::unique_ptr<SpillFile>, kSpillPartitions> left_partitions_;
+  std::array<std::unique_ptr<SpillFile>, kSpillPartitions> right_partitions_;
+  std::unique_ptr<Operator> partition_join_;
+  size_t next_partition_ = 0;
+  std::mutex grace_mutex_;
 
   bool built_ = false;
   Batch build_;

@@ -36,6 +36,11 @@ class KeyTable {
   void PrefetchStoredKey(uint64_t hash) const;
 
   size_t num_groups() const { return hashes_.size(); }
+  /// The bytes the table holds (slots, keys, offsets and hashes, by capacity).
+  int64_t MemoryBytes() const {
+    return static_cast<int64_t>((slots_.capacity() + key_offsets_.capacity() + hashes_.capacity()) * sizeof(uint64_t) +
+                                arena_.capacity());
+  }
   std::string_view key(uint32_t group) const {
     if (!variable_length_) {
       return {reinterpret_cast<const char*>(arena_.data()) + group * key_length_, key_length_};

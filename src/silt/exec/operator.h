@@ -9,6 +9,7 @@
 
 #include "silt/base/cancellation.h"
 #include "silt/base/progress.h"
+#include "silt/exec/memory.h"
 #include "silt/expr/eval_context.h"
 #include "silt/vector/batch.h"
 
@@ -29,6 +30,8 @@ struct ExecCounters {
   std::atomic<int64_t> files_scanned{0};  ///< data files opened by scans
   std::atomic<int64_t> files_pruned{0};   ///< data files skipped by partition values / stats
   std::atomic<int64_t> rows_scanned{0};   ///< rows produced by scans before their filters
+  std::atomic<int64_t> spill_files{0};    ///< spill files operators wrote (memory limit reached)
+  std::atomic<int64_t> spill_bytes{0};    ///< bytes written to them
 };
 
 /// Per-query state shared by the operators of one plan.
@@ -41,6 +44,9 @@ struct ExecContext {
   /// Upper bound on threads one operator uses; 0 = the pool's size.
   size_t parallelism = 0;
   std::shared_ptr<ExecCounters> counters = std::make_shared<ExecCounters>();
+  /// The query's memory budget and spill folder (silt.memory.limit, silt.tmp.dir); the default
+  /// has no limit. Copies of the context share it.
+  std::shared_ptr<QueryMemory> memory = std::make_shared<QueryMemory>();
   /// The statement's cancel request, polled by the leaf operators before each batch (every
   /// pipeline starts at one) and by Collect; nullptr = not cancellable. Not owned.
   const Cancellation* cancellation = nullptr;

@@ -2,6 +2,7 @@
 #include <cmath>
 #include <deque>
 #include <limits>
+#include <memory>
 #include <string>
 #include <utility>
 
@@ -513,9 +514,13 @@ class WindowOperator final : public Operator {
 
   std::optional<Batch> Next(ExecContext& context) override {
     if (!computed_) Compute(context);
-    if (next_output_ >= output_.size()) {
+    while (next_output_ >= output_.size()) {
       output_.clear();
-      return std::nullopt;
+      next_output_ = 0;
+      if (!sorted_input_ || !NextSortedChunk(context)) {
+        if (reservation_) reservation_->Clear();
+        return std::nullopt;
+      }
     }
     return std::move(output_[next_output_++]);
   }
@@ -722,9 +727,99 @@ class WindowOperator final : public Operator {
     }
   }
 
+  // Pulls the input, holding it while the memory limit allows. When it does not, the input
+  // (what is held, then the rest) goes through an external sort by partition and order keys
+  // instead, and the window is computed a run of whole partitions at a time as the sorted rows
+  // arrive (NextSortedChunk): one partition must fit in memory, not the input.
   void Compute(ExecContext& context) {
     computed_ = true;
-    std::vector<Batch> batches = Collect(*child_, context);
+    reservation_ = std::make_unique<MemoryReservation>(context.memory, "Window");
+    std::vector<Batch> batches;
+    while (std::optional<Batch> batch = child_->Next(context)) {
+      if (!reservation_->TryGrow(MemoryBytes(*batch))) {
+        batches.push_back(std::move(*batch));
+        reservation_->Clear();
+        std::vector<SortKey> keys;
+        for (int column : ordering_.partition_by) keys.push_back(SortKey{column, true, true});
+        for (const SortKey& key : ordering_.order_by) keys.push_back(key);
+        sorted_input_ = MakeSort(std::make_unique<HeldThenRest>(std::move(batches), *child_), std::move(keys));
+        return;
+      }
+      batches.push_back(std::move(*batch));
+    }
+    ComputeOver(std::move(batches), context);
+  }
+
+  // The next run of whole partitions from the sorted input into output_; false at the end.
+  bool NextSortedChunk(ExecContext& context) {
+    while (std::optional<Batch> batch = sorted_input_->Next(context)) {
+      reservation_->Grow(MemoryBytes(*batch));
+      // The last partition of `batch` may continue in the next batch: it stays held. The rows
+      // before it complete the partitions held so far.
+      int64_t last_start = batch->num_rows() - 1;
+      while (last_start >= 0 && !PartitionStartsAt(*batch, last_start)) --last_start;
+      if (last_start < 0) {
+        held_.push_back(std::move(*batch));
+        continue;
+      }
+      std::vector<Batch> complete = std::move(held_);
+      held_.clear();
+      if (last_start > 0) complete.push_back(batch->Slice(0, last_start));
+      held_.push_back(batch->Slice(last_start, batch->num_rows() - last_start));
+      if (complete.empty()) continue;
+      int64_t held_bytes = MemoryBytes(held_.back());
+      ComputeOver(std::move(complete), context);
+      reservation_->Clear();
+      reservation_->Grow(held_bytes);
+      return true;
+    }
+    sorted_input_.reset();
+    if (held_.empty()) return false;
+    ComputeOver(std::move(held_), context);
+    held_.clear();
+    reservation_->Clear();
+    return true;
+  }
+
+  // Whether row `row` of `batch` starts a new partition: its partition keys differ from the
+  // previous row's (in `batch`, or for row 0 the last row held).
+  bool PartitionStartsAt(const Batch& batch, int64_t row) const {
+    const Batch* previous = &batch;
+    int64_t previous_row = row - 1;
+    if (row == 0) {
+      if (held_.empty()) return true;
+      previous = &held_.back();
+      previous_row = held_.back().num_rows() - 1;
+      if (previous_row < 0) return false;
+    }
+    for (int column : ordering_.partition_by) {
+      const Vector& a = *previous->column(static_cast<size_t>(column));
+      const Vector& b = *batch.column(static_cast<size_t>(column));
+      if (!ValuesEqual(a, previous_row, b, row)) return true;
+    }
+    return false;
+  }
+
+  // Hands out batches already pulled, then the rest of `child`.
+  class HeldThenRest final : public Operator {
+   public:
+    HeldThenRest(std::vector<Batch> held, Operator& child)
+        : Operator(child.schema()), held_(std::move(held)), child_(child) {}
+    std::optional<Batch> Next(ExecContext& context) override {
+      if (next_ < held_.size()) return std::move(held_[next_++]);
+      held_.clear();
+      return child_.Next(context);
+    }
+    std::string Describe() const override { return child_.Describe(); }
+
+   private:
+    std::vector<Batch> held_;
+    size_t next_ = 0;
+    Operator& child_;
+  };
+
+  // Computes the window over `batches` (whole partitions) and appends the rows to output_.
+  void ComputeOver(std::vector<Batch> batches, ExecContext& context) {
     if (batches.empty()) return;
     int64_t num_rows = 0;
     for (const Batch& batch : batches) num_rows += batch.num_rows();
@@ -1334,6 +1429,11 @@ class WindowOperator final : public Operator {
   bool computed_ = false;
   std::vector<Batch> output_;
   size_t next_output_ = 0;
+  std::unique_ptr<MemoryReservation> reservation_;  // the input held
+  // Past the memory limit: the input sorted by partition and order keys (an external sort),
+  // and the rows of the partition not yet complete.
+  OperatorPtr sorted_input_;
+  std::vector<Batch> held_;
 };
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "silt/io/path.h"
 
+#include "silt/io/storage_url.h"
+
 namespace silt::io {
 
 std::string_view TrimTrailingSeparators(std::string_view path) {
@@ -61,6 +63,13 @@ std::string_view BaseName(std::string_view path) {
 }
 
 std::string NormalizePath(std::string_view path) {
+  // A URL keeps its "scheme:" and "//" as written ("s3://b//t/" -> "s3://b/t"); the rest is
+  // normalized as a path.
+  if (std::optional<std::string> scheme = UrlScheme(path)) {
+    size_t rest = scheme->size() + 1;
+    if (path.substr(rest, 2) == "//") rest += 2;
+    return std::string(path.substr(0, rest)) + NormalizePath(path.substr(rest));
+  }
   std::string normalized;
   normalized.reserve(path.size());
   bool absolute = !path.empty() && path.front() == '/';

@@ -167,6 +167,11 @@ std::unique_ptr<DataFileWriter> DataFileWriter::Make(std::shared_ptr<io::FileSys
       data_fields.push_back(mapped ? PhysicalField(schema.field(i)) : schema.field(i));
     }
   }
+  writer->stats_schema_ = std::make_shared<const Schema>(data_fields);
+  for (size_t i = 0; i < writer->options_.hidden_columns.size(); ++i) {
+    writer->data_indexes_.push_back(schema.num_fields() + i);
+    data_fields.push_back(writer->options_.hidden_columns[i]);
+  }
   writer->data_schema_ = std::make_shared<const Schema>(std::move(data_fields));
   if (const std::string* indexed = FindValue(metadata.configuration, "delta.dataSkippingNumIndexedCols")) {
     try {
@@ -197,7 +202,7 @@ DataFileWriter::OpenFile& DataFileWriter::FileFor(const PartitionValueMap& value
   file->writer = parquet::FileWriter::Open(
       std::make_unique<SyncingOutputStream>(fs_->OpenWrite(io::JoinPath(table_root_, file->relative_path))),
       *data_schema_, options_.parquet);
-  file->stats = std::make_unique<StatsCollector>(*data_schema_, stats_options_);
+  file->stats = std::make_unique<StatsCollector>(*stats_schema_, stats_options_);
   OpenFile& result = *file;
   open_files_.emplace(key, std::move(file));
   return result;
@@ -217,10 +222,12 @@ void DataFileWriter::CloseFile(OpenFile& file) {
 
 void DataFileWriter::Write(const Batch& batch) {
   const Schema& table = *table_schema_;
-  bool same = batch.num_columns() == table.num_fields();
-  for (size_t i = 0; same && i < table.num_fields(); ++i) {
+  const std::vector<Field>& hidden = options_.hidden_columns;
+  bool same = batch.num_columns() == table.num_fields() + hidden.size();
+  for (size_t i = 0; same && i < batch.num_columns(); ++i) {
     const Field& given = batch.schema()->field(i);
-    same = given.name == table.field(i).name && given.type->Equals(*table.field(i).type);
+    const Field& expected = i < table.num_fields() ? table.field(i) : hidden[i - table.num_fields()];
+    same = given.name == expected.name && given.type->Equals(*expected.type);
   }
   if (!same) {
     SILT_THROW(DELTA_METADATA_MISMATCH,
@@ -270,7 +277,14 @@ void DataFileWriter::Write(const Batch& batch) {
       if (options_.max_rows_per_file > 0) take = std::min(take, options_.max_rows_per_file - file.rows);
       Batch piece = part.Slice(offset, take);
       file.writer->Write(piece);
-      file.stats->Update(piece);
+      if (hidden.empty()) {
+        file.stats->Update(piece);
+      } else {
+        std::vector<VectorPtr> data_columns(piece.columns().begin(),
+                                            piece.columns().begin() +
+                                                static_cast<long>(stats_schema_->num_fields()));
+        file.stats->Update(Batch(stats_schema_, std::move(data_columns), piece.num_rows()));
+      }
       file.rows += take;
       offset += take;
       if (options_.max_rows_per_file > 0 && file.rows >= options_.max_rows_per_file) {

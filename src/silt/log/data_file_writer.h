@@ -22,6 +22,10 @@ struct DataFileWriterOptions {
   int64_t max_rows_per_file = 0;
   /// Written as the add's `dataChange`.
   bool data_change = true;
+  /// Columns the files hold besides the table's, outside its schema (row tracking's materialized
+  /// row ids and commit versions): the batches given to Write carry them after the table's
+  /// columns. No statistics are collected for them.
+  std::vector<Field> hidden_columns;
 };
 
 /// Escapes one partition value for a Hive-style folder name (`col=value`): NULL and the empty
@@ -49,8 +53,8 @@ class DataFileWriter {
   DataFileWriter(const DataFileWriter&) = delete;
   DataFileWriter& operator=(const DataFileWriter&) = delete;
 
-  /// Writes `batch`, whose columns must be the table's (same names in order and same types):
-  /// otherwise DELTA_METADATA_MISMATCH. A NULL in a non-nullable column throws
+  /// Writes `batch`, whose columns must be the table's (same names in order and same types),
+  /// followed by the hidden columns: otherwise DELTA_METADATA_MISMATCH. A NULL in a non-nullable column throws
   /// DELTA_NOT_NULL_CONSTRAINT_VIOLATED. Storage and Parquet errors propagate; files already
   /// written stay behind as orphans (VACUUM removes them).
   void Write(const Batch& batch);
@@ -68,7 +72,8 @@ class DataFileWriter {
   DataFileWriterOptions options_;
   StatsOptions stats_options_;
   SchemaPtr table_schema_;
-  SchemaPtr data_schema_;
+  SchemaPtr data_schema_;   ///< What the files hold: data columns, then the hidden ones.
+  SchemaPtr stats_schema_;  ///< The data columns alone.
   std::vector<size_t> partition_indexes_;  ///< Table column index of each partition column.
   std::vector<size_t> data_indexes_;       ///< Table column index of each data column.
   std::vector<std::string> stored_names_;  ///< Each table column's name in files and stats.

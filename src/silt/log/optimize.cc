@@ -12,6 +12,7 @@
 #include "silt/base/thread_pool.h"
 #include "silt/log/data_file_writer.h"
 #include "silt/log/file_stats.h"
+#include "silt/log/row_tracking.h"
 #include "silt/log/zorder.h"
 #include "silt/types/schema_json.h"
 #include "silt/vector/batch.h"
@@ -170,8 +171,24 @@ class BinRewriter {
       : snapshot_(std::move(snapshot)), options_(options) {
     ScanOptions scan_options;
     scan_options.pool = options.pool;
-    scan_ = TableScan::Make(snapshot_, scan_options);
     schema_ = std::make_shared<Schema>(snapshot_->schema());
+    writer_schema_ = schema_;
+    // Under row tracking the rewritten rows keep their stable row ids and commit versions,
+    // materialized in the new files' hidden columns.
+    const Metadata& metadata = snapshot_->metadata();
+    const std::string* row_id = FindValue(metadata.configuration, kMaterializedRowIdColumnKey);
+    const std::string* commit_version =
+        FindValue(metadata.configuration, kMaterializedRowCommitVersionColumnKey);
+    if (IsRowTrackingEnabled(snapshot_->protocol(), metadata) && row_id != nullptr &&
+        commit_version != nullptr) {
+      scan_options.file_metadata = true;
+      hidden_columns_ = {Field{*row_id, LongType(), true, {}},
+                         Field{*commit_version, LongType(), true, {}}};
+      std::vector<Field> fields = schema_->fields();
+      fields.insert(fields.end(), hidden_columns_.begin(), hidden_columns_.end());
+      writer_schema_ = std::make_shared<Schema>(std::move(fields));
+    }
+    scan_ = TableScan::Make(snapshot_, scan_options);
     for (const std::string& column : options.zorder_columns) {
       zorder_indexes_.push_back(static_cast<size_t>(schema_->FieldIndex(column, false)));
     }
@@ -189,6 +206,7 @@ class BinRewriter {
     DataFileWriterOptions writer_options;
     writer_options.data_change = false;
     writer_options.parquet.pool = options_.pool;
+    writer_options.hidden_columns = hidden_columns_;
     if (zorder_indexes_.empty()) {
       // Compaction: the bin becomes one file, streamed a row group at a time.
       auto writer = MakeWriter(writer_options);
@@ -232,7 +250,7 @@ class BinRewriter {
         std::max<int64_t>(1, bin.bytes / std::max<int64_t>(options_.max_file_size, 1));
     writer_options.max_rows_per_file = (rows.num_rows() + num_files - 1) / num_files;
     auto writer = MakeWriter(writer_options);
-    writer->Write(Batch(schema_, std::move(sorted), rows.num_rows()));
+    writer->Write(Batch(writer_schema_, std::move(sorted), rows.num_rows()));
     return writer->Finish();
   }
 
@@ -242,14 +260,25 @@ class BinRewriter {
                                 snapshot_->metadata(), std::move(options));
   }
 
+  // A scanned batch as the writer takes it: the table's columns, then (row tracking) each row's
+  // stable id and commit version from the scan's `_metadata`, its last two fields.
   Batch InTableSchema(const Batch& batch) const {
-    return Batch(schema_, batch.columns(), batch.num_rows());
+    if (hidden_columns_.empty()) return Batch(schema_, batch.columns(), batch.num_rows());
+    std::vector<VectorPtr> columns(batch.columns().begin(),
+                                   batch.columns().begin() + static_cast<long>(schema_->num_fields()));
+    const VectorPtr& metadata = batch.columns().back();
+    size_t fields = metadata->type()->fields().size();
+    columns.push_back(metadata->child(fields - 2));
+    columns.push_back(metadata->child(fields - 1));
+    return Batch(writer_schema_, std::move(columns), batch.num_rows());
   }
 
   std::shared_ptr<const Snapshot> snapshot_;
   const OptimizeOptions& options_;
   std::unique_ptr<TableScan> scan_;
   SchemaPtr schema_;
+  SchemaPtr writer_schema_;            // schema_, plus the materialized row tracking columns
+  std::vector<Field> hidden_columns_;  // those columns, under row tracking
   std::vector<size_t> zorder_indexes_;
 };
 

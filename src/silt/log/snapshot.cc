@@ -8,6 +8,7 @@
 #include "silt/error.h"
 #include "silt/io/path.h"
 #include "silt/log/checkpoint_reader.h"
+#include "silt/log/type_widening.h"
 #include "silt/types/date_time.h"
 #include "silt/types/schema_json.h"
 
@@ -199,6 +200,10 @@ std::shared_ptr<const Snapshot> Snapshot::Load(std::shared_ptr<io::FileSystem> f
                                   " names partition column " + column +
                                   ", which its schema does not have"}});
     }
+  }
+  // Old data files are widened to the recorded types: a change silt cannot widen is refused.
+  if (snapshot->metadata_.schema_string.find(kTypeChangesKey) != std::string::npos) {
+    CheckTypeChangesReadable(snapshot->schema());
   }
   snapshot->files_ = std::move(replay.files);
   snapshot->tombstones_ = std::move(replay.tombstones);

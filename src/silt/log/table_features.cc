@@ -31,7 +31,7 @@ constexpr std::array<TableFeatureInfo, 28> kFeatures = {{
     {"typeWidening", true, 0, 0, true, true},
     {"typeWidening-preview", true, 0, 0, true, true},
     {"domainMetadata", false, 0, 0, true, true},
-    {"rowTracking", false, 0, 0, true, false},
+    {"rowTracking", false, 0, 0, true, true},
     {"inCommitTimestamp", false, 0, 0, true, true},
     {"clustering", false, 0, 0, true, false},
     {"liquid", false, 0, 0, true, false},

@@ -104,7 +104,7 @@ TEST(TableFeaturesTest, WriteCheckRefusesActiveUnimplementedFeatures) {
   EXPECT_EQ(error.error_class(), "DELTA_UNSUPPORTED_FEATURES_FOR_WRITE");
   EXPECT_THAT(error.message(), HasSubstr("unknownThing"));
   EXPECT_EQ(CaptureError([&] {
-              CheckWriteSupported({1, 7, std::nullopt, std::vector<std::string>{"rowTracking", "domainMetadata"}},
+              CheckWriteSupported({1, 7, std::nullopt, std::vector<std::string>{"icebergCompatV2", "columnMapping"}},
                                   plain, "t");
             }).error_class(),
             "DELTA_UNSUPPORTED_FEATURES_FOR_WRITE");

@@ -12,6 +12,7 @@
 #include "silt/log/deletion_vector.h"
 #include "silt/log/file_stats.h"
 #include "silt/log/partition_values.h"
+#include "silt/log/row_tracking.h"
 #include "silt/parquet/reader.h"
 #include "silt/types/schema_json.h"
 
@@ -224,7 +225,24 @@ struct TableScan::Column {
   Field field;                    // logical
   bool partition = false;
   std::string physical_name;      // key of partitionValues and of stats
+  bool file_metadata = false;     // the hidden _metadata column, computed per row
 };
+
+DataTypePtr FileMetadataType(bool row_tracking) {
+  std::vector<Field> fields = {
+      Field{"file_path", StringType(), false, {}},
+      Field{"file_name", StringType(), false, {}},
+      Field{"file_size", LongType(), false, {}},
+      Field{"file_block_start", LongType(), false, {}},
+      Field{"file_block_length", LongType(), false, {}},
+      Field{"file_modification_time", TimestampType(), false, {}},
+      Field{"row_index", LongType(), false, {}}};
+  if (row_tracking) {
+    fields.push_back(Field{"row_id", LongType(), false, {}});
+    fields.push_back(Field{"row_commit_version", LongType(), false, {}});
+  }
+  return StructType(std::move(fields));
+}
 
 std::unique_ptr<TableScan> TableScan::Make(std::shared_ptr<const Snapshot> snapshot,
                                            ScanOptions options) {
@@ -293,6 +311,26 @@ std::unique_ptr<TableScan> TableScan::MakeScan(std::shared_ptr<const Snapshot> s
     column->field.name = extra.name;
     column->field.type = extra.type;
     column->physical_name = extra.name;
+    scan->columns_.push_back(column);
+    output_fields.push_back(column->field);
+  }
+  if (options.file_metadata) {
+    // Without a snapshot (files of several versions) the protocol is unknown: the property
+    // alone says whether the files carry row ids.
+    const std::string* enabled = FindValue(metadata.configuration, "delta.enableRowTracking");
+    scan->row_tracking_ = snapshot ? IsRowTrackingEnabled(snapshot->protocol(), metadata)
+                                   : enabled != nullptr && EqualsIgnoreCase(*enabled, "true");
+    if (const std::string* name = FindValue(metadata.configuration, kMaterializedRowIdColumnKey)) {
+      scan->materialized_row_id_column_ = *name;
+    }
+    if (const std::string* name =
+            FindValue(metadata.configuration, kMaterializedRowCommitVersionColumnKey)) {
+      scan->materialized_row_commit_version_column_ = *name;
+    }
+    auto column = std::make_shared<Column>();
+    column->field = Field{std::string(kFileMetadataColumn), FileMetadataType(scan->row_tracking_),
+                          false, {}};
+    column->file_metadata = true;
     scan->columns_.push_back(column);
     output_fields.push_back(column->field);
   }
@@ -411,6 +449,15 @@ bool TableScan::MayMatch(const AddFile& file) const {
 }
 
 std::vector<Batch> TableScan::ReadFile(const AddFile& file) const {
+  if (options_.file_metadata) {
+    // The metadata column needs each row's physical index, which the row-group reader tracks.
+    auto opened = OpenFile(file);
+    std::vector<Batch> batches;
+    for (int group = 0; group < opened->num_row_groups(); ++group) {
+      batches.push_back(opened->ReadRowGroup(group));
+    }
+    return batches;
+  }
   io::FileSystem& fs = *fs_;
   std::string path = ResolvePath(file.path);
   FieldLocator locator{mapping_mode_};
@@ -559,14 +606,41 @@ class TableScan::OpenedFileImpl final : public TableScan::OpenedFile {
       : scan_(scan), locator_mode_(scan.mapping_mode_), selected_rows_(std::move(selected_rows)) {
     io::FileSystem& fs = *scan.fs_;
     FieldLocator locator{locator_mode_};
-    reader_ = parquet::FileReader::Open(fs, scan.ResolvePath(file.path));
+    file_path_ = scan.ResolvePath(file.path);
+    file_size_ = file.size;
+    file_modification_time_ms_ = file.modification_time;
+    base_row_id_ = file.base_row_id;
+    default_row_commit_version_ = file.default_row_commit_version;
+    reader_ = parquet::FileReader::Open(fs, file_path_);
     const Schema& file_schema = reader_->schema();
     const auto& columns = scan.columns_;
     projected_position_.assign(columns.size(), -1);
     read_options_.max_parallelism = 1;
     read_options_.pool = scan.options_.pool;
+    auto project = [&](const std::string& name) {
+      auto existing = std::find(read_options_.columns.begin(), read_options_.columns.end(), name);
+      int position = static_cast<int>(existing - read_options_.columns.begin());
+      if (existing == read_options_.columns.end()) read_options_.columns.push_back(name);
+      return position;
+    };
     for (size_t i = 0; i < columns.size(); ++i) {
       const Column& column = *columns[i];
+      if (column.file_metadata) {
+        file_metadata_column_ = static_cast<int>(i);
+        // Materialized row ids and commit versions, stored under their hidden names.
+        if (scan.row_tracking_) {
+          if (!scan.materialized_row_id_column_.empty() &&
+              file_schema.FieldIndex(scan.materialized_row_id_column_) >= 0) {
+            materialized_row_id_position_ = project(scan.materialized_row_id_column_);
+          }
+          if (!scan.materialized_row_commit_version_column_.empty() &&
+              file_schema.FieldIndex(scan.materialized_row_commit_version_column_) >= 0) {
+            materialized_commit_version_position_ =
+                project(scan.materialized_row_commit_version_column_);
+          }
+        }
+        continue;
+      }
       if (column.partition || column.field.type->id() == TypeId::kNull) continue;
       int index = locator.Find(column.field, file_schema.fields());
       if (index < 0) continue;
@@ -639,6 +713,8 @@ class TableScan::OpenedFileImpl final : public TableScan::OpenedFile {
   Batch ReadRowGroup(int index, std::vector<uint64_t>* positions) const override {
     SILT_USER_CHECK(index >= 0 && index < reader_->num_row_groups(), INVALID_ARGUMENT,
                     {{"message", "row group " + std::to_string(index) + " out of range"}});
+    std::vector<uint64_t> metadata_positions;
+    if (positions == nullptr && file_metadata_column_ >= 0) positions = &metadata_positions;
     FieldLocator locator{locator_mode_};
     int64_t rows = reader_->metadata().row_groups[static_cast<size_t>(index)].num_rows;
     // The rows a deletion vector (or a change feed's selection) keeps.
@@ -681,7 +757,9 @@ class TableScan::OpenedFileImpl final : public TableScan::OpenedFile {
     vectors.reserve(columns.size());
     for (size_t i = 0; i < columns.size(); ++i) {
       const Column& column = *columns[i];
-      if (column.partition) {
+      if (column.file_metadata) {
+        vectors.push_back(nullptr);  // built below, once the rows are final
+      } else if (column.partition) {
         vectors.push_back(MakeConstantVector(column.field.type, partition_values_[i], rows));
       } else if (projected_position_[i] < 0) {
         vectors.push_back(Vector::MakeAllNull(column.field.type, rows));
@@ -693,14 +771,79 @@ class TableScan::OpenedFileImpl final : public TableScan::OpenedFile {
     if (!keep.empty()) {  // no column was read: the mask drops rows of the constant columns
       int64_t kept = std::count(keep.begin(), keep.end(), true);
       if (kept != rows) {
-        for (auto& vector : vectors) vector = FilterRows(vector, keep, kept);
+        for (auto& vector : vectors) {
+          if (vector) vector = FilterRows(vector, keep, kept);
+        }
         rows = kept;
       }
+    }
+    if (file_metadata_column_ >= 0) {
+      vectors[static_cast<size_t>(file_metadata_column_)] = FileMetadata(stored, *positions, rows);
     }
     return Batch(scan_.output_schema_, std::move(vectors), rows);
   }
 
  private:
+  // The `_metadata` values of the rows at `positions` (physical indexes in the file); `stored`
+  // holds the materialized row tracking columns when the file has them.
+  VectorPtr FileMetadata(const Batch& stored, const std::vector<uint64_t>& positions,
+                         int64_t rows) const {
+    SILT_CHECK(static_cast<int64_t>(positions.size()) == rows, "a position for every row");
+    const Column& column = *scan_.columns_[static_cast<size_t>(file_metadata_column_)];
+    auto constant_string = [&](const std::string& value) {
+      VectorBuilder builder(StringType(), rows);
+      for (int64_t i = 0; i < rows; ++i) builder.AppendString(value);
+      return builder.Finish();
+    };
+    auto constant_long = [&](int64_t value, const DataTypePtr& type) {
+      VectorBuilder builder(type, rows);
+      for (int64_t i = 0; i < rows; ++i) builder.AppendInt(value);
+      return builder.Finish();
+    };
+    std::vector<VectorPtr> children;
+    children.push_back(constant_string(file_path_));
+    children.push_back(constant_string(std::string(io::BaseName(file_path_))));
+    children.push_back(constant_long(file_size_, LongType()));
+    children.push_back(constant_long(0, LongType()));
+    children.push_back(constant_long(file_size_, LongType()));
+    children.push_back(constant_long(file_modification_time_ms_ * 1000, TimestampType()));
+    VectorBuilder row_index(LongType(), rows);
+    for (uint64_t position : positions) row_index.AppendInt(static_cast<int64_t>(position));
+    children.push_back(row_index.Finish());
+    if (scan_.row_tracking_) {
+      if (!base_row_id_ || !default_row_commit_version_) {
+        SILT_THROW(DELTA_INVALID_LOG_ENTRY,
+                   {{"file", file_path_},
+                    {"message", "row tracking is enabled but the file's add action has no "
+                                "baseRowId or defaultRowCommitVersion"}});
+      }
+      // A materialized value, where present and not NULL, is the row's stable value.
+      auto tracked = [&](int stored_position, int64_t fallback_base, bool add_position) {
+        VectorPtr materialized;
+        if (stored_position >= 0) {
+          materialized = stored.column(static_cast<size_t>(stored_position));
+          SILT_USER_CHECK(materialized->type_id() == TypeId::kLong, DELTA_INVALID_LOG_ENTRY,
+                          {{"file", file_path_},
+                           {"message", "a materialized row tracking column is not a bigint"}});
+        }
+        VectorBuilder builder(LongType(), rows);
+        for (int64_t i = 0; i < rows; ++i) {
+          if (materialized && !materialized->IsNull(i)) {
+            builder.AppendInt(materialized->values<int64_t>()[i]);
+          } else {
+            int64_t offset = add_position ? static_cast<int64_t>(positions[static_cast<size_t>(i)]) : 0;
+            builder.AppendInt(fallback_base + offset);
+          }
+        }
+        return builder.Finish();
+      };
+      children.push_back(tracked(materialized_row_id_position_, *base_row_id_, true));
+      children.push_back(
+          tracked(materialized_commit_version_position_, *default_row_commit_version_, false));
+    }
+    return Vector::Make(column.field.type, rows, {nullptr}, std::move(children));
+  }
+
   const TableScan& scan_;
   ColumnMappingMode locator_mode_;
   std::unique_ptr<parquet::FileReader> reader_;
@@ -711,6 +854,15 @@ class TableScan::OpenedFileImpl final : public TableScan::OpenedFile {
   std::shared_ptr<const std::vector<uint64_t>> selected_rows_;
   std::optional<DeletedRows> deleted_;
   std::vector<std::optional<Scalar>> partition_values_;
+  // For the _metadata column.
+  int file_metadata_column_ = -1;
+  int materialized_row_id_position_ = -1;         // among the read columns
+  int materialized_commit_version_position_ = -1;
+  std::string file_path_;
+  int64_t file_size_ = 0;
+  int64_t file_modification_time_ms_ = 0;
+  std::optional<int64_t> base_row_id_;
+  std::optional<int64_t> default_row_commit_version_;
 };
 
 std::unique_ptr<TableScan::OpenedFile> TableScan::OpenFile(const AddFile& file) const {

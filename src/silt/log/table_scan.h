@@ -7,6 +7,7 @@
 
 #include "silt/log/actions.h"
 #include "silt/log/snapshot.h"
+#include "silt/types/data_type.h"
 #include "silt/vector/batch.h"
 
 namespace silt {
@@ -40,7 +41,21 @@ struct ScanOptions {
   /// Stored columns that are not in the table schema (`_change_type` of change data files),
   /// read by their name in the file and returned after `columns`; NULL in a file without them.
   std::vector<Field> extra_columns;
+  /// Also return Spark's hidden `_metadata` column (FileMetadataType) last: the file's path,
+  /// name, size and modification time, the row's physical index, and with row tracking enabled
+  /// its row id and row commit version (materialized values where the file has them, else the
+  /// file's baseRowId + index and defaultRowCommitVersion; protocol "Row Tracking").
+  bool file_metadata = false;
 };
+
+/// The name of the hidden file metadata column.
+inline constexpr std::string_view kFileMetadataColumn = "_metadata";
+
+/// The type of `_metadata`: struct<file_path: string, file_name: string, file_size: bigint,
+/// file_block_start: bigint, file_block_length: bigint, file_modification_time: timestamp,
+/// row_index: bigint[, row_id: bigint, row_commit_version: bigint]>, the row fields present
+/// when `row_tracking`.
+DataTypePtr FileMetadataType(bool row_tracking);
 
 /// Reads the live rows of a snapshot: the Parquet data of every live file that the predicate
 /// does not rule out, with partition columns filled in from the log, column mapping applied
@@ -123,6 +138,9 @@ class TableScan {
   SchemaPtr table_schema_;
   ColumnMappingMode mapping_mode_ = ColumnMappingMode::kNone;
   std::vector<std::string> partition_columns_;
+  bool row_tracking_ = false;
+  std::string materialized_row_id_column_;
+  std::string materialized_row_commit_version_column_;
   ScanOptions options_;
   SchemaPtr output_schema_;
   std::vector<std::shared_ptr<const Column>> columns_;

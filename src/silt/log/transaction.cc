@@ -16,6 +16,7 @@
 #include "silt/log/log_cleanup.h"
 #include "silt/log/partition_values.h"
 #include "silt/log/random_uuid.h"
+#include "silt/log/row_tracking.h"
 #include "silt/log/table_features.h"
 #include "silt/types/schema_json.h"
 
@@ -459,7 +460,10 @@ std::optional<int64_t> Transaction::ReadTransactionVersion(const std::string& ap
   return snapshot_->TransactionVersion(app_id);
 }
 
-void Transaction::UpdateMetadata(Metadata metadata) { new_metadata_ = std::move(metadata); }
+void Transaction::UpdateMetadata(Metadata metadata) {
+  AssignMaterializedColumnNames(metadata);
+  new_metadata_ = std::move(metadata);
+}
 void Transaction::UpdateProtocol(Protocol protocol) { new_protocol_ = std::move(protocol); }
 void Transaction::Add(log::AddFile file) { adds_.push_back(std::move(file)); }
 void Transaction::Remove(log::RemoveFile file) { removes_.push_back(std::move(file)); }
@@ -567,9 +571,18 @@ void Transaction::Validate() const {
   }
 }
 
+int64_t Transaction::RowIdHighWaterMarkBefore() const {
+  int64_t mark = -1;
+  if (snapshot_ && IsRowTrackingSupported(snapshot_->protocol())) {
+    auto it = snapshot_->domain_metadata().find(std::string(kRowTrackingDomain));
+    if (it != snapshot_->domain_metadata().end()) mark = *RowIdHighWaterMark(it->second);
+  }
+  if (winner_row_id_high_water_mark_) mark = std::max(mark, *winner_row_id_high_water_mark_);
+  return mark;
+}
+
 std::vector<Action> Transaction::BuildActions(int64_t attempt_version, int64_t timestamp_ms,
                                               std::optional<int64_t> in_commit_timestamp) const {
-  (void)attempt_version;
   JsonWriter json;
   json.BeginObject();
   if (in_commit_timestamp) {
@@ -624,7 +637,36 @@ std::vector<Action> Transaction::BuildActions(int64_t attempt_version, int64_t t
   for (const auto& txn : set_transactions_) actions.emplace_back(txn);
   for (const auto& domain : domains_) actions.emplace_back(domain);
   for (const auto& remove : removes_) actions.emplace_back(remove);
-  for (const auto& add : adds_) actions.emplace_back(add);
+  // Row tracking: each added file without row ids gets the next ids above the high water mark,
+  // and new files get this commit's version as their default row commit version; files
+  // recommitted with their ids (a new deletion vector, a backfill) keep them.
+  bool assign_row_ids = IsRowTrackingSupported(effective_protocol) &&
+                        !IsRowTrackingSuspended(metadata());
+  int64_t high_water_mark = assign_row_ids ? RowIdHighWaterMarkBefore() : -1;
+  const int64_t read_high_water_mark = high_water_mark;
+  for (const auto& add : adds_) {
+    if (!assign_row_ids) {
+      actions.emplace_back(add);
+      continue;
+    }
+    AddFile tracked = add;
+    if (!tracked.base_row_id) {
+      std::optional<int64_t> records;
+      if (tracked.stats) records = FileStats::Parse(*tracked.stats, tracked.path).num_records();
+      if (!records) {
+        SILT_THROW(UNSUPPORTED_FEATURE,
+                   {{"message", "Assigning row ids to a file without numRecords statistics (" +
+                                    tracked.path + ")"}});
+      }
+      tracked.base_row_id = high_water_mark + 1;
+      high_water_mark += *records;
+    }
+    if (!tracked.default_row_commit_version) tracked.default_row_commit_version = attempt_version;
+    actions.emplace_back(std::move(tracked));
+  }
+  if (high_water_mark != read_high_water_mark) {
+    actions.emplace_back(RowTrackingDomain(high_water_mark));
+  }
   for (const auto& cdc : cdc_files_) actions.emplace_back(cdc);
   return actions;
 }
@@ -669,6 +711,11 @@ void Transaction::CheckConflicts(int64_t version, const std::vector<Action>& win
   // 3. Domain metadata written by both.
   for (const auto& action : winner) {
     if (const auto* domain = std::get_if<DomainMetadata>(&action)) {
+      // Row ids are assigned at each attempt, above the highest mark any winner committed.
+      if (domain->domain == kRowTrackingDomain && !domain->removed) {
+        int64_t mark = *RowIdHighWaterMark(*domain);
+        winner_row_id_high_water_mark_ = std::max(winner_row_id_high_water_mark_.value_or(-1), mark);
+      }
       for (const auto& mine : domains_) {
         if (mine.domain == domain->domain) {
           SILT_THROW(DELTA_CONCURRENT_TRANSACTION,
@@ -732,16 +779,25 @@ void Transaction::CheckConflicts(int64_t version, const std::vector<Action>& win
   }
 }
 
+namespace {
+
+// Whether the commitInfo of `actions` carries `txn_id`.
+bool HoldsTxnId(const std::vector<Action>& actions, const std::string& txn_id) {
+  for (const auto& action : actions) {
+    if (const auto* commit_info = std::get_if<CommitInfo>(&action)) {
+      return commit_info->txn_id && *commit_info->txn_id == txn_id;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
 bool Transaction::CommitLanded(const std::string& path) const {
   std::optional<io::FileInfo> info = fs_->Stat(path);
   if (!info) return false;
   std::string content = fs_->ReadFile(path);
-  for (const auto& action : ParseActions(content, path)) {
-    if (const auto* commit_info = std::get_if<CommitInfo>(&action)) {
-      return commit_info->txn_id && *commit_info->txn_id == txn_id_;
-    }
-  }
-  return false;
+  return HoldsTxnId(ParseActions(content, path), txn_id_);
 }
 
 CommitResult Transaction::Commit(const CommitOptions& options) {
@@ -821,6 +877,14 @@ CommitResult Transaction::Commit(const CommitOptions& options) {
     } catch (const Error& error) {
       SILT_THROW(DELTA_CONCURRENT_WRITE,
                  {{"conflictingCommit", "\nCannot read the winning commit " + path + ": " + error.what()}});
+    }
+    // An object store's client may resend a create whose first attempt landed but whose answer
+    // was lost; the resent request then finds the file there. If it holds our txnId, the
+    // "winner" is this very commit.
+    if (HoldsTxnId(winner, txn_id_)) {
+      result.version = version;
+      result.attempts = attempt;
+      break;
     }
     CheckConflicts(version, winner);
     ++version;

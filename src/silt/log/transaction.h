@@ -175,6 +175,8 @@ class Transaction {
                                    std::optional<int64_t> in_commit_timestamp) const;
   void Validate() const;
   IsolationLevel ChooseIsolationLevel() const;
+  // The row id high water mark fresh ids start above: the snapshot's, or a winning commit's.
+  int64_t RowIdHighWaterMarkBefore() const;
   // Throws the conflict error for winning commit `version`, or returns normally (the
   // transaction may have adopted the winner's protocol).
   void CheckConflicts(int64_t version, const std::vector<Action>& winner);
@@ -206,6 +208,8 @@ class Transaction {
   bool read_whole_table_ = false;
   // The highest in-commit timestamp seen in winning commits; ours must exceed it.
   std::optional<int64_t> winner_in_commit_timestamp_;
+  // The highest row id high water mark seen in winning commits.
+  std::optional<int64_t> winner_row_id_high_water_mark_;
   bool committed_ = false;
 };
 

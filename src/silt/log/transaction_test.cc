@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "silt/base/check.h"
 #include "silt/base/testing_error_class.h"
 #include "silt/io/fault_injecting_file_system.h"
@@ -476,6 +478,40 @@ TEST(TransactionTest, ParsesIntervals) {
   EXPECT_EQ(ParseIntervalMs("interval 1 week", "k"), 7 * 86'400'000ll);
   EXPECT_EQ(ParseIntervalMs("2 hours", "k"), 7'200'000);
   EXPECT_EQ(ErrorClassOf([] { ParseIntervalMs("forever", "k"); }), "INVALID_CONFIGURATION");
+}
+
+}  // namespace
+}  // namespace silt::log
+
+namespace silt::log {
+namespace {
+
+// Row tracking: two writers that read the same snapshot both append; the one that loses the race
+// takes the winner's high water mark when it retries, so no row id is handed out twice.
+TEST(TransactionTest, ConcurrentAppendsUnderRowTrackingNeverShareRowIds) {
+  auto fs = CreateTable(false, {{"delta.enableRowTracking", "true"}});
+  auto first = Latest(fs);
+  auto second = Latest(fs);
+  first->Add(MakeAdd("a.parquet", std::nullopt, R"({"numRecords":5})"));
+  second->Add(MakeAdd("b.parquet", std::nullopt, R"({"numRecords":3})"));
+  EXPECT_EQ(first->Commit().version, 1);
+  EXPECT_EQ(second->Commit().version, 2);
+
+  auto snapshot = Snapshot::Load(fs, kRoot);
+  std::map<std::string, std::pair<int64_t, int64_t>> ids;
+  for (const AddFile& file : snapshot->files()) {
+    ASSERT_TRUE(file.base_row_id && file.default_row_commit_version) << file.path;
+    ids[file.path] = {*file.base_row_id, *file.default_row_commit_version};
+  }
+  EXPECT_EQ(ids["a.parquet"], std::make_pair(int64_t{0}, int64_t{1}));
+  EXPECT_EQ(ids["b.parquet"], std::make_pair(int64_t{5}, int64_t{2}));
+  auto domain = snapshot->domain_metadata().find("delta.rowTracking");
+  ASSERT_NE(domain, snapshot->domain_metadata().end());
+  EXPECT_EQ(domain->second.configuration, R"({"rowIdHighWaterMark":7})");
+  // The metadata that enabled it names the materialized columns.
+  EXPECT_NE(FindValue(snapshot->metadata().configuration,
+                      "delta.rowTracking.materializedRowIdColumnName"),
+            nullptr);
 }
 
 }  // namespace

@@ -399,6 +399,7 @@ enum class AlterTableAction {
   kRenameColumn,
   kAlterColumn,  ///< ALTER COLUMN c [TYPE t | SET NOT NULL | DROP NOT NULL | COMMENT '..']
   kDropColumns,
+  kDropFeature,  ///< DROP FEATURE name [TRUNCATE HISTORY]
 };
 
 enum class StatementKind {
@@ -512,6 +513,9 @@ struct Statement {
   std::string new_name;
   /// ALTER COLUMN: "TYPE", "SET NOT NULL", "DROP NOT NULL", "COMMENT", "FIRST", "AFTER <col>".
   std::string alter_column_change;
+  /// DROP FEATURE: the feature's name, and TRUNCATE HISTORY.
+  std::string feature_name;
+  bool truncate_history = false;
 
   std::string pattern;
   ExpressionPtr limit;

@@ -1031,6 +1031,9 @@ class Printer {
         }
         return out + s.alter_column_change;
       }
+      case AlterTableAction::kDropFeature:
+        return out + "DROP FEATURE " + QuoteIdentifier(s.feature_name) +
+               (s.truncate_history ? " TRUNCATE HISTORY" : "");
       case AlterTableAction::kDropColumns: {
         out += "DROP COLUMNS ";
         if (s.if_exists) out += "IF EXISTS ";

@@ -74,10 +74,17 @@ std::optional<ResolvedName> FindColumn(const std::vector<LogicalColumn>& columns
     for (size_t i = 0; i < columns.size(); ++i) {
       const LogicalColumn& column = columns[i];
       if (!NamesEqual(column.name, column_name)) continue;
-      if (qualifier_parts == 0 ? column.hidden : !QualifierMatches(column.qualifier, name, qualifier_parts)) {
+      if (qualifier_parts == 0 ? column.hidden && !column.file_metadata
+                               : !QualifierMatches(column.qualifier, name, qualifier_parts)) {
         continue;
       }
       matches.push_back(static_cast<int>(i));
+    }
+    // A visible column named `_metadata` shadows the hidden one, as in Spark.
+    if (matches.size() > 1) {
+      matches.erase(std::remove_if(matches.begin(), matches.end(),
+                                   [&](int i) { return columns[static_cast<size_t>(i)].file_metadata; }),
+                    matches.end());
     }
     if (matches.size() > 1) {
       std::string references;

@@ -26,6 +26,9 @@
 namespace silt::sql {
 
 /// One output column of a logical node.
+/// The scan column index of a Delta scan's hidden `_metadata` column.
+inline constexpr int kFileMetadataScanColumn = -1;
+
 struct LogicalColumn {
   std::string name;
   DataTypePtr type;
@@ -37,6 +40,9 @@ struct LogicalColumn {
   int64_t id = 0;
   /// Reachable by a qualified name only, and left out of `*` (the duplicate key of a USING join).
   bool hidden = false;
+  /// Spark's hidden `_metadata` column of a file scan: hidden, yet reachable by its name alone
+  /// unless a visible column has the same name.
+  bool file_metadata = false;
 };
 
 enum class LogicalKind {
@@ -74,8 +80,9 @@ struct LogicalNode {
   std::string table_name;  ///< for plan text
   /// kChangeFeedScan: the planned change feed read (`table_changes`).
   std::shared_ptr<const log::ChangeFeed> change_feed;
-  /// kDeltaScan: indexes of the table schema's columns read, in output order; kChangeFeedScan:
-  /// indexes of the change feed schema's columns.
+  /// kDeltaScan: indexes of the table schema's columns read, in output order, or
+  /// kFileMetadataScanColumn for `_metadata` (always last); kChangeFeedScan: indexes of the
+  /// change feed schema's columns.
   std::vector<int> scan_columns;
   /// kDeltaScan, kChangeFeedScan: conjuncts that prune files (derived from `predicate` by the
   /// optimizer).

@@ -559,8 +559,10 @@ void DeriveScanPredicates(LogicalNode& scan) {
   std::vector<Field> fields;
   for (size_t i = 0; i < scan.columns.size(); ++i) {
     const LogicalColumn& column = scan.columns[i];
-    fields.push_back(Field{stored->field(static_cast<size_t>(scan.scan_columns[i])).name, column.type,
-                           column.nullable, {}});
+    int index = scan.scan_columns[i];
+    const std::string& name =
+        index == kFileMetadataScanColumn ? column.name : stored->field(static_cast<size_t>(index)).name;
+    fields.push_back(Field{name, column.type, column.nullable, {}});
   }
   scan.scan_predicates = scan.predicate ? sql::DeriveScanPredicates(scan.predicate, Schema(std::move(fields)))
                                         : std::vector<log::ScanPredicate>{};
@@ -689,6 +691,15 @@ Pruned Prune(const LogicalPtr& plan, std::vector<bool> needed) {
     case LogicalKind::kChangeFeedScan:
     case LogicalKind::kParquetScan: {
       MarkReferenced(plan->predicate, needed);
+      // A Delta scan reads at least one table column (an empty column list means all of them),
+      // so `_metadata` alone brings the first along.
+      if (plan->kind == LogicalKind::kDeltaScan) {
+        bool table_column = false;
+        for (size_t i = 0; i < needed.size(); ++i) {
+          table_column = table_column || (needed[i] && !plan->columns[i].file_metadata);
+        }
+        if (!table_column) needed[0] = true;
+      }
       std::vector<int> mapping(plan->columns.size(), -1);
       copy->columns.clear();
       copy->scan_columns.clear();

@@ -2831,6 +2831,11 @@ class Parser {
         statement.alter_action = AlterTableAction::kDropConstraint;
         if (MatchKeywords({"IF", "EXISTS"})) statement.if_exists = true;
         statement.constraint_name = ParseIdentifier();
+      } else if (MatchKeyword("FEATURE")) {
+        statement.alter_action = AlterTableAction::kDropFeature;
+        statement.feature_name =
+            Current().kind == TokenKind::kString ? ParseStringLiteral() : ParseIdentifier();
+        if (MatchKeywords({"TRUNCATE", "HISTORY"})) statement.truncate_history = true;
       } else if (MatchKeyword("COLUMNS") || MatchKeyword("COLUMN")) {
         statement.alter_action = AlterTableAction::kDropColumns;
         if (MatchKeywords({"IF", "EXISTS"})) statement.if_exists = true;

@@ -214,7 +214,13 @@ exec::OperatorPtr PlanPhysical(const LogicalNode& node) {
       exec::DeltaScanSpec spec;
       spec.snapshot = node.snapshot;
       const Schema& schema = node.snapshot->schema();
-      for (int index : node.scan_columns) spec.options.columns.push_back(schema.field(index).name);
+      for (int index : node.scan_columns) {
+        if (index == kFileMetadataScanColumn) {
+          spec.options.file_metadata = true;
+        } else {
+          spec.options.columns.push_back(schema.field(index).name);
+        }
+      }
       spec.options.predicates = node.scan_predicates;
       // The predicates are conjuncts of the scan's filter, which runs on every row the scan
       // returns: the reader may drop the rows they rule out while decoding.

@@ -19,6 +19,7 @@
 #include "silt/expr/expression_rewrite.h"
 #include "silt/expr/operator_functions.h"
 #include "silt/expr/type_coercion.h"
+#include "silt/log/row_tracking.h"
 #include "silt/io/file_system.h"
 #include "silt/parquet/reader.h"
 #include "silt/sql/binder_scope.h"
@@ -347,7 +348,7 @@ ExpressionPtr ExpandStarArguments(const Expression& e, const std::vector<Logical
     const size_t before = children.size();
     for (size_t i = 0; i < columns.size() && i < width; ++i) {
       const LogicalColumn& column = columns[i];
-      if (column.hidden && qualifier.empty()) continue;
+      if ((column.hidden && qualifier.empty()) || column.file_metadata) continue;
       if (!qualifier.empty()) {
         if (qualifier.size() > column.qualifier.size()) continue;
         bool same = true;
@@ -1674,6 +1675,15 @@ LogicalPtr QueryBinder::Impl::BindNamedTable(const QualifiedName& name, const st
         node->scan_columns.push_back(static_cast<int>(i));
         node->columns.push_back(MakeLogicalColumn(field.name, field.type, field.nullable, qualifier));
       }
+      // Spark's hidden `_metadata` (file facts, row ids and commit versions under row tracking).
+      LogicalColumn metadata = MakeLogicalColumn(
+          std::string(log::kFileMetadataColumn),
+          log::FileMetadataType(log::IsRowTrackingEnabled(snapshot->protocol(), snapshot->metadata())),
+          false, qualifier);
+      metadata.hidden = true;
+      metadata.file_metadata = true;
+      node->scan_columns.push_back(kFileMetadataScanColumn);
+      node->columns.push_back(std::move(metadata));
       return node;
     }
     case TableSource::Kind::kParquet: {
@@ -2573,8 +2583,8 @@ LogicalPtr QueryBinder::Impl::BindSelect(const Query& query, Correlation* correl
       std::vector<Item> star_items;
       for (size_t i = 0; i < plan->columns.size() && i < from_width; ++i) {
         const LogicalColumn& column = plan->columns[i];
-        // `t.*` also lists t's key column that a USING join merged away.
-        if (column.hidden && expression.name.empty()) continue;
+        // `t.*` also lists t's key column that a USING join merged away (never `_metadata`).
+        if ((column.hidden && expression.name.empty()) || column.file_metadata) continue;
         if (!expression.name.empty()) {
           size_t parts = expression.name.size();
           if (parts > column.qualifier.size()) continue;

@@ -9,7 +9,9 @@
 #include "silt/base/check.h"
 #include "silt/base/shortened_text.h"
 #include "silt/base/thread_pool.h"
+#include "silt/exec/memory.h"
 #include "silt/io/file_system.h"
+#include "silt/io/local_machine.h"
 #include "silt/io/path.h"
 #include "silt/sql/lexer.h"
 
@@ -95,6 +97,69 @@ expr::EvalContext SessionState::MakeEvalContext() const {
                                            std::chrono::system_clock::now().time_since_epoch())
                                            .count();
   return context;
+}
+
+namespace {
+
+// An option's value without one pair of surrounding quotes: SET stores the text as written, and
+// sizes and paths are usually quoted there ('2GB').
+std::string_view Unquoted(std::string_view text) {
+  if (text.size() >= 2 && (text.front() == '\'' || text.front() == '"') && text.back() == text.front()) {
+    return text.substr(1, text.size() - 2);
+  }
+  return text;
+}
+
+}  // namespace
+
+std::optional<int64_t> ParseByteSize(std::string_view text) {
+  text = Unquoted(text);
+  size_t digits = 0;
+  while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
+  if (digits == 0) return std::nullopt;
+  uint64_t number = 0;
+  auto [end, error] = std::from_chars(text.data(), text.data() + digits, number);
+  if (error != std::errc() || end != text.data() + digits) return std::nullopt;
+  std::string unit = AsciiLower(text.substr(digits));
+  int shift = 0;
+  if (unit.empty() || unit == "b") {
+    shift = 0;
+  } else if (unit == "k" || unit == "kb") {
+    shift = 10;
+  } else if (unit == "m" || unit == "mb") {
+    shift = 20;
+  } else if (unit == "g" || unit == "gb") {
+    shift = 30;
+  } else if (unit == "t" || unit == "tb") {
+    shift = 40;
+  } else if (unit == "p" || unit == "pb") {
+    shift = 50;
+  } else {
+    return std::nullopt;
+  }
+  if (number == 0 || number > (uint64_t{INT64_MAX} >> shift)) return std::nullopt;
+  return static_cast<int64_t>(number << shift);
+}
+
+std::shared_ptr<exec::QueryMemory> SessionState::MakeQueryMemory() const {
+  int64_t limit = 0;
+  if (std::optional<std::string> text = GetConf(std::string(kMemoryLimitKey))) {
+    std::optional<int64_t> bytes = ParseByteSize(*text);
+    if (!bytes) {
+      SILT_THROW(INVALID_CONF_VALUE,
+                 {{"confValue", *text},
+                  {"confName", std::string(kMemoryLimitKey)},
+                  {"message", "Expected a positive size in bytes (b), kibibytes (k), mebibytes (m), gibibytes (g), "
+                              "tebibytes (t) or pebibytes (p), e.g. 512m or 2GB."}});
+    }
+    limit = *bytes;
+  } else {
+    limit = io::PhysicalMemoryBytes() / 10 * 8;
+    if (limit <= 0) limit = INT64_MAX;
+  }
+  std::string folder(Unquoted(GetConf(std::string(kTmpDirKey)).value_or("")));
+  if (folder.empty()) folder = io::SystemTemporaryFolder();
+  return std::make_shared<exec::QueryMemory>(limit, std::move(folder));
 }
 
 void SessionState::CreateTempView(TempView view, bool replace) {

@@ -1,9 +1,11 @@
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "silt/base/cancellation.h"
@@ -14,6 +16,9 @@
 
 namespace silt {
 class ThreadPool;
+}
+namespace silt::exec {
+class QueryMemory;
 }
 namespace silt::io {
 class FileSystem;
@@ -56,6 +61,15 @@ struct TableSource {
 
 /// The state of one SQL session: catalog, current database, temp views and options. Not
 /// thread-safe: one statement at a time per session.
+/// The option keys of MakeQueryMemory.
+inline constexpr std::string_view kMemoryLimitKey = "silt.memory.limit";
+inline constexpr std::string_view kTmpDirKey = "silt.tmp.dir";
+
+/// Bytes in a size written as Spark's byte strings: digits with an optional unit b, k/kb, m/mb,
+/// g/gb, t/tb or p/pb (any case, powers of 1024); no unit means bytes; one pair of surrounding
+/// quotes is ignored. nullopt for other text, a fraction, zero or a size past 2^63.
+std::optional<int64_t> ParseByteSize(std::string_view text);
+
 class SessionState {
  public:
   SessionState(std::shared_ptr<io::FileSystem> fs, std::string warehouse);
@@ -79,6 +93,12 @@ class SessionState {
   /// Evaluation settings from the options: spark.sql.ansi.enabled (default true),
   /// spark.sql.session.timeZone (default UTC), and the statement time (now).
   expr::EvalContext MakeEvalContext() const;
+
+  /// A query's memory budget from the options: silt.memory.limit (a size as Spark writes one,
+  /// "2g", "2GB", "512m", a number of bytes; default 80% of the machine's memory) and
+  /// silt.tmp.dir (the parent of the query's spill folder; default the system's temporary
+  /// folder). A bad size throws INVALID_CONF_VALUE.
+  std::shared_ptr<exec::QueryMemory> MakeQueryMemory() const;
 
   /// Temp views by case-insensitive name. Create throws TABLE_OR_VIEW_ALREADY_EXISTS unless
   /// replace; Drop returns whether one existed.

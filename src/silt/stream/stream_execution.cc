@@ -436,7 +436,7 @@ SchemaPtr AnalyzeStreamQuery(sql::SessionState& session, Source& source,
           StatefulQuery::Plan(query, deduplication, mode, *schema)) {
     // One stateful operator, at the top: nothing below it may need state.
     StatefulUse below;
-    ReadsStream(*binder.Bind(stateful->input_query()), empty.snapshot.get(), below);
+    ReadsStream(*binder.Bind(stateful->input_query()), empty, source.Describe(), below);
     if (below.aggregate || !below.other.empty()) {
       SILT_THROW(STREAMING_OUTPUT_MODE_UNSUPPORTED,
                  {{"outputMode", mode_name},

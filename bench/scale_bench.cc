@@ -1,0 +1,273 @@
+// Work larger than the memory limit: silt with silt.memory.limit against DuckDB with the same
+// memory_limit, each in a process of its own whose wall time and peak resident set are reported.
+//   history  N rows (id, version, amount, note): N/4 ids, about four versions of each;
+//   t        N rows (id unique, amount, note);  s  N/5 rows: half ids of t, half new ids.
+// Work (the same result on both sides, checked):
+//   dedupe   the latest version of each id (QUALIFY row_number() OVER (PARTITION BY id ORDER BY
+//            version DESC) = 1), summarised as count(*), sum(version), sum(amount);
+//   merge    MERGE INTO t USING s ON t.id = s.id WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED
+//            THEN INSERT *; DuckDB writes the merged table as Parquet the way a DuckDB user
+//            would (t anti-joined with s, UNION ALL s), the fastest correct formulation of the same
+//            rewrite. Checked: the rows after and sum(amount).
+// silt runs `silt sql` (the binary beside this one) with SET silt.memory.limit; DuckDB runs in the
+// peer runner (Node.js; its own ~50 MB count in its peak) with --memory-limit. Sized for a 2-core,
+// 24 GB machine at N = 100,000,000; not part of `make bench` (minutes to generate and run).
+// Usage: scale_bench [--rows N] [--threads T] [--limit SIZE]   (defaults 100,000,000, 2, 2GB)
+
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "silt/base/thread_pool.h"
+#include "silt/io/file_system.h"
+#include "silt/log/table_writer.h"
+#include "silt/vector/batch.h"
+#include "support/duckdb_peer.h"
+#include "support/temp_dir.h"
+#include "bench_args.h"
+#include "bench_columns.h"
+
+namespace silt {
+namespace {
+
+using bench::Hash;
+using bench::LongVector;
+using bench::StringVector;
+
+constexpr int64_t kBatchRows = 1 << 20;
+constexpr int64_t kRowsPerFile = 4 << 20;
+
+struct ChildRun {
+  bool ok = false;
+  double seconds = 0;
+  double peak_megabytes = 0;
+  std::string output;  // stdout
+};
+
+// Runs `argv` with stdout captured; wall time and peak resident set from wait4.
+ChildRun RunChild(const std::vector<std::string>& argv) {
+  ChildRun run;
+  int pipe_fds[2];
+  if (::pipe(pipe_fds) != 0) return run;
+  auto start = std::chrono::steady_clock::now();
+  pid_t child = ::fork();
+  if (child < 0) return run;
+  if (child == 0) {
+    ::dup2(pipe_fds[1], STDOUT_FILENO);
+    ::close(pipe_fds[0]);
+    ::close(pipe_fds[1]);
+    std::vector<char*> args;
+    for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
+    args.push_back(nullptr);
+    ::execvp(args[0], args.data());
+    ::_exit(127);
+  }
+  ::close(pipe_fds[1]);
+  char buffer[4096];
+  ssize_t n = 0;
+  while ((n = ::read(pipe_fds[0], buffer, sizeof(buffer))) > 0) run.output.append(buffer, static_cast<size_t>(n));
+  ::close(pipe_fds[0]);
+  int status = 0;
+  struct rusage usage {};
+  if (::wait4(child, &status, 0, &usage) != child) return run;
+  run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  run.peak_megabytes = static_cast<double>(usage.ru_maxrss) / 1024.0;
+  run.ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  return run;
+}
+
+// Writes a Delta table of `rows` rows at `root`, a data file per kRowsPerFile rows.
+void WriteTable(const std::shared_ptr<io::FileSystem>& fs, const std::string& root, const SchemaPtr& schema,
+                int64_t rows, ThreadPool& pool, const std::function<Batch(int64_t, int64_t)>& make_rows) {
+  log::DataFileWriterOptions writer;
+  writer.parquet.codec = parquet::CompressionCodec::kSnappy;
+  writer.parquet.pool = &pool;
+  writer.parquet.max_parallelism = pool.num_threads();
+  log::CreateTableOptions create;
+  create.schema = *schema;
+  create.writer = writer;
+  log::CreateTable(fs, root, create);
+  log::WriteOptions append;
+  append.writer = writer;
+  for (int64_t chunk = 0; chunk < rows; chunk += kRowsPerFile) {
+    int64_t chunk_rows = std::min(kRowsPerFile, rows - chunk);
+    std::vector<Batch> batches;
+    for (int64_t start = chunk; start < chunk + chunk_rows; start += kBatchRows) {
+      batches.push_back(make_rows(start, std::min(kBatchRows, chunk + chunk_rows - start)));
+    }
+    log::AppendToTable(fs, root, batches, append);
+  }
+}
+
+std::string_view NoteOf(uint64_t value, char* scratch) {
+  int length = std::snprintf(scratch, 32, "note-%llu", static_cast<unsigned long long>(value % 1000003));
+  return std::string_view(scratch, static_cast<size_t>(length));
+}
+
+std::string DataFiles(io::FileSystem& fs, const std::string& root) {
+  std::string files;
+  for (const io::FileInfo& info : fs.List(root, "", /*recursive=*/true)) {
+    if (info.path.find("/_delta_log/") != std::string::npos || !info.path.ends_with(".parquet")) continue;
+    files += (files.empty() ? "" : ", ") + test::SqlQuote(info.path);
+  }
+  return "[" + files + "]";
+}
+
+// The last non-empty line of `text`, with silt's CSV and DuckDB's alike.
+std::string LastLine(const std::string& text) {
+  std::istringstream in(text);
+  std::string line, last;
+  while (std::getline(in, line)) {
+    if (!line.empty()) last = line;
+  }
+  return last;
+}
+
+void Report(const char* name, const ChildRun& silt_run, const ChildRun& duckdb_run, bool agree) {
+  std::printf("%s: silt %.1f s, peak %.0f MB%s; duckdb %.1f s, peak %.0f MB%s; time ratio %.2f%s\n", name,
+              silt_run.seconds, silt_run.peak_megabytes, silt_run.ok ? "" : " (FAILED)", duckdb_run.seconds,
+              duckdb_run.peak_megabytes, duckdb_run.ok ? "" : " (FAILED)",
+              duckdb_run.seconds > 0 ? silt_run.seconds / duckdb_run.seconds : 0.0, agree ? "" : "  RESULTS DIFFER");
+  std::fflush(stdout);
+}
+
+int Run(int64_t rows, int threads, const std::string& limit, const std::string& silt_binary) {
+  test::TempDir warehouse;
+  test::TempDir outputs;
+  std::shared_ptr<io::FileSystem> fs = io::MakeLocalFileSystem();
+  ThreadPool pool(static_cast<size_t>(threads));
+  const int64_t ids = std::max<int64_t>(rows / 4, 1);
+  auto start = std::chrono::steady_clock::now();
+
+  SchemaPtr history_schema = std::make_shared<Schema>(std::vector<Field>{
+      {"id", LongType(), true, {}}, {"version", LongType(), true, {}}, {"amount", LongType(), true, {}},
+      {"note", StringType(), true, {}}});
+  WriteTable(fs, warehouse.Child("history"), history_schema, rows, pool, [&](int64_t begin, int64_t count) {
+    std::vector<VectorPtr> columns;
+    columns.push_back(LongVector(count, [&](int64_t i) { return static_cast<int64_t>(Hash(begin + i) % ids); }));
+    columns.push_back(LongVector(count, [&](int64_t i) { return begin + i; }));
+    columns.push_back(LongVector(count, [&](int64_t i) { return static_cast<int64_t>(Hash(~(begin + i)) % 100000); }));
+    columns.push_back(StringVector(count, [&](int64_t i, char* s) { return NoteOf(Hash(begin + i + 1), s); }));
+    return Batch(history_schema, std::move(columns), count);
+  });
+  SchemaPtr row_schema = std::make_shared<Schema>(std::vector<Field>{
+      {"id", LongType(), true, {}}, {"amount", LongType(), true, {}}, {"note", StringType(), true, {}}});
+  WriteTable(fs, warehouse.Child("t"), row_schema, rows, pool, [&](int64_t begin, int64_t count) {
+    std::vector<VectorPtr> columns;
+    columns.push_back(LongVector(count, [&](int64_t i) { return begin + i; }));
+    columns.push_back(LongVector(count, [&](int64_t i) { return static_cast<int64_t>(Hash(begin + i) % 100000); }));
+    columns.push_back(StringVector(count, [&](int64_t i, char* s) { return NoteOf(Hash(begin + i + 3), s); }));
+    return Batch(row_schema, std::move(columns), count);
+  });
+  const int64_t source_rows = std::max<int64_t>(rows / 5, 1);
+  WriteTable(fs, warehouse.Child("s"), row_schema, source_rows, pool, [&](int64_t begin, int64_t count) {
+    // Even rows update ids spread over t, odd rows insert new ids.
+    auto id = [&](int64_t row) { return row % 2 == 0 ? (row * 7919) % rows : rows + row; };
+    std::vector<VectorPtr> columns;
+    columns.push_back(LongVector(count, [&](int64_t i) { return id(begin + i); }));
+    columns.push_back(LongVector(count, [&](int64_t i) { return static_cast<int64_t>(Hash(begin + i + 9) % 100000); }));
+    columns.push_back(StringVector(count, [&](int64_t i, char* s) { return NoteOf(Hash(begin + i + 5), s); }));
+    return Batch(row_schema, std::move(columns), count);
+  });
+  std::printf("tables written: history and t %lld rows, s %lld rows (%.0f s); limit %s on both sides\n",
+              static_cast<long long>(rows), static_cast<long long>(source_rows),
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), limit.c_str());
+  std::fflush(stdout);
+
+  const std::string set_limit = "SET silt.memory.limit = '" + limit + "'";
+  const std::string threads_text = std::to_string(threads);
+  auto silt_sql = [&](const std::vector<std::string>& statements) {
+    std::vector<std::string> argv = {silt_binary, "sql", "--warehouse", warehouse.path(), "--format", "csv",
+                                     "-e", set_limit};
+    for (const std::string& statement : statements) {
+      argv.push_back("-e");
+      argv.push_back(statement);
+    }
+    return RunChild(argv);
+  };
+  auto duckdb = [&](const std::vector<std::string>& statements) {
+    std::vector<std::string> argv = {test::DuckDbPeer(), "--threads", threads_text, "--memory-limit", limit,
+                                     "--format", "csv", "--quiet"};
+    argv.insert(argv.end(), statements.begin(), statements.end());
+    return RunChild(argv);
+  };
+  bool all_agree = true;
+
+  // Dedupe.
+  const std::string dedupe =
+      "SELECT count(*), sum(version), sum(amount) FROM (SELECT * FROM history "
+      "QUALIFY row_number() OVER (PARTITION BY id ORDER BY version DESC) = 1) AS latest";
+  ChildRun silt_dedupe = silt_sql({dedupe});
+  ChildRun duckdb_dedupe = duckdb({"CREATE VIEW history AS SELECT * FROM read_parquet(" +
+                                       DataFiles(*fs, warehouse.Child("history")) + ")",
+                                   dedupe});
+  bool agree = silt_dedupe.ok && duckdb_dedupe.ok && LastLine(silt_dedupe.output) == LastLine(duckdb_dedupe.output);
+  all_agree = all_agree && agree;
+  Report("dedupe", silt_dedupe, duckdb_dedupe, agree);
+  std::printf("  count, sum(version), sum(amount): silt %s, duckdb %s\n", LastLine(silt_dedupe.output).c_str(),
+              LastLine(duckdb_dedupe.output).c_str());
+
+  // MERGE (DuckDB first: it reads t's files before silt's MERGE rewrites the table).
+  std::string merged = outputs.path() + "/merged.parquet";
+  ChildRun duckdb_merge = duckdb(
+      {"CREATE VIEW t AS SELECT * FROM read_parquet(" + DataFiles(*fs, warehouse.Child("t")) + ")",
+       "CREATE VIEW s AS SELECT * FROM read_parquet(" + DataFiles(*fs, warehouse.Child("s")) + ")",
+       "COPY (SELECT * FROM t ANTI JOIN s USING (id) UNION ALL SELECT * FROM s) TO " + test::SqlQuote(merged) +
+           " (FORMAT PARQUET, COMPRESSION snappy)",
+       "SELECT count(*), sum(amount) FROM read_parquet(" + test::SqlQuote(merged) + ")"});
+  ChildRun silt_merge = silt_sql(
+      {"MERGE INTO t USING s ON t.id = s.id WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *"});
+  ChildRun silt_after = silt_sql({"SELECT count(*), sum(amount) FROM t"});
+  agree = silt_merge.ok && duckdb_merge.ok && silt_after.ok &&
+          LastLine(silt_after.output) == LastLine(duckdb_merge.output);
+  all_agree = all_agree && agree;
+  Report("merge", silt_merge, duckdb_merge, agree);
+  std::printf("  rows after, sum(amount): silt %s, duckdb %s\n", LastLine(silt_after.output).c_str(),
+              LastLine(duckdb_merge.output).c_str());
+  return all_agree ? 0 : 1;
+}
+
+}  // namespace
+}  // namespace silt
+
+int main(int argc, char** argv) {
+  std::vector<char*> rest = {argv[0]};
+  std::string limit = "2GB";
+  for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) == "--limit" && i + 1 < argc) {
+      limit = argv[++i];
+    } else {
+      rest.push_back(argv[i]);
+    }
+  }
+  std::optional<silt::bench::RowsAndThreads> arguments =
+      silt::bench::ParseRowsAndThreads(static_cast<int>(rest.size()), rest.data(), "scale_bench [--limit SIZE]");
+  if (!arguments) return 2;
+  int64_t rows = arguments->rows;
+  bool rows_given = false;
+  for (char* arg : rest) rows_given = rows_given || std::string(arg) == "--rows";
+  if (!rows_given) rows = 100000000;
+  silt::bench::PinSiltThreads(arguments->threads);
+  try {
+    // The silt binary sits one folder above the benchmark (build/silt, build/bench/scale_bench).
+    std::string self = argv[0];
+    size_t slash = self.rfind('/');
+    std::string bench_dir = slash == std::string::npos ? "." : self.substr(0, slash);
+    return silt::Run(rows, arguments->threads, limit, bench_dir + "/../silt");
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "scale_bench failed: %s\n", error.what());
+    return 1;
+  }
+}
