@@ -8,7 +8,7 @@ PREFIX ?= /usr/local
 DUCKDB_PEER ?= tools/duckdb-peer/duckdb
 
 .PHONY: all setup build duckdb-peer s3-test-server test demo install deb debug-test fuzz bench format clean \
-        stream-crash-test
+        stream-crash-test cdc-crash-test
 
 all: build
 
@@ -40,6 +40,11 @@ test: build duckdb-peer s3-test-server
 STREAM_CRASH_TRIALS ?= 1000
 stream-crash-test: build
 	@SILT_STREAM_CRASH_TRIALS=$(STREAM_CRASH_TRIALS) build/test/stream/silt_stream_crash_test
+
+# The change data capture crash test with 1,000 killed mirror processes (make test runs 200).
+CDC_CRASH_TRIALS ?= 1000
+cdc-crash-test: build
+	@SILT_CDC_CRASH_TRIALS=$(CDC_CRASH_TRIALS) build/test/cdc/silt_cdc_crash_test
 
 demo: build
 	@bash scripts/demo

@@ -24,6 +24,13 @@ silt_find_library(EDIT edit histedit.h)
 silt_find_library(CURL curl curl/curl.h)
 silt_find_library(CRYPTO crypto openssl/hmac.h)
 find_path(CLI11_INCLUDE NAMES CLI/CLI.hpp REQUIRED)
+# libpq, for the PostgreSQL change data capture source (src/silt/cdc).
+find_library(PQ_LIB NAMES pq REQUIRED)
+find_path(PQ_INCLUDE NAMES libpq-fe.h PATH_SUFFIXES postgresql REQUIRED)
+add_library(silt_dep_pq INTERFACE)
+target_link_libraries(silt_dep_pq INTERFACE ${PQ_LIB})
+target_include_directories(silt_dep_pq SYSTEM INTERFACE ${PQ_INCLUDE})
+add_library(silt::pq ALIAS silt_dep_pq)
 
 if(SILT_BUILD_TESTS)
   find_package(GTest REQUIRED)

@@ -185,8 +185,10 @@ class StreamingDataFrame {
 class DataStreamReader {
  public:
   explicit DataStreamReader(Session& session) : session_(&session) {}
-  /// "delta" (the default), "json", "csv", "parquet", "rate" or "rate-micro-batch"; others
-  /// throw NOT_IMPLEMENTED when loading.
+  /// "delta" (the default), "json", "csv", "parquet", "rate", "rate-micro-batch" or
+  /// "postgres_cdc" (a PostgreSQL table's changes, docs/cdc.md: options `connection` or
+  /// Load(connection), `tables`, `slot`, `publication`, `maxChangesPerBatch`); others throw
+  /// NOT_IMPLEMENTED when loading.
   DataStreamReader& Format(const std::string& format);
   /// The rows' schema as Spark's DDL text ("id BIGINT, name STRING"), for the file formats.
   DataStreamReader& Schema(const std::string& schema);

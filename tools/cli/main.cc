@@ -7,6 +7,7 @@
 #include <iostream>
 #include <string>
 
+#include "cdc_command.h"
 #include "command_reference.h"
 #include "exit_codes.h"
 #include "man_page.h"
@@ -64,6 +65,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(0, 1);
   app.footer("Run 'silt <command> --help' for the options of a command.");
   silt::cli::AddSqlCommand(app);
+  silt::cli::AddCdcCommand(app);
   silt::cli::AddParquetCommands(app);
   silt::cli::AddReportCommand(app);
   ReferenceOptions reference_options;

@@ -1,3 +1,4 @@
+#include "silt/cdc/postgres_cdc_source.h"
 #include "silt/session.h"
 
 #include <cstdlib>
@@ -202,6 +203,8 @@ std::string ChooseWarehouse(const SessionOptions& options) {
 Session::Session(SessionOptions options)
     // The warehouse folder appears with the first table or database written into it.
     : impl_(std::make_unique<Impl>(ChooseWarehouse(options))) {
+  // Sources of layers above the stream layer, read as STREAM name(...).
+  cdc::RegisterPostgresCdcSource();
   for (const auto& [key, value] : options.conf) impl_->state.SetConf(key, value);
 }
 

@@ -30,12 +30,23 @@ bool IsFileFormat(const std::string& format) {
   return lower == "json" || lower == "csv" || lower == "parquet";
 }
 
-// The rate sources' formats, read by the source functions of their names.
+// The formats read by a source function of their name rather than from a path: the rate
+// sources, and the PostgreSQL change stream (whose path, if given, is its connection).
 std::optional<std::string> RateFunction(const std::string& format) {
   std::string lower = AsciiLower(format);
   if (lower == "rate") return "rate";
   if (lower == "rate-micro-batch") return "rate_micro_batch";
+  if (lower == "postgres_cdc" || lower == "postgres-cdc") return "postgres_cdc";
   return std::nullopt;
+}
+
+std::string SqlString(const std::string& text) {
+  std::string quoted = "'";
+  for (char c : text) {
+    if (c == '\\' || c == '\'') quoted += '\\';
+    quoted += c;
+  }
+  return quoted + "'";
 }
 
 void CheckFormat(const std::string& format, std::string_view what) {
@@ -277,6 +288,10 @@ DataStreamReader& DataStreamReader::Schema(const std::string& schema) {
 StreamingDataFrame DataStreamReader::Load(const std::string& path) const {
   CheckFormat(format_, "source");
   if (std::optional<std::string> function = RateFunction(format_)) {
+    if (*function == "postgres_cdc") {
+      return StreamingDataFrame(session_, options_,
+                                "SELECT * FROM STREAM postgres_cdc(" + (path.empty() ? "" : SqlString(path)) + ")");
+    }
     SILT_USER_CHECK(path.empty(), INVALID_ARGUMENT,
                     {{"message", "the " + format_ + " source reads no path"}});
     return StreamingDataFrame(session_, options_, "SELECT * FROM STREAM " + *function + "()");

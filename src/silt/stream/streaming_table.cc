@@ -20,6 +20,7 @@
 #include "silt/stream/file_source.h"
 #include "silt/stream/flow.h"
 #include "silt/stream/rate_source.h"
+#include "silt/stream/source_registry.h"
 #include "silt/vector/vector.h"
 
 namespace silt::stream {
@@ -258,10 +259,14 @@ std::unique_ptr<Source> OpenSourceFunction(sql::SessionState& session,
   }
   if (function == "rate") return RateSource::Open(RateKind::kPerSecond, options);
   if (function == "rate_micro_batch") return RateSource::Open(RateKind::kPerMicroBatch, options);
+  if (const SourceFunction* registered = FindSourceFunction(function)) {
+    return (*registered)(session, reference.arguments, options);
+  }
+  std::string names = "read_files, rate, rate_micro_batch";
+  for (const std::string& name : RegisteredSourceFunctions()) names += ", " + name;
   SILT_THROW(UNSUPPORTED_FEATURE,
              {{"message", "STREAM " + function +
-                              "(...) is not a streaming source; the source functions are "
-                              "read_files, rate and rate_micro_batch"}});
+                              "(...) is not a streaming source; the source functions are " + names}});
 }
 
 }  // namespace
