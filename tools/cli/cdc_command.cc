@@ -15,6 +15,7 @@
 #include "silt/cdc/postgres_cdc_source.h"
 #include "silt/io/file_system.h"
 #include "silt/io/path.h"
+#include "silt/io/storage_file_system.h"
 #include "silt/sql/parser.h"
 #include "silt/sql/session_state.h"
 #include "silt/stream/stream_execution.h"
@@ -72,7 +73,9 @@ void RunCdc(const CdcOptions& options) {
     const char* env = std::getenv("SILT_WAREHOUSE");
     warehouse = env != nullptr && *env != '\0' ? env : "silt-warehouse";
   }
-  auto fs = io::MakeLocalFileSystem();
+  // The warehouse and checkpoint may be on object storage (docs/storage.md), set up from the
+  // environment as for every other command.
+  auto fs = io::MakeStorageFileSystem(std::make_shared<io::StorageOptions>());
   sql::SessionState state(fs, warehouse);
 
   cdc::PostgresMirrorSpec spec;
