@@ -787,11 +787,7 @@ class PySession {
     return Run<StreamingDataFrame>([&] {
       DataStreamReader reader = session_->ReadStream();
       reader.Format(format).Options(options);
-      if (schema) {
-        // The C++ reader takes no schema (its sources read their own).
-        SILT_THROW(NOT_IMPLEMENTED, {{"feature", "A schema given to the streaming " + format +
-                                                     " source"}});
-      }
+      if (schema) reader.Schema(*schema);
       return path ? reader.Load(*path) : reader.Table(*table);
     });
   }

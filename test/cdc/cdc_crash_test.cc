@@ -139,6 +139,8 @@ class Writer {
     if (thread_.joinable()) thread_.join();
   }
   int64_t transactions() const { return transactions_; }
+  /// Why the writer stopped early, or empty.
+  const std::string& failure() const { return failure_; }
 
  private:
   void Loop() {
@@ -154,7 +156,7 @@ class Writer {
             sql += "INSERT INTO t VALUES (" + std::to_string(k) + ", 1, 'n') ON CONFLICT (k) DO UPDATE SET v = t.v + 1;";
             break;
           case 2:
-            sql += "UPDATE t SET v = v * 2 + 1, note = note || 'x' WHERE k % 37 = " + std::to_string(k % 37) + ";";
+            sql += "UPDATE t SET v = (v * 3 + 1) % 1000003, note = right(note || 'x', 40) WHERE k % 37 = " + std::to_string(k % 37) + ";";
             break;
           case 3:
             sql += "DELETE FROM t WHERE k = " + std::to_string(k) + ";";
@@ -168,7 +170,12 @@ class Writer {
         }
       }
       sql += "COMMIT;";
-      connection_->Execute(sql);
+      try {
+        connection_->Execute(sql);
+      } catch (const Error& error) {
+        failure_ = error.what();
+        return;
+      }
       ++transactions_;
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
@@ -178,6 +185,7 @@ class Writer {
   std::thread thread_;
   std::atomic<bool> stop_{false};
   std::atomic<int64_t> transactions_{0};
+  std::string failure_;
 };
 
 std::vector<std::string> PgRows(const std::string& uri, const std::string& query) {
@@ -247,6 +255,7 @@ TEST(CdcCrashTest, KilledMirrorWhilePostgresWritesIsExactlyOnce) {
     ++killed;
   }
   writer.Stop();
+  ASSERT_EQ(writer.failure(), "");
   ASSERT_EQ(RunChildProcess(warehouse, server.Uri(), "", 0, 0, 120000), 0);
   EXPECT_GT(writer.transactions(), 0);
   EXPECT_EQ(killed, trials);

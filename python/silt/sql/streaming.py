@@ -162,6 +162,8 @@ class DataStreamReader:
                          % (path,), family=PySparkValueError)
         if path is None:
             path = next((v for k, v in self._options.items() if k.lower() == "path"), None)
+        if path is None and self._format.lower() in _FORMATS_WITHOUT_PATH:
+            path = ""  # the rate sources, and the PostgreSQL change stream (its connection option)
         if path is None:
             raise _error("INVALID_ARGUMENT", "'path' is not specified")
         return self._open(path=path)
@@ -203,6 +205,10 @@ class DataStreamReader:
         schema = StructType([_field(f) for f in engine.stream_schema(frame, dict(self._options))])
         stream = _register(spark, frame, schema)
         return DataFrame(spark, "SELECT * FROM `%s`" % stream.name, schema)
+
+
+# Source formats read without a path.
+_FORMATS_WITHOUT_PATH = {"rate", "rate-micro-batch", "postgres_cdc", "postgres-cdc"}
 
 
 # Trigger intervals: Spark's interval strings ("10 seconds", "interval 1 minute 30 seconds").

@@ -7,6 +7,7 @@
 #include "silt/base/json_writer.h"
 #include "silt/cdc/replication_protocol.h"
 #include "silt/commands/statement_executor.h"
+#include "silt/exec/text_format.h"
 #include "silt/io/path.h"
 #include "silt/sql/parser.h"
 #include "silt/stream/auto_cdc.h"
@@ -100,6 +101,8 @@ bool PostgresCdcSource::OpenMetadata(const std::shared_ptr<io::FileSystem>&, con
   return false;  // the executor keeps the start offset in the folder as usual
 }
 
+void PostgresCdcSource::Close() noexcept { reader_->Disconnect(); }
+
 void PostgresCdcSource::Commit(const std::string& end) {
   reader_->ConfirmApplied(PostgresCdcOffset::Parse(end).lsn);
 }
@@ -140,14 +143,19 @@ stream::BatchInput PostgresCdcSource::PlanBatch(const std::string& start, const 
   Lsn to = PostgresCdcOffset::Parse(end).lsn;
   planned_ = {from, to};
   stream::BatchInput input;
+  if (from == to) {
+    // An empty batch (a query analysed before it runs): no staged table is needed.
+    auto rows = std::make_shared<exec::TextTable>();
+    rows->schema = schema();
+    input.rows = std::move(rows);
+    input.num_rows = 0;
+    return input;
+  }
   input.snapshot = reader_->StagedBatch(0, from, to);
-  int64_t rows = 0;
   for (const log::AddFile& file : input.snapshot->files()) {
     ++input.num_files;
     input.num_bytes += file.size;
-    (void)file;
   }
-  (void)rows;
   return input;
 }
 

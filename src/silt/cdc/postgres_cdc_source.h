@@ -38,6 +38,7 @@ class PostgresCdcSource : public stream::Source {
   std::string Describe() const override;
   bool OpenMetadata(const std::shared_ptr<io::FileSystem>& fs, const std::string& folder) override;
   void Commit(const std::string& end) override;
+  void Close() noexcept override;
   SchemaPtr schema() const override;
   std::string InitialOffset() override;
   void ValidateOffset(const std::string& offset) override;

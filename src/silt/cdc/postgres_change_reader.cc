@@ -230,6 +230,11 @@ void PostgresChangeReader::CheckStagingOpen() const {
   SILT_CHECK(!stages_.empty() || tables_.empty(), "the change stream's staging is opened before its batches");
 }
 
+void PostgresChangeReader::Disconnect() noexcept {
+  StopStreaming();
+  sql_.reset();
+}
+
 void PostgresChangeReader::ConfirmApplied(Lsn lsn) {
   if (replication_ == nullptr) return;  // the next stream sends it when it starts
   try {

@@ -83,6 +83,8 @@ class PostgresChangeReader {
   void OpenStaging(const std::string& staging_root);
   /// Tells the server that the changes up to `lsn` are applied (it may let their WAL go).
   void ConfirmApplied(Lsn lsn);
+  /// Closes the connections (the slot is free for another reader); the next batch reopens them.
+  void Disconnect() noexcept;
 
   const std::vector<CdcTable>& tables() const { return tables_; }
   const PostgresCdcOptions& options() const { return options_; }

@@ -93,6 +93,10 @@ class Source {
   /// after a crash before this call is committed again and calls it then. The default does
   /// nothing.
   virtual void Commit(const std::string& end) { (void)end; }
+  /// Called when the query stops running (its trigger is done, Stop, or a failure): a source
+  /// lets go of what it holds open between batches (the PostgreSQL stream's replication
+  /// connection, which would keep its slot busy). A later batch may reopen it. Must not throw.
+  virtual void Close() noexcept {}
 };
 
 }  // namespace silt::stream

@@ -572,8 +572,10 @@ void StreamExecution::Run() {
       }
     }
     SetStatus("Stopped", false, false);
+    spec_.source->Close();
   } catch (const Error& error) {
     SetStatus("Terminated with exception: " + std::string(error.what()), false, false);
+    spec_.source->Close();
     throw error.WithContext("query [id = " + id() + ", runId = " + run_id_ + "]");
   }
 }
