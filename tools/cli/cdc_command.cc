@@ -89,7 +89,8 @@ void RunCdc(const CdcOptions& options) {
   auto qualified = [](const std::string& table) {
     return table.find('.') == std::string::npos ? "public." + table : table;
   };
-  for (const std::string& table : SplitList(options.tables)) {
+  // The tables as the source options parsed them.
+  for (const std::string& table : spec.source.tables) {
     bool type2 = false;
     for (const std::string& name : scd2) type2 = type2 || qualified(name) == qualified(table);
     spec.tables.push_back(cdc::MirrorTable{table, TargetName(table, options.prefix),
@@ -97,7 +98,7 @@ void RunCdc(const CdcOptions& options) {
   }
   for (const std::string& name : scd2) {
     bool listed = false;
-    for (const std::string& table : SplitList(options.tables)) listed = listed || qualified(name) == qualified(table);
+    for (const std::string& table : spec.source.tables) listed = listed || qualified(name) == qualified(table);
     if (!listed) throw CLI::ValidationError("--scd2", name + " is not one of --tables");
   }
   spec.checkpoint_location = options.checkpoint.empty()

@@ -25,6 +25,23 @@ def _truthy(value):
     return str(value).lower() == "true"
 
 
+def _option_string(value):
+    """An option's value as Spark keeps it: text, booleans as true / false."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return value if isinstance(value, str) else str(value)
+
+
+def _struct_schema(schema):
+    """A reader's schema: a StructType, or DDL text parsed into one (NOT_STR_OR_STRUCT otherwise)."""
+    if isinstance(schema, str):
+        schema = _parse_datatype_string(schema)
+    if not isinstance(schema, StructType):
+        raise _error("NOT_STR_OR_STRUCT", "Argument `schema` should be a str or StructType, got %s."
+                     % type(schema).__name__, family=PySparkTypeError)
+    return schema
+
+
 class DataFrameReader:
     def __init__(self, session):
         self._session = session
@@ -37,8 +54,7 @@ class DataFrameReader:
         return self
 
     def option(self, key, value):
-        self._options[key.lower()] = value if isinstance(value, str) else (
-            ("true" if value else "false") if isinstance(value, bool) else str(value))
+        self._options[key.lower()] = _option_string(value)
         return self
 
     def options(self, **options):
@@ -47,12 +63,7 @@ class DataFrameReader:
         return self
 
     def schema(self, schema):
-        if isinstance(schema, str):
-            schema = _parse_datatype_string(schema)
-        if not isinstance(schema, StructType):
-            raise _error("NOT_STR_OR_STRUCT", "Argument `schema` should be a str or StructType, got %s."
-                         % type(schema).__name__, family=PySparkTypeError)
-        self._schema = schema
+        self._schema = _struct_schema(schema)
         return self
 
     def load(self, path=None, format=None, schema=None, **options):

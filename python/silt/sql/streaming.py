@@ -22,17 +22,12 @@ from silt.errors import (
     _error,
     _from_engine,
 )
-from silt.sql.types import StructType, _parse_datatype_string
+from silt.sql.readwriter import _option_string, _struct_schema
+from silt.sql.types import StructType
 
 __all__ = ["DataStreamReader", "DataStreamWriter", "StreamingQuery", "StreamingQueryManager"]
 
 _stream_ids = itertools.count(1)
-
-
-def _option_string(value):
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value)
 
 
 class _Stream:
@@ -143,12 +138,7 @@ class DataStreamReader:
         return self
 
     def schema(self, schema):
-        if isinstance(schema, str):
-            schema = _parse_datatype_string(schema)
-        if not isinstance(schema, StructType):
-            raise _error("NOT_STR_OR_STRUCT", "Argument `schema` should be a str or StructType, got %s."
-                         % type(schema).__name__, family=PySparkTypeError)
-        self._schema = schema
+        self._schema = _struct_schema(schema)
         return self
 
     def load(self, path=None, format=None, schema=None, **options):

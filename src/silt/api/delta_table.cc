@@ -22,16 +22,6 @@ using api::QuoteParts;
   api::ThrowInvalidParameter(parameter, function, std::move(message));
 }
 
-// A Spark SQL string literal: backslashes and quotes escaped.
-std::string QuoteString(const std::string& text) {
-  std::string quoted = "'";
-  for (char c : text) {
-    if (c == '\\' || c == '\'') quoted += '\\';
-    quoted += c;
-  }
-  return quoted + "'";
-}
-
 std::string PathTable(const std::string& path, std::string_view function) {
   if (path.empty()) ThrowInvalidArgument("path", function, "the path is empty");
   return "delta." + QuoteIdentifier(path);
@@ -254,7 +244,7 @@ Result DeltaTable::RestoreToTimestamp(const std::string& timestamp) const {
   if (timestamp.empty())
     ThrowInvalidArgument("timestamp", "DeltaTable.RestoreToTimestamp", "is empty");
   return session_->Execute("RESTORE TABLE " + table_ + " TO TIMESTAMP AS OF " +
-                           QuoteString(timestamp));
+                           api::QuoteString(timestamp));
 }
 
 Result DeltaTable::Vacuum() const { return session_->Execute("VACUUM " + table_); }

@@ -4,6 +4,15 @@
 
 namespace silt::api {
 
+std::string QuoteString(const std::string& text) {
+  std::string quoted = "'";
+  for (char c : text) {
+    if (c == '\\' || c == '\'') quoted += '\\';
+    quoted += c;
+  }
+  return quoted + "'";
+}
+
 std::string QuoteIdentifier(const std::string& part) {
   std::string quoted = "`";
   for (char c : part) {

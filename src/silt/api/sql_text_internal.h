@@ -10,6 +10,8 @@
 
 namespace silt::api {
 
+/// A Spark SQL string literal: backslashes and single quotes escaped.
+std::string QuoteString(const std::string& text);
 /// Back-quotes one identifier part; a back quote inside is doubled, as Spark's lexer reads it.
 std::string QuoteIdentifier(const std::string& part);
 /// The parts back-quoted and joined by '.'.

@@ -40,14 +40,6 @@ std::optional<std::string> RateFunction(const std::string& format) {
   return std::nullopt;
 }
 
-std::string SqlString(const std::string& text) {
-  std::string quoted = "'";
-  for (char c : text) {
-    if (c == '\\' || c == '\'') quoted += '\\';
-    quoted += c;
-  }
-  return quoted + "'";
-}
 
 void CheckFormat(const std::string& format, std::string_view what) {
   if (AsciiLower(format) != "delta" &&
@@ -290,7 +282,7 @@ StreamingDataFrame DataStreamReader::Load(const std::string& path) const {
   if (std::optional<std::string> function = RateFunction(format_)) {
     if (*function == "postgres_cdc") {
       return StreamingDataFrame(session_, options_,
-                                "SELECT * FROM STREAM postgres_cdc(" + (path.empty() ? "" : SqlString(path)) + ")");
+                                "SELECT * FROM STREAM postgres_cdc(" + (path.empty() ? "" : api::QuoteString(path)) + ")");
     }
     SILT_USER_CHECK(path.empty(), INVALID_ARGUMENT,
                     {{"message", "the " + format_ + " source reads no path"}});

@@ -9,6 +9,7 @@
 #include "silt/commands/statement_executor.h"
 #include "silt/exec/text_format.h"
 #include "silt/io/path.h"
+#include "silt/sql/ast_printer.h"
 #include "silt/sql/parser.h"
 #include "silt/stream/auto_cdc.h"
 #include "silt/stream/fault_point.h"
@@ -24,15 +25,6 @@ std::string Quoted(std::string_view text) {
   std::string out;
   AppendJsonString(out, text);
   return out;
-}
-
-std::string Backticked(std::string_view name) {
-  std::string out = "`";
-  for (char c : name) {
-    if (c == '`') out += "``";
-    else out += c;
-  }
-  return out + "`";
 }
 
 
@@ -219,7 +211,7 @@ class MirrorSink final : public stream::Sink {
   void EnsureTarget(sql::SessionState& session, const CdcTable& table, const MirrorTable& target) {
     std::string columns;
     for (const CdcTable::Column& column : table.columns) {
-      columns += (columns.empty() ? "" : ", ") + Backticked(column.name) + " " +
+      columns += (columns.empty() ? "" : ", ") + sql::QuoteIdentifier(column.name) + " " +
                  column.parser->spark_type()->ToString();
     }
     if (target.history == MirrorHistory::kScdType2) columns += ", `__START_AT` bigint, `__END_AT` bigint";
@@ -229,7 +221,7 @@ class MirrorSink final : public stream::Sink {
     std::string added;
     for (const CdcTable::Column& column : table.columns) {
       if (described.schema->FieldIndex(column.name, /*case_sensitive=*/false) < 0) {
-        added += (added.empty() ? "" : ", ") + Backticked(column.name) + " " +
+        added += (added.empty() ? "" : ", ") + sql::QuoteIdentifier(column.name) + " " +
                  column.parser->spark_type()->ToString();
       }
     }
@@ -269,7 +261,7 @@ class MirrorSink final : public stream::Sink {
     int64_t changes = std::stoll(row.column(2)->ValueToString(0));
 
     std::string partition;
-    for (const std::string& key : keys) partition += (partition.empty() ? "" : ", ") + Backticked(key);
+    for (const std::string& key : keys) partition += (partition.empty() ? "" : ", ") + sql::QuoteIdentifier(key);
     std::string carried;  // the last sent value of each column that may be left out
     std::vector<bool> carries(table.columns.size(), false);
     for (size_t i = 0; i < table.columns.size(); ++i) {
@@ -277,10 +269,10 @@ class MirrorSink final : public stream::Sink {
       if (!any_unchanged || column.is_key || !MayBeToasted(*column.parser->spark_type())) continue;
       carries[i] = true;
       carried += ", last_value(CASE WHEN array_contains(coalesce(_unchanged_columns, array()), " +
-                 Quoted(column.name) + ") THEN NULL ELSE struct(" + Backticked(column.name) +
+                 Quoted(column.name) + ") THEN NULL ELSE struct(" + sql::QuoteIdentifier(column.name) +
                  " AS v) END) IGNORE NULLS OVER (PARTITION BY " + partition +
                  " ORDER BY _lsn, _seq ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS " +
-                 Backticked("__silt_" + column.name);
+                 sql::QuoteIdentifier("__silt_" + column.name);
     }
     std::string source = "SELECT * FROM (SELECT *" + carried + ", row_number() OVER (PARTITION BY " +
                          partition + " ORDER BY _lsn DESC, _seq DESC) AS __silt_rank FROM " +
@@ -288,15 +280,15 @@ class MirrorSink final : public stream::Sink {
                          ") WHERE __silt_rank = 1";
     std::string on;
     for (const std::string& key : keys) {
-      on += (on.empty() ? "" : " AND ") + std::string("t.") + Backticked(key) + " <=> s." + Backticked(key);
+      on += (on.empty() ? "" : " AND ") + std::string("t.") + sql::QuoteIdentifier(key) + " <=> s." + sql::QuoteIdentifier(key);
     }
     std::string set;
     std::string insert_columns;
     std::string insert_values;
     for (size_t i = 0; i < table.columns.size(); ++i) {
-      std::string name = Backticked(table.columns[i].name);
+      std::string name = sql::QuoteIdentifier(table.columns[i].name);
       std::string value = "s." + name;
-      std::string carried_value = "s." + Backticked("__silt_" + table.columns[i].name);
+      std::string carried_value = "s." + sql::QuoteIdentifier("__silt_" + table.columns[i].name);
       set += (set.empty() ? "" : ", ") + std::string("t.") + name + " = " +
              (carries[i] ? "CASE WHEN " + carried_value + " IS NULL THEN t." + name + " ELSE " + carried_value + ".v END" : value);
       insert_columns += (insert_columns.empty() ? "" : ", ") + name;
@@ -356,13 +348,13 @@ class MirrorSink final : public stream::Sink {
     std::string changes_partition;
     std::string join;
     for (const std::string& key : keys) {
-      partition += (partition.empty() ? "" : ", ") + Backticked(key);
-      changes_partition += (changes_partition.empty() ? "" : ", ") + std::string("c.") + Backticked(key);
-      join += (join.empty() ? "" : " AND ") + std::string("c.") + Backticked(key) + " <=> cur." + Backticked(key);
+      partition += (partition.empty() ? "" : ", ") + sql::QuoteIdentifier(key);
+      changes_partition += (changes_partition.empty() ? "" : ", ") + std::string("c.") + sql::QuoteIdentifier(key);
+      join += (join.empty() ? "" : " AND ") + std::string("c.") + sql::QuoteIdentifier(key) + " <=> cur." + sql::QuoteIdentifier(key);
     }
     std::string select;
     for (const CdcTable::Column& column : table.columns) {
-      std::string name = Backticked(column.name);
+      std::string name = sql::QuoteIdentifier(column.name);
       std::string value = "c." + name;
       if (any_unchanged && !column.is_key && MayBeToasted(*column.parser->spark_type())) {
         value = "CASE WHEN array_contains(coalesce(c._unchanged_columns, array()), " + Quoted(column.name) +
@@ -378,7 +370,7 @@ class MirrorSink final : public stream::Sink {
       changes_sql += " LEFT JOIN (SELECT * FROM " + target.target + " WHERE `__END_AT` IS NULL) cur ON " + join;
     }
     std::string columns;
-    for (const CdcTable::Column& column : table.columns) columns += Backticked(column.name) + ", ";
+    for (const CdcTable::Column& column : table.columns) columns += sql::QuoteIdentifier(column.name) + ", ";
     std::string batch_sql = "SELECT " + columns + "_lsn AS `" +
                             std::string(stream::kCdcSequenceColumn) + "`, _op = 'd' AS `" +
                             std::string(stream::kCdcDeleteColumn) + "`, false AS `" +
@@ -388,7 +380,7 @@ class MirrorSink final : public stream::Sink {
     auto& sink = type2_sinks_[index];
     if (sink == nullptr) {
       std::string key_list;
-      for (const std::string& key : keys) key_list += (key_list.empty() ? "" : ", ") + Backticked(key);
+      for (const std::string& key : keys) key_list += (key_list.empty() ? "" : ", ") + sql::QuoteIdentifier(key);
       // AUTO CDC is written as a flow's body; the body is what the sink takes.
       sql::Statement flow = sql::ParseStatement(
           "CREATE FLOW silt_cdc_mirror AS AUTO CDC INTO " + target.target + " FROM STREAM(" + std::string(kChangesName) + ") KEYS (" + key_list +

@@ -182,8 +182,9 @@ TEST_F(PostgresCdcTest, MapsEveryTypeInSnapshotAndStream) {
 }
 
 TEST_F(PostgresCdcTest, TruncatesMultiTableTransactionsAndSmallBatches) {
-  Pg("CREATE TABLE a (k bigint PRIMARY KEY, v text); CREATE TABLE b (k text PRIMARY KEY, n int);"
-     "INSERT INTO a SELECT i, 'v' || i FROM generate_series(1, 100) i;"
+  // A column named by a keyword ("select") must be quoted in the SQL the mirror writes.
+  Pg("CREATE TABLE a (k bigint PRIMARY KEY, v text, \"select\" int); CREATE TABLE b (k text PRIMARY KEY, n int);"
+     "INSERT INTO a SELECT i, 'v' || i, i FROM generate_series(1, 100) i;"
      "INSERT INTO b VALUES ('x', 1), ('y', 2);");
   Mirror({"a", "b"});
   Pg("BEGIN; INSERT INTO a VALUES (101, 'w'); UPDATE b SET n = 20 WHERE k = 'y'; COMMIT;"
@@ -194,7 +195,7 @@ TEST_F(PostgresCdcTest, TruncatesMultiTableTransactionsAndSmallBatches) {
   // At most 50 changes per batch: several batches, each ending on a transaction boundary.
   auto progress = Mirror({"a", "b"}, false, 50);
   EXPECT_GE(progress.size(), 2u);
-  EXPECT_EQ(SiltRows("SELECT k, v FROM " + Target("a")), PgRows("SELECT k, v FROM a"));
+  EXPECT_EQ(SiltRows("SELECT k, v, `select` FROM " + Target("a")), PgRows("SELECT k, v, \"select\" FROM a"));
   EXPECT_EQ(SiltRows("SELECT k, n FROM " + Target("b")), PgRows("SELECT k, n FROM b"));
 }
 
