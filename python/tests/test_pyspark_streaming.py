@@ -371,6 +371,42 @@ def test_a_failing_source_fails_the_query_with_streaming_query_exception(spark, 
     assert cause.getErrorClass() in ("DELTA_SOURCE_IGNORE_DELETE", "DELTA_SOURCE_TABLE_IGNORE_CHANGES")
 
 
+def test_delta_source_options_skip_changes_and_limit_batches(spark, tmp_path):
+    # Delta's "Table streaming reads and writes" options, as PySpark passes them.
+    source = str(tmp_path / "by_day")
+    spark.createDataFrame([(1, "mon"), (2, "tue"), (3, "wed")], "id BIGINT, day STRING") \
+        .repartition(1).write.format("delta").partitionBy("day").save(source)
+
+    def run(name, **options):
+        reader = spark.readStream.format("delta")
+        for key, value in options.items():
+            reader = reader.option(key, value)
+        query = (reader.load(source).writeStream.option("checkpointLocation", str(tmp_path / name / "chk"))
+                 .trigger(availableNow=True).start(str(tmp_path / name / "out")))
+        query.awaitTermination()
+        return query, sorted(r.id for r in spark.read.format("delta").load(str(tmp_path / name / "out")).collect())
+
+    query, ids = run("bytes", maxBytesPerTrigger="1")  # at least one file per batch
+    assert ids == [1, 2, 3] and [p["numInputRows"] for p in query.recentProgress] == [1, 1, 1]
+    query, ids = run("excluded", excludeRegex="day=tue")
+    assert ids == [1, 3]
+
+    # A partition-level delete fails a stream unless ignoreDeletes; an UPDATE unless skipChangeCommits.
+    spark.sql("DELETE FROM delta.`%s` WHERE day = 'mon'" % source)
+    spark.createDataFrame([(4, "thu")], "id BIGINT, day STRING").write.format("delta").mode("append").save(source)
+    with pytest.raises(StreamingQueryException) as raised:
+        run("bytes", maxBytesPerTrigger="1")
+    assert raised.value.__cause__.getErrorClass() == "DELTA_SOURCE_IGNORE_DELETE"
+    query, ids = run("bytes", maxBytesPerTrigger="1", ignoreDeletes="true")
+    assert ids == [1, 2, 3, 4]
+    spark.sql("UPDATE delta.`%s` SET id = 20 WHERE id = 2" % source)
+    with pytest.raises(StreamingQueryException) as raised:
+        run("bytes", maxBytesPerTrigger="1", ignoreDeletes="true")
+    assert raised.value.__cause__.getErrorClass() == "DELTA_SOURCE_TABLE_IGNORE_CHANGES"
+    query, ids = run("bytes", skipChangeCommits="true")
+    assert ids == [1, 2, 3, 4]
+
+
 def test_with_watermark_checks_its_arguments(spark, source):
     spark.createDataFrame([(1, "2024-01-01 00:00:00")], "id INT, ts STRING") \
         .selectExpr("id", "CAST(ts AS TIMESTAMP) AS ts").write.format("delta").save(source + "_ts")

@@ -14,8 +14,8 @@
 // the two) and a MERGE flow adding counts.
 //
 // SILT_STREAM_CRASH_TRIALS sets the number of random-kill trials per sink (default 4; `make
-// stream-crash-test` runs 1000); when it is set, the flows are also killed at each step of their
-// first and last batches, not only of a middle one.
+// stream-crash-test` runs 125 for each of the 8 sinks, 1,000 in all); when it is set, the flows
+// are also killed at each step of their first and last batches, not only of a middle one.
 //
 // Child processes are this binary re-executed with "--child" (fork + exec, so that no thread
 // pool state of the parent is inherited).

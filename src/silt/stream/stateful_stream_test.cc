@@ -251,6 +251,20 @@ TEST_F(StatefulStreamTest, AnotherStatefulOperatorOnTheCheckpointIsRefused) {
             "STREAMING_STATEFUL_OPERATOR_NOT_MATCH_IN_STATE_METADATA");
 }
 
+TEST_F(StatefulStreamTest, AnAggregationWhoseStateRowsDifferIsRefused) {
+  Sql("CREATE TABLE counts (k STRING, n BIGINT)");
+  Insert("10:00:00", "a");
+  RunInto("counts", "SELECT k, count(*) AS n FROM STREAM(events) GROUP BY k", {},
+          TriggerKind::kAvailableNow, OutputMode::kComplete);
+  Insert("10:00:01", "a");
+  // The same operator, but its state now keeps a string maximum instead of a count.
+  EXPECT_EQ(ErrorOf([&] {
+              RunInto("counts", "SELECT k, max(k) AS n FROM STREAM(events) GROUP BY k", {},
+                      TriggerKind::kAvailableNow, OutputMode::kComplete);
+            }),
+            "STREAMING_CHECKPOINT_MISMATCH");
+}
+
 TEST_F(StatefulStreamTest, TheOperatorsOfAQueryThatRanNoBatchAreForgotten) {
   Sql("CREATE TABLE counts (k STRING, n BIGINT); CREATE TABLE keys (k STRING)");
   Insert("10:00:00", "a");

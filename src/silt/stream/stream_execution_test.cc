@@ -116,6 +116,32 @@ TEST_F(StreamExecutionTest, ABatchTheSinkCommittedIsNotWrittenTwice) {
   EXPECT_EQ(CheckpointFile("commits/0"), "v1\n{\"nextBatchWatermarkMs\":0}");
 }
 
+TEST_F(StreamExecutionTest, TwoRunsOfOneCheckpointCannotBothPlanABatch) {
+  for (int i = 1; i <= 2; ++i) Sql("INSERT INTO src VALUES (" + std::to_string(i) + ", 'a')");
+  // While the first run is between batches 0 and 1, a second run of the same checkpoint plans
+  // and commits batch 1: the first run must then refuse to plan batch 1 again.
+  bool second_ran = false;
+  TestingSetFaultHook([&](std::string_view step, int64_t batch) {
+    if (step != kAfterBatchCommitted || batch != 0 || second_ran) return;
+    second_ran = true;
+    Make(kCopy, SinkInto("dst"), {{"maxFilesPerTrigger", "1"}})->Run();
+  });
+  auto first = Make(kCopy, SinkInto("dst"), {{"maxFilesPerTrigger", "1"}});
+  EXPECT_EQ(ErrorOf([&] { first->Run(); }), "STREAMING_CHECKPOINT_MISMATCH");
+  TestingSetFaultHook(nullptr);
+  EXPECT_TRUE(second_ran);
+  EXPECT_THAT(Ids(), ElementsAre("1", "2"));  // each row once
+}
+
+TEST_F(StreamExecutionTest, ACheckpointOfAQueryWithAnotherNumberOfSourcesIsRefused) {
+  Sql("INSERT INTO src VALUES (1, 'a')");
+  Make(kCopy, SinkInto("dst"))->Run();
+  // offsets/<n> of a query that read two sources.
+  fs_->WriteFile(io::JoinPath(CheckpointPath("checkpoint"), "offsets/1"),
+                 "v1\n{\"batchWatermarkMs\":0,\"batchTimestampMs\":0,\"conf\":{}}\n-\n-");
+  EXPECT_EQ(ErrorOf([&] { Make(kCopy, SinkInto("dst"))->Run(); }), "STREAMING_CHECKPOINT_MISMATCH");
+}
+
 TEST_F(StreamExecutionTest, TriggerOnceRunsOneBatch) {
   for (int i = 1; i <= 3; ++i) Sql("INSERT INTO src VALUES (" + std::to_string(i) + ", 'a')");
   EXPECT_EQ(RunInto("dst", kCopy, {{"maxFilesPerTrigger", "1"}}, TriggerKind::kOnce).size(), 1u);
