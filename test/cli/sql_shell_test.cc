@@ -467,6 +467,63 @@ TEST(SqlShellTest, MetaCommandsAndQuitInAPipedScript) {
   EXPECT_EQ(exit_statement.out, "a\n1\n");
 }
 
+// REFRESH STREAMING TABLE as a cron job reads only what is new; REFRESH ... EVERY runs a batch
+// per interval, prints a line per batch on stderr and stops on Ctrl-C after the batch in flight.
+TEST(SqlShellTest, StreamingTablesRefreshOnceOrEveryIntervalUntilCtrlC) {
+  test::TempDir warehouse;
+  RunResult created = RunSql(warehouse.path(),
+                             {"-e",
+                              "CREATE TABLE bronze (id BIGINT); INSERT INTO bronze VALUES (1), (2);"
+                              "CREATE STREAMING TABLE silver AS SELECT id * 10 AS id FROM STREAM(bronze)"});
+  ASSERT_EQ(created.exit_code, 0) << created.err;
+  RunResult cron = RunSql(warehouse.path(), {"--format", "csv", "-e",
+                                             "INSERT INTO bronze VALUES (3);"
+                                             "REFRESH STREAMING TABLE silver"});
+  ASSERT_EQ(cron.exit_code, 0) << cron.err;
+  EXPECT_THAT(cron.out, StartsWith("batch_id,num_input_rows,num_output_rows,duration_ms\n1,1,1,"));
+
+  test::TempDir dir;
+  std::string err_path = dir.Child("err");
+  const char* binary = std::getenv("SILT_BINARY");
+  ASSERT_NE(binary, nullptr);
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    int out = open(dir.Child("out").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int in = open("/dev/null", O_RDONLY);
+    dup2(in, 0);
+    dup2(out, 1);
+    dup2(err, 2);
+    std::string warehouse_path = warehouse.path();
+    const char* argv[] = {binary, "sql", "--warehouse", warehouse_path.c_str(), "-e",
+                          "REFRESH STREAMING TABLE silver EVERY '100 milliseconds'", nullptr};
+    execv(binary, const_cast<char* const*>(argv));
+    _exit(127);
+  }
+  // Rows that land while it runs are picked up by a later batch.
+  RunResult landed = RunSql(warehouse.path(), {"-e", "INSERT INTO bronze VALUES (4), (5)"});
+  ASSERT_EQ(landed.exit_code, 0) << landed.err;
+  bool streamed = false;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (!streamed && std::chrono::steady_clock::now() < deadline) {
+    streamed = ReadFileText(err_path).find("2 rows in, 2 rows written") != std::string::npos;
+    if (!streamed) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_TRUE(streamed) << ReadFileText(err_path);
+  kill(child, SIGINT);
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 130);
+  std::string err = ReadFileText(err_path);
+  EXPECT_THAT(err, HasSubstr("`spark_catalog`.`default`.`silver` batch 2: 2 rows in, 2 rows written, "));
+  EXPECT_THAT(err, HasSubstr("[OPERATION_CANCELED]"));
+  RunResult rows = RunSql(warehouse.path(),
+                          {"--format", "csv", "-e", "SELECT id FROM silver ORDER BY id"});
+  EXPECT_EQ(rows.out, "id\n10\n20\n30\n40\n50\n");
+}
+
 TEST(SqlShellTest, ExplainPrintsItsPlanWithLineBreaks) {
   test::TempDir warehouse;
   ASSERT_EQ(RunSql(warehouse.path(), {"-e", "CREATE TABLE t (a INT, b STRING)"}).exit_code, 0);
