@@ -295,6 +295,66 @@ std::vector<std::string> DataFiles(const std::string& table_path) {
   return files;
 }
 
+// `silt sql --warehouse <warehouse> <args>` running in the background, its stdout and stderr
+// going to files in a folder of its own, until Interrupt() sends it Ctrl-C.
+class BackgroundSql {
+ public:
+  BackgroundSql(const std::string& warehouse, const std::vector<std::string>& args) {
+    const char* binary = std::getenv("SILT_BINARY");
+    if (binary == nullptr) {
+      ADD_FAILURE() << "SILT_BINARY is set by CTest";
+      return;
+    }
+    std::vector<std::string> argv_text = {binary, "sql", "--warehouse", warehouse};
+    argv_text.insert(argv_text.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    for (std::string& arg : argv_text) argv.push_back(arg.data());
+    argv.push_back(nullptr);
+    std::string out_path = dir_.Child("out");
+    std::string err_path = dir_.Child("err");
+    child_ = fork();
+    if (child_ == 0) {
+      int out = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      int in = open("/dev/null", O_RDONLY);
+      dup2(in, 0);
+      dup2(out, 1);
+      dup2(err, 2);
+      execv(binary, argv.data());
+      _exit(127);
+    }
+    EXPECT_GT(child_, 0);
+  }
+  ~BackgroundSql() {
+    if (child_ > 0) Interrupt();
+  }
+
+  std::string Stderr() const { return ReadFileText(dir_.Child("err")); }
+
+  // Waits (up to two minutes) until stderr holds `text`.
+  bool WaitForStderr(const std::string& text) const {
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+    while (std::chrono::steady_clock::now() < deadline) {
+      if (Stderr().find(text) != std::string::npos) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    return false;
+  }
+
+  // Sends Ctrl-C and waits for the exit: the exit code, or -1 when it did not exit normally.
+  int Interrupt() {
+    kill(child_, SIGINT);
+    int status = 0;
+    pid_t ended = waitpid(child_, &status, 0);
+    child_ = -1;
+    return ended > 0 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+
+ private:
+  test::TempDir dir_;
+  pid_t child_ = -1;
+};
+
 // The progress lines drawn on stderr (each starts with '\r'), without the erasing ones.
 std::vector<std::string> ProgressLines(const std::string& err) {
   std::vector<std::string> lines;
@@ -358,10 +418,7 @@ TEST(SqlShellTest, ProgressOfAStatementOverManyFilesWhenAsked) {
 }
 
 TEST(SqlShellTest, CtrlCCancelsTheStatementExitsWith130AndLeavesNothingBehind) {
-  const char* binary = std::getenv("SILT_BINARY");
-  ASSERT_NE(binary, nullptr) << "SILT_BINARY is set by CTest";
   test::TempDir warehouse;
-  test::TempDir dir;
   ASSERT_EQ(RunSql(warehouse.path(), {"-e", "CREATE TABLE t (id BIGINT, p INT) PARTITIONED BY (p)",
                                       "-e", "INSERT INTO t VALUES (1, 1)"})
                 .exit_code,
@@ -370,38 +427,13 @@ TEST(SqlShellTest, CtrlCCancelsTheStatementExitsWith130AndLeavesNothingBehind) {
   std::vector<std::string> files_before = DataFiles(table);
   size_t commits_before = io::MakeLocalFileSystem()->List(table + "/_delta_log").size();
 
-  std::string err_path = dir.Child("err");
-  pid_t child = fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
-    int out = open(dir.Child("out").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    int in = open("/dev/null", O_RDONLY);
-    dup2(in, 0);
-    dup2(out, 1);
-    dup2(err, 2);
-    std::string warehouse_path = warehouse.path();
-    const char* argv[] = {binary, "sql", "--warehouse", warehouse_path.c_str(), "--progress",
-                          "--progress-delay", "0", "-e",
-                          "INSERT INTO t SELECT id, CAST(id % 8 AS INT) FROM range(6000000)",
-                          nullptr};
-    execv(binary, const_cast<char* const*>(argv));
-    _exit(127);
-  }
+  BackgroundSql insert(warehouse.path(),
+                       {"--progress", "--progress-delay", "0", "-e",
+                        "INSERT INTO t SELECT id, CAST(id % 8 AS INT) FROM range(6000000)"});
   // Interrupt once the progress line shows it writing data files.
-  bool writing = false;
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
-  while (!writing && std::chrono::steady_clock::now() < deadline) {
-    writing = ReadFileText(err_path).find("wrote rows") != std::string::npos;
-    if (!writing) std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  EXPECT_TRUE(writing) << ReadFileText(err_path);
-  kill(child, SIGINT);
-  int status = 0;
-  ASSERT_EQ(waitpid(child, &status, 0), child);
-  ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), 130);
-  std::string err = ReadFileText(err_path);
+  EXPECT_TRUE(insert.WaitForStderr("wrote rows")) << insert.Stderr();
+  EXPECT_EQ(insert.Interrupt(), 130);
+  std::string err = insert.Stderr();
   EXPECT_THAT(err.substr(err.find_last_of('\r') + 1),
               StartsWith("[OPERATION_CANCELED] The operation has been canceled."));
   EXPECT_EQ(io::MakeLocalFileSystem()->List(table + "/_delta_log").size(), commits_before);
@@ -482,41 +514,14 @@ TEST(SqlShellTest, StreamingTablesRefreshOnceOrEveryIntervalUntilCtrlC) {
   ASSERT_EQ(cron.exit_code, 0) << cron.err;
   EXPECT_THAT(cron.out, StartsWith("batch_id,num_input_rows,num_output_rows,duration_ms\n1,1,1,"));
 
-  test::TempDir dir;
-  std::string err_path = dir.Child("err");
-  const char* binary = std::getenv("SILT_BINARY");
-  ASSERT_NE(binary, nullptr);
-  pid_t child = fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
-    int out = open(dir.Child("out").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    int in = open("/dev/null", O_RDONLY);
-    dup2(in, 0);
-    dup2(out, 1);
-    dup2(err, 2);
-    std::string warehouse_path = warehouse.path();
-    const char* argv[] = {binary, "sql", "--warehouse", warehouse_path.c_str(), "-e",
-                          "REFRESH STREAMING TABLE silver EVERY '100 milliseconds'", nullptr};
-    execv(binary, const_cast<char* const*>(argv));
-    _exit(127);
-  }
+  BackgroundSql refresh(warehouse.path(),
+                        {"-e", "REFRESH STREAMING TABLE silver EVERY '100 milliseconds'"});
   // Rows that land while it runs are picked up by a later batch.
   RunResult landed = RunSql(warehouse.path(), {"-e", "INSERT INTO bronze VALUES (4), (5)"});
   ASSERT_EQ(landed.exit_code, 0) << landed.err;
-  bool streamed = false;
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (!streamed && std::chrono::steady_clock::now() < deadline) {
-    streamed = ReadFileText(err_path).find("2 rows in, 2 rows written") != std::string::npos;
-    if (!streamed) std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  EXPECT_TRUE(streamed) << ReadFileText(err_path);
-  kill(child, SIGINT);
-  int status = 0;
-  ASSERT_EQ(waitpid(child, &status, 0), child);
-  ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), 130);
-  std::string err = ReadFileText(err_path);
+  EXPECT_TRUE(refresh.WaitForStderr("2 rows in, 2 rows written")) << refresh.Stderr();
+  EXPECT_EQ(refresh.Interrupt(), 130);
+  std::string err = refresh.Stderr();
   EXPECT_THAT(err, HasSubstr("`spark_catalog`.`default`.`silver` batch 2: 2 rows in, 2 rows written, "));
   EXPECT_THAT(err, HasSubstr("[OPERATION_CANCELED]"));
   RunResult rows = RunSql(warehouse.path(),
