@@ -1,7 +1,7 @@
 #include "silt/exec/text_format.h"
 
 #include <algorithm>
-#include <cerrno>
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <functional>
@@ -10,6 +10,7 @@
 
 #include "silt/base/check.h"
 #include "silt/base/json_writer.h"
+#include "silt/expr/json_text.h"
 #include "silt/io/file_system.h"
 #include "silt/io/path.h"
 #include "silt/vector/vector.h"
@@ -29,256 +30,51 @@ std::string ShortenForMessage(std::string_view text) {
              {{"badRecord", ShortenForMessage(record)}, {"message", message}});
 }
 
-// A recursive-descent parser over one document. Depth is bounded so hostile input cannot
-// exhaust the stack.
-class JsonParser {
- public:
-  explicit JsonParser(std::string_view text) : text_(text) {}
-
-  JsonValue ParseDocument() {
-    JsonValue value = ParseValue(0);
-    SkipWhitespace();
-    if (position_ != text_.size()) Fail("unexpected text after the JSON value");
-    return value;
-  }
-
- private:
-  static constexpr int kMaxDepth = 512;
-
-  [[noreturn]] void Fail(const std::string& problem) const {
-    ThrowMalformed(text_,
-                   "Invalid JSON at offset " + std::to_string(position_) + ": " + problem + ".");
-  }
-
-  void SkipWhitespace() {
-    while (position_ < text_.size() && (text_[position_] == ' ' || text_[position_] == '\t' ||
-                                        text_[position_] == '\n' || text_[position_] == '\r')) {
-      ++position_;
-    }
-  }
-
-  bool Consume(std::string_view word) {
-    if (text_.substr(position_, word.size()) != word) return false;
-    position_ += word.size();
-    return true;
-  }
-
-  JsonValue ParseValue(int depth) {
-    if (depth > kMaxDepth) Fail("nesting is too deep");
-    SkipWhitespace();
-    if (position_ >= text_.size()) Fail("unexpected end of input");
-    JsonValue value;
-    char c = text_[position_];
-    if (c == '{') {
-      value.kind = JsonValue::Kind::kObject;
-      ++position_;
-      SkipWhitespace();
-      if (position_ < text_.size() && text_[position_] == '}') {
-        ++position_;
-        return value;
-      }
-      while (true) {
-        SkipWhitespace();
-        if (position_ >= text_.size() || text_[position_] != '"') Fail("expected a member name");
-        std::string key = ParseString();
-        SkipWhitespace();
-        if (position_ >= text_.size() || text_[position_] != ':') Fail("expected ':'");
-        ++position_;
-        value.members.emplace_back(std::move(key), ParseValue(depth + 1));
-        SkipWhitespace();
-        if (position_ < text_.size() && text_[position_] == ',') {
-          ++position_;
-          continue;
-        }
-        if (position_ < text_.size() && text_[position_] == '}') {
-          ++position_;
-          return value;
-        }
-        Fail("expected ',' or '}'");
-      }
-    }
-    if (c == '[') {
-      value.kind = JsonValue::Kind::kArray;
-      ++position_;
-      SkipWhitespace();
-      if (position_ < text_.size() && text_[position_] == ']') {
-        ++position_;
-        return value;
-      }
-      while (true) {
-        value.elements.push_back(ParseValue(depth + 1));
-        SkipWhitespace();
-        if (position_ < text_.size() && text_[position_] == ',') {
-          ++position_;
-          continue;
-        }
-        if (position_ < text_.size() && text_[position_] == ']') {
-          ++position_;
-          return value;
-        }
-        Fail("expected ',' or ']'");
-      }
-    }
-    if (c == '"') {
-      value.kind = JsonValue::Kind::kString;
-      value.text = ParseString();
-      return value;
-    }
-    if (Consume("true")) {
+// A JSON document as silt's own files keep it: the expression layer's parser with Jackson's
+// strict defaults, its numbers read as 64-bit integers where they fit, doubles otherwise.
+JsonValue ToJsonValue(expr::JsonNode&& node) {
+  JsonValue value;
+  switch (node.kind) {
+    case expr::JsonNode::Kind::kNull:
+      break;
+    case expr::JsonNode::Kind::kTrue:
+    case expr::JsonNode::Kind::kFalse:
       value.kind = JsonValue::Kind::kBoolean;
-      value.boolean = true;
-      return value;
-    }
-    if (Consume("false")) {
-      value.kind = JsonValue::Kind::kBoolean;
-      return value;
-    }
-    if (Consume("null")) return value;
-    if (c == '-' || (c >= '0' && c <= '9')) return ParseNumber();
-    Fail(std::string("unexpected character '") + c + "'");
-  }
-
-  JsonValue ParseNumber() {
-    size_t start = position_;
-    if (text_[position_] == '-') ++position_;
-    auto digits = [&] {
-      size_t first = position_;
-      while (position_ < text_.size() && text_[position_] >= '0' && text_[position_] <= '9') {
-        ++position_;
-      }
-      return position_ - first;
-    };
-    if (digits() == 0) Fail("expected digits");
-    bool integral = true;
-    if (position_ < text_.size() && text_[position_] == '.') {
-      integral = false;
-      ++position_;
-      if (digits() == 0) Fail("expected digits after '.'");
-    }
-    if (position_ < text_.size() && (text_[position_] == 'e' || text_[position_] == 'E')) {
-      integral = false;
-      ++position_;
-      if (position_ < text_.size() && (text_[position_] == '+' || text_[position_] == '-')) {
-        ++position_;
-      }
-      if (digits() == 0) Fail("expected exponent digits");
-    }
-    JsonValue value;
-    value.text = std::string(text_.substr(start, position_ - start));
-    if (integral) {
-      errno = 0;
-      char* end = nullptr;
-      long long parsed = std::strtoll(value.text.c_str(), &end, 10);
-      if (errno == 0) {
+      value.boolean = node.kind == expr::JsonNode::Kind::kTrue;
+      break;
+    case expr::JsonNode::Kind::kNumber: {
+      value.text = std::move(node.text);
+      const char* first = value.text.data();
+      const char* last = first + value.text.size();
+      std::from_chars_result parsed{};
+      if (node.integral) parsed = std::from_chars(first, last, value.integer);
+      if (node.integral && parsed.ec == std::errc() && parsed.ptr == last) {
         value.kind = JsonValue::Kind::kInteger;
-        value.integer = parsed;
-        return value;
-      }
-    }
-    value.kind = JsonValue::Kind::kDouble;
-    value.number = std::strtod(value.text.c_str(), nullptr);
-    return value;
-  }
-
-  static void AppendUtf8(std::string& out, uint32_t code_point) {
-    if (code_point < 0x80) {
-      out += static_cast<char>(code_point);
-    } else if (code_point < 0x800) {
-      out += static_cast<char>(0xC0 | (code_point >> 6));
-      out += static_cast<char>(0x80 | (code_point & 0x3F));
-    } else if (code_point < 0x10000) {
-      out += static_cast<char>(0xE0 | (code_point >> 12));
-      out += static_cast<char>(0x80 | ((code_point >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (code_point & 0x3F));
-    } else {
-      out += static_cast<char>(0xF0 | (code_point >> 18));
-      out += static_cast<char>(0x80 | ((code_point >> 12) & 0x3F));
-      out += static_cast<char>(0x80 | ((code_point >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (code_point & 0x3F));
-    }
-  }
-
-  uint32_t ParseHex4() {
-    if (position_ + 4 > text_.size()) Fail("truncated \\u escape");
-    uint32_t value = 0;
-    for (int i = 0; i < 4; ++i) {
-      char h = text_[position_++];
-      value <<= 4;
-      if (h >= '0' && h <= '9') {
-        value |= static_cast<uint32_t>(h - '0');
-      } else if (h >= 'a' && h <= 'f') {
-        value |= static_cast<uint32_t>(h - 'a' + 10);
-      } else if (h >= 'A' && h <= 'F') {
-        value |= static_cast<uint32_t>(h - 'A' + 10);
       } else {
-        Fail("invalid \\u escape");
+        value.kind = JsonValue::Kind::kDouble;
+        value.number = std::strtod(value.text.c_str(), nullptr);
       }
+      break;
     }
-    return value;
-  }
-
-  // At the opening quote; returns the unescaped content.
-  std::string ParseString() {
-    ++position_;
-    std::string out;
-    while (true) {
-      if (position_ >= text_.size()) Fail("unterminated string");
-      char c = text_[position_++];
-      if (c == '"') return out;
-      if (static_cast<unsigned char>(c) < 0x20) Fail("control character in a string");
-      if (c != '\\') {
-        out += c;
-        continue;
+    case expr::JsonNode::Kind::kString:
+      value.kind = JsonValue::Kind::kString;
+      value.text = std::move(node.text);
+      break;
+    case expr::JsonNode::Kind::kArray:
+      value.kind = JsonValue::Kind::kArray;
+      value.elements.reserve(node.elements.size());
+      for (expr::JsonNode& element : node.elements) value.elements.push_back(ToJsonValue(std::move(element)));
+      break;
+    case expr::JsonNode::Kind::kObject:
+      value.kind = JsonValue::Kind::kObject;
+      value.members.reserve(node.members.size());
+      for (auto& [key, member] : node.members) {
+        value.members.emplace_back(std::move(key), ToJsonValue(std::move(member)));
       }
-      if (position_ >= text_.size()) Fail("unterminated escape");
-      char e = text_[position_++];
-      switch (e) {
-        case '"':
-          out += '"';
-          break;
-        case '\\':
-          out += '\\';
-          break;
-        case '/':
-          out += '/';
-          break;
-        case 'b':
-          out += '\b';
-          break;
-        case 'f':
-          out += '\f';
-          break;
-        case 'n':
-          out += '\n';
-          break;
-        case 'r':
-          out += '\r';
-          break;
-        case 't':
-          out += '\t';
-          break;
-        case 'u': {
-          uint32_t code_point = ParseHex4();
-          if (code_point >= 0xD800 && code_point < 0xDC00 && Consume("\\u")) {
-            uint32_t low = ParseHex4();
-            if (low >= 0xDC00 && low < 0xE000) {
-              code_point = 0x10000 + ((code_point - 0xD800) << 10) + (low - 0xDC00);
-            } else {
-              Fail("invalid surrogate pair");
-            }
-          }
-          AppendUtf8(out, code_point);
-          break;
-        }
-        default:
-          Fail(std::string("invalid escape '\\") + e + "'");
-      }
-    }
+      break;
   }
-
-  std::string_view text_;
-  size_t position_ = 0;
-};
+  return value;
+}
 
 // ---- files ----
 
@@ -569,7 +365,24 @@ const JsonValue* JsonValue::Find(std::string_view key) const {
   return nullptr;
 }
 
-JsonValue ParseJson(std::string_view text) { return JsonParser(text).ParseDocument(); }
+JsonValue ParseJson(std::string_view text) {
+  expr::JsonNode node;
+  size_t end = 0;
+  switch (expr::ParseJsonText(text, expr::JsonReadFeatures{}, node, &end)) {
+    case expr::JsonParseOutcome::kEmpty:
+      ThrowMalformed(text, "Invalid JSON: there is no value.");
+    case expr::JsonParseOutcome::kMalformed:
+      ThrowMalformed(text, "Invalid JSON at offset " + std::to_string(end) + ".");
+    case expr::JsonParseOutcome::kValue:
+      break;
+  }
+  size_t rest = text.find_first_not_of(" \t\n\r", end);
+  if (rest != std::string_view::npos) {
+    ThrowMalformed(text, "Invalid JSON at offset " + std::to_string(rest) +
+                             ": unexpected text after the JSON value.");
+  }
+  return ToJsonValue(std::move(node));
+}
 
 TextTable ReadJsonFiles(io::FileSystem& fs, const std::string& path) {
   std::vector<JsonValue> rows;

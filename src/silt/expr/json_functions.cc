@@ -13,7 +13,7 @@
 #include "silt/expr/format_options_internal.h"
 #include "silt/expr/function_kernels_internal.h"
 #include "silt/expr/interval_functions.h"
-#include "silt/expr/json_text_internal.h"
+#include "silt/expr/json_text.h"
 #include "silt/expr/schema_ddl.h"
 #include "silt/types/date_time.h"
 #include "silt/vector/value_text.h"

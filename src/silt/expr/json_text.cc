@@ -3,10 +3,10 @@
 #include <cstdlib>
 
 #include "silt/base/json_writer.h"
-#include "silt/expr/json_text_internal.h"
+#include "silt/expr/json_text.h"
 #include "silt/vector/value_text.h"
 
-namespace silt::expr::internal {
+namespace silt::expr {
 namespace {
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
@@ -14,6 +14,8 @@ bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 class JsonTextParser {
  public:
   JsonTextParser(std::string_view text, const JsonReadFeatures& features) : text_(text), features_(features) {}
+
+  size_t position() const { return position_; }
 
   JsonParseOutcome ParseFirst(JsonNode& node) {
     SkipSpace();
@@ -273,9 +275,13 @@ class JsonTextParser {
 
 }  // namespace
 
-JsonParseOutcome ParseJsonText(std::string_view text, const JsonReadFeatures& features, JsonNode& node) {
+JsonParseOutcome ParseJsonText(std::string_view text, const JsonReadFeatures& features, JsonNode& node,
+                               size_t* end) {
   node = JsonNode();
-  return JsonTextParser(text, features).ParseFirst(node);
+  JsonTextParser parser(text, features);
+  JsonParseOutcome outcome = parser.ParseFirst(node);
+  if (end != nullptr) *end = parser.position();
+  return outcome;
 }
 
 void AppendJsonNode(std::string& out, const JsonNode& node) {
@@ -330,4 +336,4 @@ void AppendJsonNode(std::string& out, const JsonNode& node) {
   }
 }
 
-}  // namespace silt::expr::internal
+}  // namespace silt::expr

@@ -13,7 +13,7 @@
 #include "silt/expr/cast.h"
 #include "silt/expr/evaluator.h"
 #include "silt/expr/function_registry.h"
-#include "silt/expr/json_text_internal.h"
+#include "silt/expr/json_text.h"
 #include "silt/expr/scalar.h"
 #include "silt/expr/schema_ddl.h"
 #include "silt/io/path.h"
@@ -644,12 +644,12 @@ void FileSource::ReadJson(const std::string& path, std::string_view text,
       }
     }
   };
-  expr::internal::JsonReadFeatures features;
+  expr::JsonReadFeatures features;
   for (std::string_view line : lines) {
-    expr::internal::JsonNode node;
-    if (expr::internal::ParseJsonText(line, features, node) !=
-            expr::internal::JsonParseOutcome::kValue ||
-        node.kind != expr::internal::JsonNode::Kind::kObject) {
+    expr::JsonNode node;
+    if (expr::ParseJsonText(line, features, node) !=
+            expr::JsonParseOutcome::kValue ||
+        node.kind != expr::JsonNode::Kind::kObject) {
       // Not a JSON object: a row of NULLs that keeps the line.
       std::string raw;
       JsonWriter quoted;
@@ -666,7 +666,7 @@ void FileSource::ReadJson(const std::string& path, std::string_view text,
       key.String(name);
       member = key.Release() + ":";
       std::string raw;
-      expr::internal::AppendJsonNode(raw, value);
+      expr::AppendJsonNode(raw, value);
       member += raw;
       bool fits = data_schema->FieldIndex(name, true) >= 0;
       if (fits) {

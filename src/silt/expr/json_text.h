@@ -1,7 +1,9 @@
 #pragma once
 
-// JSON text as the JSON functions read it: a small DOM parser with Jackson's feature switches
-// (as Spark configures them per function), and the compact text Jackson writes back.
+// JSON text as Spark reads it: a small DOM parser with Jackson's feature switches (as Spark
+// configures them per function and data source), and the compact text Jackson writes back. The
+// JSON functions, the JSON file readers and the small JSON documents silt keeps (catalog
+// entries, view definitions) all parse with it.
 
 #include <cstdint>
 #include <string>
@@ -9,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-namespace silt::expr::internal {
+namespace silt::expr {
 
 /// Jackson's (and so Spark's) default nesting limit: deeper documents are malformed.
 inline constexpr int kMaxJsonNestingDepth = 1000;
@@ -42,12 +44,14 @@ enum class JsonParseOutcome { kValue, kEmpty, kMalformed };
 
 /// Parses the first JSON value of `text` (text after it is not read, as Jackson's streaming
 /// parser leaves it). kEmpty when the text is only whitespace; kMalformed for anything else
-/// that is not a JSON value, including nesting deeper than kMaxJsonNestingDepth.
-JsonParseOutcome ParseJsonText(std::string_view text, const JsonReadFeatures& features, JsonNode& node);
+/// that is not a JSON value, including nesting deeper than kMaxJsonNestingDepth. `end`, when
+/// given, is set to the offset just past the value, or where the text stopped being JSON.
+JsonParseOutcome ParseJsonText(std::string_view text, const JsonReadFeatures& features, JsonNode& node,
+                               size_t* end = nullptr);
 
 /// Appends `node` as compact JSON as Jackson's copyCurrentStructure writes it: no whitespace,
 /// integers as written, other numbers as Java's Double.toString ("1.5", "1.0E10"; NaN and
 /// infinities quoted), strings escaped as Jackson does.
 void AppendJsonNode(std::string& out, const JsonNode& node);
 
-}  // namespace silt::expr::internal
+}  // namespace silt::expr
