@@ -14,6 +14,7 @@
 #include "silt/io/path.h"
 #include "silt/io/storage_file_system.h"
 #include "silt/io/storage_options.h"
+#include "silt/io/storage_statistics.h"
 #include "silt/sql/parser.h"
 #include "silt/sql/session_state.h"
 #include "silt/stream/streaming_table.h"
@@ -63,7 +64,9 @@ namespace api {
 // creates outside any `_delta_log` (data, deletion-vector and change-data files), so that a
 // cancelled statement can remove what it wrote and nothing committed. Counts them, and the
 // bytes written, as the statement's progress.
-class StatementFiles final : public io::FileSystem, public io::BatchDeleting {
+class StatementFiles final : public io::FileSystem,
+                             public io::BatchDeleting,
+                             public io::StorageStatisticsSource {
  public:
   // Over the local disk and the object stores, by each path's scheme, which read `settings`.
   explicit StatementFiles(std::shared_ptr<io::StorageOptions> settings)
@@ -161,6 +164,10 @@ class StatementFiles final : public io::FileSystem, public io::BatchDeleting {
     inner_->SetModificationTime(path, modification_time_ms);
   }
   io::Capabilities capabilities() const override { return inner_->capabilities(); }
+  io::StorageStatistics storage_statistics() const override {
+    return io::StorageStatisticsOf(*inner_);
+  }
+  void ResetStorageStatistics() override { io::ResetStorageStatistics(*inner_); }
 
  private:
   std::shared_ptr<io::FileSystem> inner_;
