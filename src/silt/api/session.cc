@@ -213,6 +213,9 @@ Session::Session(SessionOptions options)
   // Sources of layers above the stream layer, read as STREAM name(...).
   cdc::RegisterPostgresCdcSource();
   for (const auto& [key, value] : options.conf) impl_->state.SetConf(key, value);
+  // A query analysed before any statement runs (Sql(), a DataFrame) already reads its table
+  // with the session's storage settings.
+  impl_->files->ShareSettings(impl_->state.conf());
 }
 
 Session::~Session() = default;
@@ -231,6 +234,7 @@ DataFrame Session::Table(std::string_view name) {
 
 void Session::SetConf(const std::string& key, const std::string& value) {
   impl_->state.SetConf(key, value);
+  impl_->files->ShareSettings(impl_->state.conf());
 }
 
 std::optional<std::string> Session::GetConf(const std::string& key) const {
@@ -291,6 +295,8 @@ StatementOutput api::RunStatement(Session& session, const sql::Statement& statem
     throw;
   }
   state.progress().Finish();
+  // A SET of a storage setting applies to the queries analysed after it, too.
+  files.ShareSettings(state.conf());
   // The zone after the statement: `SET TIME ZONE` applies to what follows it.
   std::shared_ptr<const TimeZone> zone;
   if (result.schema) zone = TimeZone::Find(state.MakeEvalContext().time_zone);
