@@ -81,10 +81,10 @@ GetBound ScanGetBound(std::shared_ptr<io::FileSystem> fs, const std::string& roo
         ranges.push_back(io::ByteRange{static_cast<uint64_t>(start),
                                        static_cast<uint64_t>(meta.total_compressed_size)});
       }
-      bound.range_groups += static_cast<int64_t>(
-          io::CoalesceRanges(ranges, io::ObjectReadFile::kMaxGapBytes,
-                             io::ObjectReadFile::kMaxRequestBytes)
-              .size());
+      bound.range_groups +=
+          static_cast<int64_t>(io::CoalesceRanges(ranges, io::ObjectReadFile::kMaxGapBytes,
+                                                  io::ObjectReadFile::kMaxRequestBytes)
+                                   .size());
     }
   }
   return bound;
@@ -141,8 +141,7 @@ std::vector<Step> RunAll(Session& session, const std::string& root, int64_t rows
       "CREATE TABLE delta.`" + root + "/s` AS SELECT CASE WHEN id % 2 = 0 THEN id * 10 ELSE " + n +
           " + id END AS id, 7 AS k, CAST(id AS DOUBLE) AS v, 'merged' AS name FROM range(" +
           std::to_string(rows / 10) + ")");
-  std::string scan =
-      "SELECT count(*), sum(v), max(name) FROM delta.`" + root + "/t` WHERE k < 100";
+  std::string scan = "SELECT count(*), sum(v), max(name) FROM delta.`" + root + "/t` WHERE k < 100";
   run("scan", scan, {"k", "v", "name"});
   run("scan again", scan, {"k", "v", "name"});
   run("merge",
@@ -185,19 +184,19 @@ int Main(int argc, char** argv) {
     bool agree = on_disk[i].answer == s3.answer;
     disagreements += agree ? 0 : 1;
     const io::StorageStatistics& counts = s3.statistics;
-    std::printf("%-17s %8.3f %8.3f %6.2f %8lld | %6llu %6llu %5llu %6llu %6llu %9.1f %6llu | %s\n",
-                on_disk[i].name.c_str(), on_disk[i].seconds, s3.seconds,
-                s3.seconds / on_disk[i].seconds, static_cast<long long>(s3.server_requests),
-                static_cast<unsigned long long>(counts.gets),
-                static_cast<unsigned long long>(counts.puts),
-                static_cast<unsigned long long>(counts.lists),
-                static_cast<unsigned long long>(counts.heads),
-                static_cast<unsigned long long>(counts.deletes), counts.bytes_read / 1e6,
-                static_cast<unsigned long long>(counts.cache_hits),
-                agree ? "yes" : ("NO: " + on_disk[i].answer + " vs " + s3.answer).c_str());
+    std::printf(
+        "%-17s %8.3f %8.3f %6.2f %8lld | %6llu %6llu %5llu %6llu %6llu %9.1f %6llu | %s\n",
+        on_disk[i].name.c_str(), on_disk[i].seconds, s3.seconds, s3.seconds / on_disk[i].seconds,
+        static_cast<long long>(s3.server_requests), static_cast<unsigned long long>(counts.gets),
+        static_cast<unsigned long long>(counts.puts), static_cast<unsigned long long>(counts.lists),
+        static_cast<unsigned long long>(counts.heads),
+        static_cast<unsigned long long>(counts.deletes), counts.bytes_read / 1e6,
+        static_cast<unsigned long long>(counts.cache_hits),
+        agree ? "yes" : ("NO: " + on_disk[i].answer + " vs " + s3.answer).c_str());
   }
-  std::printf("\nGETs of each scan against the most it may make (log files + footers + "
-              "range groups of the needed column chunks):\n");
+  std::printf(
+      "\nGETs of each scan against the most it may make (log files + footers + "
+      "range groups of the needed column chunks):\n");
   for (const Step& s3 : on_s3) {
     if (!s3.bound) continue;
     bool holds = static_cast<int64_t>(s3.statistics.gets) <= s3.bound->total();

@@ -282,8 +282,9 @@ class DmlInteropTest : public ::testing::TestWithParam<Variant> {
 
   test::TempDir directory_;
   std::string root_;
-  std::shared_ptr<io::FileSystem> fs_;  // where the table is
-  std::vector<std::pair<std::string, std::string>> settings_;  // the session's, for its store
+  // Where the table is, and the session settings that reach it.
+  std::shared_ptr<io::FileSystem> fs_;
+  std::vector<std::pair<std::string, std::string>> settings_;
   Model model_;
   ChangeCounts changes_;
   // Every row the change feed must hold for the UPDATE, DELETE and MERGE (inserts of the plain

@@ -41,8 +41,8 @@ void ImmutableFileCache::Insert(const std::string& key, uint64_t offset, std::st
   }
   held_ += bytes.size();
   recency_.push_front(key);
-  entries_[key] = Entry{offset, std::make_shared<const std::string>(std::move(bytes)),
-                        recency_.begin()};
+  entries_[key] =
+      Entry{offset, std::make_shared<const std::string>(std::move(bytes)), recency_.begin()};
   EvictLocked();
 }
 

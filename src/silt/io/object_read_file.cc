@@ -135,6 +135,16 @@ void ObjectReadFile::WillNeed(const std::vector<ByteRange>& ranges) {
                 blocks_.end());
 }
 
+void ObjectReadFile::Forget(const std::vector<ByteRange>& ranges) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::erase_if(blocks_, [&](const Block& block) {
+    return std::any_of(ranges.begin(), ranges.end(), [&](const ByteRange& range) {
+      return range.length > 0 && range.offset >= block.offset &&
+             range.end() <= block.offset + block.bytes->size();
+    });
+  });
+}
+
 bool ObjectReadFile::KeepWhole() const {
   // Delta never rewrites a checkpoint (nor a sidecar of one): the whole file is worth keeping.
   return path_.find("/_delta_log/") != std::string::npos && EndsWith(path_, ".parquet") &&

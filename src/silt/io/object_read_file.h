@@ -56,6 +56,7 @@ class ObjectReadFile final : public RandomAccessFile, public ReadAhead {
   size_t ReadAt(uint64_t offset, size_t length, void* out) override;
   const std::string& path() const override { return path_; }
   void WillNeed(const std::vector<ByteRange>& ranges) override;
+  void Forget(const std::vector<ByteRange>& ranges) override;
 
  private:
   // Bytes fetched ahead: [offset, offset + bytes.size()), dropped once `unread` bytes of the

@@ -77,7 +77,7 @@ TEST(ImmutableFileCacheTest, KeepsTheLongestSuffixAndEvictsTheLeastRecentlyUsed)
   EXPECT_EQ(out[0], 'a');
   cache.Insert("b", 0, std::string(50, 'b'));
   EXPECT_EQ(cache.bytes_held(), 90u);
-  EXPECT_TRUE(cache.Read("a", 60, 1, out));  // a is now the most recent
+  EXPECT_TRUE(cache.Read("a", 60, 1, out));    // a is now the most recent
   cache.Insert("c", 0, std::string(30, 'c'));  // 120 bytes: b goes
   EXPECT_FALSE(cache.Holds("b", 0, 1));
   EXPECT_TRUE(cache.Holds("a", 60, 40));
@@ -91,8 +91,8 @@ TEST(ImmutableFileCacheTest, KeepsTheLongestSuffixAndEvictsTheLeastRecentlyUsed)
 TEST(ObjectReadFileTest, WillNeedFetchesNearbyRangesTogetherAndServesTheReadsFromMemory) {
   FakeObject object(4 << 20);
   auto session = std::make_shared<ObjectStoreSession>();
-  ObjectReadFile file("s3://b/t/part-0.parquet", object.bytes().size(), "\"etag\"",
-                      object.Fetch(), session);
+  ObjectReadFile file("s3://b/t/part-0.parquet", object.bytes().size(), "\"etag\"", object.Fetch(),
+                      session);
   // Two chunks 100 bytes apart, and one 3 MiB further: two requests, sent together.
   std::vector<ByteRange> chunks = {{1000, 500}, {1600, 400}, {3u << 20, 1000}};
   file.WillNeed(chunks);
@@ -107,6 +107,23 @@ TEST(ObjectReadFileTest, WillNeedFetchesNearbyRangesTogetherAndServesTheReadsFro
   EXPECT_EQ(Read(file, 1000, 500), object.bytes().substr(1000, 500));
   EXPECT_EQ(object.requests().size(), 3u);
   EXPECT_EQ(session->cache.bytes_held(), 0u);  // data is not what the cache keeps
+}
+
+TEST(ObjectReadFileTest, WhatWasFetchedAheadGoesWithItsScopeReadOrNot) {
+  FakeObject object(4 << 20);
+  auto session = std::make_shared<ObjectStoreSession>();
+  ObjectReadFile file("s3://b/t/part-0.parquet", object.bytes().size(), "v", object.Fetch(),
+                      session);
+  {
+    // A row group's read: the filter column is read, the other left unread (no row passed).
+    ReadAheadScope scope(file, {{1000, 500}, {1600, 400}});
+    EXPECT_EQ(object.requests().size(), 1u);
+    EXPECT_EQ(Read(file, 1000, 500), object.bytes().substr(1000, 500));
+    EXPECT_EQ(object.requests().size(), 1u);
+  }
+  // The unread chunk was let go with the scope: reading it now is a request.
+  EXPECT_EQ(Read(file, 1600, 400), object.bytes().substr(1600, 400));
+  EXPECT_EQ(object.requests().size(), 2u);
 }
 
 TEST(ObjectReadFileTest, TheTailOfAFileIsReadOncePerSessionAndVersion) {
@@ -161,10 +178,13 @@ TEST(ObjectReadFileTest, ACheckpointIsFetchedWholeOnceAndThenServedFromTheCache)
 
 TEST(ObjectReadFileTest, AFailedFetchAheadIsThrownByWillNeed) {
   auto session = std::make_shared<ObjectStoreSession>();
-  ObjectReadFile file("s3://b/f", 10 << 20, "v", [](uint64_t offset, uint64_t) -> std::string {
-    if (offset > 0) throw std::runtime_error("connection reset");
-    return std::string(10, 'x');
-  }, session);
+  ObjectReadFile file(
+      "s3://b/f", 10 << 20, "v",
+      [](uint64_t offset, uint64_t) -> std::string {
+        if (offset > 0) throw std::runtime_error("connection reset");
+        return std::string(10, 'x');
+      },
+      session);
   EXPECT_THROW(file.WillNeed({{0, 10}, {5 << 20, 10}}), std::runtime_error);
 }
 

@@ -1,11 +1,21 @@
 #include "silt/io/read_ahead.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace silt::io {
 
 void WillNeed(RandomAccessFile& file, const std::vector<ByteRange>& ranges) {
   if (auto* read_ahead = dynamic_cast<ReadAhead*>(&file)) read_ahead->WillNeed(ranges);
+}
+
+ReadAheadScope::ReadAheadScope(RandomAccessFile& file, std::vector<ByteRange> ranges)
+    : file_(dynamic_cast<ReadAhead*>(&file)), ranges_(std::move(ranges)) {
+  if (file_ != nullptr) file_->WillNeed(ranges_);
+}
+
+ReadAheadScope::~ReadAheadScope() {
+  if (file_ != nullptr) file_->Forget(ranges_);
 }
 
 std::vector<ByteRange> CoalesceRanges(std::vector<ByteRange> ranges, uint64_t max_gap,

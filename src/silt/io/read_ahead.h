@@ -27,11 +27,28 @@ class ReadAhead {
   /// memory by the first ReadAt calls that read it, and its bytes are let go once every range
   /// fetched with it has been read. Thread-safe; throws as ReadAt would.
   virtual void WillNeed(const std::vector<ByteRange>& ranges) = 0;
+  /// Lets go of what was fetched ahead for `ranges` (as given to WillNeed) and not read yet: the
+  /// reader no longer needs it (a filter left no row to decode). Thread-safe.
+  virtual void Forget(const std::vector<ByteRange>& ranges) = 0;
 };
 
 /// Tells `file` that `ranges` will be read soon, when it is a ReadAhead; otherwise does nothing
 /// (the local disk reads each range when asked, as fast).
 void WillNeed(RandomAccessFile& file, const std::vector<ByteRange>& ranges);
+
+/// Calls WillNeed(file, ranges) when made and the file's Forget(ranges) when it goes: what a read
+/// of a row group fetched ahead lives no longer than the read.
+class ReadAheadScope {
+ public:
+  ReadAheadScope(RandomAccessFile& file, std::vector<ByteRange> ranges);
+  ~ReadAheadScope();
+  ReadAheadScope(const ReadAheadScope&) = delete;
+  ReadAheadScope& operator=(const ReadAheadScope&) = delete;
+
+ private:
+  ReadAhead* file_;  // nullptr when the file reads each range when asked
+  std::vector<ByteRange> ranges_;
+};
 
 /// Groups `ranges` into the requests that fetch them: sorted by offset, a range joins the
 /// previous group when the gap between them is below `max_gap` and the group then spans at most

@@ -18,8 +18,8 @@
 #include "silt/io/batch_delete.h"
 #include "silt/io/path.h"
 #include "silt/io/read_ahead.h"
-#include "silt/io/storage_statistics.h"
 #include "silt/io/storage_file_system.h"
+#include "silt/io/storage_statistics.h"
 #include "silt/io/testing_temporary_folder.h"
 #include "support/s3_test_server.h"
 

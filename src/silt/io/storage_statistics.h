@@ -16,9 +16,9 @@ struct StorageStatistics {
   uint64_t lists = 0;
   uint64_t heads = 0;
   uint64_t deletes = 0;
-  uint64_t bytes_read = 0;         ///< bodies of GETs
-  uint64_t cache_hits = 0;         ///< reads served by the cache of immutable files, no request
-  uint64_t cache_bytes_read = 0;   ///< bytes those reads returned
+  uint64_t bytes_read = 0;        ///< bodies of GETs
+  uint64_t cache_hits = 0;        ///< reads served by the cache of immutable files, no request
+  uint64_t cache_bytes_read = 0;  ///< bytes those reads returned
 
   uint64_t requests() const { return gets + puts + lists + heads + deletes; }
 };

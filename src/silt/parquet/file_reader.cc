@@ -561,10 +561,10 @@ class FileReaderImpl final : public FileReader {
         {{"message", "row group " + std::to_string(index) + " out of range in " + file_->path()}});
     std::vector<FilterColumn> filters = ResolveRowFilters(options.row_filters);
     // A mask that keeps no row reads nothing.
-    if (keep_rows == nullptr || std::find(keep_rows->begin(), keep_rows->end(), true) !=
-                                    keep_rows->end()) {
-      WillRead({index}, Project(options), filters);
-    }
+    bool reads = keep_rows == nullptr ||
+                 std::find(keep_rows->begin(), keep_rows->end(), true) != keep_rows->end();
+    io::ReadAheadScope ahead(*file_, reads ? ChunkRanges({index}, Project(options), filters)
+                                           : std::vector<io::ByteRange>{});
     if (filters.empty() && keep_rows == nullptr) {
       Batch batch = ReadAllRows(index, options);
       if (positions != nullptr) {
@@ -608,7 +608,7 @@ class FileReaderImpl final : public FileReader {
       return batches;
     }
     std::vector<int> columns = Project(options);
-    WillRead(groups, columns, {});
+    io::ReadAheadScope ahead(*file_, ChunkRanges(groups, columns, {}));
     std::vector<std::vector<VectorPtr>> vectors(groups.size(),
                                                 std::vector<VectorPtr>(columns.size()));
     ThreadPool& pool = options.pool != nullptr ? *options.pool : ThreadPool::Default();
@@ -631,12 +631,13 @@ class FileReaderImpl final : public FileReader {
   }
 
  private:
-  // Tells the file which bytes reading `columns` and the columns of `filters` in row groups
-  // `groups` will read: an object store fetches them now, the chunks that lie close together in
-  // one request and the requests in parallel, instead of a request per chunk when it is decoded.
-  // The local disk ignores it.
-  void WillRead(const std::vector<int>& groups, const std::vector<int>& columns,
-                 const std::vector<FilterColumn>& filters) const {
+  // The bytes that reading `columns` and the columns of `filters` in row groups `groups` reads,
+  // told to the file before the read (io::ReadAheadScope): an object store fetches them at once,
+  // the chunks that lie close together in one request and the requests in parallel, instead of
+  // a request per chunk when it is decoded. The local disk ignores them.
+  std::vector<io::ByteRange> ChunkRanges(const std::vector<int>& groups,
+                                         const std::vector<int>& columns,
+                                         const std::vector<FilterColumn>& filters) const {
     std::vector<int> all = columns;
     for (const FilterColumn& filter : filters) all.push_back(filter.column);
     std::sort(all.begin(), all.end());
@@ -651,12 +652,13 @@ class FileReaderImpl final : public FileReader {
           const ColumnChunk& chunk =
               row_group.columns[static_cast<size_t>(leaf_column.column_index)];
           if (!chunk.meta_data) continue;  // reported when the chunk is read
-          ranges.push_back(io::ByteRange{static_cast<uint64_t>(ChunkStart(*chunk.meta_data)),
-                                         static_cast<uint64_t>(chunk.meta_data->total_compressed_size)});
+          ranges.push_back(
+              io::ByteRange{static_cast<uint64_t>(ChunkStart(*chunk.meta_data)),
+                            static_cast<uint64_t>(chunk.meta_data->total_compressed_size)});
         }
       }
     }
-    io::WillNeed(*file_, ranges);
+    return ranges;
   }
 
   // Every row of row group `index` (no filter, no mask), a task per column.
@@ -1136,8 +1138,8 @@ std::unique_ptr<FileReader> FileReader::Open(std::shared_ptr<io::RandomAccessFil
     tail.assign(tail_size, '\0');
     file->ReadExactly(size - tail_size, tail_size, tail.data());
   }
-  const auto* footer = reinterpret_cast<const uint8_t*>(tail.data() + tail_size -
-                                                        kFooterTailSize - footer_size);
+  const auto* footer =
+      reinterpret_cast<const uint8_t*>(tail.data() + tail_size - kFooterTailSize - footer_size);
   FileMetaData metadata;
   ParquetSchema mapping;
   try {
