@@ -1,21 +1,26 @@
 // Reads the change data feed of every golden CDF table (test/data/golden, see its README.md)
 // through log::ChangeFeed and compares it with each expected/cdf_from_vA_to_vB|latest.csv
 // (columns + _change_type + _commit_version; order ignored; an empty field is NULL), plus the
-// negative cases and the in-commit-timestamp table the README names.
+// negative cases and the in-commit-timestamp table the README names. The expectations are met
+// on disk and with the tables copied byte for byte to the S3 test server and to Azurite.
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <regex>
+#include <set>
 #include <sstream>
 
 #include "silt/error.h"
 #include "silt/io/file_system.h"
 #include "silt/io/path.h"
+#include "silt/io/storage_file_system.h"
 #include "silt/log/change_feed.h"
 #include "silt/log/log_segment.h"
+#include "support/azurite_test_server.h"
 #include "support/duckdb_peer.h"
+#include "support/s3_test_server.h"
 
 namespace silt::log {
 namespace {
@@ -79,7 +84,9 @@ std::vector<Expectation> FindExpectations() {
   return result;
 }
 
-std::string CompareWithCsv(const Expectation& expectation) {
+// Compares the feed of the table at `table_root` on `store` with the expectation's CSV.
+std::string CompareWithCsv(const Expectation& expectation, std::shared_ptr<io::FileSystem> store,
+                           const std::string& table_root) {
   auto fs = io::MakeLocalFileSystem();
   std::istringstream lines(fs->ReadFile(expectation.csv_path));
   std::string header;
@@ -98,7 +105,7 @@ std::string CompareWithCsv(const Expectation& expectation) {
   ChangeFeedOptions options;
   options.start = ChangeFeedBound::Version(expectation.start);
   if (expectation.end) options.end = ChangeFeedBound::Version(*expectation.end);
-  auto feed = ChangeFeed::Make(fs, expectation.table_root, options);
+  auto feed = ChangeFeed::Make(store, table_root, options);
   std::vector<std::string> actual = FeedRows(*feed, columns);
   if (actual == expected) return "";
   std::vector<std::string> missing;
@@ -114,17 +121,45 @@ std::string CompareWithCsv(const Expectation& expectation) {
   return text;
 }
 
-TEST(DeltaCdfGoldenTest, EveryCdfExpectationIsMet) {
+enum class Store { kDisk, kS3, kAzure };
+
+class DeltaCdfGoldenStoreTest : public ::testing::TestWithParam<Store> {};
+
+TEST_P(DeltaCdfGoldenStoreTest, EveryCdfExpectationIsMet) {
   ASSERT_TRUE(GoldenAvailable()) << "golden tables not found under SILT_TEST_DATA_DIR";
   std::vector<Expectation> expectations = FindExpectations();
   // cdf-table, cdf-column-mapping-name-mode, cdf-table-partitioned, cdf-table-with-dv,
   // cdf-table-simple (4 ranges), cdf-table-with-cdc-and-dvs.
   EXPECT_GE(expectations.size(), 9u);
+  // The store and where the golden folder's tables are on it.
+  auto local = io::MakeLocalFileSystem();
+  std::shared_ptr<io::FileSystem> store = local;
+  std::string root = GoldenDir();
+  std::string why_not;
+  if (GetParam() == Store::kS3) {
+    test::S3TestServer* server = test::S3TestServer::Shared(&why_not);
+    if (server == nullptr) GTEST_SKIP() << "no S3 test server: " << why_not;
+    store = io::MakeStorageFileSystem(server->Options());
+    root = server->NewFolder("golden-cdf");
+  } else if (GetParam() == Store::kAzure) {
+    test::AzuriteTestServer* server = test::AzuriteTestServer::Shared(&why_not);
+    if (server == nullptr) GTEST_SKIP() << "no Azurite: " << why_not;
+    store = io::MakeStorageFileSystem(server->Options());
+    root = server->NewFolder("golden-cdf");
+  }
+  std::set<std::string> copied;
+  for (const Expectation& expectation : expectations) {
+    if (store == local || !copied.insert(expectation.table_root).second) continue;
+    for (const io::FileInfo& file : local->List(expectation.table_root, "", true)) {
+      store->WriteFile(root + file.path.substr(GoldenDir().size()), local->ReadFile(file.path));
+    }
+  }
   for (const Expectation& expectation : expectations) {
     std::string name = expectation.csv_path.substr(GoldenDir().size() + 1);
     std::string difference;
     try {
-      difference = CompareWithCsv(expectation);
+      difference = CompareWithCsv(expectation, store,
+                                  root + expectation.table_root.substr(GoldenDir().size()));
     } catch (const std::exception& error) {
       difference = std::string("error: ") + error.what();
     }
@@ -132,6 +167,14 @@ TEST(DeltaCdfGoldenTest, EveryCdfExpectationIsMet) {
     EXPECT_EQ(difference, "") << name;
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(Stores, DeltaCdfGoldenStoreTest,
+                         ::testing::Values(Store::kDisk, Store::kS3, Store::kAzure),
+                         [](const ::testing::TestParamInfo<Store>& info) {
+                           return std::string(info.param == Store::kS3      ? "S3"
+                                              : info.param == Store::kAzure ? "Azure"
+                                                                            : "Disk");
+                         });
 
 TEST(DeltaCdfGoldenTest, SimpleTableRangeErrors) {
   ASSERT_TRUE(GoldenAvailable()) << "golden tables not found under SILT_TEST_DATA_DIR";

@@ -2,7 +2,9 @@
 // the DML code: silt's compatibility reader (a fresh log snapshot and TableScan), and DuckDB
 // reading the live data files and the change-data files directly. Every combination of deletion
 // vectors and change data feed, partitioned and not, is checked against rows computed in the test
-// from the statements' semantics.
+// from the statements' semantics, with the table on the local disk, on the S3 test server
+// (tools/s3-test-server) and on Azurite (tools/azurite-test-server). DuckDB reads a table on an
+// object store from a byte-for-byte copy of its folder.
 
 #include <gtest/gtest.h>
 
@@ -18,12 +20,15 @@
 
 #include "silt/api/session_internal.h"
 #include "silt/io/file_system.h"
+#include "silt/io/storage_file_system.h"
 #include "silt/log/deletion_vector.h"
 #include "silt/log/snapshot.h"
 #include "silt/log/table_scan.h"
 #include "silt/session.h"
 #include "silt/vector/batch.h"
+#include "support/azurite_test_server.h"
 #include "support/duckdb_peer.h"
+#include "support/s3_test_server.h"
 #include "support/temp_dir.h"
 
 namespace silt {
@@ -94,16 +99,45 @@ std::string RowLine(int64_t id, const ModelRow& row, bool with_group) {
   return line + std::to_string(row.value) + "," + row.text;
 }
 
+enum class Store { kDisk, kS3, kAzure };
+
 struct Variant {
   bool deletion_vectors;
   bool change_data;
   bool partitioned;
+  Store store = Store::kDisk;
 };
 
 std::string DescribeVariant(const Variant& variant) {
   return std::string(variant.deletion_vectors ? "Dv" : "NoDv") +
          (variant.change_data ? "Cdf" : "NoCdf") +
-         (variant.partitioned ? "Partitioned" : "Unpartitioned");
+         (variant.partitioned ? "Partitioned" : "Unpartitioned") +
+         (variant.store == Store::kS3      ? "OnS3"
+          : variant.store == Store::kAzure ? "OnAzure"
+                                           : "");
+}
+
+// Every table kind on every store.
+std::vector<Variant> AllVariants() {
+  std::vector<Variant> variants;
+  for (Store store : {Store::kDisk, Store::kS3, Store::kAzure}) {
+    for (bool deletion_vectors : {false, true}) {
+      for (bool change_data : {false, true}) {
+        for (bool partitioned : {false, true}) {
+          variants.push_back(Variant{deletion_vectors, change_data, partitioned, store});
+        }
+      }
+    }
+  }
+  return variants;
+}
+
+// Copies every file below `root` on `fs` to the same relative path below the local `folder`.
+void CopyToDisk(io::FileSystem& fs, const std::string& root, const std::string& folder) {
+  auto local = io::MakeLocalFileSystem();
+  for (const io::FileInfo& file : fs.List(root, "", /*recursive=*/true)) {
+    local->WriteFile(folder + file.path.substr(root.size()), fs.ReadFile(file.path));
+  }
 }
 
 std::string VariantName(const ::testing::TestParamInfo<Variant>& info) {
@@ -115,12 +149,47 @@ void PrintTo(const Variant& variant, std::ostream* out) { *out << DescribeVarian
 
 class DmlInteropTest : public ::testing::TestWithParam<Variant> {
  protected:
+  // Places the table on its store: `root_` and the file system and session settings reaching it.
+  void SetUp() override {
+    std::string why_not;
+    switch (GetParam().store) {
+      case Store::kDisk:
+        root_ = directory_.Child("t");
+        fs_ = io::MakeLocalFileSystem();
+        return;
+      case Store::kS3: {
+        test::S3TestServer* server = test::S3TestServer::Shared(&why_not);
+        if (server == nullptr) GTEST_SKIP() << "no S3 test server: " << why_not;
+        root_ = server->NewFolder("dml-interop");
+        fs_ = io::MakeStorageFileSystem(server->Options());
+        settings_ = server->SessionSettings();
+        return;
+      }
+      case Store::kAzure: {
+        test::AzuriteTestServer* server = test::AzuriteTestServer::Shared(&why_not);
+        if (server == nullptr) GTEST_SKIP() << "no Azurite: " << why_not;
+        root_ = server->NewFolder("dml-interop");
+        fs_ = io::MakeStorageFileSystem(server->Options());
+        settings_ = server->SessionSettings();
+        return;
+      }
+    }
+  }
+
+  // Where DuckDB reads the table: its folder, or a local copy of a table on an object store.
+  std::string LocalRoot() {
+    if (GetParam().store == Store::kDisk) return root_;
+    std::string copy = directory_.Child("copy");
+    CopyToDisk(*fs_, root_, copy);
+    return copy;
+  }
+
   // Runs the statements through a Session, keeping `model_` and `changes_` in step.
   void RunStatements() {
     const Variant& variant = GetParam();
-    root_ = directory_.Child("t");
     SessionOptions options;
     options.warehouse = directory_.Child("warehouse");
+    for (const auto& [key, value] : settings_) options.conf[key] = value;
     Session session(options);
     api::RunStatements(
         session,
@@ -213,6 +282,9 @@ class DmlInteropTest : public ::testing::TestWithParam<Variant> {
 
   test::TempDir directory_;
   std::string root_;
+  // Where the table is, and the session settings that reach it.
+  std::shared_ptr<io::FileSystem> fs_;
+  std::vector<std::pair<std::string, std::string>> settings_;
   Model model_;
   ChangeCounts changes_;
   // Every row the change feed must hold for the UPDATE, DELETE and MERGE (inserts of the plain
@@ -232,7 +304,7 @@ TEST_P(DmlInteropTest, IndependentReadersSeeTheStatementsResult) {
   EXPECT_EQ(silt_rows_, ExpectedRows(/*with_group=*/true));
 
   // 2. The compatibility reader: a fresh snapshot of the log and a plain scan.
-  auto fs = io::MakeLocalFileSystem();
+  auto fs = fs_;
   auto snapshot = log::Snapshot::Load(fs, root_);
   log::ScanOptions whole_table;
   whole_table.columns = {"id", "grp", "v", "s"};
@@ -245,10 +317,11 @@ TEST_P(DmlInteropTest, IndependentReadersSeeTheStatementsResult) {
   log::ScanOptions stored_columns;
   stored_columns.columns = {"id", "v", "s"};
   auto file_scan = log::TableScan::Make(snapshot, stored_columns);
-  std::vector<std::string> paths;
+  std::string local_root = LocalRoot();
+  std::vector<std::string> paths;  // where DuckDB reads each live file
   std::string path_list;
   for (const log::AddFile& file : snapshot->files()) {
-    paths.push_back(snapshot->ResolvePath(file.path));
+    paths.push_back(local_root + snapshot->ResolvePath(file.path).substr(root_.size()));
     path_list += (path_list.empty() ? "" : ", ") + test::SqlQuote(paths.back());
   }
   ASSERT_GT(paths.size(), 1u);
@@ -297,7 +370,7 @@ TEST_P(DmlInteropTest, IndependentReadersSeeTheStatementsResult) {
   }
 
   // 4. The change-data files, read by DuckDB.
-  std::string change_glob = test::SqlQuote(root_ + "/_change_data/**/*.parquet");
+  std::string change_glob = test::SqlQuote(local_root + "/_change_data/**/*.parquet");
   if (variant.change_data) {
     std::vector<std::string> change_rows = DuckDbRows(test::RunDuckDb(
         {"SELECT _change_type, id, v, s FROM read_parquet(" + change_glob +
@@ -320,11 +393,7 @@ TEST_P(DmlInteropTest, IndependentReadersSeeTheStatementsResult) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(AllTableKinds, DmlInteropTest,
-                         ::testing::Values(Variant{false, false, false}, Variant{false, false, true},
-                                           Variant{false, true, false}, Variant{false, true, true},
-                                           Variant{true, false, false}, Variant{true, false, true},
-                                           Variant{true, true, false}, Variant{true, true, true}),
+INSTANTIATE_TEST_SUITE_P(AllTableKinds, DmlInteropTest, ::testing::ValuesIn(AllVariants()),
                          VariantName);
 
 }  // namespace

@@ -80,19 +80,16 @@ class SqlLogicFileTest : public ::testing::Test {
   bool on_azure_ = false;
 };
 
-// Files that also run with their warehouse and ${TEMP} on the S3 test server: DML, MERGE, the
-// change data feed, streaming tables, maintenance and time travel, the same files as on disk.
-constexpr const char* kAlsoOnS3[] = {
+// Files that also run with their warehouse and ${TEMP} on the S3 test server and on Azurite:
+// DML, MERGE, the change data feed, streaming tables, maintenance and time travel, the same
+// files as on disk.
+constexpr const char* kAlsoOnObjectStores[] = {
     "ddl/create_table",      "dml/insert",           "dml/delete",
     "dml/update",            "dml/insert_overwrite", "merge/clauses",
     "merge/change_data",     "merge/scenarios",      "cdf/operations",
     "cdf/read_forms",        "stream/streaming_table", "maintenance/vacuum",
     "maintenance/optimize",  "maintenance/convert",  "time_travel/version",
 };
-
-// A smaller set on Azurite: writes, MERGE, the change data feed and a streaming table.
-constexpr const char* kAlsoOnAzure[] = {"dml/insert", "dml/update", "merge/clauses",
-                                        "cdf/operations", "stream/streaming_table"};
 
 // Registers one test case per .test file, in path order, before main() runs the tests.
 bool RegisterTestFiles() {
@@ -112,13 +109,11 @@ bool RegisterTestFiles() {
     ::testing::RegisterTest(
         "SqlLogic", name.c_str(), nullptr, nullptr, __FILE__, __LINE__,
         [path, name]() -> ::testing::Test* { return new SqlLogicFileTest(path, name); });
-    if (std::find(std::begin(kAlsoOnS3), std::end(kAlsoOnS3), name) != std::end(kAlsoOnS3)) {
+    if (std::find(std::begin(kAlsoOnObjectStores), std::end(kAlsoOnObjectStores), name) !=
+        std::end(kAlsoOnObjectStores)) {
       ::testing::RegisterTest(
           "SqlLogicOnS3", name.c_str(), nullptr, nullptr, __FILE__, __LINE__,
           [path, name]() -> ::testing::Test* { return &(new SqlLogicFileTest(path, name))->OnS3(); });
-    }
-    if (std::find(std::begin(kAlsoOnAzure), std::end(kAlsoOnAzure), name) !=
-        std::end(kAlsoOnAzure)) {
       ::testing::RegisterTest(
           "SqlLogicOnAzure", name.c_str(), nullptr, nullptr, __FILE__, __LINE__,
           [path, name]() -> ::testing::Test* {

@@ -104,6 +104,24 @@ TEST_F(S3TableTest, TablesAtS3LocationsBehaveAsOnDisk) {
               ElementsAre("1,a", "2,b", "3,c"));
 }
 
+TEST_F(S3TableTest, AQueryAnalysedBeforeAnyStatementUsesTheSessionsSettings) {
+  NewSession()->Execute("CREATE TABLE delta.`" + table_ + "` AS SELECT id FROM range(5)");
+  // A DataFrame's query is analysed (its table read) when it is made, before any statement of
+  // the session has run.
+  auto reader = NewSession();
+  EXPECT_EQ(reader->Sql("SELECT id FROM delta.`" + table_ + "`").Count(), 5);
+  // Settings set afterwards, by SetConf or by SET, reach the next analysis too.
+  SessionOptions bare;
+  bare.warehouse = warehouse_.path();
+  Session late(bare);
+  for (const auto& [key, value] : server_->SessionSettings()) {
+    if (key == "spark.hadoop.fs.s3a.secret.key") continue;
+    late.SetConf(key, value);
+  }
+  late.Execute("SET spark.hadoop.fs.s3a.secret.key = S3RVER");
+  EXPECT_EQ(late.Sql("SELECT id FROM delta.`" + table_ + "`").Count(), 5);
+}
+
 TEST_F(S3TableTest, CommitsAreRefusedWithoutConditionalWritesUnlessSingleWriterIsDeclared) {
   auto session = NewSession(/*conditional_writes=*/false);
   EXPECT_EQ(ErrorClassOf([&] {

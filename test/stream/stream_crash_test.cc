@@ -21,8 +21,9 @@
 // pool state of the parent is inherited).
 //
 // The same kill points run once more with the warehouse on the S3 test server
-// (tools/s3-test-server): the children reach it through the AWS_* environment variables the
-// parent sets.
+// (tools/s3-test-server) and once on Azurite (tools/azurite-test-server): the children reach
+// them through the AWS_* and AZURE_STORAGE_CONNECTION_STRING environment variables the parent
+// sets.
 
 #include <signal.h>
 #include <sys/wait.h>
@@ -34,6 +35,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <random>
 #include <string>
 #include <thread>
@@ -50,6 +52,7 @@
 #include "silt/stream/stream_execution.h"
 #include "silt/stream/streaming_table.h"
 #include "silt/vector/batch.h"
+#include "support/azurite_test_server.h"
 #include "support/s3_test_server.h"
 #include "support/temp_dir.h"
 
@@ -193,7 +196,7 @@ ChildEnd RunChildProcess(const std::string& sink_kind, const std::string& wareho
 }
 
 class StreamCrashTest : public ::testing::TestWithParam<std::string> {
- protected:
+ public:  // also for KillAtEachStepOnStore
   // A warehouse with the source's files and an empty sink table.
   void Prepare(const std::string& warehouse) {
     sql::SessionState state(Store(), warehouse);
@@ -320,29 +323,52 @@ TEST_P(StreamCrashTest, KilledAtRandomMomentsIsExactlyOnce) {
   }
 }
 
-// Each kill point once (in batch 2) with the warehouse on S3.
+// Each kill point once (in batch 2) with the warehouse on an object store, whose settings the
+// children find in `environment` (set here, inherited by them); `new_folder` names a fresh
+// warehouse on it.
+void KillAtEachStepOnStore(StreamCrashTest& test, const std::string& store,
+                           const std::vector<std::pair<std::string, std::string>>& environment,
+                           const std::function<std::string()>& new_folder) {
+  for (const auto& [name, value] : environment) ::setenv(name.c_str(), value.c_str(), 1);
+  for (std::string_view step :
+       {kAfterOffsetsWritten, kAfterDataFilesWritten, kAfterSinkCommit, kAfterBatchCommitted}) {
+    SCOPED_TRACE(std::string(step) + " of batch 2 on " + store);
+    std::string warehouse = new_folder();
+    test.Prepare(warehouse);
+    ChildEnd crashed = RunChildProcess(test.GetParam(), warehouse, std::string(step), 2, 0);
+    EXPECT_TRUE(crashed.killed) << "exit code " << crashed.exit_code;
+    test.FinishAfterCrash(warehouse);
+    EXPECT_EQ(test.Actual(warehouse), test.Expected());
+  }
+}
+
+// The object-store variants cover the two sinks' commits; the other queries differ from them
+// only above the storage layer.
+bool RunsOnObjectStores(const std::string& kind) { return kind == "delta" || kind == "merge"; }
+
 TEST_P(StreamCrashTest, KilledAtEachStepOfABatchIsExactlyOnceOnS3) {
   std::string why_not;
   test::S3TestServer* server = test::S3TestServer::Shared(&why_not);
   if (server == nullptr) GTEST_SKIP() << "no S3 test server: " << why_not;
-  // The object-store variant covers the two sinks' commits; the other queries differ from them
-  // only above the storage layer.
-  if (GetParam() != "delta" && GetParam() != "merge") GTEST_SKIP() << "run on local disk only";
+  if (!RunsOnObjectStores(GetParam())) GTEST_SKIP() << "run on local disk only";
   std::shared_ptr<io::StorageOptions> options = server->Options();
+  std::vector<std::pair<std::string, std::string>> environment;
   for (const char* name : {"AWS_ENDPOINT_URL", "AWS_REGION", "AWS_ACCESS_KEY_ID",
                            "AWS_SECRET_ACCESS_KEY", "AWS_CONDITIONAL_PUT"}) {
-    ::setenv(name, options->Find({name}).value_or("").c_str(), 1);
+    environment.emplace_back(name, options->Find({name}).value_or(""));
   }
-  for (std::string_view step :
-       {kAfterOffsetsWritten, kAfterDataFilesWritten, kAfterSinkCommit, kAfterBatchCommitted}) {
-    SCOPED_TRACE(std::string(step) + " of batch 2 on S3");
-    std::string warehouse = server->NewFolder("stream-crash");
-    Prepare(warehouse);
-    ChildEnd crashed = RunChildProcess(GetParam(), warehouse, std::string(step), 2, 0);
-    EXPECT_TRUE(crashed.killed) << "exit code " << crashed.exit_code;
-    FinishAfterCrash(warehouse);
-    EXPECT_EQ(Actual(warehouse), Expected());
-  }
+  KillAtEachStepOnStore(*this, "S3", environment,
+                        [server] { return server->NewFolder("stream-crash"); });
+}
+
+TEST_P(StreamCrashTest, KilledAtEachStepOfABatchIsExactlyOnceOnAzure) {
+  std::string why_not;
+  test::AzuriteTestServer* server = test::AzuriteTestServer::Shared(&why_not);
+  if (server == nullptr) GTEST_SKIP() << "no Azurite: " << why_not;
+  if (!RunsOnObjectStores(GetParam())) GTEST_SKIP() << "run on local disk only";
+  KillAtEachStepOnStore(*this, "Azure",
+                        {{"AZURE_STORAGE_CONNECTION_STRING", server->ConnectionString()}},
+                        [server] { return server->NewFolder("stream-crash"); });
 }
 
 INSTANTIATE_TEST_SUITE_P(Sinks, StreamCrashTest,

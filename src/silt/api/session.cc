@@ -14,6 +14,7 @@
 #include "silt/io/path.h"
 #include "silt/io/storage_file_system.h"
 #include "silt/io/storage_options.h"
+#include "silt/io/storage_statistics.h"
 #include "silt/sql/parser.h"
 #include "silt/sql/session_state.h"
 #include "silt/stream/streaming_table.h"
@@ -63,7 +64,9 @@ namespace api {
 // creates outside any `_delta_log` (data, deletion-vector and change-data files), so that a
 // cancelled statement can remove what it wrote and nothing committed. Counts them, and the
 // bytes written, as the statement's progress.
-class StatementFiles final : public io::FileSystem, public io::BatchDeleting {
+class StatementFiles final : public io::FileSystem,
+                             public io::BatchDeleting,
+                             public io::StorageStatisticsSource {
  public:
   // Over the local disk and the object stores, by each path's scheme, which read `settings`.
   explicit StatementFiles(std::shared_ptr<io::StorageOptions> settings)
@@ -161,6 +164,10 @@ class StatementFiles final : public io::FileSystem, public io::BatchDeleting {
     inner_->SetModificationTime(path, modification_time_ms);
   }
   io::Capabilities capabilities() const override { return inner_->capabilities(); }
+  io::StorageStatistics storage_statistics() const override {
+    return io::StorageStatisticsOf(*inner_);
+  }
+  void ResetStorageStatistics() override { io::ResetStorageStatistics(*inner_); }
 
  private:
   std::shared_ptr<io::FileSystem> inner_;
@@ -206,6 +213,9 @@ Session::Session(SessionOptions options)
   // Sources of layers above the stream layer, read as STREAM name(...).
   cdc::RegisterPostgresCdcSource();
   for (const auto& [key, value] : options.conf) impl_->state.SetConf(key, value);
+  // A query analysed before any statement runs (Sql(), a DataFrame) already reads its table
+  // with the session's storage settings.
+  impl_->files->ShareSettings(impl_->state.conf());
 }
 
 Session::~Session() = default;
@@ -224,6 +234,7 @@ DataFrame Session::Table(std::string_view name) {
 
 void Session::SetConf(const std::string& key, const std::string& value) {
   impl_->state.SetConf(key, value);
+  impl_->files->ShareSettings(impl_->state.conf());
 }
 
 std::optional<std::string> Session::GetConf(const std::string& key) const {
@@ -284,6 +295,8 @@ StatementOutput api::RunStatement(Session& session, const sql::Statement& statem
     throw;
   }
   state.progress().Finish();
+  // A SET of a storage setting applies to the queries analysed after it, too.
+  files.ShareSettings(state.conf());
   // The zone after the statement: `SET TIME ZONE` applies to what follows it.
   std::shared_ptr<const TimeZone> zone;
   if (result.schema) zone = TimeZone::Find(state.MakeEvalContext().time_zone);

@@ -3,17 +3,21 @@
 #include <openssl/evp.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <ctime>
+#include <exception>
 #include <functional>
 #include <iomanip>
 #include <map>
+#include <mutex>
 #include <sstream>
 #include <thread>
 
 #include "silt/base/check.h"
 #include "silt/io/aws_signing.h"
+#include "silt/io/batch_delete.h"
 #include "silt/io/path.h"
 #include "silt/io/storage_url.h"
 #include "silt/io/xml_scan.h"
@@ -182,22 +186,6 @@ AzureConfig ResolveConfig(const std::string& scheme, const std::string& authorit
 
 class AzureFileSystem;
 
-class AzureRandomAccessFile final : public RandomAccessFile {
- public:
-  AzureRandomAccessFile(std::shared_ptr<AzureFileSystem> fs, std::string path, std::string blob,
-                        uint64_t size)
-      : fs_(std::move(fs)), path_(std::move(path)), blob_(std::move(blob)), size_(size) {}
-  uint64_t Size() const override { return size_; }
-  size_t ReadAt(uint64_t offset, size_t length, void* out) override;
-  const std::string& path() const override { return path_; }
-
- private:
-  std::shared_ptr<AzureFileSystem> fs_;
-  std::string path_;
-  std::string blob_;
-  uint64_t size_;
-};
-
 class AzureOutputStream final : public OutputStream {
  public:
   AzureOutputStream(std::shared_ptr<AzureFileSystem> fs, std::string path, std::string blob)
@@ -223,10 +211,12 @@ class AzureOutputStream final : public OutputStream {
 };
 
 class AzureFileSystem final : public FileSystem,
+                              public BatchDeleting,
                               public std::enable_shared_from_this<AzureFileSystem> {
  public:
-  AzureFileSystem(AzureConfig config, std::shared_ptr<HttpClient> http)
-      : config_(std::move(config)), http_(std::move(http)) {}
+  AzureFileSystem(AzureConfig config, std::shared_ptr<HttpClient> http,
+                  std::shared_ptr<ObjectStoreSession> session)
+      : config_(std::move(config)), http_(std::move(http)), session_(std::move(session)) {}
 
   std::string UrlOf(const std::string& blob, const std::string& query = "") const {
     std::string url = config_.endpoint + "/" + UriEncode(config_.container, false);
@@ -237,7 +227,7 @@ class AzureFileSystem final : public FileSystem,
     return url;
   }
 
-  HttpResponse Send(HttpRequest request) {
+  HttpResponse Send(HttpRequest request, RequestKind kind) {
     request.headers.emplace_back("x-ms-date", HttpDate(std::chrono::system_clock::now()));
     request.headers.emplace_back("x-ms-version", kApiVersion);
     if (config_.sas.empty()) {
@@ -245,7 +235,9 @@ class AzureFileSystem final : public FileSystem,
           "Authorization", "SharedKey " + config_.account + ":" +
                                AzureSharedKeySignature(request, config_.account, config_.key));
     }
-    return http_->Send(request);
+    HttpResponse response = http_->Send(request);
+    session_->counters.Count(kind, kind == RequestKind::kGet ? response.body.size() : 0);
+    return response;
   }
 
   [[noreturn]] void Fail(const HttpResponse& response, const std::string& operation,
@@ -266,13 +258,18 @@ class AzureFileSystem final : public FileSystem,
 
   std::string BlobOf(const std::string& path) const { return ParseObjectUrl(path).key; }
 
-  std::optional<FileInfo> Head(const std::string& path, const std::string& blob) {
+  // `version`, when not null, is set to what names this content of the blob (its ETag).
+  std::optional<FileInfo> Head(const std::string& path, const std::string& blob,
+                               std::string* version = nullptr) {
     HttpRequest request;
     request.method = "HEAD";
     request.url = UrlOf(blob);
-    HttpResponse response = Send(std::move(request));
+    HttpResponse response = Send(std::move(request), RequestKind::kHead);
     if (response.status == 404) return std::nullopt;
     if (response.status != 200) Fail(response, "HEAD", path);
+    if (version != nullptr) {
+      *version = response.Header("etag").value_or(response.Header("last-modified").value_or(""));
+    }
     FileInfo info;
     info.path = path;
     info.size = std::strtoull(response.Header("content-length").value_or("0").c_str(), nullptr, 10);
@@ -291,7 +288,7 @@ class AzureFileSystem final : public FileSystem,
       if (!marker.empty()) query += "&marker=" + UriEncode(marker, false);
       HttpRequest request;
       request.url = UrlOf("", query);
-      HttpResponse response = Send(std::move(request));
+      HttpResponse response = Send(std::move(request), RequestKind::kList);
       if (response.status == 404) return;  // no container: nothing below it
       if (response.status != 200) Fail(response, "LIST", path);
       for (std::string_view blob : XmlElements(response.body, "Blob")) {
@@ -362,14 +359,18 @@ class AzureFileSystem final : public FileSystem,
 
   std::unique_ptr<RandomAccessFile> OpenRead(const std::string& path) override {
     std::string blob = BlobOf(path);
-    std::optional<FileInfo> info = blob.empty() ? std::nullopt : Head(path, blob);
+    std::string version;
+    std::optional<FileInfo> info = blob.empty() ? std::nullopt : Head(path, blob, &version);
     if (!info) {
       if (std::optional<FileInfo> folder = Stat(path); folder && folder->is_directory) {
         SILT_THROW(IO_ERROR, {{"path", path}, {"message", "is a folder, not a file"}});
       }
       SILT_THROW(PATH_NOT_FOUND, {{"path", path}});
     }
-    return std::make_unique<AzureRandomAccessFile>(shared_from_this(), path, blob, info->size);
+    RangeFetch fetch = [fs = shared_from_this(), path, blob](uint64_t offset, uint64_t length) {
+      return fs->ReadRange(path, blob, offset, length);
+    };
+    return std::make_unique<ObjectReadFile>(path, info->size, version, std::move(fetch), session_);
   }
 
   std::unique_ptr<OutputStream> OpenWrite(const std::string& path) override {
@@ -385,7 +386,7 @@ class AzureFileSystem final : public FileSystem,
     request.headers.emplace_back("x-ms-blob-type", "BlockBlob");
     if (only_if_absent) request.headers.emplace_back("If-None-Match", "*");
     request.body = bytes;
-    HttpResponse response = Send(std::move(request));
+    HttpResponse response = Send(std::move(request), RequestKind::kPut);
     if (response.status == 201) return true;
     if (only_if_absent && (response.status == 409 || response.status == 412)) return false;
     Fail(response, "PUT", path);
@@ -402,10 +403,37 @@ class AzureFileSystem final : public FileSystem,
     HttpRequest request;
     request.method = "DELETE";
     request.url = UrlOf(blob);
-    HttpResponse response = Send(std::move(request));
+    HttpResponse response = Send(std::move(request), RequestKind::kDelete);
     if (response.status == 404) return false;
     if (response.status != 202) Fail(response, "DELETE", path);
     return true;
+  }
+
+  // A Delete Blob each, kMaxConcurrentDeletes in flight, on threads of their own (they wait on
+  // the network). The first failure is thrown once every started delete has finished.
+  size_t DeleteFiles(const std::vector<std::string>& paths) override {
+    std::atomic<size_t> next{0};
+    std::atomic<size_t> deleted{0};
+    std::exception_ptr failure;
+    std::mutex failure_mutex;
+    auto work = [&] {
+      for (size_t i = next++; i < paths.size(); i = next++) {
+        try {
+          if (Delete(paths[i])) ++deleted;
+        } catch (...) {
+          std::lock_guard<std::mutex> lock(failure_mutex);
+          if (!failure) failure = std::current_exception();
+          next = paths.size();
+        }
+      }
+    };
+    std::vector<std::thread> threads;
+    size_t workers = std::min(paths.size(), kMaxConcurrentDeletes);
+    for (size_t t = 1; t < workers; ++t) threads.emplace_back(work);
+    work();
+    for (std::thread& thread : threads) thread.join();
+    if (failure) std::rethrow_exception(failure);
+    return deleted;
   }
 
   void Rename(const std::string& from, const std::string& to) override {
@@ -415,7 +443,7 @@ class AzureFileSystem final : public FileSystem,
     request.method = "PUT";
     request.url = UrlOf(target);
     request.headers.emplace_back("x-ms-copy-source", UrlOf(source));
-    HttpResponse response = Send(std::move(request));
+    HttpResponse response = Send(std::move(request), RequestKind::kPut);
     if (response.status == 404) SILT_THROW(PATH_NOT_FOUND, {{"path", from}});
     if (response.status != 202 && response.status != 201) Fail(response, "COPY", from);
     // A copy within an account may finish later: wait for it before removing the source.
@@ -425,7 +453,7 @@ class AzureFileSystem final : public FileSystem,
       HttpRequest head;
       head.method = "HEAD";
       head.url = UrlOf(target);
-      HttpResponse properties = Send(std::move(head));
+      HttpResponse properties = Send(std::move(head), RequestKind::kHead);
       status = properties.Header("x-ms-copy-status").value_or("success");
     }
     if (status != "success") {
@@ -444,21 +472,21 @@ class AzureFileSystem final : public FileSystem,
     return Capabilities{.atomic_put_if_absent = true, .ordered_listing = true};
   }
 
-  size_t ReadRange(const std::string& path, const std::string& blob, uint64_t offset, size_t length,
-                   void* out) {
+  // One ranged Get Blob: the bytes at [offset, offset + length), fewer at the blob's end.
+  std::string ReadRange(const std::string& path, const std::string& blob, uint64_t offset,
+                        uint64_t length) {
     HttpRequest request;
     request.url = UrlOf(blob);
     request.headers.emplace_back("x-ms-range", "bytes=" + std::to_string(offset) + "-" +
                                                    std::to_string(offset + length - 1));
-    HttpResponse response = Send(std::move(request));
-    if (response.status == 416) return 0;
+    HttpResponse response = Send(std::move(request), RequestKind::kGet);
+    if (response.status == 416) return "";
     if (response.status == 404) SILT_THROW(PATH_NOT_FOUND, {{"path", path}});
     if (response.status != 206 && response.status != 200) Fail(response, "GET", path);
-    std::string_view body = response.body;
-    if (response.status == 200) body = body.substr(std::min<uint64_t>(offset, body.size()));
-    size_t got = std::min(body.size(), length);
-    std::memcpy(out, body.data(), got);
-    return got;
+    std::string body = std::move(response.body);
+    if (response.status == 200) body.erase(0, std::min<uint64_t>(offset, body.size()));
+    if (body.size() > length) body.resize(static_cast<size_t>(length));
+    return body;
   }
 
   void PutBlock(const std::string& path, const std::string& blob, const std::string& id,
@@ -467,7 +495,7 @@ class AzureFileSystem final : public FileSystem,
     request.method = "PUT";
     request.url = UrlOf(blob, "comp=block&blockid=" + UriEncode(id, false));
     request.body = bytes;
-    HttpResponse response = Send(std::move(request));
+    HttpResponse response = Send(std::move(request), RequestKind::kPut);
     if (response.status != 201) Fail(response, "PUT", path);
   }
 
@@ -481,20 +509,15 @@ class AzureFileSystem final : public FileSystem,
     request.url = UrlOf(blob, "comp=blocklist");
     request.headers.emplace_back("Content-Type", "application/xml");
     request.body = body;
-    HttpResponse response = Send(std::move(request));
+    HttpResponse response = Send(std::move(request), RequestKind::kPut);
     if (response.status != 201) Fail(response, "PUT", path);
   }
 
  private:
   AzureConfig config_;
   std::shared_ptr<HttpClient> http_;
+  std::shared_ptr<ObjectStoreSession> session_;
 };
-
-size_t AzureRandomAccessFile::ReadAt(uint64_t offset, size_t length, void* out) {
-  if (length == 0 || offset >= size_) return 0;
-  length = static_cast<size_t>(std::min<uint64_t>(length, size_ - offset));
-  return fs_->ReadRange(path_, blob_, offset, length, out);
-}
 
 AzureOutputStream::~AzureOutputStream() {
   if (closed_) return;
@@ -595,9 +618,10 @@ std::string AzureSharedKeySignature(const HttpRequest& request, const std::strin
 std::shared_ptr<FileSystem> MakeAzureFileSystem(const std::string& scheme,
                                                 const std::string& authority,
                                                 std::shared_ptr<StorageOptions> options,
-                                                std::shared_ptr<HttpClient> http) {
+                                                std::shared_ptr<HttpClient> http,
+                                                std::shared_ptr<ObjectStoreSession> session) {
   return std::make_shared<AzureFileSystem>(ResolveConfig(scheme, authority, *options),
-                                           std::move(http));
+                                           std::move(http), std::move(session));
 }
 
 }  // namespace silt::io

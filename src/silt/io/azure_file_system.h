@@ -5,6 +5,7 @@
 
 #include "silt/io/file_system.h"
 #include "silt/io/http_client.h"
+#include "silt/io/object_read_file.h"
 #include "silt/io/storage_options.h"
 
 namespace silt::io {
@@ -28,12 +29,19 @@ namespace silt::io {
 ///
 /// Reads are ranged GETs; writes are one Put Blob, or Put Block for each 8 MiB and Put Block List
 /// once a file outgrows one block; PutIfAbsent is a Put Blob with If-None-Match: *, which Azure
-/// honours; listings page with markers. Missing credentials throw STORAGE_CREDENTIALS_NOT_FOUND,
-/// a refusal STORAGE_ACCESS_DENIED, other failures STORAGE_REQUEST_FAILED with Azure's error code.
+/// honours; listings page with markers. The Blob API has no batch delete for every account kind,
+/// so many files (VACUUM's) are deleted a request each, kMaxConcurrentDeletes at a time. Requests
+/// are counted, and reads cached, in `session`. Missing credentials throw
+/// STORAGE_CREDENTIALS_NOT_FOUND, a refusal STORAGE_ACCESS_DENIED, other failures
+/// STORAGE_REQUEST_FAILED with Azure's error code.
 std::shared_ptr<FileSystem> MakeAzureFileSystem(const std::string& scheme,
                                                 const std::string& authority,
                                                 std::shared_ptr<StorageOptions> options,
-                                                std::shared_ptr<HttpClient> http);
+                                                std::shared_ptr<HttpClient> http,
+                                                std::shared_ptr<ObjectStoreSession> session);
+
+/// Deletes of one batch in flight at once on Azure.
+inline constexpr size_t kMaxConcurrentDeletes = 8;
 
 /// The Shared Key signature of a Blob service request (the value after "SharedKey ACCOUNT:"):
 /// HMAC-SHA256 under the base64-decoded `key` of the string Azure defines from the method, the

@@ -16,9 +16,11 @@
 
 #include "silt/base/testing_error_class.h"
 #include "silt/io/aws_signing.h"
+#include "silt/io/batch_delete.h"
 #include "silt/io/http_client.h"
 #include "silt/io/path.h"
 #include "silt/io/storage_file_system.h"
+#include "silt/io/storage_statistics.h"
 #include "support/azurite_test_server.h"
 
 namespace silt::io {
@@ -182,6 +184,20 @@ TEST_F(AzureFileSystemTest, RenameCopiesThenDeletes) {
   EXPECT_FALSE(fs->Stat(At("from")).has_value());
   EXPECT_EQ(fs->ReadFile(At("to/inside")), "content");
   EXPECT_THAT(Paths(fs->List(root_, "", true)), ElementsAre(At("to/inside")));
+}
+
+TEST_F(AzureFileSystemTest, ManyFilesAreDeletedAFileARequestAndCounted) {
+  auto fs = Open();
+  std::vector<std::string> paths;
+  for (int i = 0; i < 20; ++i) {
+    paths.push_back(At("part-" + std::to_string(i) + ".parquet"));
+    fs->WriteFile(paths.back(), "x");
+  }
+  paths.push_back(At("never-written.parquet"));
+  ResetStorageStatistics(*fs);
+  EXPECT_EQ(DeleteFiles(*fs, paths), 20u);
+  EXPECT_EQ(StorageStatisticsOf(*fs).deletes, 21u);
+  EXPECT_TRUE(fs->List(root_).empty());
 }
 
 }  // namespace

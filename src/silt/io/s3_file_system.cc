@@ -14,6 +14,7 @@
 #include "silt/io/aws_credentials.h"
 #include "silt/io/aws_signing.h"
 #include "silt/io/batch_delete.h"
+#include "silt/io/object_read_file.h"
 #include "silt/io/path.h"
 #include "silt/io/storage_url.h"
 #include "silt/io/xml_scan.h"
@@ -123,22 +124,6 @@ S3Config ResolveConfig(const std::string& bucket, const StorageOptions& options)
 
 class S3FileSystem;
 
-class S3RandomAccessFile final : public RandomAccessFile {
- public:
-  S3RandomAccessFile(std::shared_ptr<S3FileSystem> fs, std::string path, std::string key,
-                     uint64_t size)
-      : fs_(std::move(fs)), path_(std::move(path)), key_(std::move(key)), size_(size) {}
-  uint64_t Size() const override { return size_; }
-  size_t ReadAt(uint64_t offset, size_t length, void* out) override;
-  const std::string& path() const override { return path_; }
-
- private:
-  std::shared_ptr<S3FileSystem> fs_;
-  std::string path_;
-  std::string key_;
-  uint64_t size_;
-};
-
 class S3OutputStream final : public OutputStream {
  public:
   S3OutputStream(std::shared_ptr<S3FileSystem> fs, std::string path, std::string key)
@@ -169,9 +154,10 @@ class S3FileSystem final : public FileSystem,
                            public std::enable_shared_from_this<S3FileSystem> {
  public:
   S3FileSystem(S3Config config, std::shared_ptr<StorageOptions> options,
-               std::shared_ptr<HttpClient> http)
+               std::shared_ptr<HttpClient> http, std::shared_ptr<ObjectStoreSession> session)
       : config_(std::move(config)),
         http_(std::move(http)),
+        session_(std::move(session)),
         credentials_(std::move(options), "s3://" + config_.bucket) {}
 
   const S3Config& config() const { return config_; }
@@ -191,14 +177,16 @@ class S3FileSystem final : public FileSystem,
     return url;
   }
 
-  HttpResponse Send(HttpRequest request) {
+  HttpResponse Send(HttpRequest request, RequestKind kind) {
     if (!config_.skip_signature) {
       AwsCredentials credentials = credentials_.Get();
       std::string hash = request.body.empty() ? Sha256Hex("") : "UNSIGNED-PAYLOAD";
       SignAwsV4(request, credentials, config_.region, "s3",
                 AmzDate(std::chrono::system_clock::now()), hash);
     }
-    return http_->Send(request);
+    HttpResponse response = http_->Send(request);
+    session_->counters.Count(kind, kind == RequestKind::kGet ? response.body.size() : 0);
+    return response;
   }
 
   [[noreturn]] void Fail(const HttpResponse& response, const std::string& operation,
@@ -223,13 +211,18 @@ class S3FileSystem final : public FileSystem,
     return url.key;
   }
 
-  std::optional<FileInfo> Head(const std::string& path, const std::string& key) {
+  // `version`, when not null, is set to what names this content of the object (its ETag).
+  std::optional<FileInfo> Head(const std::string& path, const std::string& key,
+                               std::string* version = nullptr) {
     HttpRequest request;
     request.method = "HEAD";
     request.url = UrlOf(key);
-    HttpResponse response = Send(std::move(request));
+    HttpResponse response = Send(std::move(request), RequestKind::kHead);
     if (response.status == 404) return std::nullopt;
     if (response.status != 200) Fail(response, "HEAD", path);
+    if (version != nullptr) {
+      *version = response.Header("etag").value_or(response.Header("last-modified").value_or(""));
+    }
     FileInfo info;
     info.path = path;
     info.size = std::strtoull(response.Header("content-length").value_or("0").c_str(), nullptr, 10);
@@ -257,7 +250,7 @@ class S3FileSystem final : public FileSystem,
       }
       HttpRequest request;
       request.url = UrlOf("", query);
-      HttpResponse response = Send(std::move(request));
+      HttpResponse response = Send(std::move(request), RequestKind::kList);
       if (response.status != 200) Fail(response, "LIST", path);
       for (std::string_view contents : XmlElements(response.body, "Contents")) {
         std::string key = XmlText(contents, "Key").value_or("");
@@ -339,14 +332,18 @@ class S3FileSystem final : public FileSystem,
 
   std::unique_ptr<RandomAccessFile> OpenRead(const std::string& path) override {
     std::string key = KeyOf(path);
-    std::optional<FileInfo> info = key.empty() ? std::nullopt : Head(path, key);
+    std::string version;
+    std::optional<FileInfo> info = key.empty() ? std::nullopt : Head(path, key, &version);
     if (!info) {
       if (std::optional<FileInfo> folder = Stat(path); folder && folder->is_directory) {
         SILT_THROW(IO_ERROR, {{"path", path}, {"message", "is a folder, not a file"}});
       }
       SILT_THROW(PATH_NOT_FOUND, {{"path", path}});
     }
-    return std::make_unique<S3RandomAccessFile>(shared_from_this(), path, key, info->size);
+    RangeFetch fetch = [fs = shared_from_this(), path, key](uint64_t offset, uint64_t length) {
+      return fs->ReadRange(path, key, offset, length);
+    };
+    return std::make_unique<ObjectReadFile>(path, info->size, version, std::move(fetch), session_);
   }
 
   std::unique_ptr<OutputStream> OpenWrite(const std::string& path) override {
@@ -358,7 +355,7 @@ class S3FileSystem final : public FileSystem,
     request.method = "PUT";
     request.url = UrlOf(key);
     request.body = bytes;
-    HttpResponse response = Send(std::move(request));
+    HttpResponse response = Send(std::move(request), RequestKind::kPut);
     if (response.status != 200) Fail(response, "PUT", path);
   }
 
@@ -371,7 +368,7 @@ class S3FileSystem final : public FileSystem,
         request.url = UrlOf(key);
         request.headers.emplace_back("If-None-Match", "*");
         request.body = bytes;
-        HttpResponse response = Send(std::move(request));
+        HttpResponse response = Send(std::move(request), RequestKind::kPut);
         if (response.status == 200) return PutOutcome::kCreated;
         if (response.status == 412) return PutOutcome::kAlreadyExists;
         // 409 ConditionalRequestConflict: another conditional write of the key is in flight.
@@ -399,7 +396,7 @@ class S3FileSystem final : public FileSystem,
     HttpRequest request;
     request.method = "DELETE";
     request.url = UrlOf(key);
-    HttpResponse response = Send(std::move(request));
+    HttpResponse response = Send(std::move(request), RequestKind::kDelete);
     if (response.status != 204 && response.status != 200) Fail(response, "DELETE", path);
     return true;
   }
@@ -420,7 +417,7 @@ class S3FileSystem final : public FileSystem,
       request.headers.emplace_back("Content-MD5", Md5Base64(body));
       request.headers.emplace_back("Content-Type", "application/xml");
       request.body = body;
-      HttpResponse response = Send(std::move(request));
+      HttpResponse response = Send(std::move(request), RequestKind::kDelete);
       if (response.status != 200) Fail(response, "DELETE", paths[start]);
       std::vector<std::string_view> errors = XmlElements(response.body, "Error");
       if (!errors.empty()) {
@@ -444,14 +441,14 @@ class S3FileSystem final : public FileSystem,
     request.url = UrlOf(to_key);
     request.headers.emplace_back("x-amz-copy-source",
                                  UriEncode(config_.bucket + "/" + from_key, true));
-    HttpResponse response = Send(std::move(request));
+    HttpResponse response = Send(std::move(request), RequestKind::kPut);
     if (response.status == 404) SILT_THROW(PATH_NOT_FOUND, {{"path", from}});
     // A copy can fail after its 200 status line; the body then holds an <Error>.
     if (response.status != 200 || XmlText(response.body, "Code")) Fail(response, "COPY", from);
     HttpRequest remove;
     remove.method = "DELETE";
     remove.url = UrlOf(from_key);
-    HttpResponse removed = Send(std::move(remove));
+    HttpResponse removed = Send(std::move(remove), RequestKind::kDelete);
     if (removed.status != 204 && removed.status != 200) Fail(removed, "DELETE", from);
   }
 
@@ -466,28 +463,29 @@ class S3FileSystem final : public FileSystem,
         .ordered_listing = true};
   }
 
-  size_t ReadRange(const std::string& path, const std::string& key, uint64_t offset, size_t length,
-                   void* out) {
+  // One ranged GET: the bytes at [offset, offset + length), fewer at the object's end.
+  std::string ReadRange(const std::string& path, const std::string& key, uint64_t offset,
+                        uint64_t length) {
     HttpRequest request;
     request.url = UrlOf(key);
     request.headers.emplace_back(
         "Range", "bytes=" + std::to_string(offset) + "-" + std::to_string(offset + length - 1));
-    HttpResponse response = Send(std::move(request));
-    if (response.status == 416) return 0;
+    HttpResponse response = Send(std::move(request), RequestKind::kGet);
+    if (response.status == 416) return "";
     if (response.status == 404) SILT_THROW(PATH_NOT_FOUND, {{"path", path}});
     if (response.status != 206 && response.status != 200) Fail(response, "GET", path);
-    std::string_view body = response.body;
-    if (response.status == 200) body = body.substr(std::min<uint64_t>(offset, body.size()));
-    size_t got = std::min(body.size(), length);
-    std::memcpy(out, body.data(), got);
-    return got;
+    std::string body = std::move(response.body);
+    // A store that ignores the range sends the whole object.
+    if (response.status == 200) body.erase(0, std::min<uint64_t>(offset, body.size()));
+    if (body.size() > length) body.resize(static_cast<size_t>(length));
+    return body;
   }
 
   std::string StartMultipart(const std::string& path, const std::string& key) {
     HttpRequest request;
     request.method = "POST";
     request.url = UrlOf(key, "uploads=");
-    HttpResponse response = Send(std::move(request));
+    HttpResponse response = Send(std::move(request), RequestKind::kPut);
     if (response.status != 200) Fail(response, "PUT", path);
     std::optional<std::string> id = XmlText(response.body, "UploadId");
     if (!id) Fail(response, "PUT", path);
@@ -501,7 +499,7 @@ class S3FileSystem final : public FileSystem,
     request.url =
         UrlOf(key, "partNumber=" + std::to_string(number) + "&uploadId=" + UriEncode(id, false));
     request.body = bytes;
-    HttpResponse response = Send(std::move(request));
+    HttpResponse response = Send(std::move(request), RequestKind::kPut);
     if (response.status != 200) Fail(response, "PUT", path);
     return response.Header("etag").value_or("");
   }
@@ -519,7 +517,7 @@ class S3FileSystem final : public FileSystem,
     request.url = UrlOf(key, "uploadId=" + UriEncode(id, false));
     request.headers.emplace_back("Content-Type", "application/xml");
     request.body = body;
-    HttpResponse response = Send(std::move(request));
+    HttpResponse response = Send(std::move(request), RequestKind::kPut);
     if (response.status != 200 || XmlText(response.body, "Code")) Fail(response, "PUT", path);
   }
 
@@ -527,20 +525,15 @@ class S3FileSystem final : public FileSystem,
     HttpRequest request;
     request.method = "DELETE";
     request.url = UrlOf(key, "uploadId=" + UriEncode(id, false));
-    Send(std::move(request));
+    Send(std::move(request), RequestKind::kDelete);
   }
 
  private:
   S3Config config_;
   std::shared_ptr<HttpClient> http_;
+  std::shared_ptr<ObjectStoreSession> session_;
   AwsCredentialChain credentials_;
 };
-
-size_t S3RandomAccessFile::ReadAt(uint64_t offset, size_t length, void* out) {
-  if (length == 0 || offset >= size_) return 0;
-  length = static_cast<size_t>(std::min<uint64_t>(length, size_ - offset));
-  return fs_->ReadRange(path_, key_, offset, length, out);
-}
 
 S3OutputStream::~S3OutputStream() {
   if (closed_) return;
@@ -594,9 +587,11 @@ void S3OutputStream::Close() {
 
 std::shared_ptr<FileSystem> MakeS3FileSystem(const std::string& bucket,
                                              std::shared_ptr<StorageOptions> options,
-                                             std::shared_ptr<HttpClient> http) {
+                                             std::shared_ptr<HttpClient> http,
+                                             std::shared_ptr<ObjectStoreSession> session) {
   S3Config config = ResolveConfig(bucket, *options);
-  return std::make_shared<S3FileSystem>(std::move(config), std::move(options), std::move(http));
+  return std::make_shared<S3FileSystem>(std::move(config), std::move(options), std::move(http),
+                                        std::move(session));
 }
 
 }  // namespace silt::io

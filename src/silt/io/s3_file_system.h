@@ -5,6 +5,7 @@
 
 #include "silt/io/file_system.h"
 #include "silt/io/http_client.h"
+#include "silt/io/object_read_file.h"
 #include "silt/io/storage_options.h"
 
 namespace silt::io {
@@ -31,9 +32,11 @@ namespace silt::io {
 /// with continuation and start-after. PutIfAbsent is a PUT with If-None-Match: * where the store
 /// supports it; otherwise it throws STORAGE_UNSAFE_COMMIT unless unsafe commits were allowed, and
 /// then checks with HEAD before a plain PUT. A refused request throws STORAGE_ACCESS_DENIED, any
-/// other failure STORAGE_REQUEST_FAILED with S3's error code and message.
+/// other failure STORAGE_REQUEST_FAILED with S3's error code and message. Requests are counted,
+/// and reads cached, in `session` (see ObjectReadFile).
 std::shared_ptr<FileSystem> MakeS3FileSystem(const std::string& bucket,
                                              std::shared_ptr<StorageOptions> options,
-                                             std::shared_ptr<HttpClient> http);
+                                             std::shared_ptr<HttpClient> http,
+                                             std::shared_ptr<ObjectStoreSession> session);
 
 }  // namespace silt::io

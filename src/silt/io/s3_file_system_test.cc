@@ -17,7 +17,9 @@
 #include "silt/base/testing_error_class.h"
 #include "silt/io/batch_delete.h"
 #include "silt/io/path.h"
+#include "silt/io/read_ahead.h"
 #include "silt/io/storage_file_system.h"
+#include "silt/io/storage_statistics.h"
 #include "silt/io/testing_temporary_folder.h"
 #include "support/s3_test_server.h"
 
@@ -262,6 +264,53 @@ TEST_F(S3FileSystemTest, ConcurrentConditionalCommitsHaveOneWinnerPerVersion) {
   }
   for (std::thread& thread : threads) thread.join();
   EXPECT_EQ(winners.load(), 1);
+}
+
+TEST_F(S3FileSystemTest, RequestsAreCountedByKindAndAFilesTailIsFetchedOncePerSession) {
+  auto fs = Open();
+  std::string content(200 << 10, 'x');
+  for (size_t i = 0; i < content.size(); ++i) content[i] = static_cast<char>(i * 31);
+  server_->ResetStats();
+  fs->WriteFile(At("part-0.parquet"), content);
+  EXPECT_EQ(fs->List(root_).size(), 1u);
+  std::string tail(64 << 10, '\0');
+  for (int statement = 0; statement < 2; ++statement) {
+    std::unique_ptr<RandomAccessFile> file = fs->OpenRead(At("part-0.parquet"));
+    file->ReadExactly(content.size() - tail.size(), tail.size(), tail.data());
+    EXPECT_EQ(tail, content.substr(content.size() - tail.size()));
+  }
+  EXPECT_TRUE(fs->Delete(At("part-0.parquet")));
+  StorageStatistics statistics = StorageStatisticsOf(*fs);
+  EXPECT_EQ(statistics.puts, 1u);
+  EXPECT_EQ(statistics.lists, 1u);
+  EXPECT_EQ(statistics.heads, 3u);  // two opens and the delete's
+  EXPECT_EQ(statistics.gets, 1u);   // the second open's tail came from the cache
+  EXPECT_EQ(statistics.deletes, 1u);
+  EXPECT_EQ(statistics.bytes_read, tail.size());
+  EXPECT_EQ(statistics.cache_hits, 1u);
+  EXPECT_EQ(statistics.cache_bytes_read, tail.size());
+  EXPECT_EQ(static_cast<uint64_t>(server_->GetStats().requests), statistics.requests());
+  ResetStorageStatistics(*fs);
+  EXPECT_EQ(StorageStatisticsOf(*fs).requests(), 0u);
+  EXPECT_EQ(StorageStatisticsOf(*MakeLocalFileSystem()).requests(), 0u);
+}
+
+TEST_F(S3FileSystemTest, ReadAheadFetchesFarApartRangesInParallelRequests) {
+  auto fs = Open();
+  std::string content(6 << 20, 'x');
+  for (size_t i = 0; i < content.size(); ++i) content[i] = static_cast<char>((i * 131) >> 7);
+  fs->WriteFile(At("data.bin"), content);
+  std::unique_ptr<RandomAccessFile> file = fs->OpenRead(At("data.bin"));
+  ResetStorageStatistics(*fs);
+  std::vector<ByteRange> ranges = {{100, 1000}, {2000, 1000}, {3 << 20, 5000}};
+  WillNeed(*file, ranges);
+  for (const ByteRange& range : ranges) {
+    std::string bytes(range.length, '\0');
+    file->ReadExactly(range.offset, range.length, bytes.data());
+    EXPECT_EQ(bytes, content.substr(range.offset, range.length));
+  }
+  EXPECT_EQ(StorageStatisticsOf(*fs).gets, 2u);
+  EXPECT_EQ(StorageStatisticsOf(*fs).bytes_read, 2900u + 5000u);
 }
 
 }  // namespace

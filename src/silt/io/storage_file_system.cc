@@ -1,5 +1,6 @@
 #include "silt/io/storage_file_system.h"
 
+#include <cstdlib>
 #include <map>
 #include <mutex>
 #include <string>
@@ -10,7 +11,9 @@
 #include "silt/io/azure_file_system.h"
 #include "silt/io/batch_delete.h"
 #include "silt/io/http_client.h"
+#include "silt/io/object_read_file.h"
 #include "silt/io/s3_file_system.h"
+#include "silt/io/storage_statistics.h"
 #include "silt/io/storage_url.h"
 
 namespace silt::io {
@@ -24,10 +27,17 @@ struct Route {
   std::string prefix;
 };
 
-class StorageFileSystem final : public FileSystem, public BatchDeleting {
+class StorageFileSystem final : public FileSystem,
+                                public BatchDeleting,
+                                public StorageStatisticsSource {
  public:
   explicit StorageFileSystem(std::shared_ptr<StorageOptions> options)
-      : options_(std::move(options)), local_(MakeLocalFileSystem()) {}
+      : options_(std::move(options)),
+        local_(MakeLocalFileSystem()),
+        session_(std::make_shared<ObjectStoreSession>()) {}
+
+  StorageStatistics storage_statistics() const override { return session_->counters.Snapshot(); }
+  void ResetStorageStatistics() override { session_->counters.Reset(); }
 
   std::optional<FileInfo> Stat(const std::string& path) override {
     Route route = RouteOf(path);
@@ -136,11 +146,25 @@ class StorageFileSystem final : public FileSystem, public BatchDeleting {
     StoreEntry& entry = stores_[family + "://" + authority];
     if (!entry.store || entry.generation != generation) {
       if (!http_) http_ = std::make_shared<HttpClient>();
-      entry.store = family == "s3" ? MakeS3FileSystem(authority, options_, http_)
-                                   : MakeAzureFileSystem(scheme, authority, options_, http_);
+      session_->cache.SetCapacity(CacheCapacity());
+      entry.store = family == "s3"
+                        ? MakeS3FileSystem(authority, options_, http_, session_)
+                        : MakeAzureFileSystem(scheme, authority, options_, http_, session_);
       entry.generation = generation;
     }
     return entry.store;
+  }
+
+  uint64_t CacheCapacity() const {
+    std::optional<std::string> text = options_->Find({"silt.storage.cache.maxBytes"});
+    if (!text) return ObjectStoreSession::kDefaultCacheBytes;
+    char* end = nullptr;
+    unsigned long long bytes = std::strtoull(text->c_str(), &end, 10);
+    SILT_USER_CHECK(end != nullptr && *end == '\0' && (*text)[0] != '-', INVALID_STORAGE_OPTION,
+                    {{"value", *text},
+                     {"option", "silt.storage.cache.maxBytes"},
+                     {"reason", "expected a byte count (0 keeps nothing)"}});
+    return bytes;
   }
 
   struct StoreEntry {
@@ -150,6 +174,8 @@ class StorageFileSystem final : public FileSystem, public BatchDeleting {
 
   std::shared_ptr<StorageOptions> options_;
   std::shared_ptr<FileSystem> local_;
+  // Shared by the stores of every bucket: request counts and the cache of immutable files.
+  std::shared_ptr<ObjectStoreSession> session_;
   std::mutex mutex_;
   std::shared_ptr<HttpClient> http_;  // one connection pool for every bucket
   std::map<std::string, StoreEntry> stores_;

@@ -14,6 +14,9 @@ namespace silt::io {
 /// `options`. Any other scheme throws FILE_SYSTEM_SCHEME_NOT_SUPPORTED naming it, so that no URL
 /// ever becomes a local folder.
 /// Paths keep their spelling: what List returns starts with the `dir` that was passed in.
+/// The object stores of one such file system (a session's) share their request counts (read
+/// them with StorageStatisticsOf) and a cache of immutable files bounded by
+/// `silt.storage.cache.maxBytes` (default 256 MiB; see ObjectReadFile).
 std::shared_ptr<FileSystem> MakeStorageFileSystem(std::shared_ptr<StorageOptions> options);
 
 }  // namespace silt::io

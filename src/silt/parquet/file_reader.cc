@@ -9,6 +9,7 @@
 
 #include "silt/base/check.h"
 #include "silt/base/thread_pool.h"
+#include "silt/io/read_ahead.h"
 #include "silt/parquet/column_reader.h"
 #include "silt/parquet/reader.h"
 #include "silt/parquet/schema_from_parquet.h"
@@ -21,6 +22,8 @@ constexpr char kMagic[] = "PAR1";
 constexpr char kEncryptedMagic[] = "PARE";
 constexpr size_t kMagicSize = 4;
 constexpr size_t kFooterTailSize = 8;  // footer length + magic
+// The first read of a file: its last 64 KiB, where the footer of most files fits.
+constexpr uint64_t kFooterReadSize = 64 << 10;
 
 [[noreturn]] void CorruptFile(const std::string& path, const std::string& what) {
   SILT_THROW(PARQUET_CORRUPT_FILE, {{"path", path}, {"message", what}});
@@ -48,6 +51,16 @@ constexpr size_t kFooterTailSize = 8;  // footer length + magic
   }
   if (where.empty()) throw error;
   throw error.WithContext(path + ", " + where);
+}
+
+// Where a column chunk's bytes start: its dictionary page when it has one before the data.
+int64_t ChunkStart(const ColumnMetaData& meta) {
+  int64_t start = meta.data_page_offset;
+  if (meta.dictionary_page_offset && *meta.dictionary_page_offset > 0 &&
+      *meta.dictionary_page_offset < start) {
+    start = *meta.dictionary_page_offset;
+  }
+  return start;
 }
 
 // Statistics bounds in a comparable form.
@@ -547,6 +560,11 @@ class FileReaderImpl final : public FileReader {
         index >= 0 && index < num_row_groups(), INVALID_ARGUMENT,
         {{"message", "row group " + std::to_string(index) + " out of range in " + file_->path()}});
     std::vector<FilterColumn> filters = ResolveRowFilters(options.row_filters);
+    // A mask that keeps no row reads nothing.
+    bool reads = keep_rows == nullptr ||
+                 std::find(keep_rows->begin(), keep_rows->end(), true) != keep_rows->end();
+    io::ReadAheadScope ahead(*file_, reads ? ChunkRanges({index}, Project(options), filters)
+                                           : std::vector<io::ByteRange>{});
     if (filters.empty() && keep_rows == nullptr) {
       Batch batch = ReadAllRows(index, options);
       if (positions != nullptr) {
@@ -590,6 +608,7 @@ class FileReaderImpl final : public FileReader {
       return batches;
     }
     std::vector<int> columns = Project(options);
+    io::ReadAheadScope ahead(*file_, ChunkRanges(groups, columns, {}));
     std::vector<std::vector<VectorPtr>> vectors(groups.size(),
                                                 std::vector<VectorPtr>(columns.size()));
     ThreadPool& pool = options.pool != nullptr ? *options.pool : ThreadPool::Default();
@@ -612,6 +631,36 @@ class FileReaderImpl final : public FileReader {
   }
 
  private:
+  // The bytes that reading `columns` and the columns of `filters` in row groups `groups` reads,
+  // told to the file before the read (io::ReadAheadScope): an object store fetches them at once,
+  // the chunks that lie close together in one request and the requests in parallel, instead of
+  // a request per chunk when it is decoded. The local disk ignores them.
+  std::vector<io::ByteRange> ChunkRanges(const std::vector<int>& groups,
+                                         const std::vector<int>& columns,
+                                         const std::vector<FilterColumn>& filters) const {
+    std::vector<int> all = columns;
+    for (const FilterColumn& filter : filters) all.push_back(filter.column);
+    std::sort(all.begin(), all.end());
+    all.erase(std::unique(all.begin(), all.end()), all.end());
+    std::vector<io::ByteRange> ranges;
+    for (int group : groups) {
+      const RowGroup& row_group = metadata_.row_groups[static_cast<size_t>(group)];
+      for (int column : all) {
+        const SchemaNode& node = mapping_.columns[static_cast<size_t>(column)];
+        for (int leaf = node.first_leaf; leaf < node.first_leaf + node.leaf_count; ++leaf) {
+          const LeafColumn& leaf_column = mapping_.leaves[static_cast<size_t>(leaf)];
+          const ColumnChunk& chunk =
+              row_group.columns[static_cast<size_t>(leaf_column.column_index)];
+          if (!chunk.meta_data) continue;  // reported when the chunk is read
+          ranges.push_back(
+              io::ByteRange{static_cast<uint64_t>(ChunkStart(*chunk.meta_data)),
+                            static_cast<uint64_t>(chunk.meta_data->total_compressed_size)});
+        }
+      }
+    }
+    return ranges;
+  }
+
   // Every row of row group `index` (no filter, no mask), a task per column.
   Batch ReadAllRows(int index, const ReadOptions& options) const {
     std::vector<int> columns = Project(options);
@@ -1029,11 +1078,7 @@ void ValidateMetadata(const FileMetaData& metadata, const ParquetSchema& mapping
         CorruptFile(path, where + "column " + std::to_string(c) +
                               " has a different physical type than the schema");
       }
-      int64_t start = meta.data_page_offset;
-      if (meta.dictionary_page_offset && *meta.dictionary_page_offset > 0 &&
-          *meta.dictionary_page_offset < start) {
-        start = *meta.dictionary_page_offset;
-      }
+      int64_t start = ChunkStart(meta);
       if (start < 0 || meta.total_compressed_size < 0 || meta.num_values < 0 ||
           static_cast<uint64_t>(start) > data_end ||
           static_cast<uint64_t>(meta.total_compressed_size) >
@@ -1063,31 +1108,42 @@ std::unique_ptr<FileReader> FileReader::Open(std::shared_ptr<io::RandomAccessFil
   if (size < kMagicSize + kFooterTailSize) {
     CorruptFile(path, "file of " + std::to_string(size) + " bytes is too small to be Parquet");
   }
-  char head[kMagicSize];
-  file->ReadExactly(0, kMagicSize, head);
-  uint8_t tail[kFooterTailSize];
-  file->ReadExactly(size - kFooterTailSize, kFooterTailSize, tail);
-  if (std::memcmp(tail + 4, kEncryptedMagic, kMagicSize) == 0) {
+  // One read of the file's end usually holds the whole footer: on an object store each read is
+  // a request, so the footer costs one, and a second only when it is larger than the first read.
+  size_t tail_size = static_cast<size_t>(std::min<uint64_t>(size, kFooterReadSize));
+  std::string tail(tail_size, '\0');
+  file->ReadExactly(size - tail_size, tail_size, tail.data());
+  const char* end_magic = tail.data() + tail_size - kMagicSize;
+  if (std::memcmp(end_magic, kEncryptedMagic, kMagicSize) == 0) {
     SILT_THROW(PARQUET_UNSUPPORTED_FEATURE, {{"path", path}, {"feature", "encrypted footer"}});
   }
-  if (std::memcmp(head, kMagic, kMagicSize) != 0 ||
-      std::memcmp(tail + 4, kMagic, kMagicSize) != 0) {
+  // The leading magic is checked when the read reached it (as Parquet's other readers, a larger
+  // file is known by its trailing magic alone, with no request for the first four bytes).
+  if (std::memcmp(end_magic, kMagic, kMagicSize) != 0 ||
+      (tail_size == size && std::memcmp(tail.data(), kMagic, kMagicSize) != 0)) {
     CorruptFile(path, "missing PAR1 magic bytes");
   }
   uint32_t footer_size;
-  std::memcpy(&footer_size, tail, 4);
+  std::memcpy(&footer_size, tail.data() + tail_size - kFooterTailSize, 4);
   uint64_t data_end = size - kFooterTailSize;
   if (footer_size == 0 || footer_size > data_end - kMagicSize) {
     CorruptFile(path, "footer length " + std::to_string(footer_size) +
                           " does not fit the file of " + std::to_string(size) + " bytes");
   }
   uint64_t footer_start = data_end - footer_size;
-  auto footer = std::make_unique_for_overwrite<uint8_t[]>(footer_size);
-  file->ReadExactly(footer_start, footer_size, footer.get());
+  if (footer_size + kFooterTailSize > tail_size) {
+    // A footer larger than the first read: read it with its tail again, as one read of the
+    // file's end (which a store's cache of file tails can serve next time).
+    tail_size = footer_size + kFooterTailSize;
+    tail.assign(tail_size, '\0');
+    file->ReadExactly(size - tail_size, tail_size, tail.data());
+  }
+  const auto* footer =
+      reinterpret_cast<const uint8_t*>(tail.data() + tail_size - kFooterTailSize - footer_size);
   FileMetaData metadata;
   ParquetSchema mapping;
   try {
-    metadata = DecodeFileMetaData(footer.get(), footer_size);
+    metadata = DecodeFileMetaData(footer, footer_size);
     mapping = SchemaFromParquet(metadata.schema);
   } catch (const Error& error) {
     RethrowWithLocation(error, path, "footer");

@@ -20,6 +20,7 @@
 #include "silt/base/testing_error_class.h"
 #include "silt/base/thread_pool.h"
 #include "silt/io/file_system.h"
+#include "silt/io/object_read_file.h"
 #include "silt/parquet/column_reader.h"
 #include "silt/parquet/metadata.h"
 #include "silt/parquet/reader.h"
@@ -1181,6 +1182,76 @@ TEST(RowFilterTest, RandomFiltersMatchDecodingEverythingAndFiltering) {
                                         : std::vector<std::string>{"city", "id", "st"});
     }
   }
+}
+
+// A file of an object store held in memory, counting the requests made of it.
+struct StoreObject {
+  std::string bytes;
+  std::mutex mutex;
+  int requests = 0;
+
+  std::shared_ptr<io::RandomAccessFile> Open(std::shared_ptr<io::ObjectStoreSession> session) {
+    return std::make_shared<io::ObjectReadFile>(
+        "s3://bucket/t/part-0.parquet", bytes.size(), "v1",
+        [this](uint64_t offset, uint64_t length) {
+          std::lock_guard<std::mutex> lock(mutex);
+          ++requests;
+          return bytes.substr(offset, length);
+        },
+        std::move(session));
+  }
+};
+
+TEST(FileReaderTest, OnAnObjectStoreTheFooterIsOneRequestAndARowGroupOne) {
+  std::shared_ptr<io::FileSystem> fs = io::MakeMemoryFileSystem();
+  WriteRowGroups(*fs, "/f.parquet", 3, 5000);
+  StoreObject object;
+  object.bytes = fs->ReadFile("/f.parquet");
+  ASSERT_GT(object.bytes.size(), 64u << 10);  // the footer read is not the whole file
+  auto local = FileReader::Open(*fs, "/f.parquet");
+  auto session = std::make_shared<io::ObjectStoreSession>();
+
+  auto reader = FileReader::Open(object.Open(session));
+  EXPECT_EQ(object.requests, 1);
+  ASSERT_EQ(reader->num_row_groups(), 3);
+  // Both columns of a row group: one request.
+  EXPECT_TRUE(reader->ReadRowGroup(1, {}).Equals(local->ReadRowGroup(1, {})));
+  EXPECT_EQ(object.requests, 2);
+  // Filtered and masked, the row group's chunks still come in one request.
+  ReadOptions filtered;
+  filtered.columns = {"name"};
+  filtered.row_filters = {{"id", ColumnPredicate::Op::kLess, StatsLiteral{.int_value = 10}}};
+  std::vector<bool> keep(5000, true);
+  keep[3] = false;
+  EXPECT_EQ(reader->ReadRowGroup(0, filtered, &keep, nullptr).num_rows(), 9);
+  EXPECT_EQ(object.requests, 3);
+  // The whole file: the chunks of every row group lie together, one request.
+  std::vector<Batch> all = reader->Read();
+  std::vector<Batch> expected = local->Read();
+  ASSERT_EQ(all.size(), expected.size());
+  for (size_t i = 0; i < all.size(); ++i) EXPECT_TRUE(all[i].Equals(expected[i]));
+  EXPECT_EQ(object.requests, 4);
+
+  // The next statement of the session finds the footer in the cache.
+  uint64_t hits = session->counters.Snapshot().cache_hits;
+  auto again = FileReader::Open(object.Open(session));
+  EXPECT_EQ(object.requests, 4);
+  EXPECT_EQ(again->num_rows(), 15000);
+  EXPECT_EQ(session->counters.Snapshot().cache_hits, hits + 1);
+}
+
+TEST(FileReaderTest, AFooterLargerThanTheFirstReadTakesOneMoreRequest) {
+  std::shared_ptr<io::FileSystem> fs = io::MakeMemoryFileSystem();
+  WriteRowGroups(*fs, "/f.parquet", 1500, 1);  // a row group's metadata for each row
+  StoreObject object;
+  object.bytes = fs->ReadFile("/f.parquet");
+  auto session = std::make_shared<io::ObjectStoreSession>();
+  auto reader = FileReader::Open(object.Open(session));
+  ASSERT_GT(reader->metadata().row_groups.size(), 1000u);
+  EXPECT_EQ(object.requests, 2);
+  EXPECT_EQ(reader->num_rows(), 1500);
+  FileReader::Open(object.Open(session));
+  EXPECT_EQ(object.requests, 2);
 }
 
 }  // namespace
