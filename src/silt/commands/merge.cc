@@ -877,32 +877,30 @@ std::vector<int64_t> Pick(const std::vector<int64_t>& values, const std::vector<
   return out;
 }
 
-// Matches one target file against the source, applies the clauses and, when any row changed,
-// writes the file's surviving and new rows (and change rows) to new files.
-FileOutcome ProcessFile(MergeRun& run, const log::AddFile& file) {
+// What one piece (row group) of a target file produced: its rows to write stay in memory
+// until the file is known to be touched.
+struct PieceOutcome {
+  bool touched = false;
+  std::vector<uint64_t> removed_positions;
+  MergeCounts counts;
+  dml::PieceOutput output;
+};
+
+// Matches one piece of a target file against the source and applies the clauses: updated rows,
+// the piece's unchanged rows (unless the file gets a deletion vector) and change rows go to the
+// piece's output. Runs on several threads at once for the pieces of one file.
+PieceOutcome ProcessPiece(const MergeRun& run, const dml::PositionedBatch& positioned,
+                          bool deletion_vector) {
   const BoundMerge& bound = *run.bound;
   const Batch& source = *run.source;
   expr::EvalContext context = run.eval;
-  FileOutcome outcome;
-  std::vector<Batch> data;
-  std::vector<Batch> copies;  // unchanged rows, kept until the file is known to be touched
-  // Under row tracking, what each batch of `data` / `copies` keeps: updated rows their row ids,
-  // copied rows their ids and commit versions (nullptr: fresh values).
-  using Tracking = std::pair<VectorPtr, VectorPtr>;
-  std::vector<Tracking> data_tracking;
-  std::vector<Tracking> copies_tracking;
+  PieceOutcome outcome;
   auto take = [](const VectorPtr& values, const std::vector<int64_t>& at) -> VectorPtr {
     return values == nullptr ? nullptr : TakeRows(*values, at);
   };
-  std::vector<std::pair<Batch, dml::ChangeType>> changes;
-  // With deletion vectors the changed rows are marked deleted in the old file and the rest stay
-  // where they are; otherwise the file is rewritten with its unchanged rows copied.
-  outcome.deletion_vector = run.deletion_vectors && log::CanHaveDeletionVector(file);
+  auto& changes = outcome.output.changes;
   const bool change_data = run.table->change_data_feed;
-  const dml::TargetFileReader& reader =
-      outcome.deletion_vector && run.narrow_reader != nullptr ? *run.narrow_reader : *run.reader;
-
-  for (dml::PositionedBatch& positioned : reader.ReadAll(file)) {
+  {
     const Batch& rows = positioned.rows;  // in run.schema: the reader reads evolved columns as NULL
     const int64_t n = rows.num_rows();
     std::vector<int64_t> pair_target;
@@ -988,9 +986,8 @@ FileOutcome ProcessFile(MergeRun& run, const log::AddFile& file) {
             changes.emplace_back(before, dml::ChangeType::kUpdatePreimage);
             changes.emplace_back(after, dml::ChangeType::kUpdatePostimage);
           }
-          data.push_back(std::move(after));
-          data_tracking.emplace_back(
-              take(positioned.row_ids, Pick(matched_target, by_clause[c])), nullptr);
+          VectorPtr row_ids = take(positioned.row_ids, Pick(matched_target, by_clause[c]));
+          outcome.output.changed.push_back({std::move(after), std::move(row_ids), nullptr});
         } else {
           outcome.counts.matched_deleted += static_cast<int64_t>(by_clause[c].size());
           if (change_data) changes.emplace_back(std::move(before), dml::ChangeType::kDelete);
@@ -1028,10 +1025,9 @@ FileOutcome ProcessFile(MergeRun& run, const log::AddFile& file) {
               changes.emplace_back(before, dml::ChangeType::kUpdatePreimage);
               changes.emplace_back(after, dml::ChangeType::kUpdatePostimage);
             }
-            data.push_back(std::move(after));
             std::vector<int64_t> targets;
             for (int64_t i : by_clause[c]) targets.push_back(unmatched[static_cast<size_t>(i)]);
-            data_tracking.emplace_back(take(positioned.row_ids, targets), nullptr);
+            outcome.output.changed.push_back({std::move(after), take(positioned.row_ids, targets), nullptr});
           } else {
             outcome.counts.not_matched_by_source_deleted += static_cast<int64_t>(by_clause[c].size());
             if (change_data) changes.emplace_back(std::move(before), dml::ChangeType::kDelete);
@@ -1046,11 +1042,10 @@ FileOutcome ProcessFile(MergeRun& run, const log::AddFile& file) {
       if (keep[static_cast<size_t>(row)]) kept_rows.push_back(row);
     }
     if (static_cast<int64_t>(kept_rows.size()) == n) {
-      if (!outcome.deletion_vector) {
-        copies.push_back(rows);
-        copies_tracking.emplace_back(positioned.row_ids, positioned.row_commit_versions);
+      if (!deletion_vector) {
+        outcome.output.copied.push_back({rows, positioned.row_ids, positioned.row_commit_versions});
       }
-      continue;
+      return outcome;
     }
     outcome.touched = true;
     for (int64_t row = 0; row < n; ++row) {
@@ -1058,39 +1053,58 @@ FileOutcome ProcessFile(MergeRun& run, const log::AddFile& file) {
         outcome.removed_positions.push_back(positioned.positions[static_cast<size_t>(row)]);
       }
     }
-    if (!kept_rows.empty() && !outcome.deletion_vector) {
-      copies.push_back(TakeBatchRows(rows, kept_rows));
-      copies_tracking.emplace_back(take(positioned.row_ids, kept_rows),
-                                   take(positioned.row_commit_versions, kept_rows));
+    if (!kept_rows.empty() && !deletion_vector) {
+      outcome.output.copied.push_back({TakeBatchRows(rows, kept_rows),
+                                       take(positioned.row_ids, kept_rows),
+                                       take(positioned.row_commit_versions, kept_rows)});
     }
   }
-  if (!outcome.touched) return outcome;
-  if (!outcome.deletion_vector) {
-    for (size_t i = 0; i < copies.size(); ++i) {
-      outcome.counts.copied += copies[i].num_rows();
-      data.push_back(std::move(copies[i]));
-      data_tracking.push_back(std::move(copies_tracking[i]));
-    }
-  }
-  copies.clear();
-  dml::Stopwatch write_time;
-  dml::DmlWriter writer(*run.table, run.session->fs(), run.metadata, run.schema);
-  for (size_t i = 0; i < data.size(); ++i) {
-    writer.WriteData(data[i], data_tracking[i].first, data_tracking[i].second);
-  }
-  for (const auto& [batch, type] : changes) writer.WriteChanges(batch, type);
-  outcome.written = writer.Finish();
-  run.write_time_ms += write_time.ElapsedMs();
   return outcome;
 }
 
-void AppendWritten(dml::WrittenOutput& into, dml::WrittenOutput&& from) {
-  for (auto& add : from.adds) into.adds.push_back(std::move(add));
-  for (auto& cdc : from.change_files) into.change_files.push_back(std::move(cdc));
-  into.data_rows += from.data_rows;
-  into.data_bytes += from.data_bytes;
-  into.change_rows += from.change_rows;
-  into.change_bytes += from.change_bytes;
+// Matches one target file against the source, its pieces (row groups) in parallel, and when
+// any row changed writes the file's surviving and new rows (and change rows) to new files, in
+// parallel parts when the file is large (dml::WriteRewrite).
+FileOutcome ProcessFile(MergeRun& run, const log::AddFile& file) {
+  FileOutcome outcome;
+  // With deletion vectors the changed rows are marked deleted in the old file and the rest stay
+  // where they are; otherwise the file is rewritten with its unchanged rows copied.
+  outcome.deletion_vector = run.deletion_vectors && log::CanHaveDeletionVector(file);
+  const dml::TargetFileReader& reader =
+      outcome.deletion_vector && run.narrow_reader != nullptr ? *run.narrow_reader : *run.reader;
+  std::unique_ptr<dml::TargetFileReader::OpenedTarget> opened = reader.Open(file);
+  std::vector<PieceOutcome> pieces(opened->num_pieces());
+  ThreadPool& pool = run.session->pool();
+  pool.ParallelFor(pieces.size(), [&](size_t piece) {
+    run.session->cancellation().ThrowIfRequested();
+    dml::PositionedBatch positioned = opened->ReadPiece(piece);
+    if (positioned.rows.num_rows() == 0) return;
+    pieces[piece] = ProcessPiece(run, positioned, outcome.deletion_vector);
+  });
+  opened.reset();
+  std::vector<dml::PieceOutput> outputs;
+  outputs.reserve(pieces.size());
+  for (PieceOutcome& piece : pieces) {
+    outcome.counts.Add(piece.counts);
+    outcome.touched = outcome.touched || piece.touched;
+    outcome.removed_positions.insert(outcome.removed_positions.end(),
+                                     piece.removed_positions.begin(),
+                                     piece.removed_positions.end());
+    for (const dml::RowsToWrite& copy : piece.output.copied) {
+      outcome.counts.copied += copy.rows.num_rows();
+    }
+    outputs.push_back(std::move(piece.output));
+  }
+  pieces.clear();
+  if (!outcome.touched) {
+    outcome.counts.copied = 0;
+    return outcome;
+  }
+  dml::Stopwatch write_time;
+  outcome.written = dml::WriteRewrite(*run.table, run.session->fs(), outputs, pool, run.metadata,
+                                      run.schema);
+  run.write_time_ms += write_time.ElapsedMs();
+  return outcome;
 }
 
 dml::CandidateFiles ChooseMatchingFiles(const MergeRun& run);
@@ -1315,7 +1329,7 @@ StatementResult ExecuteMerge(sql::SessionState& session, const sql::Statement& w
     counts.Add(outcome.counts);
     if (!outcome.touched) continue;
     const log::AddFile& file = *candidates.files[i];
-    AppendWritten(commit.written, std::move(outcome.written));
+    dml::AppendWritten(commit.written, std::move(outcome.written));
     if (!outcome.deletion_vector) {
       commit.removed.push_back(&file);
       ++files_removed;
@@ -1370,7 +1384,7 @@ StatementResult ExecuteMerge(sql::SessionState& session, const sql::Statement& w
         // adds. Once the commit has change files, they must hold the inserts too.
         if (rows_changed) writer.WriteChanges(rows, dml::ChangeType::kInsert);
       }
-      AppendWritten(commit.written, writer.Finish());
+      dml::AppendWritten(commit.written, writer.Finish());
     }
   }
   int64_t rewrite_ms = run.write_time_ms.load() + insert_time.ElapsedMs();
