@@ -900,164 +900,169 @@ PieceOutcome ProcessPiece(const MergeRun& run, const dml::PositionedBatch& posit
   };
   auto& changes = outcome.output.changes;
   const bool change_data = run.table->change_data_feed;
-  {
-    const Batch& rows = positioned.rows;  // in run.schema: the reader reads evolved columns as NULL
-    const int64_t n = rows.num_rows();
-    std::vector<int64_t> pair_target;
-    std::vector<int64_t> pair_source;
-    if (source.num_rows() > 0) {
-      if (run.index->keyed()) {
-        std::vector<VectorPtr> keys;
-        for (const auto& key : bound.target_keys) {
-          keys.push_back(expr::Evaluate(*key, rows, context));
-          context.ThrowIfError();
-        }
-        exec::EncodedKeys encoded;
-        exec::EncodeKeys(keys, n, encoded);
-        run.index->ProbeAll(encoded, keys, n, pair_target, pair_source);
-      } else {
-        for (int64_t row = 0; row < n; ++row) {
-          for (int64_t s = 0; s < source.num_rows(); ++s) {
-            pair_target.push_back(row);
-            pair_source.push_back(s);
-          }
+  const Batch& rows = positioned.rows;  // in run.schema: the reader reads evolved columns as NULL
+  const int64_t n = rows.num_rows();
+  std::vector<int64_t> pair_target;
+  std::vector<int64_t> pair_source;
+  if (source.num_rows() > 0) {
+    if (run.index->keyed()) {
+      std::vector<VectorPtr> keys;
+      for (const auto& key : bound.target_keys) {
+        keys.push_back(expr::Evaluate(*key, rows, context));
+        context.ThrowIfError();
+      }
+      exec::EncodedKeys encoded;
+      exec::EncodeKeys(keys, n, encoded);
+      run.index->ProbeAll(encoded, keys, n, pair_target, pair_source);
+    } else {
+      for (int64_t row = 0; row < n; ++row) {
+        for (int64_t s = 0; s < source.num_rows(); ++s) {
+          pair_target.push_back(row);
+          pair_source.push_back(s);
         }
       }
     }
-    // The whole ON condition decides (the keys only found candidates).
-    std::vector<int64_t> matched_target;
-    std::vector<int64_t> matched_source;
-    Batch pairs;
-    if (!pair_target.empty()) {
-      Batch candidates = CombinedRows(bound, &rows, pair_target, &source, pair_source, run.on_columns);
-      std::vector<uint8_t> holds = expr::EvaluateFilter(*bound.on, candidates, context);
-      context.ThrowIfError();
-      for (size_t i = 0; i < holds.size(); ++i) {
-        if (!holds[i]) continue;
-        matched_target.push_back(pair_target[i]);
-        matched_source.push_back(pair_source[i]);
-        run.source_matched[static_cast<size_t>(pair_source[i])].store(true, std::memory_order_relaxed);
-      }
-      if (!bound.matched.empty() && !matched_target.empty()) {
-        pairs = CombinedRows(bound, &rows, matched_target, &source, matched_source, run.clause_columns);
-      }
-    }
-
-    std::vector<uint8_t> keep(static_cast<size_t>(n), 1);
-    std::vector<uint8_t> matched(static_cast<size_t>(n), 0);
-    for (int64_t row : matched_target) matched[static_cast<size_t>(row)] = 1;
-
-    // WHEN MATCHED. As in Delta, several source rows matching one target row is an error as soon
-    // as the merge has a matched clause other than one unconditional DELETE, whether or not
-    // those rows pass the clause conditions: which of them "wins" would be ambiguous.
-    if (!bound.matched.empty() && !matched_target.empty() && !run.duplicates_allowed) {
-      std::vector<uint8_t> seen(static_cast<size_t>(n), 0);
-      for (int64_t row : matched_target) {
-        if (seen[static_cast<size_t>(row)] != 0) {
-          SILT_THROW(DELTA_MULTIPLE_SOURCE_ROW_MATCHING_TARGET_ROW_IN_MERGE, {});
-        }
-        seen[static_cast<size_t>(row)] = 1;
-      }
+  }
+  // The whole ON condition decides (the keys only found candidates).
+  std::vector<int64_t> matched_target;
+  std::vector<int64_t> matched_source;
+  Batch pairs;
+  if (!pair_target.empty()) {
+    Batch candidates =
+        CombinedRows(bound, &rows, pair_target, &source, pair_source, run.on_columns);
+    std::vector<uint8_t> holds = expr::EvaluateFilter(*bound.on, candidates, context);
+    context.ThrowIfError();
+    for (size_t i = 0; i < holds.size(); ++i) {
+      if (!holds[i]) continue;
+      matched_target.push_back(pair_target[i]);
+      matched_source.push_back(pair_source[i]);
+      run.source_matched[static_cast<size_t>(pair_source[i])].store(true,
+                                                                    std::memory_order_relaxed);
     }
     if (!bound.matched.empty() && !matched_target.empty()) {
-      std::vector<int> chosen = ChooseClauses(bound.matched, pairs, context);
-      std::vector<std::vector<size_t>> by_clause(bound.matched.size());
+      pairs =
+          CombinedRows(bound, &rows, matched_target, &source, matched_source, run.clause_columns);
+    }
+  }
+
+  std::vector<uint8_t> keep(static_cast<size_t>(n), 1);
+  std::vector<uint8_t> matched(static_cast<size_t>(n), 0);
+  for (int64_t row : matched_target) matched[static_cast<size_t>(row)] = 1;
+
+  // WHEN MATCHED. As in Delta, several source rows matching one target row is an error as soon
+  // as the merge has a matched clause other than one unconditional DELETE, whether or not
+  // those rows pass the clause conditions: which of them "wins" would be ambiguous.
+  if (!bound.matched.empty() && !matched_target.empty() && !run.duplicates_allowed) {
+    std::vector<uint8_t> seen(static_cast<size_t>(n), 0);
+    for (int64_t row : matched_target) {
+      if (seen[static_cast<size_t>(row)] != 0) {
+        SILT_THROW(DELTA_MULTIPLE_SOURCE_ROW_MATCHING_TARGET_ROW_IN_MERGE, {});
+      }
+      seen[static_cast<size_t>(row)] = 1;
+    }
+  }
+  if (!bound.matched.empty() && !matched_target.empty()) {
+    std::vector<int> chosen = ChooseClauses(bound.matched, pairs, context);
+    std::vector<std::vector<size_t>> by_clause(bound.matched.size());
+    for (size_t i = 0; i < chosen.size(); ++i) {
+      if (chosen[i] < 0) continue;
+      auto row = static_cast<size_t>(matched_target[i]);
+      if (keep[row] == 0) {
+        // A second source row reached a clause for this target row.
+        if (!run.duplicates_allowed) {
+          SILT_THROW(DELTA_MULTIPLE_SOURCE_ROW_MATCHING_TARGET_ROW_IN_MERGE, {});
+        }
+        continue;
+      }
+      keep[row] = 0;
+      by_clause[static_cast<size_t>(chosen[i])].push_back(i);
+    }
+    for (size_t c = 0; c < bound.matched.size(); ++c) {
+      if (by_clause[c].empty()) continue;
+      const BoundClause& clause = bound.matched[c];
+      Batch before;
+      if (change_data) before = TakeBatchRows(rows, Pick(matched_target, by_clause[c]));
+      if (clause.is_update()) {
+        std::vector<int64_t> at(by_clause[c].begin(), by_clause[c].end());
+        Batch after = ApplyValues(run, clause, TakeBatchRows(pairs, at), context);
+        outcome.counts.matched_updated += after.num_rows();
+        if (change_data) {
+          changes.emplace_back(before, dml::ChangeType::kUpdatePreimage);
+          changes.emplace_back(after, dml::ChangeType::kUpdatePostimage);
+        }
+        VectorPtr row_ids = take(positioned.row_ids, Pick(matched_target, by_clause[c]));
+        outcome.output.changed.push_back({std::move(after), std::move(row_ids), nullptr});
+      } else {
+        outcome.counts.matched_deleted += static_cast<int64_t>(by_clause[c].size());
+        if (change_data) changes.emplace_back(std::move(before), dml::ChangeType::kDelete);
+      }
+    }
+  }
+
+  // WHEN NOT MATCHED BY SOURCE.
+  if (!bound.not_matched_by_source.empty()) {
+    std::vector<int64_t> unmatched;
+    for (int64_t row = 0; row < n; ++row) {
+      if (!matched[static_cast<size_t>(row)]) unmatched.push_back(row);
+    }
+    if (!unmatched.empty()) {
+      Batch combined =
+          CombinedRows(bound, &rows, unmatched, nullptr, unmatched, run.clause_columns);
+      std::vector<int> chosen = ChooseClauses(bound.not_matched_by_source, combined, context);
+      std::vector<std::vector<int64_t>> by_clause(bound.not_matched_by_source.size());
       for (size_t i = 0; i < chosen.size(); ++i) {
         if (chosen[i] < 0) continue;
-        auto row = static_cast<size_t>(matched_target[i]);
-        if (keep[row] == 0) {
-          // A second source row reached a clause for this target row.
-          if (!run.duplicates_allowed) SILT_THROW(DELTA_MULTIPLE_SOURCE_ROW_MATCHING_TARGET_ROW_IN_MERGE, {});
-          continue;
-        }
-        keep[row] = 0;
-        by_clause[static_cast<size_t>(chosen[i])].push_back(i);
+        keep[static_cast<size_t>(unmatched[i])] = 0;
+        by_clause[static_cast<size_t>(chosen[i])].push_back(static_cast<int64_t>(i));
       }
-      for (size_t c = 0; c < bound.matched.size(); ++c) {
+      for (size_t c = 0; c < by_clause.size(); ++c) {
         if (by_clause[c].empty()) continue;
-        const BoundClause& clause = bound.matched[c];
+        const BoundClause& clause = bound.not_matched_by_source[c];
         Batch before;
-        if (change_data) before = TakeBatchRows(rows, Pick(matched_target, by_clause[c]));
+        if (change_data) {
+          before = TakeBatchRows(
+              rows, Pick(unmatched, std::vector<size_t>(by_clause[c].begin(), by_clause[c].end())));
+        }
         if (clause.is_update()) {
-          std::vector<int64_t> at(by_clause[c].begin(), by_clause[c].end());
-          Batch after = ApplyValues(run, clause, TakeBatchRows(pairs, at), context);
-          outcome.counts.matched_updated += after.num_rows();
+          Batch after = ApplyValues(run, clause, TakeBatchRows(combined, by_clause[c]), context);
+          outcome.counts.not_matched_by_source_updated += after.num_rows();
           if (change_data) {
             changes.emplace_back(before, dml::ChangeType::kUpdatePreimage);
             changes.emplace_back(after, dml::ChangeType::kUpdatePostimage);
           }
-          VectorPtr row_ids = take(positioned.row_ids, Pick(matched_target, by_clause[c]));
-          outcome.output.changed.push_back({std::move(after), std::move(row_ids), nullptr});
+          std::vector<int64_t> targets;
+          for (int64_t i : by_clause[c]) targets.push_back(unmatched[static_cast<size_t>(i)]);
+          outcome.output.changed.push_back(
+              {std::move(after), take(positioned.row_ids, targets), nullptr});
         } else {
-          outcome.counts.matched_deleted += static_cast<int64_t>(by_clause[c].size());
+          outcome.counts.not_matched_by_source_deleted += static_cast<int64_t>(by_clause[c].size());
           if (change_data) changes.emplace_back(std::move(before), dml::ChangeType::kDelete);
         }
       }
     }
+  }
 
-    // WHEN NOT MATCHED BY SOURCE.
-    if (!bound.not_matched_by_source.empty()) {
-      std::vector<int64_t> unmatched;
-      for (int64_t row = 0; row < n; ++row) {
-        if (!matched[static_cast<size_t>(row)]) unmatched.push_back(row);
-      }
-      if (!unmatched.empty()) {
-        Batch combined = CombinedRows(bound, &rows, unmatched, nullptr, unmatched, run.clause_columns);
-        std::vector<int> chosen = ChooseClauses(bound.not_matched_by_source, combined, context);
-        std::vector<std::vector<int64_t>> by_clause(bound.not_matched_by_source.size());
-        for (size_t i = 0; i < chosen.size(); ++i) {
-          if (chosen[i] < 0) continue;
-          keep[static_cast<size_t>(unmatched[i])] = 0;
-          by_clause[static_cast<size_t>(chosen[i])].push_back(static_cast<int64_t>(i));
-        }
-        for (size_t c = 0; c < by_clause.size(); ++c) {
-          if (by_clause[c].empty()) continue;
-          const BoundClause& clause = bound.not_matched_by_source[c];
-          Batch before;
-          if (change_data) {
-            before = TakeBatchRows(
-                rows, Pick(unmatched, std::vector<size_t>(by_clause[c].begin(), by_clause[c].end())));
-          }
-          if (clause.is_update()) {
-            Batch after = ApplyValues(run, clause, TakeBatchRows(combined, by_clause[c]), context);
-            outcome.counts.not_matched_by_source_updated += after.num_rows();
-            if (change_data) {
-              changes.emplace_back(before, dml::ChangeType::kUpdatePreimage);
-              changes.emplace_back(after, dml::ChangeType::kUpdatePostimage);
-            }
-            std::vector<int64_t> targets;
-            for (int64_t i : by_clause[c]) targets.push_back(unmatched[static_cast<size_t>(i)]);
-            outcome.output.changed.push_back({std::move(after), take(positioned.row_ids, targets), nullptr});
-          } else {
-            outcome.counts.not_matched_by_source_deleted += static_cast<int64_t>(by_clause[c].size());
-            if (change_data) changes.emplace_back(std::move(before), dml::ChangeType::kDelete);
-          }
-        }
-      }
+  std::vector<int64_t> kept_rows;
+  kept_rows.reserve(static_cast<size_t>(n));
+  for (int64_t row = 0; row < n; ++row) {
+    if (keep[static_cast<size_t>(row)]) kept_rows.push_back(row);
+  }
+  if (static_cast<int64_t>(kept_rows.size()) == n) {
+    if (!deletion_vector) {
+      outcome.output.copied.push_back({rows, positioned.row_ids, positioned.row_commit_versions});
     }
-
-    std::vector<int64_t> kept_rows;
-    kept_rows.reserve(static_cast<size_t>(n));
-    for (int64_t row = 0; row < n; ++row) {
-      if (keep[static_cast<size_t>(row)]) kept_rows.push_back(row);
+    return outcome;
+  }
+  outcome.touched = true;
+  for (int64_t row = 0; row < n; ++row) {
+    if (!keep[static_cast<size_t>(row)]) {
+      outcome.removed_positions.push_back(positioned.positions[static_cast<size_t>(row)]);
     }
-    if (static_cast<int64_t>(kept_rows.size()) == n) {
-      if (!deletion_vector) {
-        outcome.output.copied.push_back({rows, positioned.row_ids, positioned.row_commit_versions});
-      }
-      return outcome;
-    }
-    outcome.touched = true;
-    for (int64_t row = 0; row < n; ++row) {
-      if (!keep[static_cast<size_t>(row)]) {
-        outcome.removed_positions.push_back(positioned.positions[static_cast<size_t>(row)]);
-      }
-    }
-    if (!kept_rows.empty() && !deletion_vector) {
-      outcome.output.copied.push_back({TakeBatchRows(rows, kept_rows),
-                                       take(positioned.row_ids, kept_rows),
-                                       take(positioned.row_commit_versions, kept_rows)});
-    }
+  }
+  if (!kept_rows.empty() && !deletion_vector) {
+    outcome.output.copied.push_back({TakeBatchRows(rows, kept_rows),
+                                     take(positioned.row_ids, kept_rows),
+                                     take(positioned.row_commit_versions, kept_rows)});
   }
   return outcome;
 }
