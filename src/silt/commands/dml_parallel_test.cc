@@ -165,6 +165,30 @@ TEST_F(DmlParallelTest, MergeRewritesOneLargeFileInOrderedPartsKeepingRowIds) {
   EXPECT_THAT(new_ids, SizeIs(10));
 }
 
+TEST_F(DmlParallelTest, MergeChangeDataOfOneLargeFileHoldsEveryChangedRow) {
+  CreateOneFileTable("", /*change_data_feed=*/true);
+  Sql("CREATE TABLE s AS SELECT id, CASE WHEN id % 10 = 1 THEN 'u' ELSE 'd' END AS op "
+      "FROM range(0, 4000) WHERE id % 10 IN (1, 2) UNION ALL SELECT id, 'i' FROM range(5000, 5005)");
+  EXPECT_THAT(Query("MERGE INTO t USING s ON t.id = s.id "
+                    "WHEN MATCHED AND s.op = 'd' THEN DELETE "
+                    "WHEN MATCHED THEN UPDATE SET v = 'updated' "
+                    "WHEN NOT MATCHED THEN INSERT (id, v, amount) VALUES (s.id, 'inserted', 0)"),
+              ElementsAre("805,400,400,5"));
+  auto actions = Commit("t");
+  EXPECT_THAT(Of<log::AddFile>(actions), SizeIs(ExpectedParts() + 1));
+  std::set<int64_t> updated;
+  for (int64_t id = 1; id < kRows; id += 10) updated.insert(id);
+  std::vector<log::AddFile> adds = Of<log::AddFile>(actions);
+  ExpectCopiedRowsInFileOrder(std::vector<log::AddFile>(adds.begin(), adds.end() - 1), IdsByFile(),
+                              updated);
+  EXPECT_THAT(Query("SELECT _change_type, count(*), min(id % 10), max(id % 10), count(DISTINCT id) "
+                    "FROM table_changes('t', 3) GROUP BY _change_type ORDER BY _change_type"),
+              ElementsAre("delete,400,2,2,400", "insert,5,0,4,5", "update_postimage,400,1,1,400",
+                          "update_preimage,400,1,1,400"));
+  EXPECT_THAT(Query("SELECT count(*), count_if(v = 'updated'), count_if(v = 'inserted') FROM t"),
+              ElementsAre("3605,400,5"));
+}
+
 TEST_F(DmlParallelTest, UpdateAndDeleteRewriteOneLargeFileInPartsWithChangeData) {
   CreateOneFileTable("delta.enableRowTracking = true", /*change_data_feed=*/true);
   std::map<int64_t, std::string> before = RowIds(1);
