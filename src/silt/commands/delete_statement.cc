@@ -4,10 +4,13 @@
 // enables them, and are otherwise rewritten without those rows.
 
 #include <algorithm>
+#include <atomic>
+#include <memory>
 #include <optional>
 #include <string>
 
 #include "silt/base/check.h"
+#include "silt/base/thread_pool.h"
 #include "silt/commands/dml_support.h"
 #include "silt/commands/dml_views.h"
 #include "silt/commands/statement_internal.h"
@@ -77,63 +80,108 @@ StatementResult ExecuteDelete(sql::SessionState& session, const sql::Statement& 
   }
   scan_ms += scan_clock.ElapsedMs();
 
+  // Files are read in parallel, and the pieces (row groups) of each file too, so that one large
+  // file keeps every thread busy; a file's rows stay in memory until a match shows it must
+  // change, and then it is rewritten in parallel parts (dml::WriteRewrite).
+  struct FileResult {
+    bool by_deletion_vector = false;
+    int64_t deleted = 0;
+    int64_t copied = 0;
+    // Deletion-vector mode: the positions of the deleted rows and their change rows.
+    std::vector<uint64_t> deleted_positions;
+    std::vector<dml::PieceOutput> pieces;
+    dml::WrittenOutput written;
+  };
   dml::TargetFileReader reader(table, session.fs(), &session.pool());
   AnnounceTargetFiles(session, to_rewrite);
-  for (const log::AddFile* file : to_rewrite) {
+  ThreadPool& pool = session.pool();
+  std::vector<FileResult> results(to_rewrite.size());
+  std::atomic<int64_t> write_ms{0};
+  dml::Stopwatch file_phase;
+  pool.ParallelFor(to_rewrite.size(), [&](size_t f) {
     session.cancellation().ThrowIfRequested();
-    session.progress().AddRead(1, 0, file->size);
-    dml::Stopwatch file_scan;
-    // One file at a time: its survivors are only written once a match shows it must change.
-    std::vector<Batch> survivors;
-    // Under row tracking survivors keep their row ids and commit versions.
-    std::vector<std::pair<VectorPtr, VectorPtr>> survivor_tracking;
-    std::vector<Batch> deleted;
-    int64_t file_deleted = 0;
+    const log::AddFile& file = *to_rewrite[f];
+    FileResult& result = results[f];
     // With deletion vectors the file stays; only the positions of its matching rows are kept.
-    bool by_deletion_vector = writer.UsesDeletionVector(*file);
-    std::vector<uint64_t> deleted_positions;
-    reader.Read(*file, [&](dml::PositionedBatch&& batch) {
-      std::vector<uint8_t> matches = expr::EvaluateFilter(*predicate, batch.rows, context);
-      context.ThrowIfError();
+    result.by_deletion_vector = writer.UsesDeletionVector(file);
+    std::unique_ptr<dml::TargetFileReader::OpenedTarget> opened = reader.Open(file);
+    result.pieces.resize(opened->num_pieces());
+    std::vector<std::vector<uint64_t>> positions(opened->num_pieces());
+    std::vector<int64_t> deleted(opened->num_pieces(), 0);
+    pool.ParallelFor(opened->num_pieces(), [&](size_t piece) {
+      session.cancellation().ThrowIfRequested();
+      dml::PositionedBatch batch = opened->ReadPiece(piece);
+      if (batch.rows.num_rows() == 0) return;
+      expr::EvalContext piece_context = context;
+      std::vector<uint8_t> matches = expr::EvaluateFilter(*predicate, batch.rows, piece_context);
+      piece_context.ThrowIfError();
       std::vector<uint8_t> keep(matches.size());
       int64_t matched = 0;
       for (size_t i = 0; i < matches.size(); ++i) {
         keep[i] = matches[i] == 0;
         matched += matches[i] != 0;
       }
-      if (matched > 0 && writer.writes_changes()) deleted.push_back(dml::SelectRows(batch.rows, matches));
-      if (by_deletion_vector) {
+      dml::PieceOutput& output = result.pieces[piece];
+      if (matched > 0 && writer.writes_changes()) {
+        output.changes.emplace_back(dml::SelectRows(batch.rows, matches), dml::ChangeType::kDelete);
+      }
+      if (result.by_deletion_vector) {
         for (size_t i = 0; i < matches.size(); ++i) {
-          if (matches[i]) deleted_positions.push_back(batch.positions[i]);
+          if (matches[i]) positions[piece].push_back(batch.positions[i]);
         }
       } else if (matched < batch.rows.num_rows()) {
-        survivors.push_back(dml::SelectRows(batch.rows, keep));
-        survivor_tracking.emplace_back(dml::SelectValues(batch.row_ids, keep),
-                                       dml::SelectValues(batch.row_commit_versions, keep));
+        // Under row tracking survivors keep their row ids and commit versions.
+        output.copied.push_back({dml::SelectRows(batch.rows, keep),
+                                 dml::SelectValues(batch.row_ids, keep),
+                                 dml::SelectValues(batch.row_commit_versions, keep)});
       }
-      file_deleted += matched;
+      deleted[piece] = matched;
     });
-    scan_ms += file_scan.ElapsedMs();
-    if (file_deleted == 0) continue;
+    opened.reset();
+    session.progress().AddRead(1, 0, file.size);
+    for (size_t piece = 0; piece < deleted.size(); ++piece) {
+      result.deleted += deleted[piece];
+      result.deleted_positions.insert(result.deleted_positions.end(), positions[piece].begin(),
+                                      positions[piece].end());
+    }
+    if (result.deleted == 0 || result.by_deletion_vector) {
+      // Nothing to write, or only change rows, which the statement's writer takes in order.
+      if (result.deleted == 0) result.pieces.clear();
+      return;
+    }
+    for (const dml::PieceOutput& piece : result.pieces) result.copied += piece.num_rows();
     dml::Stopwatch file_rewrite;
-    for (const Batch& batch : deleted) writer.WriteChanges(batch, dml::ChangeType::kDelete);
-    if (by_deletion_vector) {
-      deleted_rows += static_cast<int64_t>(writer.DeleteRows(*file, deleted_positions));
-      rewrite_ms += file_rewrite.ElapsedMs();
+    result.written = dml::WriteRewrite(table, session.fs(), result.pieces, pool);
+    result.pieces.clear();
+    write_ms += file_rewrite.ElapsedMs();
+  });
+  rewrite_ms += write_ms.load();
+  scan_ms += std::max<int64_t>(0, file_phase.ElapsedMs() - write_ms.load());
+
+  dml::Stopwatch deletion_vector_clock;
+  std::vector<dml::WrittenOutput> rewritten;
+  for (size_t f = 0; f < results.size(); ++f) {
+    FileResult& result = results[f];
+    if (result.deleted == 0) continue;
+    const log::AddFile* file = to_rewrite[f];
+    if (result.by_deletion_vector) {
+      for (dml::PieceOutput& piece : result.pieces) {
+        for (const auto& [batch, type] : piece.changes) writer.WriteChanges(batch, type);
+      }
+      deleted_rows += static_cast<int64_t>(writer.DeleteRows(*file, result.deleted_positions));
       continue;
     }
-    for (size_t i = 0; i < survivors.size(); ++i) {
-      writer.WriteData(survivors[i], survivor_tracking[i].first, survivor_tracking[i].second);
-      copied_rows += survivors[i].num_rows();
-    }
-    rewrite_ms += file_rewrite.ElapsedMs();
-    deleted_rows += file_deleted;
+    rewritten.push_back(std::move(result.written));
+    copied_rows += result.copied;
+    deleted_rows += result.deleted;
     removed_bytes += file->size;
     commit.removed.push_back(file);
   }
+  rewrite_ms += deletion_vector_clock.ElapsedMs();
 
   dml::Stopwatch finish_clock;
   commit.written = writer.Finish();
+  for (dml::WrittenOutput& output : rewritten) dml::AppendWritten(commit.written, std::move(output));
   rewrite_ms += finish_clock.ElapsedMs();
   // Delta commits nothing when no file changes.
   if (commit.removed.empty() && commit.written.deletion_vectors.empty()) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "silt/base/check.h"
+#include "silt/base/thread_pool.h"
 #include "silt/base/json_writer.h"
 #include "silt/expr/expression_rewrite.h"
 #include "silt/io/path.h"
@@ -326,34 +327,50 @@ TargetFileReader::TargetFileReader(const DmlTable& table, std::shared_ptr<io::Fi
   if (table.row_tracking) metadata_column_ = static_cast<int>(scan_->schema()->num_fields()) - 1;
 }
 
-void TargetFileReader::Read(const log::AddFile& file,
-                            const std::function<void(PositionedBatch&&)>& consume) const {
+TargetFileReader::OpenedTarget::OpenedTarget(const TargetFileReader& reader,
+                                             std::unique_ptr<log::TableScan::OpenedFile> file)
+    : reader_(reader), file_(std::move(file)) {}
+
+TargetFileReader::OpenedTarget::~OpenedTarget() = default;
+
+std::unique_ptr<TargetFileReader::OpenedTarget> TargetFileReader::Open(
+    const log::AddFile& file) const {
+  return std::make_unique<OpenedTarget>(*this, scan_->OpenFile(file));
+}
+
+PositionedBatch TargetFileReader::OpenedTarget::ReadPiece(size_t piece) const {
   // Row positions are the physical row indexes of the Parquet file (each row group starts where
   // the previous ones end, and a deletion vector's rows are gaps in the sequence), as the scan
   // reports them for the rows it returns.
-  std::unique_ptr<log::TableScan::OpenedFile> opened = scan_->OpenFile(file);
-  for (int index : opened->row_groups()) {
-    PositionedBatch positioned;
-    Batch batch = opened->ReadRowGroup(index, &positioned.positions);
-    if (batch.num_rows() == 0) continue;
-    SILT_CHECK(positioned.positions.size() == static_cast<size_t>(batch.num_rows()),
-               "a position for every row read");
-    std::vector<VectorPtr> columns;
-    columns.reserve(scan_column_.size());
-    for (size_t i = 0; i < scan_column_.size(); ++i) {
-      columns.push_back(scan_column_[i] >= 0
-                            ? batch.column(static_cast<size_t>(scan_column_[i]))
-                            : Vector::MakeAllNull(schema_->field(i).type, batch.num_rows()));
-    }
-    positioned.rows = Batch(schema_, std::move(columns), batch.num_rows());
-    if (metadata_column_ >= 0) {
-      // `_metadata` ends with row_id and row_commit_version (log::FileMetadataType).
-      const VectorPtr& metadata = batch.column(static_cast<size_t>(metadata_column_));
-      size_t fields = metadata->type()->fields().size();
-      positioned.row_ids = metadata->child(fields - 2);
-      positioned.row_commit_versions = metadata->child(fields - 1);
-    }
-    consume(std::move(positioned));
+  PositionedBatch positioned;
+  Batch batch = file_->ReadRowGroup(file_->row_groups()[piece], &positioned.positions);
+  SILT_CHECK(positioned.positions.size() == static_cast<size_t>(batch.num_rows()),
+             "a position for every row read");
+  const TargetFileReader& reader = reader_;
+  std::vector<VectorPtr> columns;
+  columns.reserve(reader.scan_column_.size());
+  for (size_t i = 0; i < reader.scan_column_.size(); ++i) {
+    columns.push_back(reader.scan_column_[i] >= 0
+                          ? batch.column(static_cast<size_t>(reader.scan_column_[i]))
+                          : Vector::MakeAllNull(reader.schema_->field(i).type, batch.num_rows()));
+  }
+  positioned.rows = Batch(reader.schema_, std::move(columns), batch.num_rows());
+  if (reader.metadata_column_ >= 0 && batch.num_rows() > 0) {
+    // `_metadata` ends with row_id and row_commit_version (log::FileMetadataType).
+    const VectorPtr& metadata = batch.column(static_cast<size_t>(reader.metadata_column_));
+    size_t fields = metadata->type()->fields().size();
+    positioned.row_ids = metadata->child(fields - 2);
+    positioned.row_commit_versions = metadata->child(fields - 1);
+  }
+  return positioned;
+}
+
+void TargetFileReader::Read(const log::AddFile& file,
+                            const std::function<void(PositionedBatch&&)>& consume) const {
+  std::unique_ptr<OpenedTarget> opened = Open(file);
+  for (size_t piece = 0; piece < opened->num_pieces(); ++piece) {
+    PositionedBatch positioned = opened->ReadPiece(piece);
+    if (positioned.rows.num_rows() > 0) consume(std::move(positioned));
   }
 }
 
@@ -460,6 +477,73 @@ uint64_t DmlWriter::DeleteRows(const log::AddFile& file, const std::vector<uint6
   uint64_t deleted = update->num_deleted_rows;
   deletion_vectors_.push_back(std::move(*update));
   return deleted;
+}
+
+void AppendWritten(WrittenOutput& into, WrittenOutput&& from) {
+  for (auto& add : from.adds) into.adds.push_back(std::move(add));
+  for (auto& cdc : from.change_files) into.change_files.push_back(std::move(cdc));
+  for (auto& update : from.deletion_vectors) into.deletion_vectors.push_back(std::move(update));
+  into.data_rows += from.data_rows;
+  into.data_bytes += from.data_bytes;
+  into.change_rows += from.change_rows;
+  into.change_bytes += from.change_bytes;
+}
+
+int64_t PieceOutput::num_rows() const {
+  int64_t rows = 0;
+  for (const RowsToWrite& part : changed) rows += part.rows.num_rows();
+  for (const RowsToWrite& part : copied) rows += part.rows.num_rows();
+  return rows;
+}
+
+WrittenOutput WriteRewrite(const DmlTable& table, const std::shared_ptr<io::FileSystem>& fs,
+                           std::vector<PieceOutput>& pieces, ThreadPool& pool,
+                           const log::Metadata* metadata, SchemaPtr schema) {
+  // Parts are contiguous runs of pieces cut where the running row count passes each part's
+  // share, so every thread encodes about as many rows.
+  size_t parts = std::max<size_t>(
+      1, std::min(pool.num_threads(), pieces.size() / kMinPiecesPerRewritePart));
+  std::vector<int64_t> rows(pieces.size());
+  int64_t total = 0;
+  for (size_t i = 0; i < pieces.size(); ++i) total += rows[i] = pieces[i].num_rows();
+  std::vector<size_t> bounds = {0};
+  int64_t running = 0;
+  for (size_t i = 0; i < pieces.size() && bounds.size() < parts; ++i) {
+    running += rows[i];
+    // Each part keeps at least its minimum of pieces, and so does what is left after it.
+    size_t taken = i + 1 - bounds.back();
+    size_t left = pieces.size() - (i + 1);
+    size_t parts_after = parts - bounds.size();
+    if (taken >= kMinPiecesPerRewritePart && left >= parts_after * kMinPiecesPerRewritePart &&
+        running * static_cast<int64_t>(parts) >= total * static_cast<int64_t>(bounds.size())) {
+      bounds.push_back(i + 1);
+    }
+  }
+  bounds.push_back(pieces.size());
+  std::vector<WrittenOutput> outputs(bounds.size() - 1);
+  pool.ParallelFor(outputs.size(), [&](size_t part) {
+    DmlWriter writer(table, fs, metadata, schema);
+    for (size_t i = bounds[part]; i < bounds[part + 1]; ++i) {
+      for (RowsToWrite& write : pieces[i].changed) {
+        writer.WriteData(write.rows, write.row_ids, write.row_commit_versions);
+        write = RowsToWrite{};
+      }
+    }
+    for (size_t i = bounds[part]; i < bounds[part + 1]; ++i) {
+      for (RowsToWrite& write : pieces[i].copied) {
+        writer.WriteData(write.rows, write.row_ids, write.row_commit_versions);
+        write = RowsToWrite{};
+      }
+      for (auto& [batch, type] : pieces[i].changes) {
+        writer.WriteChanges(batch, type);
+        batch = Batch();
+      }
+    }
+    outputs[part] = writer.Finish();
+  });
+  WrittenOutput written;
+  for (WrittenOutput& output : outputs) AppendWritten(written, std::move(output));
+  return written;
 }
 
 DeletionVectorCounts CountDeletionVectors(const std::vector<log::DeletionVectorUpdate>& updates) {

@@ -162,6 +162,27 @@ class TargetFileReader {
                    ThreadPool* pool = nullptr, std::vector<bool> read_columns = {},
                    const log::Metadata* as_metadata = nullptr);
 
+  /// A target file opened for reading in pieces: its row groups, numbered in file order, which
+  /// several threads may read at once (so that one large file is matched and rewritten in
+  /// parallel, its pieces' results put back in file order by their numbers). Must not outlive
+  /// the reader.
+  class OpenedTarget {
+   public:
+    OpenedTarget(const TargetFileReader& reader,
+                 std::unique_ptr<log::TableScan::OpenedFile> file);
+    ~OpenedTarget();
+    size_t num_pieces() const { return file_->row_groups().size(); }
+    /// The live rows of piece `piece` (< num_pieces()) with their physical positions; no rows
+    /// when none is live. Thread-safe. Throws what OpenedFile::ReadRowGroup throws.
+    PositionedBatch ReadPiece(size_t piece) const;
+
+   private:
+    const TargetFileReader& reader_;
+    std::unique_ptr<log::TableScan::OpenedFile> file_;
+  };
+  /// Opens `file`: reads its footer and deletion vector. Throws what TableScan::OpenFile throws.
+  std::unique_ptr<OpenedTarget> Open(const log::AddFile& file) const;
+
   /// Calls `consume` for each row group of `file` in file order (row groups with no live row
   /// are skipped), with the physical position of every row. Throws what TableScan::OpenFile
   /// and OpenedFile::ReadRowGroup throw.
@@ -197,6 +218,8 @@ struct WrittenOutput {
   int64_t change_rows = 0;
   int64_t change_bytes = 0;
 };
+/// Appends `from` to `into` (files in order, counts added).
+void AppendWritten(WrittenOutput& into, WrittenOutput&& from);
 
 /// Writes the new data files of a DML commit and, when the table has the change data feed on,
 /// its change-data files: rows plus `_change_type`, under `_change_data/` partitioned like the
@@ -247,6 +270,39 @@ class DmlWriter {
   int64_t data_rows_ = 0;
   int64_t change_rows_ = 0;
 };
+
+/// Rows a rewrite writes, with the row tracking values they keep (nullptr: fresh ones).
+struct RowsToWrite {
+  Batch rows;
+  VectorPtr row_ids;
+  VectorPtr row_commit_versions;
+};
+
+/// What one piece (row group) of a target file contributes to the file's rewrite.
+struct PieceOutput {
+  /// Rows with new values (updated rows), written first.
+  std::vector<RowsToWrite> changed;
+  /// The piece's unchanged rows, copied after the changed ones (none in deletion-vector mode).
+  std::vector<RowsToWrite> copied;
+  /// Change data rows (written only when the table has the change data feed on).
+  std::vector<std::pair<Batch, ChangeType>> changes;
+
+  int64_t num_rows() const;
+};
+
+/// A rewritten file is split into parts written in parallel only when each part gets at least
+/// this many pieces of it: files of a few row groups stay one file.
+inline constexpr size_t kMinPiecesPerRewritePart = 4;
+
+/// Writes the rewrite of one target file from its pieces (in file order): on up to
+/// `pool.num_threads()` threads, each writing a contiguous run of pieces (balanced by rows, at
+/// least kMinPiecesPerRewritePart each) with its own DmlWriter, so a large file becomes a few
+/// files whose rows, taken in part order, keep the pieces' order (each part writes its pieces'
+/// changed rows, then their copied rows). The pieces' batches are released as they are
+/// written. `metadata` and `schema` as for DmlWriter. Returns the parts' output in part order.
+WrittenOutput WriteRewrite(const DmlTable& table, const std::shared_ptr<io::FileSystem>& fs,
+                           std::vector<PieceOutput>& pieces, ThreadPool& pool,
+                           const log::Metadata* metadata = nullptr, SchemaPtr schema = nullptr);
 
 /// Milliseconds elapsed since construction, for the *TimeMs metrics.
 class Stopwatch {

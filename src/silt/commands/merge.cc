@@ -877,220 +877,239 @@ std::vector<int64_t> Pick(const std::vector<int64_t>& values, const std::vector<
   return out;
 }
 
-// Matches one target file against the source, applies the clauses and, when any row changed,
-// writes the file's surviving and new rows (and change rows) to new files.
-FileOutcome ProcessFile(MergeRun& run, const log::AddFile& file) {
+// What one piece (row group) of a target file produced: its rows to write stay in memory
+// until the file is known to be touched.
+struct PieceOutcome {
+  bool touched = false;
+  std::vector<uint64_t> removed_positions;
+  MergeCounts counts;
+  dml::PieceOutput output;
+};
+
+// Matches one piece of a target file against the source and applies the clauses: updated rows,
+// the piece's unchanged rows (unless the file gets a deletion vector) and change rows go to the
+// piece's output. Runs on several threads at once for the pieces of one file.
+PieceOutcome ProcessPiece(const MergeRun& run, const dml::PositionedBatch& positioned,
+                          bool deletion_vector) {
   const BoundMerge& bound = *run.bound;
   const Batch& source = *run.source;
   expr::EvalContext context = run.eval;
-  FileOutcome outcome;
-  std::vector<Batch> data;
-  std::vector<Batch> copies;  // unchanged rows, kept until the file is known to be touched
-  // Under row tracking, what each batch of `data` / `copies` keeps: updated rows their row ids,
-  // copied rows their ids and commit versions (nullptr: fresh values).
-  using Tracking = std::pair<VectorPtr, VectorPtr>;
-  std::vector<Tracking> data_tracking;
-  std::vector<Tracking> copies_tracking;
+  PieceOutcome outcome;
   auto take = [](const VectorPtr& values, const std::vector<int64_t>& at) -> VectorPtr {
     return values == nullptr ? nullptr : TakeRows(*values, at);
   };
-  std::vector<std::pair<Batch, dml::ChangeType>> changes;
-  // With deletion vectors the changed rows are marked deleted in the old file and the rest stay
-  // where they are; otherwise the file is rewritten with its unchanged rows copied.
-  outcome.deletion_vector = run.deletion_vectors && log::CanHaveDeletionVector(file);
+  auto& changes = outcome.output.changes;
   const bool change_data = run.table->change_data_feed;
-  const dml::TargetFileReader& reader =
-      outcome.deletion_vector && run.narrow_reader != nullptr ? *run.narrow_reader : *run.reader;
-
-  for (dml::PositionedBatch& positioned : reader.ReadAll(file)) {
-    const Batch& rows = positioned.rows;  // in run.schema: the reader reads evolved columns as NULL
-    const int64_t n = rows.num_rows();
-    std::vector<int64_t> pair_target;
-    std::vector<int64_t> pair_source;
-    if (source.num_rows() > 0) {
-      if (run.index->keyed()) {
-        std::vector<VectorPtr> keys;
-        for (const auto& key : bound.target_keys) {
-          keys.push_back(expr::Evaluate(*key, rows, context));
-          context.ThrowIfError();
-        }
-        exec::EncodedKeys encoded;
-        exec::EncodeKeys(keys, n, encoded);
-        run.index->ProbeAll(encoded, keys, n, pair_target, pair_source);
-      } else {
-        for (int64_t row = 0; row < n; ++row) {
-          for (int64_t s = 0; s < source.num_rows(); ++s) {
-            pair_target.push_back(row);
-            pair_source.push_back(s);
-          }
+  const Batch& rows = positioned.rows;  // in run.schema: the reader reads evolved columns as NULL
+  const int64_t n = rows.num_rows();
+  std::vector<int64_t> pair_target;
+  std::vector<int64_t> pair_source;
+  if (source.num_rows() > 0) {
+    if (run.index->keyed()) {
+      std::vector<VectorPtr> keys;
+      for (const auto& key : bound.target_keys) {
+        keys.push_back(expr::Evaluate(*key, rows, context));
+        context.ThrowIfError();
+      }
+      exec::EncodedKeys encoded;
+      exec::EncodeKeys(keys, n, encoded);
+      run.index->ProbeAll(encoded, keys, n, pair_target, pair_source);
+    } else {
+      for (int64_t row = 0; row < n; ++row) {
+        for (int64_t s = 0; s < source.num_rows(); ++s) {
+          pair_target.push_back(row);
+          pair_source.push_back(s);
         }
       }
     }
-    // The whole ON condition decides (the keys only found candidates).
-    std::vector<int64_t> matched_target;
-    std::vector<int64_t> matched_source;
-    Batch pairs;
-    if (!pair_target.empty()) {
-      Batch candidates = CombinedRows(bound, &rows, pair_target, &source, pair_source, run.on_columns);
-      std::vector<uint8_t> holds = expr::EvaluateFilter(*bound.on, candidates, context);
-      context.ThrowIfError();
-      for (size_t i = 0; i < holds.size(); ++i) {
-        if (!holds[i]) continue;
-        matched_target.push_back(pair_target[i]);
-        matched_source.push_back(pair_source[i]);
-        run.source_matched[static_cast<size_t>(pair_source[i])].store(true, std::memory_order_relaxed);
-      }
-      if (!bound.matched.empty() && !matched_target.empty()) {
-        pairs = CombinedRows(bound, &rows, matched_target, &source, matched_source, run.clause_columns);
-      }
-    }
-
-    std::vector<uint8_t> keep(static_cast<size_t>(n), 1);
-    std::vector<uint8_t> matched(static_cast<size_t>(n), 0);
-    for (int64_t row : matched_target) matched[static_cast<size_t>(row)] = 1;
-
-    // WHEN MATCHED. As in Delta, several source rows matching one target row is an error as soon
-    // as the merge has a matched clause other than one unconditional DELETE, whether or not
-    // those rows pass the clause conditions: which of them "wins" would be ambiguous.
-    if (!bound.matched.empty() && !matched_target.empty() && !run.duplicates_allowed) {
-      std::vector<uint8_t> seen(static_cast<size_t>(n), 0);
-      for (int64_t row : matched_target) {
-        if (seen[static_cast<size_t>(row)] != 0) {
-          SILT_THROW(DELTA_MULTIPLE_SOURCE_ROW_MATCHING_TARGET_ROW_IN_MERGE, {});
-        }
-        seen[static_cast<size_t>(row)] = 1;
-      }
+  }
+  // The whole ON condition decides (the keys only found candidates).
+  std::vector<int64_t> matched_target;
+  std::vector<int64_t> matched_source;
+  Batch pairs;
+  if (!pair_target.empty()) {
+    Batch candidates =
+        CombinedRows(bound, &rows, pair_target, &source, pair_source, run.on_columns);
+    std::vector<uint8_t> holds = expr::EvaluateFilter(*bound.on, candidates, context);
+    context.ThrowIfError();
+    for (size_t i = 0; i < holds.size(); ++i) {
+      if (!holds[i]) continue;
+      matched_target.push_back(pair_target[i]);
+      matched_source.push_back(pair_source[i]);
+      run.source_matched[static_cast<size_t>(pair_source[i])].store(true,
+                                                                    std::memory_order_relaxed);
     }
     if (!bound.matched.empty() && !matched_target.empty()) {
-      std::vector<int> chosen = ChooseClauses(bound.matched, pairs, context);
-      std::vector<std::vector<size_t>> by_clause(bound.matched.size());
+      pairs =
+          CombinedRows(bound, &rows, matched_target, &source, matched_source, run.clause_columns);
+    }
+  }
+
+  std::vector<uint8_t> keep(static_cast<size_t>(n), 1);
+  std::vector<uint8_t> matched(static_cast<size_t>(n), 0);
+  for (int64_t row : matched_target) matched[static_cast<size_t>(row)] = 1;
+
+  // WHEN MATCHED. As in Delta, several source rows matching one target row is an error as soon
+  // as the merge has a matched clause other than one unconditional DELETE, whether or not
+  // those rows pass the clause conditions: which of them "wins" would be ambiguous.
+  if (!bound.matched.empty() && !matched_target.empty() && !run.duplicates_allowed) {
+    std::vector<uint8_t> seen(static_cast<size_t>(n), 0);
+    for (int64_t row : matched_target) {
+      if (seen[static_cast<size_t>(row)] != 0) {
+        SILT_THROW(DELTA_MULTIPLE_SOURCE_ROW_MATCHING_TARGET_ROW_IN_MERGE, {});
+      }
+      seen[static_cast<size_t>(row)] = 1;
+    }
+  }
+  if (!bound.matched.empty() && !matched_target.empty()) {
+    std::vector<int> chosen = ChooseClauses(bound.matched, pairs, context);
+    std::vector<std::vector<size_t>> by_clause(bound.matched.size());
+    for (size_t i = 0; i < chosen.size(); ++i) {
+      if (chosen[i] < 0) continue;
+      auto row = static_cast<size_t>(matched_target[i]);
+      if (keep[row] == 0) {
+        // A second source row reached a clause for this target row.
+        if (!run.duplicates_allowed) {
+          SILT_THROW(DELTA_MULTIPLE_SOURCE_ROW_MATCHING_TARGET_ROW_IN_MERGE, {});
+        }
+        continue;
+      }
+      keep[row] = 0;
+      by_clause[static_cast<size_t>(chosen[i])].push_back(i);
+    }
+    for (size_t c = 0; c < bound.matched.size(); ++c) {
+      if (by_clause[c].empty()) continue;
+      const BoundClause& clause = bound.matched[c];
+      Batch before;
+      if (change_data) before = TakeBatchRows(rows, Pick(matched_target, by_clause[c]));
+      if (clause.is_update()) {
+        std::vector<int64_t> at(by_clause[c].begin(), by_clause[c].end());
+        Batch after = ApplyValues(run, clause, TakeBatchRows(pairs, at), context);
+        outcome.counts.matched_updated += after.num_rows();
+        if (change_data) {
+          changes.emplace_back(before, dml::ChangeType::kUpdatePreimage);
+          changes.emplace_back(after, dml::ChangeType::kUpdatePostimage);
+        }
+        VectorPtr row_ids = take(positioned.row_ids, Pick(matched_target, by_clause[c]));
+        outcome.output.changed.push_back({std::move(after), std::move(row_ids), nullptr});
+      } else {
+        outcome.counts.matched_deleted += static_cast<int64_t>(by_clause[c].size());
+        if (change_data) changes.emplace_back(std::move(before), dml::ChangeType::kDelete);
+      }
+    }
+  }
+
+  // WHEN NOT MATCHED BY SOURCE.
+  if (!bound.not_matched_by_source.empty()) {
+    std::vector<int64_t> unmatched;
+    for (int64_t row = 0; row < n; ++row) {
+      if (!matched[static_cast<size_t>(row)]) unmatched.push_back(row);
+    }
+    if (!unmatched.empty()) {
+      Batch combined =
+          CombinedRows(bound, &rows, unmatched, nullptr, unmatched, run.clause_columns);
+      std::vector<int> chosen = ChooseClauses(bound.not_matched_by_source, combined, context);
+      std::vector<std::vector<int64_t>> by_clause(bound.not_matched_by_source.size());
       for (size_t i = 0; i < chosen.size(); ++i) {
         if (chosen[i] < 0) continue;
-        auto row = static_cast<size_t>(matched_target[i]);
-        if (keep[row] == 0) {
-          // A second source row reached a clause for this target row.
-          if (!run.duplicates_allowed) SILT_THROW(DELTA_MULTIPLE_SOURCE_ROW_MATCHING_TARGET_ROW_IN_MERGE, {});
-          continue;
-        }
-        keep[row] = 0;
-        by_clause[static_cast<size_t>(chosen[i])].push_back(i);
+        keep[static_cast<size_t>(unmatched[i])] = 0;
+        by_clause[static_cast<size_t>(chosen[i])].push_back(static_cast<int64_t>(i));
       }
-      for (size_t c = 0; c < bound.matched.size(); ++c) {
+      for (size_t c = 0; c < by_clause.size(); ++c) {
         if (by_clause[c].empty()) continue;
-        const BoundClause& clause = bound.matched[c];
+        const BoundClause& clause = bound.not_matched_by_source[c];
         Batch before;
-        if (change_data) before = TakeBatchRows(rows, Pick(matched_target, by_clause[c]));
+        if (change_data) {
+          before = TakeBatchRows(
+              rows, Pick(unmatched, std::vector<size_t>(by_clause[c].begin(), by_clause[c].end())));
+        }
         if (clause.is_update()) {
-          std::vector<int64_t> at(by_clause[c].begin(), by_clause[c].end());
-          Batch after = ApplyValues(run, clause, TakeBatchRows(pairs, at), context);
-          outcome.counts.matched_updated += after.num_rows();
+          Batch after = ApplyValues(run, clause, TakeBatchRows(combined, by_clause[c]), context);
+          outcome.counts.not_matched_by_source_updated += after.num_rows();
           if (change_data) {
             changes.emplace_back(before, dml::ChangeType::kUpdatePreimage);
             changes.emplace_back(after, dml::ChangeType::kUpdatePostimage);
           }
-          data.push_back(std::move(after));
-          data_tracking.emplace_back(
-              take(positioned.row_ids, Pick(matched_target, by_clause[c])), nullptr);
+          std::vector<int64_t> targets;
+          for (int64_t i : by_clause[c]) targets.push_back(unmatched[static_cast<size_t>(i)]);
+          outcome.output.changed.push_back(
+              {std::move(after), take(positioned.row_ids, targets), nullptr});
         } else {
-          outcome.counts.matched_deleted += static_cast<int64_t>(by_clause[c].size());
+          outcome.counts.not_matched_by_source_deleted += static_cast<int64_t>(by_clause[c].size());
           if (change_data) changes.emplace_back(std::move(before), dml::ChangeType::kDelete);
         }
       }
     }
+  }
 
-    // WHEN NOT MATCHED BY SOURCE.
-    if (!bound.not_matched_by_source.empty()) {
-      std::vector<int64_t> unmatched;
-      for (int64_t row = 0; row < n; ++row) {
-        if (!matched[static_cast<size_t>(row)]) unmatched.push_back(row);
-      }
-      if (!unmatched.empty()) {
-        Batch combined = CombinedRows(bound, &rows, unmatched, nullptr, unmatched, run.clause_columns);
-        std::vector<int> chosen = ChooseClauses(bound.not_matched_by_source, combined, context);
-        std::vector<std::vector<int64_t>> by_clause(bound.not_matched_by_source.size());
-        for (size_t i = 0; i < chosen.size(); ++i) {
-          if (chosen[i] < 0) continue;
-          keep[static_cast<size_t>(unmatched[i])] = 0;
-          by_clause[static_cast<size_t>(chosen[i])].push_back(static_cast<int64_t>(i));
-        }
-        for (size_t c = 0; c < by_clause.size(); ++c) {
-          if (by_clause[c].empty()) continue;
-          const BoundClause& clause = bound.not_matched_by_source[c];
-          Batch before;
-          if (change_data) {
-            before = TakeBatchRows(
-                rows, Pick(unmatched, std::vector<size_t>(by_clause[c].begin(), by_clause[c].end())));
-          }
-          if (clause.is_update()) {
-            Batch after = ApplyValues(run, clause, TakeBatchRows(combined, by_clause[c]), context);
-            outcome.counts.not_matched_by_source_updated += after.num_rows();
-            if (change_data) {
-              changes.emplace_back(before, dml::ChangeType::kUpdatePreimage);
-              changes.emplace_back(after, dml::ChangeType::kUpdatePostimage);
-            }
-            data.push_back(std::move(after));
-            std::vector<int64_t> targets;
-            for (int64_t i : by_clause[c]) targets.push_back(unmatched[static_cast<size_t>(i)]);
-            data_tracking.emplace_back(take(positioned.row_ids, targets), nullptr);
-          } else {
-            outcome.counts.not_matched_by_source_deleted += static_cast<int64_t>(by_clause[c].size());
-            if (change_data) changes.emplace_back(std::move(before), dml::ChangeType::kDelete);
-          }
-        }
-      }
+  std::vector<int64_t> kept_rows;
+  kept_rows.reserve(static_cast<size_t>(n));
+  for (int64_t row = 0; row < n; ++row) {
+    if (keep[static_cast<size_t>(row)]) kept_rows.push_back(row);
+  }
+  if (static_cast<int64_t>(kept_rows.size()) == n) {
+    if (!deletion_vector) {
+      outcome.output.copied.push_back({rows, positioned.row_ids, positioned.row_commit_versions});
     }
-
-    std::vector<int64_t> kept_rows;
-    kept_rows.reserve(static_cast<size_t>(n));
-    for (int64_t row = 0; row < n; ++row) {
-      if (keep[static_cast<size_t>(row)]) kept_rows.push_back(row);
-    }
-    if (static_cast<int64_t>(kept_rows.size()) == n) {
-      if (!outcome.deletion_vector) {
-        copies.push_back(rows);
-        copies_tracking.emplace_back(positioned.row_ids, positioned.row_commit_versions);
-      }
-      continue;
-    }
-    outcome.touched = true;
-    for (int64_t row = 0; row < n; ++row) {
-      if (!keep[static_cast<size_t>(row)]) {
-        outcome.removed_positions.push_back(positioned.positions[static_cast<size_t>(row)]);
-      }
-    }
-    if (!kept_rows.empty() && !outcome.deletion_vector) {
-      copies.push_back(TakeBatchRows(rows, kept_rows));
-      copies_tracking.emplace_back(take(positioned.row_ids, kept_rows),
-                                   take(positioned.row_commit_versions, kept_rows));
+    return outcome;
+  }
+  outcome.touched = true;
+  for (int64_t row = 0; row < n; ++row) {
+    if (!keep[static_cast<size_t>(row)]) {
+      outcome.removed_positions.push_back(positioned.positions[static_cast<size_t>(row)]);
     }
   }
-  if (!outcome.touched) return outcome;
-  if (!outcome.deletion_vector) {
-    for (size_t i = 0; i < copies.size(); ++i) {
-      outcome.counts.copied += copies[i].num_rows();
-      data.push_back(std::move(copies[i]));
-      data_tracking.push_back(std::move(copies_tracking[i]));
-    }
+  if (!kept_rows.empty() && !deletion_vector) {
+    outcome.output.copied.push_back({TakeBatchRows(rows, kept_rows),
+                                     take(positioned.row_ids, kept_rows),
+                                     take(positioned.row_commit_versions, kept_rows)});
   }
-  copies.clear();
-  dml::Stopwatch write_time;
-  dml::DmlWriter writer(*run.table, run.session->fs(), run.metadata, run.schema);
-  for (size_t i = 0; i < data.size(); ++i) {
-    writer.WriteData(data[i], data_tracking[i].first, data_tracking[i].second);
-  }
-  for (const auto& [batch, type] : changes) writer.WriteChanges(batch, type);
-  outcome.written = writer.Finish();
-  run.write_time_ms += write_time.ElapsedMs();
   return outcome;
 }
 
-void AppendWritten(dml::WrittenOutput& into, dml::WrittenOutput&& from) {
-  for (auto& add : from.adds) into.adds.push_back(std::move(add));
-  for (auto& cdc : from.change_files) into.change_files.push_back(std::move(cdc));
-  into.data_rows += from.data_rows;
-  into.data_bytes += from.data_bytes;
-  into.change_rows += from.change_rows;
-  into.change_bytes += from.change_bytes;
+// Matches one target file against the source, its pieces (row groups) in parallel, and when
+// any row changed writes the file's surviving and new rows (and change rows) to new files, in
+// parallel parts when the file is large (dml::WriteRewrite).
+FileOutcome ProcessFile(MergeRun& run, const log::AddFile& file) {
+  FileOutcome outcome;
+  // With deletion vectors the changed rows are marked deleted in the old file and the rest stay
+  // where they are; otherwise the file is rewritten with its unchanged rows copied.
+  outcome.deletion_vector = run.deletion_vectors && log::CanHaveDeletionVector(file);
+  const dml::TargetFileReader& reader =
+      outcome.deletion_vector && run.narrow_reader != nullptr ? *run.narrow_reader : *run.reader;
+  std::unique_ptr<dml::TargetFileReader::OpenedTarget> opened = reader.Open(file);
+  std::vector<PieceOutcome> pieces(opened->num_pieces());
+  ThreadPool& pool = run.session->pool();
+  pool.ParallelFor(pieces.size(), [&](size_t piece) {
+    run.session->cancellation().ThrowIfRequested();
+    dml::PositionedBatch positioned = opened->ReadPiece(piece);
+    if (positioned.rows.num_rows() == 0) return;
+    pieces[piece] = ProcessPiece(run, positioned, outcome.deletion_vector);
+  });
+  opened.reset();
+  std::vector<dml::PieceOutput> outputs;
+  outputs.reserve(pieces.size());
+  for (PieceOutcome& piece : pieces) {
+    outcome.counts.Add(piece.counts);
+    outcome.touched = outcome.touched || piece.touched;
+    outcome.removed_positions.insert(outcome.removed_positions.end(),
+                                     piece.removed_positions.begin(),
+                                     piece.removed_positions.end());
+    for (const dml::RowsToWrite& copy : piece.output.copied) {
+      outcome.counts.copied += copy.rows.num_rows();
+    }
+    outputs.push_back(std::move(piece.output));
+  }
+  pieces.clear();
+  if (!outcome.touched) {
+    outcome.counts.copied = 0;
+    return outcome;
+  }
+  dml::Stopwatch write_time;
+  outcome.written = dml::WriteRewrite(*run.table, run.session->fs(), outputs, pool, run.metadata,
+                                      run.schema);
+  run.write_time_ms += write_time.ElapsedMs();
+  return outcome;
 }
 
 dml::CandidateFiles ChooseMatchingFiles(const MergeRun& run);
@@ -1315,7 +1334,7 @@ StatementResult ExecuteMerge(sql::SessionState& session, const sql::Statement& w
     counts.Add(outcome.counts);
     if (!outcome.touched) continue;
     const log::AddFile& file = *candidates.files[i];
-    AppendWritten(commit.written, std::move(outcome.written));
+    dml::AppendWritten(commit.written, std::move(outcome.written));
     if (!outcome.deletion_vector) {
       commit.removed.push_back(&file);
       ++files_removed;
@@ -1370,7 +1389,7 @@ StatementResult ExecuteMerge(sql::SessionState& session, const sql::Statement& w
         // adds. Once the commit has change files, they must hold the inserts too.
         if (rows_changed) writer.WriteChanges(rows, dml::ChangeType::kInsert);
       }
-      AppendWritten(commit.written, writer.Finish());
+      dml::AppendWritten(commit.written, writer.Finish());
     }
   }
   int64_t rewrite_ms = run.write_time_ms.load() + insert_time.ElapsedMs();

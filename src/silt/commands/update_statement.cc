@@ -5,8 +5,11 @@
 // updated row is written as an update_preimage and an update_postimage change row.
 
 #include <algorithm>
+#include <atomic>
+#include <memory>
 
 #include "silt/base/check.h"
+#include "silt/base/thread_pool.h"
 #include "silt/commands/column_defaults.h"
 #include "silt/commands/dml_support.h"
 #include "silt/commands/dml_views.h"
@@ -204,40 +207,57 @@ StatementResult ExecuteUpdate(sql::SessionState& session, const sql::Statement& 
   int64_t copied_rows = 0;
   int64_t removed_bytes = 0;
 
-  auto updated_values = [&](const Batch& matched) {
+  auto updated_values = [&](const Batch& matched, expr::EvalContext& eval) {
     std::vector<VectorPtr> columns = matched.columns();
     for (const BoundAssignment& assignment : assignments) {
-      VectorPtr value = expr::Evaluate(*assignment.value, matched, context);
-      context.ThrowIfError();
+      VectorPtr value = expr::Evaluate(*assignment.value, matched, eval);
+      eval.ThrowIfError();
       const Field& column = schema.field(assignment.column);
       Field target = NestedField(column, assignment.field_path);
-      value = StoreAssign(value, target, table.target.display_name, context, WriteKind::kModify);
+      value = StoreAssign(value, target, table.target.display_name, eval, WriteKind::kModify);
       columns[assignment.column] =
           ReplaceField(columns[assignment.column], assignment.field_path, 0, value);
     }
     return assembler.Assemble(Batch(table.schema, std::move(columns), matched.num_rows()),
-                              mapping, context);
+                              mapping, eval);
   };
 
-  AnnounceTargetFiles(session, candidates.files);
-  for (const log::AddFile* file : candidates.files) {
-    session.cancellation().ThrowIfRequested();
-    session.progress().AddRead(1, 0, file->size);
-    dml::Stopwatch file_scan;
-    // One file at a time: nothing is written for a file until a row of it matches.
-    std::vector<Batch> matched_batches;
-    std::vector<Batch> copied_batches;
-    // Under row tracking: updated rows keep their ids, copied rows their ids and commit versions.
-    std::vector<VectorPtr> matched_row_ids;
-    std::vector<std::pair<VectorPtr, VectorPtr>> copied_tracking;
-    // With deletion vectors the old rows are marked deleted in place and nothing is copied.
-    bool by_deletion_vector = writer.UsesDeletionVector(*file);
+  // Files are read in parallel, and the pieces (row groups) of each file too, so that one large
+  // file keeps every thread busy; a piece's updated values are computed where it was read. A
+  // file's rows stay in memory until a match shows it must change, and then it is rewritten in
+  // parallel parts (dml::WriteRewrite).
+  struct FileResult {
+    // With deletion vectors the old rows are marked deleted in place and nothing is copied; the
+    // updated rows and change rows then go to the statement's writer.
+    bool by_deletion_vector = false;
+    int64_t updated = 0;
+    int64_t copied = 0;
     std::vector<uint64_t> updated_positions;
-    reader.Read(*file, [&](dml::PositionedBatch&& batch) {
+    std::vector<dml::PieceOutput> pieces;
+    dml::WrittenOutput written;
+  };
+  AnnounceTargetFiles(session, candidates.files);
+  ThreadPool& pool = session.pool();
+  std::vector<FileResult> results(candidates.files.size());
+  std::atomic<int64_t> write_ms{0};
+  dml::Stopwatch file_phase;
+  pool.ParallelFor(candidates.files.size(), [&](size_t f) {
+    session.cancellation().ThrowIfRequested();
+    const log::AddFile& file = *candidates.files[f];
+    FileResult& result = results[f];
+    result.by_deletion_vector = writer.UsesDeletionVector(file);
+    std::unique_ptr<dml::TargetFileReader::OpenedTarget> opened = reader.Open(file);
+    result.pieces.resize(opened->num_pieces());
+    std::vector<std::vector<uint64_t>> positions(opened->num_pieces());
+    pool.ParallelFor(opened->num_pieces(), [&](size_t piece) {
+      session.cancellation().ThrowIfRequested();
+      dml::PositionedBatch batch = opened->ReadPiece(piece);
+      if (batch.rows.num_rows() == 0) return;
+      expr::EvalContext piece_context = context;
       std::vector<uint8_t> matches(static_cast<size_t>(batch.rows.num_rows()), 1);
       if (predicate) {
-        matches = expr::EvaluateFilter(*predicate, batch.rows, context);
-        context.ThrowIfError();
+        matches = expr::EvaluateFilter(*predicate, batch.rows, piece_context);
+        piece_context.ThrowIfError();
       }
       std::vector<uint8_t> others(matches.size());
       int64_t matched = 0;
@@ -245,47 +265,78 @@ StatementResult ExecuteUpdate(sql::SessionState& session, const sql::Statement& 
         others[i] = matches[i] == 0;
         matched += matches[i] != 0;
       }
+      dml::PieceOutput& output = result.pieces[piece];
       if (matched > 0) {
-        matched_batches.push_back(dml::SelectRows(batch.rows, matches));
-        matched_row_ids.push_back(dml::SelectValues(batch.row_ids, matches));
+        // Updated rows keep their row ids under row tracking.
+        Batch before = dml::SelectRows(batch.rows, matches);
+        Batch after = updated_values(before, piece_context);
+        output.changed.push_back({after, dml::SelectValues(batch.row_ids, matches), nullptr});
+        if (writer.writes_changes()) {
+          output.changes.emplace_back(std::move(before), dml::ChangeType::kUpdatePreimage);
+          output.changes.emplace_back(std::move(after), dml::ChangeType::kUpdatePostimage);
+        }
       }
-      if (by_deletion_vector) {
+      if (result.by_deletion_vector) {
         for (size_t i = 0; i < matches.size(); ++i) {
-          if (matches[i]) updated_positions.push_back(batch.positions[i]);
+          if (matches[i]) positions[piece].push_back(batch.positions[i]);
         }
       } else if (matched < batch.rows.num_rows()) {
-        copied_batches.push_back(dml::SelectRows(batch.rows, others));
-        copied_tracking.emplace_back(dml::SelectValues(batch.row_ids, others),
-                                     dml::SelectValues(batch.row_commit_versions, others));
+        // Copied rows keep their ids and commit versions.
+        output.copied.push_back({dml::SelectRows(batch.rows, others),
+                                 dml::SelectValues(batch.row_ids, others),
+                                 dml::SelectValues(batch.row_commit_versions, others)});
       }
     });
-    scan_ms += file_scan.ElapsedMs();
-    if (matched_batches.empty()) continue;
-    dml::Stopwatch file_rewrite;
-    for (size_t i = 0; i < matched_batches.size(); ++i) {
-      const Batch& matched = matched_batches[i];
-      Batch updated = updated_values(matched);
-      writer.WriteData(updated, matched_row_ids[i]);
-      writer.WriteChanges(matched, dml::ChangeType::kUpdatePreimage);
-      writer.WriteChanges(updated, dml::ChangeType::kUpdatePostimage);
-      updated_rows += matched.num_rows();
+    opened.reset();
+    session.progress().AddRead(1, 0, file.size);
+    for (size_t piece = 0; piece < result.pieces.size(); ++piece) {
+      for (const dml::RowsToWrite& rows : result.pieces[piece].changed) {
+        result.updated += rows.rows.num_rows();
+      }
+      for (const dml::RowsToWrite& rows : result.pieces[piece].copied) {
+        result.copied += rows.rows.num_rows();
+      }
+      result.updated_positions.insert(result.updated_positions.end(), positions[piece].begin(),
+                                      positions[piece].end());
     }
-    if (by_deletion_vector) {
-      writer.DeleteRows(*file, updated_positions);
-      rewrite_ms += file_rewrite.ElapsedMs();
+    if (result.updated == 0) {
+      result.pieces.clear();
+      return;
+    }
+    if (result.by_deletion_vector) return;
+    dml::Stopwatch file_rewrite;
+    result.written = dml::WriteRewrite(table, session.fs(), result.pieces, pool);
+    result.pieces.clear();
+    write_ms += file_rewrite.ElapsedMs();
+  });
+  rewrite_ms += write_ms.load();
+  scan_ms += std::max<int64_t>(0, file_phase.ElapsedMs() - write_ms.load());
+
+  dml::Stopwatch deletion_vector_clock;
+  std::vector<dml::WrittenOutput> rewritten;
+  for (size_t f = 0; f < results.size(); ++f) {
+    FileResult& result = results[f];
+    if (result.updated == 0) continue;
+    const log::AddFile* file = candidates.files[f];
+    updated_rows += result.updated;
+    if (result.by_deletion_vector) {
+      for (dml::PieceOutput& piece : result.pieces) {
+        for (const dml::RowsToWrite& rows : piece.changed) writer.WriteData(rows.rows, rows.row_ids);
+        for (const auto& [batch, type] : piece.changes) writer.WriteChanges(batch, type);
+      }
+      writer.DeleteRows(*file, result.updated_positions);
       continue;
     }
-    for (size_t i = 0; i < copied_batches.size(); ++i) {
-      writer.WriteData(copied_batches[i], copied_tracking[i].first, copied_tracking[i].second);
-      copied_rows += copied_batches[i].num_rows();
-    }
-    rewrite_ms += file_rewrite.ElapsedMs();
+    rewritten.push_back(std::move(result.written));
+    copied_rows += result.copied;
     removed_bytes += file->size;
     commit.removed.push_back(file);
   }
+  rewrite_ms += deletion_vector_clock.ElapsedMs();
 
   dml::Stopwatch finish_clock;
   commit.written = writer.Finish();
+  for (dml::WrittenOutput& output : rewritten) dml::AppendWritten(commit.written, std::move(output));
   rewrite_ms += finish_clock.ElapsedMs();
   // Delta commits nothing when no row matches.
   if (commit.removed.empty() && commit.written.deletion_vectors.empty()) {

@@ -241,9 +241,41 @@ void DataFileWriter::Write(const Batch& batch) {
   }
   if (batch.num_rows() == 0) return;
 
+  // Writes `part` (data columns) to the open file(s) of partition `key`.
+  std::map<std::string, PartitionValueMap> values_by_key;
+  auto write_part = [&](const std::string& key, const Batch& part) {
+    int64_t offset = 0;
+    while (offset < part.num_rows()) {
+      OpenFile& file = FileFor(values_by_key[key], key);
+      int64_t take = part.num_rows() - offset;
+      if (options_.max_rows_per_file > 0) take = std::min(take, options_.max_rows_per_file - file.rows);
+      Batch piece = part.Slice(offset, take);
+      file.writer->Write(piece);
+      if (hidden.empty()) {
+        file.stats->Update(piece);
+      } else {
+        std::vector<VectorPtr> data_columns(piece.columns().begin(),
+                                            piece.columns().begin() +
+                                                static_cast<long>(stats_schema_->num_fields()));
+        file.stats->Update(Batch(stats_schema_, std::move(data_columns), piece.num_rows()));
+      }
+      file.rows += take;
+      offset += take;
+      if (options_.max_rows_per_file > 0 && file.rows >= options_.max_rows_per_file) {
+        CloseFile(file);
+        open_files_.erase(key);
+      }
+    }
+  };
+  if (partition_indexes_.empty()) {
+    std::vector<VectorPtr> columns;
+    for (size_t index : data_indexes_) columns.push_back(batch.column(index));
+    values_by_key.emplace("", PartitionValueMap{});
+    write_part("", Batch(data_schema_, std::move(columns), batch.num_rows()));
+    return;
+  }
   // Group rows by partition; runs of equal keys are written as zero-copy slices.
   std::vector<std::string> keys(static_cast<size_t>(batch.num_rows()));
-  std::map<std::string, PartitionValueMap> values_by_key;
   for (int64_t row = 0; row < batch.num_rows(); ++row) {
     PartitionValueMap values;
     std::string key;
@@ -269,29 +301,7 @@ void DataFileWriter::Write(const Batch& batch) {
         columns.push_back(builder.Finish());
       }
     }
-    Batch part(data_schema_, std::move(columns), static_cast<int64_t>(rows.size()));
-    int64_t offset = 0;
-    while (offset < part.num_rows()) {
-      OpenFile& file = FileFor(values_by_key[key], key);
-      int64_t take = part.num_rows() - offset;
-      if (options_.max_rows_per_file > 0) take = std::min(take, options_.max_rows_per_file - file.rows);
-      Batch piece = part.Slice(offset, take);
-      file.writer->Write(piece);
-      if (hidden.empty()) {
-        file.stats->Update(piece);
-      } else {
-        std::vector<VectorPtr> data_columns(piece.columns().begin(),
-                                            piece.columns().begin() +
-                                                static_cast<long>(stats_schema_->num_fields()));
-        file.stats->Update(Batch(stats_schema_, std::move(data_columns), piece.num_rows()));
-      }
-      file.rows += take;
-      offset += take;
-      if (options_.max_rows_per_file > 0 && file.rows >= options_.max_rows_per_file) {
-        CloseFile(file);
-        open_files_.erase(key);
-      }
-    }
+    write_part(key, Batch(data_schema_, std::move(columns), static_cast<int64_t>(rows.size())));
   };
   std::map<std::string, std::vector<int64_t>> rows_by_key;
   for (int64_t row = 0; row < batch.num_rows(); ++row) rows_by_key[keys[static_cast<size_t>(row)]].push_back(row);

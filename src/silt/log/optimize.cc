@@ -207,32 +207,57 @@ class BinRewriter {
     writer_options.data_change = false;
     writer_options.parquet.pool = options_.pool;
     writer_options.hidden_columns = hidden_columns_;
+    ThreadPool& pool = options_.pool != nullptr ? *options_.pool : ThreadPool::Default();
+    // Files are opened, and their row groups decoded, a window at a time on every thread; the
+    // decoded row groups then go to the writer in file order (whose encoding is parallel too).
+    const size_t window = 2 * pool.num_threads();
     if (zorder_indexes_.empty()) {
-      // Compaction: the bin becomes one file, streamed a row group at a time.
+      // Compaction: the bin becomes one file, streamed a window of row groups at a time.
       auto writer = MakeWriter(writer_options);
-      for (const AddFile* file : bin.files) {
-        std::unique_ptr<TableScan::OpenedFile> opened = scan_->OpenFile(*file);
-        int64_t rows = 0;
-        for (int row_group : opened->row_groups()) {
+      for (size_t first = 0; first < bin.files.size(); first += window) {
+        size_t count = std::min(window, bin.files.size() - first);
+        std::vector<std::unique_ptr<TableScan::OpenedFile>> opened(count);
+        pool.ParallelFor(count, [&](size_t i) {
           ThrowIfCanceled(options_.commit.cancellation);
-          Batch batch = opened->ReadRowGroup(row_group);
-          if (batch.num_rows() > 0) writer->Write(InTableSchema(batch));
-          rows += batch.num_rows();
+          opened[i] = scan_->OpenFile(*bin.files[first + i]);
+        });
+        std::vector<std::pair<size_t, int>> pieces;  // (opened file, row group)
+        for (size_t i = 0; i < count; ++i) {
+          for (int row_group : opened[i]->row_groups()) pieces.emplace_back(i, row_group);
         }
-        CountFile(*file, rows);
+        std::vector<int64_t> rows(count, 0);
+        for (size_t start = 0; start < pieces.size(); start += window) {
+          std::vector<Batch> batches(std::min(window, pieces.size() - start));
+          pool.ParallelFor(batches.size(), [&](size_t i) {
+            ThrowIfCanceled(options_.commit.cancellation);
+            const auto& [file, row_group] = pieces[start + i];
+            batches[i] = opened[file]->ReadRowGroup(row_group);
+          });
+          for (size_t i = 0; i < batches.size(); ++i) {
+            rows[pieces[start + i].first] += batches[i].num_rows();
+            if (batches[i].num_rows() > 0) writer->Write(InTableSchema(batches[i]));
+            batches[i] = Batch();
+          }
+        }
+        for (size_t i = 0; i < count; ++i) CountFile(*bin.files[first + i], rows[i]);
       }
       return writer->Finish();
     }
-    std::vector<Batch> batches;
-    for (const AddFile* file : bin.files) {
+    std::vector<std::vector<Batch>> file_batches(bin.files.size());
+    pool.ParallelFor(bin.files.size(), [&](size_t i) {
       ThrowIfCanceled(options_.commit.cancellation);
+      file_batches[i] = scan_->ReadFile(*bin.files[i]);
       int64_t rows = 0;
-      for (Batch& batch : scan_->ReadFile(*file)) {
-        rows += batch.num_rows();
+      for (const Batch& batch : file_batches[i]) rows += batch.num_rows();
+      CountFile(*bin.files[i], rows);
+    });
+    std::vector<Batch> batches;
+    for (std::vector<Batch>& file : file_batches) {
+      for (Batch& batch : file) {
         if (batch.num_rows() > 0) batches.push_back(InTableSchema(batch));
       }
-      CountFile(*file, rows);
     }
+    file_batches.clear();
     if (batches.empty()) return {};
     Batch rows = ConcatenateBatches(batches);
     batches.clear();

@@ -1,6 +1,8 @@
 #include "silt/log/stats_collector.h"
 
 #include <cmath>
+#include <tuple>
+#include <type_traits>
 
 #include "silt/base/check.h"
 #include "silt/base/json_writer.h"
@@ -187,54 +189,94 @@ void StatsCollector::UpdateLeaf(Leaf& leaf, const Batch& batch) {
     path.push_back(vector);
   }
   const Vector& values = *vector;
-  TypeId id = values.type_id();
-  for (int64_t row = 0; row < batch.num_rows(); ++row) {
-    bool valid = true;
+  const int64_t num_rows = batch.num_rows();
+  bool any_null = false;
+  for (const auto& level : path) any_null = any_null || level->null_count() > 0;
+  auto is_null = [&](int64_t row) {
+    if (!any_null) return false;
     for (const auto& level : path) {
-      if (level->IsNull(row)) {
-        valid = false;
-        break;
-      }
+      if (level->IsNull(row)) return true;
     }
-    if (!valid) {
-      ++leaf.null_count;
-      continue;
-    }
-    if (!leaf.has_bounds || leaf.poisoned) continue;
-    Scalar value;
-    switch (id) {
-      case TypeId::kByte: value = static_cast<int64_t>(values.values<int8_t>()[row]); break;
-      case TypeId::kShort: value = static_cast<int64_t>(values.values<int16_t>()[row]); break;
-      case TypeId::kInteger:
-      case TypeId::kDate: value = static_cast<int64_t>(values.values<int32_t>()[row]); break;
-      case TypeId::kLong:
-      case TypeId::kTimestamp:
-      case TypeId::kTimestampNtz: value = values.values<int64_t>()[row]; break;
-      case TypeId::kFloat:
-      case TypeId::kDouble: {
-        double number = id == TypeId::kFloat ? static_cast<double>(values.values<float>()[row])
-                                             : values.values<double>()[row];
-        if (!std::isfinite(number)) {
-          leaf.poisoned = true;
-          leaf.min.reset();
-          leaf.max.reset();
-          continue;
-        }
-        value = number;
-        break;
-      }
-      case TypeId::kDecimal: value = values.values<Decimal128>()[row]; break;
-      case TypeId::kString: {
-        std::string_view text = values.GetString(row);
-        // Compare on the full text; truncate only when writing.
-        if (!leaf.min || text < std::string_view(std::get<std::string>(*leaf.min))) leaf.min = std::string(text);
-        if (!leaf.max || text > std::string_view(std::get<std::string>(*leaf.max))) leaf.max = std::string(text);
+    return false;
+  };
+  const bool bounded = leaf.has_bounds && !leaf.poisoned;
+  // The batch's bounds are found in a typed loop, then merged into the leaf's once.
+  auto merge = [&](Scalar low, Scalar high) {
+    if (!leaf.min || CompareScalars(low, *leaf.min) < 0) leaf.min = std::move(low);
+    if (!leaf.max || CompareScalars(high, *leaf.max) > 0) leaf.max = std::move(high);
+  };
+  auto typed = [&](auto load) {
+    using Value = decltype(load(int64_t{0}));
+    bool found = false;
+    Value low{};
+    Value high{};
+    for (int64_t row = 0; row < num_rows; ++row) {
+      if (is_null(row)) {
+        ++leaf.null_count;
         continue;
       }
-      default: continue;
+      if (!bounded) continue;
+      Value value = load(row);
+      if (!found) {
+        low = high = value;
+        found = true;
+      } else if (value < low) {
+        low = value;
+      } else if (high < value) {
+        high = value;
+      }
     }
-    if (!leaf.min || CompareScalars(value, *leaf.min) < 0) leaf.min = value;
-    if (!leaf.max || CompareScalars(value, *leaf.max) > 0) leaf.max = value;
+    return std::make_tuple(found, low, high);
+  };
+  auto fixed = [&](auto tag) {
+    using T = decltype(tag);
+    const T* data = values.values<T>();
+    auto [found, low, high] = typed([data](int64_t row) { return data[row]; });
+    if (!found) return;
+    if constexpr (std::is_same_v<T, Decimal128>) {
+      merge(Scalar(low), Scalar(high));
+    } else {
+      merge(Scalar(static_cast<int64_t>(low)), Scalar(static_cast<int64_t>(high)));
+    }
+  };
+  switch (values.type_id()) {
+    case TypeId::kByte: fixed(int8_t{}); return;
+    case TypeId::kShort: fixed(int16_t{}); return;
+    case TypeId::kInteger:
+    case TypeId::kDate: fixed(int32_t{}); return;
+    case TypeId::kLong:
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampNtz: fixed(int64_t{}); return;
+    case TypeId::kDecimal: fixed(Decimal128{}); return;
+    case TypeId::kFloat:
+    case TypeId::kDouble: {
+      const bool single = values.type_id() == TypeId::kFloat;
+      bool finite = true;
+      auto [found, low, high] = typed([&](int64_t row) {
+        double number = single ? static_cast<double>(values.values<float>()[row])
+                               : values.values<double>()[row];
+        finite = finite && std::isfinite(number);
+        return number;
+      });
+      if (!finite) {
+        // NaN and infinities have no bounds Delta can use.
+        leaf.poisoned = true;
+        leaf.min.reset();
+        leaf.max.reset();
+      } else if (found) {
+        merge(Scalar(low), Scalar(high));
+      }
+      return;
+    }
+    case TypeId::kString: {
+      // Compare on the full text; truncate only when writing.
+      auto [found, low, high] = typed([&](int64_t row) { return values.GetString(row); });
+      if (found) merge(Scalar(std::string(low)), Scalar(std::string(high)));
+      return;
+    }
+    default:
+      typed([](int64_t) { return 0; });
+      return;
   }
 }
 

@@ -16,6 +16,13 @@ namespace {
 // decides whether to cut a page or give up on the dictionary (as parquet-mr and Arrow do).
 constexpr int64_t kMiniBatchLevels = 4096;
 
+// Before any page uses the dictionary, a chunk whose dictionary already holds this fraction of
+// its size limit, with nearly every value distinct (kDistinctPercent), gives up on it: unique
+// keys and timestamps would otherwise fill the whole dictionary, to be dropped when full
+// (parquet-mr also falls back after its first page when the dictionary does not pay).
+constexpr int64_t kDictionaryProbeFraction = 8;
+constexpr size_t kDistinctPercent = 90;
+
 std::string JoinPath(const std::vector<std::string>& path) {
   std::string joined;
   for (const std::string& part : path) {
@@ -293,8 +300,15 @@ class ChunkEncoder {
             indices.resize(old_size + count);
             dictionary->InsertAll(reinterpret_cast<const DictionaryKey*>(batch), count,
                                   indices.data() + old_size);
-            dictionary_full =
-                static_cast<int64_t>(dictionary->plain_bytes()) > options_.dictionary_page_bytes;
+            const auto dictionary_bytes = static_cast<int64_t>(dictionary->plain_bytes());
+            dictionary_full = dictionary_bytes > options_.dictionary_page_bytes;
+            if (!dictionary_full && !wrote_dictionary_pages &&
+                dictionary_bytes * kDictionaryProbeFraction >= options_.dictionary_page_bytes &&
+                dictionary->size() * 100 >= indices.size() * kDistinctPercent) {
+              // This page is then written PLAIN, from its first value.
+              use_dictionary = false;
+              indices.clear();
+            }
           }
         }
         level_position = end;

@@ -181,6 +181,34 @@ TEST(ColumnWriterTest, NullInRequiredColumnIsAnError) {
   }
 }
 
+TEST(ColumnWriterTest, NearlyAllDistinctValuesSkipTheDictionary) {
+  Schema schema({{"x", LongType(), false, {}}});
+  WriterSchema parquet = SchemaToParquet(schema, false);
+  ColumnWriterOptions options;
+  options.codec = CompressionCodec::kUncompressed;
+  options.dictionary_page_bytes = 8 * 4096;
+  options.page_bytes = 8 * 4096;
+  // Unique values: the dictionary is dropped once it holds an eighth of its limit, and every
+  // page is PLAIN.
+  VectorBuilder unique(LongType());
+  for (int i = 0; i < 20000; ++i) unique.AppendInt(20000 - i);
+  EncodedColumnChunk chunk = WriteColumnChunk(parquet.leaves[0], {unique.Finish()}, options);
+  EXPECT_TRUE(chunk.dictionary_page.empty());
+  EXPECT_THAT(chunk.metadata.encodings, ElementsAre(Encoding::kPlain));
+  EXPECT_EQ(chunk.metadata.num_values, 20000);
+  int64_t min, max;
+  std::memcpy(&min, chunk.metadata.statistics->min_value->data(), 8);
+  std::memcpy(&max, chunk.metadata.statistics->max_value->data(), 8);
+  EXPECT_EQ(min, 1);
+  EXPECT_EQ(max, 20000);
+  // Repeating values keep it.
+  VectorBuilder repeating(LongType());
+  for (int i = 0; i < 20000; ++i) repeating.AppendInt(i % 100);
+  chunk = WriteColumnChunk(parquet.leaves[0], {repeating.Finish()}, options);
+  EXPECT_FALSE(chunk.dictionary_page.empty());
+  EXPECT_THAT(chunk.metadata.encodings, ElementsAre(Encoding::kRleDictionary, Encoding::kPlain));
+}
+
 TEST(ColumnWriterTest, DictionaryFallsBackToPlain) {
   Schema schema({{"x", LongType(), false, {}}});
   WriterSchema parquet = SchemaToParquet(schema, false);
