@@ -17,10 +17,10 @@
 #include "silt/base/check.h"
 #include "silt/base/json_writer.h"
 #include "silt/base/thread_pool.h"
-#include "silt/commands/dml_support.h"
-#include "silt/commands/dml_views.h"
 #include "silt/commands/column_defaults.h"
+#include "silt/commands/dml_support.h"
 #include "silt/commands/dml_validation.h"
+#include "silt/commands/dml_views.h"
 #include "silt/commands/identity_columns.h"
 #include "silt/commands/statement_internal.h"
 #include "silt/exec/memory.h"
@@ -29,17 +29,17 @@
 #include "silt/exec/row_hash.h"
 #include "silt/exec/spill_file.h"
 #include "silt/expr/evaluator.h"
-#include "silt/expr/function_registry.h"
 #include "silt/expr/expression_rewrite.h"
+#include "silt/expr/function_registry.h"
 #include "silt/expr/scalar.h"
 #include "silt/io/path.h"
 #include "silt/log/data_file_writer.h"
 #include "silt/log/deletion_vector_writer.h"
+#include "silt/log/type_widening.h"
 #include "silt/sql/binder_scope.h"
 #include "silt/sql/expression_binder.h"
 #include "silt/sql/planner.h"
 #include "silt/types/schema_json.h"
-#include "silt/log/type_widening.h"
 #include "silt/vector/take.h"
 
 namespace silt::commands::internal {
@@ -615,8 +615,9 @@ class SourceIndex {
 
   // Appends (target row, source row) for every target row in [0, num_rows) (only those
   // `in_pass` flags, when given) and every source row whose keys equal it, target rows in order.
-  void ProbeAll(const exec::EncodedKeys& target_keys, const std::vector<VectorPtr>& target_key_vectors,
-                int64_t num_rows, const std::vector<uint8_t>* in_pass, std::vector<int64_t>& target_rows,
+  void ProbeAll(const exec::EncodedKeys& target_keys,
+                const std::vector<VectorPtr>& target_key_vectors, int64_t num_rows,
+                const std::vector<uint8_t>* in_pass, std::vector<int64_t>& target_rows,
                 std::vector<int64_t>& source_rows) const {
     if (slots_.empty()) return;
     constexpr int64_t kPrefetchDistance = 16;
@@ -677,7 +678,8 @@ class SourceKeyRanges {
         if (high < 0 || exec::CompareValues(values, row, values, high) > 0) high = row;
       }
       if (low < 0) continue;
-      if (low_[k] == nullptr || exec::CompareValues(values, low, *low_[k], 0) < 0) low_[k] = TakeRows(values, {low});
+      if (low_[k] == nullptr || exec::CompareValues(values, low, *low_[k], 0) < 0)
+        low_[k] = TakeRows(values, {low});
       if (high_[k] == nullptr || exec::CompareValues(values, high, *high_[k], 0) > 0) {
         high_[k] = TakeRows(values, {high});
       }
@@ -697,7 +699,9 @@ class SourceKeyRanges {
 
 // A source held in memory may take this share of the memory limit; a larger one is merged in
 // passes over hash partitions of its keys, each partition (and its hash table) about this size.
-int64_t SourceBudget(const exec::QueryMemory& memory) { return std::max<int64_t>(memory.limit() / 4, 1); }
+int64_t SourceBudget(const exec::QueryMemory& memory) {
+  return std::max<int64_t>(memory.limit() / 4, 1);
+}
 
 // What a source row's hash table costs besides its values: two slots of 16 bytes, its hash and
 // its encoded keys.
@@ -715,7 +719,7 @@ int PassOf(uint64_t hash, int num_passes) {
 // statement): in memory while it fits in SourceBudget, else in a spill file.
 struct MaterializedSource {
   SchemaPtr schema;
-  Batch batch;                                // the whole source, when in memory
+  Batch batch;                               // the whole source, when in memory
   std::unique_ptr<exec::SpillFile> spilled;  // else: the whole source, on disk
   int64_t num_rows = 0;
 };
@@ -736,7 +740,8 @@ MaterializedSource MaterializeSource(exec::Operator& root, exec::ExecContext& co
         held.push_back(std::move(*batch));
         continue;
       }
-      source.spilled = std::make_unique<exec::SpillFile>(*context.memory, source.schema, context.counters.get());
+      source.spilled =
+          std::make_unique<exec::SpillFile>(*context.memory, source.schema, context.counters.get());
       for (const Batch& earlier : held) source.spilled->Append(earlier);
       held.clear();
       reservation.Clear();
@@ -749,7 +754,8 @@ MaterializedSource MaterializeSource(exec::Operator& root, exec::ExecContext& co
   }
   if (held.empty()) {
     std::vector<VectorPtr> columns;
-    for (const Field& field : source.schema->fields()) columns.push_back(Vector::MakeAllNull(field.type, 0));
+    for (const Field& field : source.schema->fields())
+      columns.push_back(Vector::MakeAllNull(field.type, 0));
     source.batch = Batch(source.schema, std::move(columns), 0);
   } else {
     source.batch = held.size() == 1 ? std::move(held[0]) : ConcatenateBatches(held);
@@ -759,12 +765,15 @@ MaterializedSource MaterializeSource(exec::Operator& root, exec::ExecContext& co
 
 // The source's rows split by PassOf their keys' hash into `num_passes` spill files; the keys'
 // ranges gathered on the way.
-std::vector<std::unique_ptr<exec::SpillFile>> PartitionSource(exec::SpillFile& source, const BoundMerge& bound,
-                                                              int num_passes, exec::ExecContext& context,
+std::vector<std::unique_ptr<exec::SpillFile>> PartitionSource(exec::SpillFile& source,
+                                                              const BoundMerge& bound,
+                                                              int num_passes,
+                                                              exec::ExecContext& context,
                                                               SourceKeyRanges& ranges) {
   std::vector<std::unique_ptr<exec::SpillFile>> partitions;
   for (int p = 0; p < num_passes; ++p) {
-    partitions.push_back(std::make_unique<exec::SpillFile>(*context.memory, source.schema(), context.counters.get()));
+    partitions.push_back(std::make_unique<exec::SpillFile>(*context.memory, source.schema(),
+                                                           context.counters.get()));
   }
   expr::EvalContext eval = context.eval;
   while (std::optional<Batch> batch = source.ReadNext()) {
@@ -779,7 +788,8 @@ std::vector<std::unique_ptr<exec::SpillFile>> PartitionSource(exec::SpillFile& s
     exec::EncodeKeys(keys, batch->num_rows(), encoded);
     std::vector<std::vector<int64_t>> rows(static_cast<size_t>(num_passes));
     for (int64_t row = 0; row < batch->num_rows(); ++row) {
-      rows[static_cast<size_t>(PassOf(encoded.hashes[static_cast<size_t>(row)], num_passes))].push_back(row);
+      rows[static_cast<size_t>(PassOf(encoded.hashes[static_cast<size_t>(row)], num_passes))]
+          .push_back(row);
     }
     for (size_t p = 0; p < rows.size(); ++p) {
       if (!rows[p].empty()) partitions[p]->Append(TakeBatchRows(*batch, rows[p]));
@@ -1067,10 +1077,12 @@ FileOutcome ProcessFile(MergeRun& run, const log::AddFile& file) {
           in_pass.resize(static_cast<size_t>(n));
           for (int64_t row = 0; row < n; ++row) {
             in_pass[static_cast<size_t>(row)] =
-                PassOf(encoded.hashes[static_cast<size_t>(row)], run.num_passes) == run.pass ? 1 : 0;
+                PassOf(encoded.hashes[static_cast<size_t>(row)], run.num_passes) == run.pass ? 1
+                                                                                             : 0;
           }
         }
-        run.index->ProbeAll(encoded, keys, n, partitioned ? &in_pass : nullptr, pair_target, pair_source);
+        run.index->ProbeAll(encoded, keys, n, partitioned ? &in_pass : nullptr, pair_target,
+                            pair_source);
       } else {
         for (int64_t row = 0; row < n; ++row) {
           for (int64_t s = 0; s < source.num_rows(); ++s) {
@@ -1156,7 +1168,8 @@ FileOutcome ProcessFile(MergeRun& run, const log::AddFile& file) {
     if (!bound.not_matched_by_source.empty()) {
       std::vector<int64_t> unmatched;
       for (int64_t row = 0; row < n; ++row) {
-        if (!matched[static_cast<size_t>(row)] && (!partitioned || in_pass[static_cast<size_t>(row)] != 0)) {
+        if (!matched[static_cast<size_t>(row)] &&
+            (!partitioned || in_pass[static_cast<size_t>(row)] != 0)) {
           unmatched.push_back(row);
         }
       }
@@ -1245,7 +1258,8 @@ FileOutcome ProcessFile(MergeRun& run, const log::AddFile& file) {
 // After the last pass of a partitioned MERGE, for a file some pass changed and that is rewritten
 // (no deletion vector): writes its rows no pass removed (`removed`: their physical positions,
 // sorted), with their row ids and commit versions under row tracking.
-FileOutcome CopyKeptRows(MergeRun& run, const log::AddFile& file, const std::vector<uint64_t>& removed) {
+FileOutcome CopyKeptRows(MergeRun& run, const log::AddFile& file,
+                         const std::vector<uint64_t>& removed) {
   FileOutcome outcome;
   dml::Stopwatch write_time;
   dml::DmlWriter writer(*run.table, run.session->fs(), run.metadata, run.schema);
@@ -1263,7 +1277,9 @@ FileOutcome CopyKeptRows(MergeRun& run, const log::AddFile& file, const std::vec
       writer.WriteData(positioned.rows, positioned.row_ids, positioned.row_commit_versions);
       continue;
     }
-    auto take = [&](const VectorPtr& values) { return values == nullptr ? nullptr : TakeRows(*values, kept); };
+    auto take = [&](const VectorPtr& values) {
+      return values == nullptr ? nullptr : TakeRows(*values, kept);
+    };
     writer.WriteData(TakeBatchRows(positioned.rows, kept), take(positioned.row_ids),
                      take(positioned.row_commit_versions));
   }
@@ -1446,11 +1462,15 @@ StatementResult ExecuteMerge(sql::SessionState& session, const sql::Statement& w
   // keys every target row may match any source row, so there is nothing to split by.
   std::vector<std::unique_ptr<exec::SpillFile>> partitions;
   if (materialized.spilled != nullptr) {
-    if (bound.target_keys.empty()) exec::ThrowMemoryLimitExceeded(*exec_context.memory, "MergeSource");
-    const int64_t estimate = materialized.spilled->num_bytes() + materialized.num_rows * kIndexBytesPerRow;
+    if (bound.target_keys.empty())
+      exec::ThrowMemoryLimitExceeded(*exec_context.memory, "MergeSource");
+    const int64_t estimate =
+        materialized.spilled->num_bytes() + materialized.num_rows * kIndexBytesPerRow;
     const int64_t budget = SourceBudget(*exec_context.memory);
-    run.num_passes = static_cast<int>(std::clamp<int64_t>((estimate + budget - 1) / budget, 2, 4096));
-    partitions = PartitionSource(*materialized.spilled, bound, run.num_passes, exec_context, key_ranges);
+    run.num_passes =
+        static_cast<int>(std::clamp<int64_t>((estimate + budget - 1) / budget, 2, 4096));
+    partitions =
+        PartitionSource(*materialized.spilled, bound, run.num_passes, exec_context, key_ranges);
     materialized.spilled.reset();
   }
 
@@ -1493,8 +1513,8 @@ StatementResult ExecuteMerge(sql::SessionState& session, const sql::Statement& w
       return;
     }
     if (unmatched_spill == nullptr) {
-      unmatched_spill =
-          std::make_unique<exec::SpillFile>(*exec_context.memory, materialized.schema, exec_context.counters.get());
+      unmatched_spill = std::make_unique<exec::SpillFile>(*exec_context.memory, materialized.schema,
+                                                          exec_context.counters.get());
     }
     for (size_t begin = 0; begin < rows.size(); begin += exec::kTargetBatchRows) {
       size_t end = std::min(rows.size(), begin + static_cast<size_t>(exec::kTargetBatchRows));
@@ -1511,8 +1531,10 @@ StatementResult ExecuteMerge(sql::SessionState& session, const sql::Statement& w
     index.reset();
     source = std::move(pass_source);
     run.source = &source;
-    run.source_matched = std::make_unique<std::atomic<bool>[]>(static_cast<size_t>(source.num_rows()));
-    for (int64_t i = 0; i < source.num_rows(); ++i) run.source_matched[static_cast<size_t>(i)] = false;
+    run.source_matched =
+        std::make_unique<std::atomic<bool>[]>(static_cast<size_t>(source.num_rows()));
+    for (int64_t i = 0; i < source.num_rows(); ++i)
+      run.source_matched[static_cast<size_t>(i)] = false;
     expr::EvalContext index_context = run.eval;
     index.emplace(bound, source, index_context);
     run.index = &*index;
@@ -1533,16 +1555,18 @@ StatementResult ExecuteMerge(sql::SessionState& session, const sql::Statement& w
         batches.push_back(std::move(*batch));
       }
       partitions[static_cast<size_t>(pass)].reset();
-      Batch pass_source = batches.empty() ? Batch(materialized.schema,
-                                                   [&] {
-                                                     std::vector<VectorPtr> columns;
-                                                     for (const Field& field : materialized.schema->fields()) {
-                                                       columns.push_back(Vector::MakeAllNull(field.type, 0));
-                                                     }
-                                                     return columns;
-                                                   }(),
-                                                   0)
-                                          : ConcatenateBatches(batches);
+      Batch pass_source = batches.empty()
+                              ? Batch(
+                                    materialized.schema,
+                                    [&] {
+                                      std::vector<VectorPtr> columns;
+                                      for (const Field& field : materialized.schema->fields()) {
+                                        columns.push_back(Vector::MakeAllNull(field.type, 0));
+                                      }
+                                      return columns;
+                                    }(),
+                                    0)
+                              : ConcatenateBatches(batches);
       batches.clear();
       pass_memory.Clear();
       pass_memory.Grow(exec::MemoryBytes(pass_source) + pass_source.num_rows() * kIndexBytesPerRow);
@@ -1563,7 +1587,8 @@ StatementResult ExecuteMerge(sql::SessionState& session, const sql::Statement& w
       total.touched = total.touched || outcome.touched;
       total.deletion_vector = outcome.deletion_vector;
       total.counts.Add(outcome.counts);
-      total.removed_positions.insert(total.removed_positions.end(), outcome.removed_positions.begin(),
+      total.removed_positions.insert(total.removed_positions.end(),
+                                     outcome.removed_positions.begin(),
                                      outcome.removed_positions.end());
       AppendWritten(total.written, std::move(outcome.written));
     });
@@ -1644,12 +1669,14 @@ StatementResult ExecuteMerge(sql::SessionState& session, const sql::Statement& w
       std::vector<int> chosen = ChooseClauses(bound.not_matched, combined, context);
       std::vector<std::vector<int64_t>> by_clause(bound.not_matched.size());
       for (size_t i = 0; i < chosen.size(); ++i) {
-        if (chosen[i] >= 0) by_clause[static_cast<size_t>(chosen[i])].push_back(static_cast<int64_t>(i));
+        if (chosen[i] >= 0)
+          by_clause[static_cast<size_t>(chosen[i])].push_back(static_cast<int64_t>(i));
       }
       if (!writer) writer.emplace(table, session.fs(), &metadata, written_schema);
       for (size_t c = 0; c < by_clause.size(); ++c) {
         if (by_clause[c].empty()) continue;
-        Batch values = ApplyValues(run, bound.not_matched[c], TakeBatchRows(combined, by_clause[c]), context);
+        Batch values =
+            ApplyValues(run, bound.not_matched[c], TakeBatchRows(combined, by_clause[c]), context);
         counts.inserted += values.num_rows();
         writer->WriteData(values);
         // An insert-only commit needs no change files: readers derive its inserts from the
