@@ -6,8 +6,8 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
-#include <limits>
 #include <functional>
+#include <limits>
 #include <mutex>
 
 #include "silt/base/check.h"
@@ -480,7 +480,9 @@ class GroupTopRowsOperator final : public Operator {
       std::vector<VectorPtr> columns = table.TakeOutput(next_chunk_++);
       if (columns.empty()) continue;
       // Rows read back from spill files carry their arrival stamps before the row number.
-      if (spilling_) columns.erase(columns.begin() + static_cast<std::ptrdiff_t>(child_->schema()->num_fields()));
+      if (spilling_)
+        columns.erase(columns.begin() +
+                      static_cast<std::ptrdiff_t>(child_->schema()->num_fields()));
       const int64_t num_rows = columns[0]->length();
       Batch batch(schema(), std::move(columns), num_rows);
       if (num_rows >= kTargetBatchRows / 4 && small.empty()) return batch;
@@ -530,7 +532,8 @@ class GroupTopRowsOperator final : public Operator {
     if (spilling_.load(std::memory_order_acquire)) {
       BufferPtr stamps = Buffer::Allocate(static_cast<size_t>(num_rows) * sizeof(int64_t));
       for (int64_t r = 0; r < num_rows; ++r) {
-        stamps->as<int64_t>()[r] = static_cast<int64_t>((sequence << 32) | static_cast<uint64_t>(r));
+        stamps->as<int64_t>()[r] =
+            static_cast<int64_t>((sequence << 32) | static_cast<uint64_t>(r));
       }
       std::vector<VectorPtr> columns = batch.columns();
       columns.push_back(Vector::Make(LongType(), num_rows, {nullptr, stamps}, {}, 0));
@@ -616,7 +619,8 @@ class GroupTopRowsOperator final : public Operator {
   // partition keys hash to.
   void SpillRows(std::vector<VectorPtr> columns, int64_t num_rows) {
     std::vector<VectorPtr> partition_values;
-    for (int column : partition_by_) partition_values.push_back(columns[static_cast<size_t>(column)]);
+    for (int column : partition_by_)
+      partition_values.push_back(columns[static_cast<size_t>(column)]);
     EncodedKeys keys;
     EncodeKeys(partition_values, num_rows, keys);
     std::array<std::vector<int64_t>, kSpillPartitions> rows;
@@ -650,13 +654,14 @@ class GroupTopRowsOperator final : public Operator {
       ThrowIfCanceled(context.cancellation);
       const int64_t num_rows = batch->num_rows();
       worker.partition_values.clear();
-      for (int column : partition_by_) worker.partition_values.push_back(batch->column(static_cast<size_t>(column)));
+      for (int column : partition_by_)
+        worker.partition_values.push_back(batch->column(static_cast<size_t>(column)));
       EncodeKeys(worker.partition_values, num_rows, worker.keys);
       all.Clear();
       for (int64_t r = 0; r < num_rows; ++r) all.rows.push_back(static_cast<uint32_t>(r));
       if (use_order_words_) {
-        ComputeOrderWords(*batch->column(static_cast<size_t>(order_by_[0].column)), num_rows, order_by_[0],
-                          all.words);
+        ComputeOrderWords(*batch->column(static_cast<size_t>(order_by_[0].column)), num_rows,
+                          order_by_[0], all.words);
       }
       table.Consume(*batch, 0, worker.keys, all, batch->column(arrival_column)->values<int64_t>());
       if (!Account(0)) ThrowMemoryLimitExceeded(*memory_, "GroupTopRows");

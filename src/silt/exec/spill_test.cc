@@ -55,7 +55,8 @@ std::vector<std::string> RowsOf(const std::vector<Batch>& batches) {
 
 // `num_batches` batches of `rows_per_batch` rows: a key with many duplicates and some NULLs, a
 // string payload, and the row's input position (which shows whether a sort kept ties in order).
-std::vector<Batch> RandomInput(int num_batches, int64_t rows_per_batch, uint32_t seed, uint32_t num_keys = 5000) {
+std::vector<Batch> RandomInput(int num_batches, int64_t rows_per_batch, uint32_t seed,
+                               uint32_t num_keys = 5000) {
   std::mt19937 random(seed);
   std::vector<Batch> batches;
   int64_t position = 0;
@@ -464,10 +465,10 @@ TEST(SpillingWindowTest, FailsWithTheClassWhenOnePartitionDoesNotFit) {
 
 // The first `limit` rows of each key's partition, ordered by payload (compared row by row) or
 // by position descending (compared through order words), sorted as text.
-std::vector<std::string> RunGroupTopRows(const std::vector<Batch>& input, ExecContext& context, int64_t limit,
-                                         SortKey order) {
-  OperatorPtr top = MakeGroupTopRows(std::make_unique<TestSource>(input.front().schema(), input), {0}, {order},
-                                     limit, "rn");
+std::vector<std::string> RunGroupTopRows(const std::vector<Batch>& input, ExecContext& context,
+                                         int64_t limit, SortKey order) {
+  OperatorPtr top = MakeGroupTopRows(std::make_unique<TestSource>(input.front().schema(), input),
+                                     {0}, {order}, limit, "rn");
   std::vector<std::string> rows = RowsOf(Collect(*top, context));
   std::sort(rows.begin(), rows.end());
   return rows;
@@ -498,7 +499,9 @@ TEST(SpillingGroupTopRowsTest, FailsWithTheClassWhenOnePartitionDoesNotFit) {
   io::TestingTemporaryFolder folder;
   ExecContext limited;
   limited.memory = std::make_shared<QueryMemory>(kMiB, folder.path());
-  EXPECT_EQ(ErrorClassOf([&] { RunGroupTopRows(input, limited, 3, SortKey{1, true, true}); }),
+  EXPECT_EQ(ErrorClassOf([&] {
+              RunGroupTopRows(input, limited, 3, SortKey{1, true, true});
+            }),
             "EXEC_MEMORY_LIMIT_EXCEEDED");
 }
 
@@ -507,8 +510,8 @@ TEST(NestedLoopJoinMemoryTest, HeldSideCountsAgainstTheLimit) {
   std::vector<Batch> left = {TakeBatchRows(right[0], {0, 1})};
   auto run = [&](ExecContext& context) {
     OperatorPtr join = MakeNestedLoopJoin(std::make_unique<TestSource>(left[0].schema(), left),
-                                          std::make_unique<TestSource>(right[0].schema(), right), JoinType::kCross,
-                                          nullptr);
+                                          std::make_unique<TestSource>(right[0].schema(), right),
+                                          JoinType::kCross, nullptr);
     return RowsOf(Collect(*join, context)).size();
   };
   ExecContext unlimited;
