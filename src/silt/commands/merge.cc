@@ -1056,7 +1056,8 @@ FileOutcome ProcessFile(MergeRun& run, const log::AddFile& file) {
   const dml::TargetFileReader& reader =
       outcome.deletion_vector && run.narrow_reader != nullptr ? *run.narrow_reader : *run.reader;
 
-  for (dml::PositionedBatch& positioned : reader.ReadAll(file)) {
+  // Row group by row group: only the rows a file keeps stay in memory.
+  reader.Read(file, [&](dml::PositionedBatch&& positioned) {
     const Batch& rows = positioned.rows;  // in run.schema: the reader reads evolved columns as NULL
     const int64_t n = rows.num_rows();
     std::vector<int64_t> pair_target;
@@ -1135,7 +1136,8 @@ FileOutcome ProcessFile(MergeRun& run, const log::AddFile& file) {
         auto row = static_cast<size_t>(matched_target[i]);
         if (keep[row] == 0) {
           // A second source row reached a clause for this target row.
-          if (!run.duplicates_allowed) SILT_THROW(DELTA_MULTIPLE_SOURCE_ROW_MATCHING_TARGET_ROW_IN_MERGE, {});
+          if (!run.duplicates_allowed)
+            SILT_THROW(DELTA_MULTIPLE_SOURCE_ROW_MATCHING_TARGET_ROW_IN_MERGE, {});
           continue;
         }
         keep[row] = 0;
@@ -1219,7 +1221,7 @@ FileOutcome ProcessFile(MergeRun& run, const log::AddFile& file) {
         copies.push_back(rows);
         copies_tracking.emplace_back(positioned.row_ids, positioned.row_commit_versions);
       }
-      continue;
+      return;
     }
     outcome.touched = true;
     for (int64_t row = 0; row < n; ++row) {
@@ -1234,7 +1236,7 @@ FileOutcome ProcessFile(MergeRun& run, const log::AddFile& file) {
       copies_tracking.emplace_back(take(positioned.row_ids, kept_rows),
                                    take(positioned.row_commit_versions, kept_rows));
     }
-  }
+  });
   if (!outcome.touched) return outcome;
   if (!outcome.deletion_vector && run.num_passes == 1) {
     for (size_t i = 0; i < copies.size(); ++i) {
@@ -1263,7 +1265,7 @@ FileOutcome CopyKeptRows(MergeRun& run, const log::AddFile& file,
   FileOutcome outcome;
   dml::Stopwatch write_time;
   dml::DmlWriter writer(*run.table, run.session->fs(), run.metadata, run.schema);
-  for (dml::PositionedBatch& positioned : run.reader->ReadAll(file)) {
+  run.reader->Read(file, [&](dml::PositionedBatch&& positioned) {
     std::vector<int64_t> kept;
     kept.reserve(positioned.positions.size());
     for (size_t row = 0; row < positioned.positions.size(); ++row) {
@@ -1271,18 +1273,18 @@ FileOutcome CopyKeptRows(MergeRun& run, const log::AddFile& file,
         kept.push_back(static_cast<int64_t>(row));
       }
     }
-    if (kept.empty()) continue;
+    if (kept.empty()) return;
     outcome.counts.copied += static_cast<int64_t>(kept.size());
     if (static_cast<int64_t>(kept.size()) == positioned.rows.num_rows()) {
       writer.WriteData(positioned.rows, positioned.row_ids, positioned.row_commit_versions);
-      continue;
+      return;
     }
     auto take = [&](const VectorPtr& values) {
       return values == nullptr ? nullptr : TakeRows(*values, kept);
     };
     writer.WriteData(TakeBatchRows(positioned.rows, kept), take(positioned.row_ids),
                      take(positioned.row_commit_versions));
-  }
+  });
   outcome.written = writer.Finish();
   run.write_time_ms += write_time.ElapsedMs();
   return outcome;
