@@ -699,8 +699,10 @@ class SourceKeyRanges {
 
 // A source held in memory may take this share of the memory limit; a larger one is merged in
 // passes over hash partitions of its keys, each partition (and its hash table) about this size.
+// Every pass reads the candidate target files again, so partitions are as large as leaves the
+// target's row groups in flight room.
 int64_t SourceBudget(const exec::QueryMemory& memory) {
-  return std::max<int64_t>(memory.limit() / 4, 1);
+  return std::max<int64_t>(memory.limit() / 2, 1);
 }
 
 // What a source row's hash table costs besides its values: two slots of 16 bytes, its hash and

@@ -256,7 +256,7 @@ TEST_F(MergeTest, SourceLargerThanMemoryMergesInPassesAsInMemory) {
           ", " + std::to_string(file * 100000 + 100000) + ")");
     }
   }
-  // 320,000 source rows (about 27 MB with their hash table, against a 4 MB share of the 16 MB
+  // 320,000 source rows (about 27 MB with their hash table, against an 8 MB share of the 16 MB
   // limit): 200,000 match, 120,000 are new.
   Sql("CREATE TABLE s AS SELECT id, id % 7 AS v, concat('s', id) AS note FROM range(200000, "
       "520000)");
