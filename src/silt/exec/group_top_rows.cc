@@ -576,14 +576,23 @@ class GroupTopRowsOperator final : public Operator {
     if (over_limit) StartSpilling();
   }
 
-  // Counts table `p`'s bytes in its reservation (under the table's lock); false when the
-  // query's budget refuses them (the table keeps its rows until it is drained).
+  // Counts table `p`'s bytes in the operator's reservation (called under the table's lock);
+  // false when the query's budget refuses them (the table keeps its rows until it is drained).
   bool Account(size_t p) {
-    MemoryReservation& reservation = *reservations_[p];
     const int64_t bytes = tables_[p]->MemoryBytes();
-    if (bytes >= reservation.used()) return reservation.TryGrow(bytes - reservation.used());
-    reservation.Shrink(reservation.used() - bytes);
+    std::lock_guard<std::mutex> lock(memory_mutex_);
+    const int64_t delta = bytes - table_bytes_[p];
+    if (delta > 0 && !reservation_->TryGrow(delta)) return false;
+    if (delta < 0) reservation_->Shrink(-delta);
+    table_bytes_[p] = bytes;
     return true;
+  }
+
+  // Counts table `p` as empty (called under the table's lock).
+  void Unaccount(size_t p) {
+    std::lock_guard<std::mutex> lock(memory_mutex_);
+    reservation_->Shrink(table_bytes_[p]);
+    table_bytes_[p] = 0;
   }
 
   // Switches to spilling: later batches go to the spill files, and every table hands its kept
@@ -612,7 +621,7 @@ class GroupTopRowsOperator final : public Operator {
       SpillRows(std::move(columns), num_rows);
     });
     tables_[p] = std::make_unique<TopRowsTable>(order_by_, limit_, use_order_words_);
-    reservations_[p]->Clear();
+    Unaccount(p);
   }
 
   // Appends rows (the input's columns, then their arrival stamps) to the spill files their
@@ -644,8 +653,8 @@ class GroupTopRowsOperator final : public Operator {
     std::unique_ptr<SpillFile> file = std::move(spill_files_[next_partition_++]);
     tables_.clear();
     tables_.push_back(std::make_unique<TopRowsTable>(order_by_, limit_, use_order_words_));
-    reservations_.resize(1);
-    reservations_[0]->Clear();
+    reservation_->Clear();
+    table_bytes_.fill(0);
     TopRowsTable& table = *tables_[0];
     const size_t arrival_column = child_->schema()->num_fields();
     Worker worker;
@@ -676,9 +685,9 @@ class GroupTopRowsOperator final : public Operator {
   void Consume(ExecContext& context) {
     memory_ = context.memory;
     counters_ = context.counters.get();
+    reservation_ = std::make_unique<MemoryReservation>(memory_, "GroupTopRows");
     for (size_t p = 0; p < kNumShards; ++p) {
       tables_.push_back(std::make_unique<TopRowsTable>(order_by_, limit_, use_order_words_));
-      reservations_.push_back(std::make_unique<MemoryReservation>(memory_, "GroupTopRows"));
     }
     // A child that allows parallel pulls decodes on the offering threads, so every thread
     // offers rows. Otherwise half the threads offer rows and the others stay free for the
@@ -713,13 +722,15 @@ class GroupTopRowsOperator final : public Operator {
   bool use_order_words_;
   std::vector<std::unique_ptr<TopRowsTable>> tables_;  // one per shard
   std::array<std::mutex, kNumShards> table_mutexes_;
-  // Memory: each table's bytes count against the query's limit, in a reservation of its own
-  // (updated under the table's lock). When one is refused the operator spills: the kept rows
-  // and the rest of the input go to kSpillPartitions files by key hash (with their arrival
-  // stamps, so ties still go to the earlier row), each processed alone at the end.
+  // Memory: the tables' bytes count against the query's limit, in one reservation. When one is
+  // refused the operator spills: the kept rows and the rest of the input go to kSpillPartitions
+  // files by key hash (with their arrival stamps, so ties still go to the earlier row), each
+  // processed alone at the end.
   std::shared_ptr<QueryMemory> memory_;
   ExecCounters* counters_ = nullptr;
-  std::vector<std::unique_ptr<MemoryReservation>> reservations_;
+  std::mutex memory_mutex_;
+  std::unique_ptr<MemoryReservation> reservation_;  // guarded by memory_mutex_
+  std::array<int64_t, kNumShards> table_bytes_{};   // what each table counts there
   std::atomic<bool> spilling_{false};
   std::mutex spill_mutex_;
   SchemaPtr spill_schema_;
