@@ -12,7 +12,10 @@
 // silt runs `silt sql` (the binary beside this one) with SET silt.memory.limit; DuckDB runs in the
 // peer runner (Node.js; its own ~50 MB count in its peak) with --memory-limit. Sized for a 2-core,
 // 24 GB machine at N = 100,000,000; not part of `make bench` (minutes to generate and run).
-// Usage: scale_bench [--rows N] [--threads T] [--limit SIZE]   (defaults 100,000,000, 2, 2GB)
+// With --operators, each spilling operator (sort, aggregation, DISTINCT, hash join, window, top
+// rows) also runs alone on silt, its peak resident set printed beside the limit.
+// Usage: scale_bench [--rows N] [--threads T] [--limit SIZE] [--operators]
+//        (defaults 100,000,000, 2, 2GB)
 
 #include <fcntl.h>
 #include <sys/resource.h>
@@ -143,13 +146,11 @@ void Report(const char* name, const ChildRun& silt_run, const ChildRun& duckdb_r
   std::fflush(stdout);
 }
 
-int Run(int64_t rows, int threads, const std::string& limit, const std::string& silt_binary) {
-  test::TempDir warehouse;
-  test::TempDir outputs;
+// Writes history, t and s under `warehouse`.
+void WriteTables(const test::TempDir& warehouse, int64_t rows, int threads) {
   std::shared_ptr<io::FileSystem> fs = io::MakeLocalFileSystem();
   ThreadPool pool(static_cast<size_t>(threads));
   const int64_t ids = std::max<int64_t>(rows / 4, 1);
-  auto start = std::chrono::steady_clock::now();
 
   SchemaPtr history_schema = std::make_shared<Schema>(std::vector<Field>{
       {"id", LongType(), true, {}}, {"version", LongType(), true, {}}, {"amount", LongType(), true, {}},
@@ -181,6 +182,34 @@ int Run(int64_t rows, int threads, const std::string& limit, const std::string& 
     columns.push_back(StringVector(count, [&](int64_t i, char* s) { return NoteOf(Hash(begin + i + 5), s); }));
     return Batch(row_schema, std::move(columns), count);
   });
+}
+
+int Run(int64_t rows, int threads, const std::string& limit, bool operators,
+        const std::string& silt_binary) {
+  test::TempDir warehouse;
+  test::TempDir outputs;
+  std::shared_ptr<io::FileSystem> fs = io::MakeLocalFileSystem();
+  auto start = std::chrono::steady_clock::now();
+  // The tables are written by a child process: a process forked later starts with its parent's
+  // resident set, which would count in the peaks measured if this process had grown.
+  pid_t writer = ::fork();
+  if (writer < 0) return 1;
+  if (writer == 0) {
+    try {
+      WriteTables(warehouse, rows, threads);
+      std::fflush(stdout);
+      ::_exit(0);
+    } catch (const std::exception& error) {
+      std::fprintf(stderr, "writing the tables failed: %s\n", error.what());
+      ::_exit(1);
+    }
+  }
+  int writer_status = 0;
+  if (::waitpid(writer, &writer_status, 0) != writer || !WIFEXITED(writer_status) ||
+      WEXITSTATUS(writer_status) != 0) {
+    return 1;
+  }
+  const int64_t source_rows = std::max<int64_t>(rows / 5, 1);
   std::printf("tables written: history and t %lld rows, s %lld rows (%.0f s); limit %s on both sides\n",
               static_cast<long long>(rows), static_cast<long long>(source_rows),
               std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), limit.c_str());
@@ -219,6 +248,30 @@ int Run(int64_t rows, int threads, const std::string& limit, const std::string& 
   std::printf("  count, sum(version), sum(amount): silt %s, duckdb %s\n", LastLine(silt_dedupe.output).c_str(),
               LastLine(duckdb_dedupe.output).c_str());
 
+  // Each spilling operator alone under the limit (silt only): its peak resident set against the
+  // limit. The inputs are larger than the limit at the default size.
+  if (operators) {
+    const std::vector<std::pair<std::string, std::string>> queries = {
+        {"sort",
+         "SELECT count(*), sum(version) FROM (SELECT * FROM history ORDER BY note, version "
+         "LIMIT 1000000000000) AS sorted"},
+        {"aggregate",
+         "SELECT count(*), sum(n) FROM (SELECT id, note, count(*) AS n FROM history "
+         "GROUP BY id, note) AS groups"},
+        {"distinct", "SELECT count(*) FROM (SELECT DISTINCT id, note FROM history) AS pairs"},
+        {"join", "SELECT count(*), sum(h.amount + t.amount) FROM history h JOIN t ON h.id = t.id"},
+        {"window",
+         "SELECT sum(r) FROM (SELECT row_number() OVER (PARTITION BY id ORDER BY version) AS r "
+         "FROM history) AS ranked"},
+        {"top rows", dedupe}};
+    for (const auto& [name, query] : queries) {
+      ChildRun run = silt_sql({query});
+      std::printf("%s: silt %.1f s, peak %.0f MB against a limit of %s%s\n", name.c_str(),
+                  run.seconds, run.peak_megabytes, limit.c_str(), run.ok ? "" : " (FAILED)");
+      std::fflush(stdout);
+    }
+  }
+
   // MERGE (DuckDB first: it reads t's files before silt's MERGE rewrites the table).
   std::string merged = outputs.path() + "/merged.parquet";
   ChildRun duckdb_merge = duckdb(
@@ -245,15 +298,18 @@ int Run(int64_t rows, int threads, const std::string& limit, const std::string& 
 int main(int argc, char** argv) {
   std::vector<char*> rest = {argv[0]};
   std::string limit = "2GB";
+  bool operators = false;
   for (int i = 1; i < argc; ++i) {
-    if (std::string(argv[i]) == "--limit" && i + 1 < argc) {
+    if (std::string(argv[i]) == "--operators") {
+      operators = true;
+    } else if (std::string(argv[i]) == "--limit" && i + 1 < argc) {
       limit = argv[++i];
     } else {
       rest.push_back(argv[i]);
     }
   }
-  std::optional<silt::bench::RowsAndThreads> arguments =
-      silt::bench::ParseRowsAndThreads(static_cast<int>(rest.size()), rest.data(), "scale_bench [--limit SIZE]");
+  std::optional<silt::bench::RowsAndThreads> arguments = silt::bench::ParseRowsAndThreads(
+      static_cast<int>(rest.size()), rest.data(), "scale_bench [--limit SIZE] [--operators]");
   if (!arguments) return 2;
   int64_t rows = arguments->rows;
   bool rows_given = false;
@@ -265,7 +321,7 @@ int main(int argc, char** argv) {
     std::string self = argv[0];
     size_t slash = self.rfind('/');
     std::string bench_dir = slash == std::string::npos ? "." : self.substr(0, slash);
-    return silt::Run(rows, arguments->threads, limit, bench_dir + "/../silt");
+    return silt::Run(rows, arguments->threads, limit, operators, bench_dir + "/../silt");
   } catch (const std::exception& error) {
     std::fprintf(stderr, "scale_bench failed: %s\n", error.what());
     return 1;

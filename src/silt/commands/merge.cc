@@ -13,28 +13,33 @@
 #include <vector>
 
 #include "silt/base/ascii.h"
+#include "silt/base/cancellation.h"
 #include "silt/base/check.h"
 #include "silt/base/json_writer.h"
 #include "silt/base/thread_pool.h"
-#include "silt/commands/dml_support.h"
-#include "silt/commands/dml_views.h"
 #include "silt/commands/column_defaults.h"
+#include "silt/commands/dml_support.h"
 #include "silt/commands/dml_validation.h"
+#include "silt/commands/dml_views.h"
 #include "silt/commands/identity_columns.h"
 #include "silt/commands/statement_internal.h"
+#include "silt/exec/memory.h"
+#include "silt/exec/operator.h"
 #include "silt/exec/row_compare.h"
 #include "silt/exec/row_hash.h"
+#include "silt/exec/spill_file.h"
 #include "silt/expr/evaluator.h"
-#include "silt/expr/function_registry.h"
 #include "silt/expr/expression_rewrite.h"
+#include "silt/expr/function_registry.h"
 #include "silt/expr/scalar.h"
 #include "silt/io/path.h"
 #include "silt/log/data_file_writer.h"
 #include "silt/log/deletion_vector_writer.h"
+#include "silt/log/type_widening.h"
 #include "silt/sql/binder_scope.h"
 #include "silt/sql/expression_binder.h"
+#include "silt/sql/planner.h"
 #include "silt/types/schema_json.h"
-#include "silt/log/type_widening.h"
 #include "silt/vector/take.h"
 
 namespace silt::commands::internal {
@@ -608,10 +613,12 @@ class SourceIndex {
   bool keyed() const { return !bound_.target_keys.empty(); }
   const std::vector<VectorPtr>& key_vectors() const { return key_vectors_; }
 
-  // Appends (target row, source row) for every target row in [0, num_rows) and every source row
-  // whose keys equal it, target rows in order.
-  void ProbeAll(const exec::EncodedKeys& target_keys, const std::vector<VectorPtr>& target_key_vectors,
-                int64_t num_rows, std::vector<int64_t>& target_rows, std::vector<int64_t>& source_rows) const {
+  // Appends (target row, source row) for every target row in [0, num_rows) (only those
+  // `in_pass` flags, when given) and every source row whose keys equal it, target rows in order.
+  void ProbeAll(const exec::EncodedKeys& target_keys,
+                const std::vector<VectorPtr>& target_key_vectors, int64_t num_rows,
+                const std::vector<uint8_t>* in_pass, std::vector<int64_t>& target_rows,
+                std::vector<int64_t>& source_rows) const {
     if (slots_.empty()) return;
     constexpr int64_t kPrefetchDistance = 16;
     const uint64_t* hashes = target_keys.hashes.data();
@@ -619,6 +626,7 @@ class SourceIndex {
       if (row + kPrefetchDistance < num_rows) {
         __builtin_prefetch(&slots_[hashes[row + kPrefetchDistance] & mask_]);
       }
+      if (in_pass != nullptr && (*in_pass)[static_cast<size_t>(row)] == 0) continue;
       if (HasUnmatchableNull(target_key_vectors, row)) continue;
       const uint64_t hash = hashes[row];
       for (size_t at = hash & mask_; slots_[at].row >= 0; at = (at + 1) & mask_) {
@@ -651,6 +659,147 @@ class SourceIndex {
   std::vector<Slot> slots_;
   size_t mask_ = 0;
 };
+
+// The smallest and largest non-NULL value of each equi-join key over the source's rows, gathered
+// batch by batch, for pruning target files by their statistics.
+class SourceKeyRanges {
+ public:
+  explicit SourceKeyRanges(size_t num_keys) : low_(num_keys), high_(num_keys) {}
+
+  void Add(const std::vector<VectorPtr>& keys) {
+    for (size_t k = 0; k < keys.size() && k < low_.size(); ++k) {
+      const Vector& values = *keys[k];
+      if (!exec::IsOrderable(*values.type())) continue;
+      int64_t low = -1;
+      int64_t high = -1;
+      for (int64_t row = 0; row < values.length(); ++row) {
+        if (values.IsNull(row)) continue;
+        if (low < 0 || exec::CompareValues(values, row, values, low) < 0) low = row;
+        if (high < 0 || exec::CompareValues(values, row, values, high) > 0) high = row;
+      }
+      if (low < 0) continue;
+      if (low_[k] == nullptr || exec::CompareValues(values, low, *low_[k], 0) < 0)
+        low_[k] = TakeRows(values, {low});
+      if (high_[k] == nullptr || exec::CompareValues(values, high, *high_[k], 0) > 0) {
+        high_[k] = TakeRows(values, {high});
+      }
+    }
+  }
+
+  // One-row vectors of key `k`'s extremes, or nullptr when every value seen was NULL.
+  const VectorPtr& low(size_t k) const { return low_[k]; }
+  const VectorPtr& high(size_t k) const { return high_[k]; }
+
+ private:
+  std::vector<VectorPtr> low_;
+  std::vector<VectorPtr> high_;
+};
+
+// ---- a source larger than memory ----
+
+// A source held in memory may take this share of the memory limit; a larger one is merged in
+// passes over hash partitions of its keys, each partition (and its hash table) about this size.
+// Every pass reads the candidate target files again, so partitions are as large as leaves the
+// target's row groups in flight room.
+int64_t SourceBudget(const exec::QueryMemory& memory) {
+  return std::max<int64_t>(memory.limit() / 2, 1);
+}
+
+// What a source row's hash table costs besides its values: two slots of 16 bytes, its hash and
+// its encoded keys.
+constexpr int64_t kIndexBytesPerRow = 56;
+
+// The pass (of `num_passes`) in which the rows whose keys hash to `hash` are merged: the source
+// rows and the target rows of equal keys meet in the same pass. High bits, as the hash table
+// places rows by the low ones.
+int PassOf(uint64_t hash, int num_passes) {
+  return static_cast<int>((hash >> 32) % static_cast<uint64_t>(num_passes));
+}
+
+// The MERGE source, pulled to the end before any target file is read (a non-deterministic
+// source is not read twice, and a source that reads the target sees it as of before this
+// statement): in memory while it fits in SourceBudget, else in a spill file.
+struct MaterializedSource {
+  SchemaPtr schema;
+  Batch batch;                               // the whole source, when in memory
+  std::unique_ptr<exec::SpillFile> spilled;  // else: the whole source, on disk
+  int64_t num_rows = 0;
+};
+
+MaterializedSource MaterializeSource(exec::Operator& root, exec::ExecContext& context,
+                                     exec::MemoryReservation& reservation) {
+  MaterializedSource source;
+  source.schema = root.schema();
+  const int64_t budget = SourceBudget(*context.memory);
+  std::vector<Batch> held;
+  while (std::optional<Batch> batch = root.Next(context)) {
+    ThrowIfCanceled(context.cancellation);
+    source.num_rows += batch->num_rows();
+    if (source.spilled == nullptr) {
+      // The rows and, later, their share of the hash table.
+      const int64_t bytes = exec::MemoryBytes(*batch) + batch->num_rows() * kIndexBytesPerRow;
+      if (reservation.used() + bytes <= budget && reservation.TryGrow(bytes)) {
+        held.push_back(std::move(*batch));
+        continue;
+      }
+      source.spilled =
+          std::make_unique<exec::SpillFile>(*context.memory, source.schema, context.counters.get());
+      for (const Batch& earlier : held) source.spilled->Append(earlier);
+      held.clear();
+      reservation.Clear();
+    }
+    source.spilled->Append(*batch);
+  }
+  if (source.spilled != nullptr) {
+    source.spilled->FinishWriting();
+    return source;
+  }
+  if (held.empty()) {
+    std::vector<VectorPtr> columns;
+    for (const Field& field : source.schema->fields())
+      columns.push_back(Vector::MakeAllNull(field.type, 0));
+    source.batch = Batch(source.schema, std::move(columns), 0);
+  } else {
+    source.batch = held.size() == 1 ? std::move(held[0]) : ConcatenateBatches(held);
+  }
+  return source;
+}
+
+// The source's rows split by PassOf their keys' hash into `num_passes` spill files; the keys'
+// ranges gathered on the way.
+std::vector<std::unique_ptr<exec::SpillFile>> PartitionSource(exec::SpillFile& source,
+                                                              const BoundMerge& bound,
+                                                              int num_passes,
+                                                              exec::ExecContext& context,
+                                                              SourceKeyRanges& ranges) {
+  std::vector<std::unique_ptr<exec::SpillFile>> partitions;
+  for (int p = 0; p < num_passes; ++p) {
+    partitions.push_back(std::make_unique<exec::SpillFile>(*context.memory, source.schema(),
+                                                           context.counters.get()));
+  }
+  expr::EvalContext eval = context.eval;
+  while (std::optional<Batch> batch = source.ReadNext()) {
+    ThrowIfCanceled(context.cancellation);
+    std::vector<VectorPtr> keys;
+    for (const auto& key : bound.source_keys) {
+      keys.push_back(expr::Evaluate(*key, *batch, eval));
+      eval.ThrowIfError();
+    }
+    ranges.Add(keys);
+    exec::EncodedKeys encoded;
+    exec::EncodeKeys(keys, batch->num_rows(), encoded);
+    std::vector<std::vector<int64_t>> rows(static_cast<size_t>(num_passes));
+    for (int64_t row = 0; row < batch->num_rows(); ++row) {
+      rows[static_cast<size_t>(PassOf(encoded.hashes[static_cast<size_t>(row)], num_passes))]
+          .push_back(row);
+    }
+    for (size_t p = 0; p < rows.size(); ++p) {
+      if (!rows[p].empty()) partitions[p]->Append(TakeBatchRows(*batch, rows[p]));
+    }
+  }
+  for (auto& partition : partitions) partition->FinishWriting();
+  return partitions;
+}
 
 // ---- per-file work ----
 
@@ -836,6 +985,13 @@ struct MergeRun {
   bool deletion_vectors = false;
   // Only an unconditional DELETE may take a target row several source rows match.
   bool duplicates_allowed = false;
+  // A source larger than its memory budget is merged in `num_passes` passes, one hash partition
+  // of its keys each (PartitionSource); `source`, `index` and `source_matched` are the current
+  // pass's, and only the target rows whose keys hash to the pass take part in it.
+  int num_passes = 1;
+  int pass = 0;
+  int64_t num_source_rows = 0;
+  const SourceKeyRanges* key_ranges = nullptr;
   std::atomic<int64_t> write_time_ms{0};
 };
 
@@ -904,7 +1060,10 @@ PieceOutcome ProcessPiece(const MergeRun& run, const dml::PositionedBatch& posit
   const int64_t n = rows.num_rows();
   std::vector<int64_t> pair_target;
   std::vector<int64_t> pair_source;
-  if (source.num_rows() > 0) {
+  // In a pass over one partition of the source: the rows whose keys hash to it.
+  std::vector<uint8_t> in_pass;
+  const bool partitioned = run.num_passes > 1;
+  if (source.num_rows() > 0 || partitioned) {
     if (run.index->keyed()) {
       std::vector<VectorPtr> keys;
       for (const auto& key : bound.target_keys) {
@@ -913,7 +1072,15 @@ PieceOutcome ProcessPiece(const MergeRun& run, const dml::PositionedBatch& posit
       }
       exec::EncodedKeys encoded;
       exec::EncodeKeys(keys, n, encoded);
-      run.index->ProbeAll(encoded, keys, n, pair_target, pair_source);
+      if (partitioned) {
+        in_pass.resize(static_cast<size_t>(n));
+        for (int64_t row = 0; row < n; ++row) {
+          in_pass[static_cast<size_t>(row)] =
+              PassOf(encoded.hashes[static_cast<size_t>(row)], run.num_passes) == run.pass ? 1 : 0;
+        }
+      }
+      run.index->ProbeAll(encoded, keys, n, partitioned ? &in_pass : nullptr, pair_target,
+                          pair_source);
     } else {
       for (int64_t row = 0; row < n; ++row) {
         for (int64_t s = 0; s < source.num_rows(); ++s) {
@@ -1003,7 +1170,10 @@ PieceOutcome ProcessPiece(const MergeRun& run, const dml::PositionedBatch& posit
   if (!bound.not_matched_by_source.empty()) {
     std::vector<int64_t> unmatched;
     for (int64_t row = 0; row < n; ++row) {
-      if (!matched[static_cast<size_t>(row)]) unmatched.push_back(row);
+      if (!matched[static_cast<size_t>(row)] &&
+          (!partitioned || in_pass[static_cast<size_t>(row)] != 0)) {
+        unmatched.push_back(row);
+      }
     }
     if (!unmatched.empty()) {
       Batch combined =
@@ -1047,8 +1217,10 @@ PieceOutcome ProcessPiece(const MergeRun& run, const dml::PositionedBatch& posit
   for (int64_t row = 0; row < n; ++row) {
     if (keep[static_cast<size_t>(row)]) kept_rows.push_back(row);
   }
+  // A pass over one partition of the source copies nothing: whether the file is rewritten is
+  // known only after the last pass (CopyKeptRows).
   if (static_cast<int64_t>(kept_rows.size()) == n) {
-    if (!deletion_vector) {
+    if (!deletion_vector && !partitioned) {
       outcome.output.copied.push_back({rows, positioned.row_ids, positioned.row_commit_versions});
     }
     return outcome;
@@ -1059,7 +1231,7 @@ PieceOutcome ProcessPiece(const MergeRun& run, const dml::PositionedBatch& posit
       outcome.removed_positions.push_back(positioned.positions[static_cast<size_t>(row)]);
     }
   }
-  if (!kept_rows.empty() && !deletion_vector) {
+  if (!kept_rows.empty() && !deletion_vector && !partitioned) {
     outcome.output.copied.push_back({TakeBatchRows(rows, kept_rows),
                                      take(positioned.row_ids, kept_rows),
                                      take(positioned.row_commit_versions, kept_rows)});
@@ -1112,6 +1284,39 @@ FileOutcome ProcessFile(MergeRun& run, const log::AddFile& file) {
   return outcome;
 }
 
+// After the last pass of a partitioned MERGE, for a file some pass changed and that is rewritten
+// (no deletion vector): writes its rows no pass removed (`removed`: their physical positions,
+// sorted), with their row ids and commit versions under row tracking.
+FileOutcome CopyKeptRows(MergeRun& run, const log::AddFile& file,
+                         const std::vector<uint64_t>& removed) {
+  FileOutcome outcome;
+  dml::Stopwatch write_time;
+  dml::DmlWriter writer(*run.table, run.session->fs(), run.metadata, run.schema);
+  run.reader->Read(file, [&](dml::PositionedBatch&& positioned) {
+    std::vector<int64_t> kept;
+    kept.reserve(positioned.positions.size());
+    for (size_t row = 0; row < positioned.positions.size(); ++row) {
+      if (!std::binary_search(removed.begin(), removed.end(), positioned.positions[row])) {
+        kept.push_back(static_cast<int64_t>(row));
+      }
+    }
+    if (kept.empty()) return;
+    outcome.counts.copied += static_cast<int64_t>(kept.size());
+    if (static_cast<int64_t>(kept.size()) == positioned.rows.num_rows()) {
+      writer.WriteData(positioned.rows, positioned.row_ids, positioned.row_commit_versions);
+      return;
+    }
+    auto take = [&](const VectorPtr& values) {
+      return values == nullptr ? nullptr : TakeRows(*values, kept);
+    };
+    writer.WriteData(TakeBatchRows(positioned.rows, kept), take(positioned.row_ids),
+                     take(positioned.row_commit_versions));
+  });
+  outcome.written = writer.Finish();
+  run.write_time_ms += write_time.ElapsedMs();
+  return outcome;
+}
+
 dml::CandidateFiles ChooseMatchingFiles(const MergeRun& run);
 
 // The files NOT MATCHED BY SOURCE clauses may act on besides those the source may match: with
@@ -1153,7 +1358,7 @@ dml::CandidateFiles ChooseMergeFiles(const MergeRun& run) {
 // range of the source's keys leave possible; none for an empty source.
 dml::CandidateFiles ChooseMatchingFiles(const MergeRun& run) {
   const BoundMerge& bound = *run.bound;
-  if (run.source->num_rows() == 0) {
+  if (run.num_source_rows == 0) {
     dml::CandidateFiles none;
     none.num_files_before_skipping = run.table->snapshot->files().size();
     return none;
@@ -1171,33 +1376,27 @@ dml::CandidateFiles ChooseMatchingFiles(const MergeRun& run) {
     std::vector<int> columns = expr::ReferencedColumns(*conjunct);
     if (std::all_of(columns.begin(), columns.end(), same_type)) conjuncts.push_back(conjunct);
   }
-  const auto& source_keys = run.index->key_vectors();
-  for (size_t k = 0; k < bound.target_keys.size() && k < source_keys.size(); ++k) {
+  for (size_t k = 0; k < bound.target_keys.size(); ++k) {
     const expr::ExpressionPtr& target_key = bound.target_keys[k];
-    const Vector& values = *source_keys[k];
+    const DataTypePtr& type = bound.source_keys[k]->type();
     // A key range helps only on a plain column of the same type (stats are per column).
     if (target_key->kind() != expr::ExpressionKind::kColumn || bound.null_safe[k] ||
-        !values.type()->Equals(*target_key->type()) || !exec::IsOrderable(*values.type())) {
+        !type->Equals(*target_key->type()) || !exec::IsOrderable(*type)) {
       continue;
     }
     if (!same_type(target_key->column_index())) continue;
-    int64_t low = -1;
-    int64_t high = -1;
-    for (int64_t row = 0; row < values.length(); ++row) {
-      if (values.IsNull(row)) continue;
-      if (low < 0 || exec::CompareValues(values, row, values, low) < 0) low = row;
-      if (high < 0 || exec::CompareValues(values, row, values, high) > 0) high = row;
-    }
-    if (low < 0) {
+    const VectorPtr& low = run.key_ranges->low(k);
+    const VectorPtr& high = run.key_ranges->high(k);
+    if (low == nullptr) {
       // Every source key is NULL: nothing can match.
       dml::CandidateFiles none;
       none.num_files_before_skipping = run.table->snapshot->files().size();
       return none;
     }
     conjuncts.push_back(expr::Compare(expr::ComparisonOperator::kGreaterOrEqual, target_key,
-                                      expr::Literal(expr::Scalar::FromVector(values, low))));
+                                      expr::Literal(expr::Scalar::FromVector(*low, 0))));
     conjuncts.push_back(expr::Compare(expr::ComparisonOperator::kLessOrEqual, target_key,
-                                      expr::Literal(expr::Scalar::FromVector(values, high))));
+                                      expr::Literal(expr::Scalar::FromVector(*high, 0))));
   }
   expr::ExpressionPtr predicate = conjuncts.empty() ? nullptr : expr::JoinConjunction(conjuncts);
   return dml::ChooseCandidateFiles(*run.table, predicate, &run.session->pool());
@@ -1228,8 +1427,8 @@ StatementResult ExecuteMerge(sql::SessionState& session, const sql::Statement& w
   dml::Stopwatch total_time;
   dml::DmlTable table = dml::LoadDmlTable(session, *statement.target, "MERGE");
 
-  // The source is materialised once: a non-deterministic source is not read twice, and a source
-  // that reads the target sees it as of before this statement.
+  // The source is materialised once (MaterializeSource): in memory, or on disk when it is larger
+  // than its share of the memory limit.
   dml::Stopwatch source_time;
   sql::Query source_query;
   source_query.kind = sql::QueryKind::kSelect;
@@ -1240,27 +1439,24 @@ StatementResult ExecuteMerge(sql::SessionState& session, const sql::Statement& w
   source_query.select_list.push_back(sql::SelectItem{star, "", {}});
   source_query.from.push_back(statement.source);
   source_query.with = statement.with;
-  StatementResult source_result = RunQuery(session, source_query);
-  Batch source = source_result.batches.empty()
-                     ? Batch(source_result.schema, [&] {
-                         std::vector<VectorPtr> columns;
-                         for (const Field& field : source_result.schema->fields()) {
-                           columns.push_back(Vector::MakeAllNull(field.type, 0));
-                         }
-                         return columns;
-                       }(), 0)
-                     : ConcatenateBatches(source_result.batches);
+  exec::ExecContext exec_context = MakeExecContext(session);
+  exec::MemoryReservation source_memory(exec_context.memory, "MergeSource");
+  MaterializedSource materialized;
+  {
+    sql::PlannedQuery planned = sql::PlanQuery(session, source_query, exec_context);
+    materialized = MaterializeSource(*planned.root, exec_context, source_memory);
+  }
   int64_t materialize_ms = source_time.ElapsedMs();
 
   const bool evolve = statement.schema_evolution ||
                       session.GetBoolConf("spark.databricks.delta.schema.autoMerge.enabled", false);
   SchemaPtr written_schema =
-      EvolvedSchema(statement, table.schema, source_result.schema, evolve, table.change_data_feed,
+      EvolvedSchema(statement, table.schema, materialized.schema, evolve, table.change_data_feed,
                     log::IsTypeWideningEnabled(table.snapshot->protocol(), table.metadata()));
   const bool schema_changed = written_schema != table.schema;
   log::Metadata metadata = table.metadata();
   if (schema_changed) metadata.schema_string = ToDeltaSchemaJson(*written_schema);
-  BoundMerge bound = BindMerge(statement, written_schema, source_result.schema, evolve);
+  BoundMerge bound = BindMerge(statement, written_schema, materialized.schema, evolve);
   RowAssembler assembler(written_schema, metadata, table.target.display_name, WriteKind::kModify);
   IdentityValueGenerator identity(*written_schema);
 
@@ -1272,17 +1468,32 @@ StatementResult ExecuteMerge(sql::SessionState& session, const sql::Statement& w
   run.deletion_vectors = table.deletion_vectors &&
                          log::DeletionVectorsWritable(table.snapshot->protocol(), table.metadata());
   run.bound = &bound;
-  run.source = &source;
   run.eval = session.MakeEvalContext();
   run.assembler = &assembler;
   run.identity = &identity;
   run.duplicates_allowed = bound.matched.size() == 1 && bound.matched[0].condition == nullptr &&
                            bound.matched[0].action == MergeAction::kDelete;
-  run.source_matched = std::make_unique<std::atomic<bool>[]>(static_cast<size_t>(source.num_rows()));
-  for (int64_t i = 0; i < source.num_rows(); ++i) run.source_matched[static_cast<size_t>(i)] = false;
-  expr::EvalContext index_context = run.eval;
-  SourceIndex index(bound, source, index_context);
-  run.index = &index;
+  run.num_source_rows = materialized.num_rows;
+  SourceKeyRanges key_ranges(bound.source_keys.size());
+  run.key_ranges = &key_ranges;
+
+  // A source on disk is split by its keys' hash into partitions that each fit the budget with
+  // their hash table; each pass of the file loop below merges one of them. Without equi-join
+  // keys every target row may match any source row, so there is nothing to split by.
+  std::vector<std::unique_ptr<exec::SpillFile>> partitions;
+  if (materialized.spilled != nullptr) {
+    if (bound.target_keys.empty())
+      exec::ThrowMemoryLimitExceeded(*exec_context.memory, "MergeSource");
+    const int64_t estimate =
+        materialized.spilled->num_bytes() + materialized.num_rows * kIndexBytesPerRow;
+    const int64_t budget = SourceBudget(*exec_context.memory);
+    run.num_passes =
+        static_cast<int>(std::clamp<int64_t>((estimate + budget - 1) / budget, 2, 4096));
+    partitions =
+        PartitionSource(*materialized.spilled, bound, run.num_passes, exec_context, key_ranges);
+    materialized.spilled.reset();
+  }
+
   // With schema evolution the target's rows are read as the evolved schema: columns and nested
   // fields the MERGE adds read as NULL in the rows it keeps.
   dml::TargetFileReader reader(table, session.fs(), &session.pool(), {},
@@ -1307,15 +1518,118 @@ StatementResult ExecuteMerge(sql::SessionState& session, const sql::Statement& w
     run.narrow_reader = &*narrow_reader;
   }
 
+  // The source rows no target row matched, for the WHEN NOT MATCHED clauses: row numbers of the
+  // in-memory source, or (partitioned) the rows themselves, gathered pass by pass on disk.
+  std::vector<int64_t> unmatched;
+  std::unique_ptr<exec::SpillFile> unmatched_spill;
+  auto collect_unmatched = [&](const Batch& source) {
+    if (bound.not_matched.empty()) return;
+    std::vector<int64_t> rows;
+    for (int64_t row = 0; row < source.num_rows(); ++row) {
+      if (!run.source_matched[static_cast<size_t>(row)].load()) rows.push_back(row);
+    }
+    if (run.num_passes == 1) {
+      unmatched = std::move(rows);
+      return;
+    }
+    if (unmatched_spill == nullptr) {
+      unmatched_spill = std::make_unique<exec::SpillFile>(*exec_context.memory, materialized.schema,
+                                                          exec_context.counters.get());
+    }
+    for (size_t begin = 0; begin < rows.size(); begin += exec::kTargetBatchRows) {
+      size_t end = std::min(rows.size(), begin + static_cast<size_t>(exec::kTargetBatchRows));
+      unmatched_spill->Append(TakeBatchRows(
+          source, std::vector<int64_t>(rows.begin() + static_cast<std::ptrdiff_t>(begin),
+                                       rows.begin() + static_cast<std::ptrdiff_t>(end))));
+    }
+  };
+
   dml::Stopwatch scan_time;
+  Batch source;
+  std::optional<SourceIndex> index;
+  auto start_pass = [&](Batch pass_source) {
+    index.reset();
+    source = std::move(pass_source);
+    run.source = &source;
+    run.source_matched =
+        std::make_unique<std::atomic<bool>[]>(static_cast<size_t>(source.num_rows()));
+    for (int64_t i = 0; i < source.num_rows(); ++i)
+      run.source_matched[static_cast<size_t>(i)] = false;
+    expr::EvalContext index_context = run.eval;
+    index.emplace(bound, source, index_context);
+    run.index = &*index;
+  };
+  if (run.num_passes == 1) {
+    start_pass(std::move(materialized.batch));
+    key_ranges.Add(index->key_vectors());
+  }
   dml::CandidateFiles candidates = ChooseMergeFiles(run);
   std::vector<FileOutcome> outcomes(candidates.files.size());
   AnnounceTargetFiles(session, candidates.files);
-  session.pool().ParallelFor(candidates.files.size(), [&](size_t i) {
-    session.cancellation().ThrowIfRequested();
-    outcomes[i] = ProcessFile(run, *candidates.files[i]);
-    session.progress().AddRead(1, 0, candidates.files[i]->size);
-  });
+  exec::MemoryReservation pass_memory(exec_context.memory, "MergeSourcePartition");
+  for (int pass = 0; pass < run.num_passes; ++pass) {
+    if (run.num_passes > 1) {
+      // One partition's rows and hash table in memory at a time.
+      std::vector<Batch> batches;
+      while (std::optional<Batch> batch = partitions[static_cast<size_t>(pass)]->ReadNext()) {
+        batches.push_back(std::move(*batch));
+      }
+      partitions[static_cast<size_t>(pass)].reset();
+      Batch pass_source = batches.empty()
+                              ? Batch(
+                                    materialized.schema,
+                                    [&] {
+                                      std::vector<VectorPtr> columns;
+                                      for (const Field& field : materialized.schema->fields()) {
+                                        columns.push_back(Vector::MakeAllNull(field.type, 0));
+                                      }
+                                      return columns;
+                                    }(),
+                                    0)
+                              : ConcatenateBatches(batches);
+      batches.clear();
+      pass_memory.Clear();
+      pass_memory.Grow(exec::MemoryBytes(pass_source) + pass_source.num_rows() * kIndexBytesPerRow);
+      run.pass = pass;
+      start_pass(std::move(pass_source));
+    }
+    session.pool().ParallelFor(candidates.files.size(), [&](size_t i) {
+      session.cancellation().ThrowIfRequested();
+      FileOutcome outcome = ProcessFile(run, *candidates.files[i]);
+      if (pass == 0) session.progress().AddRead(1, 0, candidates.files[i]->size);
+      if (run.num_passes == 1) {
+        outcomes[i] = std::move(outcome);
+        return;
+      }
+      // Partitioned: what each pass did to the file adds up; its updated rows and change rows
+      // are already written.
+      FileOutcome& total = outcomes[i];
+      total.touched = total.touched || outcome.touched;
+      total.deletion_vector = outcome.deletion_vector;
+      total.counts.Add(outcome.counts);
+      total.removed_positions.insert(total.removed_positions.end(),
+                                     outcome.removed_positions.begin(),
+                                     outcome.removed_positions.end());
+      dml::AppendWritten(total.written, std::move(outcome.written));
+    });
+    collect_unmatched(source);
+  }
+  index.reset();
+  pass_memory.Clear();
+  if (run.num_passes > 1) {
+    source = Batch();
+    // The files some pass changed are rewritten once, with the rows no pass removed.
+    session.pool().ParallelFor(candidates.files.size(), [&](size_t i) {
+      FileOutcome& outcome = outcomes[i];
+      if (!outcome.touched) return;
+      std::sort(outcome.removed_positions.begin(), outcome.removed_positions.end());
+      if (outcome.deletion_vector) return;
+      session.cancellation().ThrowIfRequested();
+      FileOutcome copies = CopyKeptRows(run, *candidates.files[i], outcome.removed_positions);
+      outcome.counts.Add(copies.counts);
+      dml::AppendWritten(outcome.written, std::move(copies.written));
+    });
+  }
   int64_t file_phase_ms = scan_time.ElapsedMs();
 
   dml::DmlCommit commit;
@@ -1365,32 +1679,42 @@ StatementResult ExecuteMerge(sql::SessionState& session, const sql::Statement& w
   // WHEN NOT MATCHED: the source rows no target row matched.
   dml::Stopwatch insert_time;
   if (!bound.not_matched.empty()) {
-    std::vector<int64_t> unmatched;
-    for (int64_t row = 0; row < source.num_rows(); ++row) {
-      if (!run.source_matched[static_cast<size_t>(row)].load()) unmatched.push_back(row);
-    }
-    if (!unmatched.empty()) {
+    std::optional<dml::DmlWriter> writer;
+    std::vector<bool> used(bound.combined_schema->num_fields(), false);
+    MarkClausesUsed(bound.not_matched, assembler, bound.num_target, used);
+    auto insert = [&](const Batch& rows_of, const std::vector<int64_t>& rows) {
+      if (rows.empty()) return;
       expr::EvalContext context = run.eval;
-      std::vector<bool> used(bound.combined_schema->num_fields(), false);
-      MarkClausesUsed(bound.not_matched, assembler, bound.num_target, used);
-      Batch combined = CombinedRows(bound, nullptr, unmatched, &source, unmatched, used);
+      Batch combined = CombinedRows(bound, nullptr, rows, &rows_of, rows, used);
       std::vector<int> chosen = ChooseClauses(bound.not_matched, combined, context);
       std::vector<std::vector<int64_t>> by_clause(bound.not_matched.size());
       for (size_t i = 0; i < chosen.size(); ++i) {
-        if (chosen[i] >= 0) by_clause[static_cast<size_t>(chosen[i])].push_back(static_cast<int64_t>(i));
+        if (chosen[i] >= 0)
+          by_clause[static_cast<size_t>(chosen[i])].push_back(static_cast<int64_t>(i));
       }
-      dml::DmlWriter writer(table, session.fs(), &metadata, written_schema);
+      if (!writer) writer.emplace(table, session.fs(), &metadata, written_schema);
       for (size_t c = 0; c < by_clause.size(); ++c) {
         if (by_clause[c].empty()) continue;
-        Batch rows = ApplyValues(run, bound.not_matched[c], TakeBatchRows(combined, by_clause[c]), context);
-        counts.inserted += rows.num_rows();
-        writer.WriteData(rows);
+        Batch values =
+            ApplyValues(run, bound.not_matched[c], TakeBatchRows(combined, by_clause[c]), context);
+        counts.inserted += values.num_rows();
+        writer->WriteData(values);
         // An insert-only commit needs no change files: readers derive its inserts from the
         // adds. Once the commit has change files, they must hold the inserts too.
-        if (rows_changed) writer.WriteChanges(rows, dml::ChangeType::kInsert);
+        if (rows_changed) writer->WriteChanges(values, dml::ChangeType::kInsert);
       }
-      dml::AppendWritten(commit.written, writer.Finish());
+    };
+    if (unmatched_spill == nullptr) {
+      insert(source, unmatched);
+    } else {
+      while (std::optional<Batch> batch = unmatched_spill->ReadNext()) {
+        session.cancellation().ThrowIfRequested();
+        std::vector<int64_t> rows(static_cast<size_t>(batch->num_rows()));
+        for (size_t i = 0; i < rows.size(); ++i) rows[i] = static_cast<int64_t>(i);
+        insert(*batch, rows);
+      }
     }
+    if (writer) dml::AppendWritten(commit.written, writer->Finish());
   }
   int64_t rewrite_ms = run.write_time_ms.load() + insert_time.ElapsedMs();
 
@@ -1403,7 +1727,7 @@ StatementResult ExecuteMerge(sql::SessionState& session, const sql::Statement& w
                        {"notMatchedBySourcePredicates", ClausesParameter(bound.not_matched_by_source)}};
   auto text = [](int64_t value) { return std::to_string(value); };
   commit.metrics = {
-      {"numSourceRows", text(source.num_rows())},
+      {"numSourceRows", text(run.num_source_rows)},
       {"numTargetRowsInserted", text(counts.inserted)},
       {"numTargetRowsUpdated", text(updated)},
       {"numTargetRowsMatchedUpdated", text(counts.matched_updated)},

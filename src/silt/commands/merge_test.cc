@@ -241,5 +241,100 @@ TEST_F(MergeTest, DeletionVectorsMarkChangedRowsInsteadOfRewriting) {
   EXPECT_THAT(Query("SELECT * FROM dv ORDER BY id"), ElementsAre("1,A", "3,C"));
 }
 
+// A source larger than its share of the memory limit is merged in passes over hash partitions of
+// its keys; the table, its change data and the row metrics come out as the in-memory MERGE's.
+TEST_F(MergeTest, SourceLargerThanMemoryMergesInPassesAsInMemory) {
+  for (const char* table : {"in_memory", "in_passes", "in_passes_dv"}) {
+    std::string dv =
+        std::string(table) == "in_passes_dv" ? ", delta.enableDeletionVectors = true" : "";
+    Sql(std::string("CREATE TABLE ") + table + " (id BIGINT, v BIGINT, note STRING) USING delta " +
+        "TBLPROPERTIES (delta.enableChangeDataFeed = true, delta.enableRowTracking = true" + dv +
+        ")");
+    for (int file = 0; file < 4; ++file) {
+      Sql(std::string("INSERT INTO ") + table +
+          " SELECT id, id % 1000, concat('n', id) FROM range(" + std::to_string(file * 100000) +
+          ", " + std::to_string(file * 100000 + 100000) + ")");
+    }
+  }
+  // 320,000 source rows (about 27 MB with their hash table, against an 8 MB share of the 16 MB
+  // limit): 200,000 match, 120,000 are new.
+  Sql("CREATE TABLE s AS SELECT id, id % 7 AS v, concat('s', id) AS note FROM range(200000, "
+      "520000)");
+  auto merge = [&](const std::string& table) {
+    return Query("MERGE INTO " + table +
+                 " t USING s ON t.id = s.id "
+                 "WHEN MATCHED AND s.v = 0 THEN DELETE "
+                 "WHEN MATCHED THEN UPDATE SET v = s.v, note = s.note "
+                 "WHEN NOT MATCHED AND s.v <> 1 THEN INSERT * "
+                 "WHEN NOT MATCHED BY SOURCE AND t.id % 10 = 0 THEN DELETE "
+                 "WHEN NOT MATCHED BY SOURCE AND t.id % 10 = 1 THEN UPDATE SET v = -1");
+  };
+  std::vector<std::string> expected = merge("in_memory");
+  Sql("SET silt.memory.limit = '16MB'");
+  EXPECT_EQ(merge("in_passes"), expected);
+  EXPECT_EQ(merge("in_passes_dv"), expected);
+  Sql("RESET silt.memory.limit");
+
+  auto metrics_of = [&](const std::string& table) {
+    std::string metrics = NewestHistoryColumn(table, 12);
+    std::vector<std::string> rows;
+    for (const char* name :
+         {"numSourceRows", "numTargetRowsInserted", "numTargetRowsUpdated",
+          "numTargetRowsMatchedUpdated", "numTargetRowsNotMatchedBySourceUpdated",
+          "numTargetRowsDeleted", "numTargetRowsMatchedDeleted",
+          "numTargetRowsNotMatchedBySourceDeleted", "numTargetRowsCopied", "numOutputRows",
+          "numTargetFilesRemoved"}) {
+      size_t at = metrics.find(std::string(name) + " -> ");
+      EXPECT_NE(at, std::string::npos) << name;
+      if (at == std::string::npos) continue;
+      rows.push_back(metrics.substr(at, metrics.find_first_of(",}", at) - at));
+    }
+    return rows;
+  };
+  const std::vector<std::string> metrics = metrics_of("in_memory");
+  EXPECT_THAT(metrics, ::testing::Contains("numSourceRows -> 320000"));
+  EXPECT_EQ(metrics_of("in_passes"), metrics);
+  for (const char* table : {"in_passes", "in_passes_dv"}) {
+    SCOPED_TRACE(table);
+    EXPECT_EQ(Query(std::string("SELECT count(*), sum(v), count(DISTINCT note) FROM ") + table),
+              Query("SELECT count(*), sum(v), count(DISTINCT note) FROM in_memory"));
+    EXPECT_THAT(
+        Query(
+            std::string("SELECT count(*) FROM (SELECT * FROM in_memory EXCEPT ALL SELECT * FROM ") +
+            table + ")"),
+        ElementsAre("0"));
+    const std::string changes = "SELECT id, v, note, _change_type FROM table_changes('";
+    EXPECT_THAT(Query("SELECT count(*) FROM (" + changes + "in_memory', 5) EXCEPT ALL " + changes +
+                      table + "', 5))"),
+                ElementsAre("0"));
+    EXPECT_EQ(Query("SELECT count(*) FROM (" + changes + table + "', 5))"),
+              Query("SELECT count(*) FROM (" + changes + "in_memory', 5))"));
+    // Updated and copied rows keep their row ids.
+    const std::string ids = "SELECT id, _metadata.row_id FROM ";
+    EXPECT_THAT(Query("SELECT count(*) FROM (" + ids + "in_memory WHERE id < 400000 EXCEPT ALL " +
+                      ids + table + " WHERE id < 400000)"),
+                ElementsAre("0"));
+  }
+}
+
+// Under the limit a partitioned MERGE still finds several source rows matching one target row,
+// and a source with no equi-join key to partition by fails with the limit's class.
+TEST_F(MergeTest, SourceLargerThanMemoryKeepsErrors) {
+  Sql("CREATE TABLE t AS SELECT id, concat('n', id) AS note FROM range(0, 100000)");
+  Sql("CREATE TABLE s AS SELECT id % 250000 AS id, concat('s', id) AS note FROM range(0, 300000)");
+  Sql("SET silt.memory.limit = '16MB'");
+  EXPECT_EQ(ErrorClassOf(
+                "MERGE INTO t USING s ON t.id = s.id WHEN MATCHED THEN UPDATE SET note = s.note"),
+            "DELTA_MULTIPLE_SOURCE_ROW_MATCHING_TARGET_ROW_IN_MERGE");
+  EXPECT_EQ(ErrorClassOf("MERGE INTO t USING s ON t.id <= s.id AND t.id >= s.id "
+                         "WHEN MATCHED THEN UPDATE SET note = s.note"),
+            "EXEC_MEMORY_LIMIT_EXCEEDED");
+  // Only one unconditional DELETE may take a target row several source rows match.
+  EXPECT_THAT(Query("MERGE INTO t USING s ON t.id = s.id WHEN MATCHED THEN DELETE"),
+              ElementsAre("100000,0,100000,0"));
+  Sql("RESET silt.memory.limit");
+  EXPECT_THAT(Query("SELECT count(*) FROM t"), ElementsAre("0"));
+}
+
 }  // namespace
 }  // namespace silt::commands

@@ -2,18 +2,22 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <mutex>
 
 #include "silt/base/check.h"
 #include "silt/exec/hash_table.h"
+#include "silt/exec/memory.h"
 #include "silt/exec/pull_on_workers_internal.h"
 #include "silt/exec/row_compare.h"
 #include "silt/exec/row_hash.h"
 #include "silt/exec/sort_window.h"
+#include "silt/exec/spill_file.h"
 #include "silt/vector/take.h"
 
 namespace silt::exec {
@@ -152,9 +156,10 @@ class TopRowsTable {
       : order_by_(order_by), limit_(limit), use_order_words_(use_order_words) {}
 
   // Offers `shard`'s rows of `batch`, the `sequence`-th batch of the input, whose encoded
-  // partition keys are `keys`.
+  // partition keys are `keys`. `arrivals` (when given) are the rows' arrival stamps, read back
+  // from a spill file, instead of stamps made of `sequence`.
   void Consume(const Batch& batch, uint64_t sequence, const EncodedKeys& keys,
-               const ShardRows& shard) {
+               const ShardRows& shard, const int64_t* arrivals = nullptr) {
     pending_columns_ = &batch.columns();
     touched_groups_.clear();
     const uint64_t sequence_bits = sequence << 32;
@@ -175,8 +180,9 @@ class TopRowsTable {
         __builtin_prefetch(&counts_[ahead]);
       }
       const uint32_t row = shard.rows[i];
-      const KeptRow candidate{use_order_words_ ? shard.words[i] : 0, kPendingChunk, row,
-                              sequence_bits | row};
+      const KeptRow candidate{
+          use_order_words_ ? shard.words[i] : 0, kPendingChunk, row,
+          arrivals != nullptr ? static_cast<uint64_t>(arrivals[row]) : (sequence_bits | row)};
       if (Offer(groups_[i], candidate)) touched_groups_.push_back(groups_[i]);
     }
 
@@ -198,9 +204,43 @@ class TopRowsTable {
       chunks_.push_back(Gather(batch.columns(), take_));
       chunk_live_.push_back(take_.size());
       chunk_size_.push_back(take_.size());
+      chunk_bytes_.push_back(ColumnBytes(chunks_.back()));
       stored_rows_ += take_.size();
+      stored_bytes_ += chunk_bytes_.back();
     }
     MaybeCompact();
+  }
+
+  // The bytes the table holds: its chunks, slots and key table (by capacity).
+  int64_t MemoryBytes() const {
+    return stored_bytes_ + keys_.MemoryBytes() +
+           static_cast<int64_t>(rows_.capacity() * sizeof(KeptRow) +
+                                slot_offsets_.capacity() * sizeof(size_t) +
+                                counts_.capacity() * sizeof(uint32_t));
+  }
+
+  // Hands every kept row to `emit` as columns of the input followed by the rows' arrival
+  // stamps (LONG), a chunk at a time, and empties the table.
+  void Drain(const std::function<void(std::vector<VectorPtr>)>& emit) {
+    std::vector<std::vector<int64_t>> rows(chunks_.size());
+    std::vector<std::vector<int64_t>> arrivals(chunks_.size());
+    for (size_t group = 0; group < counts_.size() && group < keys_.num_groups(); ++group) {
+      const KeptRow* kept = KeptOf(static_cast<uint32_t>(group));
+      for (uint32_t i = 0; i < counts_[group]; ++i) {
+        rows[kept[i].chunk].push_back(kept[i].row);
+        arrivals[kept[i].chunk].push_back(static_cast<int64_t>(kept[i].arrival));
+      }
+    }
+    for (size_t c = 0; c < chunks_.size(); ++c) {
+      if (rows[c].empty()) continue;
+      std::vector<VectorPtr> columns = Gather(chunks_[c], rows[c]);
+      const int64_t n = static_cast<int64_t>(rows[c].size());
+      BufferPtr values = Buffer::Allocate(static_cast<size_t>(n) * sizeof(int64_t));
+      std::copy(arrivals[c].begin(), arrivals[c].end(), values->as<int64_t>());
+      columns.push_back(Vector::Make(LongType(), n, {nullptr, values}, {}, 0));
+      chunks_[c] = {};
+      emit(std::move(columns));
+    }
   }
 
   // Splits the kept rows by chunk (their rows and row numbers) for TakeOutput().
@@ -241,6 +281,12 @@ class TopRowsTable {
   }
 
  private:
+  static int64_t ColumnBytes(const std::vector<VectorPtr>& columns) {
+    int64_t bytes = 0;
+    for (const VectorPtr& column : columns) bytes += exec::MemoryBytes(*column);
+    return bytes;
+  }
+
   static std::vector<VectorPtr> Gather(const std::vector<VectorPtr>& columns,
                                        const std::vector<int64_t>& rows) {
     std::vector<VectorPtr> out;
@@ -291,7 +337,9 @@ class TopRowsTable {
     if (chunk == kPendingChunk) return;
     if (--chunk_live_[chunk] == 0) {
       stored_rows_ -= chunk_size_[chunk];
+      stored_bytes_ -= chunk_bytes_[chunk];
       chunk_size_[chunk] = 0;
+      chunk_bytes_[chunk] = 0;
       chunks_[chunk] = {};
     }
   }
@@ -350,6 +398,9 @@ class TopRowsTable {
       chunks_[c] = Gather(chunks_[c], rows);
       stored_rows_ -= chunk_size_[c] - rows.size();
       chunk_size_[c] = rows.size();
+      stored_bytes_ -= chunk_bytes_[c];
+      chunk_bytes_[c] = ColumnBytes(chunks_[c]);
+      stored_bytes_ += chunk_bytes_[c];
     }
   }
 
@@ -368,7 +419,9 @@ class TopRowsTable {
   std::vector<std::vector<VectorPtr>> chunks_;  // a chunk without live rows has no columns
   std::vector<size_t> chunk_live_;
   std::vector<size_t> chunk_size_;
-  size_t stored_rows_ = 0;  // sum of chunk_size_
+  std::vector<int64_t> chunk_bytes_;
+  size_t stored_rows_ = 0;    // sum of chunk_size_
+  int64_t stored_bytes_ = 0;  // sum of chunk_bytes_
 
   // Consume() scratch.
   const std::vector<VectorPtr>* pending_columns_ = nullptr;
@@ -387,6 +440,13 @@ constexpr size_t kNumShards = size_t{1} << kShardBits;
 
 // The shard of a key hash: its top bits (the tables use the low bits for slots).
 inline size_t ShardOf(uint64_t hash) { return static_cast<size_t>(hash >> (64 - kShardBits)); }
+
+// Past the memory limit, kept and arriving rows go to this many spill files by bits of their
+// key hash that neither the shards nor the tables' slots use, then each file is processed alone.
+constexpr size_t kSpillPartitions = 16;
+inline size_t SpillPartitionOf(uint64_t hash) {
+  return static_cast<size_t>((hash >> 32) % kSpillPartitions);
+}
 
 class GroupTopRowsOperator final : public Operator {
  public:
@@ -410,7 +470,7 @@ class GroupTopRowsOperator final : public Operator {
     // Chunks hold few kept rows each when most rows were displaced: small ones are combined.
     std::vector<Batch> small;
     int64_t small_rows = 0;
-    while (next_table_ < tables_.size()) {
+    while (next_table_ < tables_.size() || LoadNextPartition(context)) {
       TopRowsTable& table = *tables_[next_table_];
       if (next_chunk_ >= table.num_chunks()) {
         tables_[next_table_++].reset();
@@ -419,6 +479,10 @@ class GroupTopRowsOperator final : public Operator {
       }
       std::vector<VectorPtr> columns = table.TakeOutput(next_chunk_++);
       if (columns.empty()) continue;
+      // Rows read back from spill files carry their arrival stamps before the row number.
+      if (spilling_)
+        columns.erase(columns.begin() +
+                      static_cast<std::ptrdiff_t>(child_->schema()->num_fields()));
       const int64_t num_rows = columns[0]->length();
       Batch batch(schema(), std::move(columns), num_rows);
       if (num_rows >= kTargetBatchRows / 4 && small.empty()) return batch;
@@ -460,10 +524,23 @@ class GroupTopRowsOperator final : public Operator {
     std::array<ShardRows, kNumShards> shards;
   };
 
-  // Offers `batch` to the tables its rows hash to; `first_shard` staggers the threads.
+  // Offers `batch` to the tables its rows hash to; `first_shard` staggers the threads. Once the
+  // operator spills, the batch goes to the spill files instead.
   void Offer(const Batch& batch, uint64_t sequence, Worker& worker, size_t first_shard) {
     const int64_t num_rows = batch.num_rows();
     SILT_CHECK(num_rows <= std::numeric_limits<uint32_t>::max(), "batch too large for top rows");
+    if (spilling_.load(std::memory_order_acquire)) {
+      BufferPtr stamps = Buffer::Allocate(static_cast<size_t>(num_rows) * sizeof(int64_t));
+      for (int64_t r = 0; r < num_rows; ++r) {
+        stamps->as<int64_t>()[r] =
+            static_cast<int64_t>((sequence << 32) | static_cast<uint64_t>(r));
+      }
+      std::vector<VectorPtr> columns = batch.columns();
+      columns.push_back(Vector::Make(LongType(), num_rows, {nullptr, stamps}, {}, 0));
+      SpillRows(std::move(columns), num_rows);
+      return;
+    }
+    bool over_limit = false;
     worker.partition_values.clear();
     for (int column : partition_by_) {
       worker.partition_values.push_back(batch.column(static_cast<size_t>(column)));
@@ -492,12 +569,123 @@ class GroupTopRowsOperator final : public Operator {
           lock.lock();
         }
         tables_[p]->Consume(batch, sequence, worker.keys, worker.shards[p]);
+        over_limit = !Account(p) || over_limit;
         done[p] = true;
       }
     }
+    if (over_limit) StartSpilling();
+  }
+
+  // Counts table `p`'s bytes in the operator's reservation (called under the table's lock);
+  // false when the query's budget refuses them (the table keeps its rows until it is drained).
+  bool Account(size_t p) {
+    const int64_t bytes = tables_[p]->MemoryBytes();
+    std::lock_guard<std::mutex> lock(memory_mutex_);
+    const int64_t delta = bytes - table_bytes_[p];
+    if (delta > 0 && !reservation_->TryGrow(delta)) return false;
+    if (delta < 0) reservation_->Shrink(-delta);
+    table_bytes_[p] = bytes;
+    return true;
+  }
+
+  // Counts table `p` as empty (called under the table's lock).
+  void Unaccount(size_t p) {
+    std::lock_guard<std::mutex> lock(memory_mutex_);
+    reservation_->Shrink(table_bytes_[p]);
+    table_bytes_[p] = 0;
+  }
+
+  // Switches to spilling: later batches go to the spill files, and every table hands its kept
+  // rows there too. A batch another worker is offering meanwhile may still land in a table;
+  // the tables are drained again when the input ends.
+  void StartSpilling() {
+    std::lock_guard<std::mutex> lock(spill_mutex_);
+    if (spilling_.load(std::memory_order_acquire)) return;
+    std::vector<Field> fields = child_->schema()->fields();
+    fields.push_back(Field{"arrival", LongType(), false, {}});
+    spill_schema_ = std::make_shared<Schema>(std::move(fields));
+    for (size_t i = 0; i < kSpillPartitions; ++i) {
+      spill_files_.push_back(std::make_unique<SpillFile>(*memory_, spill_schema_, counters_));
+    }
+    spilling_.store(true, std::memory_order_release);
+    for (size_t p = 0; p < kNumShards; ++p) {
+      std::lock_guard<std::mutex> table_lock(table_mutexes_[p]);
+      DrainTable(p);
+    }
+  }
+
+  // Moves table `p`'s kept rows to the spill files and frees it (caller holds its lock).
+  void DrainTable(size_t p) {
+    tables_[p]->Drain([&](std::vector<VectorPtr> columns) {
+      const int64_t num_rows = columns[0]->length();
+      SpillRows(std::move(columns), num_rows);
+    });
+    tables_[p] = std::make_unique<TopRowsTable>(order_by_, limit_, use_order_words_);
+    Unaccount(p);
+  }
+
+  // Appends rows (the input's columns, then their arrival stamps) to the spill files their
+  // partition keys hash to.
+  void SpillRows(std::vector<VectorPtr> columns, int64_t num_rows) {
+    std::vector<VectorPtr> partition_values;
+    for (int column : partition_by_)
+      partition_values.push_back(columns[static_cast<size_t>(column)]);
+    EncodedKeys keys;
+    EncodeKeys(partition_values, num_rows, keys);
+    std::array<std::vector<int64_t>, kSpillPartitions> rows;
+    for (int64_t r = 0; r < num_rows; ++r) {
+      rows[SpillPartitionOf(keys.hashes[static_cast<size_t>(r)])].push_back(r);
+    }
+    Batch batch(spill_schema_, std::move(columns), num_rows);
+    for (size_t i = 0; i < kSpillPartitions; ++i) {
+      if (rows[i].empty()) continue;
+      Batch part = TakeBatchRows(batch, rows[i]);
+      std::lock_guard<std::mutex> lock(spill_file_mutexes_[i]);
+      spill_files_[i]->Append(part);
+    }
+  }
+
+  // After a spill: replaces the tables with one holding the best rows of the next spill file,
+  // ready for output; false when no file is left. A file whose kept rows do not fit fails with
+  // EXEC_MEMORY_LIMIT_EXCEEDED.
+  bool LoadNextPartition(ExecContext& context) {
+    if (!spilling_ || next_partition_ >= spill_files_.size()) return false;
+    std::unique_ptr<SpillFile> file = std::move(spill_files_[next_partition_++]);
+    tables_.clear();
+    tables_.push_back(std::make_unique<TopRowsTable>(order_by_, limit_, use_order_words_));
+    reservation_->Clear();
+    table_bytes_.fill(0);
+    TopRowsTable& table = *tables_[0];
+    const size_t arrival_column = child_->schema()->num_fields();
+    Worker worker;
+    ShardRows& all = worker.shards[0];
+    while (std::optional<Batch> batch = file->ReadNext()) {
+      ThrowIfCanceled(context.cancellation);
+      const int64_t num_rows = batch->num_rows();
+      worker.partition_values.clear();
+      for (int column : partition_by_)
+        worker.partition_values.push_back(batch->column(static_cast<size_t>(column)));
+      EncodeKeys(worker.partition_values, num_rows, worker.keys);
+      all.Clear();
+      for (int64_t r = 0; r < num_rows; ++r) all.rows.push_back(static_cast<uint32_t>(r));
+      if (use_order_words_) {
+        ComputeOrderWords(*batch->column(static_cast<size_t>(order_by_[0].column)), num_rows,
+                          order_by_[0], all.words);
+      }
+      table.Consume(*batch, 0, worker.keys, all, batch->column(arrival_column)->values<int64_t>());
+      if (!Account(0)) ThrowMemoryLimitExceeded(*memory_, "GroupTopRows");
+    }
+    file.reset();
+    table.PrepareOutput();
+    next_table_ = 0;
+    next_chunk_ = 0;
+    return true;
   }
 
   void Consume(ExecContext& context) {
+    memory_ = context.memory;
+    counters_ = context.counters.get();
+    reservation_ = std::make_unique<MemoryReservation>(memory_, "GroupTopRows");
     for (size_t p = 0; p < kNumShards; ++p) {
       tables_.push_back(std::make_unique<TopRowsTable>(order_by_, limit_, use_order_words_));
     }
@@ -516,6 +704,14 @@ class GroupTopRowsOperator final : public Operator {
                   [&](size_t worker, Batch& batch, uint64_t sequence, ExecContext&) {
                     Offer(batch, sequence, workers[worker], worker * kNumShards / parallelism);
                   });
+    if (spilling_) {
+      // What reached the tables after they were drained goes to the files too; the files are
+      // then processed one at a time (LoadNextPartition).
+      for (size_t p = 0; p < kNumShards; ++p) DrainTable(p);
+      tables_.clear();
+      for (auto& file : spill_files_) file->FinishWriting();
+      return;
+    }
     for (auto& table : tables_) table->PrepareOutput();
   }
 
@@ -526,6 +722,21 @@ class GroupTopRowsOperator final : public Operator {
   bool use_order_words_;
   std::vector<std::unique_ptr<TopRowsTable>> tables_;  // one per shard
   std::array<std::mutex, kNumShards> table_mutexes_;
+  // Memory: the tables' bytes count against the query's limit, in one reservation. When one is
+  // refused the operator spills: the kept rows and the rest of the input go to kSpillPartitions
+  // files by key hash (with their arrival stamps, so ties still go to the earlier row), each
+  // processed alone at the end.
+  std::shared_ptr<QueryMemory> memory_;
+  ExecCounters* counters_ = nullptr;
+  std::mutex memory_mutex_;
+  std::unique_ptr<MemoryReservation> reservation_;  // guarded by memory_mutex_
+  std::array<int64_t, kNumShards> table_bytes_{};   // what each table counts there
+  std::atomic<bool> spilling_{false};
+  std::mutex spill_mutex_;
+  SchemaPtr spill_schema_;
+  std::vector<std::unique_ptr<SpillFile>> spill_files_;
+  std::array<std::mutex, kSpillPartitions> spill_file_mutexes_;
+  size_t next_partition_ = 0;
   bool consumed_ = false;
   size_t next_table_ = 0;
   size_t next_chunk_ = 0;

@@ -2,6 +2,11 @@
 
 #include <algorithm>
 #include <limits>
+#include <mutex>
+
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 #include "silt/base/check.h"
 #include "silt/io/local_machine.h"
@@ -10,8 +15,30 @@ namespace silt::exec {
 
 QueryMemory::QueryMemory() : QueryMemory(std::numeric_limits<int64_t>::max(), io::SystemTemporaryFolder()) {}
 
+namespace {
+
+// glibc's malloc raises its mmap threshold each time a large block is freed (up to 32 MiB), after
+// which batch buffers come from the heap and, once freed, stay resident though nothing holds
+// them: under a memory limit the resident set then grows well past what the operators count.
+// Fixed thresholds give blocks of 1 MiB and more back to the system when they are freed, and trim
+// the heap past 4 MiB of free space at its top. Set once per process, by the first query with a
+// limit.
+void BoundAllocatorRetention() {
+#if defined(__GLIBC__)
+  static std::once_flag once;
+  std::call_once(once, [] {
+    mallopt(M_MMAP_THRESHOLD, 1 << 20);
+    mallopt(M_TRIM_THRESHOLD, 4 << 20);
+  });
+#endif
+}
+
+}  // namespace
+
 QueryMemory::QueryMemory(int64_t limit, std::string spill_parent)
-    : limit_(limit), spill_parent_(std::move(spill_parent)) {}
+    : limit_(limit), spill_parent_(std::move(spill_parent)) {
+  BoundAllocatorRetention();
+}
 
 QueryMemory::~QueryMemory() = default;
 

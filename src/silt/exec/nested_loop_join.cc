@@ -1,7 +1,9 @@
 #include <deque>
+#include <optional>
 
 #include "silt/base/check.h"
 #include "silt/exec/filter_internal.h"
+#include "silt/exec/memory.h"
 #include "silt/exec/operators.h"
 #include "silt/expr/evaluator.h"
 
@@ -59,9 +61,17 @@ class NestedLoopJoinOperator final : public Operator {
   std::vector<const Operator*> children() const override { return {left_.get(), right_.get()}; }
 
  private:
+  // The right side is held whole, counted against the query's memory limit (a side that does
+  // not fit fails with EXEC_MEMORY_LIMIT_EXCEEDED: the planner puts the smaller side there).
   void LoadRight(ExecContext& context) {
     right_loaded_ = true;
-    std::vector<Batch> batches = Collect(*right_, context);
+    memory_.emplace(context.memory, "BroadcastNestedLoopJoin");
+    std::vector<Batch> batches;
+    while (std::optional<Batch> batch = right_->Next(context)) {
+      memory_->Grow(MemoryBytes(*batch));
+      batches.push_back(std::move(*batch));
+      ThrowIfCanceled(context.cancellation);
+    }
     if (!batches.empty()) right_batch_ = ConcatenateBatches(batches);
     right_rows_ = batches.empty() ? 0 : right_batch_.num_rows();
     right_matched_.assign(static_cast<size_t>(right_rows_), 0);
@@ -175,6 +185,7 @@ class NestedLoopJoinOperator final : public Operator {
   SchemaPtr pair_schema_;  // left columns then right columns, as the condition sees them
 
   bool right_loaded_ = false;
+  std::optional<MemoryReservation> memory_;  // counts right_batch_
   Batch right_batch_;
   int64_t right_rows_ = 0;
   std::vector<uint8_t> right_matched_;

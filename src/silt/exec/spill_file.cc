@@ -10,8 +10,10 @@ namespace silt::exec {
 
 namespace {
 
-// Encoded blocks are written once this many bytes are pending.
-constexpr size_t kWriteChunkBytes = size_t{1} << 20;
+// Encoded blocks are written once this many bytes are pending: operators that partition keep
+// a file per partition open (16 and more), whose buffers the memory limit does not count, so
+// they stay small.
+constexpr size_t kWriteChunkBytes = size_t{256} << 10;
 
 template <typename T>
 void Put(std::string& out, T value) {
@@ -143,6 +145,8 @@ void SpillFile::Flush() {
     counters_->spill_bytes.fetch_add(static_cast<int64_t>(pending_.size()), std::memory_order_relaxed);
   }
   pending_.clear();
+  // A large batch may have grown the buffer well past the chunk: give that back.
+  if (pending_.capacity() > 4 * kWriteChunkBytes) pending_.shrink_to_fit();
 }
 
 void SpillFile::FinishWriting() {

@@ -11,14 +11,17 @@
 #include "silt/base/testing_error_class.h"
 #include "silt/base/thread_pool.h"
 #include "silt/error.h"
+#include "silt/exec/group_top_rows.h"
 #include "silt/exec/hash_operators.h"
 #include "silt/exec/memory.h"
+#include "silt/exec/operators.h"
 #include "silt/exec/sort_window.h"
 #include "silt/exec/spill_file.h"
 #include "silt/exec/test_source_internal.h"
 #include "silt/expr/test_batch_internal.h"
 #include "silt/io/testing_temporary_folder.h"
 #include "silt/vector/batch.h"
+#include "silt/vector/take.h"
 
 namespace silt::exec {
 namespace {
@@ -52,7 +55,8 @@ std::vector<std::string> RowsOf(const std::vector<Batch>& batches) {
 
 // `num_batches` batches of `rows_per_batch` rows: a key with many duplicates and some NULLs, a
 // string payload, and the row's input position (which shows whether a sort kept ties in order).
-std::vector<Batch> RandomInput(int num_batches, int64_t rows_per_batch, uint32_t seed) {
+std::vector<Batch> RandomInput(int num_batches, int64_t rows_per_batch, uint32_t seed,
+                               uint32_t num_keys = 5000) {
   std::mt19937 random(seed);
   std::vector<Batch> batches;
   int64_t position = 0;
@@ -61,7 +65,7 @@ std::vector<Batch> RandomInput(int num_batches, int64_t rows_per_batch, uint32_t
     std::vector<std::optional<std::string>> payloads;
     for (int64_t r = 0; r < rows_per_batch; ++r) {
       uint32_t draw = random();
-      keys.push_back(draw % 97 == 0 ? std::nullopt : std::optional<int64_t>(draw % 5000));
+      keys.push_back(draw % 97 == 0 ? std::nullopt : std::optional<int64_t>(draw % num_keys));
       payloads.push_back("payload-" + std::to_string(random() % 100000));
       positions.push_back(position++);
     }
@@ -457,6 +461,65 @@ TEST(SpillingWindowTest, FailsWithTheClassWhenOnePartitionDoesNotFit) {
   ExecContext limited;
   limited.memory = std::make_shared<QueryMemory>(1 * kMiB, folder.path());
   EXPECT_EQ(ErrorClassOf([&] { RunWindow(input, limited); }), "EXEC_MEMORY_LIMIT_EXCEEDED");
+}
+
+// The first `limit` rows of each key's partition, ordered by payload (compared row by row) or
+// by position descending (compared through order words), sorted as text.
+std::vector<std::string> RunGroupTopRows(const std::vector<Batch>& input, ExecContext& context,
+                                         int64_t limit, SortKey order) {
+  OperatorPtr top = MakeGroupTopRows(std::make_unique<TestSource>(input.front().schema(), input),
+                                     {0}, {order}, limit, "rn");
+  std::vector<std::string> rows = RowsOf(Collect(*top, context));
+  std::sort(rows.begin(), rows.end());
+  return rows;
+}
+
+TEST(SpillingGroupTopRowsTest, SpilledTopRowsEqualTheInMemoryOnes) {
+  // About 180,000 keys: the kept rows and their tables take tens of MB, against a 16 MB limit
+  // (a sixteenth of them at a time fits). Payloads tie
+  // often, so the rows kept show whether ties still go to the earlier row.
+  std::vector<Batch> input = RandomInput(60, 8192, 29, 200000);
+  for (int64_t limit : {1, 3}) {
+    for (SortKey order : {SortKey{1, true, true}, SortKey{2, false, false}}) {
+      SCOPED_TRACE("limit " + std::to_string(limit) + ", column " + std::to_string(order.column));
+      ExecContext unlimited;
+      std::vector<std::string> expected = RunGroupTopRows(input, unlimited, limit, order);
+      io::TestingTemporaryFolder folder;
+      ExecContext limited;
+      limited.memory = std::make_shared<QueryMemory>(16 * kMiB, folder.path());
+      EXPECT_EQ(RunGroupTopRows(input, limited, limit, order), expected);
+      EXPECT_GT(limited.counters->spill_files.load(), 0);
+      EXPECT_EQ(limited.memory->reserved(), 0);
+    }
+  }
+}
+
+TEST(SpillingGroupTopRowsTest, FailsWithTheClassWhenOnePartitionDoesNotFit) {
+  std::vector<Batch> input = RandomInput(60, 8192, 29, 200000);
+  io::TestingTemporaryFolder folder;
+  ExecContext limited;
+  limited.memory = std::make_shared<QueryMemory>(kMiB, folder.path());
+  EXPECT_EQ(ErrorClassOf([&] {
+              RunGroupTopRows(input, limited, 3, SortKey{1, true, true});
+            }),
+            "EXEC_MEMORY_LIMIT_EXCEEDED");
+}
+
+TEST(NestedLoopJoinMemoryTest, HeldSideCountsAgainstTheLimit) {
+  std::vector<Batch> right = RandomInput(40, 5000, 3);
+  std::vector<Batch> left = {TakeBatchRows(right[0], {0, 1})};
+  auto run = [&](ExecContext& context) {
+    OperatorPtr join = MakeNestedLoopJoin(std::make_unique<TestSource>(left[0].schema(), left),
+                                          std::make_unique<TestSource>(right[0].schema(), right),
+                                          JoinType::kCross, nullptr);
+    return RowsOf(Collect(*join, context)).size();
+  };
+  ExecContext unlimited;
+  EXPECT_EQ(run(unlimited), 400000u);
+  io::TestingTemporaryFolder folder;
+  ExecContext limited;
+  limited.memory = std::make_shared<QueryMemory>(1 * kMiB, folder.path());
+  EXPECT_EQ(ErrorClassOf([&] { run(limited); }), "EXEC_MEMORY_LIMIT_EXCEEDED");
 }
 
 }  // namespace
