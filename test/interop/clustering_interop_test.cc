@@ -201,6 +201,90 @@ TEST_F(ClusteringInteropTest, ClusteringLetsQueriesSkipFiles) {
             (std::vector<std::string>{"4000,7998000"}));
 }
 
+// Delta's ClusteringStats of an OPTIMIZE result row: {inputZCubeFiles.numFiles,
+// inputOtherFiles.numFiles, inputNumZCubes, mergedFiles.numFiles, numOutputZCubes}.
+std::vector<int64_t> ClusteringStats(const StatementOutput& output) {
+  const Batch& batch = output.batches().at(0);
+  const VectorPtr& metrics = batch.column(1);
+  const auto& fields = metrics->type()->fields();
+  size_t index = 0;
+  while (index < fields.size() && fields[index].name != "clusteringStats") ++index;
+  EXPECT_LT(index, fields.size());
+  VectorPtr stats = metrics->StructField(index);
+  if (stats->IsNull(0)) return {};
+  auto number = [](const VectorPtr& vector) { return vector->values<int64_t>()[0]; };
+  return {number(stats->StructField(0)->StructField(0)), number(stats->StructField(1)->StructField(0)),
+          number(stats->StructField(2)), number(stats->StructField(3)->StructField(0)),
+          number(stats->StructField(4))};
+}
+
+std::set<std::string> ZCubes(const log::Snapshot& snapshot) {
+  std::set<std::string> cubes;
+  for (const log::AddFile& file : snapshot.files()) {
+    if (file.tags && log::FindValue(*file.tags, "ZCUBE_ID")) {
+      cubes.insert(*log::FindValue(*file.tags, "ZCUBE_ID"));
+    }
+  }
+  return cubes;
+}
+
+std::set<std::string> Paths(const log::Snapshot& snapshot) {
+  std::set<std::string> paths;
+  for (const log::AddFile& file : snapshot.files()) paths.insert(file.path);
+  return paths;
+}
+
+TEST_F(ClusteringInteropTest, OptimizeClustersIncrementallyAndFullReclustersOtherColumns) {
+  std::string root = directory_.Child("incremental");
+  Session session = MakeSession();
+  auto fs = io::MakeLocalFileSystem();
+  api::RunStatements(session, "CREATE TABLE inc (id BIGINT, v BIGINT) USING delta CLUSTER BY (id) "
+                              "LOCATION " + test::SqlQuote(root));
+  InsertSpread(session, "inc", 4, 100);
+  EXPECT_EQ(ClusteringStats(api::RunStatements(session, "OPTIMIZE inc")),
+            (std::vector<int64_t>{0, 4, 0, 4, 1}));
+  auto first = log::Snapshot::Load(fs, root);
+  std::set<std::string> first_paths = Paths(*first);
+  ASSERT_EQ(ZCubes(*first).size(), 1u);
+
+  // ZCubes past the size threshold are stable: only the new files are clustered, into a
+  // second ZCube.
+  api::RunStatements(session, "SET spark.databricks.delta.optimize.clustering.mergeStrategy."
+                              "minCubeSize.threshold = 1");
+  InsertSpread(session, "inc", 3, 100);
+  int64_t clustered_files = static_cast<int64_t>(first_paths.size());
+  EXPECT_EQ(ClusteringStats(api::RunStatements(session, "OPTIMIZE inc")),
+            (std::vector<int64_t>{clustered_files, 3, 1, 3, 1}));
+  auto second = log::Snapshot::Load(fs, root);
+  for (const std::string& path : first_paths) EXPECT_EQ(Paths(*second).count(path), 1u) << path;
+  EXPECT_EQ(ZCubes(*second).size(), 2u);
+
+  // Below Delta's default threshold (100 GiB) both ZCubes are small: they merge into one.
+  api::RunStatements(session, "RESET spark.databricks.delta.optimize.clustering.mergeStrategy."
+                              "minCubeSize.threshold");
+  api::RunStatements(session, "OPTIMIZE inc");
+  auto merged = log::Snapshot::Load(fs, root);
+  EXPECT_EQ(ZCubes(*merged).size(), 1u);
+  for (const std::string& path : Paths(*merged)) EXPECT_EQ(Paths(*second).count(path), 0u) << path;
+
+  // Files clustered by other columns are left alone, except by OPTIMIZE FULL.
+  api::RunStatements(session, "ALTER TABLE inc CLUSTER BY (v)");
+  int64_t altered = log::Snapshot::Load(fs, root)->version();
+  api::RunStatements(session, "OPTIMIZE inc");
+  EXPECT_EQ(log::Snapshot::Load(fs, root)->version(), altered);
+  api::RunStatements(session, "OPTIMIZE inc FULL");
+  auto full = log::Snapshot::Load(fs, root);
+  EXPECT_EQ(full->version(), altered + 1);
+  for (const log::AddFile& file : full->files()) {
+    EXPECT_EQ(Paths(*merged).count(file.path), 0u) << file.path;
+    ASSERT_TRUE(file.tags.has_value());
+    EXPECT_EQ(*log::FindValue(*file.tags, "ZCUBE_ZORDER_BY"), R"(["v"])");
+  }
+  EXPECT_EQ(Lines(FormatCsv(api::RunStatements(session, "SELECT count(*), sum(id) FROM inc").batches(),
+                            /*header=*/false)),
+            (std::vector<std::string>{"700,124650"}));
+}
+
 TEST_F(ClusteringInteropTest, DuckDbReadsTheClusteredFiles) {
   std::string root = directory_.Child("duck");
   Session session = MakeSession();
