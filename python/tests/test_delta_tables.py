@@ -171,6 +171,7 @@ def test_clustered_tables(spark, tmp_path):
         .execute()
     )
     assert built.detail().first().clusteringColumns == ["id", "s.a"]
+    assert [(c.name, c.isCluster) for c in spark.catalog.listColumns("clustered")] == [("id", True), ("s", False)]
     path = str(tmp_path / "written")
     spark.range(100).selectExpr("id", "id % 7 AS k").write.format("delta").clusterBy("k").save(path)
     written = DeltaTable.forPath(spark, path)
