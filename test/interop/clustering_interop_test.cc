@@ -77,12 +77,16 @@ class ClusteringInteropTest : public ::testing::Test {
 TEST_F(ClusteringInteropTest, LogActionsHaveTheShapesOfTheProtocol) {
   std::string root = directory_.Child("shapes");
   Session session = MakeSession();
-  api::RunStatements(session, "CREATE TABLE s (id BIGINT, v BIGINT, n STRUCT<x: INT>) USING delta "
-                              "CLUSTER BY (id, n.x) LOCATION " + test::SqlQuote(root));
+  api::RunStatements(session,
+                     "CREATE TABLE s (id BIGINT, v BIGINT, n STRUCT<x: INT>) USING delta "
+                     "CLUSTER BY (id, n.x) LOCATION " +
+                         test::SqlQuote(root));
   for (int batch = 0; batch < 3; ++batch) {
-    api::RunStatements(session, "INSERT INTO s SELECT id, id * 2, named_struct('x', CAST(id % 10 "
-                                "AS INT)) FROM range(" + std::to_string(batch * 100) + ", " +
-                                std::to_string(batch * 100 + 100) + ")");
+    api::RunStatements(session,
+                       "INSERT INTO s SELECT id, id * 2, named_struct('x', CAST(id % 10 "
+                       "AS INT)) FROM range(" +
+                           std::to_string(batch * 100) + ", " + std::to_string(batch * 100 + 100) +
+                           ")");
   }
   auto fs = io::MakeLocalFileSystem();
   auto before = log::Snapshot::Load(fs, root);
@@ -151,8 +155,10 @@ TEST_F(ClusteringInteropTest, LogActionsHaveTheShapesOfTheProtocol) {
 
   // The first commit: protocol, then the domain action as Delta writes it.
   std::string create = fs->ReadFile(io::JoinPath(root, "_delta_log/00000000000000000000.json"));
-  EXPECT_NE(create.find(R"({"domainMetadata":{"domain":"delta.clustering","configuration":"{\"clusteringColumns\":[[\"id\"],[\"n\",\"x\"]]}","removed":false}})"),
-            std::string::npos)
+  EXPECT_NE(
+      create.find(
+          R"({"domainMetadata":{"domain":"delta.clustering","configuration":"{\"clusteringColumns\":[[\"id\"],[\"n\",\"x\"]]}","removed":false}})"),
+      std::string::npos)
       << create;
   EXPECT_EQ(create.find("delta.feature.clustering"), std::string::npos) << create;
 }
@@ -160,8 +166,10 @@ TEST_F(ClusteringInteropTest, LogActionsHaveTheShapesOfTheProtocol) {
 TEST_F(ClusteringInteropTest, ClusteringLetsQueriesSkipFiles) {
   std::string root = directory_.Child("skipping");
   Session session = MakeSession();
-  api::RunStatements(session, "CREATE TABLE k (id BIGINT, v BIGINT) USING delta CLUSTER BY (id) "
-                              "LOCATION " + test::SqlQuote(root));
+  api::RunStatements(session,
+                     "CREATE TABLE k (id BIGINT, v BIGINT) USING delta CLUSTER BY (id) "
+                     "LOCATION " +
+                         test::SqlQuote(root));
   InsertSpread(session, "k", 8, 500);
   auto fs = io::MakeLocalFileSystem();
   auto unclustered = log::Snapshot::Load(fs, root);
@@ -172,8 +180,8 @@ TEST_F(ClusteringInteropTest, ClusteringLetsQueriesSkipFiles) {
   EXPECT_EQ(FilesToRead(session, "SELECT v FROM k WHERE id = 1234"), 8);
 
   // Output files of about a quarter of the table each.
-  api::RunStatements(session, "SET spark.databricks.delta.optimize.maxFileSize = " +
-                                  std::to_string(total / 4));
+  api::RunStatements(
+      session, "SET spark.databricks.delta.optimize.maxFileSize = " + std::to_string(total / 4));
   api::RunStatements(session, "OPTIMIZE k");
   auto clustered = log::Snapshot::Load(fs, root);
   ASSERT_GE(clustered->files().size(), 3u);
@@ -196,9 +204,10 @@ TEST_F(ClusteringInteropTest, ClusteringLetsQueriesSkipFiles) {
       Lines(FormatCsv(api::RunStatements(session, "SELECT v FROM k WHERE id = 1234").batches(),
                       /*header=*/false));
   EXPECT_EQ(rows, (std::vector<std::string>{std::to_string((1234 * 7919) % 1000)}));
-  EXPECT_EQ(Lines(FormatCsv(api::RunStatements(session, "SELECT count(*), sum(id) FROM k").batches(),
-                            /*header=*/false)),
-            (std::vector<std::string>{"4000,7998000"}));
+  EXPECT_EQ(
+      Lines(FormatCsv(api::RunStatements(session, "SELECT count(*), sum(id) FROM k").batches(),
+                      /*header=*/false)),
+      (std::vector<std::string>{"4000,7998000"}));
 }
 
 // Delta's ClusteringStats of an OPTIMIZE result row: {inputZCubeFiles.numFiles,
@@ -213,9 +222,9 @@ std::vector<int64_t> ClusteringStats(const StatementOutput& output) {
   VectorPtr stats = metrics->StructField(index);
   if (stats->IsNull(0)) return {};
   auto number = [](const VectorPtr& vector) { return vector->values<int64_t>()[0]; };
-  return {number(stats->StructField(0)->StructField(0)), number(stats->StructField(1)->StructField(0)),
-          number(stats->StructField(2)), number(stats->StructField(3)->StructField(0)),
-          number(stats->StructField(4))};
+  return {number(stats->StructField(0)->StructField(0)),
+          number(stats->StructField(1)->StructField(0)), number(stats->StructField(2)),
+          number(stats->StructField(3)->StructField(0)), number(stats->StructField(4))};
 }
 
 std::set<std::string> ZCubes(const log::Snapshot& snapshot) {
@@ -238,8 +247,10 @@ TEST_F(ClusteringInteropTest, OptimizeClustersIncrementallyAndFullReclustersOthe
   std::string root = directory_.Child("incremental");
   Session session = MakeSession();
   auto fs = io::MakeLocalFileSystem();
-  api::RunStatements(session, "CREATE TABLE inc (id BIGINT, v BIGINT) USING delta CLUSTER BY (id) "
-                              "LOCATION " + test::SqlQuote(root));
+  api::RunStatements(session,
+                     "CREATE TABLE inc (id BIGINT, v BIGINT) USING delta CLUSTER BY (id) "
+                     "LOCATION " +
+                         test::SqlQuote(root));
   InsertSpread(session, "inc", 4, 100);
   EXPECT_EQ(ClusteringStats(api::RunStatements(session, "OPTIMIZE inc")),
             (std::vector<int64_t>{0, 4, 0, 4, 1}));
@@ -249,8 +260,9 @@ TEST_F(ClusteringInteropTest, OptimizeClustersIncrementallyAndFullReclustersOthe
 
   // ZCubes past the size threshold are stable: only the new files are clustered, into a
   // second ZCube.
-  api::RunStatements(session, "SET spark.databricks.delta.optimize.clustering.mergeStrategy."
-                              "minCubeSize.threshold = 1");
+  api::RunStatements(session,
+                     "SET spark.databricks.delta.optimize.clustering.mergeStrategy."
+                     "minCubeSize.threshold = 1");
   InsertSpread(session, "inc", 3, 100);
   int64_t clustered_files = static_cast<int64_t>(first_paths.size());
   EXPECT_EQ(ClusteringStats(api::RunStatements(session, "OPTIMIZE inc")),
@@ -260,8 +272,9 @@ TEST_F(ClusteringInteropTest, OptimizeClustersIncrementallyAndFullReclustersOthe
   EXPECT_EQ(ZCubes(*second).size(), 2u);
 
   // Below Delta's default threshold (100 GiB) both ZCubes are small: they merge into one.
-  api::RunStatements(session, "RESET spark.databricks.delta.optimize.clustering.mergeStrategy."
-                              "minCubeSize.threshold");
+  api::RunStatements(session,
+                     "RESET spark.databricks.delta.optimize.clustering.mergeStrategy."
+                     "minCubeSize.threshold");
   api::RunStatements(session, "OPTIMIZE inc");
   auto merged = log::Snapshot::Load(fs, root);
   EXPECT_EQ(ZCubes(*merged).size(), 1u);
@@ -280,16 +293,19 @@ TEST_F(ClusteringInteropTest, OptimizeClustersIncrementallyAndFullReclustersOthe
     ASSERT_TRUE(file.tags.has_value());
     EXPECT_EQ(*log::FindValue(*file.tags, "ZCUBE_ZORDER_BY"), R"(["v"])");
   }
-  EXPECT_EQ(Lines(FormatCsv(api::RunStatements(session, "SELECT count(*), sum(id) FROM inc").batches(),
-                            /*header=*/false)),
-            (std::vector<std::string>{"700,124650"}));
+  EXPECT_EQ(
+      Lines(FormatCsv(api::RunStatements(session, "SELECT count(*), sum(id) FROM inc").batches(),
+                      /*header=*/false)),
+      (std::vector<std::string>{"700,124650"}));
 }
 
 TEST_F(ClusteringInteropTest, DuckDbReadsTheClusteredFiles) {
   std::string root = directory_.Child("duck");
   Session session = MakeSession();
-  api::RunStatements(session, "CREATE TABLE d (id BIGINT, v BIGINT) USING delta CLUSTER BY (v, id) "
-                              "LOCATION " + test::SqlQuote(root));
+  api::RunStatements(session,
+                     "CREATE TABLE d (id BIGINT, v BIGINT) USING delta CLUSTER BY (v, id) "
+                     "LOCATION " +
+                         test::SqlQuote(root));
   InsertSpread(session, "d", 4, 250);
   api::RunStatements(session, "OPTIMIZE d");
   auto snapshot = log::Snapshot::Load(io::MakeLocalFileSystem(), root);
@@ -298,8 +314,8 @@ TEST_F(ClusteringInteropTest, DuckDbReadsTheClusteredFiles) {
     ASSERT_EQ(file.clustering_provider, std::optional<std::string>("liquid"));
     paths += (paths.empty() ? "" : ", ") + test::SqlQuote(snapshot->ResolvePath(file.path));
   }
-  std::vector<std::string> duckdb = Lines(test::RunDuckDb(
-      {"SELECT id, v FROM read_parquet([" + paths + "]) ORDER BY id"}));
+  std::vector<std::string> duckdb =
+      Lines(test::RunDuckDb({"SELECT id, v FROM read_parquet([" + paths + "]) ORDER BY id"}));
   ASSERT_FALSE(duckdb.empty());
   duckdb.erase(duckdb.begin());  // the header
   std::vector<std::string> silt = Lines(FormatCsv(
@@ -315,12 +331,11 @@ TEST_F(ClusteringInteropTest, GoldenClusteredTableReads) {
   auto snapshot = log::Snapshot::Load(io::MakeLocalFileSystem(), root);
   EXPECT_TRUE(log::IsClusteringSupported(snapshot->protocol()));
   log::CheckWriteSupported(snapshot->protocol(), snapshot->metadata(), root);
-  EXPECT_TRUE(
-      log::ClusteringColumnNames(snapshot->domain_metadata(), snapshot->schema()).empty());
+  EXPECT_TRUE(log::ClusteringColumnNames(snapshot->domain_metadata(), snapshot->schema()).empty());
   Session session = MakeSession();
-  EXPECT_EQ(Lines(FormatCsv(api::RunStatements(session, "SELECT count(*) FROM delta.`" + root + "`")
-                                .batches(),
-                            /*header=*/false)),
+  EXPECT_EQ(Lines(FormatCsv(
+                api::RunStatements(session, "SELECT count(*) FROM delta.`" + root + "`").batches(),
+                /*header=*/false)),
             (std::vector<std::string>{"0"}));
 }
 

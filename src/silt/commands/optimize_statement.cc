@@ -99,8 +99,8 @@ DataTypePtr OptimizeMetricsType() {
       Field{"numOutputCubes", LongType(), false, {}},
       Field{"mergedNumCubes", LongType(), true, {}},
   });
-  DataTypePtr clustering_file_stats = StructType(
-      {Field{"numFiles", LongType(), false, {}}, Field{"size", LongType(), false, {}}});
+  DataTypePtr clustering_file_stats =
+      StructType({Field{"numFiles", LongType(), false, {}}, Field{"size", LongType(), false, {}}});
   DataTypePtr clustering_stats = StructType({
       Field{"inputZCubeFiles", clustering_file_stats, true, {}},
       Field{"inputOtherFiles", clustering_file_stats, true, {}},
@@ -252,10 +252,10 @@ StatementResult ExecuteOptimize(sql::SessionState& session, const sql::Statement
                  "columns"}});
   }
   options.full = statement.extended;
-  options.clustering_min_cube_size = ByteConf(session, log::kOptimizeClusteringMinCubeSizeKey,
-                                              options.clustering_min_cube_size);
-  options.clustering_target_cube_size = ByteConf(
-      session, log::kOptimizeClusteringTargetCubeSizeKey, options.clustering_target_cube_size);
+  options.clustering_min_cube_size =
+      ByteConf(session, log::kOptimizeClusteringMinCubeSizeKey, options.clustering_min_cube_size);
+  options.clustering_target_cube_size = ByteConf(session, log::kOptimizeClusteringTargetCubeSizeKey,
+                                                 options.clustering_target_cube_size);
   expr::EvalContext context = session.MakeEvalContext();
   if (statement.where) {
     CheckPartitionPredicate(*statement.where, metadata.partition_columns);

@@ -631,8 +631,8 @@ StatementResult ExecuteCreateTable(sql::SessionState& session, const sql::Statem
           log::ClusteringColumnNames(snapshot->domain_metadata(), snapshot->schema());
       std::vector<std::string> specified;
       if (statement.cluster_columns) {
-        specified = ClusteringNames(log::ValidateClusteringColumns(
-            snapshot->metadata(), *statement.cluster_columns));
+        specified = ClusteringNames(
+            log::ValidateClusteringColumns(snapshot->metadata(), *statement.cluster_columns));
       }
       if (AsciiLower(JoinedNames(specified, ",")) != AsciiLower(JoinedNames(existing, ","))) {
         SILT_THROW(DELTA_CLUSTERING_COLUMNS_MISMATCH,
@@ -728,11 +728,11 @@ StatementResult ExecuteCreateTable(sql::SessionState& session, const sql::Statem
                {"numOutputRows", std::to_string(written.rows)},
                {"numOutputBytes", std::to_string(written.bytes)}};
   }
-  txn->SetOperation(operation,
-                    CreateParameters(target, statement, properties,
-                                     clustering ? ClusteringNames(*clustering)
-                                                : std::vector<std::string>{}),
-                    metrics);
+  txn->SetOperation(
+      operation,
+      CreateParameters(target, statement, properties,
+                       clustering ? ClusteringNames(*clustering) : std::vector<std::string>{}),
+      metrics);
   // A new external table is registered before its commit and unregistered when the commit
   // fails: of two processes creating one name, the loser fails before its table exists, and a
   // statement whose commit landed never reports a failure afterwards.
@@ -1332,10 +1332,10 @@ StatementResult ExecuteAlterTable(sql::SessionState& session, const sql::Stateme
         txn->UpdateMetadata(metadata);
       }
       txn->AddDomainMetadata(log::ClusteringDomain(physical));
-      txn->SetOperation("CLUSTER BY",
-                        {{"oldClusteringColumns", QuotedJson(JoinedNames(old_names, ","))},
-                         {"newClusteringColumns",
-                          QuotedJson(JoinedNames(ClusteringNames(columns), ","))}});
+      txn->SetOperation(
+          "CLUSTER BY",
+          {{"oldClusteringColumns", QuotedJson(JoinedNames(old_names, ","))},
+           {"newClusteringColumns", QuotedJson(JoinedNames(ClusteringNames(columns), ","))}});
       txn->Commit(CommitOptionsFor(session));
       return {};
     }

@@ -89,7 +89,9 @@ std::vector<Field> StatsFields(const std::vector<Field>& fields, int64_t& remain
     if (remaining == 0) break;
     if (field.type->id() == TypeId::kStruct) {
       std::vector<Field> children = StatsFields(field.type->fields(), remaining);
-      if (!children.empty()) kept.push_back(Field{field.name, StructType(children), field.nullable, {}});
+      if (!children.empty()) {
+        kept.push_back(Field{field.name, StructType(children), field.nullable, {}});
+      }
     } else {
       kept.push_back(field);
       if (remaining > 0) --remaining;
@@ -101,10 +103,13 @@ std::vector<Field> StatsFields(const std::vector<Field>& fields, int64_t& remain
 // Spark's StructType.treeString of `fields`.
 void AppendTree(const std::vector<Field>& fields, const std::string& prefix, std::string& out) {
   for (const Field& field : fields) {
-    std::string type_name = field.type->id() == TypeId::kStruct ? "struct" : field.type->DeltaName();
+    std::string type_name =
+        field.type->id() == TypeId::kStruct ? "struct" : field.type->DeltaName();
     out += prefix + "|-- " + field.name + ": " + type_name +
            " (nullable = " + (field.nullable ? "true" : "false") + ")\n";
-    if (field.type->id() == TypeId::kStruct) AppendTree(field.type->fields(), prefix + "|    ", out);
+    if (field.type->id() == TypeId::kStruct) {
+      AppendTree(field.type->fields(), prefix + "|    ", out);
+    }
   }
 }
 

@@ -382,7 +382,9 @@ class BinRewriter {
     for (size_t index : zorder_indexes_) keys.push_back(rows.column(index));
     for (const std::vector<size_t>& indexes : clustering_indexes_) {
       VectorPtr key = rows.column(indexes[0]);
-      for (size_t level = 1; level < indexes.size(); ++level) key = key->StructField(indexes[level]);
+      for (size_t level = 1; level < indexes.size(); ++level) {
+        key = key->StructField(indexes[level]);
+      }
       keys.push_back(std::move(key));
     }
     std::vector<int64_t> order =
@@ -520,8 +522,8 @@ OptimizeResult Optimize(std::shared_ptr<const Snapshot> snapshot, const Optimize
     metrics.clustering = true;
     std::vector<const AddFile*> selected =
         SelectClusteringFiles(considered, options, clustering_json, metrics);
-    bins = GroupIntoCubes(selected, std::max(options.clustering_target_cube_size,
-                                             options.clustering_min_cube_size));
+    bins = GroupIntoCubes(
+        selected, std::max(options.clustering_target_cube_size, options.clustering_min_cube_size));
   } else {
     std::vector<const AddFile*> selected;
     for (const AddFile* file : considered) {

@@ -136,7 +136,9 @@ TEST(HilbertTest, VisitsEveryCellOnceMovingToANeighbour) {
     std::vector<std::vector<uint64_t>> at(cells);
     for (uint64_t cell = 0; cell < cells; ++cell) {
       std::vector<uint64_t> point;
-      for (uint64_t rest = cell, d = 0; d < dimensions; ++d, rest /= side) point.push_back(rest % side);
+      for (uint64_t rest = cell, d = 0; d < dimensions; ++d, rest /= side) {
+        point.push_back(rest % side);
+      }
       uint64_t index = HilbertIndex(point, bits);
       ASSERT_LT(index, cells);
       ASSERT_TRUE(at[index].empty()) << "two cells share position " << index;
@@ -168,14 +170,17 @@ TEST(HilbertTest, ClusteringOrdersOneColumnByValueAndSeveralAlongTheCurve) {
   std::vector<int64_t> order = ClusteringPermutation({Longs(x), Longs(y)});
   ASSERT_EQ(order.size(), 16u);
   for (size_t k = 1; k < order.size(); ++k) {
-    int64_t dx = std::llabs(*x[static_cast<size_t>(order[k])] - *x[static_cast<size_t>(order[k - 1])]);
-    int64_t dy = std::llabs(*y[static_cast<size_t>(order[k])] - *y[static_cast<size_t>(order[k - 1])]);
+    int64_t dx =
+        std::llabs(*x[static_cast<size_t>(order[k])] - *x[static_cast<size_t>(order[k - 1])]);
+    int64_t dy =
+        std::llabs(*y[static_cast<size_t>(order[k])] - *y[static_cast<size_t>(order[k - 1])]);
     EXPECT_EQ(dx + dy, 1) << "rows " << order[k - 1] << " and " << order[k];
   }
   for (size_t quarter = 0; quarter < 4; ++quarter) {
     std::set<std::pair<int64_t, int64_t>> quadrants;
     for (size_t k = quarter * 4; k < quarter * 4 + 4; ++k) {
-      quadrants.emplace(*x[static_cast<size_t>(order[k])] / 2, *y[static_cast<size_t>(order[k])] / 2);
+      quadrants.emplace(*x[static_cast<size_t>(order[k])] / 2,
+                        *y[static_cast<size_t>(order[k])] / 2);
     }
     EXPECT_EQ(quadrants.size(), 1u) << "quarter " << quarter;
   }
