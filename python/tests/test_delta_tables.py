@@ -160,6 +160,36 @@ def test_table_builders(spark, tmp_path):
     assert replaced.toDF().columns == ["other"]
 
 
+def test_clustered_tables(spark, tmp_path):
+    # DeltaTableBuilder.clusterBy and DataFrameWriter(V2).clusterBy create clustered tables;
+    # optimize() clusters them (liquid clustering).
+    built = (
+        DeltaTable.create(spark).tableName("clustered")
+        .addColumn("id", "BIGINT")
+        .addColumn("s", "STRUCT<a: INT, b: STRING>")
+        .clusterBy("id", "s.a")
+        .execute()
+    )
+    assert built.detail().first().clusteringColumns == ["id", "s.a"]
+    assert [(c.name, c.isCluster) for c in spark.catalog.listColumns("clustered")] == [("id", True), ("s", False)]
+    path = str(tmp_path / "written")
+    spark.range(100).selectExpr("id", "id % 7 AS k").write.format("delta").clusterBy("k").save(path)
+    written = DeltaTable.forPath(spark, path)
+    assert written.detail().first().clusteringColumns == ["k"]
+    assert "clustering" in written.detail().first().tableFeatures
+    spark.range(100, 150).selectExpr("id", "id % 7 AS k").write.format("delta").mode("append") \
+        .clusterBy("k").save(path)
+    with pytest.raises(AnalysisException) as raised:
+        spark.range(3).selectExpr("id", "id AS k").write.format("delta").mode("append") \
+            .clusterBy("id").save(path)
+    assert raised.value.getErrorClass() == "DELTA_CLUSTERING_COLUMNS_MISMATCH"
+    written.optimize().executeCompaction()
+    assert written.history(1).first().operationParameters["clusterBy"] == '["k"]'
+    assert written.toDF().count() == 150
+    spark.range(5).writeTo("v2_clustered").clusterBy("id").create()
+    assert DeltaTable.forName(spark, "v2_clustered").detail().first().clusteringColumns == ["id"]
+
+
 def test_convert_to_delta_and_protocol(spark, tmp_path):
     spark.range(3).write.format("delta").save(str(tmp_path / "d"))
     parquet_dir = tmp_path / "raw"

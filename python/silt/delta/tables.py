@@ -17,7 +17,7 @@ from silt.errors import (
     UnsupportedOperationException,
     _error,
 )
-from silt.sql.column import Column, _Scope, _quote, _string_sql
+from silt.sql.column import Column, _Scope, _cluster_by_sql, _quote, _string_sql
 from silt.sql.dataframe import DataFrame
 from silt.sql.session import SparkSession
 from silt.sql.types import DataType, StructField, StructType, _parse_datatype_string, _type_sql
@@ -461,6 +461,7 @@ class DeltaTableBuilder:
         self._location = None
         self._columns = []
         self._partitions = []
+        self._cluster_by = []
         self._properties = {}
         self._comment = None
 
@@ -519,6 +520,12 @@ class DeltaTableBuilder:
         self._partitions = list(cols)
         return self
 
+    def clusterBy(self, *cols):
+        if len(cols) == 1 and isinstance(cols[0], (list, tuple)):
+            cols = cols[0]
+        self._cluster_by = list(cols)
+        return self
+
     def property(self, key, value):
         self._properties[key] = value
         return self
@@ -535,6 +542,8 @@ class DeltaTableBuilder:
         statement += " USING delta"
         if self._partitions:
             statement += " PARTITIONED BY (%s)" % ", ".join(_quote(c) for c in self._partitions)
+        if self._cluster_by:
+            statement += " CLUSTER BY " + _cluster_by_sql(self._cluster_by)
         if self._name is not None and self._location is not None:
             statement += " LOCATION %s" % _string_sql(self._location)
         if self._comment is not None:

@@ -92,16 +92,19 @@ class Catalog:
         name = "%s.%s" % (_quote(dbName), _quote(tableName)) if dbName else _name_sql(tableName)
         schema = self._session._analyze("SELECT * FROM %s" % name)
         partitions = set()
+        clustering = set()
         try:
             detail = self._session._execute("DESCRIBE DETAIL %s" % name)
             names = detail.columns
             if "partitionColumns" in names:
                 partitions = set(detail.rows()[0][names.index("partitionColumns")] or [])
+            if "clusteringColumns" in names:
+                clustering = set(detail.rows()[0][names.index("clusteringColumns")] or [])
         except AnalysisException:
             pass
         return [Column(name=f.name, description=None, dataType=f.dataType.simpleString(),
                        nullable=f.nullable, isPartition=f.name in partitions, isBucket=False,
-                       isCluster=False) for f in schema.fields]
+                       isCluster=f.name in clustering) for f in schema.fields]
 
     def dropTempView(self, viewName):
         exists = self.tableExists(viewName)

@@ -79,6 +79,13 @@ def _parse_name(name):
     return parts
 
 
+def _cluster_by_sql(cols):
+    """CLUSTER BY's column list: each name a path as Spark parses it (`a.b` is field b of a)."""
+    if len(cols) == 1 and isinstance(cols[0], (list, tuple)):
+        cols = cols[0]
+    return "(%s)" % ", ".join(".".join(_quote(part) for part in _parse_name(str(c))) for c in cols)
+
+
 def _literal(value):
     """(SQL text, Spark's name) of a Python value as a literal."""
     if value is None:

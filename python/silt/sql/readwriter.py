@@ -11,7 +11,7 @@ txnAppId/txnVersion (idempotent writes).
 
 from silt import _silt
 from silt.errors import AnalysisException, IllegalArgumentException, PySparkTypeError, _error
-from silt.sql.column import _literal, _quote, _string_sql
+from silt.sql.column import _cluster_by_sql, _literal, _parse_name, _quote, _string_sql
 from silt.sql.types import StructType, _parse_datatype_string, _type_sql
 
 __all__ = ["DataFrameReader", "DataFrameWriter", "DataFrameWriterV2"]
@@ -238,6 +238,7 @@ class DataFrameWriter:
         self._mode = "error"
         self._options = {}
         self._partition_by = []
+        self._cluster_by = []
 
     def mode(self, saveMode):
         if saveMode is None:
@@ -269,6 +270,14 @@ class DataFrameWriter:
         if len(cols) == 1 and isinstance(cols[0], (list, tuple)):
             cols = cols[0]
         self._partition_by = list(cols)
+        return self
+
+    def clusterBy(self, *cols):
+        """Clusters a table this writer creates by `cols` (liquid clustering); an append to an
+        existing table must name its clustering columns, as Delta checks."""
+        if len(cols) == 1 and isinstance(cols[0], (list, tuple)):
+            cols = cols[0]
+        self._cluster_by = [str(c) for c in cols]
         return self
 
     def bucketBy(self, numBuckets, col, *cols):
@@ -362,6 +371,8 @@ class DataFrameWriter:
         if self._mode == "overwrite" and _truthy(options.get("overwriteschema", "false")):
             self._create(target, location, replace=True)
             return
+        if self._cluster_by:
+            self._check_clustering(target)
         table_columns = _columns_of(self._session, target)
         lowered = {name.lower() for name in table_columns}
         extra = [name for name in df.columns if name.lower() not in lowered]
@@ -394,11 +405,27 @@ class DataFrameWriter:
             statement = "INSERT INTO %s (%s) %s" % (target, columns, df._query)
         self._execute(statement)
 
+    def _check_clustering(self, target):
+        # Delta's check for a write with clusterBy into an existing table: the columns must be the
+        # table's clustering columns (compared by name and order).
+        row = self._session._engine.sql("DESCRIBE DETAIL %s" % target).rows()[0]
+        existing = list(row[8] or [])
+
+        def normalized(names):
+            return [[part.lower() for part in _parse_name(name)] for name in names]
+
+        if normalized(self._cluster_by) != normalized(existing):
+            raise _error("DELTA_CLUSTERING_COLUMNS_MISMATCH",
+                         "The provided clustering columns do not match the existing table's. - provided: "
+                         "%s - existing: %s" % (",".join(self._cluster_by), ",".join(existing)))
+
     def _create(self, target, location, replace):
         verb = "CREATE OR REPLACE TABLE" if replace else "CREATE TABLE"
         statement = "%s %s USING delta" % (verb, target)
         if self._partition_by:
             statement += " PARTITIONED BY (%s)" % ", ".join(_quote(c) for c in self._partition_by)
+        if self._cluster_by:
+            statement += " CLUSTER BY " + _cluster_by_sql(self._cluster_by)
         if location:
             statement += " LOCATION %s" % _string_sql(location)
         properties = {k: v for k, v in self._options.items() if k.startswith("delta.")}
@@ -451,6 +478,7 @@ class DataFrameWriterV2:
         self._df = df
         self._table = table
         self._partitions = []
+        self._cluster_by = []
         self._properties = {}
         self._provider = "delta"
 
@@ -473,6 +501,11 @@ class DataFrameWriterV2:
         self._partitions = [c if isinstance(c, str) else c._name() for c in names]
         return self
 
+    def clusterBy(self, col, *cols):
+        names = [col] + list(cols)
+        self._cluster_by = [c if isinstance(c, str) else c._name() for c in names]
+        return self
+
     def _create_statement(self, verb):
         if self._provider != "delta":
             raise _error("UNSUPPORTED_FEATURE", "The feature is not supported: tables of provider %s."
@@ -480,6 +513,8 @@ class DataFrameWriterV2:
         statement = "%s %s USING delta" % (verb, self._table)
         if self._partitions:
             statement += " PARTITIONED BY (%s)" % ", ".join(_quote(c) for c in self._partitions)
+        if self._cluster_by:
+            statement += " CLUSTER BY " + _cluster_by_sql(self._cluster_by)
         if self._properties:
             statement += " TBLPROPERTIES (%s)" % ", ".join(
                 "%s = %s" % (_string_sql(k), _string_sql(str(v))) for k, v in self._properties.items())

@@ -8,6 +8,7 @@
 #include "silt/exec/text_format.h"
 #include "silt/expr/evaluator.h"
 #include "silt/io/file_system.h"
+#include "silt/log/clustering.h"
 #include "silt/log/log_segment.h"
 #include "silt/log/table_features.h"
 #include "silt/sql/expression_binder.h"
@@ -149,6 +150,27 @@ StatementResult ExecuteDescribeTable(sql::SessionState& session, const sql::Stat
       result.AddStringRow({field.name, field.type->ToString(), FieldComment(field)});
     }
   }
+  std::optional<std::vector<log::ColumnPath>> clustering =
+      log::PhysicalClusteringColumns(snapshot->domain_metadata());
+  if (clustering && !clustering->empty()) {
+    // Spark lists each clustering column with the type and comment of the (nested) field.
+    result.AddStringRow({"# Clustering Information", "", ""});
+    result.AddStringRow({"# col_name", "data_type", "comment"});
+    for (const log::ColumnPath& column : log::LogicalClusteringColumns(*clustering, schema)) {
+      const Field* field = nullptr;
+      const std::vector<Field>* level = &schema.fields();
+      for (const std::string& name : column) {
+        auto it = std::find_if(level->begin(), level->end(),
+                               [&](const Field& candidate) { return candidate.name == name; });
+        if (it == level->end()) break;
+        field = &*it;
+        level = &field->type->fields();
+      }
+      if (field == nullptr) continue;
+      result.AddStringRow(
+          {log::ColumnPathName(column), field->type->ToString(), FieldComment(*field)});
+    }
+  }
   if (statement.extended) {
     result.AddStringRow({"", "", ""});
     result.AddStringRow({"# Detailed Table Information", "", ""});
@@ -204,7 +226,8 @@ StatementResult ExecuteDescribeDetail(sql::SessionState& session, const sql::Sta
   }
   result.column(6).AppendInt(snapshot->timestamp_ms() * 1000);
   AppendStringList(result.column(7), metadata.partition_columns);
-  AppendStringList(result.column(8), {});
+  AppendStringList(result.column(8),
+                   log::ClusteringColumnNames(snapshot->domain_metadata(), snapshot->schema()));
   int64_t size = 0;
   int64_t deletion_vectors = 0;
   int64_t deleted_rows = 0;
@@ -417,6 +440,13 @@ StatementResult ExecuteShowCreateTable(sql::SessionState& session,
     for (size_t i = 0; i < metadata.partition_columns.size(); ++i) {
       text += (i > 0 ? ", " : "") + metadata.partition_columns[i];
     }
+    text += ")\n";
+  }
+  std::vector<std::string> clustering =
+      log::ClusteringColumnNames(snapshot->domain_metadata(), schema);
+  if (!clustering.empty()) {
+    text += "CLUSTER BY (";
+    for (size_t i = 0; i < clustering.size(); ++i) text += (i > 0 ? ", " : "") + clustering[i];
     text += ")\n";
   }
   if (metadata.description) text += "COMMENT '" + *metadata.description + "'\n";

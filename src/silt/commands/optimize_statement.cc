@@ -1,6 +1,7 @@
-// OPTIMIZE t [WHERE partition-predicate] [ZORDER BY (cols)]: resolves the table, checks and binds
-// the partition predicate, reads the session's OPTIMIZE settings and runs log::Optimize, then
-// returns Spark's one-row result (`path`, `metrics` struct of Delta's OptimizeMetrics).
+// OPTIMIZE t [FULL] [WHERE partition-predicate] [ZORDER BY (cols)]: resolves the table, checks and
+// binds the partition predicate, reads the session's OPTIMIZE settings and runs log::Optimize
+// (which clusters a clustered table), then returns Spark's one-row result (`path`, `metrics`
+// struct of Delta's OptimizeMetrics).
 
 #include <cctype>
 #include <functional>
@@ -8,6 +9,7 @@
 #include "silt/base/check.h"
 #include "silt/commands/dml_support.h"
 #include "silt/commands/statement_internal.h"
+#include "silt/log/clustering.h"
 #include "silt/log/optimize.h"
 #include "silt/log/table_properties.h"
 #include "silt/sql/optimizer.h"
@@ -97,6 +99,15 @@ DataTypePtr OptimizeMetricsType() {
       Field{"numOutputCubes", LongType(), false, {}},
       Field{"mergedNumCubes", LongType(), true, {}},
   });
+  DataTypePtr clustering_file_stats =
+      StructType({Field{"numFiles", LongType(), false, {}}, Field{"size", LongType(), false, {}}});
+  DataTypePtr clustering_stats = StructType({
+      Field{"inputZCubeFiles", clustering_file_stats, true, {}},
+      Field{"inputOtherFiles", clustering_file_stats, true, {}},
+      Field{"inputNumZCubes", LongType(), false, {}},
+      Field{"mergedFiles", clustering_file_stats, true, {}},
+      Field{"numOutputZCubes", LongType(), false, {}},
+  });
   DataTypePtr deletion_vector_stats = StructType({
       Field{"numDeletionVectorsRemoved", LongType(), false, {}},
       Field{"numDeletionVectorRowsRemoved", LongType(), false, {}},
@@ -108,6 +119,7 @@ DataTypePtr OptimizeMetricsType() {
       Field{"filesRemoved", FileSizeMetricsType(), true, {}},
       Field{"partitionsOptimized", LongType(), false, {}},
       Field{"zOrderStats", zorder_stats, true, {}},
+      Field{"clusteringStats", clustering_stats, true, {}},
       Field{"numBins", LongType(), false, {}},
       Field{"numBatches", LongType(), false, {}},
       Field{"totalConsideredFiles", LongType(), false, {}},
@@ -169,6 +181,20 @@ void AppendMetrics(VectorBuilder& builder, const log::OptimizeMetrics& m) {
   } else {
     zorder.AppendNull();
   }
+  VectorBuilder& clustering = next();
+  if (m.clustering) {
+    AppendZOrderFileStats(clustering.child(0), m.clustering_input_cube_files,
+                          m.clustering_input_cube_bytes);
+    AppendZOrderFileStats(clustering.child(1), m.clustering_input_other_files,
+                          m.clustering_input_other_bytes);
+    clustering.child(2).AppendInt(m.clustering_input_cubes);
+    AppendZOrderFileStats(clustering.child(3), m.clustering_merged_files,
+                          m.clustering_merged_bytes);
+    clustering.child(4).AppendInt(m.clustering_output_cubes);
+    clustering.AppendStruct();
+  } else {
+    clustering.AppendNull();
+  }
   next().AppendInt(m.num_bins);
   next().AppendInt(m.num_batches);
   next().AppendInt(m.total_considered_files);
@@ -202,6 +228,34 @@ StatementResult ExecuteOptimize(sql::SessionState& session, const sql::Statement
   const log::Metadata& metadata = table.metadata();
 
   log::OptimizeOptions options;
+  // A clustered table is clustered by OPTIMIZE, which takes neither a predicate nor ZORDER BY.
+  if (log::IsClusteringSupported(table.snapshot->protocol())) {
+    if (statement.where) {
+      SILT_THROW(DELTA_CLUSTERING_WITH_PARTITION_PREDICATE,
+                 {{"predicates", dml::ConditionSql(*statement.where)}});
+    }
+    if (!statement.column_names.empty()) {
+      std::string columns;
+      for (const std::string& column : statement.column_names) {
+        columns += (columns.empty() ? "" : ", ") + column;
+      }
+      SILT_THROW(DELTA_CLUSTERING_WITH_ZORDER_BY, {{"zOrderBy", columns}});
+    }
+    if (auto physical = log::PhysicalClusteringColumns(table.snapshot->domain_metadata())) {
+      options.clustering_columns = log::LogicalClusteringColumns(*physical, *table.schema);
+    }
+  }
+  if (statement.extended && options.clustering_columns.empty()) {
+    SILT_THROW(UNSUPPORTED_FEATURE,
+               {{"message",
+                 "OPTIMIZE FULL is only supported for clustered tables with non-empty clustering "
+                 "columns"}});
+  }
+  options.full = statement.extended;
+  options.clustering_min_cube_size =
+      ByteConf(session, log::kOptimizeClusteringMinCubeSizeKey, options.clustering_min_cube_size);
+  options.clustering_target_cube_size = ByteConf(session, log::kOptimizeClusteringTargetCubeSizeKey,
+                                                 options.clustering_target_cube_size);
   expr::EvalContext context = session.MakeEvalContext();
   if (statement.where) {
     CheckPartitionPredicate(*statement.where, metadata.partition_columns);

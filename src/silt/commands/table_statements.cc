@@ -5,6 +5,7 @@
 #include <functional>
 #include <set>
 
+#include "silt/base/ascii.h"
 #include "silt/base/check.h"
 #include "silt/base/json_writer.h"
 #include "silt/base/shortened_text.h"
@@ -20,6 +21,7 @@
 #include "silt/expr/type_coercion.h"
 #include "silt/io/file_system.h"
 #include "silt/io/path.h"
+#include "silt/log/clustering.h"
 #include "silt/log/data_file_writer.h"
 #include "silt/log/random_uuid.h"
 #include "silt/log/restore.h"
@@ -489,11 +491,42 @@ void ValidateTableExpressions(const SchemaPtr& schema, const log::StringMap& pro
 }
 
 std::vector<std::pair<std::string, std::string>> CreateParameters(
-    const CreateTarget& target, const sql::Statement& statement, const log::StringMap& properties) {
+    const CreateTarget& target, const sql::Statement& statement, const log::StringMap& properties,
+    const std::vector<std::string>& clustering_columns) {
   return {{"isManaged", QuotedJson(target.external ? "false" : "true")},
           {"description", statement.comment ? QuotedJson(*statement.comment) : "null"},
           {"partitionBy", QuotedJson(JsonStringArray(statement.partition_columns))},
+          {"clusterBy", QuotedJson(JsonStringArray(clustering_columns))},
           {"properties", QuotedJson(JsonStringObject(properties))}};
+}
+
+// Delta turns CLUSTER BY into the clustering feature itself and refuses the feature asked for by
+// name, which would make a clustered table without clustering columns.
+void CheckNoClusteringFeatureProperty(const std::vector<std::pair<std::string, std::string>>& given,
+                                      bool altering) {
+  for (const auto& [key, value] : given) {
+    if (!EqualsIgnoreCase(key, "delta.feature.clustering")) continue;
+    if (altering) {
+      SILT_THROW(DELTA_ALTER_TABLE_SET_CLUSTERING_TABLE_FEATURE_NOT_ALLOWED,
+                 {{"tableFeature", "clustering"}});
+    }
+    SILT_THROW(DELTA_CREATE_TABLE_SET_CLUSTERING_TABLE_FEATURE_NOT_ALLOWED,
+               {{"tableFeature", "clustering"}});
+  }
+}
+
+// The logical names of clustering columns as Delta lists them (DESCRIBE DETAIL, operation
+// parameters): `a`, `s.f`, back-quoted parts where needed.
+std::vector<std::string> ClusteringNames(const std::vector<log::ColumnPath>& columns) {
+  std::vector<std::string> names;
+  for (const log::ColumnPath& column : columns) names.push_back(log::ColumnPathName(column));
+  return names;
+}
+
+std::string JoinedNames(const std::vector<std::string>& names, std::string_view separator) {
+  std::string out;
+  for (const std::string& name : names) out += (out.empty() ? "" : std::string(separator)) + name;
+  return out;
 }
 
 }  // namespace
@@ -504,6 +537,7 @@ StatementResult ExecuteCreateTable(sql::SessionState& session, const sql::Statem
                {{"format", statement.provider},
                 {"message", "silt creates Delta tables only (USING delta)"}});
   }
+  CheckNoClusteringFeatureProperty(statement.properties, /*altering=*/false);
   CreateTarget target = ResolveCreateTarget(session, statement);
   bool replacing = statement.or_replace || statement.replace;
   if (target.exists && !replacing) {
@@ -586,10 +620,25 @@ StatementResult ExecuteCreateTable(sql::SessionState& session, const sql::Statem
       SILT_THROW(TABLE_OR_VIEW_ALREADY_EXISTS,
                  {{"relationName", "delta.`" + target.location + "`"}});
     }
-    // Adopting an existing table: the given schema (if any) must be the table's.
+    // Adopting an existing table: the given schema (if any) must be the table's, and so must
+    // the clustering columns when a schema or CLUSTER BY is given.
     auto snapshot = log::Snapshot::Load(session.fs(), target.location);
     if (!fields.empty() && !snapshot->schema().Equals(*schema)) {
       SILT_THROW(DELTA_CREATE_TABLE_SCHEME_MISMATCH, {{"path", target.location}});
+    }
+    if (!fields.empty() || statement.cluster_columns) {
+      std::vector<std::string> existing =
+          log::ClusteringColumnNames(snapshot->domain_metadata(), snapshot->schema());
+      std::vector<std::string> specified;
+      if (statement.cluster_columns) {
+        specified = ClusteringNames(
+            log::ValidateClusteringColumns(snapshot->metadata(), *statement.cluster_columns));
+      }
+      if (AsciiLower(JoinedNames(specified, ",")) != AsciiLower(JoinedNames(existing, ","))) {
+        SILT_THROW(DELTA_CLUSTERING_COLUMNS_MISMATCH,
+                   {{"providedClusteringColumns", JoinedNames(specified, ",")},
+                    {"existingClusteringColumns", JoinedNames(existing, ",")}});
+      }
     }
     if (target.database) {
       session.catalog().RegisterExternalTable(*target.database, target.table, target.location);
@@ -611,6 +660,18 @@ StatementResult ExecuteCreateTable(sql::SessionState& session, const sql::Statem
   if (target.exists || location_has_log) {
     old_protocol = log::Snapshot::Load(session.fs(), target.location)->protocol();
   }
+  // CLUSTER BY: checked against the schema and its statistics, then the clustering feature (with
+  // domainMetadata) in the protocol and the columns in the delta.clustering domain.
+  std::optional<std::vector<log::ColumnPath>> clustering;
+  if (statement.cluster_columns) {
+    clustering = log::ValidateClusteringColumns(metadata, *statement.cluster_columns);
+    metadata.configuration.emplace_back("delta.feature.clustering", "supported");
+  } else if (old_protocol && log::IsClusteringSupported(*old_protocol) &&
+             !metadata.partition_columns.empty()) {
+    // A clustered table stays clustered (the feature cannot leave the protocol), and a table
+    // cannot be both clustered and partitioned.
+    SILT_THROW(DELTA_CLUSTER_BY_WITH_PARTITIONED_BY, {});
+  }
   std::optional<log::Protocol> feature_protocol = TakeFeatureProperties(metadata, old_protocol);
 
   std::unique_ptr<log::Transaction> txn;
@@ -629,6 +690,16 @@ StatementResult ExecuteCreateTable(sql::SessionState& session, const sql::Statem
   if (old_snapshot) {
     txn->RecordReadWholeTable();
     for (const auto& file : old_snapshot->files()) txn->RemoveLiveFile(file);
+  }
+  if (clustering) {
+    std::vector<log::ColumnPath> physical;
+    for (const log::ColumnPath& column : *clustering) {
+      physical.push_back(log::PhysicalColumnPath(*schema, column));
+    }
+    txn->AddDomainMetadata(log::ClusteringDomain(physical));
+  } else if (old_snapshot && log::PhysicalClusteringColumns(old_snapshot->domain_metadata())) {
+    // A replaced clustered table without CLUSTER BY clusters by nothing, as Delta's REPLACE does.
+    txn->AddDomainMetadata(log::ClusteringDomain({}));
   }
 
   expr::EvalContext context = session.MakeEvalContext();
@@ -657,7 +728,11 @@ StatementResult ExecuteCreateTable(sql::SessionState& session, const sql::Statem
                {"numOutputRows", std::to_string(written.rows)},
                {"numOutputBytes", std::to_string(written.bytes)}};
   }
-  txn->SetOperation(operation, CreateParameters(target, statement, properties), metrics);
+  txn->SetOperation(
+      operation,
+      CreateParameters(target, statement, properties,
+                       clustering ? ClusteringNames(*clustering) : std::vector<std::string>{}),
+      metrics);
   // A new external table is registered before its commit and unregistered when the commit
   // fails: of two processes creating one name, the loser fails before its table exists, and a
   // statement whose commit landed never reports a failure afterwards.
@@ -970,8 +1045,14 @@ StatementResult ExecuteAlterTable(sql::SessionState& session, const sql::Stateme
 
   switch (statement.alter_action) {
     case sql::AlterTableAction::kSetProperties: {
+      CheckNoClusteringFeatureProperty(statement.properties, /*altering=*/true);
       log::StringMap set;
       for (const auto& [given_key, given_value] : statement.properties) {
+        if (given_key == "clusteringColumns") {
+          // Clustering columns live in the delta.clustering domain; ALTER TABLE CLUSTER BY
+          // changes them.
+          SILT_THROW(DELTA_CANNOT_MODIFY_TABLE_PROPERTY, {{"prop", given_key}});
+        }
         if (Lower(given_key).rfind("delta.constraints.", 0) == 0) {
           SILT_THROW(UNSUPPORTED_FEATURE,
                      {{"message",
@@ -1202,6 +1283,18 @@ StatementResult ExecuteAlterTable(sql::SessionState& session, const sql::Stateme
         for (const auto& name : partitions) list += (list.empty() ? "" : ", ") + name;
         SILT_THROW(DELTA_UNSUPPORTED_DROP_PARTITION_COLUMN, {{"columnList", list}});
       }
+      std::vector<std::string> clustering_dropped;
+      if (auto physical = log::PhysicalClusteringColumns(snapshot->domain_metadata())) {
+        for (const log::ColumnPath& column : log::LogicalClusteringColumns(*physical, *schema)) {
+          if (std::find(names.begin(), names.end(), column[0]) != names.end()) {
+            clustering_dropped.push_back(log::ColumnPathName(column));
+          }
+        }
+      }
+      if (!clustering_dropped.empty()) {
+        SILT_THROW(DELTA_UNSUPPORTED_DROP_CLUSTERING_COLUMN,
+                   {{"columnList", JoinedNames(clustering_dropped, ",")}});
+      }
       std::vector<Field> fields;
       for (size_t i = 0; i < schema->num_fields(); ++i) {
         if (!dropped[i]) fields.push_back(schema->field(i));
@@ -1213,6 +1306,38 @@ StatementResult ExecuteAlterTable(sql::SessionState& session, const sql::Stateme
       operation = "DROP COLUMNS";
       parameters = {{"columns", QuotedJson(JsonStringArray(names))}};
       break;
+    }
+    case sql::AlterTableAction::kClusterBy: {
+      const std::vector<log::ColumnPath>& requested = *statement.cluster_columns;
+      std::vector<log::ColumnPath> columns;
+      if (!requested.empty()) columns = log::ValidateClusteringColumns(metadata, requested);
+      if (!metadata.partition_columns.empty()) {
+        SILT_THROW(DELTA_ALTER_TABLE_CLUSTER_BY_ON_PARTITIONED_TABLE_NOT_ALLOWED, {});
+      }
+      bool clustered = log::IsClusteringSupported(snapshot->protocol());
+      // CLUSTER BY NONE leaves a table that is not clustered as it is, committing nothing.
+      if (columns.empty() && !clustered) return {};
+      std::vector<std::string> old_names =
+          log::ClusteringColumnNames(snapshot->domain_metadata(), *schema);
+      std::vector<log::ColumnPath> physical;
+      for (const log::ColumnPath& column : columns) {
+        physical.push_back(log::PhysicalColumnPath(*schema, column));
+      }
+      if (!clustered) {
+        // The table becomes clustered: the feature (and domainMetadata) join the protocol.
+        metadata.configuration.emplace_back("delta.feature.clustering", "supported");
+        std::optional<log::Protocol> protocol =
+            TakeFeatureProperties(metadata, snapshot->protocol());
+        if (protocol) txn->UpdateProtocol(*protocol);
+        txn->UpdateMetadata(metadata);
+      }
+      txn->AddDomainMetadata(log::ClusteringDomain(physical));
+      txn->SetOperation(
+          "CLUSTER BY",
+          {{"oldClusteringColumns", QuotedJson(JoinedNames(old_names, ","))},
+           {"newClusteringColumns", QuotedJson(JoinedNames(ClusteringNames(columns), ","))}});
+      txn->Commit(CommitOptionsFor(session));
+      return {};
     }
     case sql::AlterTableAction::kDropFeature: {
       DropTableFeature(snapshot, *txn, metadata, statement.feature_name, statement.truncate_history);

@@ -10,8 +10,10 @@
 #include "silt/base/clock.h"
 #include "silt/base/json_writer.h"
 #include "silt/base/thread_pool.h"
+#include "silt/log/clustering.h"
 #include "silt/log/data_file_writer.h"
 #include "silt/log/file_stats.h"
+#include "silt/log/random_uuid.h"
 #include "silt/log/row_tracking.h"
 #include "silt/log/zorder.h"
 #include "silt/types/schema_json.h"
@@ -165,6 +167,133 @@ std::vector<Bin> GroupIntoBins(const std::vector<const AddFile*>& files, bool zo
   return bins;
 }
 
+// ---- liquid clustering ----
+
+const std::string* FindTag(const AddFile& file, std::string_view key) {
+  return file.tags ? FindValue(*file.tags, key) : nullptr;
+}
+
+// The ZCube a file belongs to when its tags name one (both ZCUBE_ID and ZCUBE_ZORDER_BY).
+struct ZCube {
+  std::string id;
+  std::string zorder_by;  // the JSON array of the clustering columns it was clustered by
+};
+
+std::optional<ZCube> ZCubeOf(const AddFile& file) {
+  const std::string* id = FindTag(file, kZCubeIdTag);
+  const std::string* zorder_by = FindTag(file, kZCubeZOrderByTag);
+  if (id == nullptr || zorder_by == nullptr) return std::nullopt;
+  return ZCube{*id, *zorder_by};
+}
+
+// The files incremental clustering rewrites, in the order they are grouped (Delta's
+// ClusteringStrategy): files without a ZCube first, then by ZCube id. Candidates are files of
+// this provider (or none) not clustered by other columns; of those, ZCubes at least
+// `clustering_min_cube_size` large are stable and stay. Candidates that are one ZCube alone are
+// already clustered; under FULL, files clustered by other columns are rewritten too.
+std::vector<const AddFile*> SelectClusteringFiles(const std::vector<const AddFile*>& considered,
+                                                  const OptimizeOptions& options,
+                                                  const std::string& zorder_by,
+                                                  OptimizeMetrics& metrics) {
+  std::vector<const AddFile*> files = considered;
+  std::stable_sort(files.begin(), files.end(), [](const AddFile* a, const AddFile* b) {
+    std::optional<ZCube> left = ZCubeOf(*a);
+    std::optional<ZCube> right = ZCubeOf(*b);
+    if (!left || !right) return !left && right.has_value();
+    return left->id < right->id;
+  });
+  std::vector<const AddFile*> candidates;
+  std::vector<const AddFile*> skipped;
+  std::string last_cube;
+  for (const AddFile* file : files) {
+    std::optional<ZCube> cube = ZCubeOf(*file);
+    if (cube && (options.full || cube->zorder_by == zorder_by)) {
+      if (cube->id != last_cube) ++metrics.clustering_input_cubes;
+      last_cube = cube->id;
+      ++metrics.clustering_input_cube_files;
+      metrics.clustering_input_cube_bytes += file->size;
+    } else {
+      ++metrics.clustering_input_other_files;
+      metrics.clustering_input_other_bytes += file->size;
+    }
+    bool same_provider =
+        !file->clustering_provider || *file->clustering_provider == kLiquidClusteringProvider;
+    bool other_columns = cube && cube->zorder_by != zorder_by;
+    (same_provider && !other_columns ? candidates : skipped).push_back(file);
+  }
+  // Drops the ZCubes that reached the minimum size: candidates come as unclustered files, then
+  // runs of files of one ZCube.
+  std::vector<const AddFile*> small;
+  size_t run = 0;
+  while (run < candidates.size()) {
+    std::optional<ZCube> cube = ZCubeOf(*candidates[run]);
+    if (!cube) {
+      small.push_back(candidates[run++]);
+      continue;
+    }
+    size_t end = run;
+    int64_t bytes = 0;
+    while (end < candidates.size()) {
+      std::optional<ZCube> next = ZCubeOf(*candidates[end]);
+      if (!next || next->id != cube->id) break;
+      bytes += candidates[end++]->size;
+    }
+    if (bytes < options.clustering_min_cube_size) {
+      small.insert(small.end(), candidates.begin() + static_cast<long>(run),
+                   candidates.begin() + static_cast<long>(end));
+    }
+    run = end;
+  }
+  std::vector<const AddFile*> selected;
+  if (options.full && !skipped.empty()) {
+    selected = small;
+    selected.insert(selected.end(), skipped.begin(), skipped.end());
+  } else {
+    std::set<std::string> cubes;
+    bool unclustered = false;
+    for (const AddFile* file : small) {
+      std::optional<ZCube> cube = ZCubeOf(*file);
+      if (cube) {
+        cubes.insert(cube->id);
+      } else {
+        unclustered = true;
+      }
+    }
+    if (unclustered || cubes.size() > 1) selected = small;
+  }
+  for (const AddFile* file : selected) {
+    ++metrics.clustering_merged_files;
+    metrics.clustering_merged_bytes += file->size;
+  }
+  return selected;
+}
+
+// Groups clustering's files, in their order, into new ZCubes of at most `max_cube_size` bytes;
+// every ZCube is rewritten, even of one file, since rewriting orders its rows.
+std::vector<Bin> GroupIntoCubes(const std::vector<const AddFile*>& files, int64_t max_cube_size) {
+  std::vector<Bin> bins;
+  Bin current{"", {}, 0};
+  for (const AddFile* file : files) {
+    if (!current.files.empty() && current.bytes + file->size > max_cube_size) {
+      bins.push_back(std::move(current));
+      current = Bin{"", {}, 0};
+    }
+    current.files.push_back(file);
+    current.bytes += file->size;
+  }
+  if (!current.files.empty()) bins.push_back(std::move(current));
+  return bins;
+}
+
+// The JSON array of clustering column names Delta keeps in ZCUBE_ZORDER_BY.
+std::string ClusteringColumnsJson(const std::vector<std::vector<std::string>>& columns) {
+  JsonWriter json;
+  json.BeginArray();
+  for (const auto& column : columns) json.String(ColumnPathName(column));
+  json.EndArray();
+  return json.Release();
+}
+
 class BinRewriter {
  public:
   BinRewriter(std::shared_ptr<const Snapshot> snapshot, const OptimizeOptions& options)
@@ -192,6 +321,19 @@ class BinRewriter {
     for (const std::string& column : options.zorder_columns) {
       zorder_indexes_.push_back(static_cast<size_t>(schema_->FieldIndex(column, false)));
     }
+    // Each clustering column as the field indexes leading to it through structs.
+    for (const std::vector<std::string>& column : options.clustering_columns) {
+      std::vector<size_t> indexes;
+      const std::vector<Field>* fields = &schema_->fields();
+      for (const std::string& name : column) {
+        size_t index = 0;
+        while (index < fields->size() && !EqualsIgnoreCase((*fields)[index].name, name)) ++index;
+        SILT_CHECK(index < fields->size(), "clustering column " + name + " not in the schema");
+        indexes.push_back(index);
+        fields = &(*fields)[index].type->fields();
+      }
+      clustering_indexes_.push_back(std::move(indexes));
+    }
   }
 
   // Reports `file` read and its live rows rewritten.
@@ -211,7 +353,7 @@ class BinRewriter {
     // Files are opened, and their row groups decoded, a window at a time on every thread; the
     // decoded row groups then go to the writer in file order (whose encoding is parallel too).
     const size_t window = 2 * pool.num_threads();
-    if (zorder_indexes_.empty()) {
+    if (zorder_indexes_.empty() && clustering_indexes_.empty()) {
       // Compaction: the bin becomes one file, streamed a window of row groups at a time.
       auto writer = MakeWriter(writer_options);
       for (size_t first = 0; first < bin.files.size(); first += window) {
@@ -263,7 +405,15 @@ class BinRewriter {
     batches.clear();
     std::vector<VectorPtr> keys;
     for (size_t index : zorder_indexes_) keys.push_back(rows.column(index));
-    std::vector<int64_t> order = ZOrderPermutation(keys);
+    for (const std::vector<size_t>& indexes : clustering_indexes_) {
+      VectorPtr key = rows.column(indexes[0]);
+      for (size_t level = 1; level < indexes.size(); ++level) {
+        key = key->StructField(indexes[level]);
+      }
+      keys.push_back(std::move(key));
+    }
+    std::vector<int64_t> order =
+        clustering_indexes_.empty() ? ZOrderPermutation(keys) : ClusteringPermutation(keys);
     std::vector<VectorPtr> sorted;
     for (const VectorPtr& column : rows.columns()) {
       VectorBuilder builder(column->type(), rows.num_rows());
@@ -305,6 +455,7 @@ class BinRewriter {
   SchemaPtr writer_schema_;            // schema_, plus the materialized row tracking columns
   std::vector<Field> hidden_columns_;  // those columns, under row tracking
   std::vector<size_t> zorder_indexes_;
+  std::vector<std::vector<size_t>> clustering_indexes_;
 };
 
 // The operationMetrics of the commit, in the order Delta writes them.
@@ -378,6 +529,8 @@ OptimizeResult Optimize(std::shared_ptr<const Snapshot> snapshot, const Optimize
   const Schema& schema = snapshot->schema();
   bool zorder = !options.zorder_columns.empty();
   if (zorder) ValidateZOrderColumns(metadata, schema, options);
+  bool clustering = !options.clustering_columns.empty();
+  std::string clustering_json = clustering ? ClusteringColumnsJson(options.clustering_columns) : "";
 
   std::unique_ptr<Transaction> txn = Transaction::Start(snapshot, options.enforced_features);
   std::vector<const AddFile*> considered;
@@ -389,11 +542,20 @@ OptimizeResult Optimize(std::shared_ptr<const Snapshot> snapshot, const Optimize
   txn->RecordReadPredicate(ReadPredicate{options.read_predicates});
   for (const AddFile* file : considered) txn->RecordReadFile(*file);
 
-  std::vector<const AddFile*> selected;
-  for (const AddFile* file : considered) {
-    if (zorder || ShouldCompact(*file, options)) selected.push_back(file);
+  std::vector<Bin> bins;
+  if (clustering) {
+    metrics.clustering = true;
+    std::vector<const AddFile*> selected =
+        SelectClusteringFiles(considered, options, clustering_json, metrics);
+    bins = GroupIntoCubes(
+        selected, std::max(options.clustering_target_cube_size, options.clustering_min_cube_size));
+  } else {
+    std::vector<const AddFile*> selected;
+    for (const AddFile* file : considered) {
+      if (zorder || ShouldCompact(*file, options)) selected.push_back(file);
+    }
+    bins = GroupIntoBins(selected, zorder, options.max_file_size);
   }
-  std::vector<Bin> bins = GroupIntoBins(selected, zorder, options.max_file_size);
   if (options.progress != nullptr) {
     int64_t files = 0;
     int64_t bytes = 0;
@@ -425,8 +587,17 @@ OptimizeResult Optimize(std::shared_ptr<const Snapshot> snapshot, const Optimize
       }
       txn->RemoveLiveFile(*file, /*data_change=*/false);
     }
+    // Each new ZCube's files carry the clustering provider and the ZCube's id and columns.
+    std::string cube_id = clustering ? RandomUuid() : "";
     for (AddFile& add : written[i]) {
       added_sizes.push_back(add.size);
+      if (clustering) {
+        add.clustering_provider = std::string(kLiquidClusteringProvider);
+        StringMap tags = add.tags.value_or(StringMap{});
+        tags.emplace_back(std::string(kZCubeIdTag), cube_id);
+        tags.emplace_back(std::string(kZCubeZOrderByTag), clustering_json);
+        add.tags = std::move(tags);
+      }
       txn->Add(std::move(add));
     }
   }
@@ -445,6 +616,7 @@ OptimizeResult Optimize(std::shared_ptr<const Snapshot> snapshot, const Optimize
   int64_t indexed = NumIndexedColumns(metadata);
   metrics.num_table_columns_with_stats =
       indexed < 0 ? metrics.num_table_columns : std::min(indexed, metrics.num_table_columns);
+  if (clustering) metrics.clustering_output_cubes = static_cast<int64_t>(bins.size());
   if (zorder) {
     metrics.zorder = true;
     metrics.zorder_merged_files = metrics.num_files_removed;
@@ -459,9 +631,11 @@ OptimizeResult Optimize(std::shared_ptr<const Snapshot> snapshot, const Optimize
     std::vector<std::pair<std::string, std::string>> parameters = {
         {"predicate", JsonStringValue(JsonStringArray(options.predicate_sql))},
         {"zOrderBy", JsonStringValue(JsonStringArray(options.zorder_columns))},
-        {"clusterBy", JsonStringValue("[]")},
+        {"clusterBy", JsonStringValue(clustering ? clustering_json : "[]")},
         {"auto", "false"},
     };
+    // Delta records FULL for clustered tables only.
+    if (clustering) parameters.emplace_back("isFull", options.full ? "true" : "false");
     txn->SetOperation("OPTIMIZE", std::move(parameters), result.operation_metrics);
     result.commit = txn->Commit(options.commit);
   }

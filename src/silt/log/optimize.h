@@ -42,6 +42,10 @@ inline constexpr std::string_view kOptimizeMaxDeletedRowsRatioKey =
     "spark.databricks.delta.optimize.maxDeletedRowsRatio";
 inline constexpr std::string_view kOptimizeZOrderStatsCheckKey =
     "spark.databricks.delta.optimize.zorder.checkStatsCollection.enabled";
+inline constexpr std::string_view kOptimizeClusteringMinCubeSizeKey =
+    "spark.databricks.delta.optimize.clustering.mergeStrategy.minCubeSize.threshold";
+inline constexpr std::string_view kOptimizeClusteringTargetCubeSizeKey =
+    "spark.databricks.delta.optimize.clustering.mergeStrategy.minCubeSize.targetCubeSize";
 
 /// What OPTIMIZE does and how.
 struct OptimizeOptions {
@@ -64,6 +68,20 @@ struct OptimizeOptions {
   std::vector<std::string> zorder_columns;
   /// Refuse Z-order columns without statistics (DELTA_ZORDERING_ON_COLUMN_WITHOUT_STATS).
   bool check_zorder_column_stats = true;
+  /// A clustered table's clustering columns (logical paths; clustering.h). When set, OPTIMIZE
+  /// clusters incrementally as Delta's liquid clustering does: files not yet clustered, and
+  /// ZCubes (the files one clustering job wrote, tagged ZCUBE_ID) smaller than
+  /// `clustering_min_cube_size`, are grouped into new ZCubes of up to
+  /// max(`clustering_target_cube_size`, `clustering_min_cube_size`) bytes, each rewritten in
+  /// the order of ClusteringPermutation as max(1, bytes / max_file_size) files; a table whose
+  /// candidates form a single ZCube is left alone. Files clustered by other columns (or by
+  /// another provider) are left alone unless `full`.
+  std::vector<std::vector<std::string>> clustering_columns;
+  /// OPTIMIZE FULL: also recluster the files clustered by other columns.
+  bool full = false;
+  /// Delta's defaults: 100 GiB and 1.5 times that.
+  int64_t clustering_min_cube_size = int64_t{100} << 30;
+  int64_t clustering_target_cube_size = int64_t{150} << 30;
   /// The table features the caller enforces itself (see Transaction::Start).
   std::vector<std::string> enforced_features;
   ThreadPool* pool = nullptr;  ///< nullptr: the default pool.
@@ -96,6 +114,18 @@ struct OptimizeMetrics {
   int64_t zorder_merged_files = 0;
   int64_t zorder_merged_bytes = 0;
   int64_t zorder_output_cubes = 0;
+  /// Clustering only (Delta's ClusteringStats): the input files in ZCubes of the current
+  /// clustering columns (all ZCubes under FULL) and their number of ZCubes, the other input
+  /// files, the files rewritten, and the ZCubes written.
+  bool clustering = false;
+  int64_t clustering_input_cube_files = 0;
+  int64_t clustering_input_cube_bytes = 0;
+  int64_t clustering_input_other_files = 0;
+  int64_t clustering_input_other_bytes = 0;
+  int64_t clustering_input_cubes = 0;
+  int64_t clustering_merged_files = 0;
+  int64_t clustering_merged_bytes = 0;
+  int64_t clustering_output_cubes = 0;
   int64_t num_bins = 0;
   int64_t num_batches = 0;
   int64_t total_considered_files = 0;

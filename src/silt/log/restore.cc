@@ -9,6 +9,7 @@
 
 #include "silt/base/check.h"
 #include "silt/base/json_writer.h"
+#include "silt/log/clustering.h"
 #include "silt/log/deletion_vector.h"
 #include "silt/log/log_segment.h"
 #include "silt/log/snapshot.h"
@@ -260,6 +261,15 @@ RestoreResult Restore(const std::shared_ptr<io::FileSystem>& fs, const std::stri
   if (metadata != latest->metadata()) txn->UpdateMetadata(std::move(metadata));
   Protocol protocol = MergeProtocols(latest->protocol(), restored->protocol());
   if (protocol != latest->protocol()) txn->UpdateProtocol(std::move(protocol));
+  // The clustering columns go back to the restored version's (none when it was not clustered),
+  // as Delta's RESTORE writes them; the feature itself stays in the protocol.
+  if (PhysicalClusteringColumns(latest->domain_metadata())) {
+    std::vector<ColumnPath> columns;
+    if (IsClusteringSupported(restored->protocol())) {
+      columns = PhysicalClusteringColumns(restored->domain_metadata()).value_or(columns);
+    }
+    txn->AddDomainMetadata(ClusteringDomain(columns));
+  }
   for (const AddFile* file : to_add) {
     AddFile add = *file;
     add.data_change = true;

@@ -33,7 +33,7 @@ constexpr std::array<TableFeatureInfo, 28> kFeatures = {{
     {"domainMetadata", false, 0, 0, true, true},
     {"rowTracking", false, 0, 0, true, true},
     {"inCommitTimestamp", false, 0, 0, true, true},
-    {"clustering", false, 0, 0, true, false},
+    {"clustering", false, 0, 0, true, true},
     {"liquid", false, 0, 0, true, false},
     {"allowColumnDefaults", false, 0, 0, true, false},
     {"icebergCompatV1", false, 0, 0, true, false},

@@ -272,6 +272,11 @@ Protocol RequiredProtocol(const Metadata& metadata) {
       AddUnique(writer_features, name);
     }
   }
+  // Clustering keeps its columns in a domain (protocol "Clustered Table").
+  if (std::find(writer_features.begin(), writer_features.end(), "clustering") !=
+      writer_features.end()) {
+    AddUnique(writer_features, "domainMetadata");
+  }
   if (writer_features.empty()) {
     return Protocol{legacy_reader, legacy_writer, std::nullopt, std::nullopt};
   }

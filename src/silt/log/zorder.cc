@@ -91,17 +91,16 @@ uint64_t InterleaveBits(const std::vector<uint64_t>& values, int bits_per_value)
   return key;
 }
 
-std::vector<uint64_t> ZOrderKeys(const std::vector<VectorPtr>& columns) {
-  SILT_CHECK(!columns.empty(), "Z-order needs at least one column");
+namespace {
+
+// Each column's dense ranks scaled to `bits` bits: every column spans the same range however many
+// distinct values it has, so no column dominates a key built from them.
+std::vector<std::vector<uint64_t>> ScaledRanks(const std::vector<VectorPtr>& columns, int bits) {
+  SILT_CHECK(!columns.empty(), "a curve needs at least one column");
   int64_t rows = columns[0]->length();
-  for (const VectorPtr& column : columns) {
-    SILT_CHECK(column->length() == rows, "Z-order columns of different lengths");
-  }
-  int bits = static_cast<int>(64 / std::min<size_t>(columns.size(), 64));
-  // Ranks scaled to `bits` bits: every column spans the same range however many distinct values
-  // it has, so no column dominates the interleaved key.
   std::vector<std::vector<uint64_t>> scaled;
   for (const VectorPtr& column : columns) {
+    SILT_CHECK(column->length() == rows, "curve columns of different lengths");
     uint64_t distinct = 0;
     std::vector<uint64_t> ranks = DenseRanks(*column, distinct);
     for (uint64_t& rank : ranks) {
@@ -110,13 +109,77 @@ std::vector<uint64_t> ZOrderKeys(const std::vector<VectorPtr>& columns) {
     }
     scaled.push_back(std::move(ranks));
   }
-  std::vector<uint64_t> keys(static_cast<size_t>(rows));
+  return scaled;
+}
+
+std::vector<int64_t> SortedBy(const std::vector<uint64_t>& keys) {
+  std::vector<int64_t> order(keys.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+    return keys[static_cast<size_t>(a)] < keys[static_cast<size_t>(b)];
+  });
+  return order;
+}
+
+}  // namespace
+
+uint64_t HilbertIndex(std::vector<uint64_t> values, int bits_per_value) {
+  SILT_CHECK(bits_per_value >= 1 && static_cast<size_t>(bits_per_value) * values.size() <= 64,
+             "Hilbert key wider than 64 bits");
+  // Skilling's transform ("Programming the Hilbert curve", 2004): turn the coordinates into the
+  // transposed Hilbert index in place, then read its bits most significant first.
+  size_t n = values.size();
+  uint64_t top = uint64_t{1} << (bits_per_value - 1);
+  for (uint64_t q = top; q > 1; q >>= 1) {
+    uint64_t p = q - 1;
+    for (size_t i = 0; i < n; ++i) {
+      if (values[i] & q) {
+        values[0] ^= p;
+      } else {
+        uint64_t t = (values[0] ^ values[i]) & p;
+        values[0] ^= t;
+        values[i] ^= t;
+      }
+    }
+  }
+  for (size_t i = 1; i < n; ++i) values[i] ^= values[i - 1];
+  uint64_t t = 0;
+  for (uint64_t q = top; q > 1; q >>= 1) {
+    if (values[n - 1] & q) t ^= q - 1;
+  }
+  for (uint64_t& value : values) value ^= t;
+  return InterleaveBits(values, bits_per_value);
+}
+
+std::vector<uint64_t> ZOrderKeys(const std::vector<VectorPtr>& columns) {
+  int bits = static_cast<int>(64 / std::min<size_t>(std::max<size_t>(columns.size(), 1), 64));
+  std::vector<std::vector<uint64_t>> scaled = ScaledRanks(columns, bits);
+  std::vector<uint64_t> keys(scaled[0].size());
   std::vector<uint64_t> row_values(columns.size());
   for (size_t row = 0; row < keys.size(); ++row) {
     for (size_t c = 0; c < columns.size(); ++c) row_values[c] = scaled[c][row];
     keys[row] = InterleaveBits(row_values, bits);
   }
   return keys;
+}
+
+std::vector<uint64_t> HilbertKeys(const std::vector<VectorPtr>& columns) {
+  SILT_CHECK(columns.size() >= 2 && columns.size() <= 64, "Hilbert keys need 2 to 64 columns");
+  int bits = static_cast<int>(std::min<size_t>(32, 64 / columns.size()));
+  std::vector<std::vector<uint64_t>> scaled = ScaledRanks(columns, bits);
+  std::vector<uint64_t> keys(scaled[0].size());
+  std::vector<uint64_t> row_values(columns.size());
+  for (size_t row = 0; row < keys.size(); ++row) {
+    for (size_t c = 0; c < columns.size(); ++c) row_values[c] = scaled[c][row];
+    keys[row] = HilbertIndex(row_values, bits);
+  }
+  return keys;
+}
+
+std::vector<int64_t> ClusteringPermutation(const std::vector<VectorPtr>& columns) {
+  // Delta clusters by one column in its Z-order, which for one column is its value order.
+  if (columns.size() == 1) return ZOrderPermutation(columns);
+  return SortedBy(HilbertKeys(columns));
 }
 
 std::vector<int64_t> ZOrderPermutation(const std::vector<VectorPtr>& columns) {

@@ -25,4 +25,18 @@ std::vector<uint64_t> ZOrderKeys(const std::vector<VectorPtr>& columns);
 /// The row order that sorts rows by their Z-order key (ties keep their input order).
 std::vector<int64_t> ZOrderPermutation(const std::vector<VectorPtr>& columns);
 
+/// The position along the Hilbert curve of the point with coordinates `values` (each below
+/// 2^bits_per_value; `bits_per_value` times the number of values at most 64). Consecutive
+/// positions are neighbouring points, which keeps each stretch of the curve compact in every
+/// dimension, unlike Z-order's jumps.
+uint64_t HilbertIndex(std::vector<uint64_t> values, int bits_per_value);
+
+/// The Hilbert key of each row of `columns` (two or more, equally long): ranks scaled as for
+/// Z-order, then HilbertIndex. Types as for ZOrderKeys.
+std::vector<uint64_t> HilbertKeys(const std::vector<VectorPtr>& columns);
+
+/// The row order liquid clustering writes, as Delta chooses its curve: by value for one column,
+/// along the Hilbert curve for two or more (ties keep their input order).
+std::vector<int64_t> ClusteringPermutation(const std::vector<VectorPtr>& columns);
+
 }  // namespace silt::log

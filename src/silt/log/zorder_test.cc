@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <limits>
+#include <set>
 
 #include "silt/base/check.h"
 
@@ -120,6 +122,67 @@ TEST(ZOrderTest, RejectsUnorderableTypes) {
     FAIL() << "expected an error";
   } catch (const Error& error) {
     EXPECT_EQ(error.error_class(), "UNSUPPORTED_DATA_TYPE");
+  }
+}
+
+TEST(HilbertTest, VisitsEveryCellOnceMovingToANeighbour) {
+  // On a 2^bits grid in two and three dimensions the curve is a bijection onto 0..cells-1 and
+  // consecutive positions are cells one step apart along one axis (Z-order jumps instead).
+  for (size_t dimensions : {2u, 3u}) {
+    const int bits = 3;
+    const uint64_t side = uint64_t{1} << bits;
+    uint64_t cells = 1;
+    for (size_t d = 0; d < dimensions; ++d) cells *= side;
+    std::vector<std::vector<uint64_t>> at(cells);
+    for (uint64_t cell = 0; cell < cells; ++cell) {
+      std::vector<uint64_t> point;
+      for (uint64_t rest = cell, d = 0; d < dimensions; ++d, rest /= side) {
+        point.push_back(rest % side);
+      }
+      uint64_t index = HilbertIndex(point, bits);
+      ASSERT_LT(index, cells);
+      ASSERT_TRUE(at[index].empty()) << "two cells share position " << index;
+      at[index] = point;
+    }
+    for (uint64_t index = 1; index < cells; ++index) {
+      uint64_t distance = 0;
+      for (size_t d = 0; d < dimensions; ++d) {
+        distance += at[index][d] > at[index - 1][d] ? at[index][d] - at[index - 1][d]
+                                                    : at[index - 1][d] - at[index][d];
+      }
+      EXPECT_EQ(distance, 1u) << "positions " << index - 1 << " and " << index;
+    }
+  }
+}
+
+TEST(HilbertTest, ClusteringOrdersOneColumnByValueAndSeveralAlongTheCurve) {
+  EXPECT_THAT(ClusteringPermutation({Longs({30, 10, std::nullopt, 20})}), ElementsAre(2, 1, 3, 0));
+  // A 4x4 grid of (x, y) rows in row-major order: along the curve, every next row is a
+  // neighbour of the one before, and each quarter of the rows is one 2x2 quadrant.
+  std::vector<std::optional<int64_t>> x;
+  std::vector<std::optional<int64_t>> y;
+  for (int64_t i = 0; i < 4; ++i) {
+    for (int64_t j = 0; j < 4; ++j) {
+      x.push_back(i);
+      y.push_back(j);
+    }
+  }
+  std::vector<int64_t> order = ClusteringPermutation({Longs(x), Longs(y)});
+  ASSERT_EQ(order.size(), 16u);
+  for (size_t k = 1; k < order.size(); ++k) {
+    int64_t dx =
+        std::llabs(*x[static_cast<size_t>(order[k])] - *x[static_cast<size_t>(order[k - 1])]);
+    int64_t dy =
+        std::llabs(*y[static_cast<size_t>(order[k])] - *y[static_cast<size_t>(order[k - 1])]);
+    EXPECT_EQ(dx + dy, 1) << "rows " << order[k - 1] << " and " << order[k];
+  }
+  for (size_t quarter = 0; quarter < 4; ++quarter) {
+    std::set<std::pair<int64_t, int64_t>> quadrants;
+    for (size_t k = quarter * 4; k < quarter * 4 + 4; ++k) {
+      quadrants.emplace(*x[static_cast<size_t>(order[k])] / 2,
+                        *y[static_cast<size_t>(order[k])] / 2);
+    }
+    EXPECT_EQ(quadrants.size(), 1u) << "quarter " << quarter;
   }
 }
 

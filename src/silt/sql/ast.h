@@ -400,6 +400,7 @@ enum class AlterTableAction {
   kAlterColumn,  ///< ALTER COLUMN c [TYPE t | SET NOT NULL | DROP NOT NULL | COMMENT '..']
   kDropColumns,
   kDropFeature,  ///< DROP FEATURE name [TRUNCATE HISTORY]
+  kClusterBy,    ///< CLUSTER BY (c, s.f) | CLUSTER BY NONE (cluster_columns empty)
 };
 
 enum class StatementKind {
@@ -441,8 +442,9 @@ enum class StatementKind {
 
 /// A parsed statement. Which fields a kind uses:
 /// - kQuery: query.
-/// - kCreateTable: name, columns, constraints, provider, partition_columns, location, comment,
-///   properties, query (AS ...), or_replace (OR REPLACE), replace (REPLACE TABLE), if_not_exists.
+/// - kCreateTable: name, columns, constraints, provider, partition_columns, cluster_columns,
+///   location, comment, properties, query (AS ...), or_replace (OR REPLACE), replace (REPLACE
+///   TABLE), if_not_exists.
 /// - kCreateView: name, temporary, or_replace, if_not_exists, column_names (with their COMMENTs
 ///   in `columns`, types unset), comment, properties, query; `ALTER VIEW v AS query` is a
 ///   kCreateView with replace = true.
@@ -455,7 +457,8 @@ enum class StatementKind {
 /// - kAlterTable: name, alter_action and: properties / property_keys + if_exists (UNSET),
 ///   columns (ADD COLUMNS, ALTER COLUMN TYPE), constraints[0] (ADD CONSTRAINT), constraint_name +
 ///   if_exists (DROP CONSTRAINT), column_path + new_name (RENAME COLUMN), column_path +
-///   alter_column_change (ALTER COLUMN), column_paths (DROP COLUMNS).
+///   alter_column_change (ALTER COLUMN), column_paths (DROP COLUMNS), cluster_columns (CLUSTER
+///   BY; empty for CLUSTER BY NONE).
 /// - kDescribeTable: name, extended. kDescribeDetail: name. kDescribeHistory: name, limit.
 ///   kDescribeHealth: name.
 /// - kShowTables, kShowViews: name (IN db), pattern. kShowDatabases: pattern. kShowTableProperties: name,
@@ -463,7 +466,7 @@ enum class StatementKind {
 /// - kExplain: explain_mode ("" or EXTENDED/FORMATTED/...), explained.
 /// - kSet: key (empty for bare SET), value (nullopt for `SET key`). kReset: key (may be empty).
 /// - kRestore: name, time_travel. kVacuum: name, retain_hours, dry_run.
-/// - kOptimize: name, where, column_names (ZORDER BY). kConvertToDelta: name, columns (partition).
+/// - kOptimize: name, where, column_names (ZORDER BY), extended for FULL. kConvertToDelta: name, columns (partition).
 /// - kCreateStreamingTable: as kCreateTable (name, columns, partition_columns, comment,
 ///   properties, query with a `STREAM(...)` table), or_replace for OR REFRESH, if_not_exists;
 ///   no query for a table fed by flows; flow_body (kAutoCdc) for `FLOW AUTO CDC FROM ...`.
@@ -495,6 +498,8 @@ struct Statement {
   std::vector<CheckConstraint> constraints;
   std::string provider;
   std::vector<std::string> partition_columns;
+  /// CLUSTER BY's columns, each a path of names (`b.c` is {"b", "c"}); nullopt without CLUSTER BY.
+  std::optional<std::vector<QualifiedName>> cluster_columns;
   std::optional<std::string> location;
   std::optional<std::string> comment;
   std::vector<std::pair<std::string, std::string>> properties;

@@ -894,6 +894,7 @@ class Printer {
       }
       case StatementKind::kOptimize: {
         std::string out = "OPTIMIZE " + Name(s.name);
+        if (s.extended) out += " FULL";
         if (s.where) out += " WHERE " + Expression(*s.where);
         if (!s.column_names.empty()) out += " ZORDER BY " + NameList(s.column_names);
         return out;
@@ -985,11 +986,22 @@ class Printer {
     }
     if (!s.provider.empty()) out += " USING " + QuoteIdentifier(s.provider);
     if (!s.partition_columns.empty()) out += " PARTITIONED BY " + NameList(s.partition_columns);
+    if (s.cluster_columns) out += " CLUSTER BY " + ClusterColumns(*s.cluster_columns);
     if (s.location) out += " LOCATION " + QuoteString(*s.location);
     if (s.comment) out += " COMMENT " + QuoteString(*s.comment);
     if (!s.properties.empty()) out += " TBLPROPERTIES " + Properties(s.properties);
     if (s.query) out += " AS " + Query(*s.query);
     return out;
+  }
+
+  std::string ClusterColumns(const std::vector<QualifiedName>& columns) {
+    if (columns.empty()) return "NONE";
+    std::string out = "(";
+    for (size_t i = 0; i < columns.size(); ++i) {
+      if (i > 0) out += ", ";
+      out += Name(columns[i]);
+    }
+    return out + ")";
   }
 
   std::string AlterTable(const struct Statement& s) {
@@ -1033,6 +1045,8 @@ class Printer {
         }
         return out + s.alter_column_change;
       }
+      case AlterTableAction::kClusterBy:
+        return out + "CLUSTER BY " + ClusterColumns(*s.cluster_columns);
       case AlterTableAction::kDropFeature:
         return out + "DROP FEATURE " + QuoteIdentifier(s.feature_name) +
                (s.truncate_history ? " TRUNCATE HISTORY" : "");

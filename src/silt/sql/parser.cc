@@ -2295,6 +2295,7 @@ class Parser {
       Advance();
       statement.kind = StatementKind::kOptimize;
       statement.name = ParseTableNameOrPath();
+      if (MatchKeyword("FULL")) statement.extended = true;
       if (MatchKeyword("WHERE")) statement.where = ParseExpr();
       if (MatchKeyword("ZORDER")) {
         ExpectKeyword("BY");
@@ -2447,6 +2448,7 @@ class Parser {
       } while (MatchOperator(","));
       ExpectOperator(")");
     }
+    SourcePosition cluster_position;
     while (true) {
       if (MatchKeyword("USING")) {
         statement.provider = ParseIdentifier();
@@ -2464,6 +2466,13 @@ class Parser {
           statement.partition_columns.push_back(std::move(column));
         } while (MatchOperator(","));
         ExpectOperator(")");
+      } else if (IsKeyword(Current(), "CLUSTER") && IsKeyword(Peek(1), "BY")) {
+        const Token& cluster = Current();
+        cluster_position = cluster.position;
+        Advance();
+        Advance();
+        statement.cluster_columns = ParseClusterColumns();
+        if (statement.cluster_columns->empty()) SyntaxError(cluster);
       } else if (MatchKeyword("LOCATION")) {
         statement.location = ParseStringLiteral();
       } else if (MatchKeyword("COMMENT")) {
@@ -2474,11 +2483,27 @@ class Parser {
         break;
       }
     }
+    if (statement.cluster_columns && !statement.partition_columns.empty()) {
+      throw MakeError(ErrorClass::DELTA_CLUSTER_BY_WITH_PARTITIONED_BY, {})
+          .WithContext(FormatPosition(cluster_position));
+    }
     if (MatchKeyword("AS")) {
       statement.query = ParseQuery();
     } else if (StartsQuery(0)) {
       statement.query = ParseQuery();
     }
+  }
+
+  // CLUSTER BY's `(c, s.f, ...)` after the keywords, or NONE (no columns).
+  std::vector<QualifiedName> ParseClusterColumns() {
+    std::vector<QualifiedName> columns;
+    if (MatchKeyword("NONE")) return columns;
+    ExpectOperator("(");
+    do {
+      columns.push_back(ParseQualifiedName());
+    } while (MatchOperator(","));
+    ExpectOperator(")");
+    return columns;
   }
 
   int64_t ParseIdentityNumber() {
@@ -2879,6 +2904,9 @@ class Parser {
       } else {
         SyntaxError(Current());
       }
+    } else if (MatchKeywords({"CLUSTER", "BY"})) {
+      statement.alter_action = AlterTableAction::kClusterBy;
+      statement.cluster_columns = ParseClusterColumns();
     } else if (MatchKeywords({"RENAME", "COLUMN"})) {
       statement.alter_action = AlterTableAction::kRenameColumn;
       statement.column_path = ParseQualifiedName();

@@ -166,6 +166,7 @@ commands::StatementResult CreateStreamingTable(sql::SessionState& session,
     create.columns = statement.columns;
     create.constraints = statement.constraints;
     create.partition_columns = statement.partition_columns;
+    create.cluster_columns = statement.cluster_columns;
     create.comment = statement.comment;
     create.properties = statement.properties;
     create.location = statement.location;
