@@ -5,6 +5,7 @@
 #include <functional>
 #include <set>
 
+#include "silt/base/ascii.h"
 #include "silt/base/check.h"
 #include "silt/base/json_writer.h"
 #include "silt/base/shortened_text.h"
@@ -722,16 +723,48 @@ StatementResult ExecuteInsert(sql::SessionState& session, const sql::Statement& 
   DeltaTarget target = ResolveDeltaTarget(session, statement.name, statement.position, "INSERT");
   auto snapshot = log::Snapshot::Load(session.fs(), target.location);
   auto schema = std::make_shared<Schema>(snapshot->schema());
-  const log::Metadata& metadata = snapshot->metadata();
-  RowAssembler assembler(schema, metadata, target.display_name);
+  // The table's metadata as this INSERT writes it: with the columns schema evolution adds.
+  log::Metadata metadata = snapshot->metadata();
+  bool schema_evolved = false;
+  std::optional<RowAssembler> assembler;
+  assembler.emplace(schema, metadata, target.display_name);
   // Generated and identity columns may be left out of a by-position insert.
   auto computed = [&](size_t i) {
-    return assembler.IsGenerated(i) || IsIdentityColumn(schema->field(i));
+    return assembler->IsGenerated(i) || IsIdentityColumn(schema->field(i));
   };
 
   StatementResult source =
       RunQuery(session, *WithDefaultsResolved(statement, *schema, computed));
   size_t source_columns = source.schema->num_fields();
+
+  // Schema evolution (spark.databricks.delta.schema.autoMerge.enabled): as Delta's by-position
+  // INSERT keeps the query's extra columns by their names, they join the table after its columns.
+  if (session.GetBoolConf("spark.databricks.delta.schema.autoMerge.enabled", false) &&
+      statement.column_names.empty() && !statement.overwrite && !statement.replace_where &&
+      source_columns > schema->num_fields()) {
+    std::vector<Field> added;
+    for (size_t i = schema->num_fields(); i < source_columns; ++i) {
+      const Field& column = source.schema->field(i);
+      bool taken = schema->FieldIndex(column.name, /*case_sensitive=*/false) >= 0;
+      for (const Field& other : added) taken = taken || EqualsIgnoreCase(other.name, column.name);
+      if (taken) SILT_THROW(DELTA_DUPLICATE_COLUMNS_FOUND, {{"coltype", "data"}, {"duplicateCols", "`" + column.name + "`"}});
+      if (column.type->id() == TypeId::kNull) {
+        SILT_THROW(UNSUPPORTED_FEATURE,
+                   {{"message", "Adding the column " + column.name +
+                                    " of type VOID by schema evolution; cast its values to a type"}});
+      }
+      added.push_back(Field{column.name, column.type, true, {}});
+    }
+    if (log::GetColumnMappingMode(metadata) != log::ColumnMappingMode::kNone) {
+      AssignColumnMapping(added, metadata.configuration, /*keep_names=*/false);
+    }
+    std::vector<Field> fields = schema->fields();
+    fields.insert(fields.end(), added.begin(), added.end());
+    schema = std::make_shared<Schema>(std::move(fields));
+    metadata.schema_string = ToDeltaSchemaJson(*schema);
+    assembler.emplace(schema, metadata, target.display_name);
+    schema_evolved = true;
+  }
 
   auto column_list = [](const Schema& s) {
     std::string text;
@@ -803,7 +836,7 @@ StatementResult ExecuteInsert(sql::SessionState& session, const sql::Statement& 
     std::vector<int> batch_mapping = mapping;
     Batch completed = identity.WithGeneratedColumns(
         WithDefaultColumns(schema, batch, batch_mapping, context), batch_mapping);
-    rows.push_back(assembler.Assemble(completed, batch_mapping, context));
+    rows.push_back(assembler->Assemble(completed, batch_mapping, context));
   }
 
   std::optional<std::string> replace_where_text;
@@ -828,7 +861,9 @@ StatementResult ExecuteInsert(sql::SessionState& session, const sql::Statement& 
   // Generated identity values move their high water marks in this commit's metadata, so a
   // concurrent writer that generated from the same marks conflicts.
   log::Metadata updated_metadata = metadata;
-  if (identity.UpdateHighWaterMarks(updated_metadata)) txn->UpdateMetadata(updated_metadata);
+  if (identity.UpdateHighWaterMarks(updated_metadata) || schema_evolved) {
+    txn->UpdateMetadata(updated_metadata);
+  }
   int64_t removed_files = 0;
   int64_t removed_bytes = 0;
   int64_t deleted_rows = 0;
@@ -954,6 +989,15 @@ std::string FieldJson(const Field& field) {
 StatementResult ExecuteAlterTable(sql::SessionState& session, const sql::Statement& statement) {
   DeltaTarget target =
       ResolveDeltaTarget(session, statement.name, statement.position, "ALTER TABLE");
+  if (statement.alter_action == sql::AlterTableAction::kDropFeature) {
+    // Dropping a reader-writer feature takes several commits of its own.
+    DropFeatureOptions options;
+    options.commit = CommitOptionsFor(session);
+    options.enforced_features = EnforcedFeatures();
+    DropTableFeature(session.fs(), target.location, statement.feature_name,
+                     statement.truncate_history, options);
+    return {};
+  }
   auto snapshot = log::Snapshot::Load(session.fs(), target.location);
   log::Metadata metadata = snapshot->metadata();
   auto txn = log::Transaction::Start(snapshot, EnforcedFeatures());
@@ -1212,13 +1256,6 @@ StatementResult ExecuteAlterTable(sql::SessionState& session, const sql::Stateme
       metadata.schema_string = ToDeltaSchemaJson(Schema(fields));
       operation = "DROP COLUMNS";
       parameters = {{"columns", QuotedJson(JsonStringArray(names))}};
-      break;
-    }
-    case sql::AlterTableAction::kDropFeature: {
-      DropTableFeature(snapshot, *txn, metadata, statement.feature_name, statement.truncate_history);
-      operation = "DROP FEATURE";
-      parameters = {{"featureName", QuotedJson(statement.feature_name)},
-                    {"truncateHistory", QuotedJson(statement.truncate_history ? "true" : "false")}};
       break;
     }
     case sql::AlterTableAction::kAlterColumn: {
