@@ -173,7 +173,7 @@ TEST_F(TableFeaturesInteropTest, DroppedReaderWriterFeaturesLeavePlainParquet) {
   api::RunStatements(session, "DELETE FROM d WHERE id = 2");
   api::RunStatements(session, "ALTER TABLE d ALTER COLUMN id TYPE INT");
   api::RunStatements(session, "ALTER TABLE d RENAME COLUMN name TO who");
-  api::RunStatements(session, "INSERT INTO d VALUES (70000, 'dee', 4.0)");
+  api::RunStatements(session, "INSERT INTO d VALUES (70000, 'dee', 4.5)");
   std::vector<std::string> before = SiltRows(session, "SELECT id, who, score FROM d");
 
   api::RunStatements(session, "ALTER TABLE d DROP FEATURE deletionVectors");

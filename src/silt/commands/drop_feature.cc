@@ -367,9 +367,7 @@ void FeatureDropper::CheckpointWithRetries(int64_t version) const {
       log::WriteCheckpoint(fs_, table_root_, version);
       return;
     } catch (const std::exception&) {
-      if (attempt == kCheckpointAttempts) {
-        SILT_THROW(DELTA_FEATURE_DROP_CHECKPOINT_FAILED, {{"featureName", feature_}});
-      }
+      if (attempt == kCheckpointAttempts) throw;
     }
   }
 }
@@ -458,7 +456,11 @@ void FeatureDropper::RemoveColumnMapping() {
   if (!invalid.empty()) {
     std::string names;
     for (const std::string& name : invalid) names += (names.empty() ? "" : ", ") + name;
-    SILT_THROW(DELTA_INVALID_COLUMN_NAMES_WHEN_REMOVING_COLUMN_MAPPING, {{"invalidColumnNames", names}});
+    // Delta's class, DELTA_INVALID_COLUMN_NAMES_WHEN_REMOVING_COLUMN_MAPPING, is not in the
+    // registry.
+    SILT_THROW(UNSUPPORTED_FEATURE,
+               {{"message", "Removing column mapping while column names hold characters among ' "
+                            ",;{}()\\n\\t=' (" + names + "); rename them first"}});
   }
   log::Metadata metadata = snapshot->metadata();
   RemoveProperty(metadata, "delta.columnMapping.mode");
@@ -537,8 +539,11 @@ void FeatureDropper::CleanUpHistory(const log::Metadata& metadata) {
 void FeatureDropper::DowngradeProtocol(bool protect_checkpoints) {
   auto snapshot = Latest();
   if (!TracesRemoved(feature_, *snapshot)) {
-    SILT_THROW(DELTA_FEATURE_DROP_CONFLICT_REVALIDATION_FAIL,
-               {{"concurrentCommit", "A commit after the clean-up uses " + feature_ + " again."}});
+    // Delta's DELTA_FEATURE_DROP_CONFLICT_REVALIDATION_FAIL is not in the registry; the cause is
+    // the same: a concurrent commit changed what the clean-up left.
+    SILT_THROW(DELTA_METADATA_CHANGED,
+               {{"tableName", table_root_},
+                {"conflictingCommit", " A commit after the clean-up uses " + feature_ + " again."}});
   }
   auto txn = Start(snapshot);
   // A concurrent write that brings the feature back must not commit under the new protocol.
@@ -582,9 +587,6 @@ void FeatureDropper::DropReaderWriterFeature() {
 }
 
 void FeatureDropper::DropCheckpointProtection() {
-  if (!truncate_history_) {
-    SILT_THROW(DELTA_FEATURE_CAN_ONLY_DROP_CHECKPOINT_PROTECTION_WITH_HISTORY_TRUNCATION, {});
-  }
   auto snapshot = Latest();
   int64_t protected_version = 0;
   if (const std::string* value = snapshot->Property(kProtectedVersionKey)) {
@@ -599,9 +601,10 @@ void FeatureDropper::DropCheckpointProtection() {
     EmptyCommitAndCheckpoint();
     CleanUpHistory(snapshot->metadata());
     if (!HistoryBeforeTruncated(protected_version)) {
-      SILT_THROW(DELTA_FEATURE_DROP_CHECKPOINT_PROTECTION_WAIT_FOR_RETENTION_PERIOD,
-                 {{"truncateHistoryLogRetentionPeriod",
-                   RetentionText(snapshot->metadata(), kTruncateHistoryRetentionKey, "24 hours")}});
+      // Delta's DELTA_FEATURE_DROP_CHECKPOINT_PROTECTION_WAIT_FOR_RETENTION_PERIOD is not in the
+      // registry; this class says the same of the history before the protected version.
+      ThrowHistoryError(ErrorClass::DELTA_FEATURE_DROP_HISTORICAL_VERSIONS_EXIST, feature_,
+                        snapshot->metadata());
     }
   }
   UnsetProperty(kProtectedVersionKey);
@@ -620,7 +623,10 @@ void FeatureDropper::DropWriterFeature() {
       }
     }
     if (!constraints.empty()) {
-      SILT_THROW(DELTA_CANNOT_DROP_CHECK_CONSTRAINT_FEATURE, {{"constraints", constraints}});
+      // Delta's DELTA_CANNOT_DROP_CHECK_CONSTRAINT_FEATURE is not in the registry.
+      SILT_THROW(UNSUPPORTED_FEATURE,
+                 {{"message", "Dropping the checkConstraints feature while the table has CHECK "
+                              "constraints (" + constraints + "); drop them first"}});
     }
   } else if (feature_ == "inCommitTimestamp") {
     for (const char* key : {"delta.enableInCommitTimestamps", "delta.inCommitTimestampEnablementVersion",
@@ -727,7 +733,12 @@ void DropTableFeature(std::shared_ptr<io::FileSystem> fs, const std::string& tab
     SILT_THROW(DELTA_FEATURE_DROP_HISTORY_TRUNCATION_NOT_ALLOWED, {});
   }
   if (is_checkpoint_protection && !truncate_history) {
-    SILT_THROW(DELTA_FEATURE_CAN_ONLY_DROP_CHECKPOINT_PROTECTION_WITH_HISTORY_TRUNCATION, {});
+    // Delta's DELTA_FEATURE_CAN_ONLY_DROP_CHECKPOINT_PROTECTION_WITH_HISTORY_TRUNCATION is not
+    // in the registry.
+    SILT_THROW(UNSUPPORTED_FEATURE,
+               {{"message", "Dropping checkpointProtection without TRUNCATE HISTORY (it can only "
+                            "be dropped by truncating history: ALTER TABLE table_name DROP FEATURE "
+                            "checkpointProtection TRUNCATE HISTORY)"}});
   }
   // Features that need this one (Delta's requiredFeatures).
   if (feature == "domainMetadata") {

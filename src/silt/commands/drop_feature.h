@@ -47,8 +47,8 @@ struct DropFeatureOptions {
 /// cleans log files older than `delta.dropFeatureTruncateHistory.retentionDuration` (default 24
 /// hours; cut-off at a minute boundary) and drops the feature when no commit left and no state at
 /// the oldest checkpoint uses it, else DELTA_FEATURE_DROP_HISTORICAL_VERSIONS_EXIST.
-/// checkpointProtection itself is dropped only with TRUNCATE HISTORY, once history before its
-/// protected version is gone (DELTA_FEATURE_DROP_CHECKPOINT_PROTECTION_WAIT_FOR_RETENTION_PERIOD
+/// checkpointProtection itself is dropped only with TRUNCATE HISTORY (else UNSUPPORTED_FEATURE),
+/// once history before its protected version is gone (DELTA_FEATURE_DROP_HISTORICAL_VERSIONS_EXIST
 /// until then). The protocol goes back to legacy versions when what is left allows.
 ///
 /// Other errors, with Delta's classes: a `delta.` property name
@@ -57,11 +57,11 @@ struct DropFeatureOptions {
 /// (DELTA_FEATURE_DROP_FEATURE_NOT_PRESENT), one Delta cannot drop
 /// (DELTA_FEATURE_DROP_NONREMOVABLE_FEATURE), one other features need
 /// (DELTA_FEATURE_DROP_DEPENDENT_FEATURE), TRUNCATE HISTORY for a feature without history
-/// (DELTA_FEATURE_DROP_HISTORY_TRUNCATION_NOT_ALLOWED), CHECK constraints still present
-/// (DELTA_CANNOT_DROP_CHECK_CONSTRAINT_FEATURE), column names a table without mapping cannot hold
-/// (DELTA_INVALID_COLUMN_NAMES_WHEN_REMOVING_COLUMN_MAPPING), traces back after the clean-up
-/// (DELTA_FEATURE_DROP_CONFLICT_REVALIDATION_FAIL), and what commits throw. v2Checkpoint, and
-/// domainMetadata while domains are left, are NOT_IMPLEMENTED.
+/// (DELTA_FEATURE_DROP_HISTORY_TRUNCATION_NOT_ALLOWED), traces back after the clean-up
+/// (DELTA_METADATA_CHANGED), and what commits throw. Where Delta's class is not in the registry
+/// the error is UNSUPPORTED_FEATURE: CHECK constraints still present, column names a table
+/// without mapping cannot hold. v2Checkpoint, and domainMetadata while domains are left, are
+/// NOT_IMPLEMENTED.
 void DropTableFeature(std::shared_ptr<io::FileSystem> fs, const std::string& table_root,
                       const std::string& name, bool truncate_history,
                       const DropFeatureOptions& options);
