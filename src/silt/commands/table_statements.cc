@@ -236,10 +236,11 @@ std::optional<log::Protocol> TakeProtocolVersionProperties(log::Metadata& metada
   return log::MergeProtocols(current, requested);
 }
 
-// Column mapping (protocol "Column Mapping"): gives every column of `fields` a column id (after
+// Column mapping (protocol "Column Mapping"): gives every field of `fields` without one, at any
+// depth (struct fields inside structs, arrays and maps), a column id (after
 // `delta.columnMapping.maxColumnId`, which it then raises) and a physical name: `col-<uuid>` for
-// a new table, the column's own name when an existing table turns mapping on, so its data files
-// stay readable. Nested columns are not supported by the writer yet.
+// a new table, the field's own name when an existing table turns mapping on, so its data files
+// stay readable. Ids go to a field before its nested fields, as Delta assigns them.
 void AssignColumnMapping(std::vector<Field>& fields, log::StringMap& configuration,
                          bool keep_names) {
   constexpr std::string_view kMaxIdKey = "delta.columnMapping.maxColumnId";
@@ -247,16 +248,35 @@ void AssignColumnMapping(std::vector<Field>& fields, log::StringMap& configurati
   if (const std::string* text = log::FindValue(configuration, kMaxIdKey)) {
     max_id = std::strtoll(text->c_str(), nullptr, 10);
   }
-  for (Field& field : fields) {
-    if (field.FindMetadata("delta.columnMapping.id") != nullptr) continue;
-    if (field.type->is_nested()) {
-      SILT_THROW(NOT_IMPLEMENTED,
-                 {{"feature", "Column mapping for the nested column " + field.name}});
+  std::function<void(std::vector<Field>&)> assign_fields;
+  std::function<DataTypePtr(const DataTypePtr&)> assign_type = [&](const DataTypePtr& type) {
+    switch (type->id()) {
+      case TypeId::kStruct: {
+        std::vector<Field> nested = type->fields();
+        assign_fields(nested);
+        return StructType(std::move(nested));
+      }
+      case TypeId::kList:
+        return ListType(assign_type(type->element_type()), type->contains_null());
+      case TypeId::kMap: {
+        DataTypePtr key = assign_type(type->key_type());
+        return MapType(std::move(key), assign_type(type->value_type()), type->value_contains_null());
+      }
+      default:
+        return type;
     }
-    field.metadata.emplace_back("delta.columnMapping.id", std::to_string(++max_id));
-    field.metadata.emplace_back("delta.columnMapping.physicalName",
-                                QuotedJson(keep_names ? field.name : "col-" + log::RandomUuid()));
-  }
+  };
+  assign_fields = [&](std::vector<Field>& list) {
+    for (Field& field : list) {
+      if (field.FindMetadata("delta.columnMapping.id") == nullptr) {
+        field.metadata.emplace_back("delta.columnMapping.id", std::to_string(++max_id));
+        field.metadata.emplace_back("delta.columnMapping.physicalName",
+                                    QuotedJson(keep_names ? field.name : "col-" + log::RandomUuid()));
+      }
+      field.type = assign_type(field.type);
+    }
+  };
+  assign_fields(fields);
   std::erase_if(configuration, [&](const auto& entry) { return entry.first == kMaxIdKey; });
   configuration.emplace_back(std::string(kMaxIdKey), std::to_string(max_id));
 }
@@ -295,8 +315,8 @@ void CheckNoDependents(const SchemaPtr& schema, const log::Metadata& metadata, s
   }
 }
 
-// The index of top-level column `path` (one part; nested paths are not supported yet), or
-// UNRESOLVED_COLUMN.
+// The index of top-level column `path` (one part; RENAME and DROP reach nested fields through
+// EditNestedField), or UNRESOLVED_COLUMN.
 size_t TopLevelColumn(const Schema& schema, const sql::QualifiedName& path) {
   if (path.size() != 1) {
     SILT_THROW(NOT_IMPLEMENTED, {{"feature", "Renaming or dropping a nested field"}});
@@ -309,6 +329,42 @@ size_t TopLevelColumn(const Schema& schema, const sql::QualifiedName& path) {
     SILT_THROW(UNRESOLVED_COLUMN, {{"objectName", "`" + path[0] + "`"}, {"proposal", proposal}});
   }
   return static_cast<size_t>(index);
+}
+
+// The table's fields with `edit` applied to the struct that holds nested field `path` (two parts
+// or more, through struct fields): `edit(fields, index)` gets that struct's fields and the index
+// of the field the last part names. A part that names no field, or a field that is not a struct,
+// is FIELD_NOT_FOUND.
+std::vector<Field> EditNestedField(const std::vector<Field>& fields, const sql::QualifiedName& path,
+                                   size_t level,
+                                   const std::function<void(std::vector<Field>&, size_t)>& edit) {
+  std::vector<Field> edited = fields;
+  size_t index = edited.size();
+  for (size_t i = 0; i < edited.size(); ++i) {
+    if (EqualsIgnoreCase(edited[i].name, path[level])) index = i;
+  }
+  if (index == edited.size()) {
+    std::string names;
+    for (const Field& field : fields) names += (names.empty() ? "`" : ", `") + field.name + "`";
+    SILT_THROW(FIELD_NOT_FOUND, {{"fieldName", "`" + path[level] + "`"}, {"fields", names}});
+  }
+  if (level + 1 == path.size()) {
+    edit(edited, index);
+    return edited;
+  }
+  Field& parent = edited[index];
+  if (parent.type->id() != TypeId::kStruct) {
+    SILT_THROW(FIELD_NOT_FOUND, {{"fieldName", "`" + path[level + 1] + "`"},
+                                 {"fields", "`" + parent.name + "` of type " + parent.type->ToString()}});
+  }
+  parent.type = StructType(EditNestedField(parent.type->fields(), path, level + 1, edit));
+  return edited;
+}
+
+std::string DottedPath(const sql::QualifiedName& path) {
+  std::string text;
+  for (const std::string& part : path) text += (text.empty() ? "" : ".") + part;
+  return text;
 }
 
 // Writes `batches` (in the table's schema) as data files of the transaction's table.
@@ -1203,6 +1259,26 @@ StatementResult ExecuteAlterTable(sql::SessionState& session, const sql::Stateme
       if (log::GetColumnMappingMode(metadata) == log::ColumnMappingMode::kNone) {
         SILT_THROW(DELTA_UNSUPPORTED_RENAME_COLUMN, {{"advice", std::string(kColumnMappingAdvice)}});
       }
+      if (statement.column_path.size() > 1) {
+        // A nested field: only its logical name changes, in the struct that holds it.
+        CheckNoDependents(schema, metadata, TopLevelColumn(*schema, {statement.column_path[0]}));
+        std::vector<Field> fields = EditNestedField(
+            schema->fields(), statement.column_path, 0, [&](std::vector<Field>& siblings, size_t at) {
+              for (size_t i = 0; i < siblings.size(); ++i) {
+                if (i != at && EqualsIgnoreCase(siblings[i].name, statement.new_name)) {
+                  SILT_THROW(COLUMN_ALREADY_EXISTS, {{"columnName", "`" + Lower(statement.new_name) + "`"}});
+                }
+              }
+              siblings[at].name = statement.new_name;
+            });
+        sql::QualifiedName new_path = statement.column_path;
+        new_path.back() = statement.new_name;
+        metadata.schema_string = ToDeltaSchemaJson(Schema(fields));
+        operation = "RENAME COLUMN";
+        parameters = {{"oldColumnPath", QuotedJson(DottedPath(statement.column_path))},
+                      {"newColumnPath", QuotedJson(DottedPath(new_path))}};
+        break;
+      }
       size_t index = TopLevelColumn(*schema, statement.column_path);
       std::string old_name = schema->field(index).name;
       int existing = schema->FieldIndex(statement.new_name, /*case_sensitive=*/false);
@@ -1228,7 +1304,23 @@ StatementResult ExecuteAlterTable(sql::SessionState& session, const sql::Stateme
       std::vector<bool> dropped(schema->num_fields(), false);
       std::vector<std::string> names;
       std::vector<std::string> partitions;
+      // Nested fields leave the struct that holds them; only the schema changes.
+      std::vector<Field> nested_dropped = schema->fields();
       for (const sql::QualifiedName& path : statement.column_paths) {
+        if (path.size() < 2) continue;
+        CheckNoDependents(schema, metadata, TopLevelColumn(*schema, {path[0]}));
+        nested_dropped = EditNestedField(nested_dropped, path, 0, [&](std::vector<Field>& siblings, size_t at) {
+          if (siblings.size() == 1) {
+            SILT_THROW(UNSUPPORTED_FEATURE,
+                       {{"message", "Dropping " + DottedPath(path) + ", the only field of its struct"}});
+          }
+          siblings.erase(siblings.begin() + static_cast<long>(at));
+        });
+        names.push_back(DottedPath(path));
+      }
+      auto nested_schema = std::make_shared<Schema>(nested_dropped);
+      for (const sql::QualifiedName& path : statement.column_paths) {
+        if (path.size() > 1) continue;
         int index = schema->FieldIndex(path.back(), /*case_sensitive=*/false);
         if (index < 0 && statement.if_exists && path.size() == 1) continue;
         size_t column = TopLevelColumn(*schema, path);
@@ -1247,8 +1339,8 @@ StatementResult ExecuteAlterTable(sql::SessionState& session, const sql::Stateme
         SILT_THROW(DELTA_UNSUPPORTED_DROP_PARTITION_COLUMN, {{"columnList", list}});
       }
       std::vector<Field> fields;
-      for (size_t i = 0; i < schema->num_fields(); ++i) {
-        if (!dropped[i]) fields.push_back(schema->field(i));
+      for (size_t i = 0; i < nested_schema->num_fields(); ++i) {
+        if (!dropped[i]) fields.push_back(nested_schema->field(i));
       }
       if (fields.empty()) {
         SILT_THROW(UNSUPPORTED_FEATURE, {{"message", "Dropping every column of a table"}});
