@@ -2,7 +2,8 @@
 // checked against the log: the values silt reads (old files widened to the new type) are the
 // values DuckDB reads cast to that type, and every row id silt reports is its file's baseRowId
 // plus the row's position as DuckDB numbers it. After DROP FEATURE of deletion vectors, type
-// widening and column mapping the live files alone hold the table, as any Parquet reader sees it.
+// widening and column mapping the live files alone hold the table, as any Parquet reader sees it;
+// under column mapping every nested struct field is stored under its physical name and id.
 
 #include <gtest/gtest.h>
 
@@ -198,6 +199,40 @@ TEST_F(TableFeaturesInteropTest, DroppedReaderWriterFeaturesLeavePlainParquet) {
   EXPECT_EQ(silt, before);
   EXPECT_EQ(silt, duckdb);
   EXPECT_EQ(silt.size(), 3u);
+}
+
+TEST_F(TableFeaturesInteropTest, NestedFieldsOfMappedTablesCarryTheirIdsInParquet) {
+  std::string root = directory_.Child("nested");
+  Session session = MakeSession();
+  api::RunStatements(session, "CREATE TABLE n (id INT, s STRUCT<a: INT, b: STRING>, "
+                              "arr ARRAY<STRUCT<x: INT>>) USING delta LOCATION " +
+                              test::SqlQuote(root) +
+                              " TBLPROPERTIES ('delta.columnMapping.mode' = 'id')");
+  api::RunStatements(session, "INSERT INTO n VALUES (1, named_struct('a', 2, 'b', 'x'), "
+                              "array(named_struct('x', 3), named_struct('x', 4)))");
+  auto snapshot = log::Snapshot::Load(io::MakeLocalFileSystem(), root);
+  ASSERT_EQ(snapshot->files().size(), 1u);
+  std::string file = test::SqlQuote(snapshot->ResolvePath(snapshot->files()[0].path));
+  // DuckDB sees every struct field under a physical name with the id the schema gives it.
+  std::vector<std::string> ids = Lines(test::RunDuckDb(
+      {"SELECT string_agg(CAST(field_id AS VARCHAR), '|' ORDER BY field_id) FROM parquet_schema(" +
+       file + ") WHERE field_id IS NOT NULL AND name LIKE 'col-%'"}));
+  ASSERT_EQ(ids.size(), 2u);
+  EXPECT_EQ(ids[1], "1|2|3|4|5|6");
+  // Its values, read by those names, are the table's.
+  const Schema& schema = snapshot->schema();
+  auto physical = [](const Field& field) {
+    std::string name = *field.FindMetadata("delta.columnMapping.physicalName");
+    return "\"" + name.substr(1, name.size() - 2) + "\"";
+  };
+  const Field& s = schema.field(1);
+  const Field& arr = schema.field(2);
+  std::vector<std::string> duckdb = DuckDbRows(test::RunDuckDb(
+      {"SELECT " + physical(schema.field(0)) + ", " + physical(s) + "." + physical(s.type->fields()[0]) +
+       ", " + physical(s) + "." + physical(s.type->fields()[1]) + ", " + physical(arr) + "[2]." +
+       physical(arr.type->element_type()->fields()[0]) + " FROM read_parquet(" + file + ")"}));
+  EXPECT_EQ(duckdb, SiltRows(session, "SELECT id, s.a, s.b, arr[1].x FROM n"));
+  EXPECT_EQ(duckdb, (std::vector<std::string>{"1,2,x,4"}));
 }
 
 }  // namespace
