@@ -227,6 +227,18 @@ bool SchemaHasTypeChanges(const std::string& schema_string) {
   }
 }
 
+bool UsesV2CheckpointPolicy(const log::Metadata& metadata) {
+  const std::string* policy = log::FindValue(metadata.configuration, "delta.checkpointPolicy");
+  return policy != nullptr && EqualsIgnoreCase(*policy, "v2");
+}
+
+// True when `snapshot` is read from a V2 checkpoint. silt writes V2 checkpoints UUID-named only;
+// a classic-named one in V2 form from another writer is not told apart.
+bool ReadFromV2Checkpoint(const log::Snapshot& snapshot) {
+  const auto& checkpoint = snapshot.log_segment().checkpoint;
+  return checkpoint.has_value() && checkpoint->kind == log::CheckpointKind::kUuid;
+}
+
 // True when `metadata` alone makes the table use `feature`.
 bool MetadataUsesFeature(const std::string& feature, const log::Metadata& metadata) {
   if (feature == "deletionVectors") return IsTrue(metadata, "delta.enableDeletionVectors");
@@ -236,6 +248,7 @@ bool MetadataUsesFeature(const std::string& feature, const log::Metadata& metada
   if (feature == "columnMapping") {
     return log::GetColumnMappingMode(metadata) != log::ColumnMappingMode::kNone;
   }
+  if (feature == "v2Checkpoint") return UsesV2CheckpointPolicy(metadata);
   return false;
 }
 
@@ -265,6 +278,9 @@ bool TracesRemoved(const std::string& feature, const log::Snapshot& snapshot) {
   if (feature == "columnMapping") {
     return log::GetColumnMappingMode(metadata) == log::ColumnMappingMode::kNone &&
            !HasColumnMappingMetadata(snapshot.schema().fields());
+  }
+  if (feature == "v2Checkpoint") {
+    return !UsesV2CheckpointPolicy(metadata) && !ReadFromV2Checkpoint(snapshot);
   }
   return true;
 }
@@ -497,6 +513,15 @@ bool FeatureDropper::RemoveTraces() {
     RewriteTypeWidenedFiles();
   } else if (feature_ == "columnMapping") {
     RemoveColumnMapping();
+  } else if (feature_ == "v2Checkpoint") {
+    // Classic checkpoints from here on; the barrier checkpoints are the first.
+    auto snapshot = Latest();
+    log::Metadata metadata = snapshot->metadata();
+    SetProperty(metadata, "delta.checkpointPolicy", "classic");
+    auto txn = Start(snapshot);
+    txn->UpdateMetadata(std::move(metadata));
+    Commit(*txn, "SET TBLPROPERTIES",
+           {{"properties", JsonText("{\"delta.checkpointPolicy\":\"classic\"}")}});
   }
   return true;
 }
@@ -508,6 +533,7 @@ bool FeatureDropper::HistoryContainsFeature(const log::Snapshot& snapshot) const
   at_earliest.version = earliest;
   auto oldest = log::Snapshot::Load(fs_, table_root_, at_earliest);
   if (MetadataUsesFeature(feature_, oldest->metadata())) return true;
+  if (feature_ == "v2Checkpoint" && ReadFromV2Checkpoint(*oldest)) return true;
   for (const log::AddFile& file : oldest->files()) {
     if (ActionUsesFeature(feature_, log::Action(file))) return true;
   }
@@ -751,12 +777,6 @@ void DropTableFeature(std::shared_ptr<io::FileSystem> fs, const std::string& tab
                  {{"feature", feature}, {"dependentFeatures", dependents}});
     }
   }
-  if (feature == "v2Checkpoint") {
-    SILT_THROW(NOT_IMPLEMENTED,
-               {{"feature", "DROP FEATURE v2Checkpoint (silt writes V2 checkpoints whenever the "
-                            "table supports them)"}});
-  }
-
   FeatureDropper dropper(std::move(fs), table_root, options, feature, name, truncate_history);
   if (is_checkpoint_protection) {
     dropper.DropCheckpointProtection();

@@ -38,7 +38,8 @@ struct DropFeatureOptions {
 /// tombstones for the deletion vector files of removed files), typeWidening
 /// (`delta.enableTypeWidening` unset, files stored with older types rewritten, `delta.typeChanges`
 /// removed), columnMapping (every file rewritten with logical names, the mode, max id and field
-/// metadata removed), vacuumProtocolCheck (nothing to remove). Without TRUNCATE HISTORY the
+/// metadata removed), v2Checkpoint (`delta.checkpointPolicy` set to classic), vacuumProtocolCheck
+/// (nothing to remove). Without TRUNCATE HISTORY the
 /// history is then protected as Delta 4 does: three barrier checkpoints on empty commits, then one
 /// commit that drops the feature, adds the checkpointProtection writer feature and sets
 /// `delta.requireCheckpointProtectionBeforeVersion` to its own version, then a checkpoint of it.
@@ -60,8 +61,7 @@ struct DropFeatureOptions {
 /// (DELTA_FEATURE_DROP_HISTORY_TRUNCATION_NOT_ALLOWED), traces back after the clean-up
 /// (DELTA_METADATA_CHANGED), and what commits throw. Where Delta's class is not in the registry
 /// the error is UNSUPPORTED_FEATURE: CHECK constraints still present, column names a table
-/// without mapping cannot hold. v2Checkpoint, and domainMetadata while domains are left, are
-/// NOT_IMPLEMENTED.
+/// without mapping cannot hold. domainMetadata while domains are left is NOT_IMPLEMENTED.
 void DropTableFeature(std::shared_ptr<io::FileSystem> fs, const std::string& table_root,
                       const std::string& name, bool truncate_history,
                       const DropFeatureOptions& options);
