@@ -25,15 +25,14 @@ namespace {
 
 // Delta's removable features (RemovableFeature).
 constexpr std::string_view kRemovable[] = {
-    "checkConstraints", "columnMapping",       "deletionVectors",      "rowTracking",
-    "domainMetadata",   "v2Checkpoint",        "typeWidening",         "typeWidening-preview",
+    "checkConstraints",  "columnMapping",       "deletionVectors",     "rowTracking",
+    "domainMetadata",    "v2Checkpoint",        "typeWidening",        "typeWidening-preview",
     "inCommitTimestamp", "vacuumProtocolCheck", "checkpointProtection"};
 
 // The features legacy protocol versions imply.
-constexpr std::string_view kLegacyFeatures[] = {"appendOnly",       "invariants",
-                                                "checkConstraints", "changeDataFeed",
-                                                "generatedColumns", "columnMapping",
-                                                "identityColumns"};
+constexpr std::string_view kLegacyFeatures[] = {
+    "appendOnly",       "invariants",    "checkConstraints", "changeDataFeed",
+    "generatedColumns", "columnMapping", "identityColumns"};
 
 constexpr std::string_view kCheckpointProtection = "checkpointProtection";
 constexpr std::string_view kProtectedVersionKey = "delta.requireCheckpointProtectionBeforeVersion";
@@ -86,7 +85,8 @@ std::string JsonArray(const std::vector<std::string>& values) {
 // ---- protocol versions (Delta's TableFeatureSupport) ----
 
 bool IsReaderWriter(const log::Protocol& protocol, const std::string& feature) {
-  if (const log::TableFeatureInfo* info = log::FindTableFeature(feature)) return info->reader_writer;
+  if (const log::TableFeatureInfo* info = log::FindTableFeature(feature))
+    return info->reader_writer;
   return protocol.reader_features && Contains(*protocol.reader_features, feature);
 }
 
@@ -107,7 +107,8 @@ std::set<std::string> ImpliedFeatures(int32_t reader, int32_t writer) {
     const log::TableFeatureInfo* info = log::FindTableFeature(name);
     SILT_CHECK(info != nullptr, "legacy feature missing from the registry");
     int32_t min_reader = info->legacy_min_reader > 0 ? info->legacy_min_reader : 1;
-    if (min_reader <= reader && info->legacy_min_writer <= writer) features.insert(std::string(name));
+    if (min_reader <= reader && info->legacy_min_writer <= writer)
+      features.insert(std::string(name));
   }
   return features;
 }
@@ -117,8 +118,10 @@ std::set<std::string> ProtocolFeatures(const log::Protocol& protocol) {
     return ImpliedFeatures(protocol.min_reader_version, protocol.min_writer_version);
   }
   std::set<std::string> features;
-  if (protocol.writer_features) features.insert(protocol.writer_features->begin(), protocol.writer_features->end());
-  if (protocol.reader_features) features.insert(protocol.reader_features->begin(), protocol.reader_features->end());
+  if (protocol.writer_features)
+    features.insert(protocol.writer_features->begin(), protocol.writer_features->end());
+  if (protocol.reader_features)
+    features.insert(protocol.reader_features->begin(), protocol.reader_features->end());
   return features;
 }
 
@@ -136,7 +139,8 @@ log::Protocol TableFeaturesProtocol(int32_t reader, const std::set<std::string>&
 
 log::Protocol WithoutFeature(log::Protocol protocol, std::string_view feature) {
   for (auto* names : {&protocol.reader_features, &protocol.writer_features}) {
-    if (*names) (*names)->erase(std::remove((*names)->begin(), (*names)->end(), feature), (*names)->end());
+    if (*names)
+      (*names)->erase(std::remove((*names)->begin(), (*names)->end(), feature), (*names)->end());
   }
   return protocol;
 }
@@ -144,7 +148,8 @@ log::Protocol WithoutFeature(log::Protocol protocol, std::string_view feature) {
 log::Protocol WithWriterFeature(log::Protocol protocol, std::string_view feature) {
   SILT_CHECK(protocol.min_writer_version >= 7, "adding a feature to a legacy protocol");
   if (!protocol.writer_features) protocol.writer_features = std::vector<std::string>{};
-  if (!Contains(*protocol.writer_features, feature)) protocol.writer_features->emplace_back(feature);
+  if (!Contains(*protocol.writer_features, feature))
+    protocol.writer_features->emplace_back(feature);
   return protocol;
 }
 
@@ -199,8 +204,8 @@ DataTypePtr WithoutColumnMapping(const DataTypePtr& type) {
     case TypeId::kList:
       return ListType(WithoutColumnMapping(type->element_type()), type->contains_null());
     case TypeId::kMap:
-      return MapType(WithoutColumnMapping(type->key_type()), WithoutColumnMapping(type->value_type()),
-                     type->value_contains_null());
+      return MapType(WithoutColumnMapping(type->key_type()),
+                     WithoutColumnMapping(type->value_type()), type->value_contains_null());
     default:
       return type;
   }
@@ -210,7 +215,8 @@ DataTypePtr WithoutColumnMapping(const DataTypePtr& type) {
 // them.
 void CollectInvalidNames(const std::vector<Field>& fields, std::vector<std::string>& invalid) {
   for (const Field& field : fields) {
-    if (field.name.find_first_of(" ,;{}()\n\t=") != std::string::npos) invalid.push_back(field.name);
+    if (field.name.find_first_of(" ,;{}()\n\t=") != std::string::npos)
+      invalid.push_back(field.name);
     const DataType* type = field.type.get();
     while (type->id() == TypeId::kList || type->id() == TypeId::kMap) {
       type = type->id() == TypeId::kList ? type->element_type().get() : type->value_type().get();
@@ -304,11 +310,12 @@ int64_t TruncateHistoryRetentionMs(const log::Metadata& metadata) {
 // DELTA_FEATURE_DROP_WAIT_FOR_RETENTION_PERIOD or DELTA_FEATURE_DROP_HISTORICAL_VERSIONS_EXIST.
 [[noreturn]] void ThrowHistoryError(ErrorClass cls, const std::string& feature,
                                     const log::Metadata& metadata) {
-  throw MakeError(cls, {{"feature", feature},
-                        {"logRetentionPeriodKey", std::string(kLogRetentionKey)},
-                        {"logRetentionPeriod", RetentionText(metadata, kLogRetentionKey, "30 days")},
-                        {"truncateHistoryLogRetentionPeriod",
-                         RetentionText(metadata, kTruncateHistoryRetentionKey, "24 hours")}});
+  throw MakeError(cls,
+                  {{"feature", feature},
+                   {"logRetentionPeriodKey", std::string(kLogRetentionKey)},
+                   {"logRetentionPeriod", RetentionText(metadata, kLogRetentionKey, "30 days")},
+                   {"truncateHistoryLogRetentionPeriod",
+                    RetentionText(metadata, kTruncateHistoryRetentionKey, "24 hours")}});
 }
 
 // One run of DROP FEATURE: each step commits on the latest version of the table.
@@ -332,7 +339,8 @@ class FeatureDropper {
   std::shared_ptr<const log::Snapshot> Latest() const {
     return log::Snapshot::Load(fs_, table_root_);
   }
-  std::unique_ptr<log::Transaction> Start(const std::shared_ptr<const log::Snapshot>& snapshot) const {
+  std::unique_ptr<log::Transaction> Start(
+      const std::shared_ptr<const log::Snapshot>& snapshot) const {
     return log::Transaction::Start(snapshot, options_.enforced_features);
   }
   int64_t Commit(log::Transaction& txn, std::string operation,
@@ -475,14 +483,17 @@ void FeatureDropper::RemoveColumnMapping() {
     // Delta's class, DELTA_INVALID_COLUMN_NAMES_WHEN_REMOVING_COLUMN_MAPPING, is not in the
     // registry.
     SILT_THROW(UNSUPPORTED_FEATURE,
-               {{"message", "Removing column mapping while column names hold characters among ' "
-                            ",;{}()\\n\\t=' (" + names + "); rename them first"}});
+               {{"message",
+                 "Removing column mapping while column names hold characters among ' "
+                 ",;{}()\\n\\t=' (" +
+                     names + "); rename them first"}});
   }
   log::Metadata metadata = snapshot->metadata();
   RemoveProperty(metadata, "delta.columnMapping.mode");
   RemoveProperty(metadata, "delta.columnMapping.maxColumnId");
   std::vector<Field> fields;
-  for (const Field& field : snapshot->schema().fields()) fields.push_back(WithoutColumnMapping(field));
+  for (const Field& field : snapshot->schema().fields())
+    fields.push_back(WithoutColumnMapping(field));
   metadata.schema_string = ToDeltaSchemaJson(Schema(std::move(fields)));
   // Every file is rewritten with the logical names in one commit with the metadata.
   auto txn = Start(snapshot);
@@ -491,7 +502,8 @@ void FeatureDropper::RemoveColumnMapping() {
   rewrite.written_metadata = metadata;
   rewrite.cancellation = options_.commit.cancellation;
   std::vector<log::AddFile> written = log::RewriteFiles(snapshot, snapshot->files(), rewrite);
-  for (const log::AddFile& file : snapshot->files()) txn->RemoveLiveFile(file, /*data_change=*/false);
+  for (const log::AddFile& file : snapshot->files())
+    txn->RemoveLiveFile(file, /*data_change=*/false);
   for (log::AddFile& add : written) txn->Add(std::move(add));
   txn->UpdateMetadata(std::move(metadata));
   Commit(*txn, "REMOVE COLUMN MAPPING");
@@ -567,9 +579,9 @@ void FeatureDropper::DowngradeProtocol(bool protect_checkpoints) {
   if (!TracesRemoved(feature_, *snapshot)) {
     // Delta's DELTA_FEATURE_DROP_CONFLICT_REVALIDATION_FAIL is not in the registry; the cause is
     // the same: a concurrent commit changed what the clean-up left.
-    SILT_THROW(DELTA_METADATA_CHANGED,
-               {{"tableName", table_root_},
-                {"conflictingCommit", " A commit after the clean-up uses " + feature_ + " again."}});
+    SILT_THROW(DELTA_METADATA_CHANGED, {{"tableName", table_root_},
+                                        {"conflictingCommit", " A commit after the clean-up uses " +
+                                                                  feature_ + " again."}});
   }
   auto txn = Start(snapshot);
   // A concurrent write that brings the feature back must not commit under the new protocol.
@@ -645,25 +657,29 @@ void FeatureDropper::DropWriterFeature() {
     std::string constraints;
     for (const auto& [key, value] : metadata.configuration) {
       if (key.rfind("delta.constraints.", 0) == 0) {
-        constraints += (constraints.empty() ? "" : ", ") + key.substr(std::string("delta.constraints.").size());
+        constraints += (constraints.empty() ? "" : ", ") +
+                       key.substr(std::string("delta.constraints.").size());
       }
     }
     if (!constraints.empty()) {
       // Delta's DELTA_CANNOT_DROP_CHECK_CONSTRAINT_FEATURE is not in the registry.
       SILT_THROW(UNSUPPORTED_FEATURE,
-                 {{"message", "Dropping the checkConstraints feature while the table has CHECK "
-                              "constraints (" + constraints + "); drop them first"}});
+                 {{"message",
+                   "Dropping the checkConstraints feature while the table has CHECK "
+                   "constraints (" +
+                       constraints + "); drop them first"}});
     }
   } else if (feature_ == "inCommitTimestamp") {
-    for (const char* key : {"delta.enableInCommitTimestamps", "delta.inCommitTimestampEnablementVersion",
-                            "delta.inCommitTimestampEnablementTimestamp"}) {
+    for (const char* key :
+         {"delta.enableInCommitTimestamps", "delta.inCommitTimestampEnablementVersion",
+          "delta.inCommitTimestampEnablementTimestamp"}) {
       RemoveProperty(metadata, key);
     }
   } else if (feature_ == "rowTracking") {
-    for (std::string_view key : {std::string_view("delta.enableRowTracking"),
-                                 std::string_view("delta.rowTrackingSuspended"),
-                                 log::kMaterializedRowIdColumnKey,
-                                 log::kMaterializedRowCommitVersionColumnKey}) {
+    for (std::string_view key :
+         {std::string_view("delta.enableRowTracking"),
+          std::string_view("delta.rowTrackingSuspended"), log::kMaterializedRowIdColumnKey,
+          log::kMaterializedRowCommitVersionColumnKey}) {
       RemoveProperty(metadata, key);
     }
     // No file keeps row ids, and the high water mark goes with the feature.
@@ -692,10 +708,12 @@ void FeatureDropper::DropWriterFeature() {
     }
     if (!domains.empty()) {
       SILT_THROW(NOT_IMPLEMENTED,
-                 {{"feature", "DROP FEATURE domainMetadata while the table has domains (" + domains + ")"}});
+                 {{"feature",
+                   "DROP FEATURE domainMetadata while the table has domains (" + domains + ")"}});
     }
   }
-  txn->UpdateProtocol(NormalizedProtocol(WithoutFeature(DenormalizedProtocol(snapshot->protocol()), feature_)));
+  txn->UpdateProtocol(
+      NormalizedProtocol(WithoutFeature(DenormalizedProtocol(snapshot->protocol()), feature_)));
   txn->UpdateMetadata(std::move(metadata));
   Commit(*txn, "DROP FEATURE",
          {{"featureName", JsonText(given_name_)}, {"truncateHistory", JsonText("false")}});
@@ -705,9 +723,11 @@ void FeatureDropper::DropWriterFeature() {
 
 log::Protocol DenormalizedProtocol(const log::Protocol& protocol) {
   if (protocol.min_writer_version >= 7) return protocol;
-  std::set<std::string> features = ImpliedFeatures(protocol.min_reader_version, protocol.min_writer_version);
+  std::set<std::string> features =
+      ImpliedFeatures(protocol.min_reader_version, protocol.min_writer_version);
   int32_t reader = 1;
-  for (const std::string& feature : features) reader = std::max(reader, MinReaderVersion(protocol, feature));
+  for (const std::string& feature : features)
+    reader = std::max(reader, MinReaderVersion(protocol, feature));
   return TableFeaturesProtocol(reader, features, protocol);
 }
 
@@ -746,10 +766,12 @@ void DropTableFeature(std::shared_ptr<io::FileSystem> fs, const std::string& tab
   if (!is_present && AsciiLower(name).rfind("delta.", 0) == 0) {
     SILT_THROW(DELTA_FEATURE_DROP_FEATURE_IS_DELTA_PROPERTY, {{"property", name}});
   }
-  if (info == nullptr) SILT_THROW(DELTA_FEATURE_DROP_UNSUPPORTED_CLIENT_FEATURE, {{"feature", name}});
+  if (info == nullptr)
+    SILT_THROW(DELTA_FEATURE_DROP_UNSUPPORTED_CLIENT_FEATURE, {{"feature", name}});
   feature = std::string(info->name);
   if (!is_present) SILT_THROW(DELTA_FEATURE_DROP_FEATURE_NOT_PRESENT, {{"feature", feature}});
-  bool removable = std::find(std::begin(kRemovable), std::end(kRemovable), feature) != std::end(kRemovable);
+  bool removable =
+      std::find(std::begin(kRemovable), std::end(kRemovable), feature) != std::end(kRemovable);
   if (!removable) SILT_THROW(DELTA_FEATURE_DROP_NONREMOVABLE_FEATURE, {{"feature", feature}});
   // Reader-writer features leave traces in the history that readers must not meet
   // (requiresHistoryProtection); checkpointProtection is dropped by truncating history too.
@@ -762,15 +784,17 @@ void DropTableFeature(std::shared_ptr<io::FileSystem> fs, const std::string& tab
     // Delta's DELTA_FEATURE_CAN_ONLY_DROP_CHECKPOINT_PROTECTION_WITH_HISTORY_TRUNCATION is not
     // in the registry.
     SILT_THROW(UNSUPPORTED_FEATURE,
-               {{"message", "Dropping checkpointProtection without TRUNCATE HISTORY (it can only "
-                            "be dropped by truncating history: ALTER TABLE table_name DROP FEATURE "
-                            "checkpointProtection TRUNCATE HISTORY)"}});
+               {{"message",
+                 "Dropping checkpointProtection without TRUNCATE HISTORY (it can only "
+                 "be dropped by truncating history: ALTER TABLE table_name DROP FEATURE "
+                 "checkpointProtection TRUNCATE HISTORY)"}});
   }
   // Features that need this one (Delta's requiredFeatures).
   if (feature == "domainMetadata") {
     std::string dependents;
     for (const char* dependent : {"rowTracking", "clustering"}) {
-      if (present.count(dependent) > 0) dependents += (dependents.empty() ? "" : ", ") + std::string(dependent);
+      if (present.count(dependent) > 0)
+        dependents += (dependents.empty() ? "" : ", ") + std::string(dependent);
     }
     if (!dependents.empty()) {
       SILT_THROW(DELTA_FEATURE_DROP_DEPENDENT_FEATURE,

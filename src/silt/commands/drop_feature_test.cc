@@ -74,13 +74,15 @@ TEST_F(DropFeatureTest, DeletionVectorsGoBehindBarrierCheckpoints) {
 
   auto tombstones = Of<log::RemoveFile>(Commit("t", 5));
   ASSERT_EQ(tombstones.size(), 1u);
-  EXPECT_TRUE(tombstones[0].path.find("deletion_vector_") != std::string::npos) << tombstones[0].path;
+  EXPECT_TRUE(tombstones[0].path.find("deletion_vector_") != std::string::npos)
+      << tombstones[0].path;
   EXPECT_FALSE(tombstones[0].data_change);
 
   auto snapshot = Latest("t");
   EXPECT_EQ(snapshot->protocol(),
-            (log::Protocol{1, 7, std::nullopt,
-                           std::vector<std::string>{"appendOnly", "checkpointProtection", "invariants"}}));
+            (log::Protocol{
+                1, 7, std::nullopt,
+                std::vector<std::string>{"appendOnly", "checkpointProtection", "invariants"}}));
   ASSERT_NE(snapshot->Property("delta.requireCheckpointProtectionBeforeVersion"), nullptr);
   EXPECT_EQ(*snapshot->Property("delta.requireCheckpointProtectionBeforeVersion"), "9");
   EXPECT_EQ(snapshot->Property("delta.enableDeletionVectors"), nullptr);
@@ -93,7 +95,8 @@ TEST_F(DropFeatureTest, DeletionVectorsGoBehindBarrierCheckpoints) {
   // The table stays writable under checkpointProtection, and deletes rewrite files again.
   Sql("INSERT INTO t VALUES (4, 'd')");
   Sql("DELETE FROM t WHERE id = 1");
-  for (const log::AddFile& file : Latest("t")->files()) EXPECT_FALSE(file.deletion_vector.has_value());
+  for (const log::AddFile& file : Latest("t")->files())
+    EXPECT_FALSE(file.deletion_vector.has_value());
   EXPECT_THAT(Query("SELECT id FROM t ORDER BY id"), ElementsAre("3", "4"));
 }
 
@@ -147,7 +150,8 @@ TEST_F(DropFeatureTest, ProtocolsNormaliseAsDeltaDoes) {
   using internal::NormalizedProtocol;
   using Names = std::vector<std::string>;
   // (1, 7, AppendOnly, Invariants, CheckConstraints) -> (1, 3).
-  EXPECT_EQ(NormalizedProtocol({1, 7, std::nullopt, Names{"appendOnly", "checkConstraints", "invariants"}}),
+  EXPECT_EQ(NormalizedProtocol(
+                {1, 7, std::nullopt, Names{"appendOnly", "checkConstraints", "invariants"}}),
             (log::Protocol{1, 3, std::nullopt, std::nullopt}));
   // (3, 7, RowTracking) -> (1, 7, RowTracking).
   EXPECT_EQ(NormalizedProtocol({3, 7, Names{}, Names{"rowTracking"}}),
@@ -158,12 +162,14 @@ TEST_F(DropFeatureTest, ProtocolsNormaliseAsDeltaDoes) {
   // (2, 5) lists what it implies, with reader version 2 and no reader features.
   EXPECT_EQ(DenormalizedProtocol({2, 5, std::nullopt, std::nullopt}),
             (log::Protocol{2, 7, std::nullopt,
-                           Names{"appendOnly", "changeDataFeed", "checkConstraints", "columnMapping",
-                                 "generatedColumns", "invariants"}}));
+                           Names{"appendOnly", "changeDataFeed", "checkConstraints",
+                                 "columnMapping", "generatedColumns", "invariants"}}));
   // Deletion vectors keep reader version 3 with their reader feature.
-  EXPECT_EQ(NormalizedProtocol({3, 7, Names{"deletionVectors"}, Names{"appendOnly", "deletionVectors"}}),
-            (log::Protocol{3, 7, Names{"deletionVectors"}, Names{"appendOnly", "deletionVectors"}}));
-  EXPECT_EQ(NormalizedProtocol({3, 7, Names{}, Names{}}), (log::Protocol{1, 1, std::nullopt, std::nullopt}));
+  EXPECT_EQ(
+      NormalizedProtocol({3, 7, Names{"deletionVectors"}, Names{"appendOnly", "deletionVectors"}}),
+      (log::Protocol{3, 7, Names{"deletionVectors"}, Names{"appendOnly", "deletionVectors"}}));
+  EXPECT_EQ(NormalizedProtocol({3, 7, Names{}, Names{}}),
+            (log::Protocol{1, 1, std::nullopt, std::nullopt}));
 }
 
 }  // namespace

@@ -7,8 +7,8 @@
 #include "silt/io/path.h"
 #include "silt/log/data_file_writer.h"
 #include "silt/log/row_tracking.h"
-#include "silt/log/table_scan.h"
 #include "silt/log/table_features.h"
+#include "silt/log/table_scan.h"
 #include "silt/parquet/reader.h"
 #include "silt/vector/batch.h"
 
@@ -18,7 +18,8 @@ namespace {
 
 // The name a data file stores table field `field` under: its physical name under column mapping.
 std::string StoredName(const Field& field, bool mapped) {
-  const std::string* raw = mapped ? field.FindMetadata("delta.columnMapping.physicalName") : nullptr;
+  const std::string* raw =
+      mapped ? field.FindMetadata("delta.columnMapping.physicalName") : nullptr;
   if (raw == nullptr) return field.name;
   simdjson::dom::parser parser;
   std::string_view text;
@@ -75,7 +76,8 @@ std::vector<AddFile> RewriteFiles(const std::shared_ptr<const Snapshot>& snapsho
                                   const std::vector<AddFile>& files,
                                   const FileRewriteOptions& options) {
   if (files.empty()) return {};
-  const Metadata& metadata = options.written_metadata ? *options.written_metadata : snapshot->metadata();
+  const Metadata& metadata =
+      options.written_metadata ? *options.written_metadata : snapshot->metadata();
   ScanOptions scan_options;
   scan_options.pool = options.pool;
   auto schema = std::make_shared<Schema>(snapshot->schema());
@@ -115,8 +117,9 @@ std::vector<AddFile> RewriteFiles(const std::shared_ptr<const Snapshot>& snapsho
         writer->Write(Batch(writer_schema, batch.columns(), batch.num_rows()));
         continue;
       }
-      std::vector<VectorPtr> columns(batch.columns().begin(),
-                                     batch.columns().begin() + static_cast<long>(schema->num_fields()));
+      std::vector<VectorPtr> columns(
+          batch.columns().begin(),
+          batch.columns().begin() + static_cast<long>(schema->num_fields()));
       const VectorPtr& file_metadata = batch.columns().back();
       size_t children = file_metadata->type()->fields().size();
       columns.push_back(file_metadata->child(children - 2));
