@@ -15,9 +15,9 @@
 #include <vector>
 
 #include "silt/api/session_internal.h"
+#include "silt/io/file_system.h"
 #include "silt/log/snapshot.h"
 #include "silt/log/table_features.h"
-#include "silt/io/file_system.h"
 #include "silt/session.h"
 #include "silt/vector/batch.h"
 #include "support/duckdb_peer.h"
@@ -166,11 +166,15 @@ TEST_F(TableFeaturesInteropTest, RowIdsAreBaseRowIdPlusThePhysicalPosition) {
 TEST_F(TableFeaturesInteropTest, DroppedReaderWriterFeaturesLeavePlainParquet) {
   std::string root = directory_.Child("dropped");
   Session session = MakeSession();
-  api::RunStatements(session, "CREATE TABLE d (id SMALLINT, name STRING, score DOUBLE) USING delta "
-                              "LOCATION " + test::SqlQuote(root) +
-                              " TBLPROPERTIES ('delta.enableDeletionVectors' = 'true', "
-                              "'delta.enableTypeWidening' = 'true', 'delta.columnMapping.mode' = 'name')");
-  api::RunStatements(session, "INSERT INTO d VALUES (1, 'ann', 1.5), (2, 'bob', 2.5), (3, 'cy', 0.25)");
+  api::RunStatements(
+      session,
+      "CREATE TABLE d (id SMALLINT, name STRING, score DOUBLE) USING delta "
+      "LOCATION " +
+          test::SqlQuote(root) +
+          " TBLPROPERTIES ('delta.enableDeletionVectors' = 'true', "
+          "'delta.enableTypeWidening' = 'true', 'delta.columnMapping.mode' = 'name')");
+  api::RunStatements(session,
+                     "INSERT INTO d VALUES (1, 'ann', 1.5), (2, 'bob', 2.5), (3, 'cy', 0.25)");
   api::RunStatements(session, "DELETE FROM d WHERE id = 2");
   api::RunStatements(session, "ALTER TABLE d ALTER COLUMN id TYPE INT");
   api::RunStatements(session, "ALTER TABLE d RENAME COLUMN name TO who");
@@ -188,13 +192,15 @@ TEST_F(TableFeaturesInteropTest, DroppedReaderWriterFeaturesLeavePlainParquet) {
   EXPECT_FALSE(log::IsFeatureSupported(snapshot->protocol(), "columnMapping"));
   // Every file names its columns as the table does and stores the table's types.
   for (const log::AddFile& file : snapshot->files()) {
-    EXPECT_EQ(Lines(test::RunDuckDb({"SELECT string_agg(name || ':' || type, '|' ORDER BY name) FROM "
-                                     "parquet_schema(" + test::SqlQuote(snapshot->ResolvePath(file.path)) +
-                                     ") WHERE name <> 'schema'"}))[1],
-              "id:INT32|score:DOUBLE|who:BYTE_ARRAY");
+    EXPECT_EQ(
+        Lines(test::RunDuckDb({"SELECT string_agg(name || ':' || type, '|' ORDER BY name) FROM "
+                               "parquet_schema(" +
+                               test::SqlQuote(snapshot->ResolvePath(file.path)) +
+                               ") WHERE name <> 'schema'"}))[1],
+        "id:INT32|score:DOUBLE|who:BYTE_ARRAY");
   }
-  std::vector<std::string> duckdb = DuckDbRows(test::RunDuckDb(
-      {"SELECT id, who, score FROM read_parquet([" + PathList(*snapshot) + "])"}));
+  std::vector<std::string> duckdb = DuckDbRows(
+      test::RunDuckDb({"SELECT id, who, score FROM read_parquet([" + PathList(*snapshot) + "])"}));
   std::vector<std::string> silt = SiltRows(session, "SELECT id, who, score FROM d");
   EXPECT_EQ(silt, before);
   EXPECT_EQ(silt, duckdb);
@@ -204,12 +210,14 @@ TEST_F(TableFeaturesInteropTest, DroppedReaderWriterFeaturesLeavePlainParquet) {
 TEST_F(TableFeaturesInteropTest, NestedFieldsOfMappedTablesCarryTheirIdsInParquet) {
   std::string root = directory_.Child("nested");
   Session session = MakeSession();
-  api::RunStatements(session, "CREATE TABLE n (id INT, s STRUCT<a: INT, b: STRING>, "
-                              "arr ARRAY<STRUCT<x: INT>>) USING delta LOCATION " +
-                              test::SqlQuote(root) +
-                              " TBLPROPERTIES ('delta.columnMapping.mode' = 'id')");
-  api::RunStatements(session, "INSERT INTO n VALUES (1, named_struct('a', 2, 'b', 'x'), "
-                              "array(named_struct('x', 3), named_struct('x', 4)))");
+  api::RunStatements(session,
+                     "CREATE TABLE n (id INT, s STRUCT<a: INT, b: STRING>, "
+                     "arr ARRAY<STRUCT<x: INT>>) USING delta LOCATION " +
+                         test::SqlQuote(root) +
+                         " TBLPROPERTIES ('delta.columnMapping.mode' = 'id')");
+  api::RunStatements(session,
+                     "INSERT INTO n VALUES (1, named_struct('a', 2, 'b', 'x'), "
+                     "array(named_struct('x', 3), named_struct('x', 4)))");
   auto snapshot = log::Snapshot::Load(io::MakeLocalFileSystem(), root);
   ASSERT_EQ(snapshot->files().size(), 1u);
   std::string file = test::SqlQuote(snapshot->ResolvePath(snapshot->files()[0].path));
@@ -228,9 +236,10 @@ TEST_F(TableFeaturesInteropTest, NestedFieldsOfMappedTablesCarryTheirIdsInParque
   const Field& s = schema.field(1);
   const Field& arr = schema.field(2);
   std::vector<std::string> duckdb = DuckDbRows(test::RunDuckDb(
-      {"SELECT " + physical(schema.field(0)) + ", " + physical(s) + "." + physical(s.type->fields()[0]) +
-       ", " + physical(s) + "." + physical(s.type->fields()[1]) + ", " + physical(arr) + "[2]." +
-       physical(arr.type->element_type()->fields()[0]) + " FROM read_parquet(" + file + ")"}));
+      {"SELECT " + physical(schema.field(0)) + ", " + physical(s) + "." +
+       physical(s.type->fields()[0]) + ", " + physical(s) + "." + physical(s.type->fields()[1]) +
+       ", " + physical(arr) + "[2]." + physical(arr.type->element_type()->fields()[0]) +
+       " FROM read_parquet(" + file + ")"}));
   EXPECT_EQ(duckdb, SiltRows(session, "SELECT id, s.a, s.b, arr[1].x FROM n"));
   EXPECT_EQ(duckdb, (std::vector<std::string>{"1,2,x,4"}));
 }

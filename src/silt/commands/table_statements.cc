@@ -260,7 +260,8 @@ void AssignColumnMapping(std::vector<Field>& fields, log::StringMap& configurati
         return ListType(assign_type(type->element_type()), type->contains_null());
       case TypeId::kMap: {
         DataTypePtr key = assign_type(type->key_type());
-        return MapType(std::move(key), assign_type(type->value_type()), type->value_contains_null());
+        return MapType(std::move(key), assign_type(type->value_type()),
+                       type->value_contains_null());
       }
       default:
         return type;
@@ -270,8 +271,9 @@ void AssignColumnMapping(std::vector<Field>& fields, log::StringMap& configurati
     for (Field& field : list) {
       if (field.FindMetadata("delta.columnMapping.id") == nullptr) {
         field.metadata.emplace_back("delta.columnMapping.id", std::to_string(++max_id));
-        field.metadata.emplace_back("delta.columnMapping.physicalName",
-                                    QuotedJson(keep_names ? field.name : "col-" + log::RandomUuid()));
+        field.metadata.emplace_back(
+            "delta.columnMapping.physicalName",
+            QuotedJson(keep_names ? field.name : "col-" + log::RandomUuid()));
       }
       field.type = assign_type(field.type);
     }
@@ -354,8 +356,9 @@ std::vector<Field> EditNestedField(const std::vector<Field>& fields, const sql::
   }
   Field& parent = edited[index];
   if (parent.type->id() != TypeId::kStruct) {
-    SILT_THROW(FIELD_NOT_FOUND, {{"fieldName", "`" + path[level + 1] + "`"},
-                                 {"fields", "`" + parent.name + "` of type " + parent.type->ToString()}});
+    SILT_THROW(FIELD_NOT_FOUND,
+               {{"fieldName", "`" + path[level + 1] + "`"},
+                {"fields", "`" + parent.name + "` of type " + parent.type->ToString()}});
   }
   parent.type = StructType(EditNestedField(parent.type->fields(), path, level + 1, edit));
   return edited;
@@ -803,11 +806,15 @@ StatementResult ExecuteInsert(sql::SessionState& session, const sql::Statement& 
       const Field& column = source.schema->field(i);
       bool taken = schema->FieldIndex(column.name, /*case_sensitive=*/false) >= 0;
       for (const Field& other : added) taken = taken || EqualsIgnoreCase(other.name, column.name);
-      if (taken) SILT_THROW(DELTA_DUPLICATE_COLUMNS_FOUND, {{"coltype", "data"}, {"duplicateCols", "`" + column.name + "`"}});
+      if (taken) {
+        SILT_THROW(DELTA_DUPLICATE_COLUMNS_FOUND,
+                   {{"coltype", "data"}, {"duplicateCols", "`" + column.name + "`"}});
+      }
       if (column.type->id() == TypeId::kNull) {
-        SILT_THROW(UNSUPPORTED_FEATURE,
-                   {{"message", "Adding the column " + column.name +
-                                    " of type VOID by schema evolution; cast its values to a type"}});
+        SILT_THROW(
+            UNSUPPORTED_FEATURE,
+            {{"message", "Adding the column " + column.name +
+                             " of type VOID by schema evolution; cast its values to a type"}});
       }
       added.push_back(Field{column.name, column.type, true, {}});
     }
@@ -1263,10 +1270,12 @@ StatementResult ExecuteAlterTable(sql::SessionState& session, const sql::Stateme
         // A nested field: only its logical name changes, in the struct that holds it.
         CheckNoDependents(schema, metadata, TopLevelColumn(*schema, {statement.column_path[0]}));
         std::vector<Field> fields = EditNestedField(
-            schema->fields(), statement.column_path, 0, [&](std::vector<Field>& siblings, size_t at) {
+            schema->fields(), statement.column_path, 0,
+            [&](std::vector<Field>& siblings, size_t at) {
               for (size_t i = 0; i < siblings.size(); ++i) {
                 if (i != at && EqualsIgnoreCase(siblings[i].name, statement.new_name)) {
-                  SILT_THROW(COLUMN_ALREADY_EXISTS, {{"columnName", "`" + Lower(statement.new_name) + "`"}});
+                  SILT_THROW(COLUMN_ALREADY_EXISTS,
+                             {{"columnName", "`" + Lower(statement.new_name) + "`"}});
                 }
               }
               siblings[at].name = statement.new_name;
@@ -1309,13 +1318,15 @@ StatementResult ExecuteAlterTable(sql::SessionState& session, const sql::Stateme
       for (const sql::QualifiedName& path : statement.column_paths) {
         if (path.size() < 2) continue;
         CheckNoDependents(schema, metadata, TopLevelColumn(*schema, {path[0]}));
-        nested_dropped = EditNestedField(nested_dropped, path, 0, [&](std::vector<Field>& siblings, size_t at) {
-          if (siblings.size() == 1) {
-            SILT_THROW(UNSUPPORTED_FEATURE,
-                       {{"message", "Dropping " + DottedPath(path) + ", the only field of its struct"}});
-          }
-          siblings.erase(siblings.begin() + static_cast<long>(at));
-        });
+        nested_dropped =
+            EditNestedField(nested_dropped, path, 0, [&](std::vector<Field>& siblings, size_t at) {
+              if (siblings.size() == 1) {
+                SILT_THROW(UNSUPPORTED_FEATURE,
+                           {{"message",
+                             "Dropping " + DottedPath(path) + ", the only field of its struct"}});
+              }
+              siblings.erase(siblings.begin() + static_cast<long>(at));
+            });
         names.push_back(DottedPath(path));
       }
       auto nested_schema = std::make_shared<Schema>(nested_dropped);

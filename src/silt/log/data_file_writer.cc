@@ -123,7 +123,9 @@ Field PhysicalField(const Field& logical) {
     SILT_THROW(INVALID_SCHEMA_JSON,
                {{"message", "column " + logical.name + " has no usable delta.columnMapping.physicalName"}});
   }
-  return Field{name->substr(1, name->size() - 2), PhysicalType(logical.type), logical.nullable,
+  return Field{name->substr(1, name->size() - 2),
+               PhysicalType(logical.type),
+               logical.nullable,
                {{"parquet.field.id", *id}}};
 }
 
@@ -307,7 +309,8 @@ void DataFileWriter::Write(const Batch& batch) {
         for (int64_t row : rows) builder.AppendFrom(*source, row);
         columns.push_back(builder.Finish());
       }
-      columns.back() = WithPhysicalType(columns.back(), data_schema_->field(columns.size() - 1).type);
+      columns.back() =
+          WithPhysicalType(columns.back(), data_schema_->field(columns.size() - 1).type);
     }
     Batch part(data_schema_, std::move(columns), static_cast<int64_t>(rows.size()));
     int64_t offset = 0;
