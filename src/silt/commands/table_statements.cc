@@ -796,11 +796,24 @@ StatementResult ExecuteInsert(sql::SessionState& session, const sql::Statement& 
       RunQuery(session, *WithDefaultsResolved(statement, *schema, computed));
   size_t source_columns = source.schema->num_fields();
 
-  // Schema evolution (spark.databricks.delta.schema.autoMerge.enabled): as Delta's by-position
-  // INSERT keeps the query's extra columns by their names, they join the table after its columns.
-  if (session.GetBoolConf("spark.databricks.delta.schema.autoMerge.enabled", false) &&
-      statement.column_names.empty() && !statement.overwrite && !statement.replace_where &&
-      source_columns > schema->num_fields()) {
+  // A by-position query with columns past the table's: Delta keeps them by their names and, with
+  // schema evolution (INSERT WITH SCHEMA EVOLUTION or
+  // spark.databricks.delta.schema.autoMerge.enabled), they join the table after its columns;
+  // without it the write's schema does not match the table's.
+  const bool evolve = statement.schema_evolution ||
+                      session.GetBoolConf("spark.databricks.delta.schema.autoMerge.enabled", false);
+  if (statement.column_names.empty() && source_columns > schema->num_fields()) {
+    if (!evolve) {
+      SILT_THROW(DELTA_METADATA_MISMATCH,
+                 {{"details", "The query writes columns the table does not have; enable schema "
+                              "evolution (INSERT WITH SCHEMA EVOLUTION, or "
+                              "spark.databricks.delta.schema.autoMerge.enabled = true) to add them. "
+                              "Table schema: " + schema->AsStruct()->ToString() +
+                              " Data schema: " + source.schema->AsStruct()->ToString()}});
+    }
+    if (statement.replace_where) {
+      SILT_THROW(NOT_IMPLEMENTED, {{"feature", "Schema evolution in INSERT ... REPLACE WHERE"}});
+    }
     std::vector<Field> added;
     for (size_t i = schema->num_fields(); i < source_columns; ++i) {
       const Field& column = source.schema->field(i);

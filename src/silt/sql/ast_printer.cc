@@ -817,8 +817,8 @@ class Printer {
       case StatementKind::kUse:
         return "USE " + Name(s.name);
       case StatementKind::kInsert: {
-        std::string out =
-            std::string(s.overwrite ? "INSERT OVERWRITE " : "INSERT INTO ") + Name(s.name);
+        std::string out = std::string(s.schema_evolution ? "INSERT WITH SCHEMA EVOLUTION " : "INSERT ") +
+                          (s.overwrite ? "OVERWRITE " : "INTO ") + Name(s.name);
         if (!s.column_names.empty()) out += " " + NameList(s.column_names);
         if (s.replace_where) out += " REPLACE WHERE " + Expression(*s.replace_where);
         return out + " " + Query(*s.query);

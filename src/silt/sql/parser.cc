@@ -2603,6 +2603,8 @@ class Parser {
     Advance();
     Statement statement;
     statement.kind = StatementKind::kInsert;
+    // Spark 4.2's INSERT WITH SCHEMA EVOLUTION INTO | OVERWRITE.
+    if (MatchKeywords({"WITH", "SCHEMA", "EVOLUTION"})) statement.schema_evolution = true;
     if (MatchKeyword("OVERWRITE")) {
       statement.overwrite = true;
     } else {
