@@ -1167,7 +1167,41 @@ StatementResult ExecuteAlterTable(sql::SessionState& session, const sql::Stateme
     }
     case sql::AlterTableAction::kAddColumns: {
       std::vector<Field> fields = schema->fields();
+      std::vector<Field> nested_added;  // named by their paths, as commitInfo records them
       for (const auto& column : statement.columns) {
+        if (!column.parent_path.empty()) {
+          // A field joins the struct at `parent_path`, at its end.
+          if (column.generated_as || column.identity || column.default_value || !column.nullable) {
+            SILT_THROW(
+                UNSUPPORTED_FEATURE,
+                {{"message", "Adding a nested field " + column.name +
+                                 " that is NOT NULL, generated, an identity or has a DEFAULT"}});
+          }
+          Field field = ColumnField(statement, column);
+          fields = EditNestedField(
+              fields, column.parent_path, 0, [&](std::vector<Field>& siblings, size_t at) {
+                Field& parent = siblings[at];
+                if (parent.type->id() != TypeId::kStruct) {
+                  SILT_THROW(FIELD_NOT_FOUND, {{"fieldName", "`" + column.name + "`"},
+                                               {"fields", "`" + parent.name + "` of type " +
+                                                              parent.type->ToString()}});
+                }
+                std::vector<Field> members = parent.type->fields();
+                for (const Field& member : members) {
+                  if (EqualsIgnoreCase(member.name, column.name)) {
+                    SILT_THROW(COLUMN_ALREADY_EXISTS,
+                               {{"columnName", "`" + Lower(column.name) + "`"}});
+                  }
+                }
+                members.push_back(field);
+                parent.type = StructType(std::move(members));
+              });
+          sql::QualifiedName path = column.parent_path;
+          path.push_back(column.name);
+          field.name = DottedPath(path);
+          nested_added.push_back(std::move(field));
+          continue;
+        }
         if (schema->FieldIndex(column.name, false) >= 0) {
           SILT_THROW(COLUMN_ALREADY_EXISTS, {{"columnName", "`" + Lower(column.name) + "`"}});
         }
@@ -1202,6 +1236,16 @@ StatementResult ExecuteAlterTable(sql::SessionState& session, const sql::Stateme
       for (size_t i = schema->num_fields(); i < fields.size(); ++i) {
         // The field's JSON is the one element of a one-field struct's "fields" array.
         std::string struct_json = ToDeltaSchemaJson(Schema({fields[i]}));
+        size_t start = struct_json.find('[');
+        size_t end = struct_json.rfind(']');
+        SILT_CHECK(start != std::string::npos && end > start, "unexpected schema JSON");
+        added.BeginObject();
+        added.Key("column");
+        added.Raw(struct_json.substr(start + 1, end - start - 1));
+        added.EndObject();
+      }
+      for (const Field& logged : nested_added) {
+        std::string struct_json = ToDeltaSchemaJson(Schema({logged}));
         size_t start = struct_json.find('[');
         size_t end = struct_json.rfind(']');
         SILT_CHECK(start != std::string::npos && end > start, "unexpected schema JSON");

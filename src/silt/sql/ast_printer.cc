@@ -710,7 +710,9 @@ class Printer {
   }
 
   std::string Column(const ColumnDefinition& column) {
-    std::string out = QuoteIdentifier(column.name) + " " + TypeText(column.type);
+    std::string out;
+    for (const std::string& part : column.parent_path) out += QuoteIdentifier(part) + ".";
+    out += QuoteIdentifier(column.name) + " " + TypeText(column.type);
     if (!column.nullable) out += " NOT NULL";
     if (column.generated_as) {
       out += " GENERATED ALWAYS AS (" + Expression(*column.generated_as) + ")";

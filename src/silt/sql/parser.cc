@@ -2495,9 +2495,14 @@ class Parser {
     return value;
   }
 
-  ColumnDefinition ParseColumnDefinition() {
+  // `nested`: the name may be a path to a nested field (ALTER TABLE ADD COLUMNS).
+  ColumnDefinition ParseColumnDefinition(bool nested = false) {
     ColumnDefinition column;
     column.name = ParseIdentifier();
+    while (nested && MatchOperator(".")) {
+      column.parent_path.push_back(std::move(column.name));
+      column.name = ParseIdentifier();
+    }
     column.type = ParseType();
     while (true) {
       if (MatchKeywords({"NOT", "NULL"})) {
@@ -2854,7 +2859,7 @@ class Parser {
         statement.alter_action = AlterTableAction::kAddColumns;
         bool parenthesised = MatchOperator("(");
         do {
-          statement.columns.push_back(ParseColumnDefinition());
+          statement.columns.push_back(ParseColumnDefinition(/*nested=*/true));
         } while (MatchOperator(","));
         if (parenthesised) ExpectOperator(")");
       } else {

@@ -290,6 +290,8 @@ TEST(ParserStatementTest, AlterTable) {
   EXPECT_EQ(Sql("ALTER TABLE t ALTER COLUMN a COMMENT 'x'"),
             "ALTER TABLE t ALTER COLUMN a COMMENT 'x'");
   EXPECT_EQ(Sql("ALTER TABLE t ALTER COLUMN a AFTER b"), "ALTER TABLE t ALTER COLUMN a AFTER b");
+  EXPECT_EQ(Sql("ALTER TABLE t ADD COLUMNS (s.t.c INT, d STRING)"),
+            "ALTER TABLE t ADD COLUMNS (s.t.c int, d string)");
   EXPECT_EQ(Sql("ALTER TABLE t DROP FEATURE deletionVectors"),
             "ALTER TABLE t DROP FEATURE deletionVectors");
   EXPECT_EQ(Sql("ALTER TABLE t DROP FEATURE 'typeWidening' TRUNCATE HISTORY"),
