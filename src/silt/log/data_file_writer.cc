@@ -103,17 +103,18 @@ std::string EscapePartitionPathValue(const std::optional<std::string>& value) {
 
 namespace {
 
-// The field a data file stores for table column `logical` under column mapping (protocol "Column
-// Mapping"): its physical name, and its column id as the Parquet field id.
+DataTypePtr PhysicalType(const DataTypePtr& type);
+
+// The field a data file stores for table field `logical` under column mapping (protocol "Column
+// Mapping"): its physical name, and its column id as the Parquet field id, at every level of
+// nesting.
 Field PhysicalField(const Field& logical) {
-  if (logical.type->is_nested()) {
-    SILT_THROW(NOT_IMPLEMENTED,
-               {{"feature", "Writing nested column " + logical.name + " of a table with column mapping"}});
-  }
   const std::string* name = logical.FindMetadata("delta.columnMapping.physicalName");
   const std::string* id = logical.FindMetadata("delta.columnMapping.id");
   // A column outside the table's schema (`_change_type` of change data files) keeps its name.
-  if (name == nullptr && id == nullptr) return Field{logical.name, logical.type, logical.nullable, {}};
+  if (name == nullptr && id == nullptr) {
+    return Field{logical.name, PhysicalType(logical.type), logical.nullable, {}};
+  }
   if (id == nullptr) SILT_THROW(DELTA_COLUMN_MAPPING_MISSING_FIELD_ID, {{"column", logical.name}});
   // The physical name is a JSON string; Delta's are `col-<uuid>` or the logical name of a column
   // that existed before mapping was enabled, neither of which needs escapes.
@@ -122,7 +123,47 @@ Field PhysicalField(const Field& logical) {
     SILT_THROW(INVALID_SCHEMA_JSON,
                {{"message", "column " + logical.name + " has no usable delta.columnMapping.physicalName"}});
   }
-  return Field{name->substr(1, name->size() - 2), logical.type, logical.nullable, {{"parquet.field.id", *id}}};
+  return Field{name->substr(1, name->size() - 2),
+               PhysicalType(logical.type),
+               logical.nullable,
+               {{"parquet.field.id", *id}}};
+}
+
+// `type` with the struct fields inside it (through arrays and maps) renamed to their physical
+// names.
+DataTypePtr PhysicalType(const DataTypePtr& type) {
+  switch (type->id()) {
+    case TypeId::kStruct: {
+      std::vector<Field> fields;
+      for (const Field& field : type->fields()) fields.push_back(PhysicalField(field));
+      return StructType(std::move(fields));
+    }
+    case TypeId::kList:
+      return ListType(PhysicalType(type->element_type()), type->contains_null());
+    case TypeId::kMap:
+      return MapType(PhysicalType(type->key_type()), PhysicalType(type->value_type()),
+                     type->value_contains_null());
+    default:
+      return type;
+  }
+}
+
+// `vector` (of a table column's logical type) as a vector of the column's `physical` type: the
+// same buffers, nested children relabelled.
+VectorPtr WithPhysicalType(const VectorPtr& vector, const DataTypePtr& physical) {
+  if (!physical->is_nested() || vector->type()->Equals(*physical)) return vector;
+  std::vector<VectorPtr> children;
+  const std::vector<Field>& fields = physical->fields();
+  for (size_t i = 0; i < vector->children().size(); ++i) {
+    DataTypePtr child_type = i < fields.size() ? fields[i].type : vector->child(i)->type();
+    if (physical->id() == TypeId::kMap) {
+      // A map's one child is its struct of entries.
+      child_type = StructType({fields[0], fields[1]});
+    }
+    children.push_back(WithPhysicalType(vector->child(i), child_type));
+  }
+  return Vector::Make(physical, vector->length(), vector->buffers(), std::move(children),
+                      vector->null_count(), vector->offset());
 }
 
 }  // namespace
@@ -300,6 +341,8 @@ void DataFileWriter::Write(const Batch& batch) {
         for (int64_t row : rows) builder.AppendFrom(*source, row);
         columns.push_back(builder.Finish());
       }
+      columns.back() =
+          WithPhysicalType(columns.back(), data_schema_->field(columns.size() - 1).type);
     }
     write_part(key, Batch(data_schema_, std::move(columns), static_cast<int64_t>(rows.size())));
   };

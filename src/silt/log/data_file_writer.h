@@ -44,7 +44,7 @@ class DataFileWriter {
   /// Prepares writing under `table_root` for a table with `metadata` (schema, partitioning,
   /// properties). Under column mapping the files, statistics and partition values use each
   /// column's physical name and the files carry the column ids as Parquet field ids; nested
-  /// columns of such tables throw NOT_IMPLEMENTED, a column without an id
+  /// fields at every depth likewise, a column without an id
   /// DELTA_COLUMN_MAPPING_MISSING_FIELD_ID. Throws INVALID_SCHEMA_JSON for a bad schema and
   /// DELTA_PARTITION_COLUMN_NOT_FOUND for a partition column missing from it.
   static std::unique_ptr<DataFileWriter> Make(std::shared_ptr<io::FileSystem> fs, std::string table_root,

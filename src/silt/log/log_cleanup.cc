@@ -10,16 +10,18 @@
 namespace silt::log {
 
 LogCleanupResult CleanUpExpiredLogs(io::FileSystem& fs, const std::string& table_root,
-                                    const Metadata& metadata, int64_t now_ms) {
+                                    const Metadata& metadata, int64_t now_ms,
+                                    std::optional<int64_t> explicit_cutoff_ms) {
   LogCleanupResult result;
   const std::string* enabled = FindValue(metadata.configuration, "delta.enableExpiredLogCleanup");
-  if (enabled != nullptr && (*enabled == "false" || *enabled == "FALSE" || *enabled == "False")) {
+  if (!explicit_cutoff_ms && enabled != nullptr &&
+      (*enabled == "false" || *enabled == "FALSE" || *enabled == "False")) {
     return result;
   }
   const std::string* retention_text = FindValue(metadata.configuration, "delta.logRetentionDuration");
   int64_t retention_ms =
       retention_text ? ParseIntervalMs(*retention_text, "delta.logRetentionDuration") : 30 * 86'400'000ll;
-  int64_t cutoff_ms = now_ms - retention_ms;
+  int64_t cutoff_ms = explicit_cutoff_ms.value_or(now_ms - retention_ms);
 
   std::string log_dir = io::JoinPath(table_root, "_delta_log");
   std::vector<io::FileInfo> entries = fs.List(log_dir);

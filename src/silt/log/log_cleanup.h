@@ -24,7 +24,13 @@ struct LogCleanupResult {
 /// modification time is past the cut-off too. The cut-off checkpoint, its commit and every later
 /// file are kept, so every version from the cut-off checkpoint on stays reconstructable. Throws
 /// INVALID_CONFIGURATION for a malformed retention and storage errors.
+///
+/// `cutoff_ms`, when given, replaces `now_ms - delta.logRetentionDuration` and applies even when
+/// cleanup is disabled (DROP FEATURE ... TRUNCATE HISTORY). Never deleting a checkpoint at or
+/// after the cut-off and never writing one keeps the checkpointProtection feature's rule (its
+/// protected checkpoints go only with all the history before them).
 LogCleanupResult CleanUpExpiredLogs(io::FileSystem& fs, const std::string& table_root,
-                                    const Metadata& metadata, int64_t now_ms);
+                                    const Metadata& metadata, int64_t now_ms,
+                                    std::optional<int64_t> cutoff_ms = std::nullopt);
 
 }  // namespace silt::log

@@ -39,7 +39,7 @@ constexpr std::array<TableFeatureInfo, 28> kFeatures = {{
     {"icebergCompatV1", false, 0, 0, true, false},
     {"icebergCompatV2", false, 0, 0, true, false},
     {"icebergWriterCompatV1", false, 0, 0, true, false},
-    {"checkpointProtection", false, 0, 0, true, false},
+    {"checkpointProtection", false, 0, 0, true, true},
     {"collations-preview", false, 0, 0, true, false},
     // Reader-writer features silt cannot read: no variant type in silt's type system, and
     // catalog-managed tables need a catalog to say which commits are ratified.

@@ -335,6 +335,9 @@ struct IdentitySpec {
 /// A column in CREATE TABLE / ADD COLUMNS / CONVERT ... PARTITIONED BY.
 struct ColumnDefinition {
   std::string name;
+  /// ALTER TABLE ADD COLUMNS of a nested field (`s.t.c INT`): the path of the struct that gets
+  /// the field ({"s", "t"}); empty for a top-level column.
+  QualifiedName parent_path;
   DataTypePtr type;
   bool nullable = true;
   ExpressionPtr generated_as;  ///< GENERATED ALWAYS AS (expr)

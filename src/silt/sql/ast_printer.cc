@@ -710,7 +710,9 @@ class Printer {
   }
 
   std::string Column(const ColumnDefinition& column) {
-    std::string out = QuoteIdentifier(column.name) + " " + TypeText(column.type);
+    std::string out;
+    for (const std::string& part : column.parent_path) out += QuoteIdentifier(part) + ".";
+    out += QuoteIdentifier(column.name) + " " + TypeText(column.type);
     if (!column.nullable) out += " NOT NULL";
     if (column.generated_as) {
       out += " GENERATED ALWAYS AS (" + Expression(*column.generated_as) + ")";
@@ -817,8 +819,8 @@ class Printer {
       case StatementKind::kUse:
         return "USE " + Name(s.name);
       case StatementKind::kInsert: {
-        std::string out =
-            std::string(s.overwrite ? "INSERT OVERWRITE " : "INSERT INTO ") + Name(s.name);
+        std::string out = std::string(s.schema_evolution ? "INSERT WITH SCHEMA EVOLUTION " : "INSERT ") +
+                          (s.overwrite ? "OVERWRITE " : "INTO ") + Name(s.name);
         if (!s.column_names.empty()) out += " " + NameList(s.column_names);
         if (s.replace_where) out += " REPLACE WHERE " + Expression(*s.replace_where);
         return out + " " + Query(*s.query);

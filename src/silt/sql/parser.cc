@@ -2520,9 +2520,14 @@ class Parser {
     return value;
   }
 
-  ColumnDefinition ParseColumnDefinition() {
+  // `nested`: the name may be a path to a nested field (ALTER TABLE ADD COLUMNS).
+  ColumnDefinition ParseColumnDefinition(bool nested = false) {
     ColumnDefinition column;
     column.name = ParseIdentifier();
+    while (nested && MatchOperator(".")) {
+      column.parent_path.push_back(std::move(column.name));
+      column.name = ParseIdentifier();
+    }
     column.type = ParseType();
     while (true) {
       if (MatchKeywords({"NOT", "NULL"})) {
@@ -2628,6 +2633,8 @@ class Parser {
     Advance();
     Statement statement;
     statement.kind = StatementKind::kInsert;
+    // Spark 4.2's INSERT WITH SCHEMA EVOLUTION INTO | OVERWRITE.
+    if (MatchKeywords({"WITH", "SCHEMA", "EVOLUTION"})) statement.schema_evolution = true;
     if (MatchKeyword("OVERWRITE")) {
       statement.overwrite = true;
     } else {
@@ -2877,7 +2884,7 @@ class Parser {
         statement.alter_action = AlterTableAction::kAddColumns;
         bool parenthesised = MatchOperator("(");
         do {
-          statement.columns.push_back(ParseColumnDefinition());
+          statement.columns.push_back(ParseColumnDefinition(/*nested=*/true));
         } while (MatchOperator(","));
         if (parenthesised) ExpectOperator(")");
       } else {
