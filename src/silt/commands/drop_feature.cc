@@ -480,13 +480,8 @@ void FeatureDropper::RemoveColumnMapping() {
   if (!invalid.empty()) {
     std::string names;
     for (const std::string& name : invalid) names += (names.empty() ? "" : ", ") + name;
-    // Delta's class, DELTA_INVALID_COLUMN_NAMES_WHEN_REMOVING_COLUMN_MAPPING, is not in the
-    // registry.
-    SILT_THROW(UNSUPPORTED_FEATURE,
-               {{"message",
-                 "Removing column mapping while column names hold characters among ' "
-                 ",;{}()\\n\\t=' (" +
-                     names + "); rename them first"}});
+    SILT_THROW(DELTA_INVALID_COLUMN_NAMES_WHEN_REMOVING_COLUMN_MAPPING,
+               {{"invalidColumnNames", names}});
   }
   log::Metadata metadata = snapshot->metadata();
   RemoveProperty(metadata, "delta.columnMapping.mode");
@@ -577,11 +572,9 @@ void FeatureDropper::CleanUpHistory(const log::Metadata& metadata) {
 void FeatureDropper::DowngradeProtocol(bool protect_checkpoints) {
   auto snapshot = Latest();
   if (!TracesRemoved(feature_, *snapshot)) {
-    // Delta's DELTA_FEATURE_DROP_CONFLICT_REVALIDATION_FAIL is not in the registry; the cause is
-    // the same: a concurrent commit changed what the clean-up left.
-    SILT_THROW(DELTA_METADATA_CHANGED, {{"tableName", table_root_},
-                                        {"conflictingCommit", " A commit after the clean-up uses " +
-                                                                  feature_ + " again."}});
+    // A concurrent commit changed what the clean-up left.
+    SILT_THROW(DELTA_FEATURE_DROP_CONFLICT_REVALIDATION_FAIL,
+               {{"concurrentCommit", "A commit after the clean-up uses " + feature_ + " again."}});
   }
   auto txn = Start(snapshot);
   // A concurrent write that brings the feature back must not commit under the new protocol.
@@ -639,10 +632,8 @@ void FeatureDropper::DropCheckpointProtection() {
     EmptyCommitAndCheckpoint();
     CleanUpHistory(snapshot->metadata());
     if (!HistoryBeforeTruncated(protected_version)) {
-      // Delta's DELTA_FEATURE_DROP_CHECKPOINT_PROTECTION_WAIT_FOR_RETENTION_PERIOD is not in the
-      // registry; this class says the same of the history before the protected version.
-      ThrowHistoryError(ErrorClass::DELTA_FEATURE_DROP_HISTORICAL_VERSIONS_EXIST, feature_,
-                        snapshot->metadata());
+      ThrowHistoryError(ErrorClass::DELTA_FEATURE_DROP_CHECKPOINT_PROTECTION_WAIT_FOR_RETENTION_PERIOD,
+                        feature_, snapshot->metadata());
     }
   }
   UnsetProperty(kProtectedVersionKey);
@@ -662,12 +653,7 @@ void FeatureDropper::DropWriterFeature() {
       }
     }
     if (!constraints.empty()) {
-      // Delta's DELTA_CANNOT_DROP_CHECK_CONSTRAINT_FEATURE is not in the registry.
-      SILT_THROW(UNSUPPORTED_FEATURE,
-                 {{"message",
-                   "Dropping the checkConstraints feature while the table has CHECK "
-                   "constraints (" +
-                       constraints + "); drop them first"}});
+      SILT_THROW(DELTA_CANNOT_DROP_CHECK_CONSTRAINT_FEATURE, {{"constraints", constraints}});
     }
   } else if (feature_ == "inCommitTimestamp") {
     for (const char* key :
@@ -781,13 +767,7 @@ void DropTableFeature(std::shared_ptr<io::FileSystem> fs, const std::string& tab
     SILT_THROW(DELTA_FEATURE_DROP_HISTORY_TRUNCATION_NOT_ALLOWED, {});
   }
   if (is_checkpoint_protection && !truncate_history) {
-    // Delta's DELTA_FEATURE_CAN_ONLY_DROP_CHECKPOINT_PROTECTION_WITH_HISTORY_TRUNCATION is not
-    // in the registry.
-    SILT_THROW(UNSUPPORTED_FEATURE,
-               {{"message",
-                 "Dropping checkpointProtection without TRUNCATE HISTORY (it can only "
-                 "be dropped by truncating history: ALTER TABLE table_name DROP FEATURE "
-                 "checkpointProtection TRUNCATE HISTORY)"}});
+    SILT_THROW(DELTA_FEATURE_CAN_ONLY_DROP_CHECKPOINT_PROTECTION_WITH_HISTORY_TRUNCATION, {});
   }
   // Features that need this one (Delta's requiredFeatures).
   if (feature == "domainMetadata") {

@@ -59,9 +59,12 @@ struct DropFeatureOptions {
 /// (DELTA_FEATURE_DROP_NONREMOVABLE_FEATURE), one other features need
 /// (DELTA_FEATURE_DROP_DEPENDENT_FEATURE), TRUNCATE HISTORY for a feature without history
 /// (DELTA_FEATURE_DROP_HISTORY_TRUNCATION_NOT_ALLOWED), traces back after the clean-up
-/// (DELTA_METADATA_CHANGED), and what commits throw. Where Delta's class is not in the registry
-/// the error is UNSUPPORTED_FEATURE: CHECK constraints still present, column names a table
-/// without mapping cannot hold. domainMetadata while domains are left is NOT_IMPLEMENTED.
+/// (DELTA_FEATURE_DROP_CONFLICT_REVALIDATION_FAIL), CHECK constraints still present
+/// (DELTA_CANNOT_DROP_CHECK_CONSTRAINT_FEATURE), column names a table without mapping cannot
+/// hold (DELTA_INVALID_COLUMN_NAMES_WHEN_REMOVING_COLUMN_MAPPING), checkpointProtection without
+/// TRUNCATE HISTORY (DELTA_FEATURE_CAN_ONLY_DROP_CHECKPOINT_PROTECTION_WITH_HISTORY_TRUNCATION)
+/// or before its history expired (DELTA_FEATURE_DROP_CHECKPOINT_PROTECTION_WAIT_FOR_RETENTION_PERIOD),
+/// and what commits throw. domainMetadata while domains are left is NOT_IMPLEMENTED.
 void DropTableFeature(std::shared_ptr<io::FileSystem> fs, const std::string& table_root,
                       const std::string& name, bool truncate_history,
                       const DropFeatureOptions& options);

@@ -133,9 +133,10 @@ TEST_F(DropFeatureTest, CheckpointProtectionGoesOnlyWithTheHistoryBeforeIt) {
   Sql("ALTER TABLE t DROP FEATURE typeWidening");
   ASSERT_TRUE(IsFeatureSupportedNow("t", "checkpointProtection"));
 
-  EXPECT_EQ(ErrorClassOf("ALTER TABLE t DROP FEATURE checkpointProtection"), "UNSUPPORTED_FEATURE");
+  EXPECT_EQ(ErrorClassOf("ALTER TABLE t DROP FEATURE checkpointProtection"),
+            "DELTA_FEATURE_CAN_ONLY_DROP_CHECKPOINT_PROTECTION_WITH_HISTORY_TRUNCATION");
   EXPECT_EQ(ErrorClassOf("ALTER TABLE t DROP FEATURE checkpointProtection TRUNCATE HISTORY"),
-            "DELTA_FEATURE_DROP_HISTORICAL_VERSIONS_EXIST");
+            "DELTA_FEATURE_DROP_CHECKPOINT_PROTECTION_WAIT_FOR_RETENTION_PERIOD");
 
   AgeLog("t", 2);
   Sql("ALTER TABLE t DROP FEATURE checkpointProtection TRUNCATE HISTORY");

@@ -246,10 +246,7 @@ StatementResult ExecuteOptimize(sql::SessionState& session, const sql::Statement
     }
   }
   if (statement.extended && options.clustering_columns.empty()) {
-    SILT_THROW(UNSUPPORTED_FEATURE,
-               {{"message",
-                 "OPTIMIZE FULL is only supported for clustered tables with non-empty clustering "
-                 "columns"}});
+    SILT_THROW(DELTA_OPTIMIZE_FULL_NOT_SUPPORTED, {});
   }
   options.full = statement.extended;
   options.clustering_min_cube_size =

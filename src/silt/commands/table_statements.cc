@@ -694,9 +694,10 @@ StatementResult ExecuteCreateTable(sql::SessionState& session, const sql::Statem
             log::ValidateClusteringColumns(snapshot->metadata(), *statement.cluster_columns));
       }
       if (AsciiLower(JoinedNames(specified, ",")) != AsciiLower(JoinedNames(existing, ","))) {
-        SILT_THROW(DELTA_CLUSTERING_COLUMNS_MISMATCH,
-                   {{"providedClusteringColumns", JoinedNames(specified, ",")},
-                    {"existingClusteringColumns", JoinedNames(existing, ",")}});
+        SILT_THROW(DELTA_CREATE_TABLE_WITH_DIFFERENT_CLUSTERING,
+                   {{"path", target.location},
+                    {"specifiedColumns", JoinedNames(specified, ",")},
+                    {"existingColumns", JoinedNames(existing, ",")}});
       }
     }
     if (target.database) {
@@ -729,7 +730,7 @@ StatementResult ExecuteCreateTable(sql::SessionState& session, const sql::Statem
              !metadata.partition_columns.empty()) {
     // A clustered table stays clustered (the feature cannot leave the protocol), and a table
     // cannot be both clustered and partitioned.
-    SILT_THROW(DELTA_CLUSTER_BY_WITH_PARTITIONED_BY, {});
+    SILT_THROW(DELTA_CLUSTERING_REPLACE_TABLE_WITH_PARTITIONED_TABLE, {});
   }
   std::optional<log::Protocol> feature_protocol = TakeFeatureProperties(metadata, old_protocol);
 

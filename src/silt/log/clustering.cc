@@ -128,21 +128,6 @@ const Field* FindPath(const std::vector<Field>& fields, const ColumnPath& path) 
   return found;
 }
 
-// `path` as Spark names an unresolved column: every part back-quoted (`s`.`f`).
-std::string QuotedPath(const ColumnPath& path) {
-  std::string out;
-  for (const std::string& part : path) out += (out.empty() ? "`" : ".`") + part + "`";
-  return out;
-}
-
-std::string ColumnList(const Schema& schema) {
-  std::string out;
-  for (const Field& field : schema.fields()) {
-    out += (out.empty() ? "" : ", ") + std::string("`") + field.name + "`";
-  }
-  return out;
-}
-
 }  // namespace
 
 bool IsClusteringSupported(const Protocol& protocol) {
@@ -246,14 +231,21 @@ std::vector<std::string> ClusteringColumnNames(const std::map<std::string, Domai
   return names;
 }
 
+// Delta's error for a clustering column the schema lacks, with Spark's tree of the schema.
+[[noreturn]] void ThrowColumnNotInSchema(const ColumnPath& column, const Schema& schema) {
+  std::string tree = "root\n";
+  AppendTree(schema.fields(), " ", tree);
+  SILT_THROW(DELTA_COLUMN_NOT_FOUND_IN_SCHEMA,
+             {{"columnName", ColumnPathName(column)}, {"tableSchema", tree}});
+}
+
 ColumnPath PhysicalColumnPath(const Schema& schema, const ColumnPath& logical) {
   ColumnPath physical;
   const std::vector<Field>* level = &schema.fields();
   for (size_t i = 0; i < logical.size(); ++i) {
     const Field* found = level == nullptr ? nullptr : FindPath(*level, {logical[i]});
     if (found == nullptr) {
-      SILT_THROW(UNRESOLVED_COLUMN,
-                 {{"objectName", QuotedPath(logical)}, {"proposal", ColumnList(schema)}});
+      ThrowColumnNotInSchema(logical, schema);
     }
     physical.push_back(PhysicalName(*found));
     level = found->type->id() == TypeId::kStruct ? &found->type->fields() : nullptr;
@@ -289,8 +281,7 @@ std::vector<ColumnPath> ValidateClusteringColumns(const Metadata& metadata,
   for (const ColumnPath& path : logical) {
     const Field* field = FindPath(schema.fields(), path);
     if (field == nullptr) {
-      SILT_THROW(UNRESOLVED_COLUMN,
-                 {{"objectName", QuotedPath(path)}, {"proposal", ColumnList(schema)}});
+      ThrowColumnNotInSchema(path, schema);
     }
     // The schema's spelling of each name.
     ColumnPath spelled;
