@@ -118,7 +118,11 @@ def store(request):
         server = Server([str(TOOLS / "azurite-test-server" / "azurite-test-server"), "--dir", "{dir}"],
                         "successfully listens on http://127.0.0.1:")
         endpoint = f"http://127.0.0.1:{server.port}/{AZURITE_ACCOUNT}"
-        create_azurite_container(endpoint)
+        try:
+            create_azurite_container(endpoint)
+        except Exception:
+            server.stop()
+            raise
         conf = {"AZURE_STORAGE_CONNECTION_STRING":
                 f"DefaultEndpointsProtocol=http;AccountName={AZURITE_ACCOUNT};"
                 f"AccountKey={AZURITE_KEY};BlobEndpoint={endpoint};"}

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstring>
 #include <exception>
+#include <string_view>
 #include <thread>
 #include <utility>
 

@@ -295,6 +295,19 @@ TEST_F(S3FileSystemTest, RequestsAreCountedByKindAndAFilesTailIsFetchedOncePerSe
   EXPECT_EQ(StorageStatisticsOf(*MakeLocalFileSystem()).requests(), 0u);
 }
 
+TEST_F(S3FileSystemTest, TheCacheOfImmutableFilesIsBoundedByASetting) {
+  options_->Set("silt.storage.cache.maxBytes", "0");
+  auto fs = Open();
+  fs->WriteFile(At("part-0.parquet"), std::string(1000, 'x'));
+  for (int statement = 0; statement < 2; ++statement) {
+    EXPECT_EQ(fs->ReadFile(At("part-0.parquet")), std::string(1000, 'x'));
+  }
+  EXPECT_EQ(StorageStatisticsOf(*fs).gets, 2u);  // nothing kept
+  EXPECT_EQ(StorageStatisticsOf(*fs).cache_hits, 0u);
+  options_->Set("silt.storage.cache.maxBytes", "a lot");
+  EXPECT_EQ(ErrorClassOf([&] { Open()->Stat(At("part-0.parquet")); }), "INVALID_STORAGE_OPTION");
+}
+
 TEST_F(S3FileSystemTest, ReadAheadFetchesFarApartRangesInParallelRequests) {
   auto fs = Open();
   std::string content(6 << 20, 'x');
