@@ -287,6 +287,15 @@ void api::RunStatementsEach(Session& session, std::string_view sql,
   for (const sql::Statement& statement : statements) on_output(RunStatement(session, statement));
 }
 
+void api::RunStatementsStreamed(Session& session, std::string_view sql,
+                                const std::function<void(StatementStream&)>& on_statement) {
+  std::vector<sql::Statement> statements = sql::ParseStatements(sql);
+  StateOf(session).cancellation().Reset();
+  for (const sql::Statement& statement : statements) {
+    on_statement(*StatementStream::Open(session, statement));
+  }
+}
+
 StatementOutput api::RunStatement(Session& session, const sql::Statement& statement) {
   // A query's rows are the ones its stream produces, collected.
   if (statement.kind == sql::StatementKind::kQuery) {

@@ -59,11 +59,18 @@ namespace api {
 /// The engine state behind `session`, for layers built on it.
 sql::SessionState& StateOf(Session& session);
 
+class StatementStream;
+
 /// As Session::Execute, returning the last statement's batches.
 StatementOutput RunStatements(Session& session, std::string_view sql);
 /// As Session::Execute, calling `on_output` after each statement (the shell prints as it goes).
 void RunStatementsEach(Session& session, std::string_view sql,
                        const std::function<void(const StatementOutput&)>& on_output);
+
+/// As Session::Execute, calling `on_statement` with each statement's stream (the shell prints
+/// rows as they come); a stream left unread is closed when the callback returns.
+void RunStatementsStreamed(Session& session, std::string_view sql,
+                           const std::function<void(StatementStream&)>& on_statement);
 
 /// Hands the session's settings as they are now to its object stores (a statement's start: a
 /// SET of spark.hadoop.fs.s3a.endpoint applies to the statements after it).
