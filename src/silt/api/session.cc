@@ -224,11 +224,7 @@ Result Session::Execute(std::string_view sql) {
 }
 
 ResultStream Session::ExecuteStream(std::string_view sql) {
-  std::vector<sql::Statement> statements = sql::ParseStatements(sql);
-  impl_->state.cancellation().Reset();
-  for (size_t i = 0; i + 1 < statements.size(); ++i) api::RunStatement(*this, statements[i]);
-  // ParseStatements refuses text without a statement.
-  return api::Access::MakeStream(api::StatementStream::Open(*this, statements.back()));
+  return api::Access::MakeStream(api::StreamStatements(*this, sql));
 }
 
 DataFrame Session::Sql(std::string_view sql) { return api::Access::MakeDataFrame(*this, sql); }
@@ -266,6 +262,14 @@ sql::SessionState& api::StateOf(Session& session) { return Access::State(session
 ProgressSnapshot api::StatementProgress(const Session& session) {
   // Reading the counters changes nothing; the state is reached through the non-const accessor.
   return StateOf(const_cast<Session&>(session)).progress().Read();
+}
+
+std::unique_ptr<api::StatementStream> api::StreamStatements(Session& session, std::string_view sql) {
+  std::vector<sql::Statement> statements = sql::ParseStatements(sql);
+  StateOf(session).cancellation().Reset();
+  for (size_t i = 0; i + 1 < statements.size(); ++i) RunStatement(session, statements[i]);
+  // ParseStatements refuses text without a statement.
+  return StatementStream::Open(session, statements.back());
 }
 
 void api::ShareStoreSettings(Session& session) {

@@ -4,6 +4,7 @@
 // benchmarks, the layers of src/silt/api): the rows of a statement as batches, and the session
 // state. Not installed; programs outside silt use include/silt/ only.
 
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -72,6 +73,9 @@ void RunStatementsEach(Session& session, std::string_view sql,
 void RunStatementsStreamed(Session& session, std::string_view sql,
                            const std::function<void(StatementStream&)>& on_statement);
 
+/// As Session::ExecuteStream: runs every statement of `sql` but the last, and opens the last.
+std::unique_ptr<StatementStream> StreamStatements(Session& session, std::string_view sql);
+
 /// Hands the session's settings as they are now to its object stores (a statement's start: a
 /// SET of spark.hadoop.fs.s3a.endpoint applies to the statements after it).
 void ShareStoreSettings(Session& session);
@@ -111,6 +115,10 @@ class StatementStream {
   /// error once the batches before it were read, and OPERATION_CANCELED after Cancel or the
   /// session's Cancel; the stream is closed then.
   std::optional<Batch> Next();
+  /// Waits until Next would return without waiting (a batch is ready, the query has ended, the
+  /// stream was closed or cancelled), at most `timeout`; returns whether it would. For readers
+  /// that watch for something else meanwhile (Python's signal handlers).
+  bool WaitReady(std::chrono::milliseconds timeout);
   /// Every remaining batch, as one output.
   StatementOutput Drain();
   /// Asks the query to stop: the next Next throws OPERATION_CANCELED.

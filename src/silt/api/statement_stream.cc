@@ -167,6 +167,16 @@ std::optional<Batch> StatementStream::Next() {
   }
 }
 
+bool StatementStream::WaitReady(std::chrono::milliseconds timeout) {
+  if (!producer_) return true;
+  Producer& producer = *producer_;
+  std::unique_lock<std::mutex> lock(producer.mutex);
+  return producer.changed.wait_for(lock, timeout, [&] {
+    return producer.stop || producer.canceled || producer.done || !producer.ready.empty() ||
+           producer.state->cancellation().requested();
+  });
+}
+
 StatementOutput StatementStream::Drain() {
   std::vector<Batch> batches;
   while (std::optional<Batch> batch = Next()) batches.push_back(std::move(*batch));
