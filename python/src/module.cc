@@ -282,39 +282,6 @@ py::list SchemaJson(const Schema& schema) {
   return fields;
 }
 
-// The values of a fixed-width column as one numpy array, with a boolean mask of the NULL rows
-// (None when no row is NULL).
-template <typename T>
-py::tuple NumpyColumn(const std::vector<Batch>& batches, size_t column, int64_t rows) {
-  py::array_t<T> values(rows);
-  T* out = values.mutable_data();
-  int64_t nulls_total = 0;
-  int64_t at = 0;
-  for (const Batch& batch : batches) {
-    const Vector& vector = *batch.column(column);
-    int64_t length = batch.num_rows();
-    if (length == 0) continue;
-    std::memcpy(out + at, vector.values<T>(), sizeof(T) * static_cast<size_t>(length));
-    nulls_total += vector.null_count();
-    at += length;
-  }
-  if (nulls_total == 0) return py::make_tuple(values, py::none());
-  py::array_t<bool> nulls(rows);
-  bool* null_out = nulls.mutable_data();
-  at = 0;
-  for (const Batch& batch : batches) {
-    const Vector& vector = *batch.column(column);
-    int64_t length = batch.num_rows();
-    if (vector.null_count() == 0) {
-      std::memset(null_out + at, 0, static_cast<size_t>(length));
-    } else {
-      for (int64_t row = 0; row < length; ++row) null_out[at + row] = vector.IsNull(row);
-    }
-    at += length;
-  }
-  return py::make_tuple(values, nulls);
-}
-
 // What Session.sql returns: the last statement's rows, converted on demand.
 class Result {
  public:
@@ -338,40 +305,6 @@ class Result {
       }
     }
     return values;
-  }
-
-  // Column `index` as a numpy array of Python values (dtype object), converted as rows()
-  // converts them: for pandas, without a list in between.
-  py::array object_column(size_t index) const {
-    CheckColumn(index);
-    py::array values(py::dtype("O"), std::vector<py::ssize_t>{static_cast<py::ssize_t>(num_rows())});
-    PyObject** out = static_cast<PyObject**>(values.mutable_data());
-    switch (output_.schema()->field(index).type->id()) {
-      case TypeId::kString:
-        FillStrings(index, out);
-        return values;
-      case TypeId::kDate:
-        FillDates(index, out);
-        return values;
-      default:
-        break;
-    }
-    ValueConverter converter;
-    int64_t at = 0;
-    for (const Batch& batch : output_.batches()) {
-      const Vector& vector = *batch.column(index);
-      for (int64_t row = 0; row < batch.num_rows(); ++row, ++at) {
-        Put(out, at, converter.Convert(vector, row).release().ptr());
-      }
-    }
-    return values;
-  }
-
-  // Stores `value` (a new reference) at `out[at]`, in place of what the new array held there.
-  static void Put(PyObject** out, int64_t at, PyObject* value) {
-    if (value == nullptr) throw py::error_already_set();
-    Py_XDECREF(out[at]);
-    out[at] = value;
   }
 
   static PyObject* NewNone() {
@@ -398,99 +331,6 @@ class Result {
       std::memcpy(PyUnicode_DATA(made), text.data(), text.size());
     }
     return made;
-  }
-
-  void FillStrings(size_t index, PyObject** out) const {
-    int64_t at = 0;
-    for (const Batch& batch : output_.batches()) {
-      const Vector& vector = *batch.column(index);
-      for (int64_t row = 0; row < batch.num_rows(); ++row, ++at) {
-        Put(out, at, vector.IsNull(row) ? NewNone() : NewString(vector.GetString(row)));
-      }
-    }
-  }
-
-  // A column of dates holds few distinct days: each day's datetime.date (immutable) is made
-  // once and shared, found by its offset from the first day when the days span less than
-  // kDateSpan, else by a hash map.
-  void FillDates(size_t index, PyObject** out) const {
-    constexpr int64_t kDateSpan = 1 << 20;
-    ValueConverter converter;
-    int32_t low = std::numeric_limits<int32_t>::max();
-    int32_t high = std::numeric_limits<int32_t>::min();
-    for (const Batch& batch : output_.batches()) {
-      const Vector& vector = *batch.column(index);
-      const int32_t* days = vector.values<int32_t>();
-      for (int64_t row = 0; row < batch.num_rows(); ++row) {
-        if (vector.IsNull(row)) continue;
-        low = std::min(low, days[row]);
-        high = std::max(high, days[row]);
-      }
-    }
-    bool flat = low <= high && int64_t{high} - low < kDateSpan;
-    std::vector<py::object> by_offset(flat ? static_cast<size_t>(int64_t{high} - low + 1) : 0);
-    std::unordered_map<int32_t, py::object> by_day;
-    int64_t at = 0;
-    for (const Batch& batch : output_.batches()) {
-      const Vector& vector = *batch.column(index);
-      const int32_t* days = vector.values<int32_t>();
-      for (int64_t row = 0; row < batch.num_rows(); ++row, ++at) {
-        if (vector.IsNull(row)) {
-          Put(out, at, NewNone());
-          continue;
-        }
-        py::object& made =
-            flat ? by_offset[static_cast<size_t>(int64_t{days[row]} - low)] : by_day[days[row]];
-        if (!made) made = converter.Convert(vector, row);
-        Put(out, at, py::object(made).release().ptr());
-      }
-    }
-  }
-
-  // Column `index` as (numpy array, NULL mask or None) when its type is fixed-width: booleans,
-  // integers and floats as themselves, DATE as int32 days since the epoch, TIMESTAMP and
-  // TIMESTAMP_NTZ as int64 microseconds since the epoch; None for other types.
-  py::object numpy_column(size_t index) const {
-    CheckColumn(index);
-    int64_t rows = num_rows();
-    const std::vector<Batch>& batches = output_.batches();
-    switch (output_.schema()->field(index).type->id()) {
-      case TypeId::kByte:
-        return NumpyColumn<int8_t>(batches, index, rows);
-      case TypeId::kShort:
-        return NumpyColumn<int16_t>(batches, index, rows);
-      case TypeId::kInteger:
-      case TypeId::kDate:
-        return NumpyColumn<int32_t>(batches, index, rows);
-      case TypeId::kLong:
-      case TypeId::kTimestamp:
-      case TypeId::kTimestampNtz:
-        return NumpyColumn<int64_t>(batches, index, rows);
-      case TypeId::kFloat:
-        return NumpyColumn<float>(batches, index, rows);
-      case TypeId::kDouble:
-        return NumpyColumn<double>(batches, index, rows);
-      case TypeId::kBoolean: {
-        py::array_t<bool> values(rows);
-        py::array_t<bool> nulls(rows);
-        bool* out = values.mutable_data();
-        bool* null_out = nulls.mutable_data();
-        bool any_null = false;
-        int64_t at = 0;
-        for (const Batch& batch : batches) {
-          const Vector& vector = *batch.column(index);
-          for (int64_t row = 0; row < batch.num_rows(); ++row, ++at) {
-            null_out[at] = vector.IsNull(row);
-            any_null |= null_out[at];
-            out[at] = !null_out[at] && vector.GetBool(row);
-          }
-        }
-        if (!any_null) return py::make_tuple(values, py::none());
-        return py::make_tuple(values, nulls);
-      }
-      default:
-        return py::none();
-    }
   }
 
   // Every value as Spark's show() prints it ("NULL", "1.50", timestamps in the session time
@@ -695,9 +535,10 @@ class PandasColumns {
     }
   }
 
-  // Column `index`: (numpy array, NULL mask or None) for fixed-width types (as
-  // Result.numpy_column), else a numpy array of objects (strings, dates, and the values
-  // Result.column gives for other types). Each column can be taken once.
+  // Column `index`: (numpy array, NULL mask or None) for fixed-width types other than DATE
+  // (TIMESTAMP and TIMESTAMP_NTZ as int64 microseconds since the epoch), else a numpy array of
+  // objects (strings, dates, and the values Result.column gives for other types). Each column
+  // can be taken once.
   py::object Take(size_t index) {
     if (index >= columns_.size()) throw py::index_error("no column " + std::to_string(index));
     Column& column = columns_[index];
@@ -1411,13 +1252,6 @@ PYBIND11_MODULE(_silt, module) {
            "The columns as Spark's StructType.jsonValue()['fields'] (name, type, nullable).")
       .def("column", &Result::column, py::arg("index"),
            "Column `index` as a list of Python values, converted as rows() converts them.")
-      .def("object_column", &Result::object_column, py::arg("index"),
-           "Column `index` as a numpy array of dtype object holding the values column() "
-           "gives.")
-      .def("numpy_column", &Result::numpy_column, py::arg("index"),
-           "Column `index` as (numpy array, NULL mask or None) for fixed-width types (DATE as "
-           "int32 days, TIMESTAMP and TIMESTAMP_NTZ as int64 microseconds since the epoch); "
-           "None for other types.")
       .def("display_rows", &Result::display_rows,
            "Every value as Spark's show() prints it, as a list of rows of strings.")
       .def("show", &Result::show, py::arg("max_rows") = 20, py::arg("truncate") = 20,
