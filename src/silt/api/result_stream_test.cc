@@ -108,7 +108,9 @@ TEST_F(ResultStreamTest, ClosingEarlyStopsTheQueryAndLeavesNoThread) {
     stream.Close();
     EXPECT_EQ(ThreadCount(), threads_before);
     EXPECT_FALSE(stream.Next().has_value());
-    stream.Close();  // twice is fine
+    stream.Close();   // twice is fine
+    stream.Cancel();  // after the end: nothing to stop, and the session's statements still run
+    EXPECT_EQ(session_.Sql("SELECT count(*) FROM range(2)").Collect().row(0).GetInt64(0), 2);
   }
   EXPECT_FALSE(api::StatementProgress(session_).running);
   {

@@ -4,6 +4,7 @@
 // benchmarks, the layers of src/silt/api): the rows of a statement as batches, and the session
 // state. Not installed; programs outside silt use include/silt/ only.
 
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <memory>
@@ -137,6 +138,7 @@ class StatementStream {
   // A statement that is not a query: its rows, and the next to return.
   std::vector<Batch> batches_;
   size_t next_ = 0;
+  std::atomic<bool> rows_canceled_{false};
   // A query: the thread that produces its batches; null for other statements.
   std::unique_ptr<Producer> producer_;
 };

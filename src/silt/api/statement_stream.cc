@@ -38,6 +38,7 @@ struct StatementStream::Producer {
   bool done = false;                // guarded: the thread has released the plan
   std::exception_ptr error;         // guarded: why the query ended early
   std::atomic<bool> canceled{false};
+  std::atomic<bool> closed{false};  // Close has begun
   // Whether this stream (and not a caller of Session::Cancel) set the session's cancel request,
   // which it then clears once the query has stopped, for the session's next statements.
   std::atomic<bool> requested_session_cancel{false};
@@ -135,6 +136,10 @@ StatementStream::~StatementStream() { Close(); }
 
 std::optional<Batch> StatementStream::Next() {
   if (!producer_) {
+    if (rows_canceled_.exchange(false)) {
+      next_ = batches_.size();
+      ThrowStreamCanceled();
+    }
     if (next_ >= batches_.size()) return std::nullopt;
     return batches_[next_++];
   }
@@ -184,7 +189,12 @@ StatementOutput StatementStream::Drain() {
 }
 
 void StatementStream::Cancel() noexcept {
-  if (!producer_) return;
+  if (!producer_) {
+    if (next_ < batches_.size()) rows_canceled_ = true;
+    return;
+  }
+  // A closed stream's query has ended: a cancel request now would outlive it.
+  if (producer_->closed) return;
   producer_->canceled = true;
   producer_->requested_session_cancel = !producer_->state->cancellation().requested();
   producer_->state->cancellation().Cancel();
@@ -194,6 +204,7 @@ void StatementStream::Cancel() noexcept {
 void StatementStream::Close() {
   if (!producer_ || !producer_->thread.joinable()) return;
   Producer& producer = *producer_;
+  producer.closed = true;
   {
     std::lock_guard<std::mutex> lock(producer.mutex);
     producer.stop = true;
