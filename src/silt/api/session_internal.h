@@ -120,7 +120,7 @@ class StatementStream {
   /// stream was closed or cancelled), at most `timeout`; returns whether it would. For readers
   /// that watch for something else meanwhile (Python's signal handlers).
   bool WaitReady(std::chrono::milliseconds timeout);
-  /// Every remaining batch, as one output.
+  /// Every remaining batch, as one output; the producer no longer waits for the reader.
   StatementOutput Drain();
   /// Asks the query to stop: the next Next throws OPERATION_CANCELED.
   void Cancel() noexcept;

@@ -35,6 +35,7 @@ struct StatementStream::Producer {
   std::condition_variable changed;  // a batch was queued, one was taken, or the producer ended
   std::deque<Batch> ready;          // guarded by mutex
   bool stop = false;                // guarded: the reader wants no more batches
+  bool unbounded = false;           // guarded: the reader takes every batch (Drain)
   bool done = false;                // guarded: the thread has released the plan
   std::exception_ptr error;         // guarded: why the query ended early
   std::atomic<bool> canceled{false};
@@ -74,7 +75,7 @@ struct StatementStream::Producer {
       ThrowIfCanceled(context.cancellation);
       if (!batch) return;
       std::unique_lock<std::mutex> lock(mutex);
-      while (!stop && ready.size() >= kPrefetchBatches) {
+      while (!stop && !unbounded && ready.size() >= kPrefetchBatches) {
         changed.wait_for(lock, kCancelPollInterval);
         ThrowIfCanceled(context.cancellation);
       }
@@ -183,6 +184,12 @@ bool StatementStream::WaitReady(std::chrono::milliseconds timeout) {
 }
 
 StatementOutput StatementStream::Drain() {
+  if (producer_) {
+    // The reader keeps every batch anyway: the producer need never wait for it.
+    std::lock_guard<std::mutex> lock(producer_->mutex);
+    producer_->unbounded = true;
+    producer_->changed.notify_all();
+  }
   std::vector<Batch> batches;
   while (std::optional<Batch> batch = Next()) batches.push_back(std::move(*batch));
   return StatementOutput(schema_, std::move(batches), text_, time_zone_);
