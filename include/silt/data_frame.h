@@ -11,8 +11,8 @@ namespace silt {
 
 class Session;
 
-/// A query that runs when asked: made by Session::Sql or Session::Table, run by Collect, Count
-/// and Show. Making one parses and analyses the query (so a syntax error, a missing table or an
+/// A query that runs when asked: made by Session::Sql or Session::Table, run by Collect, Stream,
+/// Count and Show. Making one parses and analyses the query (so a syntax error, a missing table or an
 /// unknown column throws then, as in Spark): that reads the tables' logs but no rows, except for
 /// uncorrelated scalar subqueries, which the planner evaluates. Each action then plans and runs
 /// the query anew against the tables' current versions (a time-travel clause pins a version).
@@ -26,6 +26,10 @@ class DataFrame {
  public:
   /// Runs the query and returns every row.
   Result Collect() const;
+  /// Runs the query and returns its rows as they are produced (see ResultStream): for results
+  /// too big to hold, or to act on the first rows early. A statement that ran when the
+  /// DataFrame was made streams the rows it returned.
+  ResultStream Stream() const;
   /// Runs the query and returns its number of rows (Spark's count(): it runs as
   /// SELECT count(*) FROM (query), so only the columns needed to count rows are read).
   int64_t Count() const;

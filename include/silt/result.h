@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <iterator>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -70,6 +71,53 @@ class Result {
   explicit Result(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
 
   std::shared_ptr<const Impl> impl_;
+};
+
+/// The rows of one query as the engine produces them: made by Session::ExecuteStream and
+/// DataFrame::Stream. The query is planned when the stream is made (analysis errors throw
+/// then) and runs on a thread of its own, at most a few batches ahead of the reader, so the
+/// first rows arrive before the last are produced and memory stays bounded whatever the size of
+/// the result. The stream holds what the query needs (its plan, the table versions it reads,
+/// the session's state), so it may outlive the Session and DataFrame it came from.
+///
+/// Dropping the stream before its end stops the query: its threads have ended, its memory and
+/// spill files are released when the destructor returns. Movable, not copyable. One thread at a
+/// time calls Next and Close; Cancel may be called from any thread.
+class ResultStream {
+ public:
+  ResultStream(ResultStream&& other) noexcept;
+  ResultStream& operator=(ResultStream&& other) noexcept;
+  ResultStream(const ResultStream&) = delete;
+  ResultStream& operator=(const ResultStream&) = delete;
+  /// Stops the query when it has not ended (as Close does).
+  ~ResultStream();
+
+  /// False for statements that return nothing, true for every query (even one of zero rows).
+  bool has_columns() const;
+  const std::vector<ColumnInfo>& columns() const;
+  /// The statement's source text.
+  const std::string& statement_text() const;
+
+  /// Waits for the next rows the query produces and returns them (one batch of the engine's, at
+  /// least one row) as a Result of their own; nullopt once every row was returned, and after
+  /// Close. Throws the query's error with its class (DIVIDE_BY_ZERO, EXEC_MEMORY_LIMIT_EXCEEDED,
+  /// ...) once the rows produced before it were returned, and OPERATION_CANCELED after Cancel or
+  /// Session::Cancel; the stream has ended then.
+  std::optional<Result> Next();
+
+  /// Asks the query to stop; the next Next throws OPERATION_CANCELED. Safe from any thread.
+  void Cancel() noexcept;
+
+  /// Stops the query if it is still running and waits until its threads have ended and its
+  /// memory and spill files are released. Next then returns nullopt. Safe to call twice.
+  void Close();
+
+ private:
+  friend struct api::Access;
+  struct Impl;
+  explicit ResultStream(std::unique_ptr<Impl> impl);
+
+  std::unique_ptr<Impl> impl_;
 };
 
 /// One row of a Result: a cheap handle that keeps the result's rows alive. Columns are numbered

@@ -42,6 +42,10 @@ class Session {
   /// statement throws; the statements before it stay committed. Text without a statement throws
   /// PARSE_EMPTY_STATEMENT.
   Result Execute(std::string_view sql);
+  /// As Execute, but the last statement's rows come as a ResultStream, as they are produced:
+  /// the statements before it run now, a last query is planned now and runs as the stream is
+  /// read (any other last statement runs now, and the stream returns its rows).
+  ResultStream ExecuteStream(std::string_view sql);
 
   /// One statement, as Spark's spark.sql(): a query becomes a DataFrame that runs when asked;
   /// any other statement runs now (see DataFrame). Throws PARSE_SYNTAX_ERROR for text that is not
@@ -58,8 +62,9 @@ class Session {
   /// Cancels the statement running on this session. Safe from any thread and from a signal
   /// handler. The statement stops at its next check (between batches and files, and before it
   /// commits), commits nothing, removes the data files it wrote, and Execute throws
-  /// OPERATION_CANCELED; the statements of the same call after it do not run. Without a running
-  /// statement it does nothing: each Execute call starts uncancelled.
+  /// OPERATION_CANCELED; the statements of the same call after it do not run. A ResultStream of
+  /// the session that is still producing rows stops too (its Next throws OPERATION_CANCELED).
+  /// Without a running statement it does nothing: each Execute call starts uncancelled.
   void Cancel() noexcept;
 
   /// Sets an option, as `--conf key=value` does: a bad value of an option silt reads
@@ -73,7 +78,8 @@ class Session {
  private:
   friend struct api::Access;
   struct Impl;
-  std::unique_ptr<Impl> impl_;
+  // Shared with the ResultStreams of the session, which may outlive it.
+  std::shared_ptr<Impl> impl_;
 };
 
 }  // namespace silt

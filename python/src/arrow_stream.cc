@@ -1,5 +1,6 @@
 #include "arrow_stream.h"
 
+#include <cerrno>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -220,30 +221,40 @@ void FillBatch(ArrowArray* out, const Batch& batch) {
 }
 
 struct StreamData {
-  StatementOutput output;
-  size_t next = 0;
+  SchemaPtr schema;
+  std::function<std::optional<Batch>()> next;
+  std::string last_error;
 };
 
 int GetSchema(ArrowArrayStream* stream, ArrowSchema* out) {
   auto* data = static_cast<StreamData*>(stream->private_data);
   std::vector<Field> fields;
-  if (data->output.has_rows()) fields = data->output.schema()->fields();
+  if (data->schema) fields = data->schema->fields();
   FillSchema(out, "", *StructType(std::move(fields)), false);
   return 0;
 }
 
 int GetNext(ArrowArrayStream* stream, ArrowArray* out) {
   auto* data = static_cast<StreamData*>(stream->private_data);
-  const std::vector<Batch>& batches = data->output.batches();
-  if (data->next >= batches.size()) {
+  std::optional<Batch> batch;
+  try {
+    batch = data->next();
+  } catch (const std::exception& error) {
+    data->last_error = error.what();
+    return EIO;
+  }
+  if (!batch) {
     out->release = nullptr;  // the end of the stream
     return 0;
   }
-  FillBatch(out, batches[data->next++]);
+  FillBatch(out, *batch);
   return 0;
 }
 
-const char* GetLastError(ArrowArrayStream*) { return nullptr; }
+const char* GetLastError(ArrowArrayStream* stream) {
+  auto* data = static_cast<StreamData*>(stream->private_data);
+  return data->last_error.empty() ? nullptr : data->last_error.c_str();
+}
 
 void ReleaseStream(ArrowArrayStream* stream) {
   if (stream == nullptr || stream->release == nullptr) return;
@@ -265,8 +276,20 @@ void DestroyCapsule(PyObject* capsule) {
 }  // namespace
 
 pybind11::capsule ExportArrowStream(StatementOutput output) {
+  SchemaPtr schema = output.schema();
+  auto batches = std::make_shared<std::vector<Batch>>(output.batches());
+  size_t next = 0;
+  return ExportArrowStream(std::move(schema), [batches, next]() mutable -> std::optional<Batch> {
+    // Batches without rows are left out, as the engine's streams leave them out.
+    while (next < batches->size() && (*batches)[next].num_rows() == 0) ++next;
+    if (next >= batches->size()) return std::nullopt;
+    return (*batches)[next++];
+  });
+}
+
+pybind11::capsule ExportArrowStream(SchemaPtr schema, std::function<std::optional<Batch>()> next) {
   auto* stream = new ArrowArrayStream{GetSchema, GetNext, GetLastError, ReleaseStream,
-                                      new StreamData{std::move(output), 0}};
+                                      new StreamData{std::move(schema), std::move(next), {}}};
   PyObject* capsule = PyCapsule_New(stream, "arrow_array_stream", DestroyCapsule);
   if (capsule == nullptr) {
     ReleaseStream(stream);

@@ -282,39 +282,6 @@ py::list SchemaJson(const Schema& schema) {
   return fields;
 }
 
-// The values of a fixed-width column as one numpy array, with a boolean mask of the NULL rows
-// (None when no row is NULL).
-template <typename T>
-py::tuple NumpyColumn(const std::vector<Batch>& batches, size_t column, int64_t rows) {
-  py::array_t<T> values(rows);
-  T* out = values.mutable_data();
-  int64_t nulls_total = 0;
-  int64_t at = 0;
-  for (const Batch& batch : batches) {
-    const Vector& vector = *batch.column(column);
-    int64_t length = batch.num_rows();
-    if (length == 0) continue;
-    std::memcpy(out + at, vector.values<T>(), sizeof(T) * static_cast<size_t>(length));
-    nulls_total += vector.null_count();
-    at += length;
-  }
-  if (nulls_total == 0) return py::make_tuple(values, py::none());
-  py::array_t<bool> nulls(rows);
-  bool* null_out = nulls.mutable_data();
-  at = 0;
-  for (const Batch& batch : batches) {
-    const Vector& vector = *batch.column(column);
-    int64_t length = batch.num_rows();
-    if (vector.null_count() == 0) {
-      std::memset(null_out + at, 0, static_cast<size_t>(length));
-    } else {
-      for (int64_t row = 0; row < length; ++row) null_out[at + row] = vector.IsNull(row);
-    }
-    at += length;
-  }
-  return py::make_tuple(values, nulls);
-}
-
 // What Session.sql returns: the last statement's rows, converted on demand.
 class Result {
  public:
@@ -338,40 +305,6 @@ class Result {
       }
     }
     return values;
-  }
-
-  // Column `index` as a numpy array of Python values (dtype object), converted as rows()
-  // converts them: for pandas, without a list in between.
-  py::array object_column(size_t index) const {
-    CheckColumn(index);
-    py::array values(py::dtype("O"), std::vector<py::ssize_t>{static_cast<py::ssize_t>(num_rows())});
-    PyObject** out = static_cast<PyObject**>(values.mutable_data());
-    switch (output_.schema()->field(index).type->id()) {
-      case TypeId::kString:
-        FillStrings(index, out);
-        return values;
-      case TypeId::kDate:
-        FillDates(index, out);
-        return values;
-      default:
-        break;
-    }
-    ValueConverter converter;
-    int64_t at = 0;
-    for (const Batch& batch : output_.batches()) {
-      const Vector& vector = *batch.column(index);
-      for (int64_t row = 0; row < batch.num_rows(); ++row, ++at) {
-        Put(out, at, converter.Convert(vector, row).release().ptr());
-      }
-    }
-    return values;
-  }
-
-  // Stores `value` (a new reference) at `out[at]`, in place of what the new array held there.
-  static void Put(PyObject** out, int64_t at, PyObject* value) {
-    if (value == nullptr) throw py::error_already_set();
-    Py_XDECREF(out[at]);
-    out[at] = value;
   }
 
   static PyObject* NewNone() {
@@ -398,99 +331,6 @@ class Result {
       std::memcpy(PyUnicode_DATA(made), text.data(), text.size());
     }
     return made;
-  }
-
-  void FillStrings(size_t index, PyObject** out) const {
-    int64_t at = 0;
-    for (const Batch& batch : output_.batches()) {
-      const Vector& vector = *batch.column(index);
-      for (int64_t row = 0; row < batch.num_rows(); ++row, ++at) {
-        Put(out, at, vector.IsNull(row) ? NewNone() : NewString(vector.GetString(row)));
-      }
-    }
-  }
-
-  // A column of dates holds few distinct days: each day's datetime.date (immutable) is made
-  // once and shared, found by its offset from the first day when the days span less than
-  // kDateSpan, else by a hash map.
-  void FillDates(size_t index, PyObject** out) const {
-    constexpr int64_t kDateSpan = 1 << 20;
-    ValueConverter converter;
-    int32_t low = std::numeric_limits<int32_t>::max();
-    int32_t high = std::numeric_limits<int32_t>::min();
-    for (const Batch& batch : output_.batches()) {
-      const Vector& vector = *batch.column(index);
-      const int32_t* days = vector.values<int32_t>();
-      for (int64_t row = 0; row < batch.num_rows(); ++row) {
-        if (vector.IsNull(row)) continue;
-        low = std::min(low, days[row]);
-        high = std::max(high, days[row]);
-      }
-    }
-    bool flat = low <= high && int64_t{high} - low < kDateSpan;
-    std::vector<py::object> by_offset(flat ? static_cast<size_t>(int64_t{high} - low + 1) : 0);
-    std::unordered_map<int32_t, py::object> by_day;
-    int64_t at = 0;
-    for (const Batch& batch : output_.batches()) {
-      const Vector& vector = *batch.column(index);
-      const int32_t* days = vector.values<int32_t>();
-      for (int64_t row = 0; row < batch.num_rows(); ++row, ++at) {
-        if (vector.IsNull(row)) {
-          Put(out, at, NewNone());
-          continue;
-        }
-        py::object& made =
-            flat ? by_offset[static_cast<size_t>(int64_t{days[row]} - low)] : by_day[days[row]];
-        if (!made) made = converter.Convert(vector, row);
-        Put(out, at, py::object(made).release().ptr());
-      }
-    }
-  }
-
-  // Column `index` as (numpy array, NULL mask or None) when its type is fixed-width: booleans,
-  // integers and floats as themselves, DATE as int32 days since the epoch, TIMESTAMP and
-  // TIMESTAMP_NTZ as int64 microseconds since the epoch; None for other types.
-  py::object numpy_column(size_t index) const {
-    CheckColumn(index);
-    int64_t rows = num_rows();
-    const std::vector<Batch>& batches = output_.batches();
-    switch (output_.schema()->field(index).type->id()) {
-      case TypeId::kByte:
-        return NumpyColumn<int8_t>(batches, index, rows);
-      case TypeId::kShort:
-        return NumpyColumn<int16_t>(batches, index, rows);
-      case TypeId::kInteger:
-      case TypeId::kDate:
-        return NumpyColumn<int32_t>(batches, index, rows);
-      case TypeId::kLong:
-      case TypeId::kTimestamp:
-      case TypeId::kTimestampNtz:
-        return NumpyColumn<int64_t>(batches, index, rows);
-      case TypeId::kFloat:
-        return NumpyColumn<float>(batches, index, rows);
-      case TypeId::kDouble:
-        return NumpyColumn<double>(batches, index, rows);
-      case TypeId::kBoolean: {
-        py::array_t<bool> values(rows);
-        py::array_t<bool> nulls(rows);
-        bool* out = values.mutable_data();
-        bool* null_out = nulls.mutable_data();
-        bool any_null = false;
-        int64_t at = 0;
-        for (const Batch& batch : batches) {
-          const Vector& vector = *batch.column(index);
-          for (int64_t row = 0; row < batch.num_rows(); ++row, ++at) {
-            null_out[at] = vector.IsNull(row);
-            any_null |= null_out[at];
-            out[at] = !null_out[at] && vector.GetBool(row);
-          }
-        }
-        if (!any_null) return py::make_tuple(values, py::none());
-        return py::make_tuple(values, nulls);
-      }
-      default:
-        return py::none();
-    }
   }
 
   // Every value as Spark's show() prints it ("NULL", "1.50", timestamps in the session time
@@ -546,6 +386,397 @@ class Result {
 
  private:
   StatementOutput output_;
+};
+
+// Converts the values of a string column to Python str objects batch by batch, making one str
+// per distinct value where that pays, as pyarrow's to_pandas(deduplicate_objects) does: once
+// per entry of a Parquet dictionary the vector was decoded from, and for a batch whose sampled
+// values repeat, once per distinct value of the batch.
+class StringObjects {
+ public:
+  StringObjects() = default;
+  StringObjects(const StringObjects&) = delete;
+  StringObjects& operator=(const StringObjects&) = delete;
+
+  // Appends the values of `vector` (new references; None for NULL) to `out`.
+  void Append(const Vector& vector, std::vector<PyObject*>& out) {
+    int64_t length = vector.length();
+    Reserve(out, out.size() + static_cast<size_t>(length));
+    if (const DictionaryCodes* codes = vector.dictionary_codes()) {
+      UseDictionary(codes->dictionary);
+      const int32_t* code = codes->codes->as<int32_t>() + vector.offset();
+      for (int64_t row = 0; row < length; ++row) {
+        if (vector.IsNull(row)) {
+          out.push_back(Result::NewNone());
+          continue;
+        }
+        // Made at the first row that uses the entry: a dictionary may hold more values than a
+        // batch reads of it.
+        PyObject*& entry = entries_[static_cast<size_t>(code[row])];
+        if (entry == nullptr) entry = Checked(Result::NewString(dictionary_->GetString(code[row])));
+        out.push_back(NewReference(entry));
+      }
+      return;
+    }
+    if (!Repeats(vector)) {
+      for (int64_t row = 0; row < length; ++row) {
+        out.push_back(vector.IsNull(row) ? Result::NewNone()
+                                         : Checked(Result::NewString(vector.GetString(row))));
+      }
+      return;
+    }
+    std::unordered_map<std::string_view, PyObject*> seen;
+    for (int64_t row = 0; row < length; ++row) {
+      if (vector.IsNull(row)) {
+        out.push_back(Result::NewNone());
+        continue;
+      }
+      auto [entry, inserted] = seen.try_emplace(vector.GetString(row), nullptr);
+      if (inserted) entry->second = Checked(Result::NewString(entry->first));
+      else Py_INCREF(entry->second);
+      out.push_back(entry->second);
+    }
+  }
+
+  ~StringObjects() { ReleaseDictionary(); }
+
+ private:
+  // Rows sampled from the start of a batch to tell whether its values repeat.
+  static constexpr int64_t kSampleRows = 256;
+
+  static PyObject* Checked(PyObject* made) {
+    if (made == nullptr) throw py::error_already_set();
+    return made;
+  }
+  static PyObject* NewReference(PyObject* object) {
+    Py_INCREF(object);
+    return object;
+  }
+
+  // Whether fewer than half of the sampled values are distinct: a hash lookup per row then
+  // saves more than it costs.
+  static bool Repeats(const Vector& vector) {
+    int64_t sample = std::min<int64_t>(vector.length(), kSampleRows);
+    if (sample < 16) return false;
+    std::unordered_map<std::string_view, bool> distinct;
+    for (int64_t row = 0; row < sample; ++row) {
+      if (!vector.IsNull(row)) distinct.emplace(vector.GetString(row), true);
+    }
+    return static_cast<int64_t>(distinct.size()) * 2 < sample;
+  }
+
+  // Grows `out` to hold `size` objects, at least doubling it (one batch after another).
+  static void Reserve(std::vector<PyObject*>& out, size_t size) {
+    if (out.capacity() < size) out.reserve(std::max(size, out.capacity() * 2));
+  }
+
+  // Makes `dictionary` the one whose entries_ are cached: consecutive batches of one Parquet
+  // column chunk share theirs.
+  void UseDictionary(const VectorPtr& dictionary) {
+    if (dictionary_ == dictionary) return;
+    ReleaseDictionary();
+    entries_.assign(static_cast<size_t>(dictionary->length()), nullptr);
+    dictionary_ = dictionary;
+  }
+
+  void ReleaseDictionary() {
+    for (PyObject* entry : entries_) Py_XDECREF(entry);
+    entries_.clear();
+    dictionary_ = nullptr;
+  }
+
+  VectorPtr dictionary_;  // held, so that a new dictionary never takes its address
+  std::vector<PyObject*> entries_;
+};
+
+// The columns of a query's rows as toPandas builds its frame from them, converted while the
+// engine produces the next batches: fixed-width columns kept as the engine's vectors (copied into
+// one numpy array at the end), strings, dates and the other types as Python objects made batch
+// by batch (dates shared per day, strings per distinct value where that pays).
+class PandasColumns {
+ public:
+  explicit PandasColumns(const Schema& schema) : columns_(schema.num_fields()) {
+    for (size_t i = 0; i < schema.num_fields(); ++i) {
+      columns_[i].type = schema.field(i).type->id();
+    }
+  }
+  PandasColumns(const PandasColumns&) = delete;
+  PandasColumns& operator=(const PandasColumns&) = delete;
+  ~PandasColumns() {
+    for (Column& column : columns_) {
+      for (PyObject* object : column.objects) Py_XDECREF(object);
+    }
+  }
+
+  // Takes one batch. Needs the GIL.
+  void Add(const Batch& batch) {
+    rows_ += batch.num_rows();
+    for (size_t i = 0; i < columns_.size(); ++i) {
+      Column& column = columns_[i];
+      const Vector& vector = *batch.column(i);
+      switch (column.type) {
+        case TypeId::kString:
+          column.strings.Append(vector, column.objects);
+          break;
+        case TypeId::kDate:
+          AppendDates(vector, column);
+          break;
+        default:
+          if (IsFixedWidth(column.type)) {
+            column.vectors.push_back(batch.column(i));
+          } else {
+            for (int64_t row = 0; row < vector.length(); ++row) {
+              PyObject* value = converter_.Convert(vector, row).release().ptr();
+              if (value == nullptr) throw py::error_already_set();
+              column.objects.push_back(value);
+            }
+          }
+      }
+    }
+  }
+
+  // Column `index`: (numpy array, NULL mask or None) for fixed-width types other than DATE
+  // (TIMESTAMP and TIMESTAMP_NTZ as int64 microseconds since the epoch), else a numpy array of
+  // objects (strings, dates, and the values Result.column gives for other types). Each column
+  // can be taken once.
+  py::object Take(size_t index) {
+    if (index >= columns_.size()) throw py::index_error("no column " + std::to_string(index));
+    Column& column = columns_[index];
+    if (IsFixedWidth(column.type) && column.type != TypeId::kDate) return FixedWidth(column);
+    py::array values(py::dtype("O"), std::vector<py::ssize_t>{static_cast<py::ssize_t>(rows_)});
+    auto** out = static_cast<PyObject**>(values.mutable_data());
+    for (size_t row = 0; row < column.objects.size(); ++row) {
+      Py_XDECREF(out[row]);
+      out[row] = column.objects[row];  // the array takes the reference
+    }
+    column.objects.clear();
+    return values;
+  }
+
+  int64_t num_rows() const { return rows_; }
+
+ private:
+  struct Column {
+    TypeId type;
+    std::vector<VectorPtr> vectors;  // fixed-width types
+    std::vector<PyObject*> objects;  // new references, in row order
+    StringObjects strings;
+    // Dates made so far, borrowed from objects: by offset from first_day, and the others.
+    std::vector<PyObject*> by_offset;
+    int64_t first_day = 0;
+    std::unordered_map<int32_t, PyObject*> by_day;
+  };
+
+  static bool IsFixedWidth(TypeId type) {
+    switch (type) {
+      case TypeId::kBoolean:
+      case TypeId::kByte:
+      case TypeId::kShort:
+      case TypeId::kInteger:
+      case TypeId::kLong:
+      case TypeId::kFloat:
+      case TypeId::kDouble:
+      case TypeId::kDate:
+      case TypeId::kTimestamp:
+      case TypeId::kTimestampNtz:
+        return true;
+      default:
+        return false;
+    }
+  }
+
+  // One datetime.date per day, shared by its rows: found by the day's offset from the first day
+  // seen when it lies within kDateSpan of it (a column of dates usually spans a few years),
+  // else in a hash map.
+  void AppendDates(const Vector& vector, Column& column) {
+    constexpr int64_t kDateSpan = 1 << 16;
+    const int32_t* days = vector.values<int32_t>();
+    for (int64_t row = 0; row < vector.length(); ++row) {
+      if (vector.IsNull(row)) {
+        column.objects.push_back(Result::NewNone());
+        continue;
+      }
+      if (column.by_offset.empty()) {
+        column.first_day = int64_t{days[row]} - kDateSpan / 2;
+        column.by_offset.assign(kDateSpan, nullptr);
+      }
+      int64_t offset = int64_t{days[row]} - column.first_day;
+      PyObject** made = offset >= 0 && offset < kDateSpan
+                            ? &column.by_offset[static_cast<size_t>(offset)]
+                            : &column.by_day[days[row]];
+      if (*made == nullptr) {
+        *made = converter_.Convert(vector, row).release().ptr();
+        if (*made == nullptr) throw py::error_already_set();
+      } else {
+        Py_INCREF(*made);
+      }
+      column.objects.push_back(*made);
+    }
+  }
+
+  template <typename T>
+  py::tuple Numbers(const Column& column) const {
+    py::array_t<T> values(rows_);
+    T* out = values.mutable_data();
+    int64_t nulls_total = 0;
+    int64_t at = 0;
+    for (const VectorPtr& vector : column.vectors) {
+      if (vector->length() == 0) continue;
+      std::memcpy(out + at, vector->values<T>(), sizeof(T) * static_cast<size_t>(vector->length()));
+      nulls_total += vector->null_count();
+      at += vector->length();
+    }
+    if (nulls_total == 0) return py::make_tuple(values, py::none());
+    return py::make_tuple(values, NullMask(column));
+  }
+
+  py::array_t<bool> NullMask(const Column& column) const {
+    py::array_t<bool> nulls(rows_);
+    bool* null_out = nulls.mutable_data();
+    int64_t at = 0;
+    for (const VectorPtr& vector : column.vectors) {
+      int64_t length = vector->length();
+      if (vector->null_count() == 0) {
+        std::memset(null_out + at, 0, static_cast<size_t>(length));
+      } else {
+        for (int64_t row = 0; row < length; ++row) null_out[at + row] = vector->IsNull(row);
+      }
+      at += length;
+    }
+    return nulls;
+  }
+
+  py::object FixedWidth(Column& column) {
+    py::object taken;
+    switch (column.type) {
+      case TypeId::kByte:
+        taken = Numbers<int8_t>(column);
+        break;
+      case TypeId::kShort:
+        taken = Numbers<int16_t>(column);
+        break;
+      case TypeId::kInteger:
+        taken = Numbers<int32_t>(column);
+        break;
+      case TypeId::kLong:
+      case TypeId::kTimestamp:
+      case TypeId::kTimestampNtz:
+        taken = Numbers<int64_t>(column);
+        break;
+      case TypeId::kFloat:
+        taken = Numbers<float>(column);
+        break;
+      case TypeId::kDouble:
+        taken = Numbers<double>(column);
+        break;
+      default: {  // boolean
+        py::array_t<bool> values(rows_);
+        bool* out = values.mutable_data();
+        bool any_null = false;
+        int64_t at = 0;
+        for (const VectorPtr& vector : column.vectors) {
+          for (int64_t row = 0; row < vector->length(); ++row, ++at) {
+            bool null = vector->IsNull(row);
+            any_null |= null;
+            out[at] = !null && vector->GetBool(row);
+          }
+        }
+        taken = any_null ? py::make_tuple(values, NullMask(column))
+                         : py::make_tuple(values, py::none());
+      }
+    }
+    column.vectors.clear();
+    return taken;
+  }
+
+  ValueConverter converter_;
+  std::vector<Column> columns_;
+  int64_t rows_ = 0;
+};
+
+// A query's rows as the engine produces them, for toLocalIterator, the Arrow stream and
+// toPandas. Waits for the engine without the GIL; a signal handler that raises (Ctrl-C's
+// KeyboardInterrupt) cancels the query and its exception is raised instead.
+class PyResultStream {
+ public:
+  explicit PyResultStream(std::unique_ptr<api::StatementStream> stream)
+      : stream_(std::move(stream)) {}
+
+  // Closing joins the producer thread, which never needs the GIL.
+  ~PyResultStream() {
+    if (!stream_ || !Py_IsInitialized()) return;
+    py::gil_scoped_release release;
+    stream_.reset();
+  }
+
+  py::list schema() const {
+    if (!stream_ || !stream_->has_rows()) return py::list();
+    return SchemaJson(*stream_->schema());
+  }
+
+  // The next batch's rows as a Result, or None at the end.
+  py::object next_batch() {
+    std::optional<Batch> batch = Next();
+    if (!batch) return py::none();
+    std::vector<Batch> batches;
+    batches.push_back(std::move(*batch));
+    return py::cast(Result(StatementOutput(stream_->schema(), std::move(batches),
+                                           stream_->statement_text(), stream_->time_zone())));
+  }
+
+  // Every remaining row, converted for toPandas as the engine produces them.
+  std::unique_ptr<PandasColumns> pandas_columns() {
+    CheckOpen();
+    if (!stream_->has_rows()) return std::make_unique<PandasColumns>(Schema(std::vector<Field>{}));
+    auto columns = std::make_unique<PandasColumns>(*stream_->schema());
+    while (std::optional<Batch> batch = Next()) columns->Add(*batch);
+    return columns;
+  }
+
+  // The remaining rows as an Arrow C stream that reads this stream (which it takes).
+  py::capsule arrow_stream() {
+    CheckOpen();
+    std::shared_ptr<api::StatementStream> stream = std::move(stream_);
+    SchemaPtr schema = stream->schema();
+    return ExportArrowStream(std::move(schema), [stream] { return stream->Next(); });
+  }
+
+  void close() {
+    if (!stream_) return;
+    py::gil_scoped_release release;
+    stream_->Close();
+  }
+
+ private:
+  void CheckOpen() const {
+    if (!stream_) {
+      SILT_THROW(INVALID_ARGUMENT, {{"message", "the stream was handed to an Arrow reader"}});
+    }
+  }
+
+  std::optional<Batch> Next() {
+    CheckOpen();
+    while (true) {
+      bool ready = false;
+      {
+        py::gil_scoped_release release;
+        ready = stream_->WaitReady(std::chrono::milliseconds(50));
+      }
+      if (PyErr_CheckSignals() != 0) {
+        {
+          py::gil_scoped_release release;
+          stream_->Cancel();
+          stream_->Close();
+        }
+        throw py::error_already_set();
+      }
+      if (ready) break;
+    }
+    py::gil_scoped_release release;
+    return stream_->Next();
+  }
+
+  std::unique_ptr<api::StatementStream> stream_;
 };
 
 // A Python object that C++ code keeps and may drop on a thread that does not hold the GIL
@@ -743,6 +974,13 @@ class PySession {
       answer["result"] = Result(std::move(analysis.output));
     }
     return answer;
+  }
+
+  // The rows of the last statement of `text` as they are produced (the statements before it run
+  // now; a query is planned now and runs as the stream is read).
+  std::unique_ptr<PyResultStream> Stream(const std::string& text) {
+    return std::make_unique<PyResultStream>(Run<std::unique_ptr<api::StatementStream>>(
+        [&] { return api::StreamStatements(*session_, text); }));
   }
 
   // Spark's show() text of the query `text`, producing only the rows it shows.
@@ -1014,13 +1252,6 @@ PYBIND11_MODULE(_silt, module) {
            "The columns as Spark's StructType.jsonValue()['fields'] (name, type, nullable).")
       .def("column", &Result::column, py::arg("index"),
            "Column `index` as a list of Python values, converted as rows() converts them.")
-      .def("object_column", &Result::object_column, py::arg("index"),
-           "Column `index` as a numpy array of dtype object holding the values column() "
-           "gives.")
-      .def("numpy_column", &Result::numpy_column, py::arg("index"),
-           "Column `index` as (numpy array, NULL mask or None) for fixed-width types (DATE as "
-           "int32 days, TIMESTAMP and TIMESTAMP_NTZ as int64 microseconds since the epoch); "
-           "None for other types.")
       .def("display_rows", &Result::display_rows,
            "Every value as Spark's show() prints it, as a list of rows of strings.")
       .def("show", &Result::show, py::arg("max_rows") = 20, py::arg("truncate") = 20,
@@ -1037,6 +1268,32 @@ PYBIND11_MODULE(_silt, module) {
                " rows=" + std::to_string(result.num_rows()) + ">";
       });
 
+  using silt::python::PandasColumns;
+  using silt::python::PyResultStream;
+  py::class_<PandasColumns>(module, "PandasColumns",
+                            "The columns of a result converted for toPandas.")
+      .def_property_readonly("num_rows", &PandasColumns::num_rows)
+      .def("take", &PandasColumns::Take, py::arg("index"),
+           "Column `index`: (numpy array, NULL mask or None) for fixed-width types other than "
+           "DATE (TIMESTAMP as int64 microseconds), else a numpy array of objects. Once per "
+           "column.");
+
+  py::class_<PyResultStream>(module, "ResultStream",
+                             "The rows of a statement as the engine produces them.")
+      .def("schema", &PyResultStream::schema,
+           "The columns as Spark's StructType.jsonValue()['fields'].")
+      .def("next_batch", &PyResultStream::next_batch,
+           "The next batch of rows as a Result, or None once every row was returned.")
+      .def("pandas_columns", &PyResultStream::pandas_columns,
+           "Every remaining row as PandasColumns, converted while the engine produces the next.")
+      .def(
+          "__arrow_c_stream__",
+          [](PyResultStream& stream, py::object) { return stream.arrow_stream(); },
+          py::arg("requested_schema") = py::none(),
+          "The remaining rows as an Arrow C stream that reads batches as they are produced.")
+      .def("close", &PyResultStream::close,
+           "Stops the query when it still runs and releases what it holds.");
+
   py::class_<PySession>(module, "Session", "A SQL session over a warehouse folder of Delta tables.")
       .def(py::init<std::optional<py::object>, std::optional<py::dict>>(),
            py::arg("warehouse") = py::none(), py::arg("conf") = py::none(),
@@ -1049,6 +1306,9 @@ PYBIND11_MODULE(_silt, module) {
            "One statement, as spark.sql() takes it: a query is analysed without reading rows "
            "({'is_query': True, 'schema': fields}); any other statement runs now "
            "({'is_query': False, 'result': Result}).")
+      .def("stream", &PySession::Stream, py::arg("text"),
+           "As sql(), but the last statement's rows come as a ResultStream, as they are "
+           "produced.")
       .def("show", &PySession::Show, py::arg("text"), py::arg("max_rows") = 20,
            py::arg("truncate") = 20,
            "The text Spark's show(max_rows, truncate) prints for the query `text`.")

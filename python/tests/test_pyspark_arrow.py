@@ -123,3 +123,23 @@ def test_pyarrow_reads_a_dataframe(spark):
     pyarrow = pytest.importorskip("pyarrow", reason="pyarrow is not installed")
     table = pyarrow.table(spark.range(3))
     assert table.column("id").to_pylist() == [0, 1, 2]
+
+
+def test_arrow_stream_reads_batches_as_they_are_produced(spark):
+    # The batches before id 300000 are read before the one holding it fails; the failure ends
+    # the stream with the error's text.
+    capsule = spark.sql("SELECT id, 10 DIV (id - 300000) AS q FROM range(1000000)").__arrow_c_stream__()
+    stream = stream_of(capsule)
+    array = ArrowArray()
+    assert stream.contents.get_next(stream, ctypes.byref(array)) == 0
+    assert array.release and array.length > 0
+    assert read_column(array.children[0].contents, b"l")[:3] == [0, 1, 2]
+    array.release(ctypes.byref(array))
+    while True:
+        array = ArrowArray()
+        code = stream.contents.get_next(stream, ctypes.byref(array))
+        if code != 0:
+            break
+        assert array.release, "the stream ended without the error"
+        array.release(ctypes.byref(array))
+    assert b"DIVIDE_BY_ZERO" in stream.contents.get_last_error(stream)

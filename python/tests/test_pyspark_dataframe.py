@@ -3,7 +3,7 @@ pyspark.sql.DataFrame docstrings (cited per test)."""
 
 import pytest
 
-from silt.errors import AnalysisException, IllegalArgumentException, PySparkAttributeError
+from silt.errors import AnalysisException, ArithmeticException, IllegalArgumentException, PySparkAttributeError
 from silt.sql import Row, Window, functions as F
 
 
@@ -385,3 +385,22 @@ def test_generators_are_named_as_in_spark(spark):
     df = spark.createDataFrame([Row(a=[1, 2])])
     assert df.select(F.explode("a")).collect() == [Row(col=1), Row(col=2)]
     assert df.select(F.posexplode("a")).collect() == [Row(pos=0, col=1), Row(pos=1, col=2)]
+
+
+def test_to_local_iterator_reads_rows_as_they_are_produced(spark):
+    # The rows before id 300000 come out before the batch holding it fails: nothing waits for
+    # the whole result.
+    rows = spark.sql("SELECT id, 10 DIV (id - 300000) AS q FROM range(1000000)").toLocalIterator()
+    first = next(rows)
+    assert (first.id, first.q) == (0, 0)
+    with pytest.raises(ArithmeticException) as raised:
+        for _ in rows:
+            pass
+    assert raised.value.getErrorClass() == "DIVIDE_BY_ZERO"
+
+
+def test_to_local_iterator_stopped_early_leaves_the_session_usable(spark):
+    rows = spark.range(10 ** 12).toLocalIterator()
+    assert [next(rows).id for _ in range(3)] == [0, 1, 2]
+    rows.close()
+    assert spark.range(5).count() == 5

@@ -107,3 +107,34 @@ def test_pandas_round_trip(spark):
     pdf = pandas.DataFrame({"id": numpy.arange(1000, dtype="int64"), "x": numpy.linspace(0, 1, 1000)})
     back = spark.createDataFrame(pdf).toPandas()
     assert back.equals(pdf)
+
+
+def test_to_pandas_makes_one_str_per_distinct_value(spark, tmp_path):
+    # Repeated values (and the entries of a Parquet dictionary) become one str each, shared by
+    # their rows, as pyarrow's to_pandas(deduplicate_objects=True) gives them.
+    path = str(tmp_path / "cities")
+    spark.sql("CREATE TABLE delta.`%s` AS SELECT id, concat('city-', id %% 7) AS city,"
+              " CASE WHEN id %% 5 = 0 THEN NULL ELSE concat('name-', id %% 3) END AS name"
+              " FROM range(100000)" % path)
+    pdf = spark.read.format("delta").load(path).orderBy("id").toPandas()
+    assert pdf["city"].tolist() == ["city-%d" % (i % 7) for i in range(100000)]
+    assert pdf["name"].tolist() == [None if i % 5 == 0 else "name-%d" % (i % 3) for i in range(100000)]
+    assert len({id(value) for value in pdf["city"]}) < 100
+    repeated = spark.sql("SELECT concat('v', id % 2) AS v FROM range(50000)").toPandas()
+    assert len({id(value) for value in repeated["v"]}) < 100
+    # Distinct values stay distinct.
+    distinct = spark.sql("SELECT concat('v', id) AS v FROM range(1000)").toPandas()
+    assert distinct["v"].tolist() == ["v%d" % i for i in range(1000)]
+
+
+def test_to_pandas_of_many_batches(spark):
+    pdf = spark.sql("SELECT id, CAST(id AS DOUBLE) AS x, id % 3 = 0 AS b,"
+                    " CASE WHEN id % 4 = 0 THEN NULL ELSE id END AS n,"
+                    " date_add(DATE'2020-01-01', CAST(id % 1000 AS INT)) AS d"
+                    " FROM range(300000)").toPandas()
+    assert len(pdf) == 300000
+    assert pdf["id"].tolist() == list(range(300000))
+    assert pdf["x"].sum() == sum(range(300000))
+    assert str(pdf["n"].dtype) == "float64" and int(pdf["n"].isna().sum()) == 75000
+    assert pdf["b"].tolist()[:4] == [True, False, False, True]
+    assert pdf["d"][299999] == datetime.date(2020, 1, 1) + datetime.timedelta(days=299999 % 1000)

@@ -154,6 +154,43 @@ TEST(SqlShellTest, TablePrintsEveryRowLikeShowWithoutTruncation) {
   EXPECT_EQ(empty.out, "+---+\n|one|\n+---+\n+---+\n");
 }
 
+// Runs `silt sql <args> | head -n <lines>` with the process's address space capped at
+// `address_space_kb`, and returns what head printed.
+std::string FirstLinesUnderAddressLimit(const std::string& warehouse,
+                                        const std::vector<std::string>& args, int lines,
+                                        int64_t address_space_kb) {
+  const char* binary = std::getenv("SILT_BINARY");
+  if (binary == nullptr) {
+    ADD_FAILURE() << "SILT_BINARY is set by CTest";
+    return {};
+  }
+  test::TempDir dir;
+  std::string command = "ulimit -v " + std::to_string(address_space_kb) + "; " +
+                        std::string(binary) + " sql --warehouse " + ShellQuote(warehouse);
+  for (const std::string& arg : args) command += " " + ShellQuote(arg);
+  command += " 2> " + dir.Child("err") + " < /dev/null | head -n " + std::to_string(lines) +
+             " > " + dir.Child("out");
+  std::system(("sh -c " + ShellQuote(command)).c_str());
+  return ReadFileText(dir.Child("out")) + ReadFileText(dir.Child("err"));
+}
+
+TEST(SqlShellTest, RowsPrintAsTheyAreProducedInBoundedMemory) {
+  test::TempDir warehouse;
+  // A billion rows would take 8 GB held in memory; the output starts long before that, and the
+  // process never needs more than the address space it is given.
+  constexpr int64_t kAddressSpaceKb = 3 * 1024 * 1024;
+  const std::string query = "SELECT id FROM range(1000000000)";
+  EXPECT_EQ(FirstLinesUnderAddressLimit(warehouse.path(), {"--format", "csv", "-e", query}, 3,
+                                        kAddressSpaceKb),
+            "id\n0\n1\n");
+  EXPECT_EQ(FirstLinesUnderAddressLimit(warehouse.path(), {"--format", "json", "-e", query}, 2,
+                                        kAddressSpaceKb),
+            "{\"id\":0}\n{\"id\":1}\n");
+  // The table prints once it holds 10,000 rows, its widths fixed by them.
+  EXPECT_EQ(FirstLinesUnderAddressLimit(warehouse.path(), {"-e", query}, 5, kAddressSpaceKb),
+            "+-----+\n|id   |\n+-----+\n|0    |\n|1    |\n");
+}
+
 TEST(SqlShellTest, CsvHasHeaderAndNullAsEmptyField) {
   test::TempDir warehouse;
   RunResult run =

@@ -6,24 +6,28 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <limits>
 #include <map>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "exit_codes.h"
-#include "silt/api/session_internal.h"
 #include "interrupt.h"
 #include "progress_display.h"
+#include "silt/api/session_internal.h"
 #include "silt/base/ascii.h"
 #include "silt/base/check.h"
 #include "silt/base/error_class.h"
 #include "silt/error.h"
 #include "silt/session.h"
 #include "silt/vector/batch.h"
+#include "silt/vector/local_time.h"
+#include "silt/vector/show_table_writer.h"
 #include "sql_completion.h"
 
 namespace silt::cli {
@@ -80,16 +84,12 @@ std::string FirstWord(std::string_view text) {
   return AsciiLower(std::string_view(trimmed).substr(0, end));
 }
 
-// The result batches, or one empty batch of the schema when the statement returned no rows:
-// the formatters take the header from the first batch, and an empty result still has one.
-std::vector<Batch> BatchesWithSchema(const StatementOutput& output) {
-  if (!output.batches().empty()) return output.DisplayBatches();
-  const Schema& schema = *output.schema();
+// A batch of `schema` without rows: the formatters take the header from the first batch, and
+// an empty result still has one.
+Batch EmptyBatch(const SchemaPtr& schema) {
   std::vector<VectorPtr> columns;
-  for (size_t i = 0; i < schema.num_fields(); ++i) {
-    columns.push_back(VectorBuilder(schema.field(i).type).Finish());
-  }
-  return {Batch(output.schema(), std::move(columns), 0)};
+  for (const Field& field : schema->fields()) columns.push_back(VectorBuilder(field.type).Finish());
+  return Batch(schema, std::move(columns), 0);
 }
 
 // The non-NULL values of string column `column` of `output`, in order.
@@ -106,38 +106,74 @@ std::vector<std::string> StringColumn(const StatementOutput& output, size_t colu
 
 // EXPLAIN returns its plan as one multi-line string; a table cell would show it as one very
 // wide row, so the table format prints the text itself, as spark-sql does.
-bool IsPlanText(const StatementOutput& output) {
-  return FirstWord(output.statement_text()) == "explain" && output.schema()->num_fields() == 1 &&
-         output.schema()->field(0).type->id() == TypeId::kString;
+bool IsPlanText(const api::StatementStream& stream) {
+  return FirstWord(stream.statement_text()) == "explain" && stream.schema()->num_fields() == 1 &&
+         stream.schema()->field(0).type->id() == TypeId::kString;
 }
 
-void PrintOutput(const StatementOutput& output, OutputFormat format) {
-  if (!output.has_rows()) return;
-  if (format == OutputFormat::kTable && IsPlanText(output)) {
-    for (const std::string& text : StringColumn(output, 0)) {
-      std::cout << text << (text.empty() || text.back() != '\n' ? "\n" : "");
+// Rows the table format holds before it prints anything: a result that ends within them is laid
+// out as Spark's show() lays it out, each column as wide as its widest cell; a longer one is
+// printed as its rows come, the column widths fixed by these first rows, so that memory stays
+// bounded whatever the size of the result.
+constexpr int64_t kTableRowsHeld = 10000;
+
+// Prints the rows of `stream` in `format` as they are produced (see kTableRowsHeld for the
+// table format), each piece through `print`.
+void PrintStream(api::StatementStream& stream, OutputFormat format,
+                 const std::function<void(const std::string&)>& print) {
+  if (!stream.has_rows()) return;
+  // Timestamps as wall-clock time of the statement's zone.
+  auto local = [&stream](Batch batch) {
+    std::vector<Batch> batches{std::move(batch)};
+    if (!stream.time_zone()) return batches;
+    return TimestampsAsLocalTime(batches, *stream.time_zone());
+  };
+  if (format == OutputFormat::kTable && IsPlanText(stream)) {
+    std::string text;
+    for (const std::string& plan : StringColumn(stream.Drain(), 0)) {
+      text += plan + (plan.empty() || plan.back() != '\n' ? "\n" : "");
     }
-    std::cout.flush();
+    print(text);
     return;
   }
-  std::vector<Batch> batches = BatchesWithSchema(output);
   switch (format) {
-    case OutputFormat::kTable: {
-      // Spark's show(truncate = false) with every row: the shell never hides rows.
-      ShowOptions options;
-      options.max_rows = std::numeric_limits<int64_t>::max();
-      options.truncate = 0;
-      std::cout << FormatShow(batches, options);
-      break;
-    }
     case OutputFormat::kCsv:
-      std::cout << FormatCsv(batches, /*header=*/true);
-      break;
+      print(FormatCsv({EmptyBatch(stream.schema())}, /*header=*/true));
+      while (std::optional<Batch> batch = stream.Next()) {
+        print(FormatCsv(local(std::move(*batch)), /*header=*/false));
+      }
+      return;
     case OutputFormat::kJson:
-      std::cout << FormatJsonLines(batches);
+      while (std::optional<Batch> batch = stream.Next()) {
+        print(FormatJsonLines(local(std::move(*batch))));
+      }
+      return;
+    case OutputFormat::kTable:
       break;
   }
-  std::cout.flush();
+  // Spark's show(truncate = false) with every row: the shell never hides rows.
+  std::vector<Batch> held;
+  int64_t held_rows = 0;
+  std::optional<Batch> batch;
+  while (held_rows < kTableRowsHeld && (batch = stream.Next())) {
+    held_rows += batch->num_rows();
+    held.push_back(local(std::move(*batch)).front());
+  }
+  if (held_rows < kTableRowsHeld) {
+    if (held.empty()) held.push_back(EmptyBatch(stream.schema()));
+    ShowOptions options;
+    options.max_rows = std::numeric_limits<int64_t>::max();
+    options.truncate = 0;
+    print(FormatShow(held, options));
+    return;
+  }
+  ShowTableWriter writer(held, /*truncate=*/0);
+  std::string text = writer.Header();
+  for (const Batch& rows : held) text += writer.Rows(rows);
+  held.clear();
+  print(text);
+  while ((batch = stream.Next())) print(writer.Rows(local(std::move(*batch)).front()));
+  print(writer.Footer());
 }
 
 std::optional<OutputFormat> ParseFormat(std::string_view name) {
@@ -205,8 +241,10 @@ class SqlShell {
     SetInterruptTarget(&session_);
     try {
       ProgressDisplay display(session_, progress_, STDERR_FILENO, progress_delay_ms_);
-      api::RunStatementsEach(session_, sql, [&](const StatementOutput& output) {
-        display.Print([&] { PrintOutput(output, format_); });
+      api::RunStatementsStreamed(session_, sql, [&](api::StatementStream& stream) {
+        PrintStream(stream, format_, [&](const std::string& text) {
+          display.Print([&] { std::cout << text << std::flush; });
+        });
       });
     } catch (...) {
       SetInterruptTarget(nullptr);
@@ -362,8 +400,8 @@ class SqlShell {
       }
       for (const std::string& name : names) {
         bool qualified = name.find('.') != std::string::npos || name.find('`') != std::string::npos;
-        StatementOutput create =
-            api::RunStatements(session_, "SHOW CREATE TABLE " + (qualified ? name : QuoteIdentifier(name)));
+        StatementOutput create = api::RunStatements(
+            session_, "SHOW CREATE TABLE " + (qualified ? name : QuoteIdentifier(name)));
         for (const std::string& text : StringColumn(create, 0)) {
           std::string statement = Trim(text);
           std::cout << statement << (statement.empty() || statement.back() != ';' ? ";" : "")
@@ -578,7 +616,10 @@ void AddSqlCommand(CLI::App& app) {
   sql->add_option("--warehouse", options->warehouse,
                   "Folder of the named tables (default $SILT_WAREHOUSE, else ./silt-warehouse)")
       ->type_name("DIR");
-  sql->add_option("--format", options->format, "Output: table (like Spark's show), csv or json")
+  sql->add_option("--format", options->format,
+                  "Output: table (like Spark's show), csv or json. csv and json print rows as "
+                  "they are produced; table prints a result of up to 10,000 rows at its end, a "
+                  "longer one as its rows come, column widths set by its first 10,000")
       ->check(CLI::IsMember({"table", "csv", "json"}));
   sql->add_option("--conf", options->conf, "Set a session option key=value (repeatable)")
       ->allow_extra_args(false);

@@ -724,7 +724,12 @@ class DataFrame:
         return len(result) == 0
 
     def toLocalIterator(self, prefetchPartitions=False):
-        return iter(self.collect())
+        """The rows as an iterator that reads them as the engine produces them: a result larger
+        than memory can be iterated, and the first rows come before the last are made.
+        Dropping the iterator early stops the query."""
+        stream = self._session._stream(self._query)
+        schema = StructType([_field_from_json(f) for f in stream.schema()])
+        return _stream_rows(stream, schema)
 
     def foreach(self, f):
         for row in self.collect():
@@ -768,15 +773,22 @@ class DataFrame:
         print("\n".join(str(row[0]) for row in result.rows()))
 
     def toPandas(self):
-        from silt.sql.pandas import result_to_pandas
+        from silt.sql.pandas import _pandas, result_to_pandas
 
-        result = self._run()
-        return result_to_pandas(result, self._schema_of(result), self._session)
+        _pandas()  # the error for a missing pandas before the query runs
+        stream = self._session._stream(self._query)
+        try:
+            schema = StructType([_field_from_json(f) for f in stream.schema()])
+            columns = stream.pandas_columns()
+        finally:
+            stream.close()
+        return result_to_pandas(columns, schema, self._session)
 
     def __arrow_c_stream__(self, requested_schema=None):
         """The rows as an Arrow C stream (the Arrow PyCapsule interface), for pyarrow, polars or
-        DuckDB: one struct array of the columns per batch, sharing the engine's buffers."""
-        return self._run().__arrow_c_stream__(requested_schema)
+        DuckDB: one struct array of the columns per batch, sharing the engine's buffers, read
+        as the engine produces them."""
+        return self._session._stream(self._query).__arrow_c_stream__(requested_schema)
 
     def createOrReplaceTempView(self, name):
         self._session._execute("CREATE OR REPLACE TEMPORARY VIEW %s AS %s" % (_quote(name), self._query))
@@ -961,6 +973,19 @@ def _rows(result, schema):
     for values in rows:
         out.append(_make_row(names, [c(v) if c else v for c, v in zip(converters, values)]))
     return out
+
+
+def _stream_rows(stream, schema):
+    """The rows of a ResultStream, batch by batch as they come; closing the generator (or
+    dropping it) stops the query."""
+    try:
+        while True:
+            batch = stream.next_batch()
+            if batch is None:
+                return
+            yield from _rows(batch, schema)
+    finally:
+        stream.close()
 
 
 def _vertical(names, cells, n, truncate):

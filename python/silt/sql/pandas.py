@@ -60,7 +60,9 @@ def _local_zone():
 _MAX_NS_MICROS = 9_223_372_036_854_775
 
 
-def result_to_pandas(result, schema, session):
+def result_to_pandas(columns, schema, session):
+    """The pandas DataFrame of `columns` (the extension's PandasColumns, converted while the
+    engine produced the rows) with PySpark's dtypes."""
     numpy, pandas = _pandas()
     from silt.sql.dataframe import _converter
 
@@ -69,9 +71,9 @@ def result_to_pandas(result, schema, session):
     series = []
     for index, field in enumerate(schema.fields):
         data_type = field.dataType
-        arrays = result.numpy_column(index)
-        if arrays is not None:
-            values, nulls = arrays
+        taken = columns.take(index)
+        if isinstance(taken, tuple):
+            values, nulls = taken
             if isinstance(data_type, (TimestampType, TimestampNTZType)):
                 wall_clock = isinstance(data_type, TimestampNTZType) or zone in ("UTC", "Etc/UTC")
                 if nulls is not None:
@@ -79,45 +81,42 @@ def result_to_pandas(result, schema, session):
                 if wall_clock and (len(values) == 0 or (values.min() > -_MAX_NS_MICROS and
                                                         values.max() < _MAX_NS_MICROS)):
                     # Wall-clock time is the stored time: microseconds to nanoseconds in bulk.
-                    stamps = (values * 1000).view("datetime64[ns]")
+                    values *= 1000
+                    stamps = values.view("datetime64[ns]")
                 elif wall_clock:
                     stamps = pandas.to_datetime(values, unit="us")  # raises out of its range
                 else:
                     stamps = pandas.to_datetime(values, unit="us", utc=True)
                     stamps = stamps.tz_convert(zone or _local_zone()).tz_localize(None)
-                column = pandas.Series(stamps, dtype="datetime64[ns]")
+                column = pandas.Series(stamps, dtype="datetime64[ns]", copy=False)
                 if nulls is not None:
                     column[nulls] = pandas.NaT
-            elif isinstance(data_type, DateType):
-                column = pandas.Series(result.object_column(index), dtype="object")
             elif isinstance(data_type, BooleanType):
                 if nulls is not None:
                     objects = values.astype(object)
                     objects[nulls] = None
                     column = pandas.Series(objects, dtype="object")
                 else:
-                    column = pandas.Series(values, dtype="bool")
+                    column = pandas.Series(values, dtype="bool", copy=False)
             elif isinstance(data_type, (FloatType, DoubleType)):
                 if nulls is not None:
-                    values = values.copy()
                     values[nulls] = numpy.nan
-                column = pandas.Series(values)
+                column = pandas.Series(values, copy=False)
             else:
                 if nulls is not None:
                     values = values.astype("float64")
                     values[nulls] = numpy.nan
-                column = pandas.Series(values)
+                column = pandas.Series(values, copy=False)
         else:
+            # Strings, dates and the other types as Python objects.
             convert = _converter(data_type)
-            if convert is None:
-                values = result.object_column(index)
-            else:
+            if convert is not None:
                 # numpy.fromiter stores the objects as they are; building the array from a
                 # list (as pandas.Series(list) does) probes every value for a sequence, which
                 # is many times slower.
-                converted = [convert(v) for v in result.column(index)]
-                values = numpy.fromiter(converted, dtype=object, count=len(converted))
-            column = pandas.Series(values, dtype="object")
+                converted = [convert(v) for v in taken]
+                taken = numpy.fromiter(converted, dtype=object, count=len(converted))
+            column = pandas.Series(taken, dtype="object", copy=False)
         series.append(column)
     if not series:
         return pandas.DataFrame()

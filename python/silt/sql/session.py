@@ -258,6 +258,10 @@ class SparkSession:
         self._refuse_streams(query)
         return self._engine.sql(query)
 
+    def _stream(self, query):
+        self._refuse_streams(query)
+        return self._engine.stream(query)
+
     def _execute(self, statement):
         self._refuse_streams(statement)
         return self._engine.sql(statement)

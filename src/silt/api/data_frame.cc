@@ -80,6 +80,14 @@ Result DataFrame::Collect() const {
       api::RunStatement(*impl_->session, QueryStatement(impl_->query, impl_->text)));
 }
 
+ResultStream DataFrame::Stream() const {
+  if (!impl_->query) {
+    return api::Access::MakeStream(api::StatementStream::OfRows(api::OutputOf(impl_->ran)));
+  }
+  return api::Access::MakeStream(
+      api::StatementStream::Open(*impl_->session, QueryStatement(impl_->query, impl_->text)));
+}
+
 int64_t DataFrame::Count() const {
   if (!impl_->query) return impl_->ran.num_rows();
   // The count runs over the query as a subquery, so the planner reads only what counting needs.

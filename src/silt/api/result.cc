@@ -217,7 +217,50 @@ std::string Row::ToString(size_t column) const {
       .ValueToString(row_);
 }
 
+// ---- ResultStream ----
+
+struct ResultStream::Impl {
+  std::unique_ptr<api::StatementStream> stream;
+  std::vector<ColumnInfo> columns;
+};
+
+ResultStream::ResultStream(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+ResultStream::ResultStream(ResultStream&& other) noexcept = default;
+ResultStream& ResultStream::operator=(ResultStream&& other) noexcept = default;
+ResultStream::~ResultStream() = default;
+
+bool ResultStream::has_columns() const { return impl_->stream->has_rows(); }
+
+const std::vector<ColumnInfo>& ResultStream::columns() const { return impl_->columns; }
+
+const std::string& ResultStream::statement_text() const { return impl_->stream->statement_text(); }
+
+std::optional<Result> ResultStream::Next() {
+  api::StatementStream& stream = *impl_->stream;
+  std::optional<Batch> batch = stream.Next();
+  if (!batch) return std::nullopt;
+  std::vector<Batch> batches;
+  batches.push_back(std::move(*batch));
+  return api::Access::Make(StatementOutput(stream.schema(), std::move(batches),
+                                           stream.statement_text(), stream.time_zone()));
+}
+
+void ResultStream::Cancel() noexcept { impl_->stream->Cancel(); }
+
+void ResultStream::Close() { impl_->stream->Close(); }
+
 // ---- internal access ----
+
+ResultStream api::Access::MakeStream(std::unique_ptr<StatementStream> stream) {
+  auto impl = std::make_unique<ResultStream::Impl>();
+  if (stream->has_rows()) {
+    for (const Field& field : stream->schema()->fields()) {
+      impl->columns.push_back(ColumnInfo{field.name, field.type->ToString(), field.nullable});
+    }
+  }
+  impl->stream = std::move(stream);
+  return ResultStream(std::move(impl));
+}
 
 const StatementOutput& api::Access::Output(const Result& result) { return result.impl_->output; }
 

@@ -84,16 +84,19 @@ class StatementFiles final : public io::FileSystem,
     std::lock_guard<std::mutex> lock(mutex_);
     created_.clear();
     committed_ = false;
+    commit_tried_ = false;
   }
 
   // Deletes the files the statement created, and the partition folders that leaves empty.
   // Best effort: the statement is failing already, and VACUUM removes what stays.
   // Nothing is removed once the statement has committed a version: its files are the table's.
-  void RemoveCreated() {
+  // With `only_before_commit`, nothing is removed once it has tried to commit: a commit whose
+  // outcome is unknown (a store that failed to answer) may have made them the table's.
+  void RemoveCreated(bool only_before_commit = false) {
     std::set<std::string> created;
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      if (committed_) return;
+      if (committed_ || (only_before_commit && commit_tried_)) return;
       created.swap(created_);
     }
     for (const std::string& path : created) {
@@ -129,10 +132,15 @@ class StatementFiles final : public io::FileSystem,
     return stream;
   }
   io::PutOutcome PutIfAbsent(const std::string& path, std::string_view bytes) override {
-    io::PutOutcome outcome = inner_->PutIfAbsent(path, bytes);
     // A commit is the put-if-absent of a `_delta_log/<version>.json`.
-    if (outcome == io::PutOutcome::kCreated && InDeltaLog(path) && path.size() > 5 &&
-        path.compare(path.size() - 5, 5, ".json") == 0) {
+    bool is_commit = InDeltaLog(path) && path.size() > 5 &&
+                     path.compare(path.size() - 5, 5, ".json") == 0;
+    if (is_commit) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      commit_tried_ = true;
+    }
+    io::PutOutcome outcome = inner_->PutIfAbsent(path, bytes);
+    if (outcome == io::PutOutcome::kCreated && is_commit) {
       std::lock_guard<std::mutex> lock(mutex_);
       committed_ = true;
     }
@@ -176,6 +184,7 @@ class StatementFiles final : public io::FileSystem,
   std::mutex mutex_;
   std::set<std::string> created_;
   bool committed_ = false;
+  bool commit_tried_ = false;
 };
 
 }  // namespace api
@@ -209,7 +218,7 @@ std::string ChooseWarehouse(const SessionOptions& options) {
 
 Session::Session(SessionOptions options)
     // The warehouse folder appears with the first table or database written into it.
-    : impl_(std::make_unique<Impl>(ChooseWarehouse(options))) {
+    : impl_(std::make_shared<Impl>(ChooseWarehouse(options))) {
   // Sources of layers above the stream layer, read as STREAM name(...).
   cdc::RegisterPostgresCdcSource();
   for (const auto& [key, value] : options.conf) impl_->state.SetConf(key, value);
@@ -222,6 +231,10 @@ Session::~Session() = default;
 
 Result Session::Execute(std::string_view sql) {
   return api::MakeResult(api::RunStatements(*this, sql));
+}
+
+ResultStream Session::ExecuteStream(std::string_view sql) {
+  return api::Access::MakeStream(api::StreamStatements(*this, sql));
 }
 
 DataFrame Session::Sql(std::string_view sql) { return api::Access::MakeDataFrame(*this, sql); }
@@ -251,11 +264,27 @@ sql::SessionState& api::Access::State(Session& session) { return session.impl_->
 
 api::StatementFiles& api::Access::Files(Session& session) { return *session.impl_->files; }
 
+std::shared_ptr<sql::SessionState> api::Access::SharedState(Session& session) {
+  return std::shared_ptr<sql::SessionState>(session.impl_, &session.impl_->state);
+}
+
 sql::SessionState& api::StateOf(Session& session) { return Access::State(session); }
 
 ProgressSnapshot api::StatementProgress(const Session& session) {
   // Reading the counters changes nothing; the state is reached through the non-const accessor.
   return StateOf(const_cast<Session&>(session)).progress().Read();
+}
+
+std::unique_ptr<api::StatementStream> api::StreamStatements(Session& session, std::string_view sql) {
+  std::vector<sql::Statement> statements = sql::ParseStatements(sql);
+  StateOf(session).cancellation().Reset();
+  for (size_t i = 0; i + 1 < statements.size(); ++i) RunStatement(session, statements[i]);
+  // ParseStatements refuses text without a statement.
+  return StatementStream::Open(session, statements.back());
+}
+
+void api::ShareStoreSettings(Session& session) {
+  Access::Files(session).ShareSettings(StateOf(session).conf());
 }
 
 StatementOutput api::RunStatements(Session& session, std::string_view sql) {
@@ -273,7 +302,20 @@ void api::RunStatementsEach(Session& session, std::string_view sql,
   for (const sql::Statement& statement : statements) on_output(RunStatement(session, statement));
 }
 
+void api::RunStatementsStreamed(Session& session, std::string_view sql,
+                                const std::function<void(StatementStream&)>& on_statement) {
+  std::vector<sql::Statement> statements = sql::ParseStatements(sql);
+  StateOf(session).cancellation().Reset();
+  for (const sql::Statement& statement : statements) {
+    on_statement(*StatementStream::Open(session, statement));
+  }
+}
+
 StatementOutput api::RunStatement(Session& session, const sql::Statement& statement) {
+  // A query's rows are the ones its stream produces, collected.
+  if (statement.kind == sql::StatementKind::kQuery) {
+    return StatementStream::Open(session, statement)->Drain();
+  }
   sql::SessionState& state = StateOf(session);
   StatementFiles& files = Access::Files(session);
   state.cancellation().ThrowIfRequested();
@@ -287,8 +329,15 @@ StatementOutput api::RunStatement(Session& session, const sql::Statement& statem
                  : commands::ExecuteStatement(state, statement);
   } catch (const Error& error) {
     state.progress().Finish();
-    // A cancelled statement commits nothing, so what it wrote is orphaned: remove it.
-    if (error.id() == static_cast<ErrorClassId>(ErrorClass::OPERATION_CANCELED)) files.RemoveCreated();
+    // A cancelled statement commits nothing, so what it wrote is orphaned: remove it. So is what
+    // a failing statement wrote before it tried to commit (a write that failed on its source's
+    // last batch, past the memory limit or a CHECK constraint). A streaming statement keeps its
+    // checkpoint's files, which say what its next run starts from.
+    if (error.id() == static_cast<ErrorClassId>(ErrorClass::OPERATION_CANCELED)) {
+      files.RemoveCreated();
+    } else if (!stream::IsStreamingStatement(statement)) {
+      files.RemoveCreated(/*only_before_commit=*/true);
+    }
     throw;
   } catch (...) {
     state.progress().Finish();

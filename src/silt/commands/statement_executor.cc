@@ -127,6 +127,19 @@ StatementResult RunQuery(sql::SessionState& session, const sql::Query& query) {
   return result;
 }
 
+std::optional<Batch> QuerySource::Next() {
+  std::optional<Batch> batch = planned.root->Next(context);
+  ThrowIfCanceled(context.cancellation);
+  return batch;
+}
+
+QuerySource OpenQuery(sql::SessionState& session, const sql::Query& query) {
+  QuerySource source;
+  source.context = MakeExecContext(session);
+  source.planned = sql::PlanQuery(session, query, source.context);
+  return source;
+}
+
 }  // namespace internal
 
 namespace {

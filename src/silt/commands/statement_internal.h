@@ -11,6 +11,7 @@
 #include "silt/exec/operator.h"
 #include "silt/log/transaction.h"
 #include "silt/log/snapshot.h"
+#include "silt/sql/planner.h"
 #include "silt/vector/vector.h"
 
 namespace silt::commands::internal {
@@ -92,6 +93,22 @@ void AnnounceTargetFiles(sql::SessionState& session, const std::vector<const log
 
 /// Plans and runs a query with the session's settings.
 StatementResult RunQuery(sql::SessionState& session, const sql::Query& query);
+
+/// A query's rows pulled batch by batch, as a write consumes them (CTAS, INSERT ... SELECT):
+/// only the batch being written is held, so a source bigger than memory can be written. The plan
+/// holds what it reads (the tables' snapshots) until it is destroyed.
+struct QuerySource {
+  exec::ExecContext context;
+  sql::PlannedQuery planned;
+
+  const SchemaPtr& schema() const { return planned.schema; }
+  /// The next batch, or nullopt at the end. Throws OPERATION_CANCELED when the statement is
+  /// cancelled.
+  std::optional<Batch> Next();
+};
+
+/// Plans a query with the session's settings (analysis errors throw here); nothing runs yet.
+QuerySource OpenQuery(sql::SessionState& session, const sql::Query& query);
 
 /// The CHECK constraints of a table: (name, expression text) from `delta.constraints.*`.
 std::vector<std::pair<std::string, std::string>> CheckConstraints(const log::Metadata& metadata);

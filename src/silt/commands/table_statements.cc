@@ -371,43 +371,57 @@ std::string DottedPath(const sql::QualifiedName& path) {
   return text;
 }
 
-// Writes `batches` (in the table's schema) as data files of the transaction's table.
+// What a write added to a table.
 struct WrittenFiles {
   std::vector<log::AddFile> adds;
   int64_t rows = 0;
   int64_t bytes = 0;
 };
 
+// Writes batches (in the table's schema) as data files of the transaction's table as they come;
+// no file is made before the first row.
+class BatchFileWriter {
+ public:
+  BatchFileWriter(sql::SessionState& session, std::string location, const log::Metadata& metadata,
+                  std::vector<Field> hidden_columns = {})
+      : session_(session), location_(std::move(location)), metadata_(metadata) {
+    options_.hidden_columns = std::move(hidden_columns);
+  }
+
+  void Write(const Batch& batch) {
+    if (batch.num_rows() == 0) return;
+    session_.cancellation().ThrowIfRequested();
+    if (!writer_) {
+      writer_ = log::DataFileWriter::Make(session_.fs(), location_, metadata_, options_);
+    }
+    writer_->Write(batch);
+    written_.rows += batch.num_rows();
+    session_.progress().AddWritten(0, batch.num_rows(), 0);
+  }
+
+  // Closes the files; what they hold.
+  WrittenFiles Finish() {
+    if (writer_) written_.adds = writer_->Finish();
+    for (const auto& add : written_.adds) written_.bytes += add.size;
+    return std::move(written_);
+  }
+
+ private:
+  sql::SessionState& session_;
+  std::string location_;
+  const log::Metadata& metadata_;
+  log::DataFileWriterOptions options_;
+  std::unique_ptr<log::DataFileWriter> writer_;
+  WrittenFiles written_;
+};
+
+// Writes `batches` (in the table's schema) as data files of the transaction's table.
 WrittenFiles WriteFiles(sql::SessionState& session, const std::string& location,
                         const log::Metadata& metadata, const std::vector<Batch>& batches,
                         std::vector<Field> hidden_columns = {}) {
-  WrittenFiles written;
-  bool any_rows = false;
-  for (const Batch& batch : batches) any_rows = any_rows || batch.num_rows() > 0;
-  if (!any_rows) return written;
-  log::DataFileWriterOptions options;
-  options.hidden_columns = std::move(hidden_columns);
-  auto writer = log::DataFileWriter::Make(session.fs(), location, metadata, std::move(options));
-  for (const Batch& batch : batches) {
-    if (batch.num_rows() == 0) continue;
-    session.cancellation().ThrowIfRequested();
-    writer->Write(batch);
-    written.rows += batch.num_rows();
-    session.progress().AddWritten(0, batch.num_rows(), 0);
-  }
-  written.adds = writer->Finish();
-  for (const auto& add : written.adds) written.bytes += add.size;
-  return written;
-}
-
-// Relabels query output with the table's schema (same types in order).
-std::vector<Batch> WithSchema(const std::vector<Batch>& batches, const SchemaPtr& schema) {
-  std::vector<Batch> out;
-  for (const Batch& batch : batches) {
-    if (batch.num_rows() == 0) continue;
-    out.emplace_back(schema, batch.columns(), batch.num_rows());
-  }
-  return out;
+  BatchFileWriter writer(session, location, metadata, std::move(hidden_columns));
+  for (const Batch& batch : batches) writer.Write(batch);
+  return writer.Finish();
 }
 
 // ---- CREATE TABLE ----
@@ -622,7 +636,8 @@ StatementResult ExecuteCreateTable(sql::SessionState& session, const sql::Statem
     }
     fields.push_back(ColumnField(statement, column));
   }
-  std::vector<Batch> rows;
+  // The query's rows are written as they are produced, after every check below.
+  std::optional<QuerySource> source;
   if (statement.query) {
     // Spark's parser refuses a column list here, so identity columns (and generated columns
     // and defaults) cannot be declared in CTAS; and the query's columns come without the
@@ -633,11 +648,10 @@ StatementResult ExecuteCreateTable(sql::SessionState& session, const sql::Statem
                     {{"message",
                       "Schema may not be specified in a Create Table As Select (CTAS) "
                       "statement"}});
-    StatementResult result = RunQuery(session, *statement.query);
-    for (const Field& field : result.schema->fields()) {
+    source = OpenQuery(session, *statement.query);
+    for (const Field& field : source->schema()->fields()) {
       fields.push_back(Field{field.name, field.type, true, {}});
     }
-    rows = result.batches;
   }
   log::StringMap properties = TableProperties(session, statement);
   {
@@ -766,11 +780,15 @@ StatementResult ExecuteCreateTable(sql::SessionState& session, const sql::Statem
   RowAssembler assembler(schema, metadata, target.display_name);
   std::vector<int> identity(schema->num_fields());
   for (size_t i = 0; i < identity.size(); ++i) identity[i] = static_cast<int>(i);
-  std::vector<Batch> table_rows;
-  for (const Batch& batch : WithSchema(rows, schema)) {
-    table_rows.push_back(assembler.Assemble(batch, identity, context));
+  BatchFileWriter writer(session, target.location, metadata);
+  while (std::optional<Batch> batch = source ? source->Next() : std::nullopt) {
+    if (batch->num_rows() == 0) continue;
+    // The query's columns relabelled with the table's schema (same types in order).
+    writer.Write(assembler.Assemble(Batch(schema, batch->columns(), batch->num_rows()), identity,
+                                    context));
   }
-  WrittenFiles written = WriteFiles(session, target.location, metadata, table_rows);
+  source.reset();  // the query's plan and memory, before the commit
+  WrittenFiles written = writer.Finish();
   for (auto& add : written.adds) txn->Add(std::move(add));
 
   std::string operation;
@@ -867,9 +885,9 @@ StatementResult ExecuteInsert(sql::SessionState& session, const sql::Statement& 
     return assembler->IsGenerated(i) || IsIdentityColumn(schema->field(i));
   };
 
-  StatementResult source =
-      RunQuery(session, *WithDefaultsResolved(statement, *schema, computed));
-  size_t source_columns = source.schema->num_fields();
+  // The query's rows are written as they are produced, after the checks below.
+  QuerySource source = OpenQuery(session, *WithDefaultsResolved(statement, *schema, computed));
+  size_t source_columns = source.schema()->num_fields();
 
   // A by-position query with columns past the table's: Delta keeps them by their names and, with
   // schema evolution (INSERT WITH SCHEMA EVOLUTION or
@@ -884,14 +902,14 @@ StatementResult ExecuteInsert(sql::SessionState& session, const sql::Statement& 
                               "evolution (INSERT WITH SCHEMA EVOLUTION, or "
                               "spark.databricks.delta.schema.autoMerge.enabled = true) to add them. "
                               "Table schema: " + schema->AsStruct()->ToString() +
-                              " Data schema: " + source.schema->AsStruct()->ToString()}});
+                              " Data schema: " + source.schema()->AsStruct()->ToString()}});
     }
     if (statement.replace_where) {
       SILT_THROW(NOT_IMPLEMENTED, {{"feature", "Schema evolution in INSERT ... REPLACE WHERE"}});
     }
     std::vector<Field> added;
     for (size_t i = schema->num_fields(); i < source_columns; ++i) {
-      const Field& column = source.schema->field(i);
+      const Field& column = source.schema()->field(i);
       bool taken = schema->FieldIndex(column.name, /*case_sensitive=*/false) >= 0;
       for (const Field& other : added) taken = taken || EqualsIgnoreCase(other.name, column.name);
       if (taken) {
@@ -953,7 +971,7 @@ StatementResult ExecuteInsert(sql::SessionState& session, const sql::Statement& 
                 text += (text.empty() ? "`" : ", `") + name + "`";
               return text;
             }()},
-           {"dataColumns", column_list(*source.schema)}});
+           {"dataColumns", column_list(*source.schema())}});
     }
   } else {
     size_t non_generated = 0;
@@ -971,7 +989,7 @@ StatementResult ExecuteInsert(sql::SessionState& session, const sql::Statement& 
                   {"reason", source_columns > schema->num_fields() ? "too many data columns"
                                                                    : "not enough data columns"},
                   {"tableColumns", column_list(*schema)},
-                  {"dataColumns", column_list(*source.schema)}});
+                  {"dataColumns", column_list(*source.schema())}});
     }
   }
 
@@ -980,16 +998,6 @@ StatementResult ExecuteInsert(sql::SessionState& session, const sql::Statement& 
   }
 
   expr::EvalContext context = session.MakeEvalContext();
-  IdentityValueGenerator identity(*schema);
-  std::vector<Batch> rows;
-  for (const Batch& batch : source.batches) {
-    if (batch.num_rows() == 0) continue;
-    std::vector<int> batch_mapping = mapping;
-    Batch completed = identity.WithGeneratedColumns(
-        WithDefaultColumns(schema, batch, batch_mapping, context), batch_mapping);
-    rows.push_back(assembler->Assemble(completed, batch_mapping, context));
-  }
-
   std::optional<std::string> replace_where_text;
   expr::ExpressionPtr replace_where;
   if (statement.replace_where) {
@@ -997,14 +1005,27 @@ StatementResult ExecuteInsert(sql::SessionState& session, const sql::Statement& 
     sql::SchemaScope scope(schema);
     sql::ExpressionBinder binder(scope);
     replace_where = binder.BindPredicate(*statement.replace_where, "REPLACE WHERE");
-    for (const Batch& batch : rows) {
-      std::vector<uint8_t> matches = expr::EvaluateFilter(*replace_where, batch, context);
+  }
+
+  IdentityValueGenerator identity(*schema);
+  BatchFileWriter writer(session, target.location, metadata);
+  while (std::optional<Batch> batch = source.Next()) {
+    if (batch->num_rows() == 0) continue;
+    std::vector<int> batch_mapping = mapping;
+    Batch completed = identity.WithGeneratedColumns(
+        WithDefaultColumns(schema, *batch, batch_mapping, context), batch_mapping);
+    Batch row_batch = assembler->Assemble(completed, batch_mapping, context);
+    if (replace_where) {
+      std::vector<uint8_t> matches = expr::EvaluateFilter(*replace_where, row_batch, context);
       context.ThrowIfError();
       if (std::find(matches.begin(), matches.end(), 0) != matches.end()) {
         SILT_THROW(DELTA_REPLACE_WHERE_MISMATCH, {{"replaceWhere", *replace_where_text}});
       }
     }
+    writer.Write(row_batch);
   }
+  source = QuerySource();  // the query's plan and memory, before the commit
+  WrittenFiles written = writer.Finish();
 
   // INSERT INTO t REPLACE WHERE is an overwrite of the rows matching the predicate.
   bool overwrite = statement.overwrite || statement.replace_where != nullptr;
@@ -1096,7 +1117,6 @@ StatementResult ExecuteInsert(sql::SessionState& session, const sql::Statement& 
       ++removed_files;
     }
   }
-  WrittenFiles written = WriteFiles(session, target.location, metadata, rows);
   WrittenFiles rewritten =
       WriteFiles(session, target.location, metadata, kept_rows, copied_row_tracking);
   for (auto& add : written.adds) txn->Add(std::move(add));

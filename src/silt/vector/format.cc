@@ -8,6 +8,7 @@
 #include "silt/base/check.h"
 #include "silt/base/json_writer.h"
 #include "silt/vector/batch.h"
+#include "silt/vector/show_table_writer.h"
 #include "silt/vector/value_text.h"
 
 namespace silt {
@@ -177,7 +178,84 @@ void AppendCsvField(std::string& out, std::string_view text, bool force_quotes) 
   out += '"';
 }
 
+// A value as a show() cell: escaped, and cut to `truncate` characters (0: never) as Spark cuts.
+std::string ShowCell(const Vector& vector, int64_t row, int truncate) {
+  std::string cell = EscapeMetaCharacters(vector.ValueToString(row));
+  size_t length = CodePointCount(cell);
+  if (truncate > 0 && length > static_cast<size_t>(truncate)) {
+    // Spark shows no ellipsis when the limit is under four characters.
+    if (truncate < 4) return std::string(CodePointPrefix(cell, static_cast<size_t>(truncate)));
+    return std::string(CodePointPrefix(cell, static_cast<size_t>(truncate - 3))) + "...";
+  }
+  return cell;
+}
+
+// Appends one line of show()'s table: cells padded to `widths` (right-aligned when
+// truncate > 0); a cell wider than its column is written whole.
+void AppendShowLine(std::string& out, const std::vector<std::string>& cells,
+                    const std::vector<size_t>& widths, int truncate) {
+  out += '|';
+  for (size_t c = 0; c < cells.size(); ++c) {
+    if (c > 0) out += '|';
+    size_t length = CodePointCount(cells[c]);
+    size_t padding = widths[c] > length ? widths[c] - length : 0;
+    if (truncate > 0) {
+      out.append(padding, ' ');
+      out += cells[c];
+    } else {
+      out += cells[c];
+      out.append(padding, ' ');
+    }
+  }
+  out += "|\n";
+}
+
+// show()'s border line for `widths`, as Scala's addString lays it out: "++" without columns.
+std::string ShowBorder(const std::vector<size_t>& widths) {
+  std::string border = "+";
+  for (size_t c = 0; c < widths.size(); ++c) {
+    if (c > 0) border += '+';
+    border.append(widths[c], '-');
+  }
+  return border + "+\n";
+}
+
 }  // namespace
+
+ShowTableWriter::ShowTableWriter(const std::vector<Batch>& first, int truncate)
+    : truncate_(truncate) {
+  const Schema* schema = CommonSchema(first);
+  size_t num_columns = schema ? schema->num_fields() : 0;
+  for (size_t c = 0; c < num_columns; ++c) {
+    header_.push_back(EscapeMetaCharacters(schema->field(c).name));
+    widths_.push_back(std::max<size_t>(3, CodePointCount(header_.back())));
+  }
+  for (const Batch& batch : first) {
+    for (int64_t r = 0; r < batch.num_rows(); ++r) {
+      for (size_t c = 0; c < num_columns; ++c) {
+        widths_[c] = std::max(widths_[c], CodePointCount(ShowCell(*batch.column(c), r, truncate)));
+      }
+    }
+  }
+}
+
+std::string ShowTableWriter::Header() const {
+  std::string out = ShowBorder(widths_);
+  AppendShowLine(out, header_, widths_, truncate_);
+  return out + ShowBorder(widths_);
+}
+
+std::string ShowTableWriter::Rows(const Batch& batch) const {
+  std::string out;
+  std::vector<std::string> cells(widths_.size());
+  for (int64_t r = 0; r < batch.num_rows(); ++r) {
+    for (size_t c = 0; c < cells.size(); ++c) cells[c] = ShowCell(*batch.column(c), r, truncate_);
+    AppendShowLine(out, cells, widths_, truncate_);
+  }
+  return out;
+}
+
+std::string ShowTableWriter::Footer() const { return ShowBorder(widths_); }
 
 std::string FormatShow(const std::vector<Batch>& batches, const ShowOptions& options) {
   const Schema* schema = CommonSchema(batches);

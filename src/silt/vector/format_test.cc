@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "silt/vector/batch.h"
+#include "silt/vector/show_table_writer.h"
 
 namespace silt {
 namespace {
@@ -38,6 +39,28 @@ TEST(FormatShowTest, RightAlignsCellsLikeSpark) {
             "|  2|       NULL|\n"
             "|300|hello world|\n"
             "+---+-----------+\n");
+}
+
+TEST(ShowTableWriterTest, PrintsFormatShowsTableInParts) {
+  Batch first = IdNameBatch({{1, "a"}, {22, "a much longer string than twenty"}});
+  Batch second = IdNameBatch({{3, std::nullopt}});
+  ShowTableWriter writer({first, second}, /*truncate=*/0);
+  EXPECT_EQ(writer.Header() + writer.Rows(first) + writer.Rows(second) + writer.Footer(),
+            FormatShow({first, second}, {.max_rows = 100, .truncate = 0}));
+}
+
+TEST(ShowTableWriterTest, ALaterWiderCellWidensOnlyItsLine) {
+  Batch first = IdNameBatch({{1, "a"}});
+  ShowTableWriter writer({first}, /*truncate=*/0);
+  EXPECT_EQ(writer.Header() + writer.Rows(first) +
+                writer.Rows(IdNameBatch({{12345, "wider"}, {2, "b"}})) + writer.Footer(),
+            "+---+----+\n"
+            "|id |name|\n"
+            "+---+----+\n"
+            "|1  |a   |\n"
+            "|12345|wider|\n"
+            "|2  |b   |\n"
+            "+---+----+\n");
 }
 
 TEST(FormatShowTest, LeftAlignsWithoutTruncation) {
