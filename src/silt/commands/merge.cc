@@ -1034,8 +1034,13 @@ std::vector<int64_t> Pick(const std::vector<int64_t>& values, const std::vector<
 }
 
 // Matches one target file against the source, applies the clauses and, when any row changed,
-// writes the file's surviving and new rows (and change rows) to new files.
-FileOutcome ProcessFile(MergeRun& run, const log::AddFile& file) {
+// writes the file's surviving and new rows (and change rows) to new files. In a partitioned
+// MERGE, a pass before the last writes only its updated and change rows and records the rows it
+// removed; the last pass also copies the rows no pass removed (`removed_before`: the physical
+// positions earlier passes removed, sorted; `touched_before`: whether they changed the file).
+FileOutcome ProcessFile(MergeRun& run, const log::AddFile& file,
+                        const std::vector<uint64_t>* removed_before = nullptr,
+                        bool touched_before = false) {
   const BoundMerge& bound = *run.bound;
   const Batch& source = *run.source;
   expr::EvalContext context = run.eval;
@@ -1057,6 +1062,14 @@ FileOutcome ProcessFile(MergeRun& run, const log::AddFile& file) {
   const bool change_data = run.table->change_data_feed;
   const dml::TargetFileReader& reader =
       outcome.deletion_vector && run.narrow_reader != nullptr ? *run.narrow_reader : *run.reader;
+  const bool last_pass = run.num_passes > 1 && run.pass == run.num_passes - 1;
+  // A file an earlier pass changed is rewritten whatever this pass finds, so its copies go
+  // straight to the writer instead of waiting in memory.
+  std::optional<dml::DmlWriter> writer;
+  if (last_pass && touched_before && !outcome.deletion_vector) {
+    outcome.touched = true;
+    writer.emplace(*run.table, run.session->fs(), run.metadata, run.schema);
+  }
 
   // Row group by row group: only the rows a file keeps stay in memory.
   reader.Read(file, [&](dml::PositionedBatch&& positioned) {
@@ -1218,29 +1231,41 @@ FileOutcome ProcessFile(MergeRun& run, const log::AddFile& file) {
     for (int64_t row = 0; row < n; ++row) {
       if (keep[static_cast<size_t>(row)]) kept_rows.push_back(row);
     }
-    if (static_cast<int64_t>(kept_rows.size()) == n) {
-      if (!outcome.deletion_vector && !partitioned) {
-        copies.push_back(rows);
-        copies_tracking.emplace_back(positioned.row_ids, positioned.row_commit_versions);
+    if (static_cast<int64_t>(kept_rows.size()) != n) {
+      outcome.touched = true;
+      for (int64_t row = 0; row < n; ++row) {
+        if (!keep[static_cast<size_t>(row)]) {
+          outcome.removed_positions.push_back(positioned.positions[static_cast<size_t>(row)]);
+        }
       }
+    }
+    // A pass before the last copies nothing: whether the file is rewritten is known only from
+    // the last pass on. The last copies the rows no earlier pass removed either.
+    if (outcome.deletion_vector || (partitioned && !last_pass)) return;
+    if (removed_before != nullptr && !removed_before->empty()) {
+      std::erase_if(kept_rows, [&](int64_t row) {
+        return std::binary_search(removed_before->begin(), removed_before->end(),
+                                  positioned.positions[static_cast<size_t>(row)]);
+      });
+    }
+    if (kept_rows.empty()) return;
+    Batch copy = rows;
+    Tracking tracking{positioned.row_ids, positioned.row_commit_versions};
+    if (static_cast<int64_t>(kept_rows.size()) != n) {
+      copy = TakeBatchRows(rows, kept_rows);
+      tracking = {take(positioned.row_ids, kept_rows),
+                  take(positioned.row_commit_versions, kept_rows)};
+    }
+    if (writer) {
+      outcome.counts.copied += copy.num_rows();
+      writer->WriteData(copy, tracking.first, tracking.second);
       return;
     }
-    outcome.touched = true;
-    for (int64_t row = 0; row < n; ++row) {
-      if (!keep[static_cast<size_t>(row)]) {
-        outcome.removed_positions.push_back(positioned.positions[static_cast<size_t>(row)]);
-      }
-    }
-    // A pass over one partition copies nothing: whether the file is rewritten is known only
-    // after the last pass (CopyKeptRows).
-    if (!kept_rows.empty() && !outcome.deletion_vector && !partitioned) {
-      copies.push_back(TakeBatchRows(rows, kept_rows));
-      copies_tracking.emplace_back(take(positioned.row_ids, kept_rows),
-                                   take(positioned.row_commit_versions, kept_rows));
-    }
+    copies.push_back(std::move(copy));
+    copies_tracking.push_back(std::move(tracking));
   });
   if (!outcome.touched) return outcome;
-  if (!outcome.deletion_vector && run.num_passes == 1) {
+  if (!outcome.deletion_vector) {
     for (size_t i = 0; i < copies.size(); ++i) {
       outcome.counts.copied += copies[i].num_rows();
       data.push_back(std::move(copies[i]));
@@ -1249,45 +1274,12 @@ FileOutcome ProcessFile(MergeRun& run, const log::AddFile& file) {
   }
   copies.clear();
   dml::Stopwatch write_time;
-  dml::DmlWriter writer(*run.table, run.session->fs(), run.metadata, run.schema);
+  if (!writer) writer.emplace(*run.table, run.session->fs(), run.metadata, run.schema);
   for (size_t i = 0; i < data.size(); ++i) {
-    writer.WriteData(data[i], data_tracking[i].first, data_tracking[i].second);
+    writer->WriteData(data[i], data_tracking[i].first, data_tracking[i].second);
   }
-  for (const auto& [batch, type] : changes) writer.WriteChanges(batch, type);
-  outcome.written = writer.Finish();
-  run.write_time_ms += write_time.ElapsedMs();
-  return outcome;
-}
-
-// After the last pass of a partitioned MERGE, for a file some pass changed and that is rewritten
-// (no deletion vector): writes its rows no pass removed (`removed`: their physical positions,
-// sorted), with their row ids and commit versions under row tracking.
-FileOutcome CopyKeptRows(MergeRun& run, const log::AddFile& file,
-                         const std::vector<uint64_t>& removed) {
-  FileOutcome outcome;
-  dml::Stopwatch write_time;
-  dml::DmlWriter writer(*run.table, run.session->fs(), run.metadata, run.schema);
-  run.reader->Read(file, [&](dml::PositionedBatch&& positioned) {
-    std::vector<int64_t> kept;
-    kept.reserve(positioned.positions.size());
-    for (size_t row = 0; row < positioned.positions.size(); ++row) {
-      if (!std::binary_search(removed.begin(), removed.end(), positioned.positions[row])) {
-        kept.push_back(static_cast<int64_t>(row));
-      }
-    }
-    if (kept.empty()) return;
-    outcome.counts.copied += static_cast<int64_t>(kept.size());
-    if (static_cast<int64_t>(kept.size()) == positioned.rows.num_rows()) {
-      writer.WriteData(positioned.rows, positioned.row_ids, positioned.row_commit_versions);
-      return;
-    }
-    auto take = [&](const VectorPtr& values) {
-      return values == nullptr ? nullptr : TakeRows(*values, kept);
-    };
-    writer.WriteData(TakeBatchRows(positioned.rows, kept), take(positioned.row_ids),
-                     take(positioned.row_commit_versions));
-  });
-  outcome.written = writer.Finish();
+  for (const auto& [batch, type] : changes) writer->WriteChanges(batch, type);
+  outcome.written = writer->Finish();
   run.write_time_ms += write_time.ElapsedMs();
   return outcome;
 }
@@ -1579,7 +1571,13 @@ StatementResult ExecuteMerge(sql::SessionState& session, const sql::Statement& w
     }
     session.pool().ParallelFor(candidates.files.size(), [&](size_t i) {
       session.cancellation().ThrowIfRequested();
-      FileOutcome outcome = ProcessFile(run, *candidates.files[i]);
+      const bool last_pass = run.num_passes > 1 && pass == run.num_passes - 1;
+      if (last_pass)
+        std::sort(outcomes[i].removed_positions.begin(), outcomes[i].removed_positions.end());
+      FileOutcome outcome = last_pass
+                                ? ProcessFile(run, *candidates.files[i],
+                                              &outcomes[i].removed_positions, outcomes[i].touched)
+                                : ProcessFile(run, *candidates.files[i]);
       if (pass == 0) session.progress().AddRead(1, 0, candidates.files[i]->size);
       if (run.num_passes == 1) {
         outcomes[i] = std::move(outcome);
@@ -1602,17 +1600,11 @@ StatementResult ExecuteMerge(sql::SessionState& session, const sql::Statement& w
   pass_memory.Clear();
   if (run.num_passes > 1) {
     source = Batch();
-    // The files some pass changed are rewritten once, with the rows no pass removed.
-    session.pool().ParallelFor(candidates.files.size(), [&](size_t i) {
-      FileOutcome& outcome = outcomes[i];
-      if (!outcome.touched) return;
-      std::sort(outcome.removed_positions.begin(), outcome.removed_positions.end());
-      if (outcome.deletion_vector) return;
-      session.cancellation().ThrowIfRequested();
-      FileOutcome copies = CopyKeptRows(run, *candidates.files[i], outcome.removed_positions);
-      outcome.counts.Add(copies.counts);
-      AppendWritten(outcome.written, std::move(copies.written));
-    });
+    // A deletion vector takes the positions every pass removed, in order.
+    for (FileOutcome& outcome : outcomes) {
+      if (outcome.deletion_vector)
+        std::sort(outcome.removed_positions.begin(), outcome.removed_positions.end());
+    }
   }
   int64_t file_phase_ms = scan_time.ElapsedMs();
 
