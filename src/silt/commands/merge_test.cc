@@ -255,6 +255,13 @@ TEST_F(MergeTest, SourceLargerThanMemoryMergesInPassesAsInMemory) {
           " SELECT id, id % 1000, concat('n', id) FROM range(" + std::to_string(file * 100000) +
           ", " + std::to_string(file * 100000 + 100000) + ")");
     }
+    // Small files, each with one row a source key matches (so each is changed in one pass only,
+    // not always the first) beside one nothing changes, and one file nothing changes.
+    for (int file = 0; file < 11; ++file) {
+      const int64_t matched = file < 10 ? 400002 + 10 * file : 700004;
+      Sql(std::string("INSERT INTO ") + table + " VALUES (" + std::to_string(matched) +
+          ", 1, 'small'), (" + std::to_string(700002 + 10 * file) + ", 2, 'small')");
+    }
   }
   // 320,000 source rows (about 27 MB with their hash table, against an 8 MB share of the 16 MB
   // limit): 200,000 match, 120,000 are new.
@@ -304,11 +311,11 @@ TEST_F(MergeTest, SourceLargerThanMemoryMergesInPassesAsInMemory) {
             table + ")"),
         ElementsAre("0"));
     const std::string changes = "SELECT id, v, note, _change_type FROM table_changes('";
-    EXPECT_THAT(Query("SELECT count(*) FROM (" + changes + "in_memory', 5) EXCEPT ALL " + changes +
-                      table + "', 5))"),
+    EXPECT_THAT(Query("SELECT count(*) FROM (" + changes + "in_memory', 16) EXCEPT ALL " + changes +
+                      table + "', 16))"),
                 ElementsAre("0"));
-    EXPECT_EQ(Query("SELECT count(*) FROM (" + changes + table + "', 5))"),
-              Query("SELECT count(*) FROM (" + changes + "in_memory', 5))"));
+    EXPECT_EQ(Query("SELECT count(*) FROM (" + changes + table + "', 16))"),
+              Query("SELECT count(*) FROM (" + changes + "in_memory', 16))"));
     // Updated and copied rows keep their row ids.
     const std::string ids = "SELECT id, _metadata.row_id FROM ";
     EXPECT_THAT(Query("SELECT count(*) FROM (" + ids + "in_memory WHERE id < 400000 EXCEPT ALL " +

@@ -39,11 +39,24 @@ class DistinctOperator final : public Operator {
         Spill(*batch, context);
         continue;
       }
+      // The table's growth is reserved before the rows go in (a table that doubles holds both
+      // sizes while it copies): when refused, this batch and the rest go to the partitions.
+      const int64_t growth =
+          table_.MaxGrowthBytes(static_cast<size_t>(num_rows), encoded_.bytes.size());
+      if (growth > 0 && !reservation_->TryGrow(growth)) {
+        if (depth_ >= kMaxSpillDepth) ThrowMemoryLimitExceeded(*context.memory, "Distinct");
+        spilling_ = true;
+        Spill(*batch, context);
+        continue;
+      }
       groups_.resize(static_cast<size_t>(num_rows));
       new_rows_.clear();
       table_.FindOrInsert(encoded_, groups_.data(), &new_rows_);
-      int64_t growth = table_.MemoryBytes() - reservation_->used();
-      if (growth > 0 && !reservation_->TryGrow(growth)) {
+      const int64_t held = table_.MemoryBytes();
+      if (held < reservation_->used()) {
+        reservation_->Shrink(reservation_->used() - held);
+      } else if (held > reservation_->used() &&
+                 !reservation_->TryGrow(held - reservation_->used())) {
         if (depth_ >= kMaxSpillDepth) ThrowMemoryLimitExceeded(*context.memory, "Distinct");
         spilling_ = true;
       }

@@ -6,6 +6,7 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <exception>
 #include <functional>
 #include <limits>
 #include <mutex>
@@ -462,7 +463,19 @@ class GroupTopRowsOperator final : public Operator {
             HasOrderWord(
                 child_->schema()->field(static_cast<size_t>(order_by_[0].column)).type->id())) {}
 
+  // A failure leaves the tables half built: every later call rethrows it (a consumer's other
+  // workers may still pull once).
   std::optional<Batch> Next(ExecContext& context) override {
+    if (failure_) std::rethrow_exception(failure_);
+    try {
+      return NextBatch(context);
+    } catch (...) {
+      failure_ = std::current_exception();
+      throw;
+    }
+  }
+
+  std::optional<Batch> NextBatch(ExecContext& context) {
     if (!consumed_) {
       Consume(context);
       consumed_ = true;
@@ -738,6 +751,7 @@ class GroupTopRowsOperator final : public Operator {
   std::array<std::mutex, kSpillPartitions> spill_file_mutexes_;
   size_t next_partition_ = 0;
   bool consumed_ = false;
+  std::exception_ptr failure_;
   size_t next_table_ = 0;
   size_t next_chunk_ = 0;
 };

@@ -1,5 +1,6 @@
 #include "silt/exec/hash_table.h"
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 
@@ -34,6 +35,28 @@ uint32_t KeyTable::Insert(std::string_view key, uint64_t hash, size_t slot) {
   hashes_.push_back(hash);
   if (hashes_.size() * 2 > slots_.size()) Grow();
   return group;
+}
+
+int64_t KeyTable::MaxGrowthBytes(size_t num_keys, size_t key_bytes) const {
+  // A vector that must grow allocates at most doubling steps past what it needs, and holds its
+  // old buffer while it copies.
+  auto vector_growth = [](size_t size, size_t capacity, size_t added,
+                          size_t element_bytes) -> int64_t {
+    if (size + added <= capacity) return 0;
+    size_t grown = std::max<size_t>(capacity, 1);
+    while (grown < size + added) grown *= 2;
+    return static_cast<int64_t>(grown * element_bytes);
+  };
+  int64_t bytes =
+      vector_growth(hashes_.size(), hashes_.capacity(), num_keys, sizeof(uint64_t)) +
+      vector_growth(key_offsets_.size(), key_offsets_.capacity(), num_keys, sizeof(uint64_t)) +
+      vector_growth(arena_.size(), arena_.capacity(), key_bytes, 1);
+  size_t slots = slots_.size();
+  while ((hashes_.size() + num_keys) * 2 > slots) slots *= 2;
+  // Grow() doubles one step at a time: every larger array is allocated beside the last.
+  for (size_t step = slots_.size() * 2; step <= slots; step *= 2)
+    bytes += static_cast<int64_t>(step * sizeof(uint64_t));
+  return bytes;
 }
 
 void KeyTable::Grow() {

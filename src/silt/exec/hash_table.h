@@ -41,6 +41,10 @@ class KeyTable {
     return static_cast<int64_t>((slots_.capacity() + key_offsets_.capacity() + hashes_.capacity()) * sizeof(uint64_t) +
                                 arena_.capacity());
   }
+  /// An upper bound on how far MemoryBytes() may rise, counting the new and the old buffers
+  /// while they are copied, while `num_keys` keys of `key_bytes` bytes in all are inserted. For
+  /// callers that reserve memory before inserting rather than after the table has doubled.
+  int64_t MaxGrowthBytes(size_t num_keys, size_t key_bytes) const;
   std::string_view key(uint32_t group) const {
     if (!variable_length_) {
       return {reinterpret_cast<const char*>(arena_.data()) + group * key_length_, key_length_};
