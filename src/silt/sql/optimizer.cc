@@ -771,26 +771,40 @@ bool ReduceJoinSide(LogicalNode& join, int reduced) {
   return true;
 }
 
-LogicalPtr ReduceJoinedAggregates(const LogicalPtr& plan) {
+// At most this many aggregates are reduced in one plan: each reduction makes a subtree used
+// twice, which every later pass walks once per use, so nesting them must not multiply the work
+// without bound.
+constexpr int kMaxReducedAggregates = 8;
+
+LogicalPtr ReduceJoinedAggregates(const LogicalPtr& plan, int& budget) {
   LogicalPtr copy = Copy(*plan);
-  for (LogicalPtr& child : copy->children) child = ReduceJoinedAggregates(child);
-  if (copy->kind != LogicalKind::kJoin || !copy->predicate || copy->null_aware_anti) return copy;
+  for (LogicalPtr& child : copy->children) child = ReduceJoinedAggregates(child, budget);
+  if (budget <= 0 || copy->kind != LogicalKind::kJoin || !copy->predicate || copy->null_aware_anti) {
+    return copy;
+  }
+  bool reduced = false;
   switch (copy->join_type) {
     case exec::JoinType::kInner:
-      if (!ReduceJoinSide(*copy, 1)) ReduceJoinSide(*copy, 0);
+      reduced = ReduceJoinSide(*copy, 1) || ReduceJoinSide(*copy, 0);
       break;
     case exec::JoinType::kLeftOuter:
     case exec::JoinType::kLeftSemi:
     case exec::JoinType::kLeftAnti:
-      ReduceJoinSide(*copy, 1);
+      reduced = ReduceJoinSide(*copy, 1);
       break;
     case exec::JoinType::kRightOuter:
-      ReduceJoinSide(*copy, 0);
+      reduced = ReduceJoinSide(*copy, 0);
       break;
     default:
       break;
   }
+  if (reduced) --budget;
   return copy;
+}
+
+LogicalPtr ReduceJoinedAggregates(const LogicalPtr& plan) {
+  int budget = kMaxReducedAggregates;
+  return ReduceJoinedAggregates(plan, budget);
 }
 
 // ---- Scan pruning predicates ----
