@@ -126,17 +126,20 @@ int PlanAndReport(const std::string& table) {
   options.warehouse = std::filesystem::path(table).parent_path().string();
   silt::Session session(options);
   auto start = std::chrono::steady_clock::now();
-  silt::StatementOutput output =
-      silt::api::RunStatements(session, "EXPLAIN SELECT * FROM delta.`" + table + "` WHERE id = 4242042");
+  silt::StatementOutput output = silt::api::RunStatements(
+      session, "EXPLAIN SELECT * FROM delta.`" + table + "` WHERE id = 4242042");
   double seconds = Seconds(start);
   std::string plan;
   for (const silt::Batch& batch : output.batches()) {
     for (int64_t row = 0; row < batch.num_rows(); ++row) plan += batch.column(0)->GetString(row);
   }
   size_t files = plan.find("(files ");
-  std::string kept = files == std::string::npos ? "files ?" : plan.substr(files + 1, plan.find(')', files) - files - 1);
-  std::printf("log_bench: planned a query filtered on a data column (%s) in %.3f s (target < 1 s): %s\n",
-              kept.c_str(), seconds, seconds < 1.0 ? "OK" : "MISSED");
+  std::string kept = files == std::string::npos
+                         ? "files ?"
+                         : plan.substr(files + 1, plan.find(')', files) - files - 1);
+  std::printf(
+      "log_bench: planned a query filtered on a data column (%s) in %.3f s (target < 1 s): %s\n",
+      kept.c_str(), seconds, seconds < 1.0 ? "OK" : "MISSED");
   return 0;
 }
 
@@ -202,8 +205,8 @@ int main(int argc, char** argv) {
         if (version == -2) {
           ::execl(self, self, "--plan-only", settings.table.c_str(), static_cast<char*>(nullptr));
         } else {
-          ::execl(self, self, "--load-only", settings.table.c_str(), "--load-version", version_text.c_str(),
-                  static_cast<char*>(nullptr));
+          ::execl(self, self, "--load-only", settings.table.c_str(), "--load-version",
+                  version_text.c_str(), static_cast<char*>(nullptr));
         }
         ::_exit(127);
       }

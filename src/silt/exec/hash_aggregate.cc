@@ -228,7 +228,8 @@ class GroupTable {
     for (const VectorPtr& values : key_values) {
       const DictionaryCodes* codes = values->dictionary_codes();
       // Floating keys group -0.0 with 0.0 (AppendKeys), which the key's first row alone does not.
-      if (codes == nullptr || values->type_id() == TypeId::kDouble || values->type_id() == TypeId::kFloat) {
+      if (codes == nullptr || values->type_id() == TypeId::kDouble ||
+          values->type_id() == TypeId::kFloat) {
         return false;
       }
       combinations *= static_cast<size_t>(codes->dictionary->length()) + 1;
@@ -257,7 +258,9 @@ class GroupTable {
       const uint32_t stride = strides_[k];
       uint32_t* out = combination_.data();
       if (values.null_count() == 0) {
-        for (int64_t row = 0; row < num_rows; ++row) out[row] += static_cast<uint32_t>(code[row]) * stride;
+        for (int64_t row = 0; row < num_rows; ++row) {
+          out[row] += static_cast<uint32_t>(code[row]) * stride;
+        }
       } else {
         const auto null_code = static_cast<uint32_t>(dictionaries_[k]->length());
         for (int64_t row = 0; row < num_rows; ++row) {
@@ -275,7 +278,9 @@ class GroupTable {
         bool inserted = false;
         group = table_.FindOrInsert(key.key(0), key.hashes[0], &inserted);
         if (inserted) {
-          for (size_t k = 0; k < key_values.size(); ++k) key_builders_[k]->AppendFrom(*key_values[k], row);
+          for (size_t k = 0; k < key_values.size(); ++k) {
+            key_builders_[k]->AppendFrom(*key_values[k], row);
+          }
         }
       }
       groups_[static_cast<size_t>(row)] = group;

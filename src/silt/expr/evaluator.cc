@@ -433,10 +433,12 @@ VectorPtr DecimalArithmetic(const ArithmeticState& state, const DataTypePtr& typ
        result_scale == common_scale && common_scale - std::min(s1, s2) <= 18) ||
       (state.op == ArithmeticOperator::kMultiply && result_scale == s1 + s2);
   // The shortcut writes every row; the general path leaves rows it skips zero.
-  BufferPtr values = Buffer::Allocate(static_cast<size_t>(num_rows) * sizeof(Decimal128), !shortcut);
+  BufferPtr values =
+      Buffer::Allocate(static_cast<size_t>(num_rows) * sizeof(Decimal128), !shortcut);
   Decimal128* out = values->as<Decimal128>();
   // Per row: whether the general path computes it (every row without the shortcut).
-  std::unique_ptr<uint8_t[]> general(new uint8_t[static_cast<size_t>(std::max<int64_t>(num_rows, 1))]);
+  std::unique_ptr<uint8_t[]> general(
+      new uint8_t[static_cast<size_t>(std::max<int64_t>(num_rows, 1))]);
   bool any_general = !shortcut;
   if (!shortcut) std::fill(general.get(), general.get() + num_rows, uint8_t{1});
   if (shortcut) {

@@ -65,7 +65,8 @@ class Replay {
  private:
   // The key of a file action in `key`: its canonical path and deletion vector. A path without
   // escapes or scheme is its own canonical form and is copied as it is.
-  static void MakeKey(const std::string& path, const std::optional<DeletionVectorDescriptor>& dv, std::string& key) {
+  static void MakeKey(const std::string& path, const std::optional<DeletionVectorDescriptor>& dv,
+                      std::string& key) {
     if (path.find('%') == std::string::npos && path.compare(0, 5, "file:") != 0) {
       key.assign(path);
     } else {

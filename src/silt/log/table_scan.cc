@@ -29,7 +29,8 @@ class TypedStats {
   // The numbers data skipping needs of column `physical` of type `type`: false when a bound is
   // recorded with another type (a widened column), which the JSON text must then decide.
   bool Read(const std::string& physical, const DataType& type, std::optional<int64_t>& num_records,
-            std::optional<int64_t>& null_count, std::optional<Scalar>& min, std::optional<Scalar>& max) const {
+            std::optional<int64_t>& null_count, std::optional<Scalar>& min,
+            std::optional<Scalar>& max) const {
     Value min_value = Child(Child(root_, "minValues"), physical);
     Value max_value = Child(Child(root_, "maxValues"), physical);
     for (const Value& bound : {min_value, max_value}) {
@@ -55,14 +56,18 @@ class TypedStats {
     if (!parent.Present() || parent.vector->type_id() != TypeId::kStruct) return {};
     int index = parent.vector->type()->FieldIndex(name);
     if (index < 0) return {};
-    return {parent.vector->child(static_cast<size_t>(index)).get(), parent.vector->offset() + parent.row};
+    return {parent.vector->child(static_cast<size_t>(index)).get(),
+            parent.vector->offset() + parent.row};
   }
   static std::optional<int64_t> Integer(const Value& value) {
     if (!value.Present()) return std::nullopt;
     switch (value.vector->type_id()) {
-      case TypeId::kLong: return value.vector->values<int64_t>()[value.row];
-      case TypeId::kInteger: return value.vector->values<int32_t>()[value.row];
-      default: return std::nullopt;
+      case TypeId::kLong:
+        return value.vector->values<int64_t>()[value.row];
+      case TypeId::kInteger:
+        return value.vector->values<int32_t>()[value.row];
+      default:
+        return std::nullopt;
     }
   }
   static std::optional<Scalar> ToScalar(const Value& value) {
@@ -70,24 +75,32 @@ class TypedStats {
     const Vector& vector = *value.vector;
     const int64_t row = value.row;
     switch (vector.type_id()) {
-      case TypeId::kByte: return Scalar(int64_t{vector.values<int8_t>()[row]});
-      case TypeId::kShort: return Scalar(int64_t{vector.values<int16_t>()[row]});
+      case TypeId::kByte:
+        return Scalar(int64_t{vector.values<int8_t>()[row]});
+      case TypeId::kShort:
+        return Scalar(int64_t{vector.values<int16_t>()[row]});
       case TypeId::kInteger:
-      case TypeId::kDate: return Scalar(int64_t{vector.values<int32_t>()[row]});
+      case TypeId::kDate:
+        return Scalar(int64_t{vector.values<int32_t>()[row]});
       case TypeId::kLong:
       case TypeId::kTimestamp:
-      case TypeId::kTimestampNtz: return Scalar(vector.values<int64_t>()[row]);
-      case TypeId::kFloat: return Scalar(static_cast<double>(vector.values<float>()[row]));
-      case TypeId::kDouble: return Scalar(vector.values<double>()[row]);
-      case TypeId::kDecimal: return Scalar(vector.values<Decimal128>()[row]);
-      case TypeId::kString: return Scalar(std::string(vector.GetString(row)));
-      default: return std::nullopt;  // no min/max for booleans, binary and nested types
+      case TypeId::kTimestampNtz:
+        return Scalar(vector.values<int64_t>()[row]);
+      case TypeId::kFloat:
+        return Scalar(static_cast<double>(vector.values<float>()[row]));
+      case TypeId::kDouble:
+        return Scalar(vector.values<double>()[row]);
+      case TypeId::kDecimal:
+        return Scalar(vector.values<Decimal128>()[row]);
+      case TypeId::kString:
+        return Scalar(std::string(vector.GetString(row)));
+      default:
+        return std::nullopt;  // no min/max for booleans, binary and nested types
     }
   }
 
   Value root_;
 };
-
 
 constexpr const char* kPhysicalNameKey = "delta.columnMapping.physicalName";
 constexpr const char* kColumnIdKey = "delta.columnMapping.id";
@@ -468,7 +481,8 @@ bool TableScan::MayMatch(const AddFile& file) const {
     std::optional<int64_t> num_records, null_count;
     std::optional<Scalar> min, max;
     bool typed = file.parsed_stats.values != nullptr &&
-                 TypedStats(file.parsed_stats).Read(physical, *field.type, num_records, null_count, min, max);
+                 TypedStats(file.parsed_stats)
+                     .Read(physical, *field.type, num_records, null_count, min, max);
     if (!typed) {
       if (!stats_parsed) {
         stats_parsed = true;

@@ -1,9 +1,9 @@
 #include "silt/log/table_scan.h"
 
-#include <algorithm>
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include <algorithm>
 
 #include "silt/error.h"
 #include "silt/log/checkpoint_writer.h"
@@ -171,11 +171,12 @@ TEST_F(TableScanTest, PrunesByPartitionValuesAndStatistics) {
 }
 
 TEST_F(TableScanTest, PrunesByTheCheckpointsTypedStatistics) {
-  WriteLog("", SchemaString("", ""),
-           {Add("a.parquet", "\"1\"",
-                R"({\"numRecords\":2,\"minValues\":{\"id\":0,\"v\":\"v0\"},\"maxValues\":{\"id\":1,\"v\":\"v1\"},\"nullCount\":{\"id\":0,\"v\":0}})"),
-            Add("b.parquet", "\"2\"",
-                R"({\"numRecords\":2,\"minValues\":{\"id\":10,\"v\":\"v10\"},\"maxValues\":{\"id\":11,\"v\":\"v11\"},\"nullCount\":{\"id\":0,\"v\":2}})")});
+  WriteLog(
+      "", SchemaString("", ""),
+      {Add("a.parquet", "\"1\"",
+           R"({\"numRecords\":2,\"minValues\":{\"id\":0,\"v\":\"v0\"},\"maxValues\":{\"id\":1,\"v\":\"v1\"},\"nullCount\":{\"id\":0,\"v\":0}})"),
+       Add("b.parquet", "\"2\"",
+           R"({\"numRecords\":2,\"minValues\":{\"id\":10,\"v\":\"v10\"},\"maxValues\":{\"id\":11,\"v\":\"v11\"},\"nullCount\":{\"id\":0,\"v\":2}})")});
   WriteCheckpoint(fs_, "t", 0);
   auto loaded = Snapshot::Load(fs_, "t");
   ASSERT_TRUE(loaded->log_segment().checkpoint.has_value());
