@@ -429,6 +429,34 @@ TEST(HashAggregateTest, DictionaryCodedKeysGroupAsTheirValues) {
   }
 }
 
+TEST(HashAggregateTest, SeveralDictionaryCodedKeysGroupAsTheirValues) {
+  // Two keys with codes (TPC-H Q1's flag and status) whose dictionaries change between "row
+  // groups", NULLs in both, sliced batches and a batch without codes: the groups are those of
+  // the value pairs, whichever path a batch takes.
+  VectorPtr flag1 = WithCodes(StringColumn({"A", "N", std::nullopt, "A", "N", "R"}),
+                              {"N", "A", "R"}, {1, 0, 0, 1, 0, 2});
+  VectorPtr status1 = WithCodes(StringColumn({"F", "O", "F", std::nullopt, "O", "F"}), {"O", "F"},
+                                {1, 0, 1, 0, 0, 1});
+  VectorPtr flag2 = WithCodes(StringColumn({"R", "A", std::nullopt}), {"R", "A"}, {0, 1, 0});
+  VectorPtr status2 = WithCodes(StringColumn({"F", "F", "F"}), {"F"}, {0, 0, 0});
+  std::vector<Batch> batches = {
+      MakeBatch({flag1->Slice(0, 3), status1->Slice(0, 3), IntColumn(LongType(), {1, 2, 3})}),
+      MakeBatch({flag1->Slice(3, 3), status1->Slice(3, 3), IntColumn(LongType(), {4, 5, 6})}),
+      MakeBatch({flag2, status2, IntColumn(LongType(), {7, 8, 9})}),
+      MakeBatch({StringColumn({"A", std::nullopt}), StringColumn({"F", std::nullopt}),
+                 IntColumn(LongType(), {10, 11})}),
+  };
+  ASSERT_NE(batches[1].column(1)->dictionary_codes(), nullptr);
+  const Batch& shape = batches[0];
+  for (size_t parallelism : {1, 2}) {
+    AggregateRun run = RunAggregate(batches, {Col(shape, 0), Col(shape, 1)},
+                                    {Agg("sum", {Col(shape, 2)}), Agg("count", {})}, parallelism);
+    EXPECT_THAT(run.rows, ElementsAre("A,F,19,3", "A,NULL,4,1", "N,O,7,2", "NULL,F,12,2",
+                                      "NULL,NULL,11,1", "R,F,13,2"))
+        << "parallelism " << parallelism;
+  }
+}
+
 TEST(HashAggregateTest, ParallelMatchesSerial) {
   std::vector<Batch> batches;
   for (int b = 0; b < 24; ++b) {

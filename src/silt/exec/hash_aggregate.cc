@@ -100,6 +100,11 @@ class GroupTable {
         UpdateAccumulators(batch, num_rows, context);
         return;
       }
+      if (GroupByDictionaries(key_values, num_rows)) {
+        ResizeStates();
+        UpdateAccumulators(batch, num_rows, context);
+        return;
+      }
       EncodeKeys(key_values, num_rows, encoded_);
       inserted_.clear();
       table_.FindOrInsert(encoded_, groups_.data(), &inserted_);
@@ -212,6 +217,77 @@ class GroupTable {
     }
   }
 
+  // groups_ for several keys that all come with dictionary codes and whose dictionaries (each
+  // with one more entry for NULL) combine into at most kMaxCombinations: a row's combination of
+  // codes indexes a table of groups, filled the first time a combination is met by looking its
+  // row's encoded keys up. Same groups and keys as the encoded path. False (nothing done) for
+  // other keys.
+  bool GroupByDictionaries(const std::vector<VectorPtr>& key_values, int64_t num_rows) {
+    constexpr size_t kMaxCombinations = size_t{1} << 16;
+    size_t combinations = 1;
+    for (const VectorPtr& values : key_values) {
+      const DictionaryCodes* codes = values->dictionary_codes();
+      // Floating keys group -0.0 with 0.0 (AppendKeys), which the key's first row alone does not.
+      if (codes == nullptr || values->type_id() == TypeId::kDouble ||
+          values->type_id() == TypeId::kFloat) {
+        return false;
+      }
+      combinations *= static_cast<size_t>(codes->dictionary->length()) + 1;
+      if (combinations > kMaxCombinations) return false;
+    }
+    bool same = dictionaries_.size() == key_values.size();
+    for (size_t k = 0; same && k < key_values.size(); ++k) {
+      same = dictionaries_[k] == key_values[k]->dictionary_codes()->dictionary;
+    }
+    if (!same) {
+      // New dictionaries: the combinations are looked up again as rows use them.
+      dictionaries_.clear();
+      strides_.clear();
+      size_t stride = 1;
+      for (const VectorPtr& values : key_values) {
+        dictionaries_.push_back(values->dictionary_codes()->dictionary);
+        strides_.push_back(static_cast<uint32_t>(stride));
+        stride *= static_cast<size_t>(dictionaries_.back()->length()) + 1;
+      }
+      combination_groups_.assign(combinations, kNoGroup);
+    }
+    combination_.assign(static_cast<size_t>(num_rows), 0);
+    for (size_t k = 0; k < key_values.size(); ++k) {
+      const Vector& values = *key_values[k];
+      const int32_t* code = values.dictionary_codes()->codes->as<int32_t>() + values.offset();
+      const uint32_t stride = strides_[k];
+      uint32_t* out = combination_.data();
+      if (values.null_count() == 0) {
+        for (int64_t row = 0; row < num_rows; ++row) {
+          out[row] += static_cast<uint32_t>(code[row]) * stride;
+        }
+      } else {
+        const auto null_code = static_cast<uint32_t>(dictionaries_[k]->length());
+        for (int64_t row = 0; row < num_rows; ++row) {
+          out[row] += (values.IsNull(row) ? null_code : static_cast<uint32_t>(code[row])) * stride;
+        }
+      }
+    }
+    for (int64_t row = 0; row < num_rows; ++row) {
+      uint32_t& group = combination_groups_[combination_[static_cast<size_t>(row)]];
+      if (group == kNoGroup) {
+        std::vector<VectorPtr> row_keys;
+        for (const VectorPtr& values : key_values) row_keys.push_back(values->Slice(row, 1));
+        EncodedKeys key;
+        EncodeKeys(row_keys, 1, key);
+        bool inserted = false;
+        group = table_.FindOrInsert(key.key(0), key.hashes[0], &inserted);
+        if (inserted) {
+          for (size_t k = 0; k < key_values.size(); ++k) {
+            key_builders_[k]->AppendFrom(*key_values[k], row);
+          }
+        }
+      }
+      groups_[static_cast<size_t>(row)] = group;
+    }
+    return true;
+  }
+
   // The group of key `key` of `keys`, created when new with the value of row `row` of
   // `values` (the only key column).
   uint32_t GroupOfKey(const EncodedKeys& keys, int64_t key, const Vector& values, int64_t row) {
@@ -258,6 +334,12 @@ class GroupTable {
   EncodedKeys dictionary_keys_;
   std::vector<uint32_t> entry_groups_;
   uint32_t null_group_ = kNoGroup;
+  // GroupByDictionaries: the dictionaries of the last batch (kept alive for their addresses),
+  // each key's stride in a combination, the group of each combination, and each row's.
+  std::vector<VectorPtr> dictionaries_;
+  std::vector<uint32_t> strides_;
+  std::vector<uint32_t> combination_groups_;
+  std::vector<uint32_t> combination_;
 };
 
 SchemaPtr AggregateSchema(const std::vector<ExpressionPtr>& keys, const std::vector<std::string>& key_names,

@@ -3,6 +3,7 @@
 #include <array>
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <type_traits>
 
@@ -418,8 +419,6 @@ VectorPtr DecimalArithmetic(const ArithmeticState& state, const DataTypePtr& typ
   int64_t num_rows = left.length();
   int s1 = left.type()->scale(), s2 = right.type()->scale();
   int result_scale = type->scale(), result_precision = type->precision();
-  BufferPtr values = Buffer::Allocate(static_cast<size_t>(num_rows) * sizeof(Decimal128), true);
-  Decimal128* out = values->as<Decimal128>();
   const Decimal128* a = ValuesOf<Decimal128>(left);
   const Decimal128* b = ValuesOf<Decimal128>(right);
   const Decimal128 result_limit = Pow10(result_precision);
@@ -433,7 +432,15 @@ VectorPtr DecimalArithmetic(const ArithmeticState& state, const DataTypePtr& typ
       ((state.op == ArithmeticOperator::kAdd || state.op == ArithmeticOperator::kSubtract) &&
        result_scale == common_scale && common_scale - std::min(s1, s2) <= 18) ||
       (state.op == ArithmeticOperator::kMultiply && result_scale == s1 + s2);
-  std::vector<uint8_t> general(static_cast<size_t>(num_rows), 1);
+  // The shortcut writes every row; the general path leaves rows it skips zero.
+  BufferPtr values =
+      Buffer::Allocate(static_cast<size_t>(num_rows) * sizeof(Decimal128), !shortcut);
+  Decimal128* out = values->as<Decimal128>();
+  // Per row: whether the general path computes it (every row without the shortcut).
+  std::unique_ptr<uint8_t[]> general(
+      new uint8_t[static_cast<size_t>(std::max<int64_t>(num_rows, 1))]);
+  bool any_general = !shortcut;
+  if (!shortcut) std::fill(general.get(), general.get() + num_rows, uint8_t{1});
   if (shortcut) {
     const auto left_factor = static_cast<int64_t>(Pow10(common_scale - s1));
     const auto right_factor = static_cast<int64_t>(Pow10(common_scale - s2));
@@ -446,6 +453,7 @@ VectorPtr DecimalArithmetic(const ArithmeticState& state, const DataTypePtr& typ
         out[i] = valid[i] ? value : 0;  // NULL rows keep a zero value
         const bool narrow = a[i] == x && b[i] == y && x < kNarrow && x > -kNarrow && y < kNarrow && y > -kNarrow;
         general[i] = !(narrow && value < result_limit && value > -result_limit);
+        any_general |= general[i] != 0;
       }
     };
     switch (state.op) {
@@ -458,7 +466,7 @@ VectorPtr DecimalArithmetic(const ArithmeticState& state, const DataTypePtr& typ
       default: take([](int64_t x, int64_t y) { return Decimal128{x} * y; }); break;
     }
   }
-  for (int64_t i = 0; i < num_rows; ++i) {
+  for (int64_t i = 0; any_general && i < num_rows; ++i) {
     if (!valid[i] || !general[i]) continue;
     std::optional<Decimal128> result;
     bool divide_by_zero = false;

@@ -1,12 +1,17 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <variant>
 #include <vector>
+
+namespace silt {
+class Vector;
+}  // namespace silt
 
 namespace silt::log {
 
@@ -69,6 +74,16 @@ struct Metadata {
 };
 
 /// `add`: a logical file (a data file, minus the rows of its deletion vector) becomes live.
+/// A file's typed statistics as a checkpoint holds them (`add.stats_parsed`: numRecords,
+/// minValues, maxValues, nullCount by physical column name): the struct vector of one
+/// checkpoint batch, shared by its files, and the file's row in it. A cache of `stats` for data
+/// skipping, not part of the action: it is never written and never makes two actions differ.
+struct ParsedStats {
+  std::shared_ptr<const Vector> values;  ///< null: none
+  int64_t row = 0;                       ///< index for `values`' accessors
+  bool operator==(const ParsedStats&) const { return true; }
+};
+
 struct AddFile {
   std::string path;  ///< As written in the log: a URI, relative to the table root or absolute.
   PartitionValueMap partition_values;
@@ -81,6 +96,7 @@ struct AddFile {
   std::optional<int64_t> base_row_id;
   std::optional<int64_t> default_row_commit_version;
   std::optional<std::string> clustering_provider;
+  ParsedStats parsed_stats;  ///< from a checkpoint's stats_parsed, when it had them
   bool operator==(const AddFile&) const = default;
 };
 

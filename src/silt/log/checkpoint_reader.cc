@@ -32,6 +32,13 @@ class RowReader {
   RowReader(Cell cell, std::string_view file, std::string_view action)
       : cell_(cell), file_(file), action_(action) {}
 
+  // Field `name` of the struct as a shared vector and the row to read it at.
+  ParsedStats SharedField(std::string_view name) const {
+    int index = cell_.vector->type()->FieldIndex(name);
+    if (index < 0) return {};
+    return {cell_.vector->child(static_cast<size_t>(index)), cell_.vector->offset() + cell_.row};
+  }
+
   Cell Field(std::string_view name) const {
     const DataType& type = *cell_.vector->type();
     int index = type.FieldIndex(name);
@@ -237,6 +244,7 @@ AddFile ReadAdd(const RowReader& reader) {
   add.data_change = reader.OptionalBool("dataChange").value_or(false);
   add.stats = reader.OptionalString("stats");
   if (!add.stats) add.stats = StatsFromParsed(reader);
+  if (reader.Struct("stats_parsed")) add.parsed_stats = reader.SharedField("stats_parsed");
   add.tags = reader.OptionalStringMap("tags");
   add.deletion_vector = ReadDeletionVector(reader);
   add.base_row_id = reader.OptionalInt64("baseRowId");

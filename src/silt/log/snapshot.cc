@@ -36,6 +36,25 @@ class Replay {
     std::visit([this](auto&& value) { ApplyOne(std::move(value)); }, std::move(action));
   }
 
+  // Applies an action of the checkpoint, the oldest part of the replay. A checkpoint holds each
+  // file once (protocol §3: its file actions are already reconciled), so its files are only
+  // looked up among the newer commits' and never remembered; with no newer commit there is
+  // nothing to look up.
+  void ApplyFromCheckpoint(Action&& action) {
+    if (auto* add = std::get_if<AddFile>(&action)) {
+      if (!SeenBefore(add->path, add->deletion_vector)) files.push_back(std::move(*add));
+      return;
+    }
+    if (auto* remove = std::get_if<RemoveFile>(&action)) {
+      if (!SeenBefore(remove->path, remove->deletion_vector)) {
+        remove->stats.reset();
+        tombstones.push_back(std::move(*remove));
+      }
+      return;
+    }
+    Apply(std::move(action));
+  }
+
   std::optional<Protocol> protocol;
   std::optional<Metadata> metadata;
   std::vector<AddFile> files;
@@ -44,17 +63,32 @@ class Replay {
   std::map<std::string, DomainMetadata> domains;  // removed ones included until the end
 
  private:
-  static std::string Key(const std::string& path, const std::optional<DeletionVectorDescriptor>& dv) {
-    std::string key = CanonicalLogPath(path);
+  // The key of a file action in `key`: its canonical path and deletion vector. A path without
+  // escapes or scheme is its own canonical form and is copied as it is.
+  static void MakeKey(const std::string& path, const std::optional<DeletionVectorDescriptor>& dv,
+                      std::string& key) {
+    if (path.find('%') == std::string::npos && path.compare(0, 5, "file:") != 0) {
+      key.assign(path);
+    } else {
+      key = CanonicalLogPath(path);
+    }
     key.push_back('\0');
     if (dv) key += dv->UniqueId();
-    return key;
+  }
+  bool SeenBefore(const std::string& path, const std::optional<DeletionVectorDescriptor>& dv) {
+    if (seen_.empty()) return false;
+    MakeKey(path, dv, key_);
+    return seen_.count(key_) > 0;
+  }
+  bool FirstSeen(const std::string& path, const std::optional<DeletionVectorDescriptor>& dv) {
+    MakeKey(path, dv, key_);
+    return seen_.insert(key_).second;
   }
   void ApplyOne(AddFile&& add) {
-    if (seen_.insert(Key(add.path, add.deletion_vector)).second) files.push_back(std::move(add));
+    if (FirstSeen(add.path, add.deletion_vector)) files.push_back(std::move(add));
   }
   void ApplyOne(RemoveFile&& remove) {
-    if (seen_.insert(Key(remove.path, remove.deletion_vector)).second) {
+    if (FirstSeen(remove.path, remove.deletion_vector)) {
       // Tombstones keep no stats (checkpoints drop them; protocol §3).
       remove.stats.reset();
       tombstones.push_back(std::move(remove));
@@ -80,6 +114,7 @@ class Replay {
   void ApplyOne(Sidecar&&) {}
 
   std::unordered_set<std::string> seen_;
+  std::string key_;  // MakeKey's buffer
 };
 
 // Orders the segment's commits and usable compactions into pieces, oldest first. A compaction
@@ -179,9 +214,9 @@ std::shared_ptr<const Snapshot> Snapshot::Load(std::shared_ptr<io::FileSystem> f
     remaining = first;
   }
   if (segment.checkpoint) {
-    for (auto& action : ReadCheckpoint(*fs, segment.log_dir, *segment.checkpoint, &pool)) {
-      replay.Apply(std::move(action));
-    }
+    std::vector<Action> actions = ReadCheckpoint(*fs, segment.log_dir, *segment.checkpoint, &pool);
+    replay.files.reserve(replay.files.size() + actions.size());
+    for (auto& action : actions) replay.ApplyFromCheckpoint(std::move(action));
   }
   if (!replay.protocol || !replay.metadata) {
     SILT_THROW(DELTA_STATE_RECOVER_ERROR,

@@ -20,6 +20,88 @@ namespace silt::log {
 
 namespace {
 
+// A file's typed statistics from a checkpoint (AddFile::parsed_stats), read as FileStats reads
+// the JSON text, without parsing it.
+class TypedStats {
+ public:
+  explicit TypedStats(const ParsedStats& stats) : root_{stats.values.get(), stats.row} {}
+
+  // The numbers data skipping needs of column `physical` of type `type`: false when a bound is
+  // recorded with another type (a widened column), which the JSON text must then decide.
+  bool Read(const std::string& physical, const DataType& type, std::optional<int64_t>& num_records,
+            std::optional<int64_t>& null_count, std::optional<Scalar>& min,
+            std::optional<Scalar>& max) const {
+    Value min_value = Child(Child(root_, "minValues"), physical);
+    Value max_value = Child(Child(root_, "maxValues"), physical);
+    for (const Value& bound : {min_value, max_value}) {
+      if (bound.vector != nullptr && !bound.vector->type()->Equals(type)) return false;
+    }
+    num_records = Integer(Child(root_, "numRecords"));
+    null_count = Integer(Child(Child(root_, "nullCount"), physical));
+    min = ToScalar(min_value);
+    max = ToScalar(max_value);
+    // A minimum above the maximum bounds nothing (as FileStats::Bounds decides).
+    if (min && max && CompareScalars(*min, *max) > 0) min.reset(), max.reset();
+    return true;
+  }
+
+ private:
+  struct Value {
+    const Vector* vector = nullptr;
+    int64_t row = 0;
+    bool Present() const { return vector != nullptr && vector->IsValid(row); }
+  };
+
+  static Value Child(const Value& parent, std::string_view name) {
+    if (!parent.Present() || parent.vector->type_id() != TypeId::kStruct) return {};
+    int index = parent.vector->type()->FieldIndex(name);
+    if (index < 0) return {};
+    return {parent.vector->child(static_cast<size_t>(index)).get(),
+            parent.vector->offset() + parent.row};
+  }
+  static std::optional<int64_t> Integer(const Value& value) {
+    if (!value.Present()) return std::nullopt;
+    switch (value.vector->type_id()) {
+      case TypeId::kLong:
+        return value.vector->values<int64_t>()[value.row];
+      case TypeId::kInteger:
+        return value.vector->values<int32_t>()[value.row];
+      default:
+        return std::nullopt;
+    }
+  }
+  static std::optional<Scalar> ToScalar(const Value& value) {
+    if (!value.Present()) return std::nullopt;
+    const Vector& vector = *value.vector;
+    const int64_t row = value.row;
+    switch (vector.type_id()) {
+      case TypeId::kByte:
+        return Scalar(int64_t{vector.values<int8_t>()[row]});
+      case TypeId::kShort:
+        return Scalar(int64_t{vector.values<int16_t>()[row]});
+      case TypeId::kInteger:
+      case TypeId::kDate:
+        return Scalar(int64_t{vector.values<int32_t>()[row]});
+      case TypeId::kLong:
+      case TypeId::kTimestamp:
+      case TypeId::kTimestampNtz:
+        return Scalar(vector.values<int64_t>()[row]);
+      case TypeId::kFloat:
+        return Scalar(static_cast<double>(vector.values<float>()[row]));
+      case TypeId::kDouble:
+        return Scalar(vector.values<double>()[row]);
+      case TypeId::kDecimal:
+        return Scalar(vector.values<Decimal128>()[row]);
+      case TypeId::kString:
+        return Scalar(std::string(vector.GetString(row)));
+      default:
+        return std::nullopt;  // no min/max for booleans, binary and nested types
+    }
+  }
+
+  Value root_;
+};
+
 constexpr const char* kPhysicalNameKey = "delta.columnMapping.physicalName";
 constexpr const char* kColumnIdKey = "delta.columnMapping.id";
 constexpr const char* kParquetFieldIdKey = "parquet.field.id";
@@ -396,29 +478,37 @@ bool TableScan::MayMatch(const AddFile& file) const {
       if (!matches) return false;
       continue;
     }
-    if (!stats_parsed) {
-      stats_parsed = true;
-      if (file.stats) {
-        try {
-          stats = FileStats::Parse(*file.stats, file.path);
-        } catch (const Error&) {
-          // Unusable statistics only mean the file cannot be skipped.
+    std::optional<int64_t> num_records, null_count;
+    std::optional<Scalar> min, max;
+    bool typed = file.parsed_stats.values != nullptr &&
+                 TypedStats(file.parsed_stats)
+                     .Read(physical, *field.type, num_records, null_count, min, max);
+    if (!typed) {
+      if (!stats_parsed) {
+        stats_parsed = true;
+        if (file.stats) {
+          try {
+            stats = FileStats::Parse(*file.stats, file.path);
+          } catch (const Error&) {
+            // Unusable statistics only mean the file cannot be skipped.
+          }
         }
       }
+      if (!stats) continue;
+      std::vector<std::string> path = {physical};
+      num_records = stats->num_records();
+      null_count = stats->NullCount(path);
+      min = stats->Min(path, *field.type);
+      max = stats->Max(path, *field.type);
     }
-    if (!stats) continue;
-    std::vector<std::string> path = {physical};
     if (predicate.op == ScanPredicate::Op::kIsNull) {
-      if (stats->NullCount(path) == 0) return false;
+      if (null_count == 0) return false;
       continue;
     }
-    auto null_count = stats->NullCount(path);
     if (predicate.op == ScanPredicate::Op::kIsNotNull) {
-      if (null_count && stats->num_records() && *null_count == *stats->num_records()) return false;
+      if (null_count && num_records && *null_count == *num_records) return false;
       continue;
     }
-    auto min = stats->Min(path, *field.type);
-    auto max = stats->Max(path, *field.type);
     if (max && (field.type->id() == TypeId::kTimestamp || field.type->id() == TypeId::kTimestampNtz)) {
       // Stats are truncated to milliseconds: the real maximum may be up to 999 µs higher.
       max = Scalar(std::get<int64_t>(*max) + 999);

@@ -3,7 +3,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "silt/error.h"
+#include "silt/log/checkpoint_writer.h"
 #include "silt/log/deletion_vector.h"
 #include "silt/log/file_stats.h"
 #include "silt/log/log_segment.h"
@@ -165,6 +168,42 @@ TEST_F(TableScanTest, PrunesByPartitionValuesAndStatistics) {
   EXPECT_THROW(TableScan::Make(snapshot, bad), Error);
   bad.predicates = {{"nope", Op::kEqual, "1"}};
   EXPECT_THROW(TableScan::Make(snapshot, bad), Error);
+}
+
+TEST_F(TableScanTest, PrunesByTheCheckpointsTypedStatistics) {
+  WriteLog(
+      "", SchemaString("", ""),
+      {Add("a.parquet", "\"1\"",
+           R"({\"numRecords\":2,\"minValues\":{\"id\":0,\"v\":\"v0\"},\"maxValues\":{\"id\":1,\"v\":\"v1\"},\"nullCount\":{\"id\":0,\"v\":0}})"),
+       Add("b.parquet", "\"2\"",
+           R"({\"numRecords\":2,\"minValues\":{\"id\":10,\"v\":\"v10\"},\"maxValues\":{\"id\":11,\"v\":\"v11\"},\"nullCount\":{\"id\":0,\"v\":2}})")});
+  WriteCheckpoint(fs_, "t", 0);
+  auto loaded = Snapshot::Load(fs_, "t");
+  ASSERT_TRUE(loaded->log_segment().checkpoint.has_value());
+  // The files keep the checkpoint's stats_parsed; their JSON text is made unreadable, so only
+  // the typed statistics can rule a file out.
+  std::vector<AddFile> files = loaded->files();
+  for (AddFile& file : files) {
+    ASSERT_NE(file.parsed_stats.values, nullptr) << file.path;
+    file.stats = "not json";
+  }
+  auto snapshot = loaded->WithFiles(std::move(files));
+  auto files_for = [&](std::vector<ScanPredicate> predicates) {
+    ScanOptions options;
+    options.predicates = std::move(predicates);
+    std::vector<std::string> paths;
+    auto scan = TableScan::Make(snapshot, options);
+    for (const AddFile* file : scan->files()) paths.push_back(file->path);
+    std::sort(paths.begin(), paths.end());
+    return paths;
+  };
+  using Op = ScanPredicate::Op;
+  EXPECT_THAT(files_for({{"id", Op::kGreater, "5"}}), ElementsAre("b.parquet"));
+  EXPECT_THAT(files_for({{"id", Op::kEqual, "5"}}), ElementsAre());
+  EXPECT_THAT(files_for({{"id", Op::kLessOrEqual, "10"}}), ElementsAre("a.parquet", "b.parquet"));
+  EXPECT_THAT(files_for({{"v", Op::kGreaterOrEqual, "v10"}}), ElementsAre("b.parquet"));
+  EXPECT_THAT(files_for({{"id", Op::kIsNull, ""}}), ElementsAre());
+  EXPECT_THAT(files_for({{"v", Op::kIsNotNull, ""}}), ElementsAre("a.parquet"));
 }
 
 TEST_F(TableScanTest, ColumnMappingByNameAndById) {

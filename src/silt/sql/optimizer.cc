@@ -8,6 +8,7 @@
 #include "silt/expr/evaluator.h"
 #include "silt/expr/expression_rewrite.h"
 #include "silt/expr/type_coercion.h"
+#include "silt/log/file_stats.h"
 
 namespace silt::sql {
 namespace {
@@ -529,6 +530,283 @@ LogicalPtr ReorderJoins(const LogicalPtr& plan) {
   return copy;
 }
 
+// ---- Grouped aggregates reduced to the keys the other join side can match ----
+//
+// A join of rows with an aggregate grouped by the join key, where the aggregate's groups that
+// match no row are not kept (an inner join, or the aggregate on the side an outer, semi or anti
+// join drops unmatched rows of) — the shape a correlated scalar subquery is decorrelated into
+// (TPC-H Q2, Q17, Q20) — needs only the groups of keys the other side holds. When a small
+// filtered part of the other side (a "domain", a superset of the keys it can hold) can be
+// computed cheaply, the aggregate's input is first semi-joined with it, so that it aggregates
+// the rows of those keys only. Groups are dropped whole, and only those no row can match with
+// `=`, so the join's result is the same, NULL and empty groups included.
+
+// Rows read by the scans under `node`, by the files' statistics (filters not counted).
+double ScannedRows(const LogicalNode& node) {
+  double rows = 0;
+  switch (node.kind) {
+    case LogicalKind::kDeltaScan:
+      for (const log::AddFile& file : node.snapshot->files()) {
+        std::optional<int64_t> records;
+        if (file.stats) {
+          try {
+            records = log::FileStats::Parse(*file.stats, file.path).num_records();
+          } catch (const Error&) {
+            records.reset();
+          }
+        }
+        // Without statistics, assume about 100 bytes per row (as the physical planner does).
+        rows += records ? static_cast<double>(*records) : static_cast<double>(file.size) / 100.0;
+      }
+      return rows;
+    case LogicalKind::kParquetScan:
+    case LogicalKind::kChangeFeedScan:
+      return 1e6;
+    case LogicalKind::kValues:
+      for (const Batch& batch : node.batches) rows += static_cast<double>(batch.num_rows());
+      return rows;
+    case LogicalKind::kRange:
+      return node.range_step == 0
+                 ? 0
+                 : std::max(0.0, static_cast<double>(node.range_end - node.range_start) /
+                                     static_cast<double>(node.range_step));
+    default:
+      for (const LogicalPtr& child : node.children) rows += ScannedRows(*child);
+      return rows;
+  }
+}
+
+// Whether `node` filters rows somewhere below it (a filter, or a scan with a row filter).
+bool HasFilter(const LogicalNode& node) {
+  if (node.kind == LogicalKind::kFilter && node.predicate) return true;
+  bool scan = node.kind == LogicalKind::kDeltaScan || node.kind == LogicalKind::kParquetScan ||
+              node.kind == LogicalKind::kChangeFeedScan;
+  if (scan && node.predicate) return true;
+  return std::any_of(node.children.begin(), node.children.end(),
+                     [](const LogicalPtr& child) { return HasFilter(*child); });
+}
+
+// Whether evaluating `node` twice gives the same rows: deterministic expressions, and no limit
+// (which rows a limit keeps may differ between runs of a parallel scan).
+bool Repeatable(const LogicalNode& node) {
+  auto deterministic = [](const ExpressionPtr& e) { return !e || e->deterministic(); };
+  if (node.kind == LogicalKind::kLimit || node.limit || node.kind == LogicalKind::kGenerate ||
+      node.kind == LogicalKind::kWindow || !deterministic(node.predicate) ||
+      !std::all_of(node.expressions.begin(), node.expressions.end(), deterministic)) {
+    return false;
+  }
+  for (const exec::AggregateCall& call : node.aggregates) {
+    if (!deterministic(call.filter) ||
+        !std::all_of(call.arguments.begin(), call.arguments.end(), deterministic)) {
+      return false;
+    }
+  }
+  for (const auto& projection : node.projections) {
+    if (!std::all_of(projection.begin(), projection.end(), deterministic)) return false;
+  }
+  return std::all_of(node.children.begin(), node.children.end(),
+                     [](const LogicalPtr& child) { return Repeatable(*child); });
+}
+
+// Some columns of a node: the node, and the columns' indexes in its output.
+struct ColumnsOf {
+  LogicalPtr node;
+  std::vector<int> columns;
+};
+
+// `columns` followed one node down, where every value of them in `node`'s output is a value of
+// the same columns of one child (projections of plain columns, filters, sorts without limit,
+// and join sides); nullopt elsewhere.
+std::optional<ColumnsOf> ColumnsBelow(const ColumnsOf& at) {
+  const LogicalNode& node = *at.node;
+  switch (node.kind) {
+    case LogicalKind::kFilter:
+      return ColumnsOf{node.children[0], at.columns};
+    case LogicalKind::kSort:
+      if (node.limit || node.offset > 0) return std::nullopt;
+      return ColumnsOf{node.children[0], at.columns};
+    case LogicalKind::kProject: {
+      ColumnsOf below{node.children[0], {}};
+      for (int column : at.columns) {
+        const ExpressionPtr& expression = node.expressions[static_cast<size_t>(column)];
+        if (expression->kind() != expr::ExpressionKind::kColumn) return std::nullopt;
+        below.columns.push_back(expression->column_index());
+      }
+      return below;
+    }
+    case LogicalKind::kJoin: {
+      const int left_width = static_cast<int>(node.children[0]->columns.size());
+      bool all_left =
+          std::all_of(at.columns.begin(), at.columns.end(), [&](int c) { return c < left_width; });
+      bool all_right =
+          std::all_of(at.columns.begin(), at.columns.end(), [&](int c) { return c >= left_width; });
+      if (all_left) return ColumnsOf{node.children[0], at.columns};
+      if (!all_right) return std::nullopt;
+      ColumnsOf below{node.children[1], at.columns};
+      for (int& column : below.columns) column -= left_width;
+      return below;
+    }
+    default:
+      return std::nullopt;
+  }
+}
+
+// The smallest subtree of `side` that holds every value `columns` take in `side`'s output and
+// still filters rows: `side` followed down while the subtree reached filters. Nullopt when
+// no filter is met or evaluating it twice could differ.
+std::optional<ColumnsOf> KeyDomain(const ColumnsOf& side) {
+  ColumnsOf domain = side;
+  while (std::optional<ColumnsOf> below = ColumnsBelow(domain)) {
+    if (!HasFilter(*below->node)) break;
+    domain = std::move(*below);
+  }
+  if (!HasFilter(*domain.node) || !Repeatable(*domain.node)) return std::nullopt;
+  return domain;
+}
+
+// `input` semi-joined with `domain` on keys[i] = domain column i, the semi join placed as far
+// down as the keys' columns go (through projections of plain columns, filters and the side of
+// an inner join, or the kept side of an outer, semi or anti join, that holds them all).
+LogicalPtr SemiJoinKeys(const LogicalPtr& input, const std::vector<ExpressionPtr>& keys,
+                        const ColumnsOf& domain) {
+  bool plain = std::all_of(keys.begin(), keys.end(), [](const ExpressionPtr& key) {
+    return key->kind() == expr::ExpressionKind::kColumn;
+  });
+  if (plain) {
+    std::vector<int> columns;
+    for (const ExpressionPtr& key : keys) columns.push_back(key->column_index());
+    std::optional<ColumnsOf> below = ColumnsBelow({input, columns});
+    const bool kept_side = input->kind != LogicalKind::kJoin ||
+                           input->join_type == exec::JoinType::kInner ||
+                           (below && below->node == input->children[0] &&
+                            input->join_type != exec::JoinType::kRightOuter &&
+                            input->join_type != exec::JoinType::kFullOuter);
+    if (below && kept_side) {
+      std::vector<ExpressionPtr> child_keys;
+      for (size_t k = 0; k < keys.size(); ++k) {
+        child_keys.push_back(expr::Column(below->columns[k], keys[k]->type(), keys[k]->nullable()));
+      }
+      LogicalPtr copy = Copy(*input);
+      for (LogicalPtr& child : copy->children) {
+        if (child == below->node) {
+          child = SemiJoinKeys(child, child_keys, domain);
+          break;
+        }
+      }
+      return copy;
+    }
+  }
+  const int width = static_cast<int>(input->columns.size());
+  std::vector<ExpressionPtr> equalities;
+  for (size_t k = 0; k < keys.size(); ++k) {
+    const LogicalColumn& column = domain.node->columns[static_cast<size_t>(domain.columns[k])];
+    equalities.push_back(
+        expr::Compare(expr::ComparisonOperator::kEqual, keys[k],
+                      expr::Column(width + static_cast<int>(k), column.type, column.nullable)));
+  }
+  return MakeLogicalJoin(input, MakeLogicalSelectColumns(domain.node, domain.columns),
+                         exec::JoinType::kLeftSemi, expr::JoinConjunction(equalities));
+}
+
+// `side` with the aggregate it reads (through projections of plain columns and filters on
+// group keys, as HAVING gives) reduced to the groups whose keys `columns` take in `domain`;
+// nullptr when `columns` are not group keys of such an aggregate, or computing the domain
+// could cost more than half of what the aggregate's input scans.
+LogicalPtr ReduceAggregate(const LogicalPtr& side, const std::vector<int>& columns,
+                           const ColumnsOf& domain) {
+  if (side->kind == LogicalKind::kAggregate) {
+    std::vector<ExpressionPtr> keys;
+    for (int column : columns) {
+      if (column >= static_cast<int>(side->expressions.size())) return nullptr;
+      const ExpressionPtr& key = side->expressions[static_cast<size_t>(column)];
+      if (!key->deterministic()) return nullptr;
+      keys.push_back(key);
+    }
+    for (size_t k = 0; k < keys.size(); ++k) {
+      const LogicalColumn& domain_column =
+          domain.node->columns[static_cast<size_t>(domain.columns[k])];
+      if (!keys[k]->type()->Equals(*domain_column.type)) return nullptr;
+    }
+    if (2 * ScannedRows(*domain.node) > ScannedRows(*side->children[0])) return nullptr;
+    LogicalPtr copy = Copy(*side);
+    copy->children[0] = SemiJoinKeys(side->children[0], keys, domain);
+    return copy;
+  }
+  if (side->kind != LogicalKind::kProject && side->kind != LogicalKind::kFilter) return nullptr;
+  std::optional<ColumnsOf> below = ColumnsBelow({side, columns});
+  if (!below) return nullptr;
+  LogicalPtr reduced = ReduceAggregate(below->node, below->columns, domain);
+  if (!reduced) return nullptr;
+  LogicalPtr copy = Copy(*side);
+  copy->children[0] = std::move(reduced);
+  return copy;
+}
+
+// Reduces the aggregate side `reduced` (0 left, 1 right) of `join` when the condition's
+// equalities of plain columns tie group keys of it to the other side; true when it did.
+bool ReduceJoinSide(LogicalNode& join, int reduced) {
+  const int left_width = static_cast<int>(join.children[0]->columns.size());
+  std::vector<int> other_columns, reduced_columns;
+  for (const ExpressionPtr& conjunct : expr::SplitConjunction(join.predicate)) {
+    if (conjunct->kind() != expr::ExpressionKind::kComparison ||
+        conjunct->comparison() != expr::ComparisonOperator::kEqual ||
+        conjunct->child(0)->kind() != expr::ExpressionKind::kColumn ||
+        conjunct->child(1)->kind() != expr::ExpressionKind::kColumn) {
+      continue;
+    }
+    int a = conjunct->child(0)->column_index(), b = conjunct->child(1)->column_index();
+    if ((a < left_width) == (b < left_width)) continue;
+    int left = std::min(a, b), right = std::max(a, b) - left_width;
+    other_columns.push_back(reduced == 0 ? right : left);
+    reduced_columns.push_back(reduced == 0 ? left : right);
+  }
+  if (other_columns.empty()) return false;
+  std::optional<ColumnsOf> domain =
+      KeyDomain({join.children[static_cast<size_t>(1 - reduced)], other_columns});
+  if (!domain) return false;
+  LogicalPtr side =
+      ReduceAggregate(join.children[static_cast<size_t>(reduced)], reduced_columns, *domain);
+  if (!side) return false;
+  join.children[static_cast<size_t>(reduced)] = std::move(side);
+  return true;
+}
+
+// At most this many aggregates are reduced in one plan: each reduction makes a subtree used
+// twice, which every later pass walks once per use, so nesting them must not multiply the work
+// without bound.
+constexpr int kMaxReducedAggregates = 8;
+
+LogicalPtr ReduceJoinedAggregates(const LogicalPtr& plan, int& budget) {
+  LogicalPtr copy = Copy(*plan);
+  for (LogicalPtr& child : copy->children) child = ReduceJoinedAggregates(child, budget);
+  if (budget <= 0 || copy->kind != LogicalKind::kJoin || !copy->predicate || copy->null_aware_anti) {
+    return copy;
+  }
+  bool reduced = false;
+  switch (copy->join_type) {
+    case exec::JoinType::kInner:
+      reduced = ReduceJoinSide(*copy, 1) || ReduceJoinSide(*copy, 0);
+      break;
+    case exec::JoinType::kLeftOuter:
+    case exec::JoinType::kLeftSemi:
+    case exec::JoinType::kLeftAnti:
+      reduced = ReduceJoinSide(*copy, 1);
+      break;
+    case exec::JoinType::kRightOuter:
+      reduced = ReduceJoinSide(*copy, 0);
+      break;
+    default:
+      break;
+  }
+  if (reduced) --budget;
+  return copy;
+}
+
+LogicalPtr ReduceJoinedAggregates(const LogicalPtr& plan) {
+  int budget = kMaxReducedAggregates;
+  return ReduceJoinedAggregates(plan, budget);
+}
+
 // ---- Scan pruning predicates ----
 
 std::optional<log::ScanPredicate::Op> ScanOp(expr::ComparisonOperator op, bool flipped) {
@@ -938,6 +1216,7 @@ LogicalPtr OptimizePlan(const LogicalPtr& plan, const expr::EvalContext& context
   LogicalPtr result = FoldPlan(plan, context);
   result = PushFilters(result);
   result = ReorderJoins(result);
+  result = ReduceJoinedAggregates(result);
   result = TopN(result);
   result = PruneAll(result).node;
   return result;
