@@ -334,6 +334,32 @@ size_t TopLevelColumn(const Schema& schema, const sql::QualifiedName& path) {
   return static_cast<size_t>(index);
 }
 
+// Puts `field` among `siblings` where ADD COLUMNS ... FIRST | AFTER x says ("" is FIRST; nullopt
+// the end). An AFTER naming no sibling is FIELD_NOT_FOUND, as Spark's analyzer reports it.
+void InsertAtPosition(std::vector<Field>& siblings, Field field,
+                      const std::optional<std::string>& position) {
+  if (!position) {
+    siblings.push_back(std::move(field));
+    return;
+  }
+  size_t at = 0;
+  if (!position->empty()) {
+    bool found = false;
+    for (size_t i = 0; i < siblings.size() && !found; ++i) {
+      found = EqualsIgnoreCase(siblings[i].name, *position);
+      at = i + 1;
+    }
+    if (!found) {
+      std::string names;
+      for (const Field& sibling : siblings) {
+        names += (names.empty() ? "`" : ", `") + sibling.name + "`";
+      }
+      SILT_THROW(FIELD_NOT_FOUND, {{"fieldName", "`" + *position + "`"}, {"fields", names}});
+    }
+  }
+  siblings.insert(siblings.begin() + static_cast<std::ptrdiff_t>(at), std::move(field));
+}
+
 // The table's fields with `edit` applied to the struct that holds nested field `path` (two parts
 // or more, through struct fields): `edit(fields, index)` gets that struct's fields and the index
 // of the field the last part names. A part that names no field, or a field that is not a struct,
@@ -1269,6 +1295,7 @@ StatementResult ExecuteAlterTable(sql::SessionState& session, const sql::Stateme
     case sql::AlterTableAction::kAddColumns: {
       std::vector<Field> fields = schema->fields();
       std::vector<Field> nested_added;  // named by their paths, as commitInfo records them
+      std::vector<std::string> top_added;  // the names of the top-level columns added, in order
       for (const auto& column : statement.columns) {
         if (!column.parent_path.empty()) {
           // A field joins the struct at `parent_path`, at its end.
@@ -1294,7 +1321,7 @@ StatementResult ExecuteAlterTable(sql::SessionState& session, const sql::Stateme
                                {{"columnName", "`" + Lower(column.name) + "`"}});
                   }
                 }
-                members.push_back(field);
+                InsertAtPosition(members, field, column.position);
                 parent.type = StructType(std::move(members));
               });
           sql::QualifiedName path = column.parent_path;
@@ -1322,7 +1349,8 @@ StatementResult ExecuteAlterTable(sql::SessionState& session, const sql::Stateme
           SILT_THROW(WRONG_COLUMN_DEFAULTS_FOR_DELTA_ALTER_TABLE_ADD_COLUMN_NOT_SUPPORTED,
                      {{"commandType", "ALTER TABLE ADD COLUMNS"}});
         }
-        fields.push_back(ColumnField(statement, column));
+        InsertAtPosition(fields, ColumnField(statement, column), column.position);
+        top_added.push_back(column.name);
       }
       // Under column mapping new columns get ids and physical names of their own.
       if (log::GetColumnMappingMode(metadata) != log::ColumnMappingMode::kNone) {
@@ -1334,18 +1362,9 @@ StatementResult ExecuteAlterTable(sql::SessionState& session, const sql::Stateme
       // Delta records each added column as {"column": <struct field JSON>}.
       JsonWriter added;
       added.BeginArray();
-      for (size_t i = schema->num_fields(); i < fields.size(); ++i) {
+      // Each added column with its position, when one was given ("FIRST", "AFTER x").
+      auto log_column = [&](const Field& logged, const sql::ColumnDefinition& column) {
         // The field's JSON is the one element of a one-field struct's "fields" array.
-        std::string struct_json = ToDeltaSchemaJson(Schema({fields[i]}));
-        size_t start = struct_json.find('[');
-        size_t end = struct_json.rfind(']');
-        SILT_CHECK(start != std::string::npos && end > start, "unexpected schema JSON");
-        added.BeginObject();
-        added.Key("column");
-        added.Raw(struct_json.substr(start + 1, end - start - 1));
-        added.EndObject();
-      }
-      for (const Field& logged : nested_added) {
         std::string struct_json = ToDeltaSchemaJson(Schema({logged}));
         size_t start = struct_json.find('[');
         size_t end = struct_json.rfind(']');
@@ -1353,8 +1372,23 @@ StatementResult ExecuteAlterTable(sql::SessionState& session, const sql::Stateme
         added.BeginObject();
         added.Key("column");
         added.Raw(struct_json.substr(start + 1, end - start - 1));
+        if (column.position) {
+          added.Key("position");
+          added.String(column.position->empty() ? "FIRST" : "AFTER " + *column.position);
+        }
         added.EndObject();
+      };
+      std::vector<const sql::ColumnDefinition*> top_columns;
+      std::vector<const sql::ColumnDefinition*> nested_columns;
+      for (const auto& column : statement.columns) {
+        (column.parent_path.empty() ? top_columns : nested_columns).push_back(&column);
       }
+      for (size_t i = 0; i < top_added.size(); ++i) {
+        for (const Field& field : fields) {
+          if (field.name == top_added[i]) log_column(field, *top_columns[i]);
+        }
+      }
+      for (size_t i = 0; i < nested_added.size(); ++i) log_column(nested_added[i], *nested_columns[i]);
       added.EndArray();
       operation = "ADD COLUMNS";
       parameters = {{"columns", QuotedJson(added.str())}};

@@ -310,7 +310,10 @@ void DataFileWriter::Write(const Batch& batch) {
   };
   if (partition_indexes_.empty()) {
     std::vector<VectorPtr> columns;
-    for (size_t index : data_indexes_) columns.push_back(batch.column(index));
+    for (size_t index : data_indexes_) {
+      columns.push_back(
+          WithPhysicalType(batch.column(index), data_schema_->field(columns.size()).type));
+    }
     values_by_key.emplace("", PartitionValueMap{});
     write_part("", Batch(data_schema_, std::move(columns), batch.num_rows()));
     return;

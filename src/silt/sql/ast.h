@@ -344,6 +344,9 @@ struct ColumnDefinition {
   std::optional<IdentitySpec> identity;
   ExpressionPtr default_value;
   std::optional<std::string> comment;
+  /// ALTER TABLE ADD COLUMNS ... FIRST | AFTER col: where the column goes among its siblings,
+  /// "" for FIRST, the sibling's name for AFTER; nullopt: at the end.
+  std::optional<std::string> position;
 };
 
 /// CONSTRAINT name CHECK (expr).

@@ -1026,6 +1026,10 @@ class Printer {
         for (size_t i = 0; i < s.columns.size(); ++i) {
           if (i > 0) out += ", ";
           out += Column(s.columns[i]);
+          if (s.columns[i].position) {
+            out += s.columns[i].position->empty() ? " FIRST"
+                                                  : " AFTER " + QuoteIdentifier(*s.columns[i].position);
+          }
         }
         return out + ")";
       }

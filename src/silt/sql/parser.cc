@@ -2885,6 +2885,11 @@ class Parser {
         bool parenthesised = MatchOperator("(");
         do {
           statement.columns.push_back(ParseColumnDefinition(/*nested=*/true));
+          if (MatchKeyword("FIRST")) {
+            statement.columns.back().position = "";
+          } else if (MatchKeyword("AFTER")) {
+            statement.columns.back().position = ParseIdentifier();
+          }
         } while (MatchOperator(","));
         if (parenthesised) ExpectOperator(")");
       } else {
