@@ -14,6 +14,7 @@
 #include "silt/io/path.h"
 #include "silt/log/file_stats.h"
 #include "silt/log/log_segment.h"
+#include "silt/log/stats_collector.h"
 #include "silt/log/partition_values.h"
 #include "silt/log/random_uuid.h"
 #include "silt/log/table_features.h"
@@ -246,17 +247,6 @@ void AppendDeletionVector(VectorBuilder& builder, const std::optional<DeletionVe
   builder.AppendStruct();
 }
 
-bool KeepsBounds(TypeId id) {
-  switch (id) {
-    case TypeId::kByte: case TypeId::kShort: case TypeId::kInteger: case TypeId::kLong:
-    case TypeId::kFloat: case TypeId::kDouble: case TypeId::kDecimal: case TypeId::kDate:
-    case TypeId::kTimestamp: case TypeId::kTimestampNtz: case TypeId::kString:
-      return true;
-    default:
-      return false;
-  }
-}
-
 // The struct of statistics for `fields`, visiting leaves in schema order as StatsCollector does
 // (the first `budget` leaves); `counts` gives every leaf a long null count, otherwise only
 // leaves with min/max bounds keep their type. nullptr when nothing qualifies.
@@ -272,7 +262,7 @@ DataTypePtr StatsStruct(const std::vector<Field>& fields, int& budget, bool coun
     }
     if (budget > 0) --budget;
     if (counts) out.push_back(Field{field.name, LongType(), true, {}});
-    else if (KeepsBounds(field.type->id())) out.push_back(Field{field.name, field.type, true, {}});
+    else if (KeepsStatsBounds(field.type->id())) out.push_back(Field{field.name, field.type, true, {}});
   }
   if (out.empty()) return nullptr;
   return StructType(std::move(out));

@@ -9,6 +9,8 @@
 #include "silt/base/check.h"
 #include "silt/base/json_writer.h"
 #include "silt/log/table_features.h"
+#include "silt/log/stats_collector.h"
+#include "silt/log/table_properties.h"
 #include "silt/types/schema_json.h"
 
 namespace silt::log {
@@ -46,38 +48,6 @@ std::string TypeSql(const DataType& type) {
       for (char& c : name) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
       return name;
     }
-  }
-}
-
-// Delta's SkippingEligibleDataType: the types whose min/max statistics data skipping uses.
-bool IsSkippingEligible(const DataType& type) {
-  switch (type.id()) {
-    case TypeId::kByte:
-    case TypeId::kShort:
-    case TypeId::kInteger:
-    case TypeId::kLong:
-    case TypeId::kFloat:
-    case TypeId::kDouble:
-    case TypeId::kDecimal:
-    case TypeId::kDate:
-    case TypeId::kTimestamp:
-    case TypeId::kTimestampNtz:
-    case TypeId::kString:
-      return true;
-    default:
-      return false;
-  }
-}
-
-int64_t NumIndexedColumns(const Metadata& metadata) {
-  const std::string* text = FindValue(metadata.configuration, "delta.dataSkippingNumIndexedCols");
-  if (text == nullptr) return 32;
-  try {
-    return std::stoll(*text);
-  } catch (const std::exception&) {
-    SILT_THROW(INVALID_CONFIGURATION, {{"value", *text},
-                                       {"key", "delta.dataSkippingNumIndexedCols"},
-                                       {"reason", "expected an integer"}});
   }
 }
 
@@ -315,12 +285,12 @@ std::vector<ColumnPath> ValidateClusteringColumns(const Metadata& metadata,
   std::vector<size_t> missing;
   for (size_t i = 0; i < resolved.size(); ++i) {
     const Field* with_stats = FindPath(stats_fields, resolved[i]);
-    if (with_stats == nullptr || !IsSkippingEligible(*with_stats->type)) missing.push_back(i);
+    if (with_stats == nullptr || !KeepsStatsBounds(with_stats->type->id())) missing.push_back(i);
   }
   if (missing.empty()) return resolved;
   std::string unsupported;
   for (size_t i : missing) {
-    if (IsSkippingEligible(*fields[i]->type)) continue;
+    if (KeepsStatsBounds(fields[i]->type->id())) continue;
     if (!unsupported.empty()) unsupported += ", ";
     unsupported += ColumnPathName(resolved[i]) + " : " + TypeSql(*fields[i]->type);
   }

@@ -9,6 +9,7 @@
 #include "silt/log/partition_values.h"
 #include "silt/log/random_uuid.h"
 #include "silt/log/table_features.h"
+#include "silt/log/table_properties.h"
 #include "silt/types/schema_json.h"
 
 namespace silt::log {
@@ -214,15 +215,7 @@ std::unique_ptr<DataFileWriter> DataFileWriter::Make(std::shared_ptr<io::FileSys
     data_fields.push_back(writer->options_.hidden_columns[i]);
   }
   writer->data_schema_ = std::make_shared<const Schema>(std::move(data_fields));
-  if (const std::string* indexed = FindValue(metadata.configuration, "delta.dataSkippingNumIndexedCols")) {
-    try {
-      writer->stats_options_.num_indexed_columns = std::stoi(*indexed);
-    } catch (const std::exception&) {
-      SILT_THROW(INVALID_CONFIGURATION, {{"value", *indexed},
-                                         {"key", "delta.dataSkippingNumIndexedCols"},
-                                         {"reason", "expected an integer"}});
-    }
-  }
+  writer->stats_options_.num_indexed_columns = static_cast<int>(NumIndexedColumns(metadata));
   const std::string* dvs = FindValue(metadata.configuration, "delta.enableDeletionVectors");
   writer->stats_options_.write_tight_bounds = dvs != nullptr && *dvs == "true";
   return writer;

@@ -15,6 +15,7 @@
 #include "silt/log/file_stats.h"
 #include "silt/log/random_uuid.h"
 #include "silt/log/row_tracking.h"
+#include "silt/log/table_properties.h"
 #include "silt/log/zorder.h"
 #include "silt/types/schema_json.h"
 #include "silt/vector/batch.h"
@@ -34,18 +35,6 @@ int64_t CountLeaves(const DataType& type) {
   int64_t leaves = 0;
   for (const Field& field : type.fields()) leaves += CountLeaves(*field.type);
   return leaves;
-}
-
-int64_t NumIndexedColumns(const Metadata& metadata) {
-  const std::string* text = FindValue(metadata.configuration, "delta.dataSkippingNumIndexedCols");
-  if (text == nullptr) return 32;
-  try {
-    return std::stoll(*text);
-  } catch (const std::exception&) {
-    SILT_THROW(INVALID_CONFIGURATION, {{"value", *text},
-                                       {"key", "delta.dataSkippingNumIndexedCols"},
-                                       {"reason", "expected an integer"}});
-  }
 }
 
 // Groups files by their partition values; the key orders partitions deterministically.

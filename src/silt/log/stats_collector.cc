@@ -12,24 +12,6 @@ namespace silt::log {
 
 namespace {
 
-bool KeepsBounds(TypeId id) {
-  switch (id) {
-    case TypeId::kByte:
-    case TypeId::kShort:
-    case TypeId::kInteger:
-    case TypeId::kLong:
-    case TypeId::kFloat:
-    case TypeId::kDouble:
-    case TypeId::kDecimal:
-    case TypeId::kDate:
-    case TypeId::kTimestamp:
-    case TypeId::kTimestampNtz:
-    case TypeId::kString:
-      return true;
-    default:
-      return false;
-  }
-}
 
 // Byte length of the UTF-8 sequence starting with `lead` (1 for stray continuation bytes, so
 // malformed text still advances).
@@ -124,6 +106,25 @@ void WriteBound(JsonWriter& json, const DataType& type, const Scalar& value, boo
 
 }  // namespace
 
+bool KeepsStatsBounds(TypeId id) {
+  switch (id) {
+    case TypeId::kByte:
+    case TypeId::kShort:
+    case TypeId::kInteger:
+    case TypeId::kLong:
+    case TypeId::kFloat:
+    case TypeId::kDouble:
+    case TypeId::kDecimal:
+    case TypeId::kDate:
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampNtz:
+    case TypeId::kString:
+      return true;
+    default:
+      return false;
+  }
+}
+
 std::string TruncateMinString(std::string_view text, int max_characters) {
   return std::string(text.substr(0, PrefixBytes(text, max_characters)));
 }
@@ -164,7 +165,7 @@ StatsCollector::StatsCollector(const Schema& schema, StatsOptions options) : opt
         leaf.field_indexes = indexes;
         leaf.names = names;
         leaf.type = fields[i].type;
-        leaf.has_bounds = KeepsBounds(fields[i].type->id());
+        leaf.has_bounds = KeepsStatsBounds(fields[i].type->id());
         leaves_.push_back(std::move(leaf));
       }
       indexes.pop_back();

@@ -11,6 +11,11 @@
 
 namespace silt::log {
 
+/// Whether statistics keep min/max bounds for a column of this type (Delta's
+/// SkippingEligibleDataType: numbers, decimals, dates, timestamps, strings); every leaf type gets
+/// a null count.
+bool KeepsStatsBounds(TypeId id);
+
 /// Options of StatsCollector (protocol §8).
 struct StatsOptions {
   /// Leaf columns (in schema order, nested struct fields counted one by one) that get

@@ -251,4 +251,16 @@ std::optional<int64_t> ParseByteSize(std::string_view text) {
   return value << shift;
 }
 
+int64_t NumIndexedColumns(const Metadata& metadata) {
+  const std::string* text = FindValue(metadata.configuration, "delta.dataSkippingNumIndexedCols");
+  if (text == nullptr) return 32;
+  try {
+    return std::stoll(*text);
+  } catch (const std::exception&) {
+    SILT_THROW(INVALID_CONFIGURATION, {{"value", *text},
+                                       {"key", "delta.dataSkippingNumIndexedCols"},
+                                       {"reason", "expected an integer"}});
+  }
+}
+
 }  // namespace silt::log

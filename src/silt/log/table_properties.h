@@ -28,4 +28,8 @@ StringMap ValidateTableProperties(const StringMap& properties);
 /// binary multiples, as Spark's byte strings). nullopt for anything else or an overflow.
 std::optional<int64_t> ParseByteSize(std::string_view text);
 
+/// `delta.dataSkippingNumIndexedCols` of `metadata`: how many leaf columns get statistics
+/// (default 32; -1 means all). Throws INVALID_CONFIGURATION for a value that is not an integer.
+int64_t NumIndexedColumns(const Metadata& metadata);
+
 }  // namespace silt::log
