@@ -15,7 +15,7 @@ toPandas at full size (10,000,000 rows, best of 3, `--only toPandas`, run with n
   before  (the result collected, then converted)            toPandas 4.99 s  scan 1.12 s  ratio 4.46
   after   (each batch converted while the engine produces
            the next; dates shared per day)                   toPandas 3.98 s  scan 1.34 s  ratio 2.98
-  after, on the same machine idle (load about 2)               toPandas 1.67 s  scan 0.56 s  ratio 2.97
+  after, on the same machine idle (load about 2)            toPandas 1.67 s  scan 0.56 s  ratio 2.97
 The goal of 1.5 is not met. What is left is making the Python objects on the one thread that
 holds the GIL: a str for each of the 10M distinct labels (about 150-200 ns each, page faults of
 new memory included) and a reference per date, which alone take about twice the scan. Repeated
