@@ -27,75 +27,15 @@
 #include "support/duckdb_peer.h"
 #include "support/temp_dir.h"
 #include "bench_args.h"
-#include "bench_columns.h"
+#include "bench_tables.h"
 
 namespace silt {
 namespace {
 
-using bench::Hash;
-using bench::LongVector;
-using bench::StringVector;
+using bench::MillisecondsSince;
 
 constexpr int kRepetitions = 3;
 constexpr int64_t kReadCommits = 10;
-
-double MillisecondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-      .count();
-}
-
-SchemaPtr TableSchema() {
-  return std::make_shared<Schema>(std::vector<Field>{
-      {"id", LongType(), true, {}},
-      {"name", StringType(), true, {}},
-      {"amount", LongType(), true, {}},
-  });
-}
-
-Batch Rows(const SchemaPtr& schema, int64_t start, int64_t count) {
-  std::vector<VectorPtr> columns;
-  columns.push_back(LongVector(count, [&](int64_t i) { return start + i; }));
-  columns.push_back(StringVector(count, [&](int64_t i, char* scratch) {
-    static const char kDigits[] = "0123456789abcdef";
-    uint64_t hash = Hash(static_cast<uint64_t>(start + i));
-    for (int d = 0; d < 10; ++d) scratch[d] = kDigits[(hash >> (4 * d)) & 15];
-    return std::string_view(scratch, 10);
-  }));
-  columns.push_back(LongVector(count, [&](int64_t i) {
-    return static_cast<int64_t>(Hash(static_cast<uint64_t>(start + i) ^ 0xA11) % 100000);
-  }));
-  return Batch(schema, std::move(columns), count);
-}
-
-// The table, committed through Transaction: version 0 creates it with the feed on, each later
-// version appends one data file of `rows_per_commit` rows. Returns the data file paths per
-// version (index v - 1 for version v).
-std::vector<std::string> WriteTable(const std::shared_ptr<io::FileSystem>& fs,
-                                    const std::string& root, int64_t commits,
-                                    int64_t rows_per_commit) {
-  SchemaPtr schema = TableSchema();
-  auto create = log::Transaction::StartCreate(fs, root, {"changeDataFeed"});
-  log::Metadata metadata;
-  metadata.id = "cdf-bench";
-  metadata.schema_string = ToDeltaSchemaJson(*schema);
-  metadata.configuration = {{"delta.enableChangeDataFeed", "true"}};
-  create->UpdateMetadata(metadata);
-  create->Commit();
-  std::vector<std::string> files;
-  for (int64_t version = 1; version <= commits; ++version) {
-    auto transaction = log::Transaction::StartLatest(fs, root, {"changeDataFeed"});
-    log::DataFileWriterOptions options;
-    options.parquet.codec = parquet::CompressionCodec::kSnappy;
-    auto writer = log::DataFileWriter::Make(fs, root, transaction->metadata(), options);
-    writer->Write(Rows(schema, (version - 1) * rows_per_commit, rows_per_commit));
-    for (log::AddFile& add : writer->Finish()) {
-      files.push_back(root + "/" + add.path);
-      transaction->Add(std::move(add));
-    }
-    transaction->Commit();
-  }
-  return files;
-}
 
 std::string DuckDbFiles(const std::vector<std::string>& files) {
   std::string list;
@@ -145,7 +85,8 @@ int Run(int64_t commits, int64_t rows_per_commit, int threads) {
   std::shared_ptr<io::FileSystem> fs = io::MakeLocalFileSystem();
   std::string root = warehouse.Child("t");
   auto start = std::chrono::steady_clock::now();
-  std::vector<std::string> files = WriteTable(fs, root, commits, rows_per_commit);
+  std::vector<std::string> files = bench::WriteIdNameAmountTable(fs, root, "cdf-bench", commits, rows_per_commit,
+                                   /*change_data_feed=*/true);
   int64_t bytes = 0;
   for (const std::string& file : files) bytes += static_cast<int64_t>(fs->Stat(file)->size);
   std::printf("table written: %lld commits, %lld rows, %zu data files, %.1f MB (%.0f ms)\n",

@@ -26,76 +26,20 @@
 #include <vector>
 
 #include "bench_args.h"
-#include "bench_columns.h"
+#include "bench_tables.h"
 #include "silt/error.h"
 #include "silt/io/file_system.h"
-#include "silt/log/data_file_writer.h"
-#include "silt/log/transaction.h"
 #include "silt/session.h"
 #include "silt/streaming.h"
-#include "silt/types/schema_json.h"
-#include "silt/vector/batch.h"
 #include "support/temp_dir.h"
 
 namespace silt {
 namespace {
 
-using bench::Hash;
-using bench::LongVector;
-using bench::StringVector;
+using bench::MillisecondsSince;
 
 constexpr int64_t kBronzeFiles = 20;
 constexpr int kNoDataRuns = 10;
-
-double MillisecondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-      .count();
-}
-
-SchemaPtr TableSchema() {
-  return std::make_shared<Schema>(std::vector<Field>{
-      {"id", LongType(), true, {}},
-      {"name", StringType(), true, {}},
-      {"amount", LongType(), true, {}},
-  });
-}
-
-Batch Rows(const SchemaPtr& schema, int64_t start, int64_t count) {
-  std::vector<VectorPtr> columns;
-  columns.push_back(LongVector(count, [&](int64_t i) { return start + i; }));
-  columns.push_back(StringVector(count, [&](int64_t i, char* scratch) {
-    static const char kDigits[] = "0123456789abcdef";
-    uint64_t hash = Hash(static_cast<uint64_t>(start + i));
-    for (int d = 0; d < 10; ++d) scratch[d] = kDigits[(hash >> (4 * d)) & 15];
-    return std::string_view(scratch, 10);
-  }));
-  columns.push_back(LongVector(count, [&](int64_t i) {
-    return static_cast<int64_t>(Hash(static_cast<uint64_t>(start + i) ^ 0xA11) % 100000);
-  }));
-  return Batch(schema, std::move(columns), count);
-}
-
-// Creates the Delta table `root` (version 0) and appends `commits` commits of one file of
-// `rows_per_commit` rows each.
-void WriteTable(const std::shared_ptr<io::FileSystem>& fs, const std::string& root,
-                const std::string& id, int64_t commits, int64_t rows_per_commit) {
-  SchemaPtr schema = TableSchema();
-  auto create = log::Transaction::StartCreate(fs, root, {});
-  log::Metadata metadata;
-  metadata.id = id;
-  metadata.schema_string = ToDeltaSchemaJson(*schema);
-  create->UpdateMetadata(metadata);
-  create->Commit();
-  for (int64_t version = 1; version <= commits; ++version) {
-    auto transaction = log::Transaction::StartLatest(fs, root, {});
-    log::DataFileWriterOptions options;
-    options.parquet.codec = parquet::CompressionCodec::kSnappy;
-    auto writer = log::DataFileWriter::Make(fs, root, transaction->metadata(), options);
-    writer->Write(Rows(schema, (version - 1) * rows_per_commit, rows_per_commit));
-    for (log::AddFile& add : writer->Finish()) transaction->Add(std::move(add));
-    transaction->Commit();
-  }
-}
 
 SessionOptions InWarehouse(const std::string& warehouse) {
   SessionOptions options;
@@ -157,8 +101,8 @@ int Run(int64_t rows, int64_t commits) {
   failures += RunChild("write tables", [&] {
     std::shared_ptr<io::FileSystem> fs = io::MakeLocalFileSystem();
     auto start = std::chrono::steady_clock::now();
-    WriteTable(fs, small, "stream-bench-small", commits, 10);
-    WriteTable(fs, bronze, "stream-bench-bronze", kBronzeFiles, rows / kBronzeFiles);
+    bench::WriteIdNameAmountTable(fs, small, "stream-bench-small", commits, 10);
+    bench::WriteIdNameAmountTable(fs, bronze, "stream-bench-bronze", kBronzeFiles, rows / kBronzeFiles);
     std::printf(
         "tables written: small (%lld commits of 10 rows), bronze (%lld rows in %lld "
         "files) in %.0f ms\n",

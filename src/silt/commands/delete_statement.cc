@@ -115,26 +115,14 @@ StatementResult ExecuteDelete(sql::SessionState& session, const sql::Statement& 
       expr::EvalContext piece_context = context;
       std::vector<uint8_t> matches = expr::EvaluateFilter(*predicate, batch.rows, piece_context);
       piece_context.ThrowIfError();
-      std::vector<uint8_t> keep(matches.size());
       int64_t matched = 0;
-      for (size_t i = 0; i < matches.size(); ++i) {
-        keep[i] = matches[i] == 0;
-        matched += matches[i] != 0;
-      }
+      for (uint8_t match : matches) matched += match != 0;
       dml::PieceOutput& output = result.pieces[piece];
       if (matched > 0 && writer.writes_changes()) {
         output.changes.emplace_back(dml::SelectRows(batch.rows, matches), dml::ChangeType::kDelete);
       }
-      if (result.by_deletion_vector) {
-        for (size_t i = 0; i < matches.size(); ++i) {
-          if (matches[i]) positions[piece].push_back(batch.positions[i]);
-        }
-      } else if (matched < batch.rows.num_rows()) {
-        // Under row tracking survivors keep their row ids and commit versions.
-        output.copied.push_back({dml::SelectRows(batch.rows, keep),
-                                 dml::SelectValues(batch.row_ids, keep),
-                                 dml::SelectValues(batch.row_commit_versions, keep)});
-      }
+      dml::KeepUnmatchedRows(batch, matches, matched, result.by_deletion_vector, positions[piece],
+                             output);
       deleted[piece] = matched;
     });
     opened.reset();

@@ -380,6 +380,22 @@ std::vector<PositionedBatch> TargetFileReader::ReadAll(const log::AddFile& file)
   return batches;
 }
 
+void KeepUnmatchedRows(const PositionedBatch& batch, const std::vector<uint8_t>& matches,
+                       int64_t matched, bool by_deletion_vector, std::vector<uint64_t>& removed,
+                       PieceOutput& output) {
+  if (by_deletion_vector) {
+    for (size_t i = 0; i < matches.size(); ++i) {
+      if (matches[i]) removed.push_back(batch.positions[i]);
+    }
+    return;
+  }
+  if (matched == batch.rows.num_rows()) return;
+  std::vector<uint8_t> others(matches.size());
+  for (size_t i = 0; i < matches.size(); ++i) others[i] = matches[i] == 0;
+  output.copied.push_back({SelectRows(batch.rows, others), SelectValues(batch.row_ids, others),
+                           SelectValues(batch.row_commit_versions, others)});
+}
+
 Batch SelectRows(const Batch& batch, const std::vector<uint8_t>& keep) {
   SILT_CHECK(keep.size() == static_cast<size_t>(batch.num_rows()), "selection of the wrong size");
   int64_t kept = 0;

@@ -290,6 +290,14 @@ struct PieceOutput {
   int64_t num_rows() const;
 };
 
+/// What a piece keeps of the rows a DML condition did not match (`matches`, of which `matched`
+/// are set): with `by_deletion_vector` the matched rows' positions go to `removed` (the others
+/// stay where they are); otherwise the other rows go to `output.copied` with their row ids and
+/// commit versions (row tracking).
+void KeepUnmatchedRows(const PositionedBatch& batch, const std::vector<uint8_t>& matches,
+                       int64_t matched, bool by_deletion_vector, std::vector<uint64_t>& removed,
+                       PieceOutput& output);
+
 /// A rewritten file is split into parts written in parallel only when each part gets at least
 /// this many pieces of it: files of a few row groups stay one file.
 inline constexpr size_t kMinPiecesPerRewritePart = 4;

@@ -259,12 +259,8 @@ StatementResult ExecuteUpdate(sql::SessionState& session, const sql::Statement& 
         matches = expr::EvaluateFilter(*predicate, batch.rows, piece_context);
         piece_context.ThrowIfError();
       }
-      std::vector<uint8_t> others(matches.size());
       int64_t matched = 0;
-      for (size_t i = 0; i < matches.size(); ++i) {
-        others[i] = matches[i] == 0;
-        matched += matches[i] != 0;
-      }
+      for (uint8_t match : matches) matched += match != 0;
       dml::PieceOutput& output = result.pieces[piece];
       if (matched > 0) {
         // Updated rows keep their row ids under row tracking.
@@ -276,16 +272,8 @@ StatementResult ExecuteUpdate(sql::SessionState& session, const sql::Statement& 
           output.changes.emplace_back(std::move(after), dml::ChangeType::kUpdatePostimage);
         }
       }
-      if (result.by_deletion_vector) {
-        for (size_t i = 0; i < matches.size(); ++i) {
-          if (matches[i]) positions[piece].push_back(batch.positions[i]);
-        }
-      } else if (matched < batch.rows.num_rows()) {
-        // Copied rows keep their ids and commit versions.
-        output.copied.push_back({dml::SelectRows(batch.rows, others),
-                                 dml::SelectValues(batch.row_ids, others),
-                                 dml::SelectValues(batch.row_commit_versions, others)});
-      }
+      dml::KeepUnmatchedRows(batch, matches, matched, result.by_deletion_vector, positions[piece],
+                             output);
     });
     opened.reset();
     session.progress().AddRead(1, 0, file.size);
