@@ -138,3 +138,35 @@ def test_to_pandas_of_many_batches(spark):
     assert str(pdf["n"].dtype) == "float64" and int(pdf["n"].isna().sum()) == 75000
     assert pdf["b"].tolist()[:4] == [True, False, False, True]
     assert pdf["d"][299999] == datetime.date(2020, 1, 1) + datetime.timedelta(days=299999 % 1000)
+
+
+def test_to_pandas_nulls_first_seen_in_a_later_batch(spark):
+    # The NULL mask starts at the first NULL, many batches in; the rows before it are not NULL.
+    pdf = spark.sql("SELECT id, CASE WHEN id >= 250000 AND id % 2 = 0 THEN NULL ELSE id END AS n,"
+                    " CASE WHEN id = 299999 THEN NULL ELSE id % 2 = 0 END AS b,"
+                    " CASE WHEN id >= 250000 THEN NULL ELSE CAST(id AS DOUBLE) END AS x"
+                    " FROM range(300000)").toPandas()
+    nulls = pdf["n"].isna()
+    assert int(nulls.sum()) == 25000 and not nulls[:250000].any()
+    assert pdf["n"][249999] == 249999.0 and pdf["n"][250001] == 250001.0
+    assert pdf["b"].dtype == object and pdf["b"][299999] is None and pdf["b"][299998] is True
+    assert int(pdf["x"].isna().sum()) == 50000 and pdf["x"][249999] == 249999.0
+
+
+def test_to_pandas_frame_owns_its_objects(spark):
+    # The object columns hold one reference per row, dropped with the frame; the columns can be
+    # changed in place like any pandas column.
+    import sys
+
+    pdf = spark.sql("SELECT concat('value-', id) AS s, CAST(id AS DOUBLE) AS x FROM range(70000)").toPandas()
+    value = pdf["s"][69999]
+    assert value == "value-69999"
+    held = sys.getrefcount(value)
+    pdf.loc[69999, "s"] = "changed"
+    pdf.loc[0, "x"] = -1.0
+    assert sys.getrefcount(value) == held - 1
+    assert pdf["s"][69999] == "changed" and pdf["x"][0] == -1.0 and pdf["x"][1] == 1.0
+    other = pdf["s"][5]
+    held = sys.getrefcount(other)
+    del pdf
+    assert sys.getrefcount(other) == held - 1 and other == "value-5"
