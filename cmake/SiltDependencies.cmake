@@ -20,15 +20,18 @@ silt_find_library(BROTLIENC brotlienc brotli/encode.h)
 silt_find_library(SIMDJSON simdjson simdjson.h)
 silt_find_library(ROARING roaring roaring/roaring.h)
 silt_find_library(EDIT edit histedit.h)
-# The object stores' HTTP client and request signing.
-silt_find_library(CURL curl curl/curl.h)
+# The object stores' request signing, and their HTTP client: libcurl's header only, since the
+# library is opened at the first request (src/silt/io/curl_api.h).
 silt_find_library(CRYPTO crypto openssl/hmac.h)
+find_path(CURL_INCLUDE NAMES curl/curl.h REQUIRED)
+add_library(silt_dep_curl INTERFACE)
+target_include_directories(silt_dep_curl SYSTEM INTERFACE ${CURL_INCLUDE})
+add_library(silt::curl ALIAS silt_dep_curl)
 find_path(CLI11_INCLUDE NAMES CLI/CLI.hpp REQUIRED)
-# libpq, for the PostgreSQL change data capture source (src/silt/cdc).
-find_library(PQ_LIB NAMES pq REQUIRED)
+# libpq, for the PostgreSQL change data capture source (src/silt/cdc): its header only, since
+# the library is opened at the first connection (src/silt/cdc/pq_api.h).
 find_path(PQ_INCLUDE NAMES libpq-fe.h PATH_SUFFIXES postgresql REQUIRED)
 add_library(silt_dep_pq INTERFACE)
-target_link_libraries(silt_dep_pq INTERFACE ${PQ_LIB})
 target_include_directories(silt_dep_pq SYSTEM INTERFACE ${PQ_INCLUDE})
 add_library(silt::pq ALIAS silt_dep_pq)
 

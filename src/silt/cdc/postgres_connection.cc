@@ -7,18 +7,72 @@
 #include <cstring>
 
 #include "silt/base/error_class.h"
+#include "silt/base/shared_library.h"
+#include "silt/cdc/pq_api.h"
 
 namespace silt::cdc {
 
-PostgresResult::~PostgresResult() {
-  if (result_ != nullptr) PQclear(result_);
+namespace {
+
+// libpq's functions, or why it cannot be loaded.
+struct LoadedPq {
+  LoadedPq() : library("libpq.so.5") {
+    library.Bind(api.clear, "PQclear");
+    library.Bind(api.connectdb_params, "PQconnectdbParams");
+    library.Bind(api.consume_input, "PQconsumeInput");
+    library.Bind(api.db, "PQdb");
+    library.Bind(api.error_message, "PQerrorMessage");
+    library.Bind(api.escape_identifier, "PQescapeIdentifier");
+    library.Bind(api.escape_literal, "PQescapeLiteral");
+    library.Bind(api.exec, "PQexec");
+    library.Bind(api.exec_params, "PQexecParams");
+    library.Bind(api.finish, "PQfinish");
+    library.Bind(api.flush, "PQflush");
+    library.Bind(api.freemem, "PQfreemem");
+    library.Bind(api.get_copy_data, "PQgetCopyData");
+    library.Bind(api.get_result, "PQgetResult");
+    library.Bind(api.get_is_null, "PQgetisnull");
+    library.Bind(api.get_length, "PQgetlength");
+    library.Bind(api.get_value, "PQgetvalue");
+    library.Bind(api.host, "PQhost");
+    library.Bind(api.nfields, "PQnfields");
+    library.Bind(api.ntuples, "PQntuples");
+    library.Bind(api.port, "PQport");
+    library.Bind(api.put_copy_data, "PQputCopyData");
+    library.Bind(api.result_error_message, "PQresultErrorMessage");
+    library.Bind(api.result_status, "PQresultStatus");
+    library.Bind(api.socket, "PQsocket");
+    library.Bind(api.status, "PQstatus");
+  }
+
+  SharedLibrary library;
+  PqApi api{};
+};
+
+}  // namespace
+
+const PqApi& Pq() {
+  static const LoadedPq* const loaded = new LoadedPq();  // never unloaded
+  if (!loaded->library.ok()) {
+    throw MakeError(
+        ErrorClass::CDC_SOURCE_CONNECTION_FAILED,
+        {{"source", "PostgreSQL"},
+         {"message", loaded->library.error() + " (Debian installs it with the package libpq5)"}});
+  }
+  return loaded->api;
 }
-int PostgresResult::rows() const { return PQntuples(result_); }
-int PostgresResult::columns() const { return PQnfields(result_); }
-bool PostgresResult::IsNull(int row, int column) const { return PQgetisnull(result_, row, column) != 0; }
+
+PostgresResult::~PostgresResult() {
+  if (result_ != nullptr) Pq().clear(result_);
+}
+int PostgresResult::rows() const { return Pq().ntuples(result_); }
+int PostgresResult::columns() const { return Pq().nfields(result_); }
+bool PostgresResult::IsNull(int row, int column) const {
+  return Pq().get_is_null(result_, row, column) != 0;
+}
 std::string_view PostgresResult::Value(int row, int column) const {
-  return std::string_view(PQgetvalue(result_, row, column),
-                          static_cast<size_t>(PQgetlength(result_, row, column)));
+  return std::string_view(Pq().get_value(result_, row, column),
+                          static_cast<size_t>(Pq().get_length(result_, row, column)));
 }
 
 namespace {
@@ -45,31 +99,32 @@ std::unique_ptr<PostgresConnection> PostgresConnection::Open(const std::string& 
   }
   keys.push_back(nullptr);
   values.push_back(nullptr);
-  pg_conn* conn = PQconnectdbParams(keys.data(), values.data(), /*expand_dbname=*/1);
+  pg_conn* conn = Pq().connectdb_params(keys.data(), values.data(), /*expand_dbname=*/1);
   std::string description;
   if (conn != nullptr) {
-    const char* host = PQhost(conn);
-    const char* port = PQport(conn);
-    const char* db = PQdb(conn);
+    const char* host = Pq().host(conn);
+    const char* port = Pq().port(conn);
+    const char* db = Pq().db(conn);
     description = std::string(host ? host : "") + ":" + (port ? port : "") + "/" + (db ? db : "");
   }
-  if (conn == nullptr || PQstatus(conn) != CONNECTION_OK) {
-    std::string message = conn == nullptr ? "out of memory" : TrimmedMessage(PQerrorMessage(conn));
-    if (conn != nullptr) PQfinish(conn);
+  if (conn == nullptr || Pq().status(conn) != CONNECTION_OK) {
+    std::string message =
+        conn == nullptr ? "out of memory" : TrimmedMessage(Pq().error_message(conn));
+    if (conn != nullptr) Pq().finish(conn);
     throw MakeError(ErrorClass::CDC_SOURCE_CONNECTION_FAILED,
                     {{"source", "PostgreSQL " + description}, {"message", message}});
   }
   return std::unique_ptr<PostgresConnection>(new PostgresConnection(conn, std::move(description)));
 }
 
-PostgresConnection::~PostgresConnection() { PQfinish(conn_); }
+PostgresConnection::~PostgresConnection() { Pq().finish(conn_); }
 
-bool PostgresConnection::IsAlive() const { return PQstatus(conn_) == CONNECTION_OK; }
+bool PostgresConnection::IsAlive() const { return Pq().status(conn_) == CONNECTION_OK; }
 
 void PostgresConnection::ThrowFailure(const std::string& what) {
   throw MakeError(ErrorClass::CDC_SOURCE_FAILED,
                   {{"source", "PostgreSQL " + description_},
-                   {"message", what + ": " + TrimmedMessage(PQerrorMessage(conn_))}});
+                   {"message", what + ": " + TrimmedMessage(Pq().error_message(conn_))}});
 }
 
 PostgresResult PostgresConnection::Execute(const std::string& statement) {
@@ -80,81 +135,86 @@ PostgresResult PostgresConnection::Execute(const std::string& statement,
                                            const std::vector<std::string>& parameters) {
   pg_result* result;
   if (parameters.empty()) {
-    result = PQexec(conn_, statement.c_str());
+    result = Pq().exec(conn_, statement.c_str());
   } else {
     std::vector<const char*> values;
     for (const std::string& parameter : parameters) values.push_back(parameter.c_str());
-    result = PQexecParams(conn_, statement.c_str(), static_cast<int>(values.size()), nullptr,
-                          values.data(), nullptr, nullptr, 0);
+    result = Pq().exec_params(conn_, statement.c_str(), static_cast<int>(values.size()), nullptr,
+                              values.data(), nullptr, nullptr, 0);
   }
   PostgresResult owned(result);
-  ExecStatusType status = PQresultStatus(result);
+  ExecStatusType status = Pq().result_status(result);
   if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
     std::string first_line = statement.substr(0, statement.find('\n'));
     if (first_line.size() > 80) first_line = first_line.substr(0, 80) + "...";
-    throw MakeError(ErrorClass::CDC_SOURCE_FAILED,
-                    {{"source", "PostgreSQL " + description_},
-                     {"message", first_line + ": " + TrimmedMessage(PQresultErrorMessage(result))}});
+    throw MakeError(
+        ErrorClass::CDC_SOURCE_FAILED,
+        {{"source", "PostgreSQL " + description_},
+         {"message", first_line + ": " + TrimmedMessage(Pq().result_error_message(result))}});
   }
   return owned;
 }
 
 std::string PostgresConnection::QuoteIdentifier(std::string_view name) {
-  char* quoted = PQescapeIdentifier(conn_, name.data(), name.size());
+  char* quoted = Pq().escape_identifier(conn_, name.data(), name.size());
   if (quoted == nullptr) ThrowFailure("quoting an identifier");
   std::string text = quoted;
-  PQfreemem(quoted);
+  Pq().freemem(quoted);
   return text;
 }
 
 std::string PostgresConnection::QuoteLiteral(std::string_view value) {
-  char* quoted = PQescapeLiteral(conn_, value.data(), value.size());
+  char* quoted = Pq().escape_literal(conn_, value.data(), value.size());
   if (quoted == nullptr) ThrowFailure("quoting a literal");
   std::string text = quoted;
-  PQfreemem(quoted);
+  Pq().freemem(quoted);
   return text;
 }
 
 void PostgresConnection::StartCopyBoth(const std::string& command) {
-  pg_result* result = PQexec(conn_, command.c_str());
+  pg_result* result = Pq().exec(conn_, command.c_str());
   PostgresResult owned(result);
-  if (PQresultStatus(result) != PGRES_COPY_BOTH) {
-    throw MakeError(ErrorClass::CDC_SOURCE_FAILED,
-                    {{"source", "PostgreSQL " + description_},
-                     {"message", "START_REPLICATION: " + TrimmedMessage(PQresultErrorMessage(result))}});
+  if (Pq().result_status(result) != PGRES_COPY_BOTH) {
+    throw MakeError(
+        ErrorClass::CDC_SOURCE_FAILED,
+        {{"source", "PostgreSQL " + description_},
+         {"message", "START_REPLICATION: " + TrimmedMessage(Pq().result_error_message(result))}});
   }
 }
 
 std::optional<std::string> PostgresConnection::ReadCopyData(int timeout_ms) {
   for (bool waited = false;; waited = true) {
     char* buffer = nullptr;
-    int length = PQgetCopyData(conn_, &buffer, /*async=*/1);
+    int length = Pq().get_copy_data(conn_, &buffer, /*async=*/1);
     if (length > 0) {
       std::string frame(buffer, static_cast<size_t>(length));
-      PQfreemem(buffer);
+      Pq().freemem(buffer);
       return frame;
     }
     if (length == -1) {
       // The server ended the stream: fetch its reason.
-      pg_result* result = PQgetResult(conn_);
-      std::string message = result != nullptr ? TrimmedMessage(PQresultErrorMessage(result)) : "";
-      if (result != nullptr) PQclear(result);
+      pg_result* result = Pq().get_result(conn_);
+      std::string message =
+          result != nullptr ? TrimmedMessage(Pq().result_error_message(result)) : "";
+      if (result != nullptr) Pq().clear(result);
       throw MakeError(ErrorClass::CDC_SOURCE_FAILED,
                       {{"source", "PostgreSQL " + description_},
-                       {"message", "the replication stream ended" + (message.empty() ? std::string() : ": " + message)}});
+                       {"message", "the replication stream ended" +
+                                       (message.empty() ? std::string() : ": " + message)}});
     }
     if (length == -2) ThrowFailure("reading the replication stream");
     if (waited) return std::nullopt;
-    pollfd descriptor{PQsocket(conn_), POLLIN, 0};
+    pollfd descriptor{Pq().socket(conn_), POLLIN, 0};
     int ready = poll(&descriptor, 1, timeout_ms);
     if (ready < 0 && errno != EINTR) ThrowFailure("waiting for the replication stream");
     if (ready == 0) return std::nullopt;
-    if (PQconsumeInput(conn_) == 0) ThrowFailure("reading the replication stream");
+    if (Pq().consume_input(conn_) == 0) ThrowFailure("reading the replication stream");
   }
 }
 
 void PostgresConnection::WriteCopyData(std::string_view data) {
-  if (PQputCopyData(conn_, data.data(), static_cast<int>(data.size())) != 1 || PQflush(conn_) != 0) {
+  if (Pq().put_copy_data(conn_, data.data(), static_cast<int>(data.size())) != 1 ||
+      Pq().flush(conn_) != 0) {
     ThrowFailure("writing to the replication stream");
   }
 }

@@ -12,15 +12,33 @@
 #include <thread>
 
 #include "silt/base/check.h"
+#include "silt/base/error_class.h"
+#include "silt/base/shared_library.h"
+#include "silt/io/curl_api.h"
 
 namespace silt::io {
 namespace {
 
-// libcurl's global state is set up once per process, before any handle exists.
-void InitializeCurlOnce() {
-  static std::once_flag once;
-  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-}
+// libcurl's functions, or why it cannot be loaded; its global state is set up once per process,
+// before any handle exists.
+struct LoadedCurl {
+  LoadedCurl() : library("libcurl.so.4") {
+    library.Bind(api.global_init, "curl_global_init");
+    library.Bind(api.easy_init, "curl_easy_init");
+    library.Bind(api.easy_reset, "curl_easy_reset");
+    library.Bind(api.easy_cleanup, "curl_easy_cleanup");
+    library.Bind(api.easy_setopt, "curl_easy_setopt");
+    library.Bind(api.easy_perform, "curl_easy_perform");
+    library.Bind(api.easy_getinfo, "curl_easy_getinfo");
+    library.Bind(api.easy_strerror, "curl_easy_strerror");
+    library.Bind(api.slist_append, "curl_slist_append");
+    library.Bind(api.slist_free_all, "curl_slist_free_all");
+    if (library.ok()) api.global_init(CURL_GLOBAL_DEFAULT);
+  }
+
+  SharedLibrary library;
+  CurlApi api{};
+};
 
 size_t AppendBody(char* data, size_t size, size_t count, void* user) {
   auto* response = static_cast<HttpResponse*>(user);
@@ -68,6 +86,18 @@ bool IsRetryableTransportError(CURLcode code) {
 
 }  // namespace
 
+const CurlApi& Curl(const std::string& operation, const std::string& url) {
+  static const LoadedCurl* const loaded = new LoadedCurl();  // never unloaded
+  if (!loaded->library.ok()) {
+    SILT_THROW(STORAGE_REQUEST_FAILED,
+               {{"operation", operation},
+                {"path", url},
+                {"message", loaded->library.error() + " (the HTTP client of object storage; "
+                            "Debian installs it with the package libcurl4)"}});
+  }
+  return loaded->api;
+}
+
 bool IsRetryableStatus(long status) {
   return status == 429 || status == 500 || status == 502 || status == 503 || status == 504;
 }
@@ -106,7 +136,7 @@ struct HttpClient::Impl {
   std::atomic<uint64_t> bytes_received{0};
   std::atomic<uint64_t> bytes_sent{0};
 
-  CURL* Take() {
+  CURL* Take(const CurlApi& curl) {
     {
       std::lock_guard<std::mutex> lock(mutex);
       if (!idle.empty()) {
@@ -115,7 +145,7 @@ struct HttpClient::Impl {
         return handle;
       }
     }
-    CURL* handle = curl_easy_init();
+    CURL* handle = curl.easy_init();
     SILT_CHECK(handle != nullptr, "curl_easy_init failed");
     return handle;
   }
@@ -126,35 +156,35 @@ struct HttpClient::Impl {
   }
 
   // One attempt. Returns the transport result; `response` holds what arrived.
-  CURLcode Attempt(CURL* handle, const HttpRequest& request, HttpResponse& response,
-                   std::string& error_text) {
-    curl_easy_reset(handle);
+  CURLcode Attempt(const CurlApi& curl, CURL* handle, const HttpRequest& request,
+                   HttpResponse& response, std::string& error_text) {
+    curl.easy_reset(handle);
     char error_buffer[CURL_ERROR_SIZE] = {};
-    curl_easy_setopt(handle, CURLOPT_ERRORBUFFER, error_buffer);
-    curl_easy_setopt(handle, CURLOPT_URL, request.url.c_str());
-    curl_easy_setopt(handle, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(handle, CURLOPT_CONNECTTIMEOUT_MS,
+    curl.easy_setopt(handle, CURLOPT_ERRORBUFFER, error_buffer);
+    curl.easy_setopt(handle, CURLOPT_URL, request.url.c_str());
+    curl.easy_setopt(handle, CURLOPT_NOSIGNAL, 1L);
+    curl.easy_setopt(handle, CURLOPT_CONNECTTIMEOUT_MS,
                      static_cast<long>(options.connect_timeout_ms));
-    curl_easy_setopt(handle, CURLOPT_LOW_SPEED_LIMIT, 1L);
-    curl_easy_setopt(handle, CURLOPT_LOW_SPEED_TIME,
+    curl.easy_setopt(handle, CURLOPT_LOW_SPEED_LIMIT, 1L);
+    curl.easy_setopt(handle, CURLOPT_LOW_SPEED_TIME,
                      static_cast<long>(std::max<int64_t>(1, options.stall_timeout_ms / 1000)));
-    curl_easy_setopt(handle, CURLOPT_WRITEFUNCTION, AppendBody);
-    curl_easy_setopt(handle, CURLOPT_WRITEDATA, &response);
-    curl_easy_setopt(handle, CURLOPT_HEADERFUNCTION, AppendHeader);
-    curl_easy_setopt(handle, CURLOPT_HEADERDATA, &response);
-    curl_easy_setopt(handle, CURLOPT_TCP_KEEPALIVE, 1L);
+    curl.easy_setopt(handle, CURLOPT_WRITEFUNCTION, AppendBody);
+    curl.easy_setopt(handle, CURLOPT_WRITEDATA, &response);
+    curl.easy_setopt(handle, CURLOPT_HEADERFUNCTION, AppendHeader);
+    curl.easy_setopt(handle, CURLOPT_HEADERDATA, &response);
+    curl.easy_setopt(handle, CURLOPT_TCP_KEEPALIVE, 1L);
 
     const std::string& method = request.method;
     if (method == "HEAD") {
-      curl_easy_setopt(handle, CURLOPT_NOBODY, 1L);
+      curl.easy_setopt(handle, CURLOPT_NOBODY, 1L);
     } else if (method == "GET") {
-      curl_easy_setopt(handle, CURLOPT_HTTPGET, 1L);
+      curl.easy_setopt(handle, CURLOPT_HTTPGET, 1L);
     } else {
-      curl_easy_setopt(handle, CURLOPT_CUSTOMREQUEST, method.c_str());
+      curl.easy_setopt(handle, CURLOPT_CUSTOMREQUEST, method.c_str());
       if (method != "DELETE" || !request.body.empty()) {
-        curl_easy_setopt(handle, CURLOPT_POSTFIELDSIZE_LARGE,
+        curl.easy_setopt(handle, CURLOPT_POSTFIELDSIZE_LARGE,
                          static_cast<curl_off_t>(request.body.size()));
-        curl_easy_setopt(handle, CURLOPT_POSTFIELDS,
+        curl.easy_setopt(handle, CURLOPT_POSTFIELDS,
                          request.body.empty() ? "" : request.body.data());
       }
     }
@@ -163,34 +193,36 @@ struct HttpClient::Impl {
     bool has_content_type = false;
     for (const auto& [name, value] : request.headers) {
       std::string line = name + ": " + value;
-      header_list = curl_slist_append(header_list, line.c_str());
+      header_list = curl.slist_append(header_list, line.c_str());
       if (name.size() == 12 && strncasecmp(name.c_str(), "content-type", 12) == 0) {
         has_content_type = true;
       }
     }
     // curl would add its own: a form content type on bodies and a 100-continue wait.
-    if (!has_content_type) header_list = curl_slist_append(header_list, "Content-Type:");
-    header_list = curl_slist_append(header_list, "Expect:");
-    curl_easy_setopt(handle, CURLOPT_HTTPHEADER, header_list);
+    if (!has_content_type) header_list = curl.slist_append(header_list, "Content-Type:");
+    header_list = curl.slist_append(header_list, "Expect:");
+    curl.easy_setopt(handle, CURLOPT_HTTPHEADER, header_list);
 
-    CURLcode code = curl_easy_perform(handle);
-    curl_slist_free_all(header_list);
+    CURLcode code = curl.easy_perform(handle);
+    curl.slist_free_all(header_list);
     if (code == CURLE_OK) {
-      curl_easy_getinfo(handle, CURLINFO_RESPONSE_CODE, &response.status);
+      curl.easy_getinfo(handle, CURLINFO_RESPONSE_CODE, &response.status);
     } else {
-      error_text = error_buffer[0] != '\0' ? error_buffer : curl_easy_strerror(code);
+      error_text = error_buffer[0] != '\0' ? error_buffer : curl.easy_strerror(code);
     }
     return code;
   }
 };
 
 HttpClient::HttpClient(HttpClientOptions options) : impl_(std::make_unique<Impl>()) {
-  InitializeCurlOnce();
   impl_->options = options;
 }
 
 HttpClient::~HttpClient() {
-  for (CURL* handle : impl_->idle) curl_easy_cleanup(handle);
+  // Handles exist only once a request loaded libcurl.
+  if (impl_->idle.empty()) return;
+  const CurlApi& curl = Curl("", "");
+  for (CURL* handle : impl_->idle) curl.easy_cleanup(handle);
 }
 
 HttpCounters HttpClient::counters() const {
@@ -199,17 +231,18 @@ HttpCounters HttpClient::counters() const {
 }
 
 HttpResponse HttpClient::Send(const HttpRequest& request) {
+  const CurlApi& curl = Curl(request.method, request.url);
   thread_local std::minstd_rand random(std::random_device{}());
   int64_t backoff_ms = impl_->options.initial_backoff_ms;
   for (int attempt = 1;; ++attempt) {
     HttpResponse response;
     std::string error_text;
-    CURL* handle = impl_->Take();
-    CURLcode code = impl_->Attempt(handle, request, response, error_text);
+    CURL* handle = impl_->Take(curl);
+    CURLcode code = impl_->Attempt(curl, handle, request, response, error_text);
     if (code == CURLE_OK || IsRetryableTransportError(code)) {
       impl_->Give(handle);
     } else {
-      curl_easy_cleanup(handle);
+      curl.easy_cleanup(handle);
     }
     impl_->requests.fetch_add(1, std::memory_order_relaxed);
     impl_->bytes_sent.fetch_add(request.body.size(), std::memory_order_relaxed);
