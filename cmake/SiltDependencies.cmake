@@ -20,9 +20,13 @@ silt_find_library(BROTLIENC brotlienc brotli/encode.h)
 silt_find_library(SIMDJSON simdjson simdjson.h)
 silt_find_library(ROARING roaring roaring/roaring.h)
 silt_find_library(EDIT edit histedit.h)
-# The object stores' request signing, and their HTTP client: libcurl's header only, since the
-# library is opened at the first request (src/silt/io/curl_api.h).
+# The object stores' request signing and HTTP client: the headers of libcrypto and libcurl,
+# since the libraries are opened at the first request (src/silt/io/crypto_api.h, curl_api.h).
+# Tests that check signatures against libcrypto link it (silt::crypto).
 silt_find_library(CRYPTO crypto openssl/hmac.h)
+add_library(silt_dep_crypto_headers INTERFACE)
+target_include_directories(silt_dep_crypto_headers SYSTEM INTERFACE ${CRYPTO_INCLUDE})
+add_library(silt::crypto_headers ALIAS silt_dep_crypto_headers)
 find_path(CURL_INCLUDE NAMES curl/curl.h REQUIRED)
 add_library(silt_dep_curl INTERFACE)
 target_include_directories(silt_dep_curl SYSTEM INTERFACE ${CURL_INCLUDE})

@@ -64,10 +64,10 @@ set(CPACK_DEBIAN_PACKAGE_DESCRIPTION "silt reads and writes Delta Lake tables (t
 Spark's Delta Lake and delta-rs) with Spark SQL, without a JVM: the silt command, its
 manual page and shell completions, and the Python module silt.")
 # The shared libraries the binary and the Python module link, as dpkg-shlibdeps finds them, and
-# the two they open when first needed (src/silt/base/shared_library.h), which it cannot see:
-# libcurl for object storage and libpq for the PostgreSQL change data source.
+# the three they open when first needed (src/silt/base/shared_library.h), which it cannot see:
+# libcurl and libcrypto (libssl3) for object storage, libpq for the PostgreSQL change data source.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
-set(CPACK_DEBIAN_PACKAGE_DEPENDS "libcurl4, libpq5")
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "libcurl4, libpq5, libssl3")
 if(TARGET silt_python)
   # The extension is built for one CPython ABI.
   math(EXPR silt_python_next_minor "${SILT_PYTHON_VERSION_MINOR} + 1")

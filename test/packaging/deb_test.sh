@@ -22,10 +22,11 @@ field() { dpkg-deb -f "$deb" "$1"; }
 [[ -n $(field Maintainer) ]] || fail "no Maintainer"
 [[ $(field Architecture) == "$(dpkg --print-architecture)" ]] || fail "Architecture is '$(field Architecture)'"
 depends=$(field Depends)
-# The runtime libraries silt links, found by dpkg-shlibdeps, the two it opens when first used
-# (libcurl for object storage, libpq for the PostgreSQL source), and the Python the module needs.
+# The runtime libraries silt links, found by dpkg-shlibdeps, the three it opens when first used
+# (libcurl and libcrypto for object storage, libpq for the PostgreSQL source), and the Python
+# the module needs.
 depended=$(tr ',|' '\n\n' <<<"$depends" | awk '{print $1}')
-for package in libc6 libstdc++6 libsnappy1v5 libzstd1 libedit2 libcurl4 libpq5 python3; do
+for package in libc6 libstdc++6 libsnappy1v5 libzstd1 libedit2 libcurl4 libpq5 libssl3 python3; do
   grep -qxF "$package" <<<"$depended" || fail "Depends lacks $package: $depends"
 done
 

@@ -1,8 +1,7 @@
 #include "silt/io/aws_signing.h"
 
-#include <openssl/evp.h>
-#include <openssl/hmac.h>
-#include <openssl/sha.h>
+#include "silt/io/crypto_api.h"
+
 
 #include <algorithm>
 #include <cctype>
@@ -74,14 +73,15 @@ std::string CanonicalQuery(std::string_view query) {
 
 std::string Sha256Hex(std::string_view data) {
   unsigned char digest[SHA256_DIGEST_LENGTH];
-  SHA256(reinterpret_cast<const unsigned char*>(data.data()), data.size(), digest);
+  Crypto().sha256(reinterpret_cast<const unsigned char*>(data.data()), data.size(), digest);
   return Hex(digest, sizeof(digest));
 }
 
 std::string HmacSha256(std::string_view key, std::string_view data) {
   unsigned char digest[EVP_MAX_MD_SIZE];
   unsigned int length = 0;
-  HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
+  const CryptoApi& crypto = Crypto();
+  crypto.hmac(crypto.evp_sha256(), key.data(), static_cast<int>(key.size()),
        reinterpret_cast<const unsigned char*>(data.data()), data.size(), digest, &length);
   return std::string(reinterpret_cast<const char*>(digest), length);
 }
@@ -89,9 +89,10 @@ std::string HmacSha256(std::string_view key, std::string_view data) {
 std::string Md5Base64(std::string_view data) {
   unsigned char digest[EVP_MAX_MD_SIZE];
   unsigned int length = 0;
-  EVP_Digest(data.data(), data.size(), digest, &length, EVP_md5(), nullptr);
+  const CryptoApi& crypto = Crypto();
+  crypto.evp_digest(data.data(), data.size(), digest, &length, crypto.evp_md5(), nullptr);
   unsigned char encoded[64];
-  int encoded_length = EVP_EncodeBlock(encoded, digest, static_cast<int>(length));
+  int encoded_length = crypto.evp_encode_block(encoded, digest, static_cast<int>(length));
   return std::string(reinterpret_cast<const char*>(encoded), static_cast<size_t>(encoded_length));
 }
 

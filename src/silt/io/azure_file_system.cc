@@ -1,6 +1,5 @@
 #include "silt/io/azure_file_system.h"
 
-#include <openssl/evp.h>
 
 #include <algorithm>
 #include <atomic>
@@ -18,6 +17,7 @@
 #include "silt/base/check.h"
 #include "silt/io/aws_signing.h"
 #include "silt/io/batch_delete.h"
+#include "silt/io/crypto_api.h"
 #include "silt/io/path.h"
 #include "silt/io/storage_url.h"
 #include "silt/io/xml_scan.h"
@@ -35,7 +35,7 @@ constexpr char kDevelopmentKey[] =
 
 std::string Base64Encode(std::string_view bytes) {
   std::string out(4 * ((bytes.size() + 2) / 3) + 1, '\0');
-  int length = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+  int length = Crypto().evp_encode_block(reinterpret_cast<unsigned char*>(out.data()),
                                reinterpret_cast<const unsigned char*>(bytes.data()),
                                static_cast<int>(bytes.size()));
   out.resize(static_cast<size_t>(length));
@@ -44,7 +44,7 @@ std::string Base64Encode(std::string_view bytes) {
 
 std::string Base64Decode(std::string_view text, const std::string& option) {
   std::string out(3 * ((text.size() + 3) / 4) + 1, '\0');
-  int length = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+  int length = Crypto().evp_decode_block(reinterpret_cast<unsigned char*>(out.data()),
                                reinterpret_cast<const unsigned char*>(text.data()),
                                static_cast<int>(text.size()));
   SILT_USER_CHECK(length >= 0 && text.size() % 4 == 0, INVALID_STORAGE_OPTION,
