@@ -20,6 +20,17 @@ namespace silt::log {
 
 namespace {
 
+// The literal of a comparison predicate, from its partition-value text; for a string or binary
+// column the empty text is the empty string (the empty text of a partition value is NULL,
+// which no comparison predicate carries).
+std::optional<Scalar> PredicateLiteral(const Field& field, const std::string& text) {
+  TypeId type = field.type->id();
+  if (text.empty() && (type == TypeId::kString || type == TypeId::kBinary)) {
+    return Scalar(std::string());
+  }
+  return ParsePartitionValue(*field.type, text, field.name);
+}
+
 // A file's typed statistics from a checkpoint (AddFile::parsed_stats), read as FileStats reads
 // the JSON text, without parsing it.
 class TypedStats {
@@ -423,7 +434,7 @@ std::unique_ptr<TableScan> TableScan::MakeScan(std::shared_ptr<const Snapshot> s
     if (predicate.op != ScanPredicate::Op::kIsNull && predicate.op != ScanPredicate::Op::kIsNotNull) {
       // Validate the literal up front, so a bad one fails the scan rather than a file.
       const Field& field = schema.field(static_cast<size_t>(index));
-      SILT_USER_CHECK(ParsePartitionValue(*field.type, predicate.value, field.name).has_value(),
+      SILT_USER_CHECK(PredicateLiteral(field, predicate.value).has_value(),
                       INVALID_ARGUMENT,
                       {{"message", "a comparison with NULL matches no rows; use kIsNull"}});
     }
@@ -454,7 +465,7 @@ bool TableScan::MayMatch(const AddFile& file) const {
     bool null_test = predicate.op == ScanPredicate::Op::kIsNull ||
                      predicate.op == ScanPredicate::Op::kIsNotNull;
     std::optional<Scalar> literal;
-    if (!null_test) literal = ParsePartitionValue(*field.type, predicate.value, field.name);
+    if (!null_test) literal = PredicateLiteral(field, predicate.value);
     if (partition) {
       std::optional<std::string> text;
       for (const auto& [key, value] : file.partition_values) {
@@ -671,7 +682,7 @@ std::optional<parquet::ColumnPredicate> RowGroupPredicate(const ScanPredicate& p
       result.op = parquet::ColumnPredicate::Op::kIsNotNull;
       return result;
   }
-  std::optional<Scalar> literal = ParsePartitionValue(*logical.type, predicate.value, logical.name);
+  std::optional<Scalar> literal = PredicateLiteral(logical, predicate.value);
   if (!literal) return std::nullopt;
   if (const auto* integer = std::get_if<int64_t>(&*literal)) {
     result.literal.int_value = *integer;
