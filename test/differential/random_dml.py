@@ -6,7 +6,8 @@ data feed (each seed picks one); MERGE statements have one or two WHEN MATCHED c
 delete), WHEN NOT MATCHED inserts and WHEN NOT MATCHED BY SOURCE updates and deletes, with
 conditions, over sources whose keys are unique (a target row never matches two source rows) and
 may be NULL. Delta requires a condition on every MATCHED clause but the last; the statements
-keep to that.
+keep to that. With the change data feed on, each statement's changes must also turn the table
+before it into the table after it.
 
 Usage: random_dml.py --peer PATH [--seeds 1,2,3] [--statements N]   (exit status 1 on a
 difference, with the statement after which the tables differ and the rows only one side has)
@@ -96,6 +97,37 @@ def rows_of(values):
     return sorted(tuple(normalized(v) for v in row) for row in values)
 
 
+def latest_version(spark):
+    return spark.sql("DESCRIBE HISTORY t LIMIT 1").collect()[0]["version"]
+
+
+def changes_explain(spark, version_before, before, after, statement, seed, step):
+    """Whether the change data feed of the statement's commit turns the table before it into the
+    table after it: the deleted rows and update pre-images are rows of the table before (taken
+    out), the inserted rows and post-images are rows of the table after (put in)."""
+    version = latest_version(spark)
+    if version == version_before:
+        return True  # nothing was committed (the statement changed no row)
+    changes = spark.sql("SELECT id, k, v, s, _change_type FROM table_changes('t', %d, %d)" % (version, version)).collect()
+    remaining = list(before)
+    for row in changes:
+        if row["_change_type"] in ("delete", "update_preimage"):
+            values = tuple(normalized(v) for v in list(row)[:4])
+            if values not in remaining:
+                print("seed %d, statement %d: the change feed takes out %s, not a row of the table before %s" % (
+                    seed, step, values, statement))
+                return False
+            remaining.remove(values)
+    remaining += [tuple(normalized(v) for v in list(row)[:4]) for row in changes
+                  if row["_change_type"] in ("insert", "update_postimage")]
+    if sorted(remaining) != after:
+        print("seed %d, statement %d: the change feed of %s does not give the table after it\n"
+              "    only from the feed: %s\n    only in the table: %s" % (
+                  seed, step, statement, sorted(set(remaining) - set(after))[:5], sorted(set(after) - set(remaining))[:5]))
+        return False
+    return True
+
+
 def run_seed(seed, count, peer):
     rng = random.Random(seed)
     target = [(i, rng.choice([None] + list(range(15))), rng.choice([None, 0, 1, 2, 5]), rng.choice([None, "a", "b", ""]))
@@ -110,6 +142,8 @@ def run_seed(seed, count, peer):
         cuts = [0] + sorted(rng.sample(range(1, len(target)), 2)) + [len(target)]
         for start, end in zip(cuts, cuts[1:]):  # three files
             spark.sql("INSERT INTO t %s" % values_query(target[start:end], TARGET, "STRING"))
+        change_feed = "ChangeDataFeed" in PROPERTIES[seed % len(PROPERTIES)]
+        before = rows_of(spark.sql("SELECT * FROM t").collect())
         script = ["CREATE TABLE t (id INTEGER, k INTEGER, v INTEGER, s VARCHAR);",
                   "INSERT INTO t %s;" % values_query(target, TARGET, "VARCHAR")]
         for statement in statements:
@@ -122,6 +156,7 @@ def run_seed(seed, count, peer):
         tables = json.loads(ran.stdout)[-2 * count + 1::2]
         assert len(tables) == count, "DuckDB gave %d tables for %d statements" % (len(tables), count)
         for step, (statement, expected) in enumerate(zip(statements, tables)):
+            version_before = latest_version(spark)
             try:
                 spark.sql(statement)
             except Exception as error:
@@ -133,6 +168,9 @@ def run_seed(seed, count, peer):
                 print("seed %d, statement %d: the tables differ after %s\n    only silt: %s\n    only DuckDB: %s" % (
                     seed, step, statement, sorted(set(got) - set(want))[:5], sorted(set(want) - set(got))[:5]))
                 return 1
+            if change_feed and not changes_explain(spark, version_before, before, got, statement, seed, step):
+                return 1
+            before = got
         return 0
     finally:
         shutil.rmtree(folder, ignore_errors=True)
