@@ -1,8 +1,8 @@
 """Random UPDATE, DELETE, INSERT and MERGE statements applied by silt and by DuckDB to the same
 table, whose rows are compared after every statement.
 
-The table is a Delta table of several files, with and without deletion vectors and the change
-data feed (each seed picks one); MERGE statements have one or two WHEN MATCHED clauses (update,
+The table is a Delta table of several files, with and without deletion vectors, the change
+data feed, partitions and column mapping (each seed picks its properties); MERGE statements have one or two WHEN MATCHED clauses (update,
 delete), WHEN NOT MATCHED inserts and WHEN NOT MATCHED BY SOURCE updates and deletes, with
 conditions, over sources whose keys are unique (a target row never matches two source rows) and
 may be NULL. Delta requires a condition on every MATCHED clause but the last; the statements
@@ -27,7 +27,10 @@ from silt.sql import SparkSession
 TARGET = [("id", "INT"), ("k", "INT"), ("v", "INT"), ("s", "STRING")]
 SOURCE = [("k", "INT"), ("v", "INT"), ("s", "STRING"), ("op", "STRING")]
 PROPERTIES = ["", "TBLPROPERTIES (delta.enableDeletionVectors = true)",
-              "TBLPROPERTIES (delta.enableChangeDataFeed = true)"]
+              "TBLPROPERTIES (delta.enableChangeDataFeed = true)",
+              "PARTITIONED BY (k) TBLPROPERTIES (delta.enableDeletionVectors = true)",
+              "TBLPROPERTIES (delta.columnMapping.mode = 'name', delta.enableChangeDataFeed = true)",
+              "PARTITIONED BY (k) TBLPROPERTIES (delta.enableChangeDataFeed = true)"]
 
 
 class Statements:
