@@ -74,14 +74,24 @@ def test_idempotent_writes_with_txn_options(spark, tmp_path):
     assert raised.value.getErrorClass() == "DELTA_INVALID_IDEMPOTENT_WRITES_OPTIONS"
     for version in (1, 1, 2):
         df.write.format("delta").mode("append").option("txnAppId", "app").option("txnVersion", version).save(path)
-    count = spark.read.format("delta").load(path).count()
-    if count == 3:
-        pytest.skip("the engine does not record txn actions yet (spark.databricks.delta.write.txnAppId)")
-    assert count == 2
+    assert spark.read.format("delta").load(path).count() == 2
     # The options apply to that write only.
     assert spark.conf.get("spark.databricks.delta.write.txnAppId", None) is None
     df.write.format("delta").mode("append").save(path)
     assert spark.read.format("delta").load(path).count() == 3
+
+
+def test_max_records_per_file_option(spark, tmp_path):
+    # Spark's DataFrameWriter option maxRecordsPerFile (and spark.sql.files.maxRecordsPerFile):
+    # a written file holds at most that many rows; the option applies to that write only.
+    path = str(tmp_path / "t")
+    files = "SELECT count(DISTINCT _metadata.file_path) AS n FROM delta.`%s`" % path
+    spark.range(10).write.format("delta").option("maxRecordsPerFile", 3).save(path)
+    assert spark.sql(files).first().n == 4
+    assert spark.conf.get("spark.sql.files.maxRecordsPerFile", None) is None
+    spark.range(10, 20).write.format("delta").mode("append").save(path)
+    assert spark.sql(files).first().n == 5
+    assert spark.read.format("delta").load(path).count() == 20
 
 
 def test_save_as_table_and_insert_into(spark):

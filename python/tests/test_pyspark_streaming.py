@@ -635,3 +635,17 @@ def test_stateful_streaming_errors(spark, words, tmp_path):
     # Batch DataFrames: dropDuplicatesWithinWatermark is dropDuplicates.
     batch = spark.createDataFrame([(1, "a"), (1, "b")], "k INT, v STRING")
     assert batch.dropDuplicatesWithinWatermark(["k"]).count() == 1
+
+
+def test_delta_sink_max_records_per_file(spark, tmp_path):
+    # The file sink option maxRecordsPerFile: each batch's rows go to files of at most that many.
+    source = str(tmp_path / "source")
+    spark.range(7).write.format("delta").save(source)
+    target = str(tmp_path / "target")
+    query = (spark.readStream.format("delta").load(source).writeStream.format("delta")
+             .option("checkpointLocation", str(tmp_path / "chk")).option("maxRecordsPerFile", 2)
+             .trigger(availableNow=True).start(target))
+    query.awaitTermination()
+    assert spark.read.format("delta").load(target).count() == 7
+    files = spark.sql("SELECT count(DISTINCT _metadata.file_path) AS n FROM delta.`%s`" % target).first().n
+    assert files == 4

@@ -219,6 +219,7 @@ class DataFrameReader:
 
 _TXN_APP_ID = "spark.databricks.delta.write.txnAppId"
 _TXN_VERSION = "spark.databricks.delta.write.txnVersion"
+_MAX_RECORDS_PER_FILE = "spark.sql.files.maxRecordsPerFile"
 
 _SAVE_MODES = {
     "append": "append",
@@ -298,16 +299,20 @@ class DataFrameWriter:
                          "must be specified for idempotent Delta writes.", family=IllegalArgumentException)
 
     def _execute(self, statement):
-        """Runs a write statement; with the options txnAppId and txnVersion, as an idempotent
-        Delta write (Delta's session options spark.databricks.delta.write.txnAppId/txnVersion
-        for this statement only): one the table already recorded for that application and
-        version is skipped."""
-        app_id = self._options.get("txnappid")
-        if app_id is None:
+        """Runs a write statement with the options that are session settings for this statement
+        only: txnAppId and txnVersion (Delta's spark.databricks.delta.write.txnAppId/txnVersion:
+        an idempotent write, skipped when the table already recorded that application's version)
+        and maxRecordsPerFile (spark.sql.files.maxRecordsPerFile: the most rows a file holds)."""
+        settings = {}
+        if self._options.get("txnappid") is not None:
+            settings[_TXN_APP_ID] = self._options["txnappid"]
+            settings[_TXN_VERSION] = self._options.get("txnversion")
+        if self._options.get("maxrecordsperfile") is not None:
+            settings[_MAX_RECORDS_PER_FILE] = self._options["maxrecordsperfile"]
+        if not settings:
             self._session._execute(statement)
             return
         engine = self._session._engine
-        settings = {_TXN_APP_ID: app_id, _TXN_VERSION: self._options.get("txnversion")}
         previous = {key: engine.get_conf(key) for key in settings}
         for key, value in settings.items():
             engine.set_conf(key, value)

@@ -1,5 +1,6 @@
 #include "silt/streaming.h"
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <exception>
@@ -448,6 +449,8 @@ StreamingQuery DataStreamWriter::StartOn(const std::string& table_name) {
     sink_options.output_mode = spec.output_mode;
     sink_options.partition_by = partition_by_;
     sink_options.merge_schema = writer_options.GetBool("mergeSchema", false);
+    sink_options.max_rows_per_file = writer_options.GetPositiveInt("maxRecordsPerFile")
+                                         .value_or(std::max<int64_t>(0, state.MaxRecordsPerFile()));
     spec.sink = stream::MakeDeltaSink(state.fs(), table->location, sink_options);
   }
   impl->execution = std::make_unique<stream::StreamExecution>(state, std::move(spec));

@@ -64,6 +64,7 @@ DmlTable LoadDmlTable(sql::SessionState& session, const sql::TableReference& ref
       table.materialized_row_commit_version_column = *commit_version;
     }
   }
+  table.max_rows_per_file = std::max<int64_t>(0, session.MaxRecordsPerFile());
   return table;
 }
 
@@ -432,6 +433,7 @@ void DmlWriter::WriteData(const Batch& rows, const VectorPtr& row_ids,
   if (rows.num_rows() == 0) return;
   if (!data_writer_) {
     log::DataFileWriterOptions options;
+    options.max_rows_per_file = table_.max_rows_per_file;
     if (table_.row_tracking) {
       options.hidden_columns = {Field{table_.materialized_row_id_column, LongType(), true, {}},
                                 Field{table_.materialized_row_commit_version_column, LongType(),

@@ -53,6 +53,8 @@ struct DmlTable {
   bool row_tracking = false;
   std::string materialized_row_id_column;
   std::string materialized_row_commit_version_column;
+  /// The most rows a written file holds (`spark.sql.files.maxRecordsPerFile`; 0: no limit).
+  int64_t max_rows_per_file = 0;
 
   const log::Metadata& metadata() const { return snapshot->metadata(); }
   /// True when `column` (a top-level index of `schema`) is a partition column.

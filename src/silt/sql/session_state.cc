@@ -70,6 +70,17 @@ bool SessionState::GetBoolConf(const std::string& key, bool default_value) const
              {{"value", *text}, {"key", key}, {"reason", "expected true or false"}});
 }
 
+int64_t SessionState::GetLongConf(const std::string& key, int64_t default_value) const {
+  std::optional<std::string> text = GetConf(key);
+  if (!text) return default_value;
+  int64_t value = 0;
+  auto [end, error] = std::from_chars(text->data(), text->data() + text->size(), value);
+  if (error != std::errc() || end != text->data() + text->size()) {
+    SILT_THROW(INVALID_CONFIGURATION, {{"value", *text}, {"key", key}, {"reason", "expected an integer"}});
+  }
+  return value;
+}
+
 expr::EvalContext SessionState::MakeEvalContext() const {
   expr::EvalContext context;
   context.ansi = GetBoolConf("spark.sql.ansi.enabled", true);

@@ -94,6 +94,11 @@ class SessionState {
   std::optional<std::string> GetConf(const std::string& key) const;
   /// A boolean option ("true"/"false", any case); INVALID_CONFIGURATION for other text.
   bool GetBoolConf(const std::string& key, bool default_value) const;
+  /// An integer option; INVALID_CONFIGURATION for other text.
+  int64_t GetLongConf(const std::string& key, int64_t default_value) const;
+  /// `spark.sql.files.maxRecordsPerFile`: the most rows a written data file holds (0 or less:
+  /// no limit).
+  int64_t MaxRecordsPerFile() const { return GetLongConf("spark.sql.files.maxRecordsPerFile", 0); }
   const std::map<std::string, std::string>& conf() const { return conf_; }
 
   /// Evaluation settings from the options: spark.sql.ansi.enabled (default true),

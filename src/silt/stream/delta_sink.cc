@@ -85,7 +85,9 @@ class DeltaSink final : public Sink {
       txn->UpdateMetadata(metadata);
     }
 
-    auto writer = log::DataFileWriter::Make(fs_, table_root_, metadata);
+    log::DataFileWriterOptions writer_options;
+    writer_options.max_rows_per_file = options_.max_rows_per_file;
+    auto writer = log::DataFileWriter::Make(fs_, table_root_, metadata, writer_options);
     int64_t output_rows = 0;
     for (const Batch& input : rows) {
       if (input.num_rows() == 0) continue;

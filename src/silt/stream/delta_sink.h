@@ -18,6 +18,8 @@ struct DeltaSinkOptions {
   /// mergeSchema: columns the batch has and the table lacks are added to the table's schema in
   /// the batch's commit; without it they fail the batch with DELTA_METADATA_MISMATCH.
   bool merge_schema = false;
+  /// The most rows a written file holds (`maxRecordsPerFile`; 0: no limit).
+  int64_t max_rows_per_file = 0;
 };
 
 /// A Delta table as a streaming sink, as Delta's DeltaSink writes one: each batch is one commit

@@ -114,11 +114,14 @@ StreamSpec MakeFlowStream(sql::SessionState& session, const sql::TableSource& ta
   spec.name = FlowName(statement);
   spec.checkpoint_location = io::JoinPath(folder, "checkpoint");
   switch (body.kind) {
-    case sql::StatementKind::kInsert:
+    case sql::StatementKind::kInsert: {
       spec.query = body.query;
       spec.source = OpenStreamSource(session, *spec.query, StreamOptions());
-      spec.sink = MakeDeltaSink(session.fs(), table.location, DeltaSinkOptions{});
+      DeltaSinkOptions sink_options;
+      sink_options.max_rows_per_file = std::max<int64_t>(0, session.MaxRecordsPerFile());
+      spec.sink = MakeDeltaSink(session.fs(), table.location, sink_options);
       return spec;
+    }
     case sql::StatementKind::kMerge: {
       // The MERGE reads the batch where its source read STREAM(...): opening the stream
       // rewrites that reference (keeping its alias, or the table's name as one).

@@ -2,6 +2,7 @@
 
 #include <simdjson.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -113,7 +114,9 @@ std::vector<QueryProgress> RunTableQuery(sql::SessionState& session, const sql::
         StreamSpec spec;
         spec.query = ParseQuery(query_text);
         spec.source = OpenStreamSource(state, *spec.query, StreamOptions());
-        spec.sink = MakeDeltaSink(state.fs(), table.location, DeltaSinkOptions{});
+        DeltaSinkOptions sink_options;
+        sink_options.max_rows_per_file = std::max<int64_t>(0, state.MaxRecordsPerFile());
+        spec.sink = MakeDeltaSink(state.fs(), table.location, sink_options);
         spec.checkpoint_location = CheckpointFolder(table.location);
         spec.name = table.display_name;
         return spec;
