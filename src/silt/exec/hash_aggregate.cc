@@ -8,6 +8,7 @@
 #include "silt/base/check.h"
 #include "silt/exec/accumulator.h"
 #include "silt/exec/aggregate_kind_internal.h"
+#include "silt/exec/filter_internal.h"
 #include "silt/exec/hash_operators.h"
 #include "silt/exec/hash_table.h"
 #include "silt/exec/pull_on_workers_internal.h"
@@ -86,23 +87,60 @@ class GroupTable {
     }
   }
 
-  void Consume(const Batch& batch, EvalContext& context) {
+  // Slices of at most this many rows are grouped and aggregated at a time, so that the
+  // arguments' intermediate vectors (16 bytes a row for decimals) stay in the core's cache
+  // instead of each pass over a whole scan batch going to memory.
+  static constexpr int64_t kSliceRows = 4096;
+
+  // Aggregates the rows of `batch` that `selection` keeps (every row when it is empty). With a
+  // selection, the keys and arguments must be EvaluableUnderSelection.
+  void Consume(const Batch& batch, const std::vector<uint8_t>& selection, EvalContext& context) {
+    const uint8_t* selected = selection.empty() ? nullptr : selection.data();
+    if (batch.num_rows() <= kSliceRows) {
+      ConsumeSlice(batch, selected, context);
+      return;
+    }
+    for (int64_t start = 0; start < batch.num_rows(); start += kSliceRows) {
+      ConsumeSlice(batch.Slice(start, std::min(kSliceRows, batch.num_rows() - start)),
+                   selected == nullptr ? nullptr : selected + start, context);
+    }
+  }
+
+  void ConsumeSlice(const Batch& batch, const uint8_t* selection, EvalContext& context) {
     const int64_t num_rows = batch.num_rows();
+    if (selection != nullptr) {
+      int64_t kept = 0;
+      for (int64_t row = 0; row < num_rows; ++row) kept += selection[row] != 0;
+      if (kept == 0) return;
+      if (kept == num_rows) selection = nullptr;
+    }
+    // Rows outside the selection keep whatever group groups_ held for them: a valid group (the
+    // table never shrinks, and some selected row has made one), which no accumulator updates
+    // for an unselected row.
     groups_.resize(static_cast<size_t>(num_rows));
     if (keys_.empty()) {
       std::fill(groups_.begin(), groups_.end(), 0);
     } else {
       std::vector<VectorPtr> key_values;
-      for (const ExpressionPtr& key : keys_) key_values.push_back(expr::Evaluate(*key, batch, context));
+      for (const ExpressionPtr& key : keys_) {
+        key_values.push_back(expr::EvaluateMasked(*key, batch, context, expr::RowMask{selection}));
+        context.ThrowIfError();
+      }
       if (key_values.size() == 1 && key_values[0]->dictionary_codes() != nullptr) {
-        GroupByDictionary(*key_values[0], num_rows);
+        GroupByDictionary(*key_values[0], num_rows, selection);
         ResizeStates();
-        UpdateAccumulators(batch, num_rows, context);
+        UpdateAccumulators(batch, num_rows, selection, context);
         return;
       }
-      if (GroupByDictionaries(key_values, num_rows)) {
+      if (GroupByDictionaries(key_values, num_rows, selection)) {
         ResizeStates();
-        UpdateAccumulators(batch, num_rows, context);
+        UpdateAccumulators(batch, num_rows, selection, context);
+        return;
+      }
+      if (selection != nullptr) {
+        // Hashing inserts a group for every row: only the selected ones may go in.
+        ConsumeSlice(SelectRows(batch, std::vector<uint8_t>(selection, selection + num_rows)), nullptr,
+                     context);
         return;
       }
       EncodeKeys(key_values, num_rows, encoded_);
@@ -111,20 +149,41 @@ class GroupTable {
       for (size_t k = 0; k < key_values.size(); ++k) AppendKeys(*key_values[k], *key_builders_[k]);
       ResizeStates();
     }
-    UpdateAccumulators(batch, num_rows, context);
+    UpdateAccumulators(batch, num_rows, selection, context);
   }
 
-  void UpdateAccumulators(const Batch& batch, int64_t num_rows, EvalContext& context) {
+  void UpdateAccumulators(const Batch& batch, int64_t num_rows, const uint8_t* selection, EvalContext& context) {
     std::vector<VectorPtr> arguments;
+    const expr::RowMask mask{selection};
     for (size_t a = 0; a < aggregates_.size(); ++a) {
       if (shares_state_[a]) continue;
       const AggregateCall& call = aggregates_[a].call;
       arguments.clear();
-      for (const ExpressionPtr& argument : call.arguments) arguments.push_back(expr::Evaluate(*argument, batch, context));
-      std::vector<uint8_t> selected;
-      if (call.filter) selected = expr::EvaluateFilter(*call.filter, batch, context);
-      accumulators_[a]->Update(arguments, groups_.data(), call.filter ? selected.data() : nullptr, num_rows, context);
+      for (const ExpressionPtr& argument : call.arguments) {
+        arguments.push_back(expr::EvaluateMasked(*argument, batch, context, mask));
+        context.ThrowIfError();
+      }
+      const uint8_t* selected = selection;
+      std::vector<uint8_t> filtered;
+      if (call.filter) {
+        filtered = FilterRows(*call.filter, batch, selection, context);
+        selected = filtered.data();
+      }
+      accumulators_[a]->Update(arguments, groups_.data(), selected, num_rows, context);
     }
+  }
+
+  // The rows where `filter` is TRUE, of those `selection` keeps (all when null).
+  static std::vector<uint8_t> FilterRows(const expr::Expression& filter, const Batch& batch,
+                                         const uint8_t* selection, EvalContext& context) {
+    if (selection == nullptr) return expr::EvaluateFilter(filter, batch, context);
+    VectorPtr result = expr::EvaluateMasked(filter, batch, context, expr::RowMask{selection});
+    context.ThrowIfError();
+    std::vector<uint8_t> rows(static_cast<size_t>(batch.num_rows()));
+    for (int64_t row = 0; row < batch.num_rows(); ++row) {
+      rows[static_cast<size_t>(row)] = selection[row] != 0 && result->IsValid(row) && result->GetBool(row);
+    }
+    return rows;
   }
 
   // Moves `other`'s groups into this table.
@@ -188,8 +247,9 @@ class GroupTable {
 
   // groups_ for a single string key decoded from a dictionary: each distinct entry is encoded
   // and looked up once per dictionary (the first time a row uses it), every row then takes its
-  // entry's group. Same groups and keys as the encoded path.
-  void GroupByDictionary(const Vector& values, int64_t num_rows) {
+  // entry's group. Same groups and keys as the encoded path. Rows outside `selection` (when
+  // not null) are skipped.
+  void GroupByDictionary(const Vector& values, int64_t num_rows, const uint8_t* selection) {
     const DictionaryCodes& codes = *values.dictionary_codes();
     if (codes.dictionary != dictionary_) {
       // A new dictionary: its entries are encoded together, and looked up as rows use them.
@@ -200,6 +260,7 @@ class GroupTable {
     const int32_t* code = codes.codes->as<int32_t>() + values.offset();
     const bool has_nulls = values.null_count() > 0;
     for (int64_t row = 0; row < num_rows; ++row) {
+      if (selection != nullptr && selection[row] == 0) continue;
       uint32_t* group = &groups_[static_cast<size_t>(row)];
       if (has_nulls && values.IsNull(row)) {
         if (null_group_ == kNoGroup) {
@@ -220,9 +281,9 @@ class GroupTable {
   // groups_ for several keys that all come with dictionary codes and whose dictionaries (each
   // with one more entry for NULL) combine into at most kMaxCombinations: a row's combination of
   // codes indexes a table of groups, filled the first time a combination is met by looking its
-  // row's encoded keys up. Same groups and keys as the encoded path. False (nothing done) for
-  // other keys.
-  bool GroupByDictionaries(const std::vector<VectorPtr>& key_values, int64_t num_rows) {
+  // row's encoded keys up. Same groups and keys as the encoded path; rows outside `selection`
+  // (when not null) are skipped. False (nothing done) for other keys.
+  bool GroupByDictionaries(const std::vector<VectorPtr>& key_values, int64_t num_rows, const uint8_t* selection) {
     constexpr size_t kMaxCombinations = size_t{1} << 16;
     size_t combinations = 1;
     for (const VectorPtr& values : key_values) {
@@ -269,6 +330,7 @@ class GroupTable {
       }
     }
     for (int64_t row = 0; row < num_rows; ++row) {
+      if (selection != nullptr && selection[row] == 0) continue;
       uint32_t& group = combination_groups_[combination_[static_cast<size_t>(row)]];
       if (group == kNoGroup) {
         std::vector<VectorPtr> row_keys;
@@ -435,28 +497,42 @@ class HashAggregateOperator final : public Operator {
     std::shared_mutex mode;
     std::atomic<bool> spilling{false};
     // Every worker aggregates the batches it pulls into its own table; the tables are merged
-    // at the end. A child that allows parallel pulls decodes on the workers.
+    // at the end. A child that allows parallel pulls decodes on the workers. When every key and
+    // argument may be computed for the rows a filter drops, the filter below marks the rows it
+    // keeps instead of gathering them (Operator::NextSelected).
     const bool parallel_child = parallelism > 1 && child_->EnableParallelNext();
-    PullOnWorkers(*child_, context, parallelism, parallel_child,
-                  [&](size_t worker, Batch& batch, uint64_t, ExecContext& worker_context) {
-                    if (!spilling.load(std::memory_order_acquire)) {
-                      std::shared_lock<std::shared_mutex> lock(mode);
-                      if (!spilling.load(std::memory_order_acquire)) {
-                        tables[worker]->Consume(batch, worker_context.eval);
-                        MemoryReservation& reservation = *reservations[worker];
-                        int64_t growth = tables[worker]->MemoryBytes() - reservation.used();
-                        if (growth > 0 && !reservation.TryGrow(growth)) {
-                          if (keys_.empty() || depth_ >= kMaxSpillDepth) {
-                            ThrowMemoryLimitExceeded(*context.memory, "HashAggregate");
-                          }
-                          spilling.store(true, std::memory_order_release);
-                        }
-                        return;
-                      }
-                    }
-                    std::unique_lock<std::shared_mutex> lock(mode);
-                    ConsumeOrSpill(tables, batch, worker_context);
-                  });
+    auto consume = [&](size_t worker, SelectedBatch& input, ExecContext& worker_context) {
+      if (!spilling.load(std::memory_order_acquire)) {
+        std::shared_lock<std::shared_mutex> lock(mode);
+        if (!spilling.load(std::memory_order_acquire)) {
+          tables[worker]->Consume(input.batch, input.selection, worker_context.eval);
+          MemoryReservation& reservation = *reservations[worker];
+          int64_t growth = tables[worker]->MemoryBytes() - reservation.used();
+          if (growth > 0 && !reservation.TryGrow(growth)) {
+            if (keys_.empty() || depth_ >= kMaxSpillDepth) {
+              ThrowMemoryLimitExceeded(*context.memory, "HashAggregate");
+            }
+            spilling.store(true, std::memory_order_release);
+          }
+          return;
+        }
+      }
+      std::unique_lock<std::shared_mutex> lock(mode);
+      if (!input.selection.empty()) input.batch = SelectRows(input.batch, input.selection);
+      ConsumeOrSpill(tables, input.batch, worker_context);
+    };
+    if (InputsEvaluableUnderSelection()) {
+      PullSelectedOnWorkers(*child_, context, parallelism, parallel_child,
+                            [&](size_t worker, SelectedBatch& input, uint64_t, ExecContext& worker_context) {
+                              consume(worker, input, worker_context);
+                            });
+    } else {
+      PullOnWorkers(*child_, context, parallelism, parallel_child,
+                    [&](size_t worker, Batch& batch, uint64_t, ExecContext& worker_context) {
+                      SelectedBatch input{std::move(batch), {}};
+                      consume(worker, input, worker_context);
+                    });
+    }
     for (size_t t = 1; t < parallelism; ++t) {
       tables[0]->Merge(*tables[t], context.eval);
       tables[t].reset();
@@ -471,6 +547,19 @@ class HashAggregateOperator final : public Operator {
       }
       pending_.emplace_back(schema(), std::move(slice), length);
     }
+  }
+
+  bool InputsEvaluableUnderSelection() const {
+    for (const ExpressionPtr& key : keys_) {
+      if (!EvaluableUnderSelection(*key)) return false;
+    }
+    for (const PreparedAggregate& aggregate : aggregates_) {
+      if (aggregate.call.filter && !EvaluableUnderSelection(*aggregate.call.filter)) return false;
+      for (const ExpressionPtr& argument : aggregate.call.arguments) {
+        if (!EvaluableUnderSelection(*argument)) return false;
+      }
+    }
+    return true;
   }
 
   // After the tables stopped taking groups: rows of a group some table holds update that table,
@@ -492,7 +581,7 @@ class HashAggregateOperator final : public Operator {
           taken[static_cast<size_t>(r)] = 1;
         }
       }
-      if (!rows.empty()) table->Consume(TakeBatchRows(batch, rows), context.eval);
+      if (!rows.empty()) table->Consume(TakeBatchRows(batch, rows), {}, context.eval);
     }
     std::array<std::vector<int64_t>, kSpillPartitions> spilled;
     for (int64_t r = 0; r < num_rows; ++r) {
