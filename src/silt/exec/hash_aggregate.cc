@@ -2,6 +2,7 @@
 #include <array>
 #include <atomic>
 #include <deque>
+#include <map>
 #include <mutex>
 #include <shared_mutex>
 
@@ -60,11 +61,105 @@ PreparedAggregate Prepare(AggregateCall call) {
   return {std::move(call), std::move(signature.argument_types)};
 }
 
+// Subexpressions that several aggregate arguments share, as Spark's subexpression elimination
+// finds them (TPC-H Q01's l_extendedprice * (1 - l_discount) feeds two sums): each is computed
+// once per slice and appended to it as a column, which the arguments then read. Only
+// subexpressions that their argument computes for every row are shared (reached from it through
+// arithmetic and casts alone, never through CASE, AND, OR or a function's arguments), so they
+// are computed for the same rows, with the same errors, as before.
+struct CommonArguments {
+  // Each over the input's columns and those of the common expressions before it.
+  std::vector<ExpressionPtr> expressions;
+  // schemas[j]: the input's fields then those of the first j common expressions.
+  std::vector<SchemaPtr> schemas;
+  // Per aggregate: its arguments over the input and every common column.
+  std::vector<std::vector<ExpressionPtr>> arguments;
+};
+
+bool Shareable(const expr::Expression& expression) {
+  return (expression.kind() == expr::ExpressionKind::kArithmetic ||
+          expression.kind() == expr::ExpressionKind::kCast) &&
+         expression.deterministic();
+}
+
+std::string SharingKey(const expr::Expression& expression) {
+  return expression.ToString() + " " + expression.type()->ToString();
+}
+
+void CountShareable(const ExpressionPtr& expression, std::map<std::string, int>& counts) {
+  if (!Shareable(*expression)) return;
+  ++counts[SharingKey(*expression)];
+  for (const ExpressionPtr& child : expression->children()) CountShareable(child, counts);
+}
+
+// The outermost shareable subexpressions of `expression` met more than once.
+void ChooseShared(const ExpressionPtr& expression, const std::map<std::string, int>& counts,
+                  std::map<std::string, ExpressionPtr>& chosen) {
+  if (!Shareable(*expression)) return;
+  std::string key = SharingKey(*expression);
+  if (counts.at(key) > 1) {
+    chosen.emplace(std::move(key), expression);
+    return;
+  }
+  for (const ExpressionPtr& child : expression->children()) ChooseShared(child, counts, chosen);
+}
+
+// `expression` with every subexpression found in `columns` read from that column instead.
+ExpressionPtr ReadShared(const ExpressionPtr& expression, const std::map<std::string, int>& columns) {
+  if (Shareable(*expression)) {
+    auto found = columns.find(SharingKey(*expression));
+    if (found != columns.end()) return expr::Column(found->second, expression->type(), expression->nullable());
+  }
+  if (expression->children().empty()) return expression;
+  std::vector<ExpressionPtr> children;
+  bool changed = false;
+  for (const ExpressionPtr& child : expression->children()) {
+    children.push_back(ReadShared(child, columns));
+    changed = changed || children.back() != child;
+  }
+  return changed ? expression->WithChildren(std::move(children)) : expression;
+}
+
+CommonArguments FindCommonArguments(const SchemaPtr& input, const std::vector<PreparedAggregate>& aggregates) {
+  std::map<std::string, int> counts;
+  for (const PreparedAggregate& aggregate : aggregates) {
+    for (const ExpressionPtr& argument : aggregate.call.arguments) CountShareable(argument, counts);
+  }
+  std::map<std::string, ExpressionPtr> chosen;
+  for (const PreparedAggregate& aggregate : aggregates) {
+    for (const ExpressionPtr& argument : aggregate.call.arguments) ChooseShared(argument, counts, chosen);
+  }
+  // Inner ones first (a subexpression prints shorter than any expression holding it), so that
+  // an outer one reads the inner one's column.
+  std::vector<std::pair<std::string, ExpressionPtr>> ordered(chosen.begin(), chosen.end());
+  std::stable_sort(ordered.begin(), ordered.end(), [](const auto& a, const auto& b) {
+    return a.second->ToString().size() < b.second->ToString().size();
+  });
+  CommonArguments common;
+  std::vector<Field> fields = input->fields();
+  common.schemas.push_back(input);
+  std::map<std::string, int> columns;
+  for (const auto& [key, expression] : ordered) {
+    common.expressions.push_back(ReadShared(expression, columns));
+    columns.emplace(key, static_cast<int>(fields.size()));
+    fields.push_back({"shared" + std::to_string(common.expressions.size()), expression->type(),
+                      expression->nullable(), {}});
+    common.schemas.push_back(std::make_shared<const Schema>(fields));
+  }
+  for (const PreparedAggregate& aggregate : aggregates) {
+    std::vector<ExpressionPtr> arguments;
+    for (const ExpressionPtr& argument : aggregate.call.arguments) arguments.push_back(ReadShared(argument, columns));
+    common.arguments.push_back(std::move(arguments));
+  }
+  return common;
+}
+
 // The groups one thread has seen: their keys, key values and aggregate states.
 class GroupTable {
  public:
-  GroupTable(const std::vector<ExpressionPtr>& keys, const std::vector<PreparedAggregate>& aggregates)
-      : keys_(keys), aggregates_(aggregates) {
+  GroupTable(const std::vector<ExpressionPtr>& keys, const std::vector<PreparedAggregate>& aggregates,
+             const CommonArguments& common)
+      : keys_(keys), aggregates_(aggregates), common_(common) {
     for (const ExpressionPtr& key : keys_) key_builders_.push_back(std::make_unique<VectorBuilder>(key->type()));
     for (const PreparedAggregate& aggregate : aggregates_) {
       accumulators_.push_back(MakeAccumulator(aggregate.call, aggregate.argument_types));
@@ -152,14 +247,21 @@ class GroupTable {
     UpdateAccumulators(batch, num_rows, selection, context);
   }
 
-  void UpdateAccumulators(const Batch& batch, int64_t num_rows, const uint8_t* selection, EvalContext& context) {
+  void UpdateAccumulators(const Batch& input, int64_t num_rows, const uint8_t* selection, EvalContext& context) {
     std::vector<VectorPtr> arguments;
     const expr::RowMask mask{selection};
+    Batch batch = input;
+    for (size_t j = 0; j < common_.expressions.size(); ++j) {
+      std::vector<VectorPtr> columns = batch.columns();
+      columns.push_back(expr::EvaluateMasked(*common_.expressions[j], batch, context, mask));
+      context.ThrowIfError();
+      batch = Batch(common_.schemas[j + 1], std::move(columns), num_rows);
+    }
     for (size_t a = 0; a < aggregates_.size(); ++a) {
       if (shares_state_[a]) continue;
       const AggregateCall& call = aggregates_[a].call;
       arguments.clear();
-      for (const ExpressionPtr& argument : call.arguments) {
+      for (const ExpressionPtr& argument : common_.arguments[a]) {
         arguments.push_back(expr::EvaluateMasked(*argument, batch, context, mask));
         context.ThrowIfError();
       }
@@ -382,6 +484,7 @@ class GroupTable {
 
   const std::vector<ExpressionPtr>& keys_;
   const std::vector<PreparedAggregate>& aggregates_;
+  const CommonArguments& common_;
   KeyTable table_;
   std::vector<std::unique_ptr<VectorBuilder>> key_builders_;
   std::vector<std::unique_ptr<Accumulator>> accumulators_;
@@ -447,6 +550,7 @@ class HashAggregateOperator final : public Operator {
         child_(std::move(child)),
         keys_(std::move(keys)),
         aggregates_(std::move(aggregates)),
+        common_(FindCommonArguments(child_->schema(), aggregates_)),
         depth_(depth) {}
 
   std::optional<Batch> Next(ExecContext& context) override {
@@ -488,7 +592,7 @@ class HashAggregateOperator final : public Operator {
     std::vector<std::unique_ptr<GroupTable>> tables;
     std::vector<std::unique_ptr<MemoryReservation>> reservations;
     for (size_t t = 0; t < parallelism; ++t) {
-      tables.push_back(std::make_unique<GroupTable>(keys_, aggregates_));
+      tables.push_back(std::make_unique<GroupTable>(keys_, aggregates_, common_));
       reservations.push_back(std::make_unique<MemoryReservation>(context.memory, "HashAggregate"));
     }
     // Workers aggregate under a shared lock while the groups fit; once a worker finds they do
@@ -601,6 +705,7 @@ class HashAggregateOperator final : public Operator {
   OperatorPtr child_;
   std::vector<ExpressionPtr> keys_;
   std::vector<PreparedAggregate> aggregates_;
+  CommonArguments common_;  // the shared subexpressions of aggregates_' arguments
   int depth_;  // 0, or how many times the rows were partitioned to spill files
   bool aggregated_ = false;
   std::deque<Batch> pending_;
