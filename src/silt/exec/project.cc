@@ -14,14 +14,24 @@ class ProjectOperator final : public Operator {
   ProjectOperator(OperatorPtr child, std::vector<expr::ExpressionPtr> expressions, SchemaPtr schema)
       : Operator(std::move(schema)), child_(std::move(child)), expressions_(std::move(expressions)) {}
 
+  // When the expressions may be computed for rows a filter drops, the child's selection is
+  // taken and only the projected columns are gathered (a filter below would gather every column
+  // it has, including those only the filter reads).
   std::optional<Batch> Next(ExecContext& context) override {
-    std::optional<Batch> input = child_->Next(context);
+    if (!evaluable_under_selection_) {
+      std::optional<Batch> input = child_->Next(context);
+      if (!input) return std::nullopt;
+      return Project(*input, {}, context);
+    }
+    std::optional<SelectedBatch> input = child_->NextSelected(context);
     if (!input) return std::nullopt;
-    return Project(*input, {}, context);
+    Batch projected = Project(input->batch, input->selection, context);
+    if (input->selection.empty()) return projected;
+    return SelectRows(projected, input->selection);
   }
 
   // The child's selection passes through when every expression may be computed for the rows
-  // it drops; otherwise the kept rows are gathered first.
+  // it drops; otherwise the child's rows come gathered.
   std::optional<SelectedBatch> NextSelected(ExecContext& context) override {
     if (!evaluable_under_selection_) {
       std::optional<Batch> batch = Next(context);
