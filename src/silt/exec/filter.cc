@@ -82,7 +82,9 @@ Batch FilterBatch(const expr::Expression& predicate, const Batch& batch, expr::E
   if (selection != nullptr) selection->clear();
   std::vector<const expr::Expression*> conjuncts;
   CollectConjuncts(predicate, conjuncts);
-  if (conjuncts.size() == 1) return SelectOrMark(batch, expr::EvaluateFilter(predicate, batch, eval), selection);
+  if (conjuncts.size() == 1) {
+    return SelectOrMark(batch, expr::EvaluateFilter(predicate, batch, eval), selection);
+  }
   // Compacting gives later conjuncts other row positions, which only deterministic ones ignore.
   bool may_compact = true;
   for (size_t k = 1; k < conjuncts.size(); ++k) may_compact = may_compact && conjuncts[k]->deterministic();

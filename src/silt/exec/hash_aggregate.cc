@@ -148,7 +148,9 @@ CommonArguments FindCommonArguments(const SchemaPtr& input, const std::vector<Pr
   }
   for (const PreparedAggregate& aggregate : aggregates) {
     std::vector<ExpressionPtr> arguments;
-    for (const ExpressionPtr& argument : aggregate.call.arguments) arguments.push_back(ReadShared(argument, columns));
+    for (const ExpressionPtr& argument : aggregate.call.arguments) {
+      arguments.push_back(ReadShared(argument, columns));
+    }
     common.arguments.push_back(std::move(arguments));
   }
   return common;

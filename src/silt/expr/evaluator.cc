@@ -465,9 +465,14 @@ VectorPtr NarrowDecimalArithmetic(ArithmeticOperator op, const DataTypePtr& type
   BufferPtr values = Buffer::Allocate(static_cast<size_t>(num_rows) * sizeof(Decimal128));
   Decimal128* out = values->as<Decimal128>();
   auto run = [&](auto combine) {
-    if (a.constant) return CombineNarrowDecimals<true, false>(a.values, b.values, valid.data(), num_rows, limit, out, combine);
-    if (b.constant) return CombineNarrowDecimals<false, true>(a.values, b.values, valid.data(), num_rows, limit, out, combine);
-    return CombineNarrowDecimals<false, false>(a.values, b.values, valid.data(), num_rows, limit, out, combine);
+    const uint8_t* rows_valid = valid.data();
+    if (a.constant) {
+      return CombineNarrowDecimals<true, false>(a.values, b.values, rows_valid, num_rows, limit, out, combine);
+    }
+    if (b.constant) {
+      return CombineNarrowDecimals<false, true>(a.values, b.values, rows_valid, num_rows, limit, out, combine);
+    }
+    return CombineNarrowDecimals<false, false>(a.values, b.values, rows_valid, num_rows, limit, out, combine);
   };
   bool fits = false;
   switch (op) {
