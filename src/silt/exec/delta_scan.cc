@@ -47,16 +47,13 @@ class DeltaScanOperator final : public Operator {
   }
 
   std::optional<Batch> Next(ExecContext& context) override {
-    std::call_once(counted_, [&] {
-      context.counters->files_pruned.fetch_add(
-          static_cast<int64_t>(scan_->num_live_files() - scan_->files().size()));
-      if (context.progress != nullptr) {
-        int64_t bytes = 0;
-        for (const log::AddFile* file : scan_->files()) bytes += file->size;
-        context.progress->AddInputTotals(static_cast<int64_t>(scan_->files().size()), bytes);
-      }
-    });
+    CountOnce(context);
     return stream_->Next(context);
+  }
+
+  std::optional<SelectedBatch> NextSelected(ExecContext& context) override {
+    CountOnce(context);
+    return stream_->NextSelected(context);
   }
 
   bool EnableParallelNext() override {
@@ -79,9 +76,22 @@ class DeltaScanOperator final : public Operator {
   }
 
  private:
+  // The first pull, of either kind, reports the scan's files.
+  void CountOnce(ExecContext& context) {
+    std::call_once(counted_, [&] {
+      context.counters->files_pruned.fetch_add(
+          static_cast<int64_t>(scan_->num_live_files() - scan_->files().size()));
+      if (context.progress != nullptr) {
+        int64_t bytes = 0;
+        for (const log::AddFile* file : scan_->files()) bytes += file->size;
+        context.progress->AddInputTotals(static_cast<int64_t>(scan_->files().size()), bytes);
+      }
+    });
+  }
+
   DeltaScanSpec spec_;
   std::unique_ptr<log::TableScan> scan_;
-  std::once_flag counted_;  // the pruned files are counted by the first Next()
+  std::once_flag counted_;  // the pruned files are counted by the first pull
   // Declared last: destroyed (its workers stopped) before the scan they read through.
   std::unique_ptr<ScanStream> stream_;
 };

@@ -48,11 +48,43 @@ constexpr int64_t kCompactWhenOneIn = 4;
 
 }  // namespace
 
-Batch FilterBatch(const expr::Expression& predicate, const Batch& batch, expr::EvalContext& eval) {
+namespace {
+
+// Rows whose `keep` byte is set, marked in `*selection` when at least half of them are (the
+// consumer then skips the others, which costs less than gathering every column), else gathered.
+Batch SelectOrMark(const Batch& batch, std::vector<uint8_t> keep, std::vector<uint8_t>* selection) {
+  if (selection != nullptr) {
+    selection->clear();
+    int64_t kept = 0;
+    for (uint8_t byte : keep) kept += byte != 0;
+    if (kept == batch.num_rows()) return batch;
+    if (kept * 2 >= batch.num_rows()) {
+      *selection = std::move(keep);
+      return batch;
+    }
+  }
+  return SelectRows(batch, keep);
+}
+
+}  // namespace
+
+bool EvaluableUnderSelection(const expr::Expression& expression) {
+  if (!expression.deterministic() || expression.kind() == expr::ExpressionKind::kCall) return false;
+  for (const expr::ExpressionPtr& child : expression.children()) {
+    if (!EvaluableUnderSelection(*child)) return false;
+  }
+  return true;
+}
+
+Batch FilterBatch(const expr::Expression& predicate, const Batch& batch, expr::EvalContext& eval,
+                  std::vector<uint8_t>* selection) {
   SILT_CHECK(predicate.type()->id() == TypeId::kBoolean, "a filter needs a boolean predicate");
+  if (selection != nullptr) selection->clear();
   std::vector<const expr::Expression*> conjuncts;
   CollectConjuncts(predicate, conjuncts);
-  if (conjuncts.size() == 1) return SelectRows(batch, expr::EvaluateFilter(predicate, batch, eval));
+  if (conjuncts.size() == 1) {
+    return SelectOrMark(batch, expr::EvaluateFilter(predicate, batch, eval), selection);
+  }
   // Compacting gives later conjuncts other row positions, which only deterministic ones ignore.
   bool may_compact = true;
   for (size_t k = 1; k < conjuncts.size(); ++k) may_compact = may_compact && conjuncts[k]->deterministic();
@@ -94,7 +126,7 @@ Batch FilterBatch(const expr::Expression& predicate, const Batch& batch, expr::E
       undecided.assign(static_cast<size_t>(num_rows), 1);
     }
   }
-  return SelectRows(current, passed);
+  return SelectOrMark(current, std::move(passed), selection);
 }
 
 std::string ExpressionText(const expr::Expression& expression, const Schema& schema) {
@@ -139,6 +171,15 @@ class FilterOperator final : public Operator {
     while (std::optional<Batch> batch = child_->Next(context)) {
       Batch selected = FilterBatch(*predicate_, *batch, context.eval);
       if (selected.num_rows() > 0) return selected;
+    }
+    return std::nullopt;
+  }
+
+  std::optional<SelectedBatch> NextSelected(ExecContext& context) override {
+    while (std::optional<Batch> batch = child_->Next(context)) {
+      SelectedBatch selected;
+      selected.batch = FilterBatch(*predicate_, *batch, context.eval, &selected.selection);
+      if (selected.batch.num_rows() > 0) return selected;
     }
     return std::nullopt;
   }

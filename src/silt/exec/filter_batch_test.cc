@@ -114,6 +114,45 @@ TEST(FilterBatchTest, NestedAndsAndLiteralsOnTheLeft) {
   EXPECT_THAT(Kept(predicate, batch), ElementsAre("3|a", "4|a", "7|a"));
 }
 
+TEST(FilterBatchTest, MarksTheKeptRowsWhenAtLeastHalfPass) {
+  Batch batch = MakeBatch({1, 2, 3, std::nullopt}, {"a", "b", "c", "d"});
+  expr::EvalContext eval;
+  std::vector<uint8_t> selection;
+  // x > 1 keeps two rows of four (NULL is not kept): the batch comes back whole, marked.
+  Batch kept = FilterBatch(*expr::Compare(ComparisonOperator::kGreater, X(), Long(1)), batch, eval, &selection);
+  EXPECT_EQ(kept.num_rows(), 4);
+  EXPECT_THAT(selection, ElementsAre(0, 1, 1, 0));
+  // x > 2 keeps one: gathered, no selection.
+  kept = FilterBatch(*expr::Compare(ComparisonOperator::kGreater, X(), Long(2)), batch, eval, &selection);
+  EXPECT_EQ(kept.num_rows(), 1);
+  EXPECT_EQ(kept.column(1)->ValueToString(0), "c");
+  EXPECT_THAT(selection, IsEmpty());
+  // Every row passes: the batch itself, no selection.
+  Batch all = MakeBatch({1, 2}, {"a", "b"});
+  kept = FilterBatch(*expr::Compare(ComparisonOperator::kGreater, X(), Long(0)), all, eval, &selection);
+  EXPECT_EQ(kept.num_rows(), 2);
+  EXPECT_THAT(selection, IsEmpty());
+}
+
+TEST(FilterBatchTest, MarksRowsOfTheBatchLeftAfterAnEarlierConjunctCompacted) {
+  // The first conjunct keeps 4 of 16 rows (compacted), the second 3 of those 4 (marked).
+  OptionalInts x;
+  OptionalStrings s;
+  for (int i = 0; i < 16; ++i) {
+    x.push_back(i);
+    s.push_back(i % 4 == 0 ? "keep" : "drop");
+  }
+  Batch batch = MakeBatch(x, s);
+  ExpressionPtr predicate = expr::And(expr::Compare(ComparisonOperator::kEqual, S(), Text("keep")),
+                                      expr::Compare(ComparisonOperator::kGreater, X(), Long(0)));
+  expr::EvalContext eval;
+  std::vector<uint8_t> selection;
+  Batch kept = FilterBatch(*predicate, batch, eval, &selection);
+  ASSERT_EQ(kept.num_rows(), 4);
+  EXPECT_THAT(selection, ElementsAre(0, 1, 1, 1));
+  EXPECT_EQ(kept.column(0)->ValueToString(1), "4");
+}
+
 TEST(FilterBatchTest, NoRowSurvivesGivesAnEmptyBatch) {
   Batch batch = MakeBatch({1, 2}, {"a", "b"});
   ExpressionPtr predicate = expr::And(expr::Compare(ComparisonOperator::kEqual, S(), Text("zzz")),

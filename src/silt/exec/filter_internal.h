@@ -22,7 +22,17 @@ Batch SelectRows(const Batch& batch, const std::vector<uint8_t>& keep);
 /// whole predicate. A chain of ANDs goes one conjunct at a time: each sees only the rows that no
 /// earlier conjunct made FALSE (compacted when few remain), so a selective first conjunct spares
 /// the work of the rest.
-Batch FilterBatch(const expr::Expression& predicate, const Batch& batch, expr::EvalContext& eval);
+///
+/// With `selection`, a batch of which at least half the rows pass is not compacted: the batch
+/// (after any compaction between conjuncts) comes back with its passing rows marked in
+/// `*selection` (see SelectedBatch); `*selection` is left empty otherwise.
+Batch FilterBatch(const expr::Expression& predicate, const Batch& batch, expr::EvalContext& eval,
+                  std::vector<uint8_t>* selection = nullptr);
+
+/// Whether `expression` may be computed for the rows a selection drops without changing what
+/// the kept rows see: deterministic, and without function calls (whose kernels need not all
+/// confine their errors to the rows of a mask).
+bool EvaluableUnderSelection(const expr::Expression& expression);
 
 /// `expression` as plan text with its columns named after `schema`: "(a#0 > 1)".
 std::string ExpressionText(const expr::Expression& expression, const Schema& schema);

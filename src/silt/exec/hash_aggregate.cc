@@ -2,12 +2,14 @@
 #include <array>
 #include <atomic>
 #include <deque>
+#include <map>
 #include <mutex>
 #include <shared_mutex>
 
 #include "silt/base/check.h"
 #include "silt/exec/accumulator.h"
 #include "silt/exec/aggregate_kind_internal.h"
+#include "silt/exec/filter_internal.h"
 #include "silt/exec/hash_operators.h"
 #include "silt/exec/hash_table.h"
 #include "silt/exec/pull_on_workers_internal.h"
@@ -59,11 +61,107 @@ PreparedAggregate Prepare(AggregateCall call) {
   return {std::move(call), std::move(signature.argument_types)};
 }
 
+// Subexpressions that several aggregate arguments share, as Spark's subexpression elimination
+// finds them (TPC-H Q01's l_extendedprice * (1 - l_discount) feeds two sums): each is computed
+// once per slice and appended to it as a column, which the arguments then read. Only
+// subexpressions that their argument computes for every row are shared (reached from it through
+// arithmetic and casts alone, never through CASE, AND, OR or a function's arguments), so they
+// are computed for the same rows, with the same errors, as before.
+struct CommonArguments {
+  // Each over the input's columns and those of the common expressions before it.
+  std::vector<ExpressionPtr> expressions;
+  // schemas[j]: the input's fields then those of the first j common expressions.
+  std::vector<SchemaPtr> schemas;
+  // Per aggregate: its arguments over the input and every common column.
+  std::vector<std::vector<ExpressionPtr>> arguments;
+};
+
+bool Shareable(const expr::Expression& expression) {
+  return (expression.kind() == expr::ExpressionKind::kArithmetic ||
+          expression.kind() == expr::ExpressionKind::kCast) &&
+         expression.deterministic();
+}
+
+std::string SharingKey(const expr::Expression& expression) {
+  return expression.ToString() + " " + expression.type()->ToString();
+}
+
+void CountShareable(const ExpressionPtr& expression, std::map<std::string, int>& counts) {
+  if (!Shareable(*expression)) return;
+  ++counts[SharingKey(*expression)];
+  for (const ExpressionPtr& child : expression->children()) CountShareable(child, counts);
+}
+
+// The outermost shareable subexpressions of `expression` met more than once.
+void ChooseShared(const ExpressionPtr& expression, const std::map<std::string, int>& counts,
+                  std::map<std::string, ExpressionPtr>& chosen) {
+  if (!Shareable(*expression)) return;
+  std::string key = SharingKey(*expression);
+  if (counts.at(key) > 1) {
+    chosen.emplace(std::move(key), expression);
+    return;
+  }
+  for (const ExpressionPtr& child : expression->children()) ChooseShared(child, counts, chosen);
+}
+
+// `expression` with every subexpression found in `columns` read from that column instead.
+ExpressionPtr ReadShared(const ExpressionPtr& expression, const std::map<std::string, int>& columns) {
+  if (Shareable(*expression)) {
+    auto found = columns.find(SharingKey(*expression));
+    if (found != columns.end()) return expr::Column(found->second, expression->type(), expression->nullable());
+  }
+  if (expression->children().empty()) return expression;
+  std::vector<ExpressionPtr> children;
+  bool changed = false;
+  for (const ExpressionPtr& child : expression->children()) {
+    children.push_back(ReadShared(child, columns));
+    changed = changed || children.back() != child;
+  }
+  return changed ? expression->WithChildren(std::move(children)) : expression;
+}
+
+CommonArguments FindCommonArguments(const SchemaPtr& input, const std::vector<PreparedAggregate>& aggregates) {
+  std::map<std::string, int> counts;
+  for (const PreparedAggregate& aggregate : aggregates) {
+    for (const ExpressionPtr& argument : aggregate.call.arguments) CountShareable(argument, counts);
+  }
+  std::map<std::string, ExpressionPtr> chosen;
+  for (const PreparedAggregate& aggregate : aggregates) {
+    for (const ExpressionPtr& argument : aggregate.call.arguments) ChooseShared(argument, counts, chosen);
+  }
+  // Inner ones first (a subexpression prints shorter than any expression holding it), so that
+  // an outer one reads the inner one's column.
+  std::vector<std::pair<std::string, ExpressionPtr>> ordered(chosen.begin(), chosen.end());
+  std::stable_sort(ordered.begin(), ordered.end(), [](const auto& a, const auto& b) {
+    return a.second->ToString().size() < b.second->ToString().size();
+  });
+  CommonArguments common;
+  std::vector<Field> fields = input->fields();
+  common.schemas.push_back(input);
+  std::map<std::string, int> columns;
+  for (const auto& [key, expression] : ordered) {
+    common.expressions.push_back(ReadShared(expression, columns));
+    columns.emplace(key, static_cast<int>(fields.size()));
+    fields.push_back({"shared" + std::to_string(common.expressions.size()), expression->type(),
+                      expression->nullable(), {}});
+    common.schemas.push_back(std::make_shared<const Schema>(fields));
+  }
+  for (const PreparedAggregate& aggregate : aggregates) {
+    std::vector<ExpressionPtr> arguments;
+    for (const ExpressionPtr& argument : aggregate.call.arguments) {
+      arguments.push_back(ReadShared(argument, columns));
+    }
+    common.arguments.push_back(std::move(arguments));
+  }
+  return common;
+}
+
 // The groups one thread has seen: their keys, key values and aggregate states.
 class GroupTable {
  public:
-  GroupTable(const std::vector<ExpressionPtr>& keys, const std::vector<PreparedAggregate>& aggregates)
-      : keys_(keys), aggregates_(aggregates) {
+  GroupTable(const std::vector<ExpressionPtr>& keys, const std::vector<PreparedAggregate>& aggregates,
+             const CommonArguments& common)
+      : keys_(keys), aggregates_(aggregates), common_(common) {
     for (const ExpressionPtr& key : keys_) key_builders_.push_back(std::make_unique<VectorBuilder>(key->type()));
     for (const PreparedAggregate& aggregate : aggregates_) {
       accumulators_.push_back(MakeAccumulator(aggregate.call, aggregate.argument_types));
@@ -86,23 +184,60 @@ class GroupTable {
     }
   }
 
-  void Consume(const Batch& batch, EvalContext& context) {
+  // Slices of at most this many rows are grouped and aggregated at a time, so that the
+  // arguments' intermediate vectors (16 bytes a row for decimals) stay in the core's cache
+  // instead of each pass over a whole scan batch going to memory.
+  static constexpr int64_t kSliceRows = 4096;
+
+  // Aggregates the rows of `batch` that `selection` keeps (every row when it is empty). With a
+  // selection, the keys and arguments must be EvaluableUnderSelection.
+  void Consume(const Batch& batch, const std::vector<uint8_t>& selection, EvalContext& context) {
+    const uint8_t* selected = selection.empty() ? nullptr : selection.data();
+    if (batch.num_rows() <= kSliceRows) {
+      ConsumeSlice(batch, selected, context);
+      return;
+    }
+    for (int64_t start = 0; start < batch.num_rows(); start += kSliceRows) {
+      ConsumeSlice(batch.Slice(start, std::min(kSliceRows, batch.num_rows() - start)),
+                   selected == nullptr ? nullptr : selected + start, context);
+    }
+  }
+
+  void ConsumeSlice(const Batch& batch, const uint8_t* selection, EvalContext& context) {
     const int64_t num_rows = batch.num_rows();
+    if (selection != nullptr) {
+      int64_t kept = 0;
+      for (int64_t row = 0; row < num_rows; ++row) kept += selection[row] != 0;
+      if (kept == 0) return;
+      if (kept == num_rows) selection = nullptr;
+    }
+    // Rows outside the selection keep whatever group groups_ held for them: a valid group (the
+    // table never shrinks, and some selected row has made one), which no accumulator updates
+    // for an unselected row.
     groups_.resize(static_cast<size_t>(num_rows));
     if (keys_.empty()) {
       std::fill(groups_.begin(), groups_.end(), 0);
     } else {
       std::vector<VectorPtr> key_values;
-      for (const ExpressionPtr& key : keys_) key_values.push_back(expr::Evaluate(*key, batch, context));
+      for (const ExpressionPtr& key : keys_) {
+        key_values.push_back(expr::EvaluateMasked(*key, batch, context, expr::RowMask{selection}));
+        context.ThrowIfError();
+      }
       if (key_values.size() == 1 && key_values[0]->dictionary_codes() != nullptr) {
-        GroupByDictionary(*key_values[0], num_rows);
+        GroupByDictionary(*key_values[0], num_rows, selection);
         ResizeStates();
-        UpdateAccumulators(batch, num_rows, context);
+        UpdateAccumulators(batch, num_rows, selection, context);
         return;
       }
-      if (GroupByDictionaries(key_values, num_rows)) {
+      if (GroupByDictionaries(key_values, num_rows, selection)) {
         ResizeStates();
-        UpdateAccumulators(batch, num_rows, context);
+        UpdateAccumulators(batch, num_rows, selection, context);
+        return;
+      }
+      if (selection != nullptr) {
+        // Hashing inserts a group for every row: only the selected ones may go in.
+        ConsumeSlice(SelectRows(batch, std::vector<uint8_t>(selection, selection + num_rows)), nullptr,
+                     context);
         return;
       }
       EncodeKeys(key_values, num_rows, encoded_);
@@ -111,20 +246,48 @@ class GroupTable {
       for (size_t k = 0; k < key_values.size(); ++k) AppendKeys(*key_values[k], *key_builders_[k]);
       ResizeStates();
     }
-    UpdateAccumulators(batch, num_rows, context);
+    UpdateAccumulators(batch, num_rows, selection, context);
   }
 
-  void UpdateAccumulators(const Batch& batch, int64_t num_rows, EvalContext& context) {
+  void UpdateAccumulators(const Batch& input, int64_t num_rows, const uint8_t* selection, EvalContext& context) {
     std::vector<VectorPtr> arguments;
+    const expr::RowMask mask{selection};
+    Batch batch = input;
+    for (size_t j = 0; j < common_.expressions.size(); ++j) {
+      std::vector<VectorPtr> columns = batch.columns();
+      columns.push_back(expr::EvaluateMasked(*common_.expressions[j], batch, context, mask));
+      context.ThrowIfError();
+      batch = Batch(common_.schemas[j + 1], std::move(columns), num_rows);
+    }
     for (size_t a = 0; a < aggregates_.size(); ++a) {
       if (shares_state_[a]) continue;
       const AggregateCall& call = aggregates_[a].call;
       arguments.clear();
-      for (const ExpressionPtr& argument : call.arguments) arguments.push_back(expr::Evaluate(*argument, batch, context));
-      std::vector<uint8_t> selected;
-      if (call.filter) selected = expr::EvaluateFilter(*call.filter, batch, context);
-      accumulators_[a]->Update(arguments, groups_.data(), call.filter ? selected.data() : nullptr, num_rows, context);
+      for (const ExpressionPtr& argument : common_.arguments[a]) {
+        arguments.push_back(expr::EvaluateMasked(*argument, batch, context, mask));
+        context.ThrowIfError();
+      }
+      const uint8_t* selected = selection;
+      std::vector<uint8_t> filtered;
+      if (call.filter) {
+        filtered = FilterRows(*call.filter, batch, selection, context);
+        selected = filtered.data();
+      }
+      accumulators_[a]->Update(arguments, groups_.data(), selected, num_rows, context);
     }
+  }
+
+  // The rows where `filter` is TRUE, of those `selection` keeps (all when null).
+  static std::vector<uint8_t> FilterRows(const expr::Expression& filter, const Batch& batch,
+                                         const uint8_t* selection, EvalContext& context) {
+    if (selection == nullptr) return expr::EvaluateFilter(filter, batch, context);
+    VectorPtr result = expr::EvaluateMasked(filter, batch, context, expr::RowMask{selection});
+    context.ThrowIfError();
+    std::vector<uint8_t> rows(static_cast<size_t>(batch.num_rows()));
+    for (int64_t row = 0; row < batch.num_rows(); ++row) {
+      rows[static_cast<size_t>(row)] = selection[row] != 0 && result->IsValid(row) && result->GetBool(row);
+    }
+    return rows;
   }
 
   // Moves `other`'s groups into this table.
@@ -188,8 +351,9 @@ class GroupTable {
 
   // groups_ for a single string key decoded from a dictionary: each distinct entry is encoded
   // and looked up once per dictionary (the first time a row uses it), every row then takes its
-  // entry's group. Same groups and keys as the encoded path.
-  void GroupByDictionary(const Vector& values, int64_t num_rows) {
+  // entry's group. Same groups and keys as the encoded path. Rows outside `selection` (when
+  // not null) are skipped.
+  void GroupByDictionary(const Vector& values, int64_t num_rows, const uint8_t* selection) {
     const DictionaryCodes& codes = *values.dictionary_codes();
     if (codes.dictionary != dictionary_) {
       // A new dictionary: its entries are encoded together, and looked up as rows use them.
@@ -200,6 +364,7 @@ class GroupTable {
     const int32_t* code = codes.codes->as<int32_t>() + values.offset();
     const bool has_nulls = values.null_count() > 0;
     for (int64_t row = 0; row < num_rows; ++row) {
+      if (selection != nullptr && selection[row] == 0) continue;
       uint32_t* group = &groups_[static_cast<size_t>(row)];
       if (has_nulls && values.IsNull(row)) {
         if (null_group_ == kNoGroup) {
@@ -220,9 +385,9 @@ class GroupTable {
   // groups_ for several keys that all come with dictionary codes and whose dictionaries (each
   // with one more entry for NULL) combine into at most kMaxCombinations: a row's combination of
   // codes indexes a table of groups, filled the first time a combination is met by looking its
-  // row's encoded keys up. Same groups and keys as the encoded path. False (nothing done) for
-  // other keys.
-  bool GroupByDictionaries(const std::vector<VectorPtr>& key_values, int64_t num_rows) {
+  // row's encoded keys up. Same groups and keys as the encoded path; rows outside `selection`
+  // (when not null) are skipped. False (nothing done) for other keys.
+  bool GroupByDictionaries(const std::vector<VectorPtr>& key_values, int64_t num_rows, const uint8_t* selection) {
     constexpr size_t kMaxCombinations = size_t{1} << 16;
     size_t combinations = 1;
     for (const VectorPtr& values : key_values) {
@@ -269,6 +434,7 @@ class GroupTable {
       }
     }
     for (int64_t row = 0; row < num_rows; ++row) {
+      if (selection != nullptr && selection[row] == 0) continue;
       uint32_t& group = combination_groups_[combination_[static_cast<size_t>(row)]];
       if (group == kNoGroup) {
         std::vector<VectorPtr> row_keys;
@@ -320,6 +486,7 @@ class GroupTable {
 
   const std::vector<ExpressionPtr>& keys_;
   const std::vector<PreparedAggregate>& aggregates_;
+  const CommonArguments& common_;
   KeyTable table_;
   std::vector<std::unique_ptr<VectorBuilder>> key_builders_;
   std::vector<std::unique_ptr<Accumulator>> accumulators_;
@@ -385,6 +552,7 @@ class HashAggregateOperator final : public Operator {
         child_(std::move(child)),
         keys_(std::move(keys)),
         aggregates_(std::move(aggregates)),
+        common_(FindCommonArguments(child_->schema(), aggregates_)),
         depth_(depth) {}
 
   std::optional<Batch> Next(ExecContext& context) override {
@@ -426,7 +594,7 @@ class HashAggregateOperator final : public Operator {
     std::vector<std::unique_ptr<GroupTable>> tables;
     std::vector<std::unique_ptr<MemoryReservation>> reservations;
     for (size_t t = 0; t < parallelism; ++t) {
-      tables.push_back(std::make_unique<GroupTable>(keys_, aggregates_));
+      tables.push_back(std::make_unique<GroupTable>(keys_, aggregates_, common_));
       reservations.push_back(std::make_unique<MemoryReservation>(context.memory, "HashAggregate"));
     }
     // Workers aggregate under a shared lock while the groups fit; once a worker finds they do
@@ -435,28 +603,42 @@ class HashAggregateOperator final : public Operator {
     std::shared_mutex mode;
     std::atomic<bool> spilling{false};
     // Every worker aggregates the batches it pulls into its own table; the tables are merged
-    // at the end. A child that allows parallel pulls decodes on the workers.
+    // at the end. A child that allows parallel pulls decodes on the workers. When every key and
+    // argument may be computed for the rows a filter drops, the filter below marks the rows it
+    // keeps instead of gathering them (Operator::NextSelected).
     const bool parallel_child = parallelism > 1 && child_->EnableParallelNext();
-    PullOnWorkers(*child_, context, parallelism, parallel_child,
-                  [&](size_t worker, Batch& batch, uint64_t, ExecContext& worker_context) {
-                    if (!spilling.load(std::memory_order_acquire)) {
-                      std::shared_lock<std::shared_mutex> lock(mode);
-                      if (!spilling.load(std::memory_order_acquire)) {
-                        tables[worker]->Consume(batch, worker_context.eval);
-                        MemoryReservation& reservation = *reservations[worker];
-                        int64_t growth = tables[worker]->MemoryBytes() - reservation.used();
-                        if (growth > 0 && !reservation.TryGrow(growth)) {
-                          if (keys_.empty() || depth_ >= kMaxSpillDepth) {
-                            ThrowMemoryLimitExceeded(*context.memory, "HashAggregate");
-                          }
-                          spilling.store(true, std::memory_order_release);
-                        }
-                        return;
-                      }
-                    }
-                    std::unique_lock<std::shared_mutex> lock(mode);
-                    ConsumeOrSpill(tables, batch, worker_context);
-                  });
+    auto consume = [&](size_t worker, SelectedBatch& input, ExecContext& worker_context) {
+      if (!spilling.load(std::memory_order_acquire)) {
+        std::shared_lock<std::shared_mutex> lock(mode);
+        if (!spilling.load(std::memory_order_acquire)) {
+          tables[worker]->Consume(input.batch, input.selection, worker_context.eval);
+          MemoryReservation& reservation = *reservations[worker];
+          int64_t growth = tables[worker]->MemoryBytes() - reservation.used();
+          if (growth > 0 && !reservation.TryGrow(growth)) {
+            if (keys_.empty() || depth_ >= kMaxSpillDepth) {
+              ThrowMemoryLimitExceeded(*context.memory, "HashAggregate");
+            }
+            spilling.store(true, std::memory_order_release);
+          }
+          return;
+        }
+      }
+      std::unique_lock<std::shared_mutex> lock(mode);
+      if (!input.selection.empty()) input.batch = SelectRows(input.batch, input.selection);
+      ConsumeOrSpill(tables, input.batch, worker_context);
+    };
+    if (InputsEvaluableUnderSelection()) {
+      PullSelectedOnWorkers(*child_, context, parallelism, parallel_child,
+                            [&](size_t worker, SelectedBatch& input, uint64_t, ExecContext& worker_context) {
+                              consume(worker, input, worker_context);
+                            });
+    } else {
+      PullOnWorkers(*child_, context, parallelism, parallel_child,
+                    [&](size_t worker, Batch& batch, uint64_t, ExecContext& worker_context) {
+                      SelectedBatch input{std::move(batch), {}};
+                      consume(worker, input, worker_context);
+                    });
+    }
     for (size_t t = 1; t < parallelism; ++t) {
       tables[0]->Merge(*tables[t], context.eval);
       tables[t].reset();
@@ -471,6 +653,19 @@ class HashAggregateOperator final : public Operator {
       }
       pending_.emplace_back(schema(), std::move(slice), length);
     }
+  }
+
+  bool InputsEvaluableUnderSelection() const {
+    for (const ExpressionPtr& key : keys_) {
+      if (!EvaluableUnderSelection(*key)) return false;
+    }
+    for (const PreparedAggregate& aggregate : aggregates_) {
+      if (aggregate.call.filter && !EvaluableUnderSelection(*aggregate.call.filter)) return false;
+      for (const ExpressionPtr& argument : aggregate.call.arguments) {
+        if (!EvaluableUnderSelection(*argument)) return false;
+      }
+    }
+    return true;
   }
 
   // After the tables stopped taking groups: rows of a group some table holds update that table,
@@ -492,7 +687,7 @@ class HashAggregateOperator final : public Operator {
           taken[static_cast<size_t>(r)] = 1;
         }
       }
-      if (!rows.empty()) table->Consume(TakeBatchRows(batch, rows), context.eval);
+      if (!rows.empty()) table->Consume(TakeBatchRows(batch, rows), {}, context.eval);
     }
     std::array<std::vector<int64_t>, kSpillPartitions> spilled;
     for (int64_t r = 0; r < num_rows; ++r) {
@@ -512,6 +707,7 @@ class HashAggregateOperator final : public Operator {
   OperatorPtr child_;
   std::vector<ExpressionPtr> keys_;
   std::vector<PreparedAggregate> aggregates_;
+  CommonArguments common_;  // the shared subexpressions of aggregates_' arguments
   int depth_;  // 0, or how many times the rows were partitioned to spill files
   bool aggregated_ = false;
   std::deque<Batch> pending_;

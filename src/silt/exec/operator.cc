@@ -13,6 +13,12 @@ size_t ExecContext::Parallelism() const {
   return parallelism == 0 ? threads : std::min(parallelism, threads);
 }
 
+std::optional<SelectedBatch> Operator::NextSelected(ExecContext& context) {
+  std::optional<Batch> batch = Next(context);
+  if (!batch) return std::nullopt;
+  return SelectedBatch{std::move(*batch), {}};
+}
+
 std::vector<Batch> Collect(Operator& root, ExecContext& context) {
   std::vector<Batch> batches;
   while (std::optional<Batch> batch = root.Next(context)) {

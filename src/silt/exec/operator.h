@@ -61,6 +61,13 @@ struct ExecContext {
 /// Rows per batch operators aim for when they build batches themselves.
 constexpr int64_t kTargetBatchRows = 64 * 1024;
 
+/// A batch whose rows a filter marked instead of removing them: `selection` holds one byte per
+/// row of `batch` (non-zero: the row is kept), or is empty when every row is kept.
+struct SelectedBatch {
+  Batch batch;
+  std::vector<uint8_t> selection;
+};
+
 /// A physical operator: produces its output as a stream of batches of schema().
 class Operator {
  public:
@@ -84,6 +91,14 @@ class Operator {
   /// scan's work themselves instead of waiting, under a lock, for helper tasks that the same
   /// busy pool cannot start. Default: false (the consumer serialises its calls).
   virtual bool EnableParallelNext() { return false; }
+
+  /// Next() for a consumer that skips the rows a selection drops (hash aggregation): a filter
+  /// that keeps most rows of a batch then marks them instead of gathering every column into a
+  /// new batch, and the operators between it and the consumer compute their columns for every
+  /// row but raise errors only for the kept ones. The rows a selection drops hold unspecified
+  /// values. Same threading as Next(); a consumer calls either Next() or NextSelected(), never
+  /// both. Default: Next() with every row kept.
+  virtual std::optional<SelectedBatch> NextSelected(ExecContext& context);
 
   /// One line for EXPLAIN, e.g. "HashAggregate(keys=[city#1], functions=[sum(amount#3)])".
   virtual std::string Describe() const = 0;

@@ -78,12 +78,13 @@ class ParquetScanOperator final : public Operator {
   }
 
   std::optional<Batch> Next(ExecContext& context) override {
-    std::call_once(counted_, [&] {
-      if (context.progress != nullptr) {
-        context.progress->AddInputTotals(static_cast<int64_t>(spec_.files.size()), 0);
-      }
-    });
+    CountOnce(context);
     return stream_->Next(context);
+  }
+
+  std::optional<SelectedBatch> NextSelected(ExecContext& context) override {
+    CountOnce(context);
+    return stream_->NextSelected(context);
   }
 
   bool EnableParallelNext() override {
@@ -100,8 +101,17 @@ class ParquetScanOperator final : public Operator {
   }
 
  private:
+  // The first pull, of either kind, reports the scan's files.
+  void CountOnce(ExecContext& context) {
+    std::call_once(counted_, [&] {
+      if (context.progress != nullptr) {
+        context.progress->AddInputTotals(static_cast<int64_t>(spec_.files.size()), 0);
+      }
+    });
+  }
+
   ParquetScanSpec spec_;
-  std::once_flag counted_;  // the files to read are announced by the first Next()
+  std::once_flag counted_;  // the files to read are announced by the first pull
   std::unique_ptr<ScanStream> stream_;  // last: stopped before spec_ goes away
 };
 

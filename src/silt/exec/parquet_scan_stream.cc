@@ -37,6 +37,9 @@ struct ScanStream::State {
 
   // Set by DecodeOnCallers() before the first Next(): callers decode, no worker tasks.
   bool callers_decode = false;
+  // Set by the first NextSelected(): the filter marks the rows it keeps of a slice where most
+  // pass instead of gathering them.
+  bool mark_selections = false;
   // Set by the first Next(); read-only afterwards.
   bool started = false;
   expr::EvalContext worker_eval;  // copied by every worker task
@@ -52,7 +55,7 @@ struct ScanStream::State {
   size_t next_file = 0;
   std::deque<WorkItem> pending;  // row groups of opened files, read before opening more files
   // Filtered slices waiting for the consumer; the flag marks the last slice of a row group.
-  std::deque<std::pair<Batch, bool>> ready;
+  std::deque<std::pair<SelectedBatch, bool>> ready;
   size_t ready_groups = 0;  // row groups with slices in `ready`
   size_t running = 0;   // work items being processed (by workers or the consumer)
   size_t scheduled = 0; // worker tasks submitted and not finished
@@ -72,9 +75,9 @@ struct ScanStream::State {
     std::rethrow_exception(error);
   }
   // The next filtered slice waiting for a consumer, if any; lock held.
-  std::optional<Batch> TakeReady() {
+  std::optional<SelectedBatch> TakeReady() {
     if (ready.empty()) return std::nullopt;
-    Batch batch = std::move(ready.front().first);
+    SelectedBatch batch = std::move(ready.front().first);
     if (ready.front().second) --ready_groups;
     ready.pop_front();
     return batch;
@@ -98,7 +101,7 @@ using StatePtr = std::shared_ptr<ScanStream::State>;
 
 // Processes one claimed item; called without the lock, returns with it released.
 void Run(ScanStream::State& state, WorkItem item, expr::EvalContext& eval) {
-  std::vector<Batch> output;
+  std::vector<SelectedBatch> output;
   std::shared_ptr<const ScanFile> opened;
   std::exception_ptr failure;
   try {
@@ -123,9 +126,12 @@ void Run(ScanStream::State& state, WorkItem item, expr::EvalContext& eval) {
       // get batches of the usual size.
       for (int64_t start = 0; start < batch.num_rows(); start += kTargetBatchRows) {
         int64_t rows = std::min(kTargetBatchRows, batch.num_rows() - start);
-        Batch slice = rows == batch.num_rows() ? batch : batch.Slice(start, rows);
-        if (state.filter) slice = FilterBatch(*state.filter, slice, eval);
-        if (slice.num_rows() > 0) output.push_back(std::move(slice));
+        SelectedBatch slice{rows == batch.num_rows() ? batch : batch.Slice(start, rows), {}};
+        if (state.filter) {
+          slice.batch = FilterBatch(*state.filter, slice.batch, eval,
+                                    state.mark_selections ? &slice.selection : nullptr);
+        }
+        if (slice.batch.num_rows() > 0) output.push_back(std::move(slice));
       }
     }
   } catch (...) {
@@ -209,11 +215,11 @@ namespace {
 
 // Next() when the callers decode: whoever finds nothing ready claims the next item and runs it
 // on its own thread; a caller waits only while the last items are being processed elsewhere.
-std::optional<Batch> NextDecodedHere(const StatePtr& state, std::unique_lock<std::mutex>& lock,
-                                     expr::EvalContext& eval) {
+std::optional<SelectedBatch> NextDecodedHere(const StatePtr& state, std::unique_lock<std::mutex>& lock,
+                                             expr::EvalContext& eval) {
   for (;;) {
     state->RethrowIfFailed();
-    if (std::optional<Batch> batch = state->TakeReady()) return batch;
+    if (std::optional<SelectedBatch> batch = state->TakeReady()) return batch;
     if (!state->HasWork() || state->cancelled) {
       if (state->running == 0) return std::nullopt;
     } else {
@@ -233,10 +239,22 @@ std::optional<Batch> NextDecodedHere(const StatePtr& state, std::unique_lock<std
 }  // namespace
 
 std::optional<Batch> ScanStream::Next(ExecContext& context) {
+  std::optional<SelectedBatch> batch = NextMarked(context, /*mark_selections=*/false);
+  if (!batch) return std::nullopt;
+  if (!batch->selection.empty()) return SelectRows(batch->batch, batch->selection);
+  return std::move(batch->batch);
+}
+
+std::optional<SelectedBatch> ScanStream::NextSelected(ExecContext& context) {
+  return NextMarked(context, /*mark_selections=*/true);
+}
+
+std::optional<SelectedBatch> ScanStream::NextMarked(ExecContext& context, bool mark_selections) {
   ThrowIfCanceled(context.cancellation);
   const StatePtr& state = state_;
   std::unique_lock<std::mutex> lock(state->mutex);
   if (!state->started) {
+    state->mark_selections = mark_selections;
     state->started = true;
     state->worker_eval = context.eval;
     state->consumer_eval = context.eval;
@@ -249,7 +267,7 @@ std::optional<Batch> ScanStream::Next(ExecContext& context) {
   if (state->callers_decode) return NextDecodedHere(state, lock, context.eval);
   for (;;) {
     state->RethrowIfFailed();
-    if (std::optional<Batch> batch = state->TakeReady()) {
+    if (std::optional<SelectedBatch> batch = state->TakeReady()) {
       TopUp(state);
       return batch;
     }

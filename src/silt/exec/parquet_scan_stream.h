@@ -51,11 +51,18 @@ class ScanStream {
   /// DecodeOnCallers() was called.
   std::optional<Batch> Next(ExecContext& context);
 
+  /// As Next(), with the rows the filter keeps of a slice where most pass marked rather than
+  /// gathered (Operator::NextSelected). A stream is read with Next() or with NextSelected(),
+  /// not both.
+  std::optional<SelectedBatch> NextSelected(ExecContext& context);
+
   /// What the consumer and the worker tasks share (defined in the .cc); tasks still queued in
   /// the pool when the stream is destroyed keep it alive.
   struct State;
 
  private:
+  std::optional<SelectedBatch> NextMarked(ExecContext& context, bool mark_selections);
+
   std::shared_ptr<State> state_;
 };
 

@@ -1,3 +1,5 @@
+#include <algorithm>
+
 #include "silt/base/check.h"
 #include "silt/exec/filter_internal.h"
 #include "silt/exec/operators.h"
@@ -12,19 +14,34 @@ class ProjectOperator final : public Operator {
   ProjectOperator(OperatorPtr child, std::vector<expr::ExpressionPtr> expressions, SchemaPtr schema)
       : Operator(std::move(schema)), child_(std::move(child)), expressions_(std::move(expressions)) {}
 
+  // When the expressions may be computed for rows a filter drops, the child's selection is
+  // taken and only the projected columns are gathered (a filter below would gather every column
+  // it has, including those only the filter reads).
   std::optional<Batch> Next(ExecContext& context) override {
-    std::optional<Batch> input = child_->Next(context);
-    if (!input) return std::nullopt;
-    std::vector<VectorPtr> columns;
-    columns.reserve(expressions_.size());
-    for (const expr::ExpressionPtr& expression : expressions_) {
-      if (expression->kind() == expr::ExpressionKind::kColumn) {
-        columns.push_back(input->column(static_cast<size_t>(expression->column_index())));
-      } else {
-        columns.push_back(expr::Evaluate(*expression, *input, context.eval));
-      }
+    if (!evaluable_under_selection_) {
+      std::optional<Batch> input = child_->Next(context);
+      if (!input) return std::nullopt;
+      return Project(*input, {}, context);
     }
-    return Batch(schema(), std::move(columns), input->num_rows());
+    std::optional<SelectedBatch> input = child_->NextSelected(context);
+    if (!input) return std::nullopt;
+    Batch projected = Project(input->batch, input->selection, context);
+    if (input->selection.empty()) return projected;
+    return SelectRows(projected, input->selection);
+  }
+
+  // The child's selection passes through when every expression may be computed for the rows
+  // it drops; otherwise the child's rows come gathered.
+  std::optional<SelectedBatch> NextSelected(ExecContext& context) override {
+    if (!evaluable_under_selection_) {
+      std::optional<Batch> batch = Next(context);
+      if (!batch) return std::nullopt;
+      return SelectedBatch{std::move(*batch), {}};
+    }
+    std::optional<SelectedBatch> input = child_->NextSelected(context);
+    if (!input) return std::nullopt;
+    input->batch = Project(input->batch, input->selection, context);
+    return input;
   }
 
   std::string Describe() const override {
@@ -47,8 +64,27 @@ class ProjectOperator final : public Operator {
   bool EnableParallelNext() override { return child_->EnableParallelNext(); }
 
  private:
+  // The projected columns of `input`; with a `selection`, errors count only for its rows.
+  Batch Project(const Batch& input, const std::vector<uint8_t>& selection, ExecContext& context) const {
+    std::vector<VectorPtr> columns;
+    columns.reserve(expressions_.size());
+    const expr::RowMask mask{selection.empty() ? nullptr : selection.data()};
+    for (const expr::ExpressionPtr& expression : expressions_) {
+      if (expression->kind() == expr::ExpressionKind::kColumn) {
+        columns.push_back(input.column(static_cast<size_t>(expression->column_index())));
+      } else {
+        columns.push_back(expr::EvaluateMasked(*expression, input, context.eval, mask));
+        context.eval.ThrowIfError();
+      }
+    }
+    return Batch(schema(), std::move(columns), input.num_rows());
+  }
+
   OperatorPtr child_;
   std::vector<expr::ExpressionPtr> expressions_;
+  bool evaluable_under_selection_ = std::all_of(
+      expressions_.begin(), expressions_.end(),
+      [](const expr::ExpressionPtr& expression) { return EvaluableUnderSelection(*expression); });
 };
 
 }  // namespace

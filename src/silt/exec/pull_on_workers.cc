@@ -9,12 +9,16 @@
 
 namespace silt::exec {
 
-void PullOnWorkers(Operator& child, ExecContext& context, size_t parallelism, bool parallel_child,
-                   const std::function<void(size_t worker, Batch& batch, uint64_t sequence,
-                                            ExecContext& worker_context)>& consume) {
+namespace {
+
+// The loop of PullOnWorkers and PullSelectedOnWorkers: `pull(context)` is the child's Next or
+// NextSelected, `consume` takes what it returns.
+template <typename Pull, typename Consume>
+void PullLoop(ExecContext& context, size_t parallelism, bool parallel_child, const Pull& pull,
+              const Consume& consume) {
   if (parallelism <= 1) {
     uint64_t sequence = 0;
-    while (std::optional<Batch> batch = child.Next(context)) consume(0, *batch, sequence++, context);
+    while (auto batch = pull(context)) consume(0, *batch, sequence++, context);
     return;
   }
   std::vector<ExecContext> contexts(parallelism, context);
@@ -26,15 +30,15 @@ void PullOnWorkers(Operator& child, ExecContext& context, size_t parallelism, bo
       [&](size_t worker) {
         try {
           while (!stop.load(std::memory_order_relaxed)) {
-            std::optional<Batch> batch;
+            decltype(pull(context)) batch;
             uint64_t batch_sequence = 0;
             if (parallel_child) {
-              batch = child.Next(contexts[worker]);
+              batch = pull(contexts[worker]);
               batch_sequence = sequence++;
             } else {
               std::lock_guard<std::mutex> lock(child_mutex);
               if (stop.load(std::memory_order_relaxed)) return;
-              batch = child.Next(context);
+              batch = pull(context);
               batch_sequence = sequence++;
             }
             if (!batch) {
@@ -50,6 +54,25 @@ void PullOnWorkers(Operator& child, ExecContext& context, size_t parallelism, bo
         }
       },
       parallelism);
+}
+
+}  // namespace
+
+void PullOnWorkers(Operator& child, ExecContext& context, size_t parallelism, bool parallel_child,
+                   const std::function<void(size_t worker, Batch& batch, uint64_t sequence,
+                                            ExecContext& worker_context)>& consume) {
+  PullLoop(
+      context, parallelism, parallel_child,
+      [&](ExecContext& pull_context) { return child.Next(pull_context); }, consume);
+}
+
+void PullSelectedOnWorkers(
+    Operator& child, ExecContext& context, size_t parallelism, bool parallel_child,
+    const std::function<void(size_t worker, SelectedBatch& batch, uint64_t sequence,
+                             ExecContext& worker_context)>& consume) {
+  PullLoop(
+      context, parallelism, parallel_child,
+      [&](ExecContext& pull_context) { return child.NextSelected(pull_context); }, consume);
 }
 
 }  // namespace silt::exec

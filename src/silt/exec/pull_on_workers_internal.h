@@ -20,4 +20,11 @@ void PullOnWorkers(Operator& child, ExecContext& context, size_t parallelism, bo
                    const std::function<void(size_t worker, Batch& batch, uint64_t sequence,
                                             ExecContext& worker_context)>& consume);
 
+/// As PullOnWorkers, through the child's NextSelected(): each batch comes with the rows a filter
+/// kept marked (see SelectedBatch).
+void PullSelectedOnWorkers(
+    Operator& child, ExecContext& context, size_t parallelism, bool parallel_child,
+    const std::function<void(size_t worker, SelectedBatch& batch, uint64_t sequence,
+                             ExecContext& worker_context)>& consume);
+
 }  // namespace silt::exec

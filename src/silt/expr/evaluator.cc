@@ -1,9 +1,11 @@
 #include "silt/expr/evaluator.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <type_traits>
 
@@ -414,9 +416,87 @@ VectorPtr FloatingArithmetic(const ArithmeticState& state, const DataTypePtr& ty
   return MakeFixedVector(type, values, valid.data(), num_rows);
 }
 
+// A decimal operand of the 64-bit kernel: a column's unscaled values, or one constant (a
+// literal, never broadcast into a vector).
+struct DecimalOperand {
+  const Decimal128* values;
+  bool constant;
+};
+
+// Fills out[i] with combine(a[i], b[i]) (0 for NULL rows) in one pass and returns whether the
+// operands of every non-NULL row fitted in 64 bits and its result stayed below `limit` in
+// magnitude. A constant
+// operand is read once.
+template <bool kConstantA, bool kConstantB, typename Combine>
+bool CombineNarrowDecimals(const Decimal128* a, const Decimal128* b, const uint8_t* valid, int64_t num_rows,
+                           Decimal128 limit, Decimal128* out, Combine combine) {
+  bool fits = true;
+  for (int64_t i = 0; i < num_rows; ++i) {
+    const Decimal128 x = a[kConstantA ? 0 : i];
+    const Decimal128 y = b[kConstantB ? 0 : i];
+    const auto narrow_x = static_cast<int64_t>(x);
+    const auto narrow_y = static_cast<int64_t>(y);
+    const Decimal128 value = combine(narrow_x, narrow_y);
+    out[i] = valid[i] ? value : 0;
+    fits &= (valid[i] == 0) | ((x == narrow_x) & (y == narrow_y) & (value < limit) & (value > -limit));
+  }
+  return fits;
+}
+
+// a + b, a - b or a * b without rounding (+ and - at the larger scale, * at the sum of the
+// scales) for a batch whose operands all fit in 64 bits and whose results all fit the result's
+// precision: one 64-bit multiplication per row and no error to record. Null when some row does
+// not (or the operation needs rounding): the caller then takes the checked path, which gives the
+// same values and raises or nulls the rows that overflow. NULL rows get a zero value.
+VectorPtr NarrowDecimalArithmetic(ArithmeticOperator op, const DataTypePtr& type, int left_scale, int right_scale,
+                                  DecimalOperand a, DecimalOperand b, const ByteMask& valid, int64_t num_rows) {
+  const int result_scale = type->scale();
+  const int common_scale = std::max(left_scale, right_scale);
+  const bool add_or_subtract = op == ArithmeticOperator::kAdd || op == ArithmeticOperator::kSubtract;
+  if (add_or_subtract) {
+    // x * 10^k with |x| < 2^63 and k <= 18 stays below 2^123: the sum cannot wrap.
+    if (result_scale != common_scale || common_scale - std::min(left_scale, right_scale) > 18) return nullptr;
+  } else if (op != ArithmeticOperator::kMultiply || result_scale != left_scale + right_scale) {
+    return nullptr;
+  }
+  const auto left_factor = static_cast<int64_t>(Pow10(common_scale - left_scale));
+  const auto right_factor = static_cast<int64_t>(Pow10(common_scale - right_scale));
+  const Decimal128 limit = Pow10(type->precision());
+  BufferPtr values = Buffer::Allocate(static_cast<size_t>(num_rows) * sizeof(Decimal128));
+  Decimal128* out = values->as<Decimal128>();
+  auto run = [&](auto combine) {
+    const uint8_t* rows_valid = valid.data();
+    if (a.constant) {
+      return CombineNarrowDecimals<true, false>(a.values, b.values, rows_valid, num_rows, limit, out, combine);
+    }
+    if (b.constant) {
+      return CombineNarrowDecimals<false, true>(a.values, b.values, rows_valid, num_rows, limit, out, combine);
+    }
+    return CombineNarrowDecimals<false, false>(a.values, b.values, rows_valid, num_rows, limit, out, combine);
+  };
+  bool fits = false;
+  switch (op) {
+    case ArithmeticOperator::kAdd:
+      fits = run([&](int64_t x, int64_t y) { return Decimal128{x} * left_factor + Decimal128{y} * right_factor; });
+      break;
+    case ArithmeticOperator::kSubtract:
+      fits = run([&](int64_t x, int64_t y) { return Decimal128{x} * left_factor - Decimal128{y} * right_factor; });
+      break;
+    default: fits = run([](int64_t x, int64_t y) { return Decimal128{x} * y; }); break;
+  }
+  if (!fits) return nullptr;
+  return MakeFixedVector(type, values, valid.data(), num_rows);
+}
+
 VectorPtr DecimalArithmetic(const ArithmeticState& state, const DataTypePtr& type, const Vector& left,
                             const Vector& right, ByteMask& valid) {
   int64_t num_rows = left.length();
+  if (VectorPtr narrow = NarrowDecimalArithmetic(
+          state.op, type, left.type()->scale(), right.type()->scale(),
+          DecimalOperand{ValuesOf<Decimal128>(left), false}, DecimalOperand{ValuesOf<Decimal128>(right), false},
+          valid, num_rows)) {
+    return narrow;
+  }
   int s1 = left.type()->scale(), s2 = right.type()->scale();
   int result_scale = type->scale(), result_precision = type->precision();
   const Decimal128* a = ValuesOf<Decimal128>(left);
@@ -693,9 +773,42 @@ VectorPtr EvaluateIn(const Expression& expression, const Batch& batch, EvalConte
   return MakeBooleanVector(found.data(), valid.data(), num_rows);
 }
 
+// Decimal arithmetic between a column's values and a literal (1 - discount) through the 64-bit
+// kernel, without broadcasting the literal; null when the kernel does not apply.
+VectorPtr NarrowDecimalWithLiteral(const Expression& expression, const Vector& column, bool literal_on_left) {
+  const Expression& literal = *expression.child(literal_on_left ? 0 : 1);
+  if (literal.literal().is_null() || literal.type()->id() != TypeId::kDecimal ||
+      column.type_id() != TypeId::kDecimal) {
+    return nullptr;
+  }
+  const Decimal128 constant = literal.literal().GetDecimal();
+  const DecimalOperand constant_operand{&constant, true};
+  const DecimalOperand column_operand{ValuesOf<Decimal128>(column), false};
+  const int literal_scale = literal.type()->scale();
+  const int column_scale = column.type()->scale();
+  return NarrowDecimalArithmetic(expression.arithmetic(), expression.type(),
+                                  literal_on_left ? literal_scale : column_scale,
+                                  literal_on_left ? column_scale : literal_scale,
+                                  literal_on_left ? constant_operand : column_operand,
+                                  literal_on_left ? column_operand : constant_operand, ValidityBytes(column),
+                                  column.length());
+}
+
 VectorPtr EvaluateArithmetic(const Expression& expression, const Batch& batch, EvalContext& context, RowMask mask) {
-  VectorPtr left = EvaluateMasked(*expression.child(0), batch, context, mask);
-  VectorPtr right = EvaluateMasked(*expression.child(1), batch, context, mask);
+  const Expression& left_expression = *expression.child(0);
+  const Expression& right_expression = *expression.child(1);
+  // A literal operand is broadcast only when the 64-bit decimal kernel does not take it.
+  const bool left_literal = left_expression.kind() == ExpressionKind::kLiteral;
+  const bool right_literal = right_expression.kind() == ExpressionKind::kLiteral;
+  VectorPtr left = left_literal ? nullptr : EvaluateMasked(left_expression, batch, context, mask);
+  VectorPtr right = right_literal ? nullptr : EvaluateMasked(right_expression, batch, context, mask);
+  if (expression.type()->id() == TypeId::kDecimal && left_literal != right_literal) {
+    if (VectorPtr narrow = NarrowDecimalWithLiteral(expression, left_literal ? *right : *left, left_literal)) {
+      return narrow;
+    }
+  }
+  if (left_literal) left = left_expression.literal().ToVector(batch.num_rows());
+  if (right_literal) right = right_expression.literal().ToVector(batch.num_rows());
   ByteMask valid = BothValid(*left, *right);
   ArithmeticState state{expression.arithmetic(), expression.error_mode() == ErrorMode::kSession && context.ansi,
                         expression.error_mode() == ErrorMode::kTry, &context, mask};

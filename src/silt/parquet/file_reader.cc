@@ -424,7 +424,30 @@ void KeepMatching(const Vector& vector, const ColumnPredicate& predicate, uint8_
   KeepByValidity(vector, false, keep);
 }
 
-// keep[i] &= row i satisfies every predicate of `filter`, for a chunk kept as dictionary
+// Clears keep[i] for the rows whose dictionary entry has a zero in `entry_keeps` (and for NULL
+// rows unless `null_passes`).
+void KeepByEntry(const ColumnChunkData& chunk, int16_t max_definition,
+                 const std::vector<uint8_t>& entry_keeps, bool null_passes, uint8_t* keep) {
+  const uint32_t* indices = chunk.dictionary_indices.data();
+  const uint8_t* entry_keep = entry_keeps.data();
+  int64_t rows = chunk.num_levels;
+  if (chunk.definition_levels.empty()) {
+    for (int64_t i = 0; i < rows; ++i) keep[i] &= entry_keep[indices[i]];
+    return;
+  }
+  const int16_t* levels = chunk.definition_levels.data();
+  uint8_t null_keep = null_passes ? 1 : 0;
+  int64_t next = 0;
+  for (int64_t i = 0; i < rows; ++i) {
+    if (levels[i] == max_definition) {
+      keep[i] &= entry_keep[indices[next++]];
+    } else {
+      keep[i] &= null_keep;
+    }
+  }
+}
+
+// keep[i] &= row i satisfies every predicate of `filter`, for a string chunk kept as dictionary
 // indices: each predicate is evaluated once per dictionary entry.
 void KeepMatchingDictionary(const ColumnChunkData& chunk, int16_t max_definition,
                             const FilterColumn& filter, uint8_t* keep) {
@@ -451,23 +474,34 @@ void KeepMatchingDictionary(const ColumnChunkData& chunk, int16_t max_definition
     }
   }
   if (!value_passes) std::fill(entry_keeps.begin(), entry_keeps.end(), uint8_t{0});
-  const uint32_t* indices = chunk.dictionary_indices.data();
-  const uint8_t* entry_keep = entry_keeps.data();
-  int64_t rows = chunk.num_levels;
-  if (chunk.definition_levels.empty()) {
-    for (int64_t i = 0; i < rows; ++i) keep[i] &= entry_keep[indices[i]];
-    return;
+  KeepByEntry(chunk, max_definition, entry_keeps, null_passes, keep);
+}
+
+// Clears keep[i] for the rows of a dictionary-encoded top-level chunk of any other type whose
+// entry fails one of `filter`'s predicates: the predicates run once over the entries, converted
+// to the column's type as AssembleColumn converts values, and each row looks its entry up.
+void KeepMatchingEntries(const SchemaNode& node, const std::vector<LeafColumn>& leaves,
+                         const ColumnChunkData& chunk, const FilterColumn& filter, uint8_t* keep) {
+  const LeafColumn& leaf = leaves[static_cast<size_t>(node.leaf_index)];
+  const int64_t entries = chunk.dictionary->count();
+  ColumnChunkData entry_chunk;
+  entry_chunk.num_levels = entries;
+  entry_chunk.num_defined = entries;
+  entry_chunk.values = std::make_unique<PhysicalValues>(leaf.physical_type, leaf.type_length);
+  std::vector<uint32_t> every_entry(static_cast<size_t>(entries));
+  std::iota(every_entry.begin(), every_entry.end(), uint32_t{0});
+  entry_chunk.values->AppendGather(*chunk.dictionary, every_entry.data(), every_entry.size());
+  std::vector<ColumnChunkData> chunks(leaves.size());
+  chunks[static_cast<size_t>(node.leaf_index)] = std::move(entry_chunk);
+  VectorPtr values = AssembleColumn(node, leaves, chunks, entries);
+  std::vector<uint8_t> entry_keeps(static_cast<size_t>(entries), 1);
+  // A NULL row passes IS NULL only; the entries are never NULL.
+  bool null_passes = true;
+  for (const ColumnPredicate* predicate : filter.predicates) {
+    KeepMatching(*values, *predicate, entry_keeps.data());
+    null_passes = null_passes && predicate->op == Op::kIsNull;
   }
-  const int16_t* levels = chunk.definition_levels.data();
-  uint8_t null_keep = null_passes ? 1 : 0;
-  int64_t next = 0;
-  for (int64_t i = 0; i < rows; ++i) {
-    if (levels[i] == max_definition) {
-      keep[i] &= entry_keep[indices[next++]];
-    } else {
-      keep[i] &= null_keep;
-    }
-  }
+  KeepByEntry(chunk, leaf.max_definition_level, entry_keeps, null_passes, keep);
 }
 
 // A filter column once evaluated: kept as dictionary indices, or as the vector of rows `rows`
@@ -845,7 +879,7 @@ class FileReaderImpl final : public FileReader {
         to_decode.push_back(c);
         continue;
       }
-      const EvaluatedFilter& column = evaluated[static_cast<size_t>(filter - filters.begin())];
+      EvaluatedFilter& column = evaluated[static_cast<size_t>(filter - filters.begin())];
       if (!filtered && !column.every_row && !column.dictionary_chunk.dictionary) {
         // Decoded only at the rows an earlier filter kept: decode it again for the rows returned.
         to_decode.push_back(c);
@@ -853,7 +887,9 @@ class FileReaderImpl final : public FileReader {
       }
       std::string where = "row group " + std::to_string(index) + ", column " + node.field.name;
       try {
-        if (column.dictionary_chunk.dictionary) {
+        if (column.dictionary_chunk.dictionary && every_row && !IsTopLevelStringLeaf(node)) {
+          vectors[c] = AssembleWholeChunk(node, std::move(column.dictionary_chunk));
+        } else if (column.dictionary_chunk.dictionary) {
           vectors[c] = AssembleLeafRows(node, mapping_.leaves, column.dictionary_chunk, selection);
         } else if (column.every_row) {
           vectors[c] = every_row ? column.vector : TakeRows(*column.vector, selection);
@@ -879,6 +915,21 @@ class FileReaderImpl final : public FileReader {
     std::vector<Field> fields;
     for (int c : columns) fields.push_back(mapping_.schema.field(static_cast<size_t>(c)));
     return Batch(std::make_shared<const Schema>(std::move(fields)), std::move(vectors), kept);
+  }
+
+  // Every row of top-level leaf `node` from `chunk`, which kept its dictionary indices: the
+  // entries are gathered as DictionaryMode::kGather would have.
+  VectorPtr AssembleWholeChunk(const SchemaNode& node, ColumnChunkData chunk) const {
+    const LeafColumn& leaf = mapping_.leaves[static_cast<size_t>(node.leaf_index)];
+    chunk.values = std::make_unique<PhysicalValues>(leaf.physical_type, leaf.type_length);
+    chunk.values->AppendGather(*chunk.dictionary, chunk.dictionary_indices.data(),
+                               chunk.dictionary_indices.size());
+    chunk.dictionary.reset();
+    chunk.dictionary_indices = {};
+    const int64_t rows = chunk.num_levels;
+    std::vector<ColumnChunkData> chunks(mapping_.leaves.size());
+    chunks[static_cast<size_t>(node.leaf_index)] = std::move(chunk);
+    return AssembleColumn(node, mapping_.leaves, chunks, rows);
   }
 
   // The rows `wanted` of `vector`, which holds rows `held`; `wanted` is a subset of `held`,
@@ -928,9 +979,9 @@ class FileReaderImpl final : public FileReader {
   }
 
   // Decodes the column of `filter` in row group `group` and clears keep[i] for the rows that
-  // fail one of its predicates. A dictionary-encoded string column is evaluated once per
-  // dictionary entry; any other column only at the rows still kept, whose values alone are
-  // converted.
+  // fail one of its predicates. A dictionary-encoded column is evaluated once per dictionary
+  // entry (a string column always, another while every row is still kept); any other column
+  // only at the rows still kept, whose values alone are converted.
   void EvaluateFilter(int group, const FilterColumn& filter, std::vector<uint8_t>& keep,
                       EvaluatedFilter* result) const {
     const SchemaNode& node = mapping_.columns[static_cast<size_t>(filter.column)];
@@ -938,14 +989,15 @@ class FileReaderImpl final : public FileReader {
     std::string where = "row group " + std::to_string(group) + ", column " + node.field.name;
     bool every_row_kept = std::find(keep.begin(), keep.end(), 0) == keep.end();
     try {
-      // Kept dictionary indices serve a string comparison, and spare gathering the values of
+      // Kept dictionary indices serve a comparison per entry, and spare gathering the values of
       // rows already dropped.
-      ColumnChunkData chunk =
-          ReadLeafChunk(group, node,
-                        filter.by_dictionary || !every_row_kept ? DictionaryMode::kKeepIndices
-                                                                : DictionaryMode::kGather);
-      if (chunk.dictionary && filter.by_dictionary) {
-        KeepMatchingDictionary(chunk, leaf.max_definition_level, filter, keep.data());
+      ColumnChunkData chunk = ReadLeafChunk(group, node, DictionaryMode::kKeepIndices);
+      if (chunk.dictionary && (filter.by_dictionary || every_row_kept)) {
+        if (filter.by_dictionary) {
+          KeepMatchingDictionary(chunk, leaf.max_definition_level, filter, keep.data());
+        } else {
+          KeepMatchingEntries(node, mapping_.leaves, chunk, filter, keep.data());
+        }
         result->dictionary_chunk = std::move(chunk);
         return;
       }

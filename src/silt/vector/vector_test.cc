@@ -83,6 +83,28 @@ TEST(BufferTest, ResizeZeroesNewBytesAndReserveKeepsSize) {
   EXPECT_EQ(buffer->data()[1], 0xAB);
 }
 
+TEST(BufferTest, ReusesAFreedLargeBlockForTheNextOfAboutItsSize) {
+  // Blocks of a few MiB (a decoded row group's column) are not mapped afresh each time.
+  const size_t size = size_t{4} << 20;
+  const uint8_t* first = nullptr;
+  {
+    std::shared_ptr<Buffer> buffer = Buffer::Allocate(size);
+    first = buffer->data();
+    buffer->data()[size - 1] = 7;
+  }
+  std::shared_ptr<Buffer> again = Buffer::Allocate(size - 1000, /*zero=*/true);
+  EXPECT_EQ(again->data(), first);
+  EXPECT_EQ(again->size(), size - 1000);
+  EXPECT_GE(again->capacity(), size - 1000);
+  // Zeroing still applies to a reused block.
+  for (size_t i = 0; i < again->size(); i += 4096) ASSERT_EQ(again->data()[i], 0);
+  // A much smaller request does not take the large block.
+  std::shared_ptr<Buffer> small = Buffer::Allocate(size / 2);
+  again.reset();
+  std::shared_ptr<Buffer> other = Buffer::Allocate(size / 2);
+  EXPECT_NE(other->data(), first);
+}
+
 TEST(VectorTest, MakeComputesNullCountFromBitmap) {
   BufferPtr validity = Buffer::Allocate(1, true);
   validity->data()[0] = 0b00101101;  // rows 0, 2, 3, 5 valid
