@@ -968,8 +968,9 @@ struct MergeRun {
   const Batch* source = nullptr;
   const SourceIndex* index = nullptr;
   const dml::TargetFileReader* reader = nullptr;
-  // Reads only the target columns `used_columns` flags, for files that get deletion vectors
-  // when no change data is written (their unchanged rows are never copied).
+  // Reads only the target columns the keys, the ON condition and the clauses read, for files
+  // that get deletion vectors and for the passes of a partitioned MERGE, when no change data is
+  // written (their unchanged rows are never copied there).
   const dml::TargetFileReader* narrow_reader = nullptr;
   // Over the combined layout: the columns the ON condition reads, and those the matched and
   // not-matched-by-source clauses read.
@@ -1247,8 +1248,9 @@ FileOutcome ProcessFile(MergeRun& run, const log::AddFile& file) {
   // With deletion vectors the changed rows are marked deleted in the old file and the rest stay
   // where they are; otherwise the file is rewritten with its unchanged rows copied.
   outcome.deletion_vector = run.deletion_vectors && log::CanHaveDeletionVector(file);
+  const bool narrow = outcome.deletion_vector || run.num_passes > 1;
   const dml::TargetFileReader& reader =
-      outcome.deletion_vector && run.narrow_reader != nullptr ? *run.narrow_reader : *run.reader;
+      narrow && run.narrow_reader != nullptr ? *run.narrow_reader : *run.reader;
   std::unique_ptr<dml::TargetFileReader::OpenedTarget> opened = reader.Open(file);
   std::vector<PieceOutcome> pieces(opened->num_pieces());
   ThreadPool& pool = run.session->pool();
@@ -1506,9 +1508,11 @@ StatementResult ExecuteMerge(sql::SessionState& session, const sql::Statement& w
   MarkClausesUsed(bound.matched, assembler, bound.num_target, run.clause_columns);
   MarkClausesUsed(bound.not_matched_by_source, assembler, bound.num_target, run.clause_columns);
   // A deletion-vector MERGE without change data never copies or re-emits a target row it keeps,
-  // so it decodes only the target columns the keys, the ON condition and the clauses read.
+  // and the passes of a partitioned one only find the rows each changes (CopyKeptRows copies the
+  // kept rows once, after the last pass), so both decode only the target columns the keys, the
+  // ON condition and the clauses read.
   std::optional<dml::TargetFileReader> narrow_reader;
-  if (run.deletion_vectors && !table.change_data_feed && !schema_changed) {
+  if ((run.deletion_vectors || run.num_passes > 1) && !table.change_data_feed && !schema_changed) {
     std::vector<bool> read(bound.num_target, false);
     for (size_t i = 0; i < bound.num_target; ++i) read[i] = run.on_columns[i] || run.clause_columns[i];
     std::vector<bool> key_columns(combined_width, false);
