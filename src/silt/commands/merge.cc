@@ -613,20 +613,25 @@ class SourceIndex {
   bool keyed() const { return !bound_.target_keys.empty(); }
   const std::vector<VectorPtr>& key_vectors() const { return key_vectors_; }
 
-  // Appends (target row, source row) for every target row in [0, num_rows) (only those
-  // `in_pass` flags, when given) and every source row whose keys equal it, target rows in order.
+  // Appends (target row, source row) for every target row in [0, num_rows) (only the ascending
+  // rows `probed` lists, when given) and every source row whose keys equal it, target rows in
+  // order.
   void ProbeAll(const exec::EncodedKeys& target_keys,
                 const std::vector<VectorPtr>& target_key_vectors, int64_t num_rows,
-                const std::vector<uint8_t>* in_pass, std::vector<int64_t>& target_rows,
+                const std::vector<int64_t>* probed, std::vector<int64_t>& target_rows,
                 std::vector<int64_t>& source_rows) const {
     if (slots_.empty()) return;
     constexpr int64_t kPrefetchDistance = 16;
     const uint64_t* hashes = target_keys.hashes.data();
-    for (int64_t row = 0; row < num_rows; ++row) {
-      if (row + kPrefetchDistance < num_rows) {
-        __builtin_prefetch(&slots_[hashes[row + kPrefetchDistance] & mask_]);
+    const int64_t num_probes =
+        probed != nullptr ? static_cast<int64_t>(probed->size()) : num_rows;
+    const int64_t* probed_rows = probed != nullptr ? probed->data() : nullptr;
+    auto row_of = [&](int64_t i) { return probed_rows != nullptr ? probed_rows[i] : i; };
+    for (int64_t i = 0; i < num_probes; ++i) {
+      if (i + kPrefetchDistance < num_probes) {
+        __builtin_prefetch(&slots_[hashes[row_of(i + kPrefetchDistance)] & mask_]);
       }
-      if (in_pass != nullptr && (*in_pass)[static_cast<size_t>(row)] == 0) continue;
+      const int64_t row = row_of(i);
       if (HasUnmatchableNull(target_key_vectors, row)) continue;
       const uint64_t hash = hashes[row];
       for (size_t at = hash & mask_; slots_[at].row >= 0; at = (at + 1) & mask_) {
@@ -1073,14 +1078,18 @@ PieceOutcome ProcessPiece(const MergeRun& run, const dml::PositionedBatch& posit
       }
       exec::EncodedKeys encoded;
       exec::EncodeKeys(keys, n, encoded);
+      // Only this pass's rows are probed, so prefetching goes to the slots they read.
+      std::vector<int64_t> probed;
       if (partitioned) {
         in_pass.resize(static_cast<size_t>(n));
         for (int64_t row = 0; row < n; ++row) {
-          in_pass[static_cast<size_t>(row)] =
-              PassOf(encoded.hashes[static_cast<size_t>(row)], run.num_passes) == run.pass ? 1 : 0;
+          const bool here =
+              PassOf(encoded.hashes[static_cast<size_t>(row)], run.num_passes) == run.pass;
+          in_pass[static_cast<size_t>(row)] = here ? 1 : 0;
+          if (here) probed.push_back(row);
         }
       }
-      run.index->ProbeAll(encoded, keys, n, partitioned ? &in_pass : nullptr, pair_target,
+      run.index->ProbeAll(encoded, keys, n, partitioned ? &probed : nullptr, pair_target,
                           pair_source);
     } else {
       for (int64_t row = 0; row < n; ++row) {
@@ -1288,33 +1297,56 @@ FileOutcome ProcessFile(MergeRun& run, const log::AddFile& file) {
 
 // After the last pass of a partitioned MERGE, for a file some pass changed and that is rewritten
 // (no deletion vector): writes its rows no pass removed (`removed`: their physical positions,
-// sorted), with their row ids and commit versions under row tracking.
+// sorted), with their row ids and commit versions under row tracking. A file of many pieces
+// (row groups) is copied in parallel parts of contiguous pieces, each to files of its own, with
+// one piece of each part in memory at a time.
 FileOutcome CopyKeptRows(MergeRun& run, const log::AddFile& file,
                          const std::vector<uint64_t>& removed) {
-  FileOutcome outcome;
   dml::Stopwatch write_time;
-  dml::DmlWriter writer(*run.table, run.session->fs(), run.metadata, run.schema);
-  run.reader->Read(file, [&](dml::PositionedBatch&& positioned) {
-    std::vector<int64_t> kept;
-    kept.reserve(positioned.positions.size());
-    for (size_t row = 0; row < positioned.positions.size(); ++row) {
-      if (!std::binary_search(removed.begin(), removed.end(), positioned.positions[row])) {
+  std::unique_ptr<dml::TargetFileReader::OpenedTarget> opened = run.reader->Open(file);
+  ThreadPool& pool = run.session->pool();
+  const size_t num_pieces = opened->num_pieces();
+  const size_t num_parts = std::max<size_t>(
+      1, std::min(pool.num_threads(), num_pieces / dml::kMinPiecesPerRewritePart));
+  std::vector<FileOutcome> parts(num_parts);
+  pool.ParallelFor(num_parts, [&](size_t part) {
+    dml::DmlWriter writer(*run.table, run.session->fs(), run.metadata, run.schema);
+    for (size_t piece = num_pieces * part / num_parts; piece < num_pieces * (part + 1) / num_parts;
+         ++piece) {
+      run.session->cancellation().ThrowIfRequested();
+      dml::PositionedBatch positioned = opened->ReadPiece(piece);
+      if (positioned.rows.num_rows() == 0) continue;
+      // Positions ascend within a piece, so one walk along `removed` finds the rows it names.
+      std::vector<int64_t> kept;
+      kept.reserve(positioned.positions.size());
+      auto next_removed = std::lower_bound(removed.begin(), removed.end(),
+                                           positioned.positions.front());
+      for (size_t row = 0; row < positioned.positions.size(); ++row) {
+        const uint64_t position = positioned.positions[row];
+        while (next_removed != removed.end() && *next_removed < position) ++next_removed;
+        if (next_removed != removed.end() && *next_removed == position) continue;
         kept.push_back(static_cast<int64_t>(row));
       }
+      if (kept.empty()) continue;
+      parts[part].counts.copied += static_cast<int64_t>(kept.size());
+      if (static_cast<int64_t>(kept.size()) == positioned.rows.num_rows()) {
+        writer.WriteData(positioned.rows, positioned.row_ids, positioned.row_commit_versions);
+        continue;
+      }
+      auto take = [&](const VectorPtr& values) {
+        return values == nullptr ? nullptr : TakeRows(*values, kept);
+      };
+      writer.WriteData(TakeBatchRows(positioned.rows, kept), take(positioned.row_ids),
+                       take(positioned.row_commit_versions));
     }
-    if (kept.empty()) return;
-    outcome.counts.copied += static_cast<int64_t>(kept.size());
-    if (static_cast<int64_t>(kept.size()) == positioned.rows.num_rows()) {
-      writer.WriteData(positioned.rows, positioned.row_ids, positioned.row_commit_versions);
-      return;
-    }
-    auto take = [&](const VectorPtr& values) {
-      return values == nullptr ? nullptr : TakeRows(*values, kept);
-    };
-    writer.WriteData(TakeBatchRows(positioned.rows, kept), take(positioned.row_ids),
-                     take(positioned.row_commit_versions));
+    parts[part].written = writer.Finish();
   });
-  outcome.written = writer.Finish();
+  opened.reset();
+  FileOutcome outcome;
+  for (FileOutcome& part : parts) {
+    outcome.counts.Add(part.counts);
+    dml::AppendWritten(outcome.written, std::move(part.written));
+  }
   run.write_time_ms += write_time.ElapsedMs();
   return outcome;
 }
