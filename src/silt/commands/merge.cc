@@ -6,6 +6,7 @@
 #include <atomic>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -1297,17 +1298,21 @@ FileOutcome ProcessFile(MergeRun& run, const log::AddFile& file) {
 
 // After the last pass of a partitioned MERGE, for a file some pass changed and that is rewritten
 // (no deletion vector): writes its rows no pass removed (`removed`: their physical positions,
-// sorted), with their row ids and commit versions under row tracking. A file of many pieces
-// (row groups) is copied in parallel parts of contiguous pieces, each to files of its own, with
-// one piece of each part in memory at a time.
+// sorted), with their row ids and commit versions under row tracking. With `split` (fewer files
+// to copy than threads) a file of many pieces (row groups) is copied in parallel parts of
+// contiguous pieces, each to files of its own, with one piece of each part in memory at a time;
+// otherwise the files themselves keep the threads busy, and each writer's buffered row group
+// is one more in memory.
 FileOutcome CopyKeptRows(MergeRun& run, const log::AddFile& file,
-                         const std::vector<uint64_t>& removed) {
+                         const std::vector<uint64_t>& removed, bool split) {
   dml::Stopwatch write_time;
   std::unique_ptr<dml::TargetFileReader::OpenedTarget> opened = run.reader->Open(file);
   ThreadPool& pool = run.session->pool();
   const size_t num_pieces = opened->num_pieces();
-  const size_t num_parts = std::max<size_t>(
-      1, std::min(pool.num_threads(), num_pieces / dml::kMinPiecesPerRewritePart));
+  const size_t num_parts =
+      split ? std::max<size_t>(
+                  1, std::min(pool.num_threads(), num_pieces / dml::kMinPiecesPerRewritePart))
+            : 1;
   std::vector<FileOutcome> parts(num_parts);
   pool.ParallelFor(num_parts, [&](size_t part) {
     dml::DmlWriter writer(*run.table, run.session->fs(), run.metadata, run.schema);
@@ -1655,13 +1660,18 @@ StatementResult ExecuteMerge(sql::SessionState& session, const sql::Statement& w
   if (run.num_passes > 1) {
     source = Batch();
     // The files some pass changed are rewritten once, with the rows no pass removed.
+    size_t num_copied = 0;
+    for (const FileOutcome& outcome : outcomes) {
+      num_copied += outcome.touched && !outcome.deletion_vector ? 1 : 0;
+    }
+    const bool split = num_copied < session.pool().num_threads();
     session.pool().ParallelFor(candidates.files.size(), [&](size_t i) {
       FileOutcome& outcome = outcomes[i];
       if (!outcome.touched) return;
       std::sort(outcome.removed_positions.begin(), outcome.removed_positions.end());
       if (outcome.deletion_vector) return;
       session.cancellation().ThrowIfRequested();
-      FileOutcome copies = CopyKeptRows(run, *candidates.files[i], outcome.removed_positions);
+      FileOutcome copies = CopyKeptRows(run, *candidates.files[i], outcome.removed_positions, split);
       outcome.counts.Add(copies.counts);
       dml::AppendWritten(outcome.written, std::move(copies.written));
     });
@@ -1715,10 +1725,16 @@ StatementResult ExecuteMerge(sql::SessionState& session, const sql::Statement& w
   // WHEN NOT MATCHED: the source rows no target row matched.
   dml::Stopwatch insert_time;
   if (!bound.not_matched.empty()) {
-    std::optional<dml::DmlWriter> writer;
     std::vector<bool> used(bound.combined_schema->num_fields(), false);
     MarkClausesUsed(bound.not_matched, assembler, bound.num_target, used);
-    auto insert = [&](const Batch& rows_of, const std::vector<int64_t>& rows) {
+    // The inserted rows are written by several workers, a writer each, taking batches of the
+    // unmatched rows in turn; identity values are generated in order by one.
+    bool generates_identity = false;
+    for (size_t i = 0; i < bound.num_target; ++i) generates_identity = generates_identity || identity.IsIdentity(i);
+    const size_t num_workers = generates_identity ? 1 : session.pool().num_threads();
+    std::vector<std::optional<dml::DmlWriter>> writers(num_workers);
+    std::vector<int64_t> inserted(num_workers, 0);
+    auto insert = [&](size_t worker, const Batch& rows_of, const std::vector<int64_t>& rows) {
       if (rows.empty()) return;
       expr::EvalContext context = run.eval;
       Batch combined = CombinedRows(bound, nullptr, rows, &rows_of, rows, used);
@@ -1728,29 +1744,53 @@ StatementResult ExecuteMerge(sql::SessionState& session, const sql::Statement& w
         if (chosen[i] >= 0)
           by_clause[static_cast<size_t>(chosen[i])].push_back(static_cast<int64_t>(i));
       }
+      std::optional<dml::DmlWriter>& writer = writers[worker];
       if (!writer) writer.emplace(table, session.fs(), &metadata, written_schema);
       for (size_t c = 0; c < by_clause.size(); ++c) {
         if (by_clause[c].empty()) continue;
         Batch values =
             ApplyValues(run, bound.not_matched[c], TakeBatchRows(combined, by_clause[c]), context);
-        counts.inserted += values.num_rows();
+        inserted[worker] += values.num_rows();
         writer->WriteData(values);
         // An insert-only commit needs no change files: readers derive its inserts from the
         // adds. Once the commit has change files, they must hold the inserts too.
         if (rows_changed) writer->WriteChanges(values, dml::ChangeType::kInsert);
       }
     };
-    if (unmatched_spill == nullptr) {
-      insert(source, unmatched);
-    } else {
-      while (std::optional<Batch> batch = unmatched_spill->ReadNext()) {
+    std::mutex next_mutex;
+    size_t next_unmatched = 0;  // in-memory source: the first row of `unmatched` not taken yet
+    session.pool().ParallelFor(num_workers, [&](size_t worker) {
+      while (true) {
         session.cancellation().ThrowIfRequested();
-        std::vector<int64_t> rows(static_cast<size_t>(batch->num_rows()));
-        for (size_t i = 0; i < rows.size(); ++i) rows[i] = static_cast<int64_t>(i);
-        insert(*batch, rows);
+        std::optional<Batch> batch;
+        std::vector<int64_t> rows;
+        {
+          std::lock_guard<std::mutex> lock(next_mutex);
+          if (unmatched_spill != nullptr) {
+            batch = unmatched_spill->ReadNext();
+            if (!batch) return;
+          } else {
+            if (next_unmatched >= unmatched.size()) return;
+            const size_t end =
+                std::min(unmatched.size(), next_unmatched + static_cast<size_t>(exec::kTargetBatchRows));
+            rows.assign(unmatched.begin() + static_cast<std::ptrdiff_t>(next_unmatched),
+                        unmatched.begin() + static_cast<std::ptrdiff_t>(end));
+            next_unmatched = end;
+          }
+        }
+        if (batch) {
+          rows.resize(static_cast<size_t>(batch->num_rows()));
+          for (size_t i = 0; i < rows.size(); ++i) rows[i] = static_cast<int64_t>(i);
+          insert(worker, *batch, rows);
+        } else {
+          insert(worker, source, rows);
+        }
       }
+    });
+    for (size_t worker = 0; worker < num_workers; ++worker) {
+      counts.inserted += inserted[worker];
+      if (writers[worker]) dml::AppendWritten(commit.written, writers[worker]->Finish());
     }
-    if (writer) dml::AppendWritten(commit.written, writer->Finish());
   }
   int64_t rewrite_ms = run.write_time_ms.load() + insert_time.ElapsedMs();
 
