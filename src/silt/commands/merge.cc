@@ -771,6 +771,34 @@ MaterializedSource MaterializeSource(exec::Operator& root, exec::ExecContext& co
   return source;
 }
 
+// `batches` (of `schema`) as one batch, built a column at a time, each column's pieces released
+// once it is built, so that the rows are held about once, not twice, while they are copied.
+Batch ConcatenateReleasing(const SchemaPtr& schema, std::vector<Batch>&& batches) {
+  const size_t width = schema->num_fields();
+  std::vector<std::vector<VectorPtr>> pieces(width);
+  std::vector<int64_t> piece_rows;
+  int64_t num_rows = 0;
+  for (const Batch& batch : batches) {
+    num_rows += batch.num_rows();
+    piece_rows.push_back(batch.num_rows());
+    for (size_t c = 0; c < width; ++c) pieces[c].push_back(batch.column(c));
+  }
+  batches.clear();
+  std::vector<VectorPtr> columns;
+  for (size_t c = 0; c < width; ++c) {
+    if (pieces[c].size() == 1) {
+      columns.push_back(std::move(pieces[c][0]));
+      continue;
+    }
+    VectorBuilder builder(schema->field(c).type, num_rows);
+    for (size_t i = 0; i < pieces[c].size(); ++i) builder.AppendRange(*pieces[c][i], 0, piece_rows[i]);
+    pieces[c].clear();
+    pieces[c].shrink_to_fit();
+    columns.push_back(builder.Finish());
+  }
+  return Batch(schema, std::move(columns), num_rows);
+}
+
 // The source's rows split by PassOf their keys' hash into `num_passes` spill files; the keys'
 // ranges gathered on the way.
 std::vector<std::unique_ptr<exec::SpillFile>> PartitionSource(exec::SpillFile& source,
@@ -1616,19 +1644,7 @@ StatementResult ExecuteMerge(sql::SessionState& session, const sql::Statement& w
         batches.push_back(std::move(*batch));
       }
       partitions[static_cast<size_t>(pass)].reset();
-      Batch pass_source = batches.empty()
-                              ? Batch(
-                                    materialized.schema,
-                                    [&] {
-                                      std::vector<VectorPtr> columns;
-                                      for (const Field& field : materialized.schema->fields()) {
-                                        columns.push_back(Vector::MakeAllNull(field.type, 0));
-                                      }
-                                      return columns;
-                                    }(),
-                                    0)
-                              : ConcatenateBatches(batches);
-      batches.clear();
+      Batch pass_source = ConcatenateReleasing(materialized.schema, std::move(batches));
       pass_memory.Clear();
       pass_memory.Grow(exec::MemoryBytes(pass_source) + pass_source.num_rows() * kIndexBytesPerRow);
       run.pass = pass;
