@@ -580,10 +580,10 @@ std::vector<int> ChooseClauses(const std::vector<BoundClause>& clauses, const Ba
 
 // ---- the source's hash table ----
 
-// The materialised source keyed by the equi-join keys: an open-addressing table of (hash, source
-// row) slots. A probe compares full hashes in the slot before touching key bytes, so a target row
-// without a match (most of them in a typical upsert) costs one cache line, and a batch of probes
-// prefetches its slots ahead.
+// The materialised source keyed by the equi-join keys: an open-addressing table of (hash tag,
+// source row) slots of 8 bytes. A probe compares the tag (the hash's high half; the low bits
+// place the slot) before touching key bytes, so a target row without a match (most of them in a
+// typical upsert) costs one cache line, and a batch of probes prefetches its slots ahead.
 class SourceIndex {
  public:
   SourceIndex(const BoundMerge& bound, const Batch& source, expr::EvalContext& context)
@@ -597,17 +597,18 @@ class SourceIndex {
     }
     key_vectors_ = keys;
     exec::EncodeKeys(keys, n, encoded_);
+    SILT_CHECK(n < static_cast<int64_t>(kEmpty), "a MERGE source partition of fewer than 2^32 rows");
     size_t capacity = 16;
     while (capacity < static_cast<size_t>(n) * 2) capacity <<= 1;
     mask_ = capacity - 1;
-    slots_.assign(capacity, Slot{0, -1});
+    slots_.assign(capacity, Slot{0, kEmpty});
     // Rows go in ascending order, so the rows of one key are found in source order.
     for (int64_t row = 0; row < n; ++row) {
       if (HasUnmatchableNull(keys, row)) continue;
       uint64_t hash = encoded_.hashes[static_cast<size_t>(row)];
       size_t at = hash & mask_;
-      while (slots_[at].row >= 0) at = (at + 1) & mask_;
-      slots_[at] = Slot{hash, row};
+      while (slots_[at].row != kEmpty) at = (at + 1) & mask_;
+      slots_[at] = Slot{TagOf(hash), static_cast<uint32_t>(row)};
     }
   }
 
@@ -635,9 +636,10 @@ class SourceIndex {
       const int64_t row = row_of(i);
       if (HasUnmatchableNull(target_key_vectors, row)) continue;
       const uint64_t hash = hashes[row];
-      for (size_t at = hash & mask_; slots_[at].row >= 0; at = (at + 1) & mask_) {
+      const uint32_t tag = TagOf(hash);
+      for (size_t at = hash & mask_; slots_[at].row != kEmpty; at = (at + 1) & mask_) {
         const Slot& slot = slots_[at];
-        if (slot.hash == hash && exec::KeyBytesEqual(target_keys.key(row), encoded_.key(slot.row))) {
+        if (slot.tag == tag && exec::KeyBytesEqual(target_keys.key(row), encoded_.key(slot.row))) {
           target_rows.push_back(row);
           source_rows.push_back(slot.row);
         }
@@ -646,10 +648,14 @@ class SourceIndex {
   }
 
  private:
+  // Eight bytes, so that a cache line holds eight slots of a probe's run: the hash's high half
+  // (its low bits place the slot) and the source row.
   struct Slot {
-    uint64_t hash;
-    int64_t row;  // -1: empty
+    uint32_t tag;
+    uint32_t row;  // kEmpty: empty
   };
+  static constexpr uint32_t kEmpty = 0xFFFFFFFFu;
+  static uint32_t TagOf(uint64_t hash) { return static_cast<uint32_t>(hash >> 32); }
 
   // NULL never equals anything under `=`, so such rows can never match.
   bool HasUnmatchableNull(const std::vector<VectorPtr>& keys, int64_t row) const {
@@ -711,8 +717,8 @@ int64_t SourceBudget(const exec::QueryMemory& memory) {
   return std::max<int64_t>(memory.limit() / 2, 1);
 }
 
-// What a source row's hash table costs besides its values: two slots of 16 bytes, its hash and
-// its encoded keys.
+// What a source row's hash table costs besides its values: two to four slots of 8 bytes, its
+// hash, and its encoded keys with their offset.
 constexpr int64_t kIndexBytesPerRow = 56;
 
 // The pass (of `num_passes`) in which the rows whose keys hash to `hash` are merged: the source
