@@ -2,11 +2,15 @@
 
 #include "silt/commands/merge.h"
 
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <optional>
 #include <set>
 #include <string>
@@ -581,9 +585,9 @@ std::vector<int> ChooseClauses(const std::vector<BoundClause>& clauses, const Ba
 // ---- the source's hash table ----
 
 // The materialised source keyed by the equi-join keys: an open-addressing table of (hash tag,
-// source row) slots of 8 bytes. A probe compares the tag (the hash's high half; the low bits
-// place the slot) before touching key bytes, so a target row without a match (most of them in a
-// typical upsert) costs one cache line, and a batch of probes prefetches its slots ahead.
+// source row) slots of 8 bytes. A probe compares tags (the hash's high half; the low bits place
+// the slot) and leaves the keys to the ON condition, so a target row costs one cache line, and a
+// batch of probes prefetches its slots ahead.
 class SourceIndex {
  public:
   SourceIndex(const BoundMerge& bound, const Batch& source, expr::EvalContext& context)
@@ -596,16 +600,17 @@ class SourceIndex {
       context.ThrowIfError();
     }
     key_vectors_ = keys;
-    exec::EncodeKeys(keys, n, encoded_);
+    exec::EncodedKeys encoded;
+    exec::EncodeKeys(keys, n, encoded);
     SILT_CHECK(n < static_cast<int64_t>(kEmpty), "a MERGE source partition of fewer than 2^32 rows");
     size_t capacity = 16;
     while (capacity < static_cast<size_t>(n) * 2) capacity <<= 1;
     mask_ = capacity - 1;
-    slots_.assign(capacity, Slot{0, kEmpty});
+    AllocateSlots(capacity);
     // Rows go in ascending order, so the rows of one key are found in source order.
     for (int64_t row = 0; row < n; ++row) {
       if (HasUnmatchableNull(keys, row)) continue;
-      uint64_t hash = encoded_.hashes[static_cast<size_t>(row)];
+      uint64_t hash = encoded.hashes[static_cast<size_t>(row)];
       size_t at = hash & mask_;
       while (slots_[at].row != kEmpty) at = (at + 1) & mask_;
       slots_[at] = Slot{TagOf(hash), static_cast<uint32_t>(row)};
@@ -622,7 +627,7 @@ class SourceIndex {
                 const std::vector<VectorPtr>& target_key_vectors, int64_t num_rows,
                 const std::vector<int64_t>* probed, std::vector<int64_t>& target_rows,
                 std::vector<int64_t>& source_rows) const {
-    if (slots_.empty()) return;
+    if (num_slots_ == 0) return;
     constexpr int64_t kPrefetchDistance = 16;
     const uint64_t* hashes = target_keys.hashes.data();
     const int64_t num_probes =
@@ -639,7 +644,9 @@ class SourceIndex {
       const uint32_t tag = TagOf(hash);
       for (size_t at = hash & mask_; slots_[at].row != kEmpty; at = (at + 1) & mask_) {
         const Slot& slot = slots_[at];
-        if (slot.tag == tag && exec::KeyBytesEqual(target_keys.key(row), encoded_.key(slot.row))) {
+        // The ON condition, which holds the key equalities and is evaluated on every candidate,
+        // decides: the probe compares tags only, and so reads no key bytes of the source.
+        if (slot.tag == tag) {
           target_rows.push_back(row);
           source_rows.push_back(slot.row);
         }
@@ -657,6 +664,26 @@ class SourceIndex {
   static constexpr uint32_t kEmpty = 0xFFFFFFFFu;
   static uint32_t TagOf(uint64_t hash) { return static_cast<uint32_t>(hash >> 32); }
 
+  struct FreeSlots {
+    void operator()(Slot* slots) const { std::free(slots); }
+  };
+
+  // `capacity` empty slots. A table of huge pages' size or more is aligned to them and asks for
+  // them (transparent huge pages, where the kernel offers them on request) before it is first
+  // touched: its probes, spread over the whole table, then miss the TLB far less often.
+  void AllocateSlots(size_t capacity) {
+    constexpr size_t kHugePageBytes = size_t{2} << 20;
+    size_t bytes = capacity * sizeof(Slot);
+    const bool huge = bytes >= kHugePageBytes;
+    if (huge) bytes = (bytes + kHugePageBytes - 1) / kHugePageBytes * kHugePageBytes;
+    void* memory = huge ? std::aligned_alloc(kHugePageBytes, bytes) : std::malloc(bytes);
+    if (memory == nullptr) throw std::bad_alloc();
+    if (huge) ::madvise(memory, bytes, MADV_HUGEPAGE);
+    slots_.reset(static_cast<Slot*>(memory));
+    num_slots_ = capacity;
+    std::fill_n(slots_.get(), capacity, Slot{0, kEmpty});
+  }
+
   // NULL never equals anything under `=`, so such rows can never match.
   bool HasUnmatchableNull(const std::vector<VectorPtr>& keys, int64_t row) const {
     for (size_t k = 0; k < keys.size(); ++k) {
@@ -667,8 +694,8 @@ class SourceIndex {
 
   const BoundMerge& bound_;
   std::vector<VectorPtr> key_vectors_;
-  exec::EncodedKeys encoded_;
-  std::vector<Slot> slots_;
+  std::unique_ptr<Slot[], FreeSlots> slots_;
+  size_t num_slots_ = 0;
   size_t mask_ = 0;
 };
 
@@ -717,15 +744,16 @@ int64_t SourceBudget(const exec::QueryMemory& memory) {
   return std::max<int64_t>(memory.limit() / 2, 1);
 }
 
-// What a source row's hash table costs besides its values: two to four slots of 8 bytes, its
-// hash, and its encoded keys with their offset.
+// What a source row's hash table costs besides its values: two to four slots of 8 bytes, and
+// while they are filled its hash and its encoded keys with their offset.
 constexpr int64_t kIndexBytesPerRow = 56;
 
 // The pass (of `num_passes`) in which the rows whose keys hash to `hash` are merged: the source
 // rows and the target rows of equal keys meet in the same pass. High bits, as the hash table
 // places rows by the low ones.
+// A multiply and shift of the high half, not a division, as every target row of every pass asks.
 int PassOf(uint64_t hash, int num_passes) {
-  return static_cast<int>((hash >> 32) % static_cast<uint64_t>(num_passes));
+  return static_cast<int>(((hash >> 32) * static_cast<uint64_t>(num_passes)) >> 32);
 }
 
 // The MERGE source, pulled to the end before any target file is read (a non-deterministic
@@ -1111,10 +1139,13 @@ PieceOutcome ProcessPiece(const MergeRun& run, const dml::PositionedBatch& posit
         keys.push_back(expr::Evaluate(*key, rows, context));
         context.ThrowIfError();
       }
-      exec::EncodedKeys encoded;
+      // Each thread keeps its keys' and probes' buffers from piece to piece instead of mapping
+      // fresh pages for every piece of every pass.
+      thread_local exec::EncodedKeys encoded;
       exec::EncodeKeys(keys, n, encoded);
       // Only this pass's rows are probed, so prefetching goes to the slots they read.
-      std::vector<int64_t> probed;
+      thread_local std::vector<int64_t> probed;
+      probed.clear();
       if (partitioned) {
         in_pass.resize(static_cast<size_t>(n));
         for (int64_t row = 0; row < n; ++row) {
@@ -1257,14 +1288,19 @@ PieceOutcome ProcessPiece(const MergeRun& run, const dml::PositionedBatch& posit
     }
   }
 
+  // A pass over one partition of the source copies nothing (whether the file is rewritten is
+  // known only after the last pass: CopyKeptRows), and a file with a deletion vector keeps its
+  // rows where they are, so only a rewrite lists the rows kept.
+  const bool copies = !deletion_vector && !partitioned;
   std::vector<int64_t> kept_rows;
-  kept_rows.reserve(static_cast<size_t>(n));
+  int64_t num_kept = 0;
+  if (copies) kept_rows.reserve(static_cast<size_t>(n));
   for (int64_t row = 0; row < n; ++row) {
-    if (keep[static_cast<size_t>(row)]) kept_rows.push_back(row);
+    if (!keep[static_cast<size_t>(row)]) continue;
+    ++num_kept;
+    if (copies) kept_rows.push_back(row);
   }
-  // A pass over one partition of the source copies nothing: whether the file is rewritten is
-  // known only after the last pass (CopyKeptRows).
-  if (static_cast<int64_t>(kept_rows.size()) == n) {
+  if (num_kept == n) {
     if (!deletion_vector && !partitioned) {
       outcome.output.copied.push_back({rows, positioned.row_ids, positioned.row_commit_versions});
     }
@@ -1276,7 +1312,7 @@ PieceOutcome ProcessPiece(const MergeRun& run, const dml::PositionedBatch& posit
       outcome.removed_positions.push_back(positioned.positions[static_cast<size_t>(row)]);
     }
   }
-  if (!kept_rows.empty() && !deletion_vector && !partitioned) {
+  if (!kept_rows.empty()) {
     outcome.output.copied.push_back({TakeBatchRows(rows, kept_rows),
                                      take(positioned.row_ids, kept_rows),
                                      take(positioned.row_commit_versions, kept_rows)});
