@@ -64,18 +64,26 @@ constexpr double kMarginMegabytes = 256;
 // cannot be read.
 double Megabytes(const std::string& size) {
   size_t digits = 0;
-  while (digits < size.size() && (std::isdigit(static_cast<unsigned char>(size[digits])) || size[digits] == '.')) {
+  while (digits < size.size() &&
+         (std::isdigit(static_cast<unsigned char>(size[digits])) || size[digits] == '.')) {
     ++digits;
   }
   if (digits == 0) return 0;
   double value = std::stod(size.substr(0, digits));
-  char unit = digits < size.size() ? static_cast<char>(std::tolower(static_cast<unsigned char>(size[digits]))) : 'b';
+  char unit = digits < size.size()
+                  ? static_cast<char>(std::tolower(static_cast<unsigned char>(size[digits])))
+                  : 'b';
   switch (unit) {
-    case 'k': return value / 1024;
-    case 'm': return value;
-    case 'g': return value * 1024;
-    case 't': return value * 1024 * 1024;
-    default: return value / (1024 * 1024);
+    case 'k':
+      return value / 1024;
+    case 'm':
+      return value;
+    case 'g':
+      return value * 1024;
+    case 't':
+      return value * 1024 * 1024;
+    default:
+      return value / (1024 * 1024);
   }
 }
 constexpr int64_t kRowsPerFile = 4 << 20;
@@ -182,11 +190,13 @@ bool WithinMargin(const ChildRun& silt_run, double limit_megabytes) {
 
 void Report(const char* name, const ChildRun& silt_run, const ChildRun& duckdb_run, bool agree,
             double limit_megabytes) {
-  std::printf("%s: silt %.1f s, peak %.0f MB%s%s; duckdb %.1f s, peak %.0f MB%s; time ratio %.2f%s\n", name,
-              silt_run.seconds, silt_run.peak_megabytes, OverTheLimit(silt_run, limit_megabytes).c_str(),
-              silt_run.ok ? "" : " (FAILED)", duckdb_run.seconds, duckdb_run.peak_megabytes,
-              duckdb_run.ok ? "" : " (FAILED)", duckdb_run.seconds > 0 ? silt_run.seconds / duckdb_run.seconds : 0.0,
-              agree ? "" : "  RESULTS DIFFER");
+  std::printf(
+      "%s: silt %.1f s, peak %.0f MB%s%s; duckdb %.1f s, peak %.0f MB%s; time ratio %.2f%s\n", name,
+      silt_run.seconds, silt_run.peak_megabytes, OverTheLimit(silt_run, limit_megabytes).c_str(),
+      silt_run.ok ? "" : " (FAILED)", duckdb_run.seconds, duckdb_run.peak_megabytes,
+      duckdb_run.ok ? "" : " (FAILED)",
+      duckdb_run.seconds > 0 ? silt_run.seconds / duckdb_run.seconds : 0.0,
+      agree ? "" : "  RESULTS DIFFER");
   std::fflush(stdout);
 }
 
@@ -307,7 +317,8 @@ int Run(int64_t rows, int threads, const std::string& limit, bool operators,
          "GROUP BY id, note) AS groups"},
         {"distinct", "SELECT count(*) FROM (SELECT DISTINCT id, note FROM history) AS pairs"},
         {"intersect",
-         "SELECT count(*) FROM (SELECT id, amount FROM history INTERSECT SELECT id, amount FROM t) AS common"},
+         "SELECT count(*) FROM (SELECT id, amount FROM history INTERSECT SELECT id, amount FROM t) "
+         "AS common"},
         {"join", "SELECT count(*), sum(h.amount + t.amount) FROM history h JOIN t ON h.id = t.id"},
         {"window",
          "SELECT sum(r) FROM (SELECT row_number() OVER (PARTITION BY id ORDER BY version) AS r "
@@ -315,9 +326,9 @@ int Run(int64_t rows, int threads, const std::string& limit, bool operators,
         {"top rows", dedupe}};
     for (const auto& [name, query] : queries) {
       ChildRun run = silt_sql({query});
-      std::printf("%s: silt %.1f s, peak %.0f MB against a limit of %s%s%s\n", name.c_str(), run.seconds,
-                  run.peak_megabytes, limit.c_str(), OverTheLimit(run, limit_megabytes).c_str(),
-                  run.ok ? "" : " (FAILED)");
+      std::printf("%s: silt %.1f s, peak %.0f MB against a limit of %s%s%s\n", name.c_str(),
+                  run.seconds, run.peak_megabytes, limit.c_str(),
+                  OverTheLimit(run, limit_megabytes).c_str(), run.ok ? "" : " (FAILED)");
       within_margin = within_margin && WithinMargin(run, limit_megabytes);
       std::fflush(stdout);
     }

@@ -99,9 +99,11 @@ TEST_F(SessionTest, CollectedResultCountsAgainstTheMemoryLimit) {
   EXPECT_EQ(ErrorClassOf(rows), "EXEC_MEMORY_LIMIT_EXCEEDED");
   ResultStream stream = session_->ExecuteStream(rows);
   int64_t streamed = 0;
-  while (std::optional<Result> batch = stream.Next()) streamed += static_cast<int64_t>(batch->num_rows());
+  while (std::optional<Result> batch = stream.Next())
+    streamed += static_cast<int64_t>(batch->num_rows());
   EXPECT_EQ(streamed, 1000000);
-  EXPECT_THAT(Query("SELECT count(*), sum(length(padding)) FROM (" + rows + ")"), ElementsAre("1000000,100000000"));
+  EXPECT_THAT(Query("SELECT count(*), sum(length(padding)) FROM (" + rows + ")"),
+              ElementsAre("1000000,100000000"));
   session_->Execute("RESET silt.memory.limit");
   EXPECT_THAT(Rows(session_->Execute(rows)), ::testing::SizeIs(1000000));
 }

@@ -88,7 +88,8 @@ struct StatementStream::Producer {
       if (unbounded) {
         // A result collected whole must fit: past the limit the query fails with the limit's
         // class rather than the process running out of memory.
-        if (!collected) collected = std::make_unique<exec::MemoryReservation>(context.memory, "CollectResult");
+        if (!collected)
+          collected = std::make_unique<exec::MemoryReservation>(context.memory, "CollectResult");
         collected->Grow(exec::MemoryBytes(*batch));
       }
       ready.push_back(std::move(*batch));

@@ -602,7 +602,8 @@ class SourceIndex {
     key_vectors_ = keys;
     exec::EncodedKeys encoded;
     exec::EncodeKeys(keys, n, encoded);
-    SILT_CHECK(n < static_cast<int64_t>(kEmpty), "a MERGE source partition of fewer than 2^32 rows");
+    SILT_CHECK(n < static_cast<int64_t>(kEmpty),
+               "a MERGE source partition of fewer than 2^32 rows");
     size_t capacity = 16;
     while (capacity < static_cast<size_t>(n) * 2) capacity <<= 1;
     mask_ = capacity - 1;
@@ -630,8 +631,7 @@ class SourceIndex {
     if (num_slots_ == 0) return;
     constexpr int64_t kPrefetchDistance = 16;
     const uint64_t* hashes = target_keys.hashes.data();
-    const int64_t num_probes =
-        probed != nullptr ? static_cast<int64_t>(probed->size()) : num_rows;
+    const int64_t num_probes = probed != nullptr ? static_cast<int64_t>(probed->size()) : num_rows;
     const int64_t* probed_rows = probed != nullptr ? probed->data() : nullptr;
     auto row_of = [&](int64_t i) { return probed_rows != nullptr ? probed_rows[i] : i; };
     for (int64_t i = 0; i < num_probes; ++i) {
@@ -825,7 +825,8 @@ Batch ConcatenateReleasing(const SchemaPtr& schema, std::vector<Batch>&& batches
       continue;
     }
     VectorBuilder builder(schema->field(c).type, num_rows);
-    for (size_t i = 0; i < pieces[c].size(); ++i) builder.AppendRange(*pieces[c][i], 0, piece_rows[i]);
+    for (size_t i = 0; i < pieces[c].size(); ++i)
+      builder.AppendRange(*pieces[c][i], 0, piece_rows[i]);
     pieces[c].clear();
     pieces[c].shrink_to_fit();
     columns.push_back(builder.Finish());
@@ -1394,8 +1395,8 @@ FileOutcome CopyKeptRows(MergeRun& run, const log::AddFile& file,
       // Positions ascend within a piece, so one walk along `removed` finds the rows it names.
       std::vector<int64_t> kept;
       kept.reserve(positioned.positions.size());
-      auto next_removed = std::lower_bound(removed.begin(), removed.end(),
-                                           positioned.positions.front());
+      auto next_removed =
+          std::lower_bound(removed.begin(), removed.end(), positioned.positions.front());
       for (size_t row = 0; row < positioned.positions.size(); ++row) {
         const uint64_t position = positioned.positions[row];
         while (next_removed != removed.end() && *next_removed < position) ++next_removed;
@@ -1729,7 +1730,8 @@ StatementResult ExecuteMerge(sql::SessionState& session, const sql::Statement& w
       std::sort(outcome.removed_positions.begin(), outcome.removed_positions.end());
       if (outcome.deletion_vector) return;
       session.cancellation().ThrowIfRequested();
-      FileOutcome copies = CopyKeptRows(run, *candidates.files[i], outcome.removed_positions, split);
+      FileOutcome copies =
+          CopyKeptRows(run, *candidates.files[i], outcome.removed_positions, split);
       outcome.counts.Add(copies.counts);
       dml::AppendWritten(outcome.written, std::move(copies.written));
     });
@@ -1788,7 +1790,8 @@ StatementResult ExecuteMerge(sql::SessionState& session, const sql::Statement& w
     // The inserted rows are written by several workers, a writer each, taking batches of the
     // unmatched rows in turn; identity values are generated in order by one.
     bool generates_identity = false;
-    for (size_t i = 0; i < bound.num_target; ++i) generates_identity = generates_identity || identity.IsIdentity(i);
+    for (size_t i = 0; i < bound.num_target; ++i)
+      generates_identity = generates_identity || identity.IsIdentity(i);
     const size_t num_workers = generates_identity ? 1 : session.pool().num_threads();
     std::vector<std::optional<dml::DmlWriter>> writers(num_workers);
     std::vector<int64_t> inserted(num_workers, 0);
@@ -1829,8 +1832,8 @@ StatementResult ExecuteMerge(sql::SessionState& session, const sql::Statement& w
             if (!batch) return;
           } else {
             if (next_unmatched >= unmatched.size()) return;
-            const size_t end =
-                std::min(unmatched.size(), next_unmatched + static_cast<size_t>(exec::kTargetBatchRows));
+            const size_t end = std::min(
+                unmatched.size(), next_unmatched + static_cast<size_t>(exec::kTargetBatchRows));
             rows.assign(unmatched.begin() + static_cast<std::ptrdiff_t>(next_unmatched),
                         unmatched.begin() + static_cast<std::ptrdiff_t>(end));
             next_unmatched = end;

@@ -249,8 +249,7 @@ TEST_F(MergeTest, SourceLargerThanMemoryMergesInPassesAsInMemory) {
   for (const char* table : {"in_memory", "in_passes", "in_passes_dv", "in_passes_plain"}) {
     std::string dv =
         std::string(table) == "in_passes_dv" ? ", delta.enableDeletionVectors = true" : "";
-    std::string change_data =
-        std::string(table) == "in_passes_plain" ? "false" : "true";
+    std::string change_data = std::string(table) == "in_passes_plain" ? "false" : "true";
     Sql(std::string("CREATE TABLE ") + table + " (id BIGINT, v BIGINT, note STRING) USING delta " +
         "TBLPROPERTIES (delta.enableChangeDataFeed = " + change_data +
         ", delta.enableRowTracking = true" + dv + ")");

@@ -229,7 +229,8 @@ class TopRowsTable {
     const size_t groups = keys_.num_groups();
     if (groups + num_rows > counts_.size()) {
       const size_t capacity = std::max(groups + num_rows, counts_.size() * 2);
-      bytes += static_cast<int64_t>(capacity * (sizeof(uint32_t) + (limit_ == 1 ? sizeof(KeptRow) : sizeof(size_t))));
+      bytes += static_cast<int64_t>(
+          capacity * (sizeof(uint32_t) + (limit_ == 1 ? sizeof(KeptRow) : sizeof(size_t))));
     }
     if (limit_ > 1 && rows_.size() + 2 * num_rows > rows_.capacity()) {
       size_t grown = std::max<size_t>(rows_.capacity(), 1);
@@ -590,8 +591,10 @@ class GroupTopRowsOperator final : public Operator {
     }
     // A table's growth is reserved before its rows go in (a table that doubles holds both
     // sizes while it copies); the rows of a table refused go to the spill files instead.
-    const double key_bytes_per_row = static_cast<double>(worker.keys.bytes.size()) / static_cast<double>(num_rows);
-    const double value_bytes_per_row = static_cast<double>(MemoryBytes(batch)) / static_cast<double>(num_rows);
+    const double key_bytes_per_row =
+        static_cast<double>(worker.keys.bytes.size()) / static_cast<double>(num_rows);
+    const double value_bytes_per_row =
+        static_cast<double>(MemoryBytes(batch)) / static_cast<double>(num_rows);
     std::vector<int64_t> refused;
     // Tables another thread holds are visited last.
     std::array<bool, kNumShards> done{};
@@ -626,7 +629,8 @@ class GroupTopRowsOperator final : public Operator {
       const auto n = static_cast<int64_t>(refused.size());
       BufferPtr stamps = Buffer::Allocate(refused.size() * sizeof(int64_t));
       for (size_t r = 0; r < refused.size(); ++r) {
-        stamps->as<int64_t>()[r] = static_cast<int64_t>((sequence << 32) | static_cast<uint64_t>(refused[r]));
+        stamps->as<int64_t>()[r] =
+            static_cast<int64_t>((sequence << 32) | static_cast<uint64_t>(refused[r]));
       }
       std::vector<VectorPtr> columns = TakeBatchRows(batch, refused).columns();
       columns.push_back(Vector::Make(LongType(), n, {nullptr, stamps}, {}, 0));

@@ -32,7 +32,8 @@ constexpr int kMaxSpillDepth = 6;
 // once it is full, left rows it holds are dropped and the others are left to the partitions.
 class SetOperationOperator final : public Operator {
  public:
-  SetOperationOperator(OperatorPtr left, OperatorPtr right, SetOperation operation, bool all, int depth)
+  SetOperationOperator(OperatorPtr left, OperatorPtr right, SetOperation operation, bool all,
+                       int depth)
       : Operator(left->schema()),
         left_(std::move(left)),
         right_(std::move(right)),
@@ -48,7 +49,8 @@ class SetOperationOperator final : public Operator {
   }
 
   std::optional<Batch> Next(ExecContext& context) override {
-    if (!reservation_) reservation_ = std::make_unique<MemoryReservation>(context.memory, Describe());
+    if (!reservation_)
+      reservation_ = std::make_unique<MemoryReservation>(context.memory, Describe());
     if (!built_) {
       BuildRight(context);
       built_ = true;
@@ -62,8 +64,9 @@ class SetOperationOperator final : public Operator {
       const int64_t num_rows = batch->num_rows();
       EncodeKeys(batch->columns(), num_rows, encoded_);
       const bool remembers = operation_ == SetOperation::kExcept && !all_ && !left_spilling_;
-      if (remembers && !Reserve(emitted_.MaxGrowthBytes(static_cast<size_t>(num_rows), encoded_.bytes.size()),
-                                context)) {
+      if (remembers &&
+          !Reserve(emitted_.MaxGrowthBytes(static_cast<size_t>(num_rows), encoded_.bytes.size()),
+                   context)) {
         left_spilling_ = true;
       }
       std::vector<int64_t> rows;
@@ -81,12 +84,14 @@ class SetOperationOperator final : public Operator {
         }
       }
       for (size_t p = 0; p < kSpillPartitions; ++p) {
-        if (!spilled[p].empty()) Append(left_partitions_, p, *left_, TakeBatchRows(*batch, spilled[p]), context);
+        if (!spilled[p].empty())
+          Append(left_partitions_, p, *left_, TakeBatchRows(*batch, spilled[p]), context);
       }
       if (remembers && !left_spilling_ && !Settle(context)) left_spilling_ = true;
       if (rows.empty()) continue;
       if (static_cast<int64_t>(rows.size()) == num_rows) return Batch(schema(), batch->columns(), num_rows);
-      return Batch(schema(), TakeBatchRows(*batch, rows).columns(), static_cast<int64_t>(rows.size()));
+      return Batch(schema(), TakeBatchRows(*batch, rows).columns(),
+                   static_cast<int64_t>(rows.size()));
     }
     if (!released_) {
       // The partitions hold no row the tables settled: they are no longer needed.
@@ -101,15 +106,17 @@ class SetOperationOperator final : public Operator {
         if (std::optional<Batch> batch = partition_->Next(context)) return batch;
         partition_.reset();
       }
-      while (next_partition_ < kSpillPartitions && !left_partitions_[next_partition_]) ++next_partition_;
+      while (next_partition_ < kSpillPartitions && !left_partitions_[next_partition_])
+        ++next_partition_;
       if (next_partition_ == kSpillPartitions) return std::nullopt;
       const size_t p = next_partition_++;
       if (!right_partitions_[p]) {
-        right_partitions_[p] = std::make_unique<SpillFile>(*context.memory, right_->schema(), context.counters.get());
+        right_partitions_[p] =
+            std::make_unique<SpillFile>(*context.memory, right_->schema(), context.counters.get());
       }
-      partition_ = std::make_unique<SetOperationOperator>(MakeSpillFileSource(std::move(left_partitions_[p])),
-                                                          MakeSpillFileSource(std::move(right_partitions_[p])),
-                                                          operation_, all_, depth_ + 1);
+      partition_ = std::make_unique<SetOperationOperator>(
+          MakeSpillFileSource(std::move(left_partitions_[p])),
+          MakeSpillFileSource(std::move(right_partitions_[p])), operation_, all_, depth_ + 1);
     }
   }
 
@@ -160,9 +167,11 @@ class SetOperationOperator final : public Operator {
     return (hash >> shift) & (kSpillPartitions - 1);
   }
 
-  void Append(std::array<std::unique_ptr<SpillFile>, kSpillPartitions>& files, size_t p, const Operator& input,
-              const Batch& rows, ExecContext& context) {
-    if (!files[p]) files[p] = std::make_unique<SpillFile>(*context.memory, input.schema(), context.counters.get());
+  void Append(std::array<std::unique_ptr<SpillFile>, kSpillPartitions>& files, size_t p,
+              const Operator& input, const Batch& rows, ExecContext& context) {
+    if (!files[p])
+      files[p] =
+          std::make_unique<SpillFile>(*context.memory, input.schema(), context.counters.get());
     files[p]->Append(rows);
   }
 
@@ -192,7 +201,8 @@ class SetOperationOperator final : public Operator {
           }
         }
         for (size_t p = 0; p < kSpillPartitions; ++p) {
-          if (!spilled[p].empty()) Append(right_partitions_, p, *right_, TakeBatchRows(*batch, spilled[p]), context);
+          if (!spilled[p].empty())
+            Append(right_partitions_, p, *right_, TakeBatchRows(*batch, spilled[p]), context);
         }
         continue;
       }
@@ -210,7 +220,8 @@ class SetOperationOperator final : public Operator {
   Decision Decide(std::string_view key, uint64_t hash) {
     int64_t group = right_rows_.Find(key, hash);
     if (group < 0) {
-      if (operation_ == SetOperation::kIntersect) return right_spilled_ ? Decision::kLater : Decision::kDrop;
+      if (operation_ == SetOperation::kIntersect)
+        return right_spilled_ ? Decision::kLater : Decision::kDrop;
       if (all_) return right_spilled_ ? Decision::kLater : Decision::kKeep;
       if (emitted_.Find(key, hash) >= 0) return Decision::kDrop;
       if (right_spilled_ || left_spilling_) return Decision::kLater;
@@ -221,7 +232,8 @@ class SetOperationOperator final : public Operator {
     const bool in_right = remaining_[group] > 0;
     if (all_) {
       if (in_right) --remaining_[group];
-      return (operation_ == SetOperation::kIntersect) == in_right ? Decision::kKeep : Decision::kDrop;
+      return (operation_ == SetOperation::kIntersect) == in_right ? Decision::kKeep
+                                                                  : Decision::kDrop;
     }
     if (operation_ == SetOperation::kIntersect && in_right) {
       remaining_[group] = 0;  // returned once
@@ -255,7 +267,8 @@ class SetOperationOperator final : public Operator {
 
 OperatorPtr MakeSetOperation(OperatorPtr left, OperatorPtr right, SetOperation operation, bool all) {
   SILT_CHECK(left != nullptr && right != nullptr, "set operation without inputs");
-  return std::make_unique<SetOperationOperator>(std::move(left), std::move(right), operation, all, 0);
+  return std::make_unique<SetOperationOperator>(std::move(left), std::move(right), operation, all,
+                                                0);
 }
 
 }  // namespace silt::exec

@@ -334,7 +334,8 @@ TEST(SpillingDistinctTest, PartitionedDistinctEqualsTheInMemoryOne) {
 TEST(SpillingSetOperationTest, PartitionedSetOperationsEqualTheInMemoryOnes) {
   // (key, payload) rows, with repeats inside each side and rows on both sides.
   std::vector<Batch> pairs;
-  for (const Batch& batch : ManyGroups(40, 5000, 2)) pairs.push_back(BatchOf({batch.column(0), batch.column(1)}));
+  for (const Batch& batch : ManyGroups(40, 5000, 2))
+    pairs.push_back(BatchOf({batch.column(0), batch.column(1)}));
   const std::vector<Batch> left = pairs;
   const std::vector<Batch> large_right(pairs.begin() + 10, pairs.begin() + 35);
   const std::vector<Batch> small_right(pairs.begin() + 38, pairs.end());
@@ -342,11 +343,12 @@ TEST(SpillingSetOperationTest, PartitionedSetOperationsEqualTheInMemoryOnes) {
     for (SetOperation operation : {SetOperation::kIntersect, SetOperation::kExcept}) {
       for (bool all : {false, true}) {
         SCOPED_TRACE(std::string(operation == SetOperation::kIntersect ? "INTERSECT" : "EXCEPT") +
-                     (all ? " ALL" : "") + (right == &large_right ? ", large right" : ", small right"));
+                     (all ? " ALL" : "") +
+                     (right == &large_right ? ", large right" : ", small right"));
         auto run = [&](ExecContext& context) {
-          OperatorPtr op = MakeSetOperation(std::make_unique<TestSource>(left.front().schema(), left),
-                                            std::make_unique<TestSource>(right->front().schema(), *right),
-                                            operation, all);
+          OperatorPtr op = MakeSetOperation(
+              std::make_unique<TestSource>(left.front().schema(), left),
+              std::make_unique<TestSource>(right->front().schema(), *right), operation, all);
           std::vector<std::string> rows = RowsOf(Collect(*op, context));
           std::sort(rows.begin(), rows.end());
           return rows;
