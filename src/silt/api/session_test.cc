@@ -91,6 +91,23 @@ TEST_F(SessionTest, CreateInsertSelectAndPersistence) {
   EXPECT_EQ(ErrorClassOf("SELECT * FROM nope"), "TABLE_OR_VIEW_NOT_FOUND");
 }
 
+// A result collected whole counts against the memory limit: one larger than the limit fails
+// with the limit's class, while the same rows streamed, or summed, need no more than a batch.
+TEST_F(SessionTest, CollectedResultCountsAgainstTheMemoryLimit) {
+  session_->Execute("SET silt.memory.limit = '16MB'");
+  const std::string rows = "SELECT id, repeat('x', 100) AS padding FROM range(1000000)";
+  EXPECT_EQ(ErrorClassOf(rows), "EXEC_MEMORY_LIMIT_EXCEEDED");
+  ResultStream stream = session_->ExecuteStream(rows);
+  int64_t streamed = 0;
+  while (std::optional<Result> batch = stream.Next())
+    streamed += static_cast<int64_t>(batch->num_rows());
+  EXPECT_EQ(streamed, 1000000);
+  EXPECT_THAT(Query("SELECT count(*), sum(length(padding)) FROM (" + rows + ")"),
+              ElementsAre("1000000,100000000"));
+  session_->Execute("RESET silt.memory.limit");
+  EXPECT_THAT(Rows(session_->Execute(rows)), ::testing::SizeIs(1000000));
+}
+
 TEST_F(SessionTest, InsertOverwriteAndReplaceWhere) {
   session_->Execute(
       "CREATE TABLE t (id INT, v STRING); "

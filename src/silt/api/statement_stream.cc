@@ -10,6 +10,7 @@
 #include "silt/base/check.h"
 #include "silt/base/error_class.h"
 #include "silt/base/large_stack.h"
+#include "silt/exec/memory.h"
 #include "silt/exec/operator.h"
 #include "silt/sql/ast.h"
 #include "silt/sql/planner.h"
@@ -30,6 +31,9 @@ struct StatementStream::Producer {
   sql::QueryPtr query;                       // the AST the plan was made from
   exec::ExecContext context;
   exec::OperatorPtr root;
+  // The batches a draining reader keeps, counted against the query's memory limit beside its
+  // operators' buffers while the query runs.
+  std::unique_ptr<exec::MemoryReservation> collected;
 
   std::mutex mutex;
   std::condition_variable changed;  // a batch was queued, one was taken, or the producer ended
@@ -57,6 +61,7 @@ struct StatementStream::Producer {
         // Released here, on the statement stack: a deep plan's destructors recurse as deep as
         // its Next. The query's memory goes with it, and its spill folder.
         root.reset();
+        collected.reset();
         context.memory.reset();
       });
     } catch (...) {
@@ -80,6 +85,13 @@ struct StatementStream::Producer {
         ThrowIfCanceled(context.cancellation);
       }
       if (stop) return;
+      if (unbounded) {
+        // A result collected whole must fit: past the limit the query fails with the limit's
+        // class rather than the process running out of memory.
+        if (!collected)
+          collected = std::make_unique<exec::MemoryReservation>(context.memory, "CollectResult");
+        collected->Grow(exec::MemoryBytes(*batch));
+      }
       ready.push_back(std::move(*batch));
       changed.notify_all();
     }

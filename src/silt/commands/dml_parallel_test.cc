@@ -3,6 +3,7 @@
 // parts, taken in order, keep the file's rows in order; rows keep their row ids; deletion vectors
 // mark exactly the rows changed; the change feed holds every changed row.
 
+#include <algorithm>
 #include <cstdlib>
 #include <map>
 #include <set>
@@ -163,6 +164,63 @@ TEST_F(DmlParallelTest, MergeRewritesOneLargeFileInOrderedPartsKeepingRowIds) {
     }
   }
   EXPECT_THAT(new_ids, SizeIs(10));
+}
+
+// A source larger than its share of the memory limit is merged in passes; the file's kept rows
+// are then copied once, in parallel parts that keep the file's order, with their row ids.
+TEST_F(DmlParallelTest, MergeInPassesCopiesOneLargeFileInOrderedPartsKeepingRowIds) {
+  CreateOneFileTable("delta.enableRowTracking = true");
+  std::map<int64_t, std::string> before = RowIds(1);
+  ASSERT_THAT(before, SizeIs(kRows));
+  // Every 7th id gets a new amount; 300,000 new ids make the source (about 24 MB with its hash
+  // table) larger than its share of a 16 MB limit.
+  Sql("CREATE TABLE s AS SELECT id, 'new' AS v, -id AS amount FROM range(0, 304000) "
+      "WHERE id % 7 = 0 OR id >= 4000");
+  std::set<int64_t> updated;
+  int64_t expected_sum = 0;
+  for (int64_t id = 0; id < kRows; ++id) {
+    if (id % 7 == 0) updated.insert(id);
+    expected_sum += id % 7 == 0 ? -id : id * 10;
+  }
+  for (int64_t id = kRows; id < 304000; ++id) expected_sum -= id;
+  const int64_t num_updated = static_cast<int64_t>(updated.size());
+  Sql("SET silt.memory.limit = '16MB'");
+  EXPECT_THAT(Query("MERGE INTO t USING s ON t.id = s.id "
+                    "WHEN MATCHED THEN UPDATE SET amount = s.amount, v = s.v "
+                    "WHEN NOT MATCHED THEN INSERT *"),
+              ElementsAre(std::to_string(304000 - kRows + num_updated) + "," +
+                          std::to_string(num_updated) + ",0," + std::to_string(304000 - kRows)));
+  Sql("RESET silt.memory.limit");
+  EXPECT_THAT(Query("SELECT count(*), sum(amount) FROM t"),
+              ElementsAre("304000," + std::to_string(expected_sum)));
+
+  auto actions = Commit("t");
+  ASSERT_THAT(Of<log::RemoveFile>(actions), SizeIs(1));
+  // The files holding copied rows, in the order the commit adds them.
+  std::map<std::string, std::vector<int64_t>> ids_by_file = IdsByFile();
+  std::vector<log::AddFile> copies;
+  for (const log::AddFile& add : Of<log::AddFile>(actions)) {
+    const std::vector<int64_t>& ids = ids_by_file[add.path.substr(add.path.rfind('/') + 1)];
+    if (std::any_of(ids.begin(), ids.end(),
+                    [&](int64_t id) { return id < kRows && updated.count(id) == 0; })) {
+      copies.push_back(add);
+    }
+  }
+  EXPECT_GT(ExpectedParts(), 1u);
+  EXPECT_THAT(copies, SizeIs(ExpectedParts()));
+  ExpectCopiedRowsInFileOrder(copies, ids_by_file, updated);
+  // The passes wrote the updated rows; the copies after them hold none (an in-memory MERGE
+  // would write each part's updated rows before its copied ones).
+  for (const log::AddFile& copy : copies) {
+    for (int64_t id : ids_by_file[copy.path.substr(copy.path.rfind('/') + 1)]) {
+      EXPECT_EQ(updated.count(id), 0u) << "updated row " << id << " among the copies";
+    }
+  }
+  auto info = Of<log::CommitInfo>(actions).at(0);
+  EXPECT_EQ(Metric(info, "numTargetRowsCopied"), std::to_string(kRows - num_updated));
+  // Updated and copied rows keep their row ids.
+  std::map<int64_t, std::string> after = RowIds(Latest("t")->version());
+  for (int64_t id = 0; id < kRows; ++id) EXPECT_EQ(after.at(id), before.at(id)) << "row " << id;
 }
 
 TEST_F(DmlParallelTest, MergeChangeDataOfOneLargeFileHoldsEveryChangedRow) {

@@ -351,9 +351,19 @@ PositionedBatch TargetFileReader::OpenedTarget::ReadPiece(size_t piece) const {
   std::vector<VectorPtr> columns;
   columns.reserve(reader.scan_column_.size());
   for (size_t i = 0; i < reader.scan_column_.size(); ++i) {
-    columns.push_back(reader.scan_column_[i] >= 0
-                          ? batch.column(static_cast<size_t>(reader.scan_column_[i]))
-                          : Vector::MakeAllNull(reader.schema_->field(i).type, batch.num_rows()));
+    if (reader.scan_column_[i] >= 0) {
+      columns.push_back(batch.column(static_cast<size_t>(reader.scan_column_[i])));
+      continue;
+    }
+    std::lock_guard<std::mutex> lock(reader.null_columns_mutex_);
+    if (reader.null_columns_.size() < reader.scan_column_.size()) {
+      reader.null_columns_.resize(reader.scan_column_.size());
+    }
+    VectorPtr& nulls = reader.null_columns_[i];
+    if (nulls == nullptr || nulls->length() != batch.num_rows()) {
+      nulls = Vector::MakeAllNull(reader.schema_->field(i).type, batch.num_rows());
+    }
+    columns.push_back(nulls);
   }
   positioned.rows = Batch(reader.schema_, std::move(columns), batch.num_rows());
   if (reader.metadata_column_ >= 0 && batch.num_rows() > 0) {

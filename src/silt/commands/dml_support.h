@@ -10,6 +10,7 @@
 #include <functional>
 #include <optional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -202,6 +203,11 @@ class TargetFileReader {
   std::vector<int> scan_column_;
   // The scan's `_metadata` column under row tracking, else -1.
   int metadata_column_ = -1;
+  // Per table column not read: the last all-NULL vector made for it, shared by the next piece of
+  // as many rows (vectors are immutable), so that the pieces of a file, mostly of one size, do
+  // not each allocate and zero their own.
+  mutable std::mutex null_columns_mutex_;
+  mutable std::vector<VectorPtr> null_columns_;
 };
 
 /// The rows of `batch` whose `keep` byte is non-zero (the batch itself when all are kept).

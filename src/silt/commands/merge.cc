@@ -2,10 +2,15 @@
 
 #include "silt/commands/merge.h"
 
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <map>
 #include <memory>
+#include <mutex>
+#include <new>
 #include <optional>
 #include <set>
 #include <string>
@@ -579,10 +584,10 @@ std::vector<int> ChooseClauses(const std::vector<BoundClause>& clauses, const Ba
 
 // ---- the source's hash table ----
 
-// The materialised source keyed by the equi-join keys: an open-addressing table of (hash, source
-// row) slots. A probe compares full hashes in the slot before touching key bytes, so a target row
-// without a match (most of them in a typical upsert) costs one cache line, and a batch of probes
-// prefetches its slots ahead.
+// The materialised source keyed by the equi-join keys: an open-addressing table of (hash tag,
+// source row) slots of 8 bytes. A probe compares tags (the hash's high half; the low bits place
+// the slot) and leaves the keys to the ON condition, so a target row costs one cache line, and a
+// batch of probes prefetches its slots ahead.
 class SourceIndex {
  public:
   SourceIndex(const BoundMerge& bound, const Batch& source, expr::EvalContext& context)
@@ -595,43 +600,53 @@ class SourceIndex {
       context.ThrowIfError();
     }
     key_vectors_ = keys;
-    exec::EncodeKeys(keys, n, encoded_);
+    exec::EncodedKeys encoded;
+    exec::EncodeKeys(keys, n, encoded);
+    SILT_CHECK(n < static_cast<int64_t>(kEmpty),
+               "a MERGE source partition of fewer than 2^32 rows");
     size_t capacity = 16;
     while (capacity < static_cast<size_t>(n) * 2) capacity <<= 1;
     mask_ = capacity - 1;
-    slots_.assign(capacity, Slot{0, -1});
+    AllocateSlots(capacity);
     // Rows go in ascending order, so the rows of one key are found in source order.
     for (int64_t row = 0; row < n; ++row) {
       if (HasUnmatchableNull(keys, row)) continue;
-      uint64_t hash = encoded_.hashes[static_cast<size_t>(row)];
+      uint64_t hash = encoded.hashes[static_cast<size_t>(row)];
       size_t at = hash & mask_;
-      while (slots_[at].row >= 0) at = (at + 1) & mask_;
-      slots_[at] = Slot{hash, row};
+      while (slots_[at].row != kEmpty) at = (at + 1) & mask_;
+      slots_[at] = Slot{TagOf(hash), static_cast<uint32_t>(row)};
     }
   }
 
   bool keyed() const { return !bound_.target_keys.empty(); }
   const std::vector<VectorPtr>& key_vectors() const { return key_vectors_; }
 
-  // Appends (target row, source row) for every target row in [0, num_rows) (only those
-  // `in_pass` flags, when given) and every source row whose keys equal it, target rows in order.
+  // Appends (target row, source row) for every target row in [0, num_rows) (only the ascending
+  // rows `probed` lists, when given) and every source row whose keys equal it, target rows in
+  // order.
   void ProbeAll(const exec::EncodedKeys& target_keys,
                 const std::vector<VectorPtr>& target_key_vectors, int64_t num_rows,
-                const std::vector<uint8_t>* in_pass, std::vector<int64_t>& target_rows,
+                const std::vector<int64_t>* probed, std::vector<int64_t>& target_rows,
                 std::vector<int64_t>& source_rows) const {
-    if (slots_.empty()) return;
+    if (num_slots_ == 0) return;
     constexpr int64_t kPrefetchDistance = 16;
     const uint64_t* hashes = target_keys.hashes.data();
-    for (int64_t row = 0; row < num_rows; ++row) {
-      if (row + kPrefetchDistance < num_rows) {
-        __builtin_prefetch(&slots_[hashes[row + kPrefetchDistance] & mask_]);
+    const int64_t num_probes = probed != nullptr ? static_cast<int64_t>(probed->size()) : num_rows;
+    const int64_t* probed_rows = probed != nullptr ? probed->data() : nullptr;
+    auto row_of = [&](int64_t i) { return probed_rows != nullptr ? probed_rows[i] : i; };
+    for (int64_t i = 0; i < num_probes; ++i) {
+      if (i + kPrefetchDistance < num_probes) {
+        __builtin_prefetch(&slots_[hashes[row_of(i + kPrefetchDistance)] & mask_]);
       }
-      if (in_pass != nullptr && (*in_pass)[static_cast<size_t>(row)] == 0) continue;
+      const int64_t row = row_of(i);
       if (HasUnmatchableNull(target_key_vectors, row)) continue;
       const uint64_t hash = hashes[row];
-      for (size_t at = hash & mask_; slots_[at].row >= 0; at = (at + 1) & mask_) {
+      const uint32_t tag = TagOf(hash);
+      for (size_t at = hash & mask_; slots_[at].row != kEmpty; at = (at + 1) & mask_) {
         const Slot& slot = slots_[at];
-        if (slot.hash == hash && exec::KeyBytesEqual(target_keys.key(row), encoded_.key(slot.row))) {
+        // The ON condition, which holds the key equalities and is evaluated on every candidate,
+        // decides: the probe compares tags only, and so reads no key bytes of the source.
+        if (slot.tag == tag) {
           target_rows.push_back(row);
           source_rows.push_back(slot.row);
         }
@@ -640,10 +655,34 @@ class SourceIndex {
   }
 
  private:
+  // Eight bytes, so that a cache line holds eight slots of a probe's run: the hash's high half
+  // (its low bits place the slot) and the source row.
   struct Slot {
-    uint64_t hash;
-    int64_t row;  // -1: empty
+    uint32_t tag;
+    uint32_t row;  // kEmpty: empty
   };
+  static constexpr uint32_t kEmpty = 0xFFFFFFFFu;
+  static uint32_t TagOf(uint64_t hash) { return static_cast<uint32_t>(hash >> 32); }
+
+  struct FreeSlots {
+    void operator()(Slot* slots) const { std::free(slots); }
+  };
+
+  // `capacity` empty slots. A table of huge pages' size or more is aligned to them and asks for
+  // them (transparent huge pages, where the kernel offers them on request) before it is first
+  // touched: its probes, spread over the whole table, then miss the TLB far less often.
+  void AllocateSlots(size_t capacity) {
+    constexpr size_t kHugePageBytes = size_t{2} << 20;
+    size_t bytes = capacity * sizeof(Slot);
+    const bool huge = bytes >= kHugePageBytes;
+    if (huge) bytes = (bytes + kHugePageBytes - 1) / kHugePageBytes * kHugePageBytes;
+    void* memory = huge ? std::aligned_alloc(kHugePageBytes, bytes) : std::malloc(bytes);
+    if (memory == nullptr) throw std::bad_alloc();
+    if (huge) ::madvise(memory, bytes, MADV_HUGEPAGE);
+    slots_.reset(static_cast<Slot*>(memory));
+    num_slots_ = capacity;
+    std::fill_n(slots_.get(), capacity, Slot{0, kEmpty});
+  }
 
   // NULL never equals anything under `=`, so such rows can never match.
   bool HasUnmatchableNull(const std::vector<VectorPtr>& keys, int64_t row) const {
@@ -655,8 +694,8 @@ class SourceIndex {
 
   const BoundMerge& bound_;
   std::vector<VectorPtr> key_vectors_;
-  exec::EncodedKeys encoded_;
-  std::vector<Slot> slots_;
+  std::unique_ptr<Slot[], FreeSlots> slots_;
+  size_t num_slots_ = 0;
   size_t mask_ = 0;
 };
 
@@ -705,15 +744,16 @@ int64_t SourceBudget(const exec::QueryMemory& memory) {
   return std::max<int64_t>(memory.limit() / 2, 1);
 }
 
-// What a source row's hash table costs besides its values: two slots of 16 bytes, its hash and
-// its encoded keys.
+// What a source row's hash table costs besides its values: two to four slots of 8 bytes, and
+// while they are filled its hash and its encoded keys with their offset.
 constexpr int64_t kIndexBytesPerRow = 56;
 
 // The pass (of `num_passes`) in which the rows whose keys hash to `hash` are merged: the source
 // rows and the target rows of equal keys meet in the same pass. High bits, as the hash table
 // places rows by the low ones.
+// A multiply and shift of the high half, not a division, as every target row of every pass asks.
 int PassOf(uint64_t hash, int num_passes) {
-  return static_cast<int>((hash >> 32) % static_cast<uint64_t>(num_passes));
+  return static_cast<int>(((hash >> 32) * static_cast<uint64_t>(num_passes)) >> 32);
 }
 
 // The MERGE source, pulled to the end before any target file is read (a non-deterministic
@@ -763,6 +803,35 @@ MaterializedSource MaterializeSource(exec::Operator& root, exec::ExecContext& co
     source.batch = held.size() == 1 ? std::move(held[0]) : ConcatenateBatches(held);
   }
   return source;
+}
+
+// `batches` (of `schema`) as one batch, built a column at a time, each column's pieces released
+// once it is built, so that the rows are held about once, not twice, while they are copied.
+Batch ConcatenateReleasing(const SchemaPtr& schema, std::vector<Batch>&& batches) {
+  const size_t width = schema->num_fields();
+  std::vector<std::vector<VectorPtr>> pieces(width);
+  std::vector<int64_t> piece_rows;
+  int64_t num_rows = 0;
+  for (const Batch& batch : batches) {
+    num_rows += batch.num_rows();
+    piece_rows.push_back(batch.num_rows());
+    for (size_t c = 0; c < width; ++c) pieces[c].push_back(batch.column(c));
+  }
+  batches.clear();
+  std::vector<VectorPtr> columns;
+  for (size_t c = 0; c < width; ++c) {
+    if (pieces[c].size() == 1) {
+      columns.push_back(std::move(pieces[c][0]));
+      continue;
+    }
+    VectorBuilder builder(schema->field(c).type, num_rows);
+    for (size_t i = 0; i < pieces[c].size(); ++i)
+      builder.AppendRange(*pieces[c][i], 0, piece_rows[i]);
+    pieces[c].clear();
+    pieces[c].shrink_to_fit();
+    columns.push_back(builder.Finish());
+  }
+  return Batch(schema, std::move(columns), num_rows);
 }
 
 // The source's rows split by PassOf their keys' hash into `num_passes` spill files; the keys'
@@ -968,8 +1037,9 @@ struct MergeRun {
   const Batch* source = nullptr;
   const SourceIndex* index = nullptr;
   const dml::TargetFileReader* reader = nullptr;
-  // Reads only the target columns `used_columns` flags, for files that get deletion vectors
-  // when no change data is written (their unchanged rows are never copied).
+  // Reads only the target columns the keys, the ON condition and the clauses read, for files
+  // that get deletion vectors and for the passes of a partitioned MERGE, when no change data is
+  // written (their unchanged rows are never copied there).
   const dml::TargetFileReader* narrow_reader = nullptr;
   // Over the combined layout: the columns the ON condition reads, and those the matched and
   // not-matched-by-source clauses read.
@@ -1070,16 +1140,23 @@ PieceOutcome ProcessPiece(const MergeRun& run, const dml::PositionedBatch& posit
         keys.push_back(expr::Evaluate(*key, rows, context));
         context.ThrowIfError();
       }
-      exec::EncodedKeys encoded;
+      // Each thread keeps its keys' and probes' buffers from piece to piece instead of mapping
+      // fresh pages for every piece of every pass.
+      thread_local exec::EncodedKeys encoded;
       exec::EncodeKeys(keys, n, encoded);
+      // Only this pass's rows are probed, so prefetching goes to the slots they read.
+      thread_local std::vector<int64_t> probed;
+      probed.clear();
       if (partitioned) {
         in_pass.resize(static_cast<size_t>(n));
         for (int64_t row = 0; row < n; ++row) {
-          in_pass[static_cast<size_t>(row)] =
-              PassOf(encoded.hashes[static_cast<size_t>(row)], run.num_passes) == run.pass ? 1 : 0;
+          const bool here =
+              PassOf(encoded.hashes[static_cast<size_t>(row)], run.num_passes) == run.pass;
+          in_pass[static_cast<size_t>(row)] = here ? 1 : 0;
+          if (here) probed.push_back(row);
         }
       }
-      run.index->ProbeAll(encoded, keys, n, partitioned ? &in_pass : nullptr, pair_target,
+      run.index->ProbeAll(encoded, keys, n, partitioned ? &probed : nullptr, pair_target,
                           pair_source);
     } else {
       for (int64_t row = 0; row < n; ++row) {
@@ -1212,14 +1289,19 @@ PieceOutcome ProcessPiece(const MergeRun& run, const dml::PositionedBatch& posit
     }
   }
 
+  // A pass over one partition of the source copies nothing (whether the file is rewritten is
+  // known only after the last pass: CopyKeptRows), and a file with a deletion vector keeps its
+  // rows where they are, so only a rewrite lists the rows kept.
+  const bool copies = !deletion_vector && !partitioned;
   std::vector<int64_t> kept_rows;
-  kept_rows.reserve(static_cast<size_t>(n));
+  int64_t num_kept = 0;
+  if (copies) kept_rows.reserve(static_cast<size_t>(n));
   for (int64_t row = 0; row < n; ++row) {
-    if (keep[static_cast<size_t>(row)]) kept_rows.push_back(row);
+    if (!keep[static_cast<size_t>(row)]) continue;
+    ++num_kept;
+    if (copies) kept_rows.push_back(row);
   }
-  // A pass over one partition of the source copies nothing: whether the file is rewritten is
-  // known only after the last pass (CopyKeptRows).
-  if (static_cast<int64_t>(kept_rows.size()) == n) {
+  if (num_kept == n) {
     if (!deletion_vector && !partitioned) {
       outcome.output.copied.push_back({rows, positioned.row_ids, positioned.row_commit_versions});
     }
@@ -1231,7 +1313,7 @@ PieceOutcome ProcessPiece(const MergeRun& run, const dml::PositionedBatch& posit
       outcome.removed_positions.push_back(positioned.positions[static_cast<size_t>(row)]);
     }
   }
-  if (!kept_rows.empty() && !deletion_vector && !partitioned) {
+  if (!kept_rows.empty()) {
     outcome.output.copied.push_back({TakeBatchRows(rows, kept_rows),
                                      take(positioned.row_ids, kept_rows),
                                      take(positioned.row_commit_versions, kept_rows)});
@@ -1247,8 +1329,9 @@ FileOutcome ProcessFile(MergeRun& run, const log::AddFile& file) {
   // With deletion vectors the changed rows are marked deleted in the old file and the rest stay
   // where they are; otherwise the file is rewritten with its unchanged rows copied.
   outcome.deletion_vector = run.deletion_vectors && log::CanHaveDeletionVector(file);
+  const bool narrow = outcome.deletion_vector || run.num_passes > 1;
   const dml::TargetFileReader& reader =
-      outcome.deletion_vector && run.narrow_reader != nullptr ? *run.narrow_reader : *run.reader;
+      narrow && run.narrow_reader != nullptr ? *run.narrow_reader : *run.reader;
   std::unique_ptr<dml::TargetFileReader::OpenedTarget> opened = reader.Open(file);
   std::vector<PieceOutcome> pieces(opened->num_pieces());
   ThreadPool& pool = run.session->pool();
@@ -1286,33 +1369,60 @@ FileOutcome ProcessFile(MergeRun& run, const log::AddFile& file) {
 
 // After the last pass of a partitioned MERGE, for a file some pass changed and that is rewritten
 // (no deletion vector): writes its rows no pass removed (`removed`: their physical positions,
-// sorted), with their row ids and commit versions under row tracking.
+// sorted), with their row ids and commit versions under row tracking. With `split` (fewer files
+// to copy than threads) a file of many pieces (row groups) is copied in parallel parts of
+// contiguous pieces, each to files of its own, with one piece of each part in memory at a time;
+// otherwise the files themselves keep the threads busy, and each writer's buffered row group
+// is one more in memory.
 FileOutcome CopyKeptRows(MergeRun& run, const log::AddFile& file,
-                         const std::vector<uint64_t>& removed) {
-  FileOutcome outcome;
+                         const std::vector<uint64_t>& removed, bool split) {
   dml::Stopwatch write_time;
-  dml::DmlWriter writer(*run.table, run.session->fs(), run.metadata, run.schema);
-  run.reader->Read(file, [&](dml::PositionedBatch&& positioned) {
-    std::vector<int64_t> kept;
-    kept.reserve(positioned.positions.size());
-    for (size_t row = 0; row < positioned.positions.size(); ++row) {
-      if (!std::binary_search(removed.begin(), removed.end(), positioned.positions[row])) {
+  std::unique_ptr<dml::TargetFileReader::OpenedTarget> opened = run.reader->Open(file);
+  ThreadPool& pool = run.session->pool();
+  const size_t num_pieces = opened->num_pieces();
+  const size_t num_parts =
+      split ? std::max<size_t>(
+                  1, std::min(pool.num_threads(), num_pieces / dml::kMinPiecesPerRewritePart))
+            : 1;
+  std::vector<FileOutcome> parts(num_parts);
+  pool.ParallelFor(num_parts, [&](size_t part) {
+    dml::DmlWriter writer(*run.table, run.session->fs(), run.metadata, run.schema);
+    for (size_t piece = num_pieces * part / num_parts; piece < num_pieces * (part + 1) / num_parts;
+         ++piece) {
+      run.session->cancellation().ThrowIfRequested();
+      dml::PositionedBatch positioned = opened->ReadPiece(piece);
+      if (positioned.rows.num_rows() == 0) continue;
+      // Positions ascend within a piece, so one walk along `removed` finds the rows it names.
+      std::vector<int64_t> kept;
+      kept.reserve(positioned.positions.size());
+      auto next_removed =
+          std::lower_bound(removed.begin(), removed.end(), positioned.positions.front());
+      for (size_t row = 0; row < positioned.positions.size(); ++row) {
+        const uint64_t position = positioned.positions[row];
+        while (next_removed != removed.end() && *next_removed < position) ++next_removed;
+        if (next_removed != removed.end() && *next_removed == position) continue;
         kept.push_back(static_cast<int64_t>(row));
       }
+      if (kept.empty()) continue;
+      parts[part].counts.copied += static_cast<int64_t>(kept.size());
+      if (static_cast<int64_t>(kept.size()) == positioned.rows.num_rows()) {
+        writer.WriteData(positioned.rows, positioned.row_ids, positioned.row_commit_versions);
+        continue;
+      }
+      auto take = [&](const VectorPtr& values) {
+        return values == nullptr ? nullptr : TakeRows(*values, kept);
+      };
+      writer.WriteData(TakeBatchRows(positioned.rows, kept), take(positioned.row_ids),
+                       take(positioned.row_commit_versions));
     }
-    if (kept.empty()) return;
-    outcome.counts.copied += static_cast<int64_t>(kept.size());
-    if (static_cast<int64_t>(kept.size()) == positioned.rows.num_rows()) {
-      writer.WriteData(positioned.rows, positioned.row_ids, positioned.row_commit_versions);
-      return;
-    }
-    auto take = [&](const VectorPtr& values) {
-      return values == nullptr ? nullptr : TakeRows(*values, kept);
-    };
-    writer.WriteData(TakeBatchRows(positioned.rows, kept), take(positioned.row_ids),
-                     take(positioned.row_commit_versions));
+    parts[part].written = writer.Finish();
   });
-  outcome.written = writer.Finish();
+  opened.reset();
+  FileOutcome outcome;
+  for (FileOutcome& part : parts) {
+    outcome.counts.Add(part.counts);
+    dml::AppendWritten(outcome.written, std::move(part.written));
+  }
   run.write_time_ms += write_time.ElapsedMs();
   return outcome;
 }
@@ -1506,9 +1616,11 @@ StatementResult ExecuteMerge(sql::SessionState& session, const sql::Statement& w
   MarkClausesUsed(bound.matched, assembler, bound.num_target, run.clause_columns);
   MarkClausesUsed(bound.not_matched_by_source, assembler, bound.num_target, run.clause_columns);
   // A deletion-vector MERGE without change data never copies or re-emits a target row it keeps,
-  // so it decodes only the target columns the keys, the ON condition and the clauses read.
+  // and the passes of a partitioned one only find the rows each changes (CopyKeptRows copies the
+  // kept rows once, after the last pass), so both decode only the target columns the keys, the
+  // ON condition and the clauses read.
   std::optional<dml::TargetFileReader> narrow_reader;
-  if (run.deletion_vectors && !table.change_data_feed && !schema_changed) {
+  if ((run.deletion_vectors || run.num_passes > 1) && !table.change_data_feed && !schema_changed) {
     std::vector<bool> read(bound.num_target, false);
     for (size_t i = 0; i < bound.num_target; ++i) read[i] = run.on_columns[i] || run.clause_columns[i];
     std::vector<bool> key_columns(combined_width, false);
@@ -1575,19 +1687,7 @@ StatementResult ExecuteMerge(sql::SessionState& session, const sql::Statement& w
         batches.push_back(std::move(*batch));
       }
       partitions[static_cast<size_t>(pass)].reset();
-      Batch pass_source = batches.empty()
-                              ? Batch(
-                                    materialized.schema,
-                                    [&] {
-                                      std::vector<VectorPtr> columns;
-                                      for (const Field& field : materialized.schema->fields()) {
-                                        columns.push_back(Vector::MakeAllNull(field.type, 0));
-                                      }
-                                      return columns;
-                                    }(),
-                                    0)
-                              : ConcatenateBatches(batches);
-      batches.clear();
+      Batch pass_source = ConcatenateReleasing(materialized.schema, std::move(batches));
       pass_memory.Clear();
       pass_memory.Grow(exec::MemoryBytes(pass_source) + pass_source.num_rows() * kIndexBytesPerRow);
       run.pass = pass;
@@ -1619,13 +1719,19 @@ StatementResult ExecuteMerge(sql::SessionState& session, const sql::Statement& w
   if (run.num_passes > 1) {
     source = Batch();
     // The files some pass changed are rewritten once, with the rows no pass removed.
+    size_t num_copied = 0;
+    for (const FileOutcome& outcome : outcomes) {
+      num_copied += outcome.touched && !outcome.deletion_vector ? 1 : 0;
+    }
+    const bool split = num_copied < session.pool().num_threads();
     session.pool().ParallelFor(candidates.files.size(), [&](size_t i) {
       FileOutcome& outcome = outcomes[i];
       if (!outcome.touched) return;
       std::sort(outcome.removed_positions.begin(), outcome.removed_positions.end());
       if (outcome.deletion_vector) return;
       session.cancellation().ThrowIfRequested();
-      FileOutcome copies = CopyKeptRows(run, *candidates.files[i], outcome.removed_positions);
+      FileOutcome copies =
+          CopyKeptRows(run, *candidates.files[i], outcome.removed_positions, split);
       outcome.counts.Add(copies.counts);
       dml::AppendWritten(outcome.written, std::move(copies.written));
     });
@@ -1679,10 +1785,17 @@ StatementResult ExecuteMerge(sql::SessionState& session, const sql::Statement& w
   // WHEN NOT MATCHED: the source rows no target row matched.
   dml::Stopwatch insert_time;
   if (!bound.not_matched.empty()) {
-    std::optional<dml::DmlWriter> writer;
     std::vector<bool> used(bound.combined_schema->num_fields(), false);
     MarkClausesUsed(bound.not_matched, assembler, bound.num_target, used);
-    auto insert = [&](const Batch& rows_of, const std::vector<int64_t>& rows) {
+    // The inserted rows are written by several workers, a writer each, taking batches of the
+    // unmatched rows in turn; identity values are generated in order by one.
+    bool generates_identity = false;
+    for (size_t i = 0; i < bound.num_target; ++i)
+      generates_identity = generates_identity || identity.IsIdentity(i);
+    const size_t num_workers = generates_identity ? 1 : session.pool().num_threads();
+    std::vector<std::optional<dml::DmlWriter>> writers(num_workers);
+    std::vector<int64_t> inserted(num_workers, 0);
+    auto insert = [&](size_t worker, const Batch& rows_of, const std::vector<int64_t>& rows) {
       if (rows.empty()) return;
       expr::EvalContext context = run.eval;
       Batch combined = CombinedRows(bound, nullptr, rows, &rows_of, rows, used);
@@ -1692,29 +1805,53 @@ StatementResult ExecuteMerge(sql::SessionState& session, const sql::Statement& w
         if (chosen[i] >= 0)
           by_clause[static_cast<size_t>(chosen[i])].push_back(static_cast<int64_t>(i));
       }
+      std::optional<dml::DmlWriter>& writer = writers[worker];
       if (!writer) writer.emplace(table, session.fs(), &metadata, written_schema);
       for (size_t c = 0; c < by_clause.size(); ++c) {
         if (by_clause[c].empty()) continue;
         Batch values =
             ApplyValues(run, bound.not_matched[c], TakeBatchRows(combined, by_clause[c]), context);
-        counts.inserted += values.num_rows();
+        inserted[worker] += values.num_rows();
         writer->WriteData(values);
         // An insert-only commit needs no change files: readers derive its inserts from the
         // adds. Once the commit has change files, they must hold the inserts too.
         if (rows_changed) writer->WriteChanges(values, dml::ChangeType::kInsert);
       }
     };
-    if (unmatched_spill == nullptr) {
-      insert(source, unmatched);
-    } else {
-      while (std::optional<Batch> batch = unmatched_spill->ReadNext()) {
+    std::mutex next_mutex;
+    size_t next_unmatched = 0;  // in-memory source: the first row of `unmatched` not taken yet
+    session.pool().ParallelFor(num_workers, [&](size_t worker) {
+      while (true) {
         session.cancellation().ThrowIfRequested();
-        std::vector<int64_t> rows(static_cast<size_t>(batch->num_rows()));
-        for (size_t i = 0; i < rows.size(); ++i) rows[i] = static_cast<int64_t>(i);
-        insert(*batch, rows);
+        std::optional<Batch> batch;
+        std::vector<int64_t> rows;
+        {
+          std::lock_guard<std::mutex> lock(next_mutex);
+          if (unmatched_spill != nullptr) {
+            batch = unmatched_spill->ReadNext();
+            if (!batch) return;
+          } else {
+            if (next_unmatched >= unmatched.size()) return;
+            const size_t end = std::min(
+                unmatched.size(), next_unmatched + static_cast<size_t>(exec::kTargetBatchRows));
+            rows.assign(unmatched.begin() + static_cast<std::ptrdiff_t>(next_unmatched),
+                        unmatched.begin() + static_cast<std::ptrdiff_t>(end));
+            next_unmatched = end;
+          }
+        }
+        if (batch) {
+          rows.resize(static_cast<size_t>(batch->num_rows()));
+          for (size_t i = 0; i < rows.size(); ++i) rows[i] = static_cast<int64_t>(i);
+          insert(worker, *batch, rows);
+        } else {
+          insert(worker, source, rows);
+        }
       }
+    });
+    for (size_t worker = 0; worker < num_workers; ++worker) {
+      counts.inserted += inserted[worker];
+      if (writers[worker]) dml::AppendWritten(commit.written, writers[worker]->Finish());
     }
-    if (writer) dml::AppendWritten(commit.written, writer->Finish());
   }
   int64_t rewrite_ms = run.write_time_ms.load() + insert_time.ElapsedMs();
 

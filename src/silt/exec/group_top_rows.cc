@@ -220,6 +220,26 @@ class TopRowsTable {
                                 counts_.capacity() * sizeof(uint32_t));
   }
 
+  // An upper bound on how far MemoryBytes() may rise, counting the buffers that grow beside
+  // their old ones while they copy, while `num_rows` rows with `key_bytes` bytes of encoded keys
+  // and `value_bytes` bytes of values are offered: the key table, the per-group arrays
+  // GrowGroups() doubles, the slots groups take above a limit of 1, and the new chunk.
+  int64_t MaxGrowthBytes(size_t num_rows, size_t key_bytes, int64_t value_bytes) const {
+    int64_t bytes = keys_.MaxGrowthBytes(num_rows, key_bytes) + value_bytes;
+    const size_t groups = keys_.num_groups();
+    if (groups + num_rows > counts_.size()) {
+      const size_t capacity = std::max(groups + num_rows, counts_.size() * 2);
+      bytes += static_cast<int64_t>(
+          capacity * (sizeof(uint32_t) + (limit_ == 1 ? sizeof(KeptRow) : sizeof(size_t))));
+    }
+    if (limit_ > 1 && rows_.size() + 2 * num_rows > rows_.capacity()) {
+      size_t grown = std::max<size_t>(rows_.capacity(), 1);
+      while (grown < rows_.size() + 2 * num_rows) grown *= 2;
+      bytes += static_cast<int64_t>(grown * sizeof(KeptRow));
+    }
+    return bytes;
+  }
+
   // Hands every kept row to `emit` as columns of the input followed by the rows' arrival
   // stamps (LONG), a chunk at a time, and empties the table.
   void Drain(const std::function<void(std::vector<VectorPtr>)>& emit) {
@@ -569,6 +589,13 @@ class GroupTopRowsOperator final : public Operator {
       shard.rows.push_back(static_cast<uint32_t>(r));
       if (use_order_words_) shard.words.push_back(worker.words[static_cast<size_t>(r)]);
     }
+    // A table's growth is reserved before its rows go in (a table that doubles holds both
+    // sizes while it copies); the rows of a table refused go to the spill files instead.
+    const double key_bytes_per_row =
+        static_cast<double>(worker.keys.bytes.size()) / static_cast<double>(num_rows);
+    const double value_bytes_per_row =
+        static_cast<double>(MemoryBytes(batch)) / static_cast<double>(num_rows);
+    std::vector<int64_t> refused;
     // Tables another thread holds are visited last.
     std::array<bool, kNumShards> done{};
     for (int pass = 0; pass < 2; ++pass) {
@@ -581,12 +608,43 @@ class GroupTopRowsOperator final : public Operator {
         } else {
           lock.lock();
         }
-        tables_[p]->Consume(batch, sequence, worker.keys, worker.shards[p]);
-        over_limit = !Account(p) || over_limit;
         done[p] = true;
+        const ShardRows& shard = worker.shards[p];
+        const auto shard_rows = static_cast<double>(shard.rows.size());
+        const int64_t growth = tables_[p]->MaxGrowthBytes(
+            shard.rows.size(), static_cast<size_t>(key_bytes_per_row * shard_rows) + 1,
+            static_cast<int64_t>(value_bytes_per_row * shard_rows) + 1);
+        if (!ReserveGrowth(p, growth)) {
+          refused.insert(refused.end(), shard.rows.begin(), shard.rows.end());
+          over_limit = true;
+          continue;
+        }
+        tables_[p]->Consume(batch, sequence, worker.keys, shard);
+        over_limit = !Account(p) || over_limit;
       }
     }
     if (over_limit) StartSpilling();
+    if (!refused.empty()) {
+      std::sort(refused.begin(), refused.end());
+      const auto n = static_cast<int64_t>(refused.size());
+      BufferPtr stamps = Buffer::Allocate(refused.size() * sizeof(int64_t));
+      for (size_t r = 0; r < refused.size(); ++r) {
+        stamps->as<int64_t>()[r] =
+            static_cast<int64_t>((sequence << 32) | static_cast<uint64_t>(refused[r]));
+      }
+      std::vector<VectorPtr> columns = TakeBatchRows(batch, refused).columns();
+      columns.push_back(Vector::Make(LongType(), n, {nullptr, stamps}, {}, 0));
+      SpillRows(std::move(columns), n);
+    }
+  }
+
+  // Reserves `growth` bytes for table `p` before rows go in (called under the table's lock);
+  // Account() then settles what it counts to what the table holds.
+  bool ReserveGrowth(size_t p, int64_t growth) {
+    std::lock_guard<std::mutex> lock(memory_mutex_);
+    if (growth > 0 && !reservation_->TryGrow(growth)) return false;
+    table_bytes_[p] += std::max<int64_t>(growth, 0);
+    return true;
   }
 
   // Counts table `p`'s bytes in the operator's reservation (called under the table's lock);

@@ -329,6 +329,44 @@ TEST(SpillingDistinctTest, PartitionedDistinctEqualsTheInMemoryOne) {
   EXPECT_GT(limited.counters->spill_files.load(), 0);
 }
 
+// INTERSECT and EXCEPT, with and without ALL, whose tables do not fit: a right side larger than
+// the limit, and a right side that fits beside a left side whose rows EXCEPT returns do not.
+TEST(SpillingSetOperationTest, PartitionedSetOperationsEqualTheInMemoryOnes) {
+  // (key, payload) rows, with repeats inside each side and rows on both sides.
+  std::vector<Batch> pairs;
+  for (const Batch& batch : ManyGroups(40, 5000, 2))
+    pairs.push_back(BatchOf({batch.column(0), batch.column(1)}));
+  const std::vector<Batch> left = pairs;
+  const std::vector<Batch> large_right(pairs.begin() + 10, pairs.begin() + 35);
+  const std::vector<Batch> small_right(pairs.begin() + 38, pairs.end());
+  for (const std::vector<Batch>* right : {&large_right, &small_right}) {
+    for (SetOperation operation : {SetOperation::kIntersect, SetOperation::kExcept}) {
+      for (bool all : {false, true}) {
+        SCOPED_TRACE(std::string(operation == SetOperation::kIntersect ? "INTERSECT" : "EXCEPT") +
+                     (all ? " ALL" : "") +
+                     (right == &large_right ? ", large right" : ", small right"));
+        auto run = [&](ExecContext& context) {
+          OperatorPtr op = MakeSetOperation(
+              std::make_unique<TestSource>(left.front().schema(), left),
+              std::make_unique<TestSource>(right->front().schema(), *right), operation, all);
+          std::vector<std::string> rows = RowsOf(Collect(*op, context));
+          std::sort(rows.begin(), rows.end());
+          return rows;
+        };
+        ExecContext unlimited;
+        std::vector<std::string> expected = run(unlimited);
+        EXPECT_FALSE(expected.empty());
+        io::TestingTemporaryFolder folder;
+        ExecContext limited;
+        limited.memory = std::make_shared<QueryMemory>(1 * kMiB, folder.path());
+        EXPECT_EQ(run(limited), expected);
+        EXPECT_GT(limited.counters->spill_files.load(), 0);
+        EXPECT_LE(limited.memory->peak(), 1 * kMiB);
+      }
+    }
+  }
+}
+
 // A side of a join: `num_rows` rows whose key (column 0) repeats about `repeats` times, with
 // some NULL keys, and a value column.
 std::vector<Batch> JoinSide(int64_t num_rows, int64_t repeats, uint32_t seed) {
