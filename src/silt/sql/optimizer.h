@@ -21,4 +21,8 @@ expr::ExpressionPtr FoldConstants(const expr::ExpressionPtr& expression, const e
 /// result is a necessary condition only.
 std::vector<log::ScanPredicate> DeriveScanPredicates(const expr::ExpressionPtr& predicate, const Schema& schema);
 
+/// The file-pruning conjuncts of a Delta or change-feed scan node's row filter, naming the
+/// stored columns (a column alias renames the scan's output, not what the log calls them).
+std::vector<log::ScanPredicate> ScanPredicatesOf(const LogicalNode& scan);
+
 }  // namespace silt::sql
