@@ -171,7 +171,9 @@ int Run(const Options& options) {
   std::printf("%-5s %12s %12s %8s %13s\n", "query", "silt ms", "duckdb ms", "ratio",
               "silt cpu ms");
   std::vector<int> queries = options.queries;
-  for (int number = 1; queries.empty() && number <= 22; ++number) queries.push_back(number);
+  if (queries.empty()) {
+    for (int number = 1; number <= 22; ++number) queries.push_back(number);
+  }
   for (int number : queries) {
     std::string sql = ReadQuery(number);
     double silt_best = std::numeric_limits<double>::infinity();
