@@ -448,17 +448,63 @@ using RelationSet = uint32_t;
 // the rows each builds, probes and produces (a join without an equality, a nested loop, pays
 // for every pair). Only sets a condition connects are joined, so there is never a cross
 // product where a connected order exists; relations no condition reaches are crossed last.
+// Equalities of columns make classes of equal columns: a = b and b = c also join a's relation
+// with c's (TPC-H Q5 joins customer with the nations of one region through supplier's key).
 class JoinOrderSearch {
  public:
   JoinOrderSearch(const LogicalPtr& join, CardinalityEstimator& estimator) : estimator_(estimator) {
     CollectInnerJoins(join, 0, graph_, estimator);
     width_ = static_cast<int>(join->columns.size());
+    columns_ = join->columns;
     const size_t count = graph_.relations.size();
     relation_of_.resize(static_cast<size_t>(width_));
     for (size_t r = 0; r < count; ++r) {
       int end = r + 1 < count ? graph_.offsets[r + 1] : width_;
       for (int c = graph_.offsets[r]; c < end; ++c) relation_of_[c] = static_cast<int>(r);
     }
+    // Equalities of plain columns of one type from two relations join the columns' classes;
+    // the other conjuncts stay as they are.
+    std::vector<int> parent(static_cast<size_t>(width_));
+    for (int c = 0; c < width_; ++c) parent[static_cast<size_t>(c)] = c;
+    std::function<int(int)> find = [&](int c) {
+      while (parent[static_cast<size_t>(c)] != c) c = parent[static_cast<size_t>(c)] = parent[static_cast<size_t>(parent[static_cast<size_t>(c)])];
+      return c;
+    };
+    std::vector<ExpressionPtr> conjuncts;
+    std::vector<bool> in_class(static_cast<size_t>(width_), false);
+    for (const ExpressionPtr& conjunct : graph_.conjuncts) {
+      if (conjunct->kind() == expr::ExpressionKind::kComparison &&
+          conjunct->comparison() == expr::ComparisonOperator::kEqual &&
+          conjunct->child(0)->kind() == expr::ExpressionKind::kColumn &&
+          conjunct->child(1)->kind() == expr::ExpressionKind::kColumn &&
+          conjunct->child(0)->type()->Equals(*conjunct->child(1)->type())) {
+        int a = conjunct->child(0)->column_index(), b = conjunct->child(1)->column_index();
+        if (relation_of_[static_cast<size_t>(a)] != relation_of_[static_cast<size_t>(b)]) {
+          parent[static_cast<size_t>(find(a))] = find(b);
+          in_class[static_cast<size_t>(a)] = in_class[static_cast<size_t>(b)] = true;
+          continue;
+        }
+      }
+      conjuncts.push_back(conjunct);
+    }
+    std::map<int, std::vector<int>> classes;
+    for (int c = 0; c < width_; ++c) {
+      if (in_class[static_cast<size_t>(c)]) classes[find(c)].push_back(c);
+    }
+    for (auto& [root, members] : classes) {
+      // Two members in one relation are equal there (what the equalities imply), so that one
+      // equality per class and join equates every member of both sides.
+      for (size_t i = 1; i < members.size(); ++i) {
+        for (size_t j = 0; j < i; ++j) {
+          if (relation_of_[static_cast<size_t>(members[i])] == relation_of_[static_cast<size_t>(members[j])]) {
+            conjuncts.push_back(ColumnEquality(members[j], members[i]));
+            break;
+          }
+        }
+      }
+      classes_.push_back(std::move(members));
+    }
+    graph_.conjuncts = std::move(conjuncts);
     for (const ExpressionPtr& conjunct : graph_.conjuncts) reads_.push_back(Reads(*conjunct));
   }
 
@@ -541,7 +587,17 @@ class JoinOrderSearch {
     return position;
   }
 
-  // The conjuncts a join of `left` and `right` completes, over their columns side by side.
+  // `a` = `b`, two columns of the side-by-side numbering.
+  ExpressionPtr ColumnEquality(int a, int b) const {
+    const LogicalColumn& left = columns_[static_cast<size_t>(a)];
+    const LogicalColumn& right = columns_[static_cast<size_t>(b)];
+    return expr::Compare(expr::ComparisonOperator::kEqual, expr::Column(a, left.type, left.nullable),
+                         expr::Column(b, right.type, right.nullable));
+  }
+
+  // The conjuncts a join of `left` and `right` completes, over their columns side by side: the
+  // conjuncts that read both and nothing else, and for each class of equal columns with
+  // members on both sides, one equality of them.
   std::vector<ExpressionPtr> Conditions(const SetPlan& left, const SetPlan& right, RelationSet left_set,
                                         RelationSet right_set, bool* equality) const {
     std::vector<int> order = left.order;
@@ -549,6 +605,18 @@ class JoinOrderSearch {
     std::vector<int> position;
     std::vector<ExpressionPtr> conditions;
     const RelationSet both = left_set | right_set;
+    for (const std::vector<int>& members : classes_) {
+      int from_left = -1, from_right = -1;
+      for (int column : members) {
+        RelationSet relation = RelationSet{1} << relation_of_[static_cast<size_t>(column)];
+        if (from_left < 0 && (relation & left_set) != 0) from_left = column;
+        if (from_right < 0 && (relation & right_set) != 0) from_right = column;
+      }
+      if (from_left < 0 || from_right < 0) continue;
+      if (position.empty()) position = Positions(order);
+      conditions.push_back(expr::RemapColumns(ColumnEquality(from_left, from_right), position));
+      if (equality) *equality = true;
+    }
     for (size_t i = 0; i < graph_.conjuncts.size(); ++i) {
       RelationSet reads = reads_[i];
       if ((reads & both) != reads || (reads & left_set) == 0 || (reads & right_set) == 0) continue;
@@ -679,6 +747,8 @@ class JoinOrderSearch {
   CardinalityEstimator& estimator_;
   InnerJoinGraph graph_;
   int width_ = 0;
+  std::vector<LogicalColumn> columns_;  // side by side
+  std::vector<std::vector<int>> classes_;  // columns equal to each other, from several relations
   std::vector<int> relation_of_;
   std::vector<RelationSet> reads_;  // per conjunct
   std::map<RelationSet, SetPlan> best_;
