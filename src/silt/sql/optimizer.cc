@@ -442,7 +442,9 @@ constexpr size_t kMaxExhaustiveRelations = 10;
 // A hash join's work per row: building a row into the table costs about twice probing one.
 constexpr double kBuildRowCost = 2;
 
-using RelationSet = uint32_t;
+using RelationSet = uint64_t;
+// Relations of one tree of inner joins the search orders at most (one bit each in a set).
+constexpr size_t kMaxOrderedRelations = 64;
 
 // Orders the relations of a tree of inner joins by estimated cost: the sum over its joins of
 // the rows each builds, probes and produces (a join without an equality, a nested loop, pays
@@ -508,13 +510,11 @@ class JoinOrderSearch {
     for (const ExpressionPtr& conjunct : graph_.conjuncts) reads_.push_back(Reads(*conjunct));
   }
 
-  size_t num_relations() const { return graph_.relations.size(); }
-
   // The joins rebuilt in the order found, under a projection that restores `join`'s columns.
   LogicalPtr Plan(const LogicalPtr& join) {
     const size_t count = graph_.relations.size();
     for (size_t r = 0; r < count; ++r) Leaf(r);
-    const RelationSet all = (RelationSet{1} << count) - 1;
+    const RelationSet all = count >= kMaxOrderedRelations ? ~RelationSet{0} : (RelationSet{1} << count) - 1;
     if (count <= kMaxExhaustiveRelations) {
       SearchAll(all);
     } else {
@@ -533,13 +533,36 @@ class JoinOrderSearch {
       components.push_back(component);
       left &= ~component;
     }
+    // Conjuncts over several components (a + b = c with no condition of two of them) join
+    // them where the last one they read comes in.
+    std::vector<bool> within(graph_.conjuncts.size(), false);
+    for (size_t i = 0; i < graph_.conjuncts.size(); ++i) {
+      for (RelationSet component : components) {
+        within[i] = within[i] || (reads_[i] != 0 && (reads_[i] & component) == reads_[i]);
+      }
+    }
     std::vector<int> order;
     LogicalPtr plan;
+    RelationSet joined = 0;
     for (RelationSet component : components) {
       std::vector<int> component_order;
       LogicalPtr part = Build(component, component_order);
-      plan = plan ? MakeLogicalJoin(plan, part, exec::JoinType::kInner, nullptr) : part;
       order.insert(order.end(), component_order.begin(), component_order.end());
+      if (!plan) {
+        plan = part;
+        joined = component;
+        continue;
+      }
+      joined |= component;
+      std::vector<int> position = Positions(order);
+      std::vector<ExpressionPtr> conditions;
+      for (size_t i = 0; i < graph_.conjuncts.size(); ++i) {
+        if (within[i] || reads_[i] == 0 || (reads_[i] & joined) != reads_[i]) continue;
+        within[i] = true;
+        conditions.push_back(expr::RemapColumns(graph_.conjuncts[i], position));
+      }
+      plan = MakeLogicalJoin(plan, part, exec::JoinType::kInner,
+                             conditions.empty() ? nullptr : expr::JoinConjunction(conditions));
     }
     std::vector<int> position = Positions(order);
     // Conjuncts that read no relation filter the whole join.
@@ -567,7 +590,7 @@ class JoinOrderSearch {
     RelationSet right = 0;
   };
 
-  static int Popcount(RelationSet set) { return __builtin_popcount(set); }
+  static int Popcount(RelationSet set) { return __builtin_popcountll(set); }
 
   RelationSet Reads(const expr::Expression& expression) const {
     RelationSet set = 0;
@@ -754,11 +777,17 @@ class JoinOrderSearch {
   std::map<RelationSet, SetPlan> best_;
 };
 
+// The relations of the tree of inner joins at `node`.
+size_t CountInnerJoinRelations(const LogicalNode& node) {
+  if (!IsInnerJoin(node)) return 1;
+  return CountInnerJoinRelations(*node.children[0]) + CountInnerJoinRelations(*node.children[1]);
+}
+
 LogicalPtr ReorderJoins(const LogicalPtr& plan, CardinalityEstimator& estimator) {
+  // Two relations keep their order: the physical planner picks the build side.
   if (IsInnerJoin(*plan)) {
-    JoinOrderSearch search(plan, estimator);
-    // Two relations keep their order: the physical planner picks the build side.
-    if (search.num_relations() > 2) return search.Plan(plan);
+    size_t relations = CountInnerJoinRelations(*plan);
+    if (relations > 2 && relations <= kMaxOrderedRelations) return JoinOrderSearch(plan, estimator).Plan(plan);
   }
   LogicalPtr copy = Copy(*plan);
   for (LogicalPtr& child : copy->children) child = ReorderJoins(child, estimator);
