@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 #include <string>
+#include <string_view>
 
 #include "silt/error.h"
 #include "silt/expr/expression_rewrite.h"
@@ -22,6 +23,9 @@ using expr::ExpressionPtr;
 constexpr double kEqualitySelectivity = 0.05;
 constexpr double kDefaultSelectivity = 0.25;
 constexpr double kRangeSelectivity = 1.0 / 3;
+// A LIKE pattern keeps this fraction per literal character, down to kMinLikeSelectivity.
+constexpr double kLikeCharacterSelectivity = 0.5;
+constexpr double kMinLikeSelectivity = 0.01;
 // A column whose distinct values reach this fraction of its relation's rows may be a key.
 constexpr double kKeyFraction = 0.9;
 
@@ -210,6 +214,19 @@ double Selectivity(const ExpressionPtr& predicate, const RelationEstimate& input
       double high = range.high ? std::min(*range.high, *column->max) : *column->max;
       if (*column->max <= *column->min) return low <= high ? 1 : 0;
       return Clamp((high - low) / (*column->max - *column->min));
+    }
+    case ExpressionKind::kCall: {
+      // `x LIKE 'pattern'`: the more literal characters the pattern holds, the fewer strings
+      // match it ('%green%' keeps a few percent, '%special%requests%' about none).
+      if (e.function().name != "like" || e.children().size() < 2 ||
+          e.child(1)->kind() != ExpressionKind::kLiteral || e.child(1)->literal().is_null() ||
+          e.child(1)->type()->id() != TypeId::kString) {
+        return kDefaultSelectivity;
+      }
+      std::string_view pattern = e.child(1)->literal().GetString();
+      int literal_characters = 0;
+      for (char c : pattern) literal_characters += c != '%' && c != '_' ? 1 : 0;
+      return std::max(kMinLikeSelectivity, std::pow(kLikeCharacterSelectivity, literal_characters));
     }
     default:
       return kDefaultSelectivity;

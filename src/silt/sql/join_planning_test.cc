@@ -375,6 +375,19 @@ TEST_F(JoinPlanningTest, EstimatesRowsFromFileStatistics) {
   EXPECT_GE(groups, 1000);
 }
 
+TEST_F(JoinPlanningTest, LikePatternsWithMoreLiteralCharactersKeepFewerRows) {
+  CreateTable("names", "SELECT id, concat('name', CAST(id AS STRING)) AS name FROM range(0, 1000)");
+  double any = EstimatedRows("SELECT id FROM names WHERE name LIKE '%'");
+  double prefix = EstimatedRows("SELECT id FROM names WHERE name LIKE 'n%'");
+  double word = EstimatedRows("SELECT id FROM names WHERE name LIKE '%name12%'");
+  double not_word = EstimatedRows("SELECT id FROM names WHERE name NOT LIKE '%name12%'");
+  EXPECT_DOUBLE_EQ(any, 1000);
+  EXPECT_DOUBLE_EQ(prefix, 500);
+  EXPECT_LT(word, 50);
+  EXPECT_GE(word, 10);
+  EXPECT_GT(not_word, 950);
+}
+
 TEST_F(JoinPlanningTest, ForeignKeyJoinKeepsTheReferencingRowsTheKeySideKeeps) {
   CreateOrdersAndItems();
   // Every item finds its order: 16,000 rows; a tenth of the orders keeps a tenth of the items.
