@@ -168,8 +168,7 @@ int Run(const Options& options) {
   double silt_log_sum = 0, duckdb_log_sum = 0;
   int timed = 0;
   bool all_agree = true;
-  std::printf("%-5s %12s %12s %8s %13s\n", "query", "silt ms", "duckdb ms", "ratio",
-              "silt cpu ms");
+  std::printf("%-5s %12s %12s %8s %13s\n", "query", "silt ms", "duckdb ms", "ratio", "silt cpu ms");
   std::vector<int> queries = options.queries;
   if (queries.empty()) {
     for (int number = 1; number <= 22; ++number) queries.push_back(number);

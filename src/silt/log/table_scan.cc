@@ -587,9 +587,10 @@ ScanSummary TableScan::Summarize() const {
       }
       std::optional<int64_t> num_records, null_count;
       std::optional<Scalar> min, max;
-      bool typed = file->parsed_stats.values != nullptr &&
-                   TypedStats(file->parsed_stats)
-                       .Read(column.physical_name, *column.field.type, num_records, null_count, min, max);
+      bool typed =
+          file->parsed_stats.values != nullptr &&
+          TypedStats(file->parsed_stats)
+              .Read(column.physical_name, *column.field.type, num_records, null_count, min, max);
       if (!typed) {
         if (const FileStats* parsed = json_stats()) {
           std::vector<std::string> path = {column.physical_name};

@@ -49,10 +49,12 @@ std::optional<double> StatsNumber(const log::Scalar& value, const DataType& type
 
 // A literal as a number on the same scale as StatsNumber.
 std::optional<double> LiteralNumber(const expr::Expression& literal) {
-  if (literal.kind() != ExpressionKind::kLiteral || literal.literal().is_null()) return std::nullopt;
+  if (literal.kind() != ExpressionKind::kLiteral || literal.literal().is_null())
+    return std::nullopt;
   const DataType& type = *literal.type();
   if (IsIntegral(type.id())) return static_cast<double>(literal.literal().GetInt());
-  if (type.id() == TypeId::kFloat || type.id() == TypeId::kDouble) return literal.literal().GetDouble();
+  if (type.id() == TypeId::kFloat || type.id() == TypeId::kDouble)
+    return literal.literal().GetDouble();
   if (type.id() == TypeId::kDecimal) {
     return static_cast<double>(literal.literal().GetDecimal()) / DecimalFactor(type);
   }
@@ -114,7 +116,8 @@ bool AddRange(const expr::Expression& conjunct, std::map<int, Range>& ranges) {
     int column = ColumnOf(*conjunct.child(side));
     std::optional<double> value = LiteralNumber(*conjunct.child(1 - side));
     if (column < 0 || !value) continue;
-    bool less = op == expr::ComparisonOperator::kLess || op == expr::ComparisonOperator::kLessOrEqual;
+    bool less =
+        op == expr::ComparisonOperator::kLess || op == expr::ComparisonOperator::kLessOrEqual;
     if (side == 1) less = !less;  // 5 < x is x > 5
     Range& range = ranges[column];
     ++range.bounds;
@@ -146,7 +149,9 @@ double Selectivity(const ExpressionPtr& predicate, const RelationEstimate& input
   };
   switch (e.kind()) {
     case ExpressionKind::kLiteral:
-      return !e.literal().is_null() && e.type()->id() == TypeId::kBoolean && e.literal().GetBool() ? 1 : 0;
+      return !e.literal().is_null() && e.type()->id() == TypeId::kBoolean && e.literal().GetBool()
+                 ? 1
+                 : 0;
     case ExpressionKind::kAnd:
       return Selectivity(e.child(0), input, output) * Selectivity(e.child(1), input, output);
     case ExpressionKind::kOr: {
@@ -161,7 +166,8 @@ double Selectivity(const ExpressionPtr& predicate, const RelationEstimate& input
       const ColumnEstimate* column = column_estimate(*e.child(0));
       double nulls = column ? column->null_fraction : kEqualitySelectivity;
       if (e.kind() == ExpressionKind::kIsNull) return nulls;
-      if (column && output) output->columns[static_cast<size_t>(ColumnOf(*e.child(0)))].null_fraction = 0;
+      if (column && output)
+        output->columns[static_cast<size_t>(ColumnOf(*e.child(0)))].null_fraction = 0;
       return 1 - nulls;
     }
     case ExpressionKind::kIn: {
@@ -173,7 +179,8 @@ double Selectivity(const ExpressionPtr& predicate, const RelationEstimate& input
       }
       if (output && column->distinct) {
         ColumnEstimate& narrowed = output->columns[static_cast<size_t>(ColumnOf(*e.child(0)))];
-        narrowed.distinct = std::min(*column->distinct, static_cast<double>(e.children().size() - 1));
+        narrowed.distinct =
+            std::min(*column->distinct, static_cast<double>(e.children().size() - 1));
       }
       return Clamp(selectivity);
     }
@@ -181,7 +188,8 @@ double Selectivity(const ExpressionPtr& predicate, const RelationEstimate& input
       const ColumnEstimate* left = column_estimate(*e.child(0));
       const ColumnEstimate* right = column_estimate(*e.child(1));
       expr::ComparisonOperator op = e.comparison();
-      bool equality = op == expr::ComparisonOperator::kEqual || op == expr::ComparisonOperator::kNullSafeEqual;
+      bool equality =
+          op == expr::ComparisonOperator::kEqual || op == expr::ComparisonOperator::kNullSafeEqual;
       if (left && right) {
         // Two columns of one relation.
         double equal = left->distinct && right->distinct
@@ -199,7 +207,8 @@ double Selectivity(const ExpressionPtr& predicate, const RelationEstimate& input
       double equal = EqualitySelectivity(*column, value);
       if (equality) {
         if (output) {
-          ColumnEstimate& narrowed = output->columns[static_cast<size_t>(ColumnOf(*e.child(left ? 0 : 1)))];
+          ColumnEstimate& narrowed =
+              output->columns[static_cast<size_t>(ColumnOf(*e.child(left ? 0 : 1)))];
           narrowed.distinct = 1;
           if (value) narrowed.min = narrowed.max = value;
         }
@@ -279,7 +288,8 @@ double EquiJoinRows(const RelationEstimate& left, const RelationEstimate& right,
   } else if (r.key) {
     primary = &r;
   }
-  double domain = primary ? std::max(primary->base_distinct, 1.0) : std::max(l.distinct, r.distinct);
+  double domain =
+      primary ? std::max(primary->base_distinct, 1.0) : std::max(l.distinct, r.distinct);
   return left.rows * right.rows / domain;
 }
 
@@ -322,8 +332,9 @@ RelationEstimate CardinalityEstimator::Filter(const RelationEstimate& input,
   return output;
 }
 
-RelationEstimate CardinalityEstimator::Join(const RelationEstimate& left, const RelationEstimate& right,
-                                            exec::JoinType type, const ExpressionPtr& condition) {
+RelationEstimate CardinalityEstimator::Join(const RelationEstimate& left,
+                                            const RelationEstimate& right, exec::JoinType type,
+                                            const ExpressionPtr& condition) {
   const int left_width = static_cast<int>(left.columns.size());
   RelationEstimate both;
   both.columns = left.columns;
@@ -365,23 +376,34 @@ RelationEstimate CardinalityEstimator::Join(const RelationEstimate& left, const 
   auto settle = [&](size_t begin, size_t end, double side_rows, double rows) {
     for (size_t c = begin; c < end; ++c) {
       ColumnEstimate& column = both.columns[c];
-      if (column.distinct) column.distinct = ScaleDistinct(*column.distinct, side_rows, std::min(rows, side_rows));
+      if (column.distinct)
+        column.distinct = ScaleDistinct(*column.distinct, side_rows, std::min(rows, side_rows));
     }
   };
   switch (type) {
     case exec::JoinType::kLeftSemi:
     case exec::JoinType::kLeftAnti: {
       double matched = std::min(left.rows, inner);
-      double rows = type == exec::JoinType::kLeftSemi ? matched : std::max(left.rows - matched, 0.1 * left.rows);
+      double rows = type == exec::JoinType::kLeftSemi
+                        ? matched
+                        : std::max(left.rows - matched, 0.1 * left.rows);
       both.columns.resize(static_cast<size_t>(left_width));
       both.rows = left.rows <= 0 ? 0 : std::max(1.0, rows);
       settle(0, both.columns.size(), left.rows, both.rows);
       return both;
     }
-    case exec::JoinType::kLeftOuter: both.rows = std::max(inner, left.rows); break;
-    case exec::JoinType::kRightOuter: both.rows = std::max(inner, right.rows); break;
-    case exec::JoinType::kFullOuter: both.rows = std::max({inner, left.rows, right.rows}); break;
-    default: both.rows = inner; break;
+    case exec::JoinType::kLeftOuter:
+      both.rows = std::max(inner, left.rows);
+      break;
+    case exec::JoinType::kRightOuter:
+      both.rows = std::max(inner, right.rows);
+      break;
+    case exec::JoinType::kFullOuter:
+      both.rows = std::max({inner, left.rows, right.rows});
+      break;
+    default:
+      both.rows = inner;
+      break;
   }
   if (left.rows > 0 && right.rows > 0) both.rows = std::max(both.rows, 1.0);
   settle(0, static_cast<size_t>(left_width), left.rows, both.rows);
@@ -393,7 +415,8 @@ const RelationEstimate& CardinalityEstimator::Estimate(const LogicalPtr& node) {
   auto found = estimates_.find(node.get());
   if (found != estimates_.end()) return found->second.second;
   RelationEstimate estimate = Compute(node);
-  return estimates_.emplace(node.get(), std::make_pair(node, std::move(estimate))).first->second.second;
+  return estimates_.emplace(node.get(), std::make_pair(node, std::move(estimate)))
+      .first->second.second;
 }
 
 RelationEstimate CardinalityEstimator::ScanEstimate(const LogicalNode& scan) {
@@ -403,7 +426,8 @@ RelationEstimate CardinalityEstimator::ScanEstimate(const LogicalNode& scan) {
   std::vector<size_t> table_columns;  // output index of each column the summary describes
   for (size_t i = 0; i < scan.scan_columns.size(); ++i) {
     if (scan.scan_columns[i] == kFileMetadataScanColumn) continue;
-    options.columns.push_back(scan.snapshot->schema().field(static_cast<size_t>(scan.scan_columns[i])).name);
+    options.columns.push_back(
+        scan.snapshot->schema().field(static_cast<size_t>(scan.scan_columns[i])).name);
     table_columns.push_back(i);
   }
   std::vector<log::ScanPredicate> predicates = ScanPredicatesOf(scan);
@@ -424,7 +448,8 @@ RelationEstimate CardinalityEstimator::ScanEstimate(const LogicalNode& scan) {
     kept.reset();
   }
   if (!kept) {
-    for (const log::AddFile& file : scan.snapshot->files()) estimate.rows += static_cast<double>(file.size) / 100.0;
+    for (const log::AddFile& file : scan.snapshot->files())
+      estimate.rows += static_cast<double>(file.size) / 100.0;
     return estimate;
   }
   estimate.rows = static_cast<double>(kept->num_rows);
@@ -436,11 +461,14 @@ RelationEstimate CardinalityEstimator::ScanEstimate(const LogicalNode& scan) {
                         std::optional<double>& max, double& nulls) -> std::optional<double> {
       if (summary.min) min = StatsNumber(*summary.min, type);
       if (summary.max) max = StatsNumber(*summary.max, type);
-      nulls = summary.null_count && rows > 0 ? std::min(1.0, static_cast<double>(*summary.null_count) / rows) : 0;
+      nulls = summary.null_count && rows > 0
+                  ? std::min(1.0, static_cast<double>(*summary.null_count) / rows)
+                  : 0;
       if (summary.distinct_values) return static_cast<double>(*summary.distinct_values);
       return DistinctInRange(type, min, max, rows * (1 - nulls));
     };
-    column.distinct = describe(kept->columns[t], estimate.rows, column.min, column.max, column.null_fraction);
+    column.distinct =
+        describe(kept->columns[t], estimate.rows, column.min, column.max, column.null_fraction);
     std::optional<double> table_min, table_max;
     double table_nulls = 0;
     std::optional<double> table_distinct =
@@ -469,7 +497,8 @@ RelationEstimate CardinalityEstimator::Compute(const LogicalPtr& plan) {
     case LogicalKind::kChangeFeedScan: {
       // Change files carry no statistics here: about 100 bytes per row.
       double rows = 0;
-      for (const log::ChangeFile& file : node.change_feed->files()) rows += static_cast<double>(file.size) / 100.0;
+      for (const log::ChangeFile& file : node.change_feed->files())
+        rows += static_cast<double>(file.size) / 100.0;
       return Filter(unknown_columns(rows), node.predicate);
     }
     case LogicalKind::kValues: {
@@ -478,9 +507,11 @@ RelationEstimate CardinalityEstimator::Compute(const LogicalPtr& plan) {
       return unknown_columns(rows);
     }
     case LogicalKind::kRange: {
-      double rows = node.range_step == 0 ? 0
-                                         : std::max(0.0, std::ceil(static_cast<double>(node.range_end - node.range_start) /
-                                                                   static_cast<double>(node.range_step)));
+      double rows =
+          node.range_step == 0
+              ? 0
+              : std::max(0.0, std::ceil(static_cast<double>(node.range_end - node.range_start) /
+                                        static_cast<double>(node.range_step)));
       RelationEstimate estimate = unknown_columns(rows);
       ColumnEstimate& column = estimate.columns[0];
       column.distinct = std::max(rows, 1.0);
@@ -513,7 +544,8 @@ RelationEstimate CardinalityEstimator::Compute(const LogicalPtr& plan) {
       double groups = 1;
       for (const ExpressionPtr& key : node.expressions) {
         int column = ColumnOf(*key);
-        std::optional<double> distinct = column >= 0 ? input.columns[static_cast<size_t>(column)].distinct : std::nullopt;
+        std::optional<double> distinct =
+            column >= 0 ? input.columns[static_cast<size_t>(column)].distinct : std::nullopt;
         groups *= distinct ? *distinct + 1 : input.rows;
         groups = std::min(groups, input.rows);
       }
@@ -525,7 +557,8 @@ RelationEstimate CardinalityEstimator::Compute(const LogicalPtr& plan) {
         // The groups are a relation of their own, unique on all keys together.
         out.origin = &node;
         out.base_rows = estimate.rows;
-        out.base_distinct = node.expressions.size() == 1 ? estimate.rows : out.distinct.value_or(estimate.rows);
+        out.base_distinct =
+            node.expressions.size() == 1 ? estimate.rows : out.distinct.value_or(estimate.rows);
         if (out.distinct) out.distinct = std::min(*out.distinct, estimate.rows);
       }
       return estimate;
@@ -558,7 +591,8 @@ RelationEstimate CardinalityEstimator::Compute(const LogicalPtr& plan) {
       RelationEstimate estimate = child(0);
       double rows = 1;
       for (const ColumnEstimate& column : estimate.columns) {
-        rows = std::min(rows * (column.distinct ? *column.distinct + 1 : estimate.rows), estimate.rows);
+        rows = std::min(rows * (column.distinct ? *column.distinct + 1 : estimate.rows),
+                        estimate.rows);
       }
       estimate.rows = std::max(1.0, std::min(rows, estimate.rows));
       return estimate;

@@ -50,7 +50,8 @@ class CardinalityEstimator {
   const RelationEstimate& Estimate(const LogicalPtr& node);
 
   /// `input` filtered by `predicate` (over its columns).
-  static RelationEstimate Filter(const RelationEstimate& input, const expr::ExpressionPtr& predicate);
+  static RelationEstimate Filter(const RelationEstimate& input,
+                                 const expr::ExpressionPtr& predicate);
   /// A join of `left` and `right` of `type` under `condition` (over left columns followed by
   /// right columns; null: none). Semi and anti joins keep the left columns only.
   static RelationEstimate Join(const RelationEstimate& left, const RelationEstimate& right,

@@ -15,9 +15,9 @@
 #include "silt/log/table_writer.h"
 #include "silt/sql/cardinality.h"
 #include "silt/sql/optimizer.h"
-#include "silt/sql/query_binder.h"
 #include "silt/sql/parser.h"
 #include "silt/sql/planner.h"
+#include "silt/sql/query_binder.h"
 #include "silt/sql/session_state.h"
 
 namespace silt::sql {
@@ -357,7 +357,8 @@ TEST_F(JoinPlanningTest, EstimatesRowsFromFileStatistics) {
   CreateOrdersAndItems();
   EXPECT_DOUBLE_EQ(EstimatedRows("SELECT l_id FROM item"), 16000);
   // A week of the 700 days the dates span: about 1% of the rows.
-  double week = EstimatedRows("SELECT l_id FROM item WHERE l_date >= DATE'1994-01-01' AND l_date < DATE'1994-01-08'");
+  double week = EstimatedRows(
+      "SELECT l_id FROM item WHERE l_date >= DATE'1994-01-01' AND l_date < DATE'1994-01-08'");
   EXPECT_GT(week, 80);
   EXPECT_LT(week, 320);
   // One of 2,000 keys: 8 rows; three of them: 24.
@@ -394,7 +395,8 @@ TEST_F(JoinPlanningTest, ForeignKeyJoinKeepsTheReferencingRowsTheKeySideKeeps) {
   double all = EstimatedRows("SELECT l_id FROM item, ord WHERE l_orderkey = o_orderkey");
   EXPECT_GT(all, 8000);
   EXPECT_LT(all, 32000);
-  double tenth = EstimatedRows("SELECT l_id FROM item, ord WHERE l_orderkey = o_orderkey AND o_orderkey <= 200");
+  double tenth = EstimatedRows(
+      "SELECT l_id FROM item, ord WHERE l_orderkey = o_orderkey AND o_orderkey <= 200");
   EXPECT_GT(tenth, 800);
   EXPECT_LT(tenth, 3200);
 }
@@ -416,7 +418,9 @@ TEST_F(JoinPlanningTest, FilteredReferencingSideIsTheBuildSide) {
 TEST_F(JoinPlanningTest, SelectiveDimensionJoinsFirst) {
   CreateOrdersAndItems();
   CreateTable("cust", "SELECT id AS c_custkey, id % 25 AS c_nationkey FROM range(1, 1001)");
-  CreateTable("nat", "SELECT id AS n_nationkey, concat('N', CAST(id AS STRING)) AS n_name FROM range(0, 25)");
+  CreateTable(
+      "nat",
+      "SELECT id AS n_nationkey, concat('N', CAST(id AS STRING)) AS n_name FROM range(0, 25)");
   // TPC-H Q7's shape: the FROM order starts at the items, but only the one nation filters; its
   // customers join first, then their orders, and the items probe what is left.
   std::string sql =

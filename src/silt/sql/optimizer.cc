@@ -468,8 +468,9 @@ class JoinOrderSearch {
     // the other conjuncts stay as they are.
     std::vector<int> parent(static_cast<size_t>(width_));
     for (int c = 0; c < width_; ++c) parent[static_cast<size_t>(c)] = c;
-    std::function<int(int)> find = [&](int c) {
-      while (parent[static_cast<size_t>(c)] != c) c = parent[static_cast<size_t>(c)] = parent[static_cast<size_t>(parent[static_cast<size_t>(c)])];
+    auto parent_of = [&](int c) -> int& { return parent[static_cast<size_t>(c)]; };
+    auto find = [&](int c) {
+      while (parent_of(c) != c) c = parent_of(c) = parent_of(parent_of(c));
       return c;
     };
     std::vector<ExpressionPtr> conjuncts;
@@ -498,7 +499,8 @@ class JoinOrderSearch {
       // equality per class and join equates every member of both sides.
       for (size_t i = 1; i < members.size(); ++i) {
         for (size_t j = 0; j < i; ++j) {
-          if (relation_of_[static_cast<size_t>(members[i])] == relation_of_[static_cast<size_t>(members[j])]) {
+          if (relation_of_[static_cast<size_t>(members[i])] ==
+              relation_of_[static_cast<size_t>(members[j])]) {
             conjuncts.push_back(ColumnEquality(members[j], members[i]));
             break;
           }
@@ -514,7 +516,8 @@ class JoinOrderSearch {
   LogicalPtr Plan(const LogicalPtr& join) {
     const size_t count = graph_.relations.size();
     for (size_t r = 0; r < count; ++r) Leaf(r);
-    const RelationSet all = count >= kMaxOrderedRelations ? ~RelationSet{0} : (RelationSet{1} << count) - 1;
+    const RelationSet all =
+        count >= kMaxOrderedRelations ? ~RelationSet{0} : (RelationSet{1} << count) - 1;
     if (count <= kMaxExhaustiveRelations) {
       SearchAll(all);
     } else {
@@ -525,8 +528,10 @@ class JoinOrderSearch {
     RelationSet left = all;
     while (left != 0) {
       RelationSet component = 0;
-      for (auto& [set, plan] : best_) {
-        if ((set & left) == set && (set & (left & -left)) != 0 && Popcount(set) > Popcount(component)) {
+      for (const auto& entry : best_) {
+        const RelationSet set = entry.first;
+        if ((set & left) == set && (set & (left & -left)) != 0 &&
+            Popcount(set) > Popcount(component)) {
           component = set;
         }
       }
@@ -574,7 +579,8 @@ class JoinOrderSearch {
     std::vector<ExpressionPtr> expressions;
     for (int c = 0; c < width_; ++c) {
       const LogicalColumn& column = join->columns[static_cast<size_t>(c)];
-      expressions.push_back(expr::Column(position[static_cast<size_t>(c)], column.type, column.nullable));
+      expressions.push_back(
+          expr::Column(position[static_cast<size_t>(c)], column.type, column.nullable));
     }
     return MakeLogicalProject(plan, std::move(expressions), join->columns);
   }
@@ -594,7 +600,9 @@ class JoinOrderSearch {
 
   RelationSet Reads(const expr::Expression& expression) const {
     RelationSet set = 0;
-    for (int column : expr::ReferencedColumns(expression)) set |= RelationSet{1} << relation_of_[static_cast<size_t>(column)];
+    for (int column : expr::ReferencedColumns(expression)) {
+      set |= RelationSet{1} << relation_of_[static_cast<size_t>(column)];
+    }
     return set;
   }
 
@@ -604,7 +612,9 @@ class JoinOrderSearch {
     int next = 0;
     for (int r : order) {
       int begin = graph_.offsets[static_cast<size_t>(r)];
-      int end = static_cast<size_t>(r) + 1 < graph_.relations.size() ? graph_.offsets[static_cast<size_t>(r) + 1] : width_;
+      int end = static_cast<size_t>(r) + 1 < graph_.relations.size()
+                    ? graph_.offsets[static_cast<size_t>(r) + 1]
+                    : width_;
       for (int c = begin; c < end; ++c) position[static_cast<size_t>(c)] = next++;
     }
     return position;
@@ -614,15 +624,17 @@ class JoinOrderSearch {
   ExpressionPtr ColumnEquality(int a, int b) const {
     const LogicalColumn& left = columns_[static_cast<size_t>(a)];
     const LogicalColumn& right = columns_[static_cast<size_t>(b)];
-    return expr::Compare(expr::ComparisonOperator::kEqual, expr::Column(a, left.type, left.nullable),
+    return expr::Compare(expr::ComparisonOperator::kEqual,
+                         expr::Column(a, left.type, left.nullable),
                          expr::Column(b, right.type, right.nullable));
   }
 
   // The conjuncts a join of `left` and `right` completes, over their columns side by side: the
   // conjuncts that read both and nothing else, and for each class of equal columns with
   // members on both sides, one equality of them.
-  std::vector<ExpressionPtr> Conditions(const SetPlan& left, const SetPlan& right, RelationSet left_set,
-                                        RelationSet right_set, bool* equality) const {
+  std::vector<ExpressionPtr> Conditions(const SetPlan& left, const SetPlan& right,
+                                        RelationSet left_set, RelationSet right_set,
+                                        bool* equality) const {
     std::vector<int> order = left.order;
     order.insert(order.end(), right.order.begin(), right.order.end());
     std::vector<int> position;
@@ -651,7 +663,8 @@ class JoinOrderSearch {
            conjunct->comparison() == expr::ComparisonOperator::kNullSafeEqual)) {
         RelationSet a = Reads(*conjunct->child(0)), b = Reads(*conjunct->child(1));
         bool split = a != 0 && b != 0 &&
-                     (((a & left_set) == a && (b & right_set) == b) || ((a & right_set) == a && (b & left_set) == b));
+                     (((a & left_set) == a && (b & right_set) == b) ||
+                      ((a & right_set) == a && (b & left_set) == b));
         *equality = *equality || split;
       }
     }
@@ -668,7 +681,8 @@ class JoinOrderSearch {
     for (size_t i = 0; i < graph_.conjuncts.size(); ++i) {
       if (reads_[i] == set) own.push_back(expr::RemapColumns(graph_.conjuncts[i], position));
     }
-    if (!own.empty()) plan.estimate = CardinalityEstimator::Filter(plan.estimate, expr::JoinConjunction(own));
+    if (!own.empty())
+      plan.estimate = CardinalityEstimator::Filter(plan.estimate, expr::JoinConjunction(own));
     best_[set] = std::move(plan);
   }
 
@@ -684,10 +698,11 @@ class JoinOrderSearch {
     const SetPlan& build = b_builds ? plan_b : plan_a;
     RelationSet probe_set = b_builds ? a : b, build_set = b_builds ? b : a;
     bool equality = false;
-    std::vector<ExpressionPtr> conditions = Conditions(probe, build, probe_set, build_set, &equality);
+    std::vector<ExpressionPtr> conditions =
+        Conditions(probe, build, probe_set, build_set, &equality);
     if (conditions.empty()) return;
-    RelationEstimate estimate = CardinalityEstimator::Join(probe.estimate, build.estimate, exec::JoinType::kInner,
-                                                           expr::JoinConjunction(conditions));
+    RelationEstimate estimate = CardinalityEstimator::Join(
+        probe.estimate, build.estimate, exec::JoinType::kInner, expr::JoinConjunction(conditions));
     double work = equality ? probe.estimate.rows + kBuildRowCost * build.estimate.rows
                            : probe.estimate.rows * build.estimate.rows;
     double cost = probe.cost + build.cost + work + estimate.rows;
@@ -770,7 +785,7 @@ class JoinOrderSearch {
   CardinalityEstimator& estimator_;
   InnerJoinGraph graph_;
   int width_ = 0;
-  std::vector<LogicalColumn> columns_;  // side by side
+  std::vector<LogicalColumn> columns_;     // side by side
   std::vector<std::vector<int>> classes_;  // columns equal to each other, from several relations
   std::vector<int> relation_of_;
   std::vector<RelationSet> reads_;  // per conjunct
@@ -787,7 +802,8 @@ LogicalPtr ReorderJoins(const LogicalPtr& plan, CardinalityEstimator& estimator)
   // Two relations keep their order: the physical planner picks the build side.
   if (IsInnerJoin(*plan)) {
     size_t relations = CountInnerJoinRelations(*plan);
-    if (relations > 2 && relations <= kMaxOrderedRelations) return JoinOrderSearch(plan, estimator).Plan(plan);
+    if (relations > 2 && relations <= kMaxOrderedRelations)
+      return JoinOrderSearch(plan, estimator).Plan(plan);
   }
   LogicalPtr copy = Copy(*plan);
   for (LogicalPtr& child : copy->children) child = ReorderJoins(child, estimator);
@@ -1462,14 +1478,16 @@ ExpressionPtr FoldConstants(const ExpressionPtr& expression, const expr::EvalCon
 }
 
 std::vector<log::ScanPredicate> ScanPredicatesOf(const LogicalNode& scan) {
-  const Schema* stored = scan.kind == LogicalKind::kChangeFeedScan ? scan.change_feed->schema().get()
-                                                                   : &scan.snapshot->schema();
+  const Schema* stored = scan.kind == LogicalKind::kChangeFeedScan
+                             ? scan.change_feed->schema().get()
+                             : &scan.snapshot->schema();
   std::vector<Field> fields;
   for (size_t i = 0; i < scan.columns.size(); ++i) {
     const LogicalColumn& column = scan.columns[i];
     int index = scan.scan_columns[i];
-    const std::string& name =
-        index == kFileMetadataScanColumn ? column.name : stored->field(static_cast<size_t>(index)).name;
+    const std::string& name = index == kFileMetadataScanColumn
+                                  ? column.name
+                                  : stored->field(static_cast<size_t>(index)).name;
     fields.push_back(Field{name, column.type, column.nullable, {}});
   }
   return scan.predicate ? DeriveScanPredicates(scan.predicate, Schema(std::move(fields)))

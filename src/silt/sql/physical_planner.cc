@@ -81,7 +81,8 @@ exec::OperatorPtr PlanJoin(const LogicalNode& node, CardinalityEstimator& estima
   if (keys.left.empty()) {
     exec::JoinType type = node.join_type;
     if (type == exec::JoinType::kInner && !node.predicate) type = exec::JoinType::kCross;
-    return exec::MakeNestedLoopJoin(PlanNode(left, estimator), PlanNode(right, estimator), type, node.predicate);
+    return exec::MakeNestedLoopJoin(PlanNode(left, estimator), PlanNode(right, estimator), type,
+                                    node.predicate);
   }
   // The hash join builds its right input: for inner joins put the smaller input there. Outer
   // joins keep their sides: a right or full outer join emits its unmatched build rows at the
@@ -97,12 +98,14 @@ exec::OperatorPtr PlanJoin(const LogicalNode& node, CardinalityEstimator& estima
     spec.left_keys = keys.left;
     spec.right_keys = keys.right;
     spec.residual = residual;
-    return exec::MakeHashJoin(PlanNode(left, estimator), PlanNode(right, estimator), std::move(spec));
+    return exec::MakeHashJoin(PlanNode(left, estimator), PlanNode(right, estimator),
+                              std::move(spec));
   }
   spec.left_keys = keys.right;
   spec.right_keys = keys.left;
   if (residual) spec.residual = SwapSides(residual, left_width, right_width);
-  exec::OperatorPtr join = exec::MakeHashJoin(PlanNode(right, estimator), PlanNode(left, estimator), std::move(spec));
+  exec::OperatorPtr join =
+      exec::MakeHashJoin(PlanNode(right, estimator), PlanNode(left, estimator), std::move(spec));
   // Back to left columns then right columns.
   std::vector<expr::ExpressionPtr> expressions;
   std::vector<std::string> names;
@@ -263,13 +266,15 @@ exec::OperatorPtr PlanNode(const LogicalNode& node, CardinalityEstimator& estima
       if (exec::OperatorPtr top_rows = PlanGroupTopRows(node, estimator)) return top_rows;
       return exec::MakeFilter(PlanNode(*node.children[0], estimator), node.predicate);
     case LogicalKind::kProject:
-      return exec::MakeProject(PlanNode(*node.children[0], estimator), node.expressions, ColumnNames(node.columns));
+      return exec::MakeProject(PlanNode(*node.children[0], estimator), node.expressions,
+                               ColumnNames(node.columns));
     case LogicalKind::kAggregate: {
       std::vector<std::string> names = ColumnNames(node.columns);
       std::vector<std::string> key_names(names.begin(), names.begin() + node.expressions.size());
       std::vector<std::string> aggregate_names(names.begin() + node.expressions.size(), names.end());
-      return exec::MakeHashAggregate(PlanNode(*node.children[0], estimator), node.expressions, std::move(key_names),
-                                     node.aggregates, std::move(aggregate_names));
+      return exec::MakeHashAggregate(PlanNode(*node.children[0], estimator), node.expressions,
+                                     std::move(key_names), node.aggregates,
+                                     std::move(aggregate_names));
     }
     case LogicalKind::kWindow: {
       exec::WindowOrdering ordering;
@@ -281,12 +286,14 @@ exec::OperatorPtr PlanNode(const LogicalNode& node, CardinalityEstimator& estima
       size_t base = node.children[0]->columns.size();
       std::vector<std::string> names;
       for (size_t i = base; i < node.columns.size(); ++i) names.push_back(node.columns[i].name);
-      return exec::MakeWindow(PlanNode(*node.children[0], estimator), std::move(ordering), node.window_calls,
-                              std::move(names));
+      return exec::MakeWindow(PlanNode(*node.children[0], estimator), std::move(ordering),
+                              node.window_calls, std::move(names));
     }
-    case LogicalKind::kJoin: return PlanJoin(node, estimator);
+    case LogicalKind::kJoin:
+      return PlanJoin(node, estimator);
     case LogicalKind::kSort:
-      return exec::MakeSort(PlanNode(*node.children[0], estimator), node.sort_keys, node.limit, node.offset);
+      return exec::MakeSort(PlanNode(*node.children[0], estimator), node.sort_keys, node.limit,
+                            node.offset);
     case LogicalKind::kLimit:
       return exec::MakeLimit(PlanNode(*node.children[0], estimator), node.limit, node.offset);
     case LogicalKind::kUnion: {
@@ -295,14 +302,16 @@ exec::OperatorPtr PlanNode(const LogicalNode& node, CardinalityEstimator& estima
       return exec::MakeUnionAll(std::move(children), OutputSchema(node));
     }
     case LogicalKind::kSetOperation:
-      return exec::MakeSetOperation(PlanNode(*node.children[0], estimator), PlanNode(*node.children[1], estimator),
-                                    node.set_operation, node.set_all);
+      return exec::MakeSetOperation(PlanNode(*node.children[0], estimator),
+                                    PlanNode(*node.children[1], estimator), node.set_operation,
+                                    node.set_all);
     case LogicalKind::kDistinct:
       return exec::MakeDistinct(PlanNode(*node.children[0], estimator));
     case LogicalKind::kGenerate:
       return exec::MakeGenerate(PlanNode(*node.children[0], estimator), node.generate);
     case LogicalKind::kExpand:
-      return exec::MakeExpand(PlanNode(*node.children[0], estimator), node.projections, ColumnNames(node.columns));
+      return exec::MakeExpand(PlanNode(*node.children[0], estimator), node.projections,
+                              ColumnNames(node.columns));
   }
   SILT_CHECK(false, "unknown logical node kind");
   return nullptr;

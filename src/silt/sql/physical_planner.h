@@ -6,8 +6,9 @@
 #include "silt/sql/logical_plan.h"
 
 /// From an optimized logical plan to exec operators: equi-join keys become hash joins (for
-/// inner joins the input estimated smaller, cardinality.h, on the build side), other joins nested-loop joins; aggregates, windows,
-/// DISTINCT and set operations map to their hash and sort operators.
+/// inner joins the input estimated smaller, cardinality.h, on the build side), other joins
+/// nested-loop joins; aggregates, windows, DISTINCT and set operations map to their hash and sort
+/// operators.
 namespace silt::sql {
 
 /// The operator tree computing `plan`. Throws INTERNAL_ERROR for malformed plans only.
