@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <map>
 #include <string>
 #include <string_view>
@@ -419,6 +420,21 @@ const RelationEstimate& CardinalityEstimator::Estimate(const LogicalPtr& node) {
       .first->second.second;
 }
 
+const log::ScanSummary& CardinalityEstimator::Summary(
+    const std::shared_ptr<const log::Snapshot>& snapshot, const log::ScanOptions& options) {
+  // The snapshot lives as long as the scan nodes remembered with it.
+  std::string key = std::to_string(reinterpret_cast<uintptr_t>(snapshot.get()));
+  for (const std::string& column : options.columns) key += "\x1f" + column;
+  for (const log::ScanPredicate& predicate : options.predicates) {
+    key += "\x1e" + predicate.column + "\x1f" + std::to_string(static_cast<int>(predicate.op)) +
+           "\x1f" + predicate.value;
+  }
+  auto found = summaries_.find(key);
+  if (found != summaries_.end()) return found->second;
+  log::ScanSummary summary = log::TableScan::Make(snapshot, options)->Summarize();
+  return summaries_.emplace(std::move(key), std::move(summary)).first->second;
+}
+
 RelationEstimate CardinalityEstimator::ScanEstimate(const LogicalNode& scan) {
   RelationEstimate estimate;
   estimate.columns.resize(scan.columns.size());
@@ -431,21 +447,17 @@ RelationEstimate CardinalityEstimator::ScanEstimate(const LogicalNode& scan) {
     table_columns.push_back(i);
   }
   std::vector<log::ScanPredicate> predicates = ScanPredicatesOf(scan);
-  std::optional<log::ScanSummary> table, kept;
+  const log::ScanSummary* table = nullptr;
+  const log::ScanSummary* kept = nullptr;
   try {
     if (!table_columns.empty()) {
-      table = log::TableScan::Make(scan.snapshot, options)->Summarize();
-      if (predicates.empty()) {
-        kept = table;
-      } else {
-        options.predicates = std::move(predicates);
-        kept = log::TableScan::Make(scan.snapshot, options)->Summarize();
-      }
+      table = &Summary(scan.snapshot, options);
+      options.predicates = std::move(predicates);
+      kept = &Summary(scan.snapshot, options);
     }
   } catch (const Error&) {
     // The scan itself reports what is wrong; the estimate does without statistics.
-    table.reset();
-    kept.reset();
+    table = kept = nullptr;
   }
   if (!kept) {
     for (const log::AddFile& file : scan.snapshot->files())

@@ -1,11 +1,14 @@
 #pragma once
 
+#include <map>
 #include <memory>
 #include <optional>
+#include <string>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "silt/log/table_scan.h"
 #include "silt/sql/logical_plan.h"
 
 /// Row-count estimates of logical plans, for choosing join orders and hash-join build sides.
@@ -43,7 +46,9 @@ struct RelationEstimate {
 };
 
 /// Estimates plans and the joins the join-order search tries. Remembers each node it estimated
-/// (holding the node, so that the address stays its own); not thread-safe.
+/// (holding the node, so that the address stays its own) and each scan's statistics summary, so
+/// that the optimizer and the physical planner of one statement read a table's statistics
+/// once; not thread-safe.
 class CardinalityEstimator {
  public:
   /// The estimate of `node`'s output.
@@ -60,8 +65,12 @@ class CardinalityEstimator {
  private:
   RelationEstimate Compute(const LogicalPtr& node);
   RelationEstimate ScanEstimate(const LogicalNode& scan);
+  /// The summary of `snapshot`'s files `options` keeps (remembered).
+  const log::ScanSummary& Summary(const std::shared_ptr<const log::Snapshot>& snapshot,
+                                  const log::ScanOptions& options);
 
   std::unordered_map<const LogicalNode*, std::pair<LogicalPtr, RelationEstimate>> estimates_;
+  std::map<std::string, log::ScanSummary> summaries_;
 };
 
 }  // namespace silt::sql

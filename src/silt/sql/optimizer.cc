@@ -1495,12 +1495,15 @@ std::vector<log::ScanPredicate> ScanPredicatesOf(const LogicalNode& scan) {
 }
 
 LogicalPtr OptimizePlan(const LogicalPtr& plan, const expr::EvalContext& context) {
+  CardinalityEstimator estimator;
+  return OptimizePlan(plan, context, estimator);
+}
+
+LogicalPtr OptimizePlan(const LogicalPtr& plan, const expr::EvalContext& context,
+                        CardinalityEstimator& estimator) {
   LogicalPtr result = FoldPlan(plan, context);
   result = PushFilters(result);
-  {
-    CardinalityEstimator estimator;
-    result = ReorderJoins(result, estimator);
-  }
+  result = ReorderJoins(result, estimator);
   result = ReduceJoinedAggregates(result);
   result = TopN(result);
   result = PruneAll(result).node;

@@ -324,9 +324,14 @@ exec::OperatorPtr PlanPhysical(const LogicalNode& plan) {
   return PlanNode(plan, estimator);
 }
 
+exec::OperatorPtr PlanPhysical(const LogicalNode& plan, CardinalityEstimator& estimator) {
+  return PlanNode(plan, estimator);
+}
+
 std::vector<Batch> ExecuteLogicalPlan(const LogicalPtr& plan, exec::ExecContext& context) {
-  LogicalPtr optimized = OptimizePlan(plan, context.eval);
-  exec::OperatorPtr root = PlanPhysical(*optimized);
+  CardinalityEstimator estimator;
+  LogicalPtr optimized = OptimizePlan(plan, context.eval, estimator);
+  exec::OperatorPtr root = PlanPhysical(*optimized, estimator);
   return exec::Collect(*root, context);
 }
 

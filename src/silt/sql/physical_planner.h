@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "silt/exec/operator.h"
+#include "silt/sql/cardinality.h"
 #include "silt/sql/logical_plan.h"
 
 /// From an optimized logical plan to exec operators: equi-join keys become hash joins (for
@@ -13,6 +14,9 @@ namespace silt::sql {
 
 /// The operator tree computing `plan`. Throws INTERNAL_ERROR for malformed plans only.
 exec::OperatorPtr PlanPhysical(const LogicalNode& plan);
+/// As above, choosing build sides by `estimator`'s estimates (the optimizer's, when it ran with
+/// the same estimator).
+exec::OperatorPtr PlanPhysical(const LogicalNode& plan, CardinalityEstimator& estimator);
 
 /// Optimizes, plans and runs `plan` to the end (for subqueries run while planning).
 std::vector<Batch> ExecuteLogicalPlan(const LogicalPtr& plan, exec::ExecContext& context);
