@@ -2,11 +2,14 @@
 // tables once into a folder (kept for later runs when --data names one), silt runs each query
 // through a Session on the Delta tables, DuckDB reads the same Parquet data files with
 // read_parquet; both on T threads. Prints each query's best time of R runs on both sides, the
-// ratio silt/DuckDB (below 1.0: silt is faster), whether the row counts agree, and the geometric
-// means.
-// Usage: tpch_bench [--scale SF] [--threads T] [--repetitions R] [--data DIR]
-//        (defaults: scale factor 1, 2 threads, 3 repetitions, a temporary folder)
+// ratio silt/DuckDB (below 1.0: silt is faster), silt's CPU time (user + system of the best run,
+// which a loaded machine disturbs less than wall time), whether the row counts agree, and the
+// geometric means.
+// Usage: tpch_bench [--scale SF] [--threads T] [--repetitions R] [--data DIR] [--queries N,M]
+//        (defaults: scale factor 1, 2 threads, 3 repetitions, a temporary folder, all 22)
 // Measured numbers and what keeps the slowest queries slow: docs/tpch.md.
+
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <chrono>
@@ -38,7 +41,23 @@ struct Options {
   int threads = 2;
   int repetitions = 3;
   std::string data;  ///< empty: a temporary folder
+  std::vector<int> queries;  ///< empty: all 22
 };
+
+// "7,12" as {7, 12}; nullopt unless every item is a query number.
+std::optional<std::vector<int>> ParseQueryList(const std::string& text) {
+  std::vector<int> queries;
+  std::stringstream items(text);
+  std::string item;
+  while (std::getline(items, item, ',')) {
+    char* end = nullptr;
+    long number = std::strtol(item.c_str(), &end, 10);
+    if (item.empty() || *end != '\0' || number < 1 || number > 22) return std::nullopt;
+    queries.push_back(static_cast<int>(number));
+  }
+  if (queries.empty()) return std::nullopt;
+  return queries;
+}
 
 std::optional<Options> ParseOptions(int argc, char** argv) {
   Options options;
@@ -53,9 +72,17 @@ std::optional<Options> ParseOptions(int argc, char** argv) {
       options.repetitions = std::atoi(argv[++i]);
     } else if (arg == "--data" && has_value) {
       options.data = argv[++i];
+    } else if (arg == "--queries" && has_value) {
+      std::optional<std::vector<int>> queries = ParseQueryList(argv[++i]);
+      if (!queries) {
+        std::fprintf(stderr, "--queries takes query numbers from 1 to 22, separated by commas\n");
+        return std::nullopt;
+      }
+      options.queries = std::move(*queries);
     } else {
       std::fprintf(stderr,
-                   "usage: tpch_bench [--scale SF] [--threads T] [--repetitions R] [--data DIR]\n");
+                   "usage: tpch_bench [--scale SF] [--threads T] [--repetitions R] [--data DIR] "
+                   "[--queries N,M]\n");
       return std::nullopt;
     }
   }
@@ -69,6 +96,14 @@ std::optional<Options> ParseOptions(int argc, char** argv) {
 double MillisecondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
       .count();
+}
+
+// User and system CPU time of this process so far, in milliseconds.
+double ProcessCpuMilliseconds() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  auto ms = [](const timeval& t) { return t.tv_sec * 1000.0 + t.tv_usec / 1000.0; };
+  return ms(usage.ru_utime) + ms(usage.ru_stime);
 }
 
 std::string ReadQuery(int number) {
@@ -133,17 +168,24 @@ int Run(const Options& options) {
   double silt_log_sum = 0, duckdb_log_sum = 0;
   int timed = 0;
   bool all_agree = true;
-  std::printf("%-5s %12s %12s %8s\n", "query", "silt ms", "duckdb ms", "ratio");
-  for (int number = 1; number <= 22; ++number) {
+  std::printf("%-5s %12s %12s %8s %13s\n", "query", "silt ms", "duckdb ms", "ratio", "silt cpu ms");
+  std::vector<int> queries = options.queries;
+  if (queries.empty()) {
+    for (int number = 1; number <= 22; ++number) queries.push_back(number);
+  }
+  for (int number : queries) {
     std::string sql = ReadQuery(number);
     double silt_best = std::numeric_limits<double>::infinity();
+    double silt_cpu_best = std::numeric_limits<double>::infinity();
     int64_t silt_rows = -1;
     std::string silt_error;
     for (int i = 0; i < options.repetitions && silt_error.empty(); ++i) {
       auto begin = std::chrono::steady_clock::now();
+      double cpu_begin = ProcessCpuMilliseconds();
       try {
         StatementOutput output = api::RunStatements(session, sql);
         silt_best = std::min(silt_best, MillisecondsSince(begin));
+        silt_cpu_best = std::min(silt_cpu_best, ProcessCpuMilliseconds() - cpu_begin);
         silt_rows = output.num_rows();
       } catch (const Error& error) {
         silt_error = error.what();
@@ -168,8 +210,8 @@ int Run(const Options& options) {
     bool agree = silt_rows == duckdb_rows;
     all_agree = all_agree && agree;
     double ratio = duckdb_best > 0 ? silt_best / duckdb_best : 0.0;
-    std::printf("Q%02d   %12.0f %12.0f %8.2f%s\n", number, silt_best, duckdb_best, ratio,
-                agree ? "" : "  ROW COUNTS DIFFER");
+    std::printf("Q%02d   %12.0f %12.0f %8.2f %13.0f%s\n", number, silt_best, duckdb_best, ratio,
+                silt_cpu_best, agree ? "" : "  ROW COUNTS DIFFER");
     std::fflush(stdout);
     if (silt_best > 0 && duckdb_best > 0) {
       silt_log_sum += std::log(silt_best);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <set>
 
 #include "silt/base/ascii.h"
 #include "silt/base/check.h"
@@ -547,6 +548,100 @@ bool TableScan::MayMatch(const AddFile& file) const {
     }
   }
   return true;
+}
+
+ScanSummary TableScan::Summarize() const {
+  ScanSummary summary;
+  summary.columns.resize(columns_.size());
+  // Per column: whether every file so far recorded a minimum/maximum and a null count.
+  std::vector<bool> bounded(columns_.size(), true), counted(columns_.size(), true);
+  std::vector<std::set<std::optional<std::string>>> partition_values(columns_.size());
+  for (const AddFile* file : files_) {
+    std::optional<FileStats> stats;
+    bool stats_parsed = false;
+    auto json_stats = [&]() -> const FileStats* {
+      if (!stats_parsed) {
+        stats_parsed = true;
+        if (file->stats) {
+          try {
+            stats = FileStats::Parse(*file->stats, file->path);
+          } catch (const Error&) {
+            // Unusable statistics only make the estimate rougher.
+          }
+        }
+      }
+      return stats ? &*stats : nullptr;
+    };
+    std::optional<int64_t> records;
+    for (size_t c = 0; c < columns_.size(); ++c) {
+      const Column& column = *columns_[c];
+      ColumnSummary& out = summary.columns[c];
+      if (column.file_metadata) continue;
+      if (column.partition) {
+        std::optional<std::string> text;
+        for (const auto& [key, value] : file->partition_values) {
+          if (key == column.physical_name) text = value;
+        }
+        if (text && text->empty()) text.reset();
+        partition_values[c].insert(text);
+        std::optional<Scalar> value;
+        try {
+          value = ParsePartitionValue(*column.field.type, text, column.field.name);
+        } catch (const Error&) {
+          bounded[c] = false;
+        }
+        if (value) {
+          if (!out.min || CompareScalars(*value, *out.min) < 0) out.min = value;
+          if (!out.max || CompareScalars(*value, *out.max) > 0) out.max = value;
+        }
+        continue;
+      }
+      std::optional<int64_t> num_records, null_count;
+      std::optional<Scalar> min, max;
+      bool typed =
+          file->parsed_stats.values != nullptr &&
+          TypedStats(file->parsed_stats)
+              .Read(column.physical_name, *column.field.type, num_records, null_count, min, max);
+      if (!typed) {
+        if (const FileStats* parsed = json_stats()) {
+          std::vector<std::string> path = {column.physical_name};
+          num_records = parsed->num_records();
+          null_count = parsed->NullCount(path);
+          min = parsed->Min(path, *column.field.type);
+          max = parsed->Max(path, *column.field.type);
+        }
+      }
+      if (num_records) records = num_records;
+      if (min && max && bounded[c]) {
+        if (!out.min || CompareScalars(*min, *out.min) < 0) out.min = std::move(min);
+        if (!out.max || CompareScalars(*max, *out.max) > 0) out.max = std::move(max);
+      } else {
+        bounded[c] = false;
+      }
+      if (null_count && counted[c]) {
+        out.null_count = out.null_count.value_or(0) + *null_count;
+      } else {
+        counted[c] = false;
+      }
+    }
+    if (!records) {
+      if (const FileStats* parsed = json_stats()) records = parsed->num_records();
+    }
+    int64_t rows = records ? *records : file->size / 100;
+    if (file->deletion_vector) rows -= file->deletion_vector->cardinality;
+    summary.num_rows += std::max<int64_t>(rows, 0);
+  }
+  for (size_t c = 0; c < columns_.size(); ++c) {
+    ColumnSummary& out = summary.columns[c];
+    if (columns_[c]->file_metadata) continue;
+    if (!bounded[c]) out.min.reset(), out.max.reset();
+    if (!counted[c]) out.null_count.reset();
+    if (columns_[c]->partition) {
+      out.distinct_values = static_cast<int64_t>(partition_values[c].size());
+      out.null_count.reset();
+    }
+  }
+  return summary;
 }
 
 std::vector<Batch> TableScan::ReadFile(const AddFile& file) const {

@@ -2,10 +2,12 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "silt/log/actions.h"
+#include "silt/log/partition_values.h"
 #include "silt/log/snapshot.h"
 #include "silt/types/data_type.h"
 #include "silt/vector/batch.h"
@@ -22,6 +24,27 @@ struct ScanPredicate {
   std::string column;  ///< Logical column name (matched case-insensitively, as Spark does).
   Op op = Op::kEqual;
   std::string value;   ///< The literal in partition-value text form; unused for the null tests.
+};
+
+/// What the statistics of a scan's kept files say about one of its output columns, for row
+/// estimates (all of it is a bound, not a count of rows read).
+struct ColumnSummary {
+  /// The smallest minimum and largest maximum; unset when a kept file does not record them.
+  std::optional<Scalar> min;
+  std::optional<Scalar> max;
+  /// The sum of the files' null counts; unset when a kept file does not record one.
+  std::optional<int64_t> null_count;
+  /// Partition columns only: the number of distinct values (NULL counted) among the kept files.
+  std::optional<int64_t> distinct_values;
+};
+
+/// The statistics of a scan's kept files added up.
+struct ScanSummary {
+  /// Live rows of the kept files: numRecords minus the rows of deletion vectors, a file without
+  /// numRecords counted as one row per 100 bytes.
+  int64_t num_rows = 0;
+  /// One per column of TableScan::schema() (empty for `_metadata`).
+  std::vector<ColumnSummary> columns;
 };
 
 /// What to scan.
@@ -83,6 +106,9 @@ class TableScan {
   const std::vector<const AddFile*>& files() const { return files_; }
   /// Live files before pruning.
   size_t num_live_files() const { return snapshot_ ? snapshot_->files().size() : 0; }
+  /// The kept files' statistics added up (typed checkpoint statistics where a file has them,
+  /// else its JSON statistics; unusable statistics count as absent). Reads no data file.
+  ScanSummary Summarize() const;
   /// False when the file's partition values or statistics prove that no row of `file` satisfies
   /// the scan's predicates (for files chosen by the caller of MakeForMetadata).
   bool MayContainMatches(const AddFile& file) const { return MayMatch(file); }

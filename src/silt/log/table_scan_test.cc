@@ -135,6 +135,42 @@ TEST_F(TableScanTest, FillsPartitionsAndHonoursDeletionVectors) {
   }
 }
 
+TEST_F(TableScanTest, SummarizesTheStatisticsOfTheKeptFiles) {
+  auto deleted = DeletedRows::FromIndexes({1, 3});
+  std::string dv = R"({"storageType":"u","pathOrInlineDv":"^-aqEH.-t@S}K{vb[*k^","offset":1,"sizeInBytes":)" +
+                   std::to_string(deleted.Serialize().size()) + R"(,"cardinality":2})";
+  WriteLog("", SchemaString("", ""),
+           {Add("part=7/a.parquet", "\"7\"",
+                R"({\"numRecords\":4,\"minValues\":{\"id\":0},\"maxValues\":{\"id\":3},\"nullCount\":{\"id\":1}})",
+                dv),
+            Add("part=__HIVE_DEFAULT_PARTITION__/b.parquet", "null",
+                R"({\"numRecords\":1,\"minValues\":{\"id\":10},\"maxValues\":{\"id\":10},\"nullCount\":{\"id\":0}})")});
+  auto snapshot = Snapshot::Load(fs_, "t");
+  ScanSummary all = TableScan::Make(snapshot)->Summarize();
+  // Live rows: the deletion vector's two rows are not counted.
+  EXPECT_EQ(all.num_rows, 3);
+  ASSERT_EQ(all.columns.size(), 3u);
+  const ColumnSummary& id = all.columns[0];
+  ASSERT_TRUE(id.min && id.max && id.null_count);
+  EXPECT_EQ(std::get<int64_t>(*id.min), 0);
+  EXPECT_EQ(std::get<int64_t>(*id.max), 10);
+  EXPECT_EQ(*id.null_count, 1);
+  // No statistics for `v`: nothing is known of it.
+  EXPECT_FALSE(all.columns[1].min || all.columns[1].max || all.columns[1].null_count);
+  // A partition column's distinct values count NULL as one.
+  EXPECT_EQ(all.columns[2].distinct_values, 2);
+  EXPECT_EQ(std::get<int64_t>(*all.columns[2].max), 7);
+
+  ScanOptions options;
+  options.columns = {"part", "id"};
+  options.predicates = {{"id", ScanPredicate::Op::kGreater, "5"}};
+  ScanSummary kept = TableScan::Make(snapshot, options)->Summarize();
+  EXPECT_EQ(kept.num_rows, 1);
+  ASSERT_EQ(kept.columns.size(), 2u);
+  EXPECT_EQ(kept.columns[0].distinct_values, 1);
+  EXPECT_EQ(std::get<int64_t>(*kept.columns[1].min), 10);
+}
+
 TEST_F(TableScanTest, PrunesByPartitionValuesAndStatistics) {
   WriteDataFile(*fs_, "t/a.parquet", "id", "v", {0, 1});
   WriteDataFile(*fs_, "t/b.parquet", "id", "v", {10, 11});
@@ -204,6 +240,13 @@ TEST_F(TableScanTest, PrunesByTheCheckpointsTypedStatistics) {
   EXPECT_THAT(files_for({{"v", Op::kGreaterOrEqual, "v10"}}), ElementsAre("b.parquet"));
   EXPECT_THAT(files_for({{"id", Op::kIsNull, ""}}), ElementsAre());
   EXPECT_THAT(files_for({{"v", Op::kIsNotNull, ""}}), ElementsAre("a.parquet"));
+  // The summary reads the typed statistics too.
+  ScanSummary summary = TableScan::Make(snapshot)->Summarize();
+  EXPECT_EQ(summary.num_rows, 4);
+  ASSERT_TRUE(summary.columns[0].min && summary.columns[0].max);
+  EXPECT_EQ(std::get<int64_t>(*summary.columns[0].min), 0);
+  EXPECT_EQ(std::get<int64_t>(*summary.columns[0].max), 11);
+  EXPECT_EQ(summary.columns[1].null_count, 2);
 }
 
 TEST_F(TableScanTest, ColumnMappingByNameAndById) {

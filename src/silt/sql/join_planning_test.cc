@@ -1,18 +1,23 @@
 // Join planning for conditions beyond plain equalities: an OR whose branches share an equality
 // is a hash join on it (TPC-H Q19), with each side filtered by what every branch needs of it;
-// subqueries correlated by comparisons other than equality are decorrelated into joins.
+// subqueries correlated by comparisons other than equality are decorrelated into joins. Row
+// estimates from Delta statistics order the joins and pick each hash join's build side.
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
 #include "silt/expr/scalar.h"
 #include "silt/io/file_system.h"
 #include "silt/log/table_writer.h"
+#include "silt/sql/cardinality.h"
+#include "silt/sql/optimizer.h"
 #include "silt/sql/parser.h"
 #include "silt/sql/planner.h"
+#include "silt/sql/query_binder.h"
 #include "silt/sql/session_state.h"
 
 namespace silt::sql {
@@ -62,6 +67,25 @@ class JoinPlanningTest : public ::testing::Test {
       }
     }
     return rows;
+  }
+
+  // The estimated rows of `sql`'s optimized plan.
+  double EstimatedRows(const std::string& sql) {
+    exec::ExecContext context = MakeContext();
+    Statement statement = ParseStatement(sql);
+    QueryBinder binder(session_, context);
+    LogicalPtr plan = OptimizePlan(binder.Bind(*statement.query), context.eval);
+    CardinalityEstimator estimator;
+    return estimator.Estimate(plan).rows;
+  }
+
+  // TPC-H's orders and lineitem in small: 2,000 orders of customers 1..1000, 8 items per order
+  // shipped over 700 days.
+  void CreateOrdersAndItems() {
+    CreateTable("ord", "SELECT id AS o_orderkey, id % 1000 + 1 AS o_custkey FROM range(1, 2001)");
+    CreateTable("item",
+                "SELECT id AS l_id, id % 2000 + 1 AS l_orderkey, "
+                "date_add(DATE'1994-01-01', CAST(id % 700 AS INT)) AS l_date FROM range(0, 16000)");
   }
 
   std::string Explain(const std::string& sql) {
@@ -299,6 +323,114 @@ TEST_F(JoinPlanningTest, ReducedAggregateKeepsNullAndEmptyGroups) {
   // A domain that could differ when computed again is not computed twice.
   EXPECT_FALSE(ReducesAggregate(
       Explain("SELECT o.k, a.s FROM o JOIN " + grouped + " ON o.k = a.k WHERE rand() < 2")));
+}
+
+// The tables scanned under the deepest hash join of a physical plan's text.
+std::vector<std::string> TablesUnderDeepestJoin(const std::string& plan) {
+  std::vector<std::string> lines;
+  for (size_t start = 0; start < plan.size();) {
+    size_t end = plan.find('\n', start);
+    if (end == std::string::npos) end = plan.size();
+    lines.push_back(plan.substr(start, end - start));
+    start = end + 1;
+  }
+  auto indent = [](const std::string& line) { return line.find_first_not_of(" +-|"); };
+  size_t deepest = lines.size();
+  for (size_t i = 0; i < lines.size(); ++i) {
+    if (lines[i].find("HashJoin") == std::string::npos) continue;
+    if (deepest == lines.size() || indent(lines[i]) > indent(lines[deepest])) deepest = i;
+  }
+  std::vector<std::string> tables;
+  if (deepest == lines.size()) return tables;
+  const std::string marker = "`spark_catalog`.`default`.`";
+  for (size_t i = deepest + 1; i < lines.size() && indent(lines[i]) > indent(lines[deepest]); ++i) {
+    size_t at = lines[i].find(marker);
+    if (at == std::string::npos) continue;
+    size_t begin = at + marker.size();
+    tables.push_back(lines[i].substr(begin, lines[i].find('`', begin) - begin));
+  }
+  std::sort(tables.begin(), tables.end());
+  return tables;
+}
+
+TEST_F(JoinPlanningTest, EstimatesRowsFromFileStatistics) {
+  CreateOrdersAndItems();
+  EXPECT_DOUBLE_EQ(EstimatedRows("SELECT l_id FROM item"), 16000);
+  // A week of the 700 days the dates span: about 1% of the rows.
+  double week = EstimatedRows(
+      "SELECT l_id FROM item WHERE l_date >= DATE'1994-01-01' AND l_date < DATE'1994-01-08'");
+  EXPECT_GT(week, 80);
+  EXPECT_LT(week, 320);
+  // One of 2,000 keys: 8 rows; three of them: 24.
+  double one = EstimatedRows("SELECT l_id FROM item WHERE l_orderkey = 5");
+  EXPECT_GT(one, 4);
+  EXPECT_LT(one, 16);
+  double three = EstimatedRows("SELECT l_id FROM item WHERE l_orderkey IN (5, 6, 7)");
+  EXPECT_GT(three, 12);
+  EXPECT_LT(three, 48);
+  // A key outside the column's range matches (about) nothing.
+  EXPECT_LE(EstimatedRows("SELECT l_id FROM item WHERE l_orderkey = 5000"), 1);
+  // Groups: at most the distinct values of the key.
+  double groups = EstimatedRows("SELECT l_orderkey, count(*) FROM item GROUP BY l_orderkey");
+  EXPECT_LE(groups, 2001);
+  EXPECT_GE(groups, 1000);
+}
+
+TEST_F(JoinPlanningTest, LikePatternsWithMoreLiteralCharactersKeepFewerRows) {
+  CreateTable("names", "SELECT id, concat('name', CAST(id AS STRING)) AS name FROM range(0, 1000)");
+  double any = EstimatedRows("SELECT id FROM names WHERE name LIKE '%'");
+  double prefix = EstimatedRows("SELECT id FROM names WHERE name LIKE 'n%'");
+  double word = EstimatedRows("SELECT id FROM names WHERE name LIKE '%name12%'");
+  double not_word = EstimatedRows("SELECT id FROM names WHERE name NOT LIKE '%name12%'");
+  EXPECT_DOUBLE_EQ(any, 1000);
+  EXPECT_DOUBLE_EQ(prefix, 500);
+  EXPECT_LT(word, 50);
+  EXPECT_GE(word, 10);
+  EXPECT_GT(not_word, 950);
+}
+
+TEST_F(JoinPlanningTest, ForeignKeyJoinKeepsTheReferencingRowsTheKeySideKeeps) {
+  CreateOrdersAndItems();
+  // Every item finds its order: 16,000 rows; a tenth of the orders keeps a tenth of the items.
+  double all = EstimatedRows("SELECT l_id FROM item, ord WHERE l_orderkey = o_orderkey");
+  EXPECT_GT(all, 8000);
+  EXPECT_LT(all, 32000);
+  double tenth = EstimatedRows(
+      "SELECT l_id FROM item, ord WHERE l_orderkey = o_orderkey AND o_orderkey <= 200");
+  EXPECT_GT(tenth, 800);
+  EXPECT_LT(tenth, 3200);
+}
+
+TEST_F(JoinPlanningTest, FilteredReferencingSideIsTheBuildSide) {
+  CreateOrdersAndItems();
+  // TPC-H Q12's shape: a week of items (161 rows) against all 2,000 orders. The hash join
+  // builds its right input, printed second: the items.
+  std::string sql =
+      "SELECT count(*) FROM ord, item WHERE o_orderkey = l_orderkey AND l_date < DATE'1994-01-08'";
+  std::string plan = Explain(sql);
+  size_t orders = plan.find("`ord`"), items = plan.find("`item`");
+  ASSERT_NE(orders, std::string::npos) << plan;
+  ASSERT_NE(items, std::string::npos) << plan;
+  EXPECT_LT(orders, items) << plan;
+  EXPECT_THAT(Rows(sql), ElementsAre("161"));
+}
+
+TEST_F(JoinPlanningTest, SelectiveDimensionJoinsFirst) {
+  CreateOrdersAndItems();
+  CreateTable("cust", "SELECT id AS c_custkey, id % 25 AS c_nationkey FROM range(1, 1001)");
+  CreateTable(
+      "nat",
+      "SELECT id AS n_nationkey, concat('N', CAST(id AS STRING)) AS n_name FROM range(0, 25)");
+  // TPC-H Q7's shape: the FROM order starts at the items, but only the one nation filters; its
+  // customers join first, then their orders, and the items probe what is left.
+  std::string sql =
+      "SELECT count(*) FROM item, ord, cust, nat WHERE l_orderkey = o_orderkey AND "
+      "o_custkey = c_custkey AND c_nationkey = n_nationkey AND n_name = 'N3'";
+  std::string plan = Explain(sql);
+  EXPECT_THAT(TablesUnderDeepestJoin(plan), ElementsAre("cust", "nat")) << plan;
+  EXPECT_THAT(plan, Not(HasSubstr("NestedLoopJoin"))) << plan;
+  // Customers 3, 28, ..., 978 (40 of them) hold orders c, c + 1000 ...: 80 orders of 8 items.
+  EXPECT_THAT(Rows(sql), ElementsAre("640"));
 }
 
 }  // namespace

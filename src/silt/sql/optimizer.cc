@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
 #include <unordered_map>
 
 #include "silt/base/check.h"
@@ -9,6 +10,7 @@
 #include "silt/expr/expression_rewrite.h"
 #include "silt/expr/type_coercion.h"
 #include "silt/log/file_stats.h"
+#include "silt/sql/cardinality.h"
 
 namespace silt::sql {
 namespace {
@@ -415,13 +417,14 @@ bool IsInnerJoin(const LogicalNode& node) {
          (!node.predicate || node.predicate->deterministic());
 }
 
-LogicalPtr ReorderJoins(const LogicalPtr& plan);
+LogicalPtr ReorderJoins(const LogicalPtr& plan, CardinalityEstimator& estimator);
 
-void CollectInnerJoins(const LogicalPtr& node, int offset, InnerJoinGraph& graph) {
+void CollectInnerJoins(const LogicalPtr& node, int offset, InnerJoinGraph& graph,
+                       CardinalityEstimator& estimator) {
   if (IsInnerJoin(*node)) {
     int left_width = static_cast<int>(node->children[0]->columns.size());
-    CollectInnerJoins(node->children[0], offset, graph);
-    CollectInnerJoins(node->children[1], offset + left_width, graph);
+    CollectInnerJoins(node->children[0], offset, graph, estimator);
+    CollectInnerJoins(node->children[1], offset + left_width, graph, estimator);
     if (node->predicate) {
       for (const ExpressionPtr& conjunct : expr::SplitConjunction(node->predicate)) {
         graph.conjuncts.push_back(expr::ShiftColumns(conjunct, offset));
@@ -429,104 +432,381 @@ void CollectInnerJoins(const LogicalPtr& node, int offset, InnerJoinGraph& graph
     }
     return;
   }
-  graph.relations.push_back(ReorderJoins(node));
+  graph.relations.push_back(ReorderJoins(node, estimator));
   graph.offsets.push_back(offset);
 }
 
-// Spark's ReorderJoin: an inner join of several relations (FROM a, b, c) joins, after the
-// first, the first relation that a condition connects to those already joined, and leaves
-// relations no condition reaches (cross products) for last. FROM part, supplier, lineitem
-// then joins lineitem before supplier instead of multiplying part by supplier. The columns
-// keep their order through a projection on top.
-LogicalPtr ReorderInnerJoin(const LogicalPtr& join) {
-  InnerJoinGraph graph;
-  CollectInnerJoins(join, 0, graph);
-  size_t count = graph.relations.size();
-  int width = static_cast<int>(join->columns.size());
-  std::vector<int> relation_of(static_cast<size_t>(width));
-  for (size_t r = 0; r < count; ++r) {
-    int end = r + 1 < count ? graph.offsets[r + 1] : width;
-    for (int c = graph.offsets[r]; c < end; ++c) relation_of[c] = static_cast<int>(r);
-  }
-  // The relations each conjunct reads.
-  std::vector<std::vector<int>> reads;
-  for (const ExpressionPtr& conjunct : graph.conjuncts) {
-    std::vector<int> relations;
-    for (int column : expr::ReferencedColumns(*conjunct)) relations.push_back(relation_of[column]);
-    relations.erase(std::unique(relations.begin(), relations.end()), relations.end());
-    reads.push_back(std::move(relations));
-  }
-  std::vector<bool> joined(count, false);
-  auto covered = [&](const std::vector<int>& relations, size_t extra) {
-    return std::all_of(relations.begin(), relations.end(),
-                       [&](int r) { return joined[r] || static_cast<size_t>(r) == extra; });
-  };
-  std::vector<size_t> order = {0};
-  joined[0] = true;
-  while (order.size() < count) {
-    size_t next = count;
-    for (size_t candidate = 1; candidate < count && next == count; ++candidate) {
-      if (joined[candidate]) continue;
-      for (const std::vector<int>& relations : reads) {
-        bool connects = relations.size() > 1 && covered(relations, candidate) &&
-                        std::find(relations.begin(), relations.end(), static_cast<int>(candidate)) !=
-                            relations.end();
-        if (connects) {
-          next = candidate;
-          break;
+// Up to this many relations the join order search tries every bushy tree (3^n pairs of sets);
+// beyond it, it joins greedily.
+constexpr size_t kMaxExhaustiveRelations = 10;
+// A hash join's work per row: building a row into the table costs about twice probing one.
+constexpr double kBuildRowCost = 2;
+
+using RelationSet = uint64_t;
+// Relations of one tree of inner joins the search orders at most (one bit each in a set).
+constexpr size_t kMaxOrderedRelations = 64;
+
+// Orders the relations of a tree of inner joins by estimated cost: the sum over its joins of
+// the rows each builds, probes and produces (a join without an equality, a nested loop, pays
+// for every pair). Only sets a condition connects are joined, so there is never a cross
+// product where a connected order exists; relations no condition reaches are crossed last.
+// Equalities of columns make classes of equal columns: a = b and b = c also join a's relation
+// with c's (TPC-H Q5 joins customer with the nations of one region through supplier's key).
+class JoinOrderSearch {
+ public:
+  JoinOrderSearch(const LogicalPtr& join, CardinalityEstimator& estimator) : estimator_(estimator) {
+    CollectInnerJoins(join, 0, graph_, estimator);
+    width_ = static_cast<int>(join->columns.size());
+    columns_ = join->columns;
+    const size_t count = graph_.relations.size();
+    relation_of_.resize(static_cast<size_t>(width_));
+    for (size_t r = 0; r < count; ++r) {
+      int end = r + 1 < count ? graph_.offsets[r + 1] : width_;
+      for (int c = graph_.offsets[r]; c < end; ++c) relation_of_[c] = static_cast<int>(r);
+    }
+    // Equalities of plain columns of one type from two relations join the columns' classes;
+    // the other conjuncts stay as they are.
+    std::vector<int> parent(static_cast<size_t>(width_));
+    for (int c = 0; c < width_; ++c) parent[static_cast<size_t>(c)] = c;
+    auto parent_of = [&](int c) -> int& { return parent[static_cast<size_t>(c)]; };
+    auto find = [&](int c) {
+      while (parent_of(c) != c) c = parent_of(c) = parent_of(parent_of(c));
+      return c;
+    };
+    std::vector<ExpressionPtr> conjuncts;
+    std::vector<bool> in_class(static_cast<size_t>(width_), false);
+    for (const ExpressionPtr& conjunct : graph_.conjuncts) {
+      if (conjunct->kind() == expr::ExpressionKind::kComparison &&
+          conjunct->comparison() == expr::ComparisonOperator::kEqual &&
+          conjunct->child(0)->kind() == expr::ExpressionKind::kColumn &&
+          conjunct->child(1)->kind() == expr::ExpressionKind::kColumn &&
+          conjunct->child(0)->type()->Equals(*conjunct->child(1)->type())) {
+        int a = conjunct->child(0)->column_index(), b = conjunct->child(1)->column_index();
+        if (relation_of_[static_cast<size_t>(a)] != relation_of_[static_cast<size_t>(b)]) {
+          parent[static_cast<size_t>(find(a))] = find(b);
+          in_class[static_cast<size_t>(a)] = in_class[static_cast<size_t>(b)] = true;
+          continue;
         }
       }
+      conjuncts.push_back(conjunct);
     }
-    if (next == count) {
-      for (size_t candidate = 1; candidate < count && next == count; ++candidate) {
-        if (!joined[candidate]) next = candidate;
+    std::map<int, std::vector<int>> classes;
+    for (int c = 0; c < width_; ++c) {
+      if (in_class[static_cast<size_t>(c)]) classes[find(c)].push_back(c);
+    }
+    for (auto& [root, members] : classes) {
+      // Two members in one relation are equal there (what the equalities imply), so that one
+      // equality per class and join equates every member of both sides.
+      for (size_t i = 1; i < members.size(); ++i) {
+        for (size_t j = 0; j < i; ++j) {
+          if (relation_of_[static_cast<size_t>(members[i])] ==
+              relation_of_[static_cast<size_t>(members[j])]) {
+            conjuncts.push_back(ColumnEquality(members[j], members[i]));
+            break;
+          }
+        }
+      }
+      classes_.push_back(std::move(members));
+    }
+    graph_.conjuncts = std::move(conjuncts);
+    for (const ExpressionPtr& conjunct : graph_.conjuncts) reads_.push_back(Reads(*conjunct));
+  }
+
+  // The joins rebuilt in the order found, under a projection that restores `join`'s columns.
+  LogicalPtr Plan(const LogicalPtr& join) {
+    const size_t count = graph_.relations.size();
+    for (size_t r = 0; r < count; ++r) Leaf(r);
+    const RelationSet all =
+        count >= kMaxOrderedRelations ? ~RelationSet{0} : (RelationSet{1} << count) - 1;
+    if (count <= kMaxExhaustiveRelations) {
+      SearchAll(all);
+    } else {
+      SearchGreedily();
+    }
+    // Connected components, each planned on its own, crossed in FROM order.
+    std::vector<RelationSet> components;
+    RelationSet left = all;
+    while (left != 0) {
+      RelationSet component = 0;
+      for (const auto& entry : best_) {
+        const RelationSet set = entry.first;
+        if ((set & left) == set && (set & (left & -left)) != 0 &&
+            Popcount(set) > Popcount(component)) {
+          component = set;
+        }
+      }
+      components.push_back(component);
+      left &= ~component;
+    }
+    // Conjuncts over several components (a + b = c with no condition of two of them) join
+    // them where the last one they read comes in.
+    std::vector<bool> within(graph_.conjuncts.size(), false);
+    for (size_t i = 0; i < graph_.conjuncts.size(); ++i) {
+      for (RelationSet component : components) {
+        within[i] = within[i] || (reads_[i] != 0 && (reads_[i] & component) == reads_[i]);
       }
     }
-    joined[next] = true;
-    order.push_back(next);
+    std::vector<int> order;
+    LogicalPtr plan;
+    RelationSet joined = 0;
+    for (RelationSet component : components) {
+      std::vector<int> component_order;
+      LogicalPtr part = Build(component, component_order);
+      order.insert(order.end(), component_order.begin(), component_order.end());
+      if (!plan) {
+        plan = part;
+        joined = component;
+        continue;
+      }
+      joined |= component;
+      std::vector<int> position = Positions(order);
+      std::vector<ExpressionPtr> conditions;
+      for (size_t i = 0; i < graph_.conjuncts.size(); ++i) {
+        if (within[i] || reads_[i] == 0 || (reads_[i] & joined) != reads_[i]) continue;
+        within[i] = true;
+        conditions.push_back(expr::RemapColumns(graph_.conjuncts[i], position));
+      }
+      plan = MakeLogicalJoin(plan, part, exec::JoinType::kInner,
+                             conditions.empty() ? nullptr : expr::JoinConjunction(conditions));
+    }
+    std::vector<int> position = Positions(order);
+    // Conjuncts that read no relation filter the whole join.
+    std::vector<ExpressionPtr> constant;
+    for (size_t i = 0; i < graph_.conjuncts.size(); ++i) {
+      if (reads_[i] == 0) constant.push_back(expr::RemapColumns(graph_.conjuncts[i], position));
+    }
+    if (!constant.empty()) plan = MakeLogicalFilter(plan, expr::JoinConjunction(constant));
+    std::vector<ExpressionPtr> expressions;
+    for (int c = 0; c < width_; ++c) {
+      const LogicalColumn& column = join->columns[static_cast<size_t>(c)];
+      expressions.push_back(
+          expr::Column(position[static_cast<size_t>(c)], column.type, column.nullable));
+    }
+    return MakeLogicalProject(plan, std::move(expressions), join->columns);
   }
-  if (std::is_sorted(order.begin(), order.end())) return nullptr;
 
-  // Build the joins left-deep in `order`, each with the conjuncts it completes.
-  std::vector<int> position(static_cast<size_t>(width), -1);
-  std::vector<bool> used(graph.conjuncts.size(), false);
-  std::fill(joined.begin(), joined.end(), false);
-  LogicalPtr plan;
-  int plan_width = 0;
-  for (size_t step = 0; step < count; ++step) {
-    size_t r = order[step];
-    const LogicalPtr& relation = graph.relations[r];
-    int relation_width = static_cast<int>(relation->columns.size());
-    for (int c = 0; c < relation_width; ++c) position[graph.offsets[r] + c] = plan_width + c;
-    joined[r] = true;
+ private:
+  // The best plan found for a set of relations: a relation (left == 0), or the join of two
+  // sets, `right` the one to build.
+  struct SetPlan {
+    double cost = 0;
+    RelationEstimate estimate;
+    std::vector<int> order;  // relations in output column order
+    RelationSet left = 0;
+    RelationSet right = 0;
+  };
+
+  static int Popcount(RelationSet set) { return __builtin_popcountll(set); }
+
+  RelationSet Reads(const expr::Expression& expression) const {
+    RelationSet set = 0;
+    for (int column : expr::ReferencedColumns(expression)) {
+      set |= RelationSet{1} << relation_of_[static_cast<size_t>(column)];
+    }
+    return set;
+  }
+
+  // Column c of the side-by-side numbering -> its index when relations come in `order`.
+  std::vector<int> Positions(const std::vector<int>& order) const {
+    std::vector<int> position(static_cast<size_t>(width_), -1);
+    int next = 0;
+    for (int r : order) {
+      int begin = graph_.offsets[static_cast<size_t>(r)];
+      int end = static_cast<size_t>(r) + 1 < graph_.relations.size()
+                    ? graph_.offsets[static_cast<size_t>(r) + 1]
+                    : width_;
+      for (int c = begin; c < end; ++c) position[static_cast<size_t>(c)] = next++;
+    }
+    return position;
+  }
+
+  // `a` = `b`, two columns of the side-by-side numbering.
+  ExpressionPtr ColumnEquality(int a, int b) const {
+    const LogicalColumn& left = columns_[static_cast<size_t>(a)];
+    const LogicalColumn& right = columns_[static_cast<size_t>(b)];
+    return expr::Compare(expr::ComparisonOperator::kEqual,
+                         expr::Column(a, left.type, left.nullable),
+                         expr::Column(b, right.type, right.nullable));
+  }
+
+  // The conjuncts a join of `left` and `right` completes, over their columns side by side: the
+  // conjuncts that read both and nothing else, and for each class of equal columns with
+  // members on both sides, one equality of them.
+  std::vector<ExpressionPtr> Conditions(const SetPlan& left, const SetPlan& right,
+                                        RelationSet left_set, RelationSet right_set,
+                                        bool* equality) const {
+    std::vector<int> order = left.order;
+    order.insert(order.end(), right.order.begin(), right.order.end());
+    std::vector<int> position;
     std::vector<ExpressionPtr> conditions;
-    for (size_t i = 0; i < graph.conjuncts.size(); ++i) {
-      if (used[i] || !covered(reads[i], r)) continue;
-      used[i] = true;
-      conditions.push_back(expr::RemapColumns(graph.conjuncts[i], position));
+    const RelationSet both = left_set | right_set;
+    for (const std::vector<int>& members : classes_) {
+      int from_left = -1, from_right = -1;
+      for (int column : members) {
+        RelationSet relation = RelationSet{1} << relation_of_[static_cast<size_t>(column)];
+        if (from_left < 0 && (relation & left_set) != 0) from_left = column;
+        if (from_right < 0 && (relation & right_set) != 0) from_right = column;
+      }
+      if (from_left < 0 || from_right < 0) continue;
+      if (position.empty()) position = Positions(order);
+      conditions.push_back(expr::RemapColumns(ColumnEquality(from_left, from_right), position));
+      if (equality) *equality = true;
     }
-    ExpressionPtr condition = conditions.empty() ? nullptr : expr::JoinConjunction(conditions);
-    if (!plan) {
-      plan = condition ? MakeLogicalFilter(relation, condition) : relation;
-    } else {
-      plan = MakeLogicalJoin(plan, relation, exec::JoinType::kInner, condition);
+    for (size_t i = 0; i < graph_.conjuncts.size(); ++i) {
+      RelationSet reads = reads_[i];
+      if ((reads & both) != reads || (reads & left_set) == 0 || (reads & right_set) == 0) continue;
+      if (position.empty()) position = Positions(order);
+      const ExpressionPtr& conjunct = graph_.conjuncts[i];
+      conditions.push_back(expr::RemapColumns(conjunct, position));
+      if (equality && conjunct->kind() == expr::ExpressionKind::kComparison &&
+          (conjunct->comparison() == expr::ComparisonOperator::kEqual ||
+           conjunct->comparison() == expr::ComparisonOperator::kNullSafeEqual)) {
+        RelationSet a = Reads(*conjunct->child(0)), b = Reads(*conjunct->child(1));
+        bool split = a != 0 && b != 0 &&
+                     (((a & left_set) == a && (b & right_set) == b) ||
+                      ((a & right_set) == a && (b & left_set) == b));
+        *equality = *equality || split;
+      }
     }
-    plan_width += relation_width;
+    return conditions;
   }
-  std::vector<ExpressionPtr> expressions;
-  for (int c = 0; c < width; ++c) {
-    const LogicalColumn& column = join->columns[c];
-    expressions.push_back(expr::Column(position[c], column.type, column.nullable));
+
+  void Leaf(size_t r) {
+    SetPlan plan;
+    const RelationSet set = RelationSet{1} << r;
+    plan.estimate = estimator_.Estimate(graph_.relations[r]);
+    plan.order = {static_cast<int>(r)};
+    std::vector<ExpressionPtr> own;
+    std::vector<int> position = Positions(plan.order);
+    for (size_t i = 0; i < graph_.conjuncts.size(); ++i) {
+      if (reads_[i] == set) own.push_back(expr::RemapColumns(graph_.conjuncts[i], position));
+    }
+    if (!own.empty())
+      plan.estimate = CardinalityEstimator::Filter(plan.estimate, expr::JoinConjunction(own));
+    best_[set] = std::move(plan);
   }
-  return MakeLogicalProject(plan, std::move(expressions), join->columns);
+
+  // Considers joining the best plans of `a` and `b`.
+  void Consider(RelationSet a, RelationSet b) {
+    auto found_a = best_.find(a), found_b = best_.find(b);
+    if (found_a == best_.end() || found_b == best_.end()) return;
+    const SetPlan& plan_a = found_a->second;
+    const SetPlan& plan_b = found_b->second;
+    // The smaller side builds.
+    bool b_builds = plan_b.estimate.rows <= plan_a.estimate.rows;
+    const SetPlan& probe = b_builds ? plan_a : plan_b;
+    const SetPlan& build = b_builds ? plan_b : plan_a;
+    RelationSet probe_set = b_builds ? a : b, build_set = b_builds ? b : a;
+    bool equality = false;
+    std::vector<ExpressionPtr> conditions =
+        Conditions(probe, build, probe_set, build_set, &equality);
+    if (conditions.empty()) return;
+    RelationEstimate estimate = CardinalityEstimator::Join(
+        probe.estimate, build.estimate, exec::JoinType::kInner, expr::JoinConjunction(conditions));
+    double work = equality ? probe.estimate.rows + kBuildRowCost * build.estimate.rows
+                           : probe.estimate.rows * build.estimate.rows;
+    double cost = probe.cost + build.cost + work + estimate.rows;
+    auto existing = best_.find(a | b);
+    if (existing != best_.end() && existing->second.cost <= cost) return;
+    SetPlan plan;
+    plan.cost = cost;
+    plan.estimate = std::move(estimate);
+    plan.order = probe.order;
+    plan.order.insert(plan.order.end(), build.order.begin(), build.order.end());
+    plan.left = probe_set;
+    plan.right = build_set;
+    best_[a | b] = std::move(plan);
+  }
+
+  // Every split of every set, smaller sets first (a set's subsets are smaller numbers).
+  void SearchAll(RelationSet all) {
+    for (RelationSet set = 1; set <= all; ++set) {
+      if (Popcount(set) < 2) continue;
+      const RelationSet lowest = set & -set;
+      for (RelationSet part = (set - 1) & set; part != 0; part = (part - 1) & set) {
+        // Each unordered pair once: the part holding the lowest relation.
+        if ((part & lowest) == 0) continue;
+        Consider(part, set & ~part);
+      }
+    }
+  }
+
+  // Repeatedly joins the two connected sets whose join is estimated smallest.
+  void SearchGreedily() {
+    std::vector<RelationSet> sets;
+    for (size_t r = 0; r < graph_.relations.size(); ++r) sets.push_back(RelationSet{1} << r);
+    while (sets.size() > 1) {
+      double smallest = 0;
+      size_t pick_a = 0, pick_b = 0;
+      bool found = false;
+      for (size_t i = 0; i < sets.size(); ++i) {
+        for (size_t j = i + 1; j < sets.size(); ++j) {
+          Consider(sets[i], sets[j]);
+          auto joined = best_.find(sets[i] | sets[j]);
+          if (joined == best_.end()) continue;
+          if (!found || joined->second.estimate.rows < smallest) {
+            found = true;
+            smallest = joined->second.estimate.rows;
+            pick_a = i;
+            pick_b = j;
+          }
+        }
+      }
+      if (!found) break;
+      sets[pick_a] |= sets[pick_b];
+      sets.erase(sets.begin() + static_cast<std::ptrdiff_t>(pick_b));
+    }
+  }
+
+  // The plan of `set`, its relations' order appended to `order`.
+  LogicalPtr Build(RelationSet set, std::vector<int>& order) {
+    const SetPlan& plan = best_.at(set);
+    if (plan.left == 0) {
+      int r = plan.order[0];
+      order.push_back(r);
+      const LogicalPtr& relation = graph_.relations[static_cast<size_t>(r)];
+      std::vector<ExpressionPtr> own;
+      std::vector<int> position = Positions({r});
+      for (size_t i = 0; i < graph_.conjuncts.size(); ++i) {
+        if (reads_[i] == set) own.push_back(expr::RemapColumns(graph_.conjuncts[i], position));
+      }
+      return own.empty() ? relation : MakeLogicalFilter(relation, expr::JoinConjunction(own));
+    }
+    std::vector<int> left_order, right_order;
+    LogicalPtr left = Build(plan.left, left_order);
+    LogicalPtr right = Build(plan.right, right_order);
+    std::vector<ExpressionPtr> conditions =
+        Conditions(best_.at(plan.left), best_.at(plan.right), plan.left, plan.right, nullptr);
+    order.insert(order.end(), left_order.begin(), left_order.end());
+    order.insert(order.end(), right_order.begin(), right_order.end());
+    return MakeLogicalJoin(left, right, exec::JoinType::kInner, expr::JoinConjunction(conditions));
+  }
+
+  CardinalityEstimator& estimator_;
+  InnerJoinGraph graph_;
+  int width_ = 0;
+  std::vector<LogicalColumn> columns_;     // side by side
+  std::vector<std::vector<int>> classes_;  // columns equal to each other, from several relations
+  std::vector<int> relation_of_;
+  std::vector<RelationSet> reads_;  // per conjunct
+  std::map<RelationSet, SetPlan> best_;
+};
+
+// The relations of the tree of inner joins at `node`.
+size_t CountInnerJoinRelations(const LogicalNode& node) {
+  if (!IsInnerJoin(node)) return 1;
+  return CountInnerJoinRelations(*node.children[0]) + CountInnerJoinRelations(*node.children[1]);
 }
 
-LogicalPtr ReorderJoins(const LogicalPtr& plan) {
+LogicalPtr ReorderJoins(const LogicalPtr& plan, CardinalityEstimator& estimator) {
+  // Two relations keep their order: the physical planner picks the build side.
   if (IsInnerJoin(*plan)) {
-    if (LogicalPtr reordered = ReorderInnerJoin(plan)) return reordered;
+    size_t relations = CountInnerJoinRelations(*plan);
+    if (relations > 2 && relations <= kMaxOrderedRelations)
+      return JoinOrderSearch(plan, estimator).Plan(plan);
   }
   LogicalPtr copy = Copy(*plan);
-  for (LogicalPtr& child : copy->children) child = ReorderJoins(child);
+  for (LogicalPtr& child : copy->children) child = ReorderJoins(child, estimator);
   return copy;
 }
 
@@ -829,22 +1109,7 @@ bool PrunableType(const DataType& type) {
          type.id() != TypeId::kTimestampNtz && type.id() != TypeId::kNull;
 }
 
-// Pruning predicates name the stored columns: a column alias (`t AS x(a, b)`) renames the scan's
-// output columns, not what the files and the log call them.
-void DeriveScanPredicates(LogicalNode& scan) {
-  const Schema* stored = scan.kind == LogicalKind::kChangeFeedScan ? scan.change_feed->schema().get()
-                                                                   : &scan.snapshot->schema();
-  std::vector<Field> fields;
-  for (size_t i = 0; i < scan.columns.size(); ++i) {
-    const LogicalColumn& column = scan.columns[i];
-    int index = scan.scan_columns[i];
-    const std::string& name =
-        index == kFileMetadataScanColumn ? column.name : stored->field(static_cast<size_t>(index)).name;
-    fields.push_back(Field{name, column.type, column.nullable, {}});
-  }
-  scan.scan_predicates = scan.predicate ? sql::DeriveScanPredicates(scan.predicate, Schema(std::move(fields)))
-                                        : std::vector<log::ScanPredicate>{};
-}
+void DeriveScanPredicates(LogicalNode& scan) { scan.scan_predicates = ScanPredicatesOf(scan); }
 
 }  // namespace
 
@@ -1212,10 +1477,33 @@ ExpressionPtr FoldConstants(const ExpressionPtr& expression, const expr::EvalCon
   });
 }
 
+std::vector<log::ScanPredicate> ScanPredicatesOf(const LogicalNode& scan) {
+  const Schema* stored = scan.kind == LogicalKind::kChangeFeedScan
+                             ? scan.change_feed->schema().get()
+                             : &scan.snapshot->schema();
+  std::vector<Field> fields;
+  for (size_t i = 0; i < scan.columns.size(); ++i) {
+    const LogicalColumn& column = scan.columns[i];
+    int index = scan.scan_columns[i];
+    const std::string& name = index == kFileMetadataScanColumn
+                                  ? column.name
+                                  : stored->field(static_cast<size_t>(index)).name;
+    fields.push_back(Field{name, column.type, column.nullable, {}});
+  }
+  return scan.predicate ? DeriveScanPredicates(scan.predicate, Schema(std::move(fields)))
+                        : std::vector<log::ScanPredicate>{};
+}
+
 LogicalPtr OptimizePlan(const LogicalPtr& plan, const expr::EvalContext& context) {
+  CardinalityEstimator estimator;
+  return OptimizePlan(plan, context, estimator);
+}
+
+LogicalPtr OptimizePlan(const LogicalPtr& plan, const expr::EvalContext& context,
+                        CardinalityEstimator& estimator) {
   LogicalPtr result = FoldPlan(plan, context);
   result = PushFilters(result);
-  result = ReorderJoins(result);
+  result = ReorderJoins(result, estimator);
   result = ReduceJoinedAggregates(result);
   result = TopN(result);
   result = PruneAll(result).node;

@@ -13,11 +13,13 @@
 #include "silt/exec/sort_window.h"
 #include "silt/expr/expression_rewrite.h"
 #include "silt/expr/type_coercion.h"
-#include "silt/log/file_stats.h"
+#include "silt/sql/cardinality.h"
 #include "silt/sql/optimizer.h"
 
 namespace silt::sql {
 namespace {
+
+exec::OperatorPtr PlanNode(const LogicalNode& node, CardinalityEstimator& estimator);
 
 std::vector<std::string> ColumnNames(const std::vector<LogicalColumn>& columns) {
   std::vector<std::string> names;
@@ -70,7 +72,7 @@ expr::ExpressionPtr SwapSides(const expr::ExpressionPtr& expression, int left_wi
   return expr::RemapColumns(expression, mapping);
 }
 
-exec::OperatorPtr PlanJoin(const LogicalNode& node) {
+exec::OperatorPtr PlanJoin(const LogicalNode& node, CardinalityEstimator& estimator) {
   const LogicalNode& left = *node.children[0];
   const LogicalNode& right = *node.children[1];
   int left_width = static_cast<int>(left.columns.size());
@@ -79,10 +81,14 @@ exec::OperatorPtr PlanJoin(const LogicalNode& node) {
   if (keys.left.empty()) {
     exec::JoinType type = node.join_type;
     if (type == exec::JoinType::kInner && !node.predicate) type = exec::JoinType::kCross;
-    return exec::MakeNestedLoopJoin(PlanPhysical(left), PlanPhysical(right), type, node.predicate);
+    return exec::MakeNestedLoopJoin(PlanNode(left, estimator), PlanNode(right, estimator), type,
+                                    node.predicate);
   }
-  // The hash join builds its right input: for inner joins put the smaller input there.
-  bool swap = node.join_type == exec::JoinType::kInner && EstimateRows(left) < EstimateRows(right);
+  // The hash join builds its right input: for inner joins put the smaller input there. Outer
+  // joins keep their sides: a right or full outer join emits its unmatched build rows at the
+  // end and so probes on one thread only.
+  bool swap = node.join_type == exec::JoinType::kInner &&
+              estimator.Estimate(node.children[0]).rows < estimator.Estimate(node.children[1]).rows;
   exec::HashJoinSpec spec;
   spec.type = node.join_type;
   spec.null_safe = keys.null_safe;
@@ -92,12 +98,14 @@ exec::OperatorPtr PlanJoin(const LogicalNode& node) {
     spec.left_keys = keys.left;
     spec.right_keys = keys.right;
     spec.residual = residual;
-    return exec::MakeHashJoin(PlanPhysical(left), PlanPhysical(right), std::move(spec));
+    return exec::MakeHashJoin(PlanNode(left, estimator), PlanNode(right, estimator),
+                              std::move(spec));
   }
   spec.left_keys = keys.right;
   spec.right_keys = keys.left;
   if (residual) spec.residual = SwapSides(residual, left_width, right_width);
-  exec::OperatorPtr join = exec::MakeHashJoin(PlanPhysical(right), PlanPhysical(left), std::move(spec));
+  exec::OperatorPtr join =
+      exec::MakeHashJoin(PlanNode(right, estimator), PlanNode(left, estimator), std::move(spec));
   // Back to left columns then right columns.
   std::vector<expr::ExpressionPtr> expressions;
   std::vector<std::string> names;
@@ -171,7 +179,7 @@ std::optional<int64_t> RowNumberLimit(const expr::Expression& conjunct, int row_
 // only that row_number, with PARTITION BY and ORDER BY: the first k rows of every partition are
 // found with a hash table instead of sorting the input. The other conjuncts filter its output.
 // Null for any other filter.
-exec::OperatorPtr PlanGroupTopRows(const LogicalNode& filter) {
+exec::OperatorPtr PlanGroupTopRows(const LogicalNode& filter, CardinalityEstimator& estimator) {
   const LogicalNode& window = *filter.children[0];
   if (window.kind != LogicalKind::kWindow || window.window_calls.size() != 1 ||
       window.window_partition.empty() || window.sort_keys.empty()) {
@@ -200,15 +208,13 @@ exec::OperatorPtr PlanGroupTopRows(const LogicalNode& filter) {
   }
   if (!limit || *limit < 1 || *limit > kMaxGroupTopRows) return nullptr;
   exec::OperatorPtr top =
-      exec::MakeGroupTopRows(PlanPhysical(*window.children[0]), std::move(partition_by),
+      exec::MakeGroupTopRows(PlanNode(*window.children[0], estimator), std::move(partition_by),
                              window.sort_keys, *limit, window.columns.back().name);
   if (rest.empty()) return top;
   return exec::MakeFilter(std::move(top), expr::JoinConjunction(rest));
 }
 
-}  // namespace
-
-exec::OperatorPtr PlanPhysical(const LogicalNode& node) {
+exec::OperatorPtr PlanNode(const LogicalNode& node, CardinalityEstimator& estimator) {
   switch (node.kind) {
     case LogicalKind::kDeltaScan: {
       exec::DeltaScanSpec spec;
@@ -257,16 +263,18 @@ exec::OperatorPtr PlanPhysical(const LogicalNode& node) {
     case LogicalKind::kRange:
       return exec::MakeRange(node.range_start, node.range_end, node.range_step, node.columns[0].name);
     case LogicalKind::kFilter:
-      if (exec::OperatorPtr top_rows = PlanGroupTopRows(node)) return top_rows;
-      return exec::MakeFilter(PlanPhysical(*node.children[0]), node.predicate);
+      if (exec::OperatorPtr top_rows = PlanGroupTopRows(node, estimator)) return top_rows;
+      return exec::MakeFilter(PlanNode(*node.children[0], estimator), node.predicate);
     case LogicalKind::kProject:
-      return exec::MakeProject(PlanPhysical(*node.children[0]), node.expressions, ColumnNames(node.columns));
+      return exec::MakeProject(PlanNode(*node.children[0], estimator), node.expressions,
+                               ColumnNames(node.columns));
     case LogicalKind::kAggregate: {
       std::vector<std::string> names = ColumnNames(node.columns);
       std::vector<std::string> key_names(names.begin(), names.begin() + node.expressions.size());
       std::vector<std::string> aggregate_names(names.begin() + node.expressions.size(), names.end());
-      return exec::MakeHashAggregate(PlanPhysical(*node.children[0]), node.expressions, std::move(key_names),
-                                     node.aggregates, std::move(aggregate_names));
+      return exec::MakeHashAggregate(PlanNode(*node.children[0], estimator), node.expressions,
+                                     std::move(key_names), node.aggregates,
+                                     std::move(aggregate_names));
     }
     case LogicalKind::kWindow: {
       exec::WindowOrdering ordering;
@@ -278,90 +286,52 @@ exec::OperatorPtr PlanPhysical(const LogicalNode& node) {
       size_t base = node.children[0]->columns.size();
       std::vector<std::string> names;
       for (size_t i = base; i < node.columns.size(); ++i) names.push_back(node.columns[i].name);
-      return exec::MakeWindow(PlanPhysical(*node.children[0]), std::move(ordering), node.window_calls,
-                              std::move(names));
+      return exec::MakeWindow(PlanNode(*node.children[0], estimator), std::move(ordering),
+                              node.window_calls, std::move(names));
     }
-    case LogicalKind::kJoin: return PlanJoin(node);
+    case LogicalKind::kJoin:
+      return PlanJoin(node, estimator);
     case LogicalKind::kSort:
-      return exec::MakeSort(PlanPhysical(*node.children[0]), node.sort_keys, node.limit, node.offset);
+      return exec::MakeSort(PlanNode(*node.children[0], estimator), node.sort_keys, node.limit,
+                            node.offset);
     case LogicalKind::kLimit:
-      return exec::MakeLimit(PlanPhysical(*node.children[0]), node.limit, node.offset);
+      return exec::MakeLimit(PlanNode(*node.children[0], estimator), node.limit, node.offset);
     case LogicalKind::kUnion: {
       std::vector<exec::OperatorPtr> children;
-      for (const LogicalPtr& child : node.children) children.push_back(PlanPhysical(*child));
+      for (const LogicalPtr& child : node.children) children.push_back(PlanNode(*child, estimator));
       return exec::MakeUnionAll(std::move(children), OutputSchema(node));
     }
     case LogicalKind::kSetOperation:
-      return exec::MakeSetOperation(PlanPhysical(*node.children[0]), PlanPhysical(*node.children[1]),
-                                    node.set_operation, node.set_all);
+      return exec::MakeSetOperation(PlanNode(*node.children[0], estimator),
+                                    PlanNode(*node.children[1], estimator), node.set_operation,
+                                    node.set_all);
     case LogicalKind::kDistinct:
-      return exec::MakeDistinct(PlanPhysical(*node.children[0]));
+      return exec::MakeDistinct(PlanNode(*node.children[0], estimator));
     case LogicalKind::kGenerate:
-      return exec::MakeGenerate(PlanPhysical(*node.children[0]), node.generate);
+      return exec::MakeGenerate(PlanNode(*node.children[0], estimator), node.generate);
     case LogicalKind::kExpand:
-      return exec::MakeExpand(PlanPhysical(*node.children[0]), node.projections, ColumnNames(node.columns));
+      return exec::MakeExpand(PlanNode(*node.children[0], estimator), node.projections,
+                              ColumnNames(node.columns));
   }
   SILT_CHECK(false, "unknown logical node kind");
   return nullptr;
 }
 
-double EstimateRows(const LogicalNode& node) {
-  switch (node.kind) {
-    case LogicalKind::kDeltaScan: {
-      double rows = 0;
-      for (const log::AddFile& file : node.snapshot->files()) {
-        std::optional<int64_t> records;
-        if (file.stats) {
-          try {
-            records = log::FileStats::Parse(*file.stats, file.path).num_records();
-          } catch (const Error&) {
-            records.reset();
-          }
-        }
-        // Without statistics, assume about 100 bytes per row.
-        rows += records ? static_cast<double>(*records) : static_cast<double>(file.size) / 100.0;
-      }
-      return node.predicate ? rows / 4 : rows;
-    }
-    case LogicalKind::kParquetScan: return 1e6;
-    case LogicalKind::kChangeFeedScan: {
-      // Change files carry no statistics here: assume about 100 bytes per row.
-      double rows = 0;
-      for (const log::ChangeFile& file : node.change_feed->files()) rows += static_cast<double>(file.size) / 100.0;
-      return node.predicate ? rows / 4 : rows;
-    }
-    case LogicalKind::kValues: {
-      double rows = 0;
-      for (const Batch& batch : node.batches) rows += static_cast<double>(batch.num_rows());
-      return rows;
-    }
-    case LogicalKind::kRange:
-      return node.range_step == 0 ? 0
-                                  : std::max(0.0, static_cast<double>(node.range_end - node.range_start) /
-                                                      static_cast<double>(node.range_step));
-    case LogicalKind::kFilter: return EstimateRows(*node.children[0]) / 4;
-    case LogicalKind::kExpand:
-      return EstimateRows(*node.children[0]) * static_cast<double>(node.projections.size());
-    case LogicalKind::kAggregate:
-      return node.expressions.empty() ? 1 : EstimateRows(*node.children[0]) / 2;
-    case LogicalKind::kJoin:
-      return std::max(EstimateRows(*node.children[0]), EstimateRows(*node.children[1]));
-    case LogicalKind::kLimit:
-    case LogicalKind::kSort:
-      if (node.limit) return std::min(static_cast<double>(*node.limit), EstimateRows(*node.children[0]));
-      return EstimateRows(*node.children[0]);
-    case LogicalKind::kUnion: {
-      double rows = 0;
-      for (const LogicalPtr& child : node.children) rows += EstimateRows(*child);
-      return rows;
-    }
-    default: return node.children.empty() ? 1 : EstimateRows(*node.children[0]);
-  }
+}  // namespace
+
+exec::OperatorPtr PlanPhysical(const LogicalNode& plan) {
+  CardinalityEstimator estimator;
+  return PlanNode(plan, estimator);
+}
+
+exec::OperatorPtr PlanPhysical(const LogicalNode& plan, CardinalityEstimator& estimator) {
+  return PlanNode(plan, estimator);
 }
 
 std::vector<Batch> ExecuteLogicalPlan(const LogicalPtr& plan, exec::ExecContext& context) {
-  LogicalPtr optimized = OptimizePlan(plan, context.eval);
-  exec::OperatorPtr root = PlanPhysical(*optimized);
+  CardinalityEstimator estimator;
+  LogicalPtr optimized = OptimizePlan(plan, context.eval, estimator);
+  exec::OperatorPtr root = PlanPhysical(*optimized, estimator);
   return exec::Collect(*root, context);
 }
 

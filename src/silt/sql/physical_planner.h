@@ -3,19 +3,20 @@
 #include <vector>
 
 #include "silt/exec/operator.h"
+#include "silt/sql/cardinality.h"
 #include "silt/sql/logical_plan.h"
 
-/// From an optimized logical plan to exec operators: equi-join keys become hash joins (the
-/// smaller input on the build side), other joins nested-loop joins; aggregates, windows,
-/// DISTINCT and set operations map to their hash and sort operators.
+/// From an optimized logical plan to exec operators: equi-join keys become hash joins (for
+/// inner joins the input estimated smaller, cardinality.h, on the build side), other joins
+/// nested-loop joins; aggregates, windows, DISTINCT and set operations map to their hash and sort
+/// operators.
 namespace silt::sql {
 
 /// The operator tree computing `plan`. Throws INTERNAL_ERROR for malformed plans only.
 exec::OperatorPtr PlanPhysical(const LogicalNode& plan);
-
-/// Rough output row count of a plan, from Delta statistics (numRecords, else file sizes) and
-/// in-memory sizes; for choosing join build sides.
-double EstimateRows(const LogicalNode& plan);
+/// As above, choosing build sides by `estimator`'s estimates (the optimizer's, when it ran with
+/// the same estimator).
+exec::OperatorPtr PlanPhysical(const LogicalNode& plan, CardinalityEstimator& estimator);
 
 /// Optimizes, plans and runs `plan` to the end (for subqueries run while planning).
 std::vector<Batch> ExecuteLogicalPlan(const LogicalPtr& plan, exec::ExecContext& context);

@@ -1,5 +1,6 @@
 #include "silt/sql/planner.h"
 
+#include "silt/sql/cardinality.h"
 #include "silt/sql/logical_plan.h"
 #include "silt/sql/optimizer.h"
 #include "silt/sql/physical_planner.h"
@@ -10,9 +11,10 @@ namespace silt::sql {
 PlannedQuery PlanQuery(SessionState& session, const Query& query, exec::ExecContext& context) {
   QueryBinder binder(session, context);
   LogicalPtr analyzed = binder.Bind(query);
-  LogicalPtr optimized = OptimizePlan(analyzed, context.eval);
+  CardinalityEstimator estimator;
+  LogicalPtr optimized = OptimizePlan(analyzed, context.eval, estimator);
   PlannedQuery planned;
-  planned.root = PlanPhysical(*optimized);
+  planned.root = PlanPhysical(*optimized, estimator);
   planned.schema = OutputSchema(*analyzed);
   return planned;
 }
@@ -21,8 +23,9 @@ std::string ExplainQuery(SessionState& session, const Query& query, exec::ExecCo
                          bool extended) {
   QueryBinder binder(session, context);
   LogicalPtr analyzed = binder.Bind(query);
-  LogicalPtr optimized = OptimizePlan(analyzed, context.eval);
-  exec::OperatorPtr root = PlanPhysical(*optimized);
+  CardinalityEstimator estimator;
+  LogicalPtr optimized = OptimizePlan(analyzed, context.eval, estimator);
+  exec::OperatorPtr root = PlanPhysical(*optimized, estimator);
   std::string text;
   if (extended) {
     text += "== Analyzed Logical Plan ==\n" + LogicalPlanToString(*analyzed) + "\n";
