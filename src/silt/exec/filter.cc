@@ -9,12 +9,6 @@
 
 namespace silt::exec {
 
-namespace {
-
-void SetBit(uint8_t* bits, int64_t i) { bits[i >> 3] |= static_cast<uint8_t>(1u << (i & 7)); }
-
-}  // namespace
-
 Batch GatherBatchRows(const Batch& batch, const std::vector<int64_t>& rows, SchemaPtr schema) {
   std::vector<VectorPtr> columns;
   columns.reserve(batch.num_columns());
