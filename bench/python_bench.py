@@ -10,17 +10,22 @@
 
 Each timed run starts from a fresh copy of the target; best of --runs on both sides.
 
-toPandas at full size (10,000,000 rows, best of 3, `--only toPandas`, run with nice on the
-2-core, 24 GB build machine while other builds ran on it):
-  before  (the result collected, then converted)            toPandas 4.99 s  scan 1.12 s  ratio 4.46
-  after   (each batch converted while the engine produces
-           the next; dates shared per day)                   toPandas 3.98 s  scan 1.34 s  ratio 2.98
-  after, on the same machine idle (load about 2)            toPandas 1.67 s  scan 0.56 s  ratio 2.97
-The goal of 1.5 is not met. What is left is making the Python objects on the one thread that
-holds the GIL: a str for each of the 10M distinct labels (about 150-200 ns each, page faults of
-new memory included) and a reference per date, which alone take about twice the scan. Repeated
-strings (a Parquet dictionary's entries, a batch whose values repeat) become one str per
-distinct value, which this table's all-distinct labels do not benefit from.
+toPandas at full size (10,000,000 rows, best of 3, `--only toPandas`):
+  on a loaded machine (other builds running, nice):
+    before  (the result collected, then converted)            toPandas 4.99 s  scan 1.12 s  ratio 4.46
+    after   (each batch converted while the engine produces
+             the next; dates shared per day)                   toPandas 3.98 s  scan 1.34 s  ratio 2.98
+  on the same machine quiet:
+    that code                                                 toPandas 1.67 s  scan 0.56 s  ratio 2.97
+    now (each column grown in place and handed to numpy as
+         it is; the engine's faster scan and decoding)        toPandas 0.76 s  scan 0.44 s  ratio 1.74
+The goal of 1.5 is not met. The thread that holds the GIL is now the whole critical path (0.71 s
+of CPU of the 0.77 s): a str for each of the 10M distinct labels (PyUnicode_New and the page
+faults of pymalloc's new arenas, about half of it) and a reference per date; the engine's part
+uses 0.64 s of CPU on the other core. Copying the fixed-width columns on a thread of their own
+was tried and gained nothing. Repeated strings (a Parquet dictionary's entries, a batch whose
+values repeat) become one str per distinct value, which this table's all-distinct labels do
+not benefit from.
 Usage: PYTHONPATH=build/python python3 bench/python_bench.py [--rows N] [--source-rows S]
            [--runs R] [--silt build/silt]      (defaults: 10,000,000 rows, N/10, 3 runs)
 """
