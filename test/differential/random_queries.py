@@ -6,7 +6,7 @@ predicates, expressions, aggregates, joins, subqueries, set operations, grouping
 windows over four tables of integers, doubles, decimals, dates, big integers and strings full of
 NULLs, empty strings, duplicates and skew, runs each on silt (Delta tables of several files each,
 so file pruning by statistics takes part) and on DuckDB (the same rows in memory), and compares
-the results as multisets of rows (numbers within a relative 1e-6).
+the results as multisets of rows (numbers within a relative 1e-6 or 5e-6).
 
 The templates keep to SQL both engines read alike, or spell it for each (`for_duckdb`, and
 Spark's NULL ordering). Where Spark differs from DuckDB, silt follows Spark, and the test keeps
@@ -308,15 +308,15 @@ def normalized(value):
 
 
 def same_rows(got, want):
-    """Whether two sorted row lists agree, numbers within a relative 1e-6 (a decimal average is
-    exact to six digits in Spark and a double in DuckDB)."""
+    """Whether two sorted row lists agree, numbers within a relative 1e-6 or half a unit of the
+    sixth decimal (a decimal average is rounded to six decimals in Spark, a double in DuckDB)."""
     if len(got) != len(want):
         return False
     for got_row, want_row in zip(got, want):
         for (got_kind, got_value), (want_kind, want_value) in zip(got_row, want_row):
             if got_kind != want_kind:
                 return False
-            if got_kind == 1 and not math.isclose(got_value, want_value, rel_tol=1e-6, abs_tol=1e-9):
+            if got_kind == 1 and not math.isclose(got_value, want_value, rel_tol=1e-6, abs_tol=5e-6):
                 return False
             if got_kind != 1 and got_value != want_value:
                 return False
