@@ -10,6 +10,7 @@ import pytest
 
 from silt.errors import AnalysisException, IllegalArgumentException
 from silt.sql import Row
+from silt.sql import functions as F
 
 
 def test_save_and_load_by_path_with_modes(spark, tmp_path):
@@ -199,3 +200,17 @@ def test_read_json_csv_parquet(spark, tmp_path):
     parquet_files = list((tmp_path / "d").glob("*.parquet"))
     assert spark.read.parquet(str(parquet_files[0])).count() >= 0
     assert spark.read.format("parquet").load(str(tmp_path / "d")).count() == 3
+
+
+def test_file_metadata_column_of_a_loaded_table(spark, tmp_path):
+    # Spark's hidden file metadata column: spark.read...load(path).select("_metadata.file_path")
+    # (docs: "File metadata column"); it is not part of the DataFrame's columns.
+    path = str(tmp_path / "t")
+    spark.range(4).write.format("delta").option("maxRecordsPerFile", 2).save(path)
+    df = spark.read.format("delta").load(path)
+    assert df.columns == ["id"]
+    assert df.select("_metadata.file_path").distinct().count() == 2
+    names = {row.file_name for row in df.select(F.col("_metadata.file_name").alias("file_name")).collect()}
+    assert len(names) == 2 and all(name.endswith(".parquet") for name in names)
+    rows = df.select("id", "_metadata.file_size").where("id < 2").collect()
+    assert len(rows) == 2 and all(row.file_size > 0 for row in rows)

@@ -9,6 +9,7 @@ joined DataFrames stay apart, and columns are named as Spark names them.
 
 import itertools
 import random as _random
+import re
 
 from silt.errors import PySparkAttributeError, PySparkTypeError, PySparkValueError, _error
 from silt.sql.column import Column, _Scope, _lit, _quote, _reference
@@ -43,6 +44,10 @@ class _Join:
         self.qualifiers = qualifiers  # frame id -> SQL qualifier
         self.origins = origins  # per output column: its qualifier, or None (USING columns)
         self.where = list(where)
+
+
+# "SELECT * FROM t": a query that reads one table (a name or a path) and nothing else.
+_PLAIN_TABLE_READ = re.compile(r"^SELECT \* FROM ((?:`[^`]*`|[A-Za-z0-9_.])+)$")
 
 
 class _Relation:
@@ -119,7 +124,11 @@ class DataFrame:
                 qualifiers[frame_id] = None
             return _Relation(self._join.from_sql, qualifiers, self._join.origins, self._join.where, names)
         qualifier = qualifier or (_quote(self._alias) if self._alias else "`_s%d`" % self._id)
-        return _Relation("(%s) AS %s" % (self._query, qualifier), {i: qualifier for i in self._lineage},
+        # A table read as it is (spark.table, spark.read.load) is placed as the table itself, so
+        # that its hidden columns (a Delta table's `_metadata`) resolve as they do in Spark.
+        table = _PLAIN_TABLE_READ.match(self._query)
+        source = table.group(1) if table and not self.isStreaming else "(%s)" % self._query
+        return _Relation("%s AS %s" % (source, qualifier), {i: qualifier for i in self._lineage},
                          [qualifier] * len(names), [], names)
 
     def _derive(self, query, schema=None):
