@@ -3,7 +3,8 @@ pyspark.sql.DataFrame docstrings (cited per test)."""
 
 import pytest
 
-from silt.errors import AnalysisException, ArithmeticException, IllegalArgumentException, PySparkAttributeError
+from silt.errors import (AnalysisException, ArithmeticException, IllegalArgumentException, PySparkAttributeError,
+                         PySparkTypeError, PySparkValueError)
 from silt.sql import Row, Window, functions as F
 
 
@@ -404,3 +405,26 @@ def test_to_local_iterator_stopped_early_leaves_the_session_usable(spark):
     assert [next(rows).id for _ in range(3)] == [0, 1, 2]
     rows.close()
     assert spark.range(5).count() == 5
+
+
+def test_statistics_corr_cov_and_approx_quantile(spark):
+    # DataFrame.corr / cov / approxQuantile and DataFrame.stat (pyspark.sql.DataFrameStatFunctions):
+    # rows with a NULL in either column are left out; approxQuantile with relativeError 0 gives
+    # exact quantiles, values of the column, and an empty list for no rows.
+    df = spark.createDataFrame([(1, 2.0), (2, None), (3, 5.0), (4, 8.0)], ["id", "v"])
+    assert abs(df.corr("id", "v") - 0.9819805060619657) < 1e-12
+    assert df.stat.corr("id", "v") == df.corr("id", "v", "pearson")
+    assert df.cov("id", "v") == 4.5 and df.stat.cov("id", "v") == 4.5
+    assert df.approxQuantile("v", [0.0, 0.5, 1.0], 0.0) == [2.0, 5.0, 8.0]
+    assert df.stat.approxQuantile(["id", "v"], [0.5], 0.01) == [[2.0], [5.0]]
+    assert spark.range(0).approxQuantile("id", [0.5], 0.1) == []
+    assert spark.range(1000).approxQuantile("id", [0.25, 0.75], 0.0) == [249.0, 749.0]
+    with pytest.raises(PySparkValueError) as raised:
+        df.corr("id", "v", "spearman")
+    assert raised.value.getErrorClass() == "VALUE_NOT_PEARSON"
+    with pytest.raises(PySparkValueError):
+        df.approxQuantile("v", [0.5], -0.1)
+    with pytest.raises(PySparkTypeError):
+        df.approxQuantile("v", [1.5], 0.1)
+    with pytest.raises(PySparkAttributeError):
+        df.stat.crosstab("id", "v")

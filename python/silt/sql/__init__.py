@@ -8,7 +8,7 @@ A PySpark program that stays inside this API runs with only its imports changed.
 
 from silt.sql.catalog import Catalog
 from silt.sql.column import Column
-from silt.sql.dataframe import DataFrame, DataFrameNaFunctions, GroupedData
+from silt.sql.dataframe import DataFrame, DataFrameNaFunctions, DataFrameStatFunctions, GroupedData
 from silt.sql.readwriter import DataFrameReader, DataFrameWriter, DataFrameWriterV2
 from silt.sql.session import RuntimeConfig, SparkSession
 from silt.sql.types import Row
@@ -20,6 +20,7 @@ __all__ = [
     "Column",
     "DataFrame",
     "DataFrameNaFunctions",
+    "DataFrameStatFunctions",
     "DataFrameReader",
     "DataFrameWriter",
     "DataFrameWriterV2",

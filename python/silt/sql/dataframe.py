@@ -879,9 +879,99 @@ class DataFrame:
             queries.append(relation.query(items))
         return self._derive(" UNION ALL ".join(queries))
 
+    # Statistics (pyspark.sql.DataFrame.corr, cov, approxQuantile; DataFrame.stat).
+
+    def _numeric_column(self, name, argument):
+        if not isinstance(name, str):
+            raise _error("NOT_STR", "Argument `%s` should be a str, got %s." % (argument, type(name).__name__),
+                         family=PySparkTypeError)
+        field = self._schema[name]  # UNRESOLVED_COLUMN's error for a missing one
+        if not isinstance(field.dataType, NumericType):
+            raise _error("UNSUPPORTED_DATA_TYPE", "Column `%s` has the type %s, not a numeric type."
+                         % (name, field.dataType.simpleString()), family=PySparkTypeError)
+        return _reference(self._id, name)
+
+    def _aggregate_value(self, expression_sql):
+        relation = self._relation()
+        return self._run(relation.query([expression_sql])).rows()[0][0]
+
+    def corr(self, col1, col2, method=None):
+        """The Pearson correlation coefficient of two numeric columns, as a float (None without
+        two rows whose values are both non-NULL)."""
+        if method not in (None, "pearson"):
+            raise _error("VALUE_NOT_PEARSON", "Value for `method` only supports the 'pearson', got '%s'."
+                         % method, family=PySparkValueError)
+        relation = self._relation()
+        first = self._numeric_column(col1, "col1")._sql(relation.scope)
+        second = self._numeric_column(col2, "col2")._sql(relation.scope)
+        value = self._aggregate_value("corr(CAST(%s AS DOUBLE), CAST(%s AS DOUBLE))" % (first, second))
+        return None if value is None else float(value)
+
+    def cov(self, col1, col2):
+        """The sample covariance of two numeric columns, as a float."""
+        relation = self._relation()
+        first = self._numeric_column(col1, "col1")._sql(relation.scope)
+        second = self._numeric_column(col2, "col2")._sql(relation.scope)
+        value = self._aggregate_value("covar_samp(CAST(%s AS DOUBLE), CAST(%s AS DOUBLE))" % (first, second))
+        return None if value is None else float(value)
+
+    def approxQuantile(self, col, probabilities, relativeError):
+        """Approximate quantiles of numeric columns, ignoring NULLs: for each probability p, a
+        value of the column whose rank is within relativeError * count of p * count (exact for
+        0). `col` is a name (a list of floats back) or a list of names (a list of such lists);
+        an empty column gives an empty list."""
+        names = [col] if isinstance(col, str) else col
+        if not isinstance(names, (list, tuple)) or not all(isinstance(n, str) for n in names):
+            raise _error("NOT_LIST_OR_STR_OR_TUPLE", "Argument `col` should be a list, str or tuple, got %s."
+                         % type(col).__name__, family=PySparkTypeError)
+        if not isinstance(probabilities, (list, tuple)) or not all(
+                isinstance(p, (int, float)) and 0 <= p <= 1 for p in probabilities):
+            raise _error("NOT_LIST_OF_FLOAT_OR_INT", "Argument `probabilities` should be a list of floats "
+                         "between 0 and 1.", family=PySparkTypeError)
+        if not isinstance(relativeError, (int, float)) or relativeError < 0:
+            raise _error("NEGATIVE_VALUE", "Value for `relativeError` must be greater than or equal to 0, got "
+                         "'%s'." % relativeError, family=PySparkValueError)
+        if not probabilities:
+            return [] if isinstance(col, str) else [[] for _ in names]
+        relation = self._relation()
+        # percentile_approx's accuracy is 1 / relative error; a large one gives exact ranks.
+        accuracy = 2147483647 if relativeError == 0 else max(1, min(2147483647, int(1.0 / relativeError)))
+        wanted = "array(%s)" % ", ".join("CAST(%r AS DOUBLE)" % float(p) for p in probabilities)
+        items = ["percentile_approx(CAST(%s AS DOUBLE), %s, %d)" % (
+            self._numeric_column(name, "col")._sql(relation.scope), wanted, accuracy) for name in names]
+        row = self._run(relation.query(items)).rows()[0]
+        quantiles = [[] if values is None else [float(v) for v in values] for values in row]
+        return quantiles[0] if isinstance(col, str) else quantiles
+
+    @property
+    def stat(self):
+        """DataFrameStatFunctions: corr, cov and approxQuantile of this DataFrame."""
+        return DataFrameStatFunctions(self)
+
     def __iter__(self):
         raise _error("NOT_ITERABLE", "DataFrame is not iterable; use collect() or toLocalIterator().",
                      family=PySparkTypeError)
+
+
+class DataFrameStatFunctions:
+    """pyspark.sql.DataFrameStatFunctions: the statistics of a DataFrame (df.stat)."""
+
+    def __init__(self, df):
+        self.df = df
+
+    def corr(self, col1, col2, method=None):
+        return self.df.corr(col1, col2, method)
+
+    def cov(self, col1, col2):
+        return self.df.cov(col1, col2)
+
+    def approxQuantile(self, col, probabilities, relativeError):
+        return self.df.approxQuantile(col, probabilities, relativeError)
+
+    def __getattr__(self, name):
+        # crosstab, freqItems and sampleBy are not implemented; anything else is not an attribute.
+        raise _error("ATTRIBUTE_NOT_SUPPORTED", "Attribute `%s` is not supported." % name,
+                     family=PySparkAttributeError)
 
 
 def _not_implemented():
