@@ -428,3 +428,26 @@ def test_statistics_corr_cov_and_approx_quantile(spark):
         df.approxQuantile("v", [1.5], 0.1)
     with pytest.raises(PySparkAttributeError):
         df.stat.crosstab("id", "v")
+
+
+def test_summary_docstring_example(spark):
+    # DataFrame.summary docstring: count, mean, stddev, min, approximate quartiles and max as
+    # strings; chosen statistics in the order given.
+    df = spark.createDataFrame([("Bob", 13, 40.3, 150.5), ("Alice", 12, 37.8, 142.3), ("Tom", 11, 44.1, 142.2)],
+                               ["name", "age", "weight", "height"])
+    rows = [tuple(row) for row in df.select("age", "weight", "height").summary().collect()]
+    # The standard deviations agree with the docstring's to the last digit or two (the order
+    # of floating-point operations differs).
+    stddev = rows.pop(2)
+    assert stddev[:2] == ("stddev", "1.0")
+    assert abs(float(stddev[2]) - 3.1722757341273704) < 1e-12 and abs(float(stddev[3]) - 4.763402145525822) < 1e-12
+    assert rows == [
+        ("count", "3", "3", "3"), ("mean", "12.0", "40.73333333333333", "145.0"), ("min", "11", "37.8", "142.2"),
+        ("25%", "11", "37.8", "142.2"), ("50%", "12", "40.3", "142.3"), ("75%", "13", "44.1", "150.5"),
+        ("max", "13", "44.1", "150.5")]
+    rows = df.select("age", "name").summary("count", "33%", "50%", "66%").collect()
+    assert [tuple(row) for row in rows] == [
+        ("count", "3", "3"), ("33%", "11", None), ("50%", "12", None), ("66%", "12", None)]
+    with pytest.raises(IllegalArgumentException):
+        df.summary("median")
+    assert df.isLocal() is True

@@ -948,6 +948,49 @@ class DataFrame:
         """DataFrameStatFunctions: corr, cov and approxQuantile of this DataFrame."""
         return DataFrameStatFunctions(self)
 
+    def summary(self, *statistics):
+        """Statistics of the numeric and string columns as strings, one row per statistic:
+        count, mean, stddev, min, approximate percentiles ("25%"), max, count_distinct and
+        approx_count_distinct (default: count, mean, stddev, min, 25%, 50%, 75%, max). Mean,
+        stddev and the percentiles are NULL for string columns, as in Spark."""
+        statistics = _flatten(statistics) or ["count", "mean", "stddev", "min", "25%", "50%", "75%", "max"]
+        cols = [f.name for f in self._schema.fields if isinstance(f.dataType, (NumericType, StringType))]
+        relation = self._relation()
+        simple = {"count": "count(%s)", "mean": "avg(%s)", "stddev": "stddev(%s)", "min": "min(%s)",
+                  "max": "max(%s)", "count_distinct": "count(DISTINCT %s)",
+                  "approx_count_distinct": "approx_count_distinct(%s)"}
+        queries = []
+        for label in statistics:
+            percentile = None
+            if isinstance(label, str) and label.endswith("%"):
+                try:
+                    percentile = float(label[:-1]) / 100
+                except ValueError:
+                    percentile = None
+                if percentile is None or not 0 <= percentile <= 1:
+                    raise _error("ILLEGAL_ARGUMENT", "Unable to parse %s as a percentile" % label,
+                                 family=_illegal_argument())
+            elif label not in simple:
+                raise _error("ILLEGAL_ARGUMENT", "%s is not a recognised statistic" % label,
+                             family=_illegal_argument())
+            items = ["'%s' AS `summary`" % label]
+            for name in cols:
+                ref = _reference(self._id, name)._sql(relation.scope)
+                numeric = isinstance(self._schema[name].dataType, NumericType)
+                if percentile is not None:
+                    value = "percentile_approx(%s, %r, 10000)" % (ref, percentile) if numeric else None
+                elif label in ("mean", "stddev") and not numeric:
+                    value = None
+                else:
+                    value = simple[label] % ref
+                items.append("CAST(%s AS STRING) AS %s" % (value or "NULL", _quote(name)))
+            queries.append(relation.query(items))
+        return self._derive(" UNION ALL ".join(queries))
+
+    def isLocal(self):
+        """True: collect() and take() run in this process (silt has no executors)."""
+        return True
+
     def __iter__(self):
         raise _error("NOT_ITERABLE", "DataFrame is not iterable; use collect() or toLocalIterator().",
                      family=PySparkTypeError)
