@@ -450,7 +450,7 @@ StreamingQuery DataStreamWriter::StartOn(const std::string& table_name) {
     sink_options.partition_by = partition_by_;
     sink_options.merge_schema = writer_options.GetBool("mergeSchema", false);
     sink_options.max_rows_per_file = writer_options.GetPositiveInt("maxRecordsPerFile")
-                                         .value_or(std::max<int64_t>(0, state.MaxRecordsPerFile()));
+                                         .value_or(state.MaxRecordsPerFile());
     spec.sink = stream::MakeDeltaSink(state.fs(), table->location, sink_options);
   }
   impl->execution = std::make_unique<stream::StreamExecution>(state, std::move(spec));

@@ -45,4 +45,23 @@ class SharedLibrary {
   std::string error_;
 };
 
+/// The functions of a library opened once per process: `Api` is a struct of function pointers
+/// that `bind` points at the library's functions (and may call to set the library up).
+template <typename Api>
+class LoadedLibrary {
+ public:
+  LoadedLibrary(const char* soname, void (*bind)(SharedLibrary& library, Api& api))
+      : library_(soname) {
+    bind(library_, api_);
+  }
+
+  /// The functions, or null when the library or one of them is missing (error() says why).
+  const Api* api() const { return library_.ok() ? &api_ : nullptr; }
+  const std::string& error() const { return library_.error(); }
+
+ private:
+  SharedLibrary library_;
+  Api api_{};
+};
+
 }  // namespace silt

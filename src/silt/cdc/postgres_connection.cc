@@ -12,54 +12,44 @@
 
 namespace silt::cdc {
 
-namespace {
-
-// libpq's functions, or why it cannot be loaded.
-struct LoadedPq {
-  LoadedPq() : library("libpq.so.5") {
-    library.Bind(api.clear, "PQclear");
-    library.Bind(api.connectdb_params, "PQconnectdbParams");
-    library.Bind(api.consume_input, "PQconsumeInput");
-    library.Bind(api.db, "PQdb");
-    library.Bind(api.error_message, "PQerrorMessage");
-    library.Bind(api.escape_identifier, "PQescapeIdentifier");
-    library.Bind(api.escape_literal, "PQescapeLiteral");
-    library.Bind(api.exec, "PQexec");
-    library.Bind(api.exec_params, "PQexecParams");
-    library.Bind(api.finish, "PQfinish");
-    library.Bind(api.flush, "PQflush");
-    library.Bind(api.freemem, "PQfreemem");
-    library.Bind(api.get_copy_data, "PQgetCopyData");
-    library.Bind(api.get_result, "PQgetResult");
-    library.Bind(api.get_is_null, "PQgetisnull");
-    library.Bind(api.get_length, "PQgetlength");
-    library.Bind(api.get_value, "PQgetvalue");
-    library.Bind(api.host, "PQhost");
-    library.Bind(api.nfields, "PQnfields");
-    library.Bind(api.ntuples, "PQntuples");
-    library.Bind(api.port, "PQport");
-    library.Bind(api.put_copy_data, "PQputCopyData");
-    library.Bind(api.result_error_message, "PQresultErrorMessage");
-    library.Bind(api.result_status, "PQresultStatus");
-    library.Bind(api.socket, "PQsocket");
-    library.Bind(api.status, "PQstatus");
-  }
-
-  SharedLibrary library;
-  PqApi api{};
-};
-
-}  // namespace
-
 const PqApi& Pq() {
-  static const LoadedPq* const loaded = new LoadedPq();  // never unloaded
-  if (!loaded->library.ok()) {
+  static const auto* loaded = new LoadedLibrary<PqApi>(  // never unloaded
+      "libpq.so.5", [](SharedLibrary& library, PqApi& api) {
+        library.Bind(api.clear, "PQclear");
+        library.Bind(api.connectdb_params, "PQconnectdbParams");
+        library.Bind(api.consume_input, "PQconsumeInput");
+        library.Bind(api.db, "PQdb");
+        library.Bind(api.error_message, "PQerrorMessage");
+        library.Bind(api.escape_identifier, "PQescapeIdentifier");
+        library.Bind(api.escape_literal, "PQescapeLiteral");
+        library.Bind(api.exec, "PQexec");
+        library.Bind(api.exec_params, "PQexecParams");
+        library.Bind(api.finish, "PQfinish");
+        library.Bind(api.flush, "PQflush");
+        library.Bind(api.freemem, "PQfreemem");
+        library.Bind(api.get_copy_data, "PQgetCopyData");
+        library.Bind(api.get_result, "PQgetResult");
+        library.Bind(api.get_is_null, "PQgetisnull");
+        library.Bind(api.get_length, "PQgetlength");
+        library.Bind(api.get_value, "PQgetvalue");
+        library.Bind(api.host, "PQhost");
+        library.Bind(api.nfields, "PQnfields");
+        library.Bind(api.ntuples, "PQntuples");
+        library.Bind(api.port, "PQport");
+        library.Bind(api.put_copy_data, "PQputCopyData");
+        library.Bind(api.result_error_message, "PQresultErrorMessage");
+        library.Bind(api.result_status, "PQresultStatus");
+        library.Bind(api.socket, "PQsocket");
+        library.Bind(api.status, "PQstatus");
+      });
+  const PqApi* api = loaded->api();
+  if (api == nullptr) {
     throw MakeError(
         ErrorClass::CDC_SOURCE_CONNECTION_FAILED,
         {{"source", "PostgreSQL"},
-         {"message", loaded->library.error() + " (Debian installs it with the package libpq5)"}});
+         {"message", loaded->error() + " (Debian installs it with the package libpq5)"}});
   }
-  return loaded->api;
+  return *api;
 }
 
 PostgresResult::~PostgresResult() {

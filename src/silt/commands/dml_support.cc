@@ -64,7 +64,7 @@ DmlTable LoadDmlTable(sql::SessionState& session, const sql::TableReference& ref
       table.materialized_row_commit_version_column = *commit_version;
     }
   }
-  table.max_rows_per_file = std::max<int64_t>(0, session.MaxRecordsPerFile());
+  table.max_rows_per_file = session.MaxRecordsPerFile();
   return table;
 }
 

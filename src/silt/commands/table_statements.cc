@@ -412,7 +412,7 @@ class BatchFileWriter {
                   std::vector<Field> hidden_columns = {})
       : session_(session), location_(std::move(location)), metadata_(metadata) {
     options_.hidden_columns = std::move(hidden_columns);
-    options_.max_rows_per_file = std::max<int64_t>(0, session.MaxRecordsPerFile());
+    options_.max_rows_per_file = session.MaxRecordsPerFile();
   }
 
   void Write(const Batch& batch) {

@@ -19,26 +19,24 @@
 namespace silt::io {
 namespace {
 
-// libcurl's functions, or why it cannot be loaded; its global state is set up once per process,
-// before any handle exists.
-struct LoadedCurl {
-  LoadedCurl() : library("libcurl.so.4") {
-    library.Bind(api.global_init, "curl_global_init");
-    library.Bind(api.easy_init, "curl_easy_init");
-    library.Bind(api.easy_reset, "curl_easy_reset");
-    library.Bind(api.easy_cleanup, "curl_easy_cleanup");
-    library.Bind(api.easy_setopt, "curl_easy_setopt");
-    library.Bind(api.easy_perform, "curl_easy_perform");
-    library.Bind(api.easy_getinfo, "curl_easy_getinfo");
-    library.Bind(api.easy_strerror, "curl_easy_strerror");
-    library.Bind(api.slist_append, "curl_slist_append");
-    library.Bind(api.slist_free_all, "curl_slist_free_all");
-    if (library.ok()) api.global_init(CURL_GLOBAL_DEFAULT);
-  }
-
-  SharedLibrary library;
-  CurlApi api{};
-};
+// libcurl, opened once per process; its global state is set up before any handle exists.
+const LoadedLibrary<CurlApi>& LoadedCurl() {
+  static const auto* loaded = new LoadedLibrary<CurlApi>(  // never unloaded
+      "libcurl.so.4", [](SharedLibrary& library, CurlApi& api) {
+        library.Bind(api.global_init, "curl_global_init");
+        library.Bind(api.easy_init, "curl_easy_init");
+        library.Bind(api.easy_reset, "curl_easy_reset");
+        library.Bind(api.easy_cleanup, "curl_easy_cleanup");
+        library.Bind(api.easy_setopt, "curl_easy_setopt");
+        library.Bind(api.easy_perform, "curl_easy_perform");
+        library.Bind(api.easy_getinfo, "curl_easy_getinfo");
+        library.Bind(api.easy_strerror, "curl_easy_strerror");
+        library.Bind(api.slist_append, "curl_slist_append");
+        library.Bind(api.slist_free_all, "curl_slist_free_all");
+        if (library.ok()) api.global_init(CURL_GLOBAL_DEFAULT);
+      });
+  return *loaded;
+}
 
 size_t AppendBody(char* data, size_t size, size_t count, void* user) {
   auto* response = static_cast<HttpResponse*>(user);
@@ -87,15 +85,16 @@ bool IsRetryableTransportError(CURLcode code) {
 }  // namespace
 
 const CurlApi& Curl(const std::string& operation, const std::string& url) {
-  static const LoadedCurl* const loaded = new LoadedCurl();  // never unloaded
-  if (!loaded->library.ok()) {
-    SILT_THROW(STORAGE_REQUEST_FAILED,
-               {{"operation", operation},
-                {"path", url},
-                {"message", loaded->library.error() + " (the HTTP client of object storage; "
-                            "Debian installs it with the package libcurl4)"}});
+  const CurlApi* api = LoadedCurl().api();
+  if (api == nullptr) {
+    SILT_THROW(
+        STORAGE_REQUEST_FAILED,
+        {{"operation", operation},
+         {"path", url},
+         {"message", LoadedCurl().error() + " (the HTTP client of object storage; "
+                                            "Debian installs it with the package libcurl4)"}});
   }
-  return loaded->api;
+  return *api;
 }
 
 bool IsRetryableStatus(long status) {
@@ -221,8 +220,8 @@ HttpClient::HttpClient(HttpClientOptions options) : impl_(std::make_unique<Impl>
 HttpClient::~HttpClient() {
   // Handles exist only once a request loaded libcurl.
   if (impl_->idle.empty()) return;
-  const CurlApi& curl = Curl("", "");
-  for (CURL* handle : impl_->idle) curl.easy_cleanup(handle);
+  const CurlApi* curl = LoadedCurl().api();
+  for (CURL* handle : impl_->idle) curl->easy_cleanup(handle);
 }
 
 HttpCounters HttpClient::counters() const {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -96,9 +97,11 @@ class SessionState {
   bool GetBoolConf(const std::string& key, bool default_value) const;
   /// An integer option; INVALID_CONFIGURATION for other text.
   int64_t GetLongConf(const std::string& key, int64_t default_value) const;
-  /// `spark.sql.files.maxRecordsPerFile`: the most rows a written data file holds (0 or less:
-  /// no limit).
-  int64_t MaxRecordsPerFile() const { return GetLongConf("spark.sql.files.maxRecordsPerFile", 0); }
+  /// `spark.sql.files.maxRecordsPerFile`: the most rows a written data file holds (0, and any
+  /// value below it as in Spark: no limit).
+  int64_t MaxRecordsPerFile() const {
+    return std::max<int64_t>(0, GetLongConf("spark.sql.files.maxRecordsPerFile", 0));
+  }
   const std::map<std::string, std::string>& conf() const { return conf_; }
 
   /// Evaluation settings from the options: spark.sql.ansi.enabled (default true),

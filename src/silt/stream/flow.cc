@@ -118,7 +118,7 @@ StreamSpec MakeFlowStream(sql::SessionState& session, const sql::TableSource& ta
       spec.query = body.query;
       spec.source = OpenStreamSource(session, *spec.query, StreamOptions());
       DeltaSinkOptions sink_options;
-      sink_options.max_rows_per_file = std::max<int64_t>(0, session.MaxRecordsPerFile());
+      sink_options.max_rows_per_file = session.MaxRecordsPerFile();
       spec.sink = MakeDeltaSink(session.fs(), table.location, sink_options);
       return spec;
     }

@@ -115,7 +115,7 @@ std::vector<QueryProgress> RunTableQuery(sql::SessionState& session, const sql::
         spec.query = ParseQuery(query_text);
         spec.source = OpenStreamSource(state, *spec.query, StreamOptions());
         DeltaSinkOptions sink_options;
-        sink_options.max_rows_per_file = std::max<int64_t>(0, state.MaxRecordsPerFile());
+        sink_options.max_rows_per_file = state.MaxRecordsPerFile();
         spec.sink = MakeDeltaSink(state.fs(), table.location, sink_options);
         spec.checkpoint_location = CheckpointFolder(table.location);
         spec.name = table.display_name;
