@@ -45,7 +45,7 @@ INTEGERS = {"t1": ["a", "b", "id"], "t2": ["a", "c"], "t3": ["k", "v"]}
 def make_rows(rng, table, count):
     if table == "t1":
         return [(i, rng.choice([None] + list(range(10))), rng.choice([None, 0, 1, 2, 3, 4, -1]),
-                 rng.choice([None, "x", "y", "z", "", "xy", "Y"]),
+                 rng.choice([None, "x", "y", "z", "", "xy", "Y", "x%y", "a\u00e9_b", "xzy"]),
                  rng.choice([None, 0.5, 1.25, -2.0, 3.0, 10.75])) for i in range(count)]
     if table == "t2":
         return [(rng.choice([None] + list(range(12))), rng.choice([None, 1, 2, 3, 5]),
@@ -284,6 +284,46 @@ class Generator:
     def q_typed_top_rows(self):
         order = self.rng.choice(["x.m DESC, x.id", "x.dt, x.id", "x.big DESC NULLS LAST, x.id", "x.g, x.m, x.id"])
         return "SELECT x.id, x.m, x.dt FROM t4 x ORDER BY %s LIMIT %d" % (order, self.rng.randint(1, 15))
+
+    def like_pattern(self):
+        # Several '%' parts, '_' (one character, also a multibyte one) and an escaped '%' or '_'.
+        return self.rng.choice([
+            "'%x%y%'", "'%y%'", "'x_'", "'_'", "'%'", "'x%y'", "'%_%'", "'a_%b'", "'x!%%' ESCAPE '!'",
+            "'%!_%' ESCAPE '!'", "'%z%'", "''", "'x%z%y'"])
+
+    def q_like(self):
+        rng = self.rng
+        return "SELECT x.id, x.s FROM t1 x WHERE x.s %sLIKE %s%s" % (
+            rng.choice(["", "NOT "]), self.like_pattern(),
+            rng.choice(["", " AND " + self.predicate("x", "t1"), " OR x.s IS NULL"]))
+
+    def q_semi_small_left(self):
+        # A left side filtered to a few rows against a larger right side: the semi or anti
+        # join may build its left side.
+        rng = self.rng
+        residual = rng.choice(["", " AND y.c > x.b", " AND y.s <> x.s", " AND y.c IS NOT NULL"])
+        return "SELECT x.id, x.a, x.s FROM t1 x WHERE x.id %s %d AND %sEXISTS (SELECT 1 FROM t2 y WHERE y.a = x.%s%s)" % (
+            rng.choice(["<", ">"]), rng.randint(0, 40), rng.choice(["", "NOT "]), rng.choice(["a", "b"]), residual)
+
+    def q_in_small_left(self):
+        rng = self.rng
+        return "SELECT x.id, x.a FROM t1 x WHERE x.id < %d AND %s %sIN (SELECT y.%s FROM t2 y WHERE %s)" % (
+            rng.randint(0, 40), self.integer("x", "t1"), rng.choice(["", "NOT "]), rng.choice(["a", "c"]),
+            rng.choice(["true", self.predicate("y", "t2")]))
+
+    def q_outer_small_left(self):
+        # Q13's shape: count the right rows of each left row, then count the counts.
+        rng = self.rng
+        on = rng.choice(["", " AND y.s NOT LIKE %s" % self.like_pattern(), " AND y.c > 1", " AND x.b < y.c"])
+        return ("SELECT n, count(*) FROM (SELECT x.id, count(y.c) AS n FROM t1 x LEFT JOIN t2 y ON x.a = y.a%s"
+                " WHERE x.id %s %d GROUP BY x.id) GROUP BY n" % (on, rng.choice(["<", ">"]), rng.randint(0, 60)))
+
+    def q_in_having(self):
+        # Q18's shape: keys whose group passes a HAVING, joined back to the rows.
+        rng = self.rng
+        return ("SELECT x.id, x.a, z.v FROM t1 x JOIN t3 z ON z.k = x.b WHERE x.a IN"
+                " (SELECT y.a FROM t2 y GROUP BY y.a HAVING %s > %d)" % (
+                    rng.choice(["sum(y.c)", "count(*)", "max(y.c)", "count(y.s)"]), rng.randint(0, 12)))
 
     def q_union_group(self):
         return ("SELECT u.a, count(*), max(u.s) FROM (SELECT a, s FROM t1 UNION ALL SELECT a, s FROM t2) u"
