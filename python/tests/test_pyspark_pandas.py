@@ -170,3 +170,29 @@ def test_to_pandas_frame_owns_its_objects(spark):
     held = sys.getrefcount(other)
     del pdf
     assert sys.getrefcount(other) == held - 1 and other == "value-5"
+
+
+def _resident_bytes():
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[1]) * 4096
+
+
+def test_to_pandas_strings_give_their_memory_back(spark):
+    # A frame holds the only references to its str objects: dropping the frames gives their
+    # memory back to the system, and frames made one after another, dropped in any order, keep
+    # their values.
+    import gc
+
+    query = "SELECT concat('distinct-value-', id) AS s FROM range(1000000)"
+    before = _resident_bytes()
+    first = spark.sql(query).toPandas()
+    second = spark.sql(query).toPandas()
+    grown = _resident_bytes() - before
+    assert grown > 100 * 1024 * 1024  # two million str objects of about 80 bytes each
+    del first
+    churn = [str(i) * 3 for i in range(300000)]  # arenas made and freed outside toPandas
+    del churn
+    assert second["s"][0] == "distinct-value-0" and second["s"][999999] == "distinct-value-999999"
+    del second
+    gc.collect()
+    assert _resident_bytes() - before < grown / 4
