@@ -18,6 +18,7 @@
 #include "silt/error.h"
 #include "silt/exec/operators.h"
 #include "silt/exec/parquet_scan_stream.h"
+#include "silt/exec/sort_window.h"
 #include "silt/io/file_system.h"
 #include "silt/io/testing_temporary_folder.h"
 #include "silt/log/snapshot.h"
@@ -357,6 +358,89 @@ TEST_F(DeltaScanTest, RowGroupsAreSkippedByStatistics) {
   ExecContext context;
   EXPECT_EQ(CountRows(Collect(*scan, context)), 1'500);
   EXPECT_EQ(context.counters->rows_scanned, 2'000);  // row groups 8 and 9 only
+}
+
+TEST_F(DeltaScanTest, ATopNBoundSkipsRowGroupsThatCannotEnterIt) {
+  // ids 0..99999 in row groups of 1,000, in order: ORDER BY id LIMIT 3 holds its three rows
+  // after the first row group, and its bound (id <= 2) then rules out every later group by its
+  // statistics, which are not decoded.
+  CreateTableWithRowGroups(100'000, 1'000);
+  auto top_three = [&](std::shared_ptr<log::ScanBound> bound, ExecContext& context) {
+    log::ScanOptions options;
+    options.columns = {"id", "name"};
+    options.bound = bound;
+    OperatorPtr top = MakeSort(Scan(options), {SortKey{0, true, false}}, 3, 0, bound);
+    return Collect(*top, context);
+  };
+  ExecContext unbounded_context;
+  std::vector<Batch> unbounded = top_three(nullptr, unbounded_context);
+  EXPECT_EQ(unbounded_context.counters->rows_scanned, 100'000);
+  ExecContext bounded_context;
+  auto bound = std::make_shared<log::ScanBound>("ID", log::ScanPredicate::Op::kLessOrEqual);
+  std::vector<Batch> bounded = top_three(bound, bounded_context);
+  EXPECT_EQ(LongColumn(bounded, 0), (std::vector<int64_t>{0, 1, 2}));
+  EXPECT_EQ(LongColumn(unbounded, 0), (std::vector<int64_t>{0, 1, 2}));
+  EXPECT_EQ(bounded[0].column(1)->GetString(2), "n2");
+  // The row groups decoded before the first bound was set, and none after.
+  EXPECT_LT(bounded_context.counters->rows_scanned, 20'000);
+  ASSERT_TRUE(bound->Current().has_value());
+  EXPECT_EQ(bound->Current()->value, "2");
+}
+
+TEST_F(DeltaScanTest, ATopNBoundKeepsTiesAndDropsOnlyWorseRows) {
+  // Descending on a key with many ties: rows equal to the bound stay (a later key may still
+  // prefer them), and the result is the unbounded one.
+  log::CreateTableOptions create;
+  create.schema = *TableSchema();
+  create.writer.parquet.row_group_max_rows = 500;
+  std::vector<Batch> batches;
+  for (int64_t file = 0; file < 4; ++file) batches.push_back(Rows(file * 5'000, (file + 1) * 5'000, "x"));
+  log::CreateTable(fs_, root_, create, batches);
+  auto top = [&](std::shared_ptr<log::ScanBound> bound) {
+    log::ScanOptions options;
+    options.columns = {"part", "id"};
+    options.bound = bound;
+    ExecContext context;
+    OperatorPtr sort = MakeSort(Scan(options), {SortKey{0, false, false}, SortKey{1, false, false}}, 7, 2, bound);
+    return LongColumn(Collect(*sort, context), 1);
+  };
+  std::vector<int64_t> expected = top(nullptr);
+  EXPECT_EQ(expected, (std::vector<int64_t>{19'997, 19'996, 19'995, 19'994, 19'993, 19'992, 19'991}));
+  EXPECT_EQ(top(std::make_shared<log::ScanBound>("part", log::ScanPredicate::Op::kGreaterOrEqual)), expected);
+}
+
+TEST_F(DeltaScanTest, ATopNBoundWithNullsFirstSkipsOnlyRowGroupsWithoutNulls) {
+  // ORDER BY name LIMIT 4 (NULLs first): a NULL beats every bound, so the row group holding
+  // NULL names is read whole; the others are skipped once the bound is set.
+  log::CreateTableOptions create;
+  create.schema = *TableSchema();
+  create.writer.parquet.row_group_max_rows = 1'000;
+  Batch rows = Rows(0, 20'000, "x");
+  VectorBuilder names(StringType());
+  for (int64_t id = 0; id < 20'000; ++id) {
+    if (id == 17'500 || id == 17'501) {
+      names.AppendNull();
+    } else {
+      names.AppendString("n" + std::to_string(100'000 + id));
+    }
+  }
+  log::CreateTable(fs_, root_, create,
+                   {Batch(TableSchema(), {rows.column(0), names.Finish(), rows.column(2)}, 20'000)});
+  auto top = [&](std::shared_ptr<log::ScanBound> bound, ExecContext& context) {
+    log::ScanOptions options;
+    options.columns = {"name", "id"};
+    options.bound = bound;
+    OperatorPtr sort = MakeSort(Scan(options), {SortKey{0, true, true}}, 4, 0, bound);
+    return LongColumn(Collect(*sort, context), 1);
+  };
+  ExecContext unbounded_context;
+  std::vector<int64_t> expected = top(nullptr, unbounded_context);
+  EXPECT_EQ(expected, (std::vector<int64_t>{17'500, 17'501, 0, 1}));
+  ExecContext bounded_context;
+  EXPECT_EQ(top(std::make_shared<log::ScanBound>("name", log::ScanPredicate::Op::kLessOrEqual, true),
+                bounded_context),
+            expected);
+  EXPECT_LT(bounded_context.counters->rows_scanned, 10'000);
 }
 
 TEST_F(DeltaScanTest, PartitionColumnsAloneTakeRowCountsFromTheFile) {

@@ -185,13 +185,16 @@ class RunMerger {
 class SortOperator final : public Operator {
  public:
   SortOperator(OperatorPtr child, std::vector<SortKey> keys, std::optional<int64_t> limit,
-               int64_t offset)
+               int64_t offset, std::shared_ptr<log::ScanBound> bound)
       : Operator(child->schema()),
         child_(std::move(child)),
         keys_(std::move(keys)),
         limit_(limit),
-        offset_(offset) {
+        offset_(offset),
+        bound_(std::move(bound)) {
     SILT_CHECK(offset_ >= 0 && (!limit_ || *limit_ >= 0), "negative sort limit or offset");
+    SILT_CHECK(!bound_ || (limit_ && !keys_.empty() && bound_->keeps_nulls() == keys_[0].nulls_first),
+               "a scan bound needs a top-N and must keep NULLs where its first key puts them first");
     for (const SortKey& key : keys_) {
       SILT_CHECK(key.column >= 0 && static_cast<size_t>(key.column) < schema()->num_fields(),
                  "sort key column out of range");
@@ -366,8 +369,10 @@ class SortOperator final : public Operator {
                        ? std::numeric_limits<int64_t>::max()
                        : *limit_ + offset_;
     if (*limit_ == 0) return;  // nothing to return: the child is never pulled
-    int64_t compact_at = std::max(kTargetBatchRows,
-                                  keep > std::numeric_limits<int64_t>::max() / 2 ? keep : 2 * keep);
+    const int64_t twice_keep = keep > std::numeric_limits<int64_t>::max() / 2 ? keep : 2 * keep;
+    // With a scan bound, the rows kept are cut back as soon as they are twice the limit: each cut
+    // tightens the bound.
+    const int64_t compact_at = bound_ ? twice_keep : std::max(kTargetBatchRows, twice_keep);
     std::vector<Batch> pending;
     int64_t pending_rows = 0;
     auto compact = [&] {
@@ -381,8 +386,15 @@ class SortOperator final : public Operator {
       pending_rows = pending.back().num_rows();
       reservation_->Clear();
       reservation_->Grow(SortingBytes(pending.back()));
+      if (bound_ && pending_rows == keep) PublishBound(pending.back());
     };
     while (std::optional<Batch> batch = child_->Next(context)) {
+      if (keep <= batch->num_rows() / 4) {
+        // Only the batch's own best rows can be among the best of all: keep those alone, so
+        // that a wide row costs its columns' copy only when it is a candidate.
+        std::vector<int64_t> best = SortPermutation(batch->columns(), batch->num_rows(), keys_, &context, keep);
+        *batch = GatherBatch(*batch, best, 0, static_cast<int64_t>(best.size()), context);
+      }
       const int64_t bytes = SortingBytes(*batch);
       bool fits = reservation_->TryGrow(bytes);
       if (!fits && pending_rows > keep) {
@@ -409,10 +421,21 @@ class SortOperator final : public Operator {
     end_ = input_.num_rows();
   }
 
+  // Sets the scan bound to the first key of the last row of `kept` (the rows kept, in order,
+  // as many as the top-N keeps): no row beyond it can be kept any more. A NULL there bounds
+  // nothing (NULLs sort last, or every row kept is NULL).
+  void PublishBound(const Batch& kept) {
+    const Vector& key = *kept.column(static_cast<size_t>(keys_[0].column));
+    const int64_t last = kept.num_rows() - 1;
+    if (last < 0 || key.IsNull(last)) return;
+    bound_->Set(expr::Scalar::FromVector(key, last).ToString());
+  }
+
   OperatorPtr child_;
   std::vector<SortKey> keys_;
   std::optional<int64_t> limit_;
   int64_t offset_;
+  std::shared_ptr<log::ScanBound> bound_;  // set as the rows kept tighten (top-N only)
   bool sorted_ = false;
   Batch input_;                 // top-N: the rows kept, already in order
   std::vector<Batch> pieces_;   // full sort: the input as it arrived
@@ -430,8 +453,9 @@ class SortOperator final : public Operator {
 }  // namespace
 
 OperatorPtr MakeSort(OperatorPtr child, std::vector<SortKey> keys, std::optional<int64_t> limit,
-                     int64_t offset) {
-  return std::make_unique<SortOperator>(std::move(child), std::move(keys), limit, offset);
+                     int64_t offset, std::shared_ptr<log::ScanBound> bound) {
+  return std::make_unique<SortOperator>(std::move(child), std::move(keys), limit, offset,
+                                        std::move(bound));
 }
 
 }  // namespace silt::exec

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -9,6 +10,7 @@
 #include "silt/exec/operator.h"
 #include "silt/expr/expression.h"
 #include "silt/expr/scalar.h"
+#include "silt/log/scan_bound.h"
 
 /// Ordering operators: sort, top-N, and window functions.
 namespace silt::exec {
@@ -16,8 +18,13 @@ namespace silt::exec {
 /// ORDER BY: rows of `child` ordered by `keys` (compared as Spark does: NaN above every number,
 /// NULLs per key's nulls_first, strings by bytes); stable. With `limit`, a top-N that keeps
 /// only offset + limit rows in memory, and returns rows [offset, offset + limit).
+/// With `bound` (a top-N only): whenever the top-N holds offset + limit rows it sets `bound` to
+/// the first key's value in the last of them, so that the scan the caller gave `bound` to (the
+/// column that key reads, >= for a descending key, <= for an ascending one, keeping NULLs where
+/// the key puts them first) skips rows that could no longer be kept.
 OperatorPtr MakeSort(OperatorPtr child, std::vector<SortKey> keys,
-                     std::optional<int64_t> limit = std::nullopt, int64_t offset = 0);
+                     std::optional<int64_t> limit = std::nullopt, int64_t offset = 0,
+                     std::shared_ptr<log::ScanBound> bound = nullptr);
 
 /// Compares row `i` of `left` columns with row `j` of `right` columns by `keys` (the same column
 /// indexes in both): negative, zero or positive. For operators that order or merge rows.

@@ -447,8 +447,74 @@ std::unique_ptr<TableScan> TableScan::MakeScan(std::shared_ptr<const Snapshot> s
     for (const AddFile& file : scan->snapshot_->files()) {
       if (scan->MayMatch(file)) scan->files_.push_back(&file);
     }
+    if (scan->options_.bound) scan->OrderFilesForBound();
   }
   return scan;
+}
+
+namespace {
+
+// The statistics of column `physical` of `file`: its typed checkpoint statistics where it has
+// them, else its JSON statistics (parsed into `json` at the first call for the file, which
+// `json_parsed` records). False when the file has no usable statistics.
+bool ReadColumnStats(const AddFile& file, const std::string& physical, const DataType& type,
+                     std::optional<FileStats>& json, bool& json_parsed, std::optional<int64_t>& num_records,
+                     std::optional<int64_t>& null_count, std::optional<Scalar>& min, std::optional<Scalar>& max) {
+  if (file.parsed_stats.values != nullptr &&
+      TypedStats(file.parsed_stats).Read(physical, type, num_records, null_count, min, max)) {
+    return true;
+  }
+  if (!json_parsed) {
+    json_parsed = true;
+    if (file.stats) {
+      try {
+        json = FileStats::Parse(*file.stats, file.path);
+      } catch (const Error&) {
+        // Unusable statistics only mean the file cannot be skipped.
+      }
+    }
+  }
+  if (!json) return false;
+  std::vector<std::string> path = {physical};
+  num_records = json->num_records();
+  null_count = json->NullCount(path);
+  min = json->Min(path, type);
+  max = json->Max(path, type);
+  return true;
+}
+
+}  // namespace
+
+void TableScan::OrderFilesForBound() {
+  // The files likeliest to hold the best rows first (by their maximum for a `>=` bound, their
+  // minimum for `<=`; files without one last), so that the bound is tight after the first
+  // files and the others are skipped by their statistics.
+  const Schema& schema = *table_schema_;
+  int index = schema.FieldIndex(options_.bound->column(), false);
+  if (index < 0) return;
+  const Field& field = schema.field(static_cast<size_t>(index));
+  if (std::any_of(partition_columns_.begin(), partition_columns_.end(),
+                  [&](const std::string& name) { return EqualsIgnoreCase(name, field.name); })) {
+    return;
+  }
+  const bool greater = options_.bound->op() == ScanPredicate::Op::kGreaterOrEqual;
+  std::string physical = FieldLocator{mapping_mode_}.PhysicalName(field);
+  std::vector<std::pair<std::optional<Scalar>, const AddFile*>> keyed;
+  keyed.reserve(files_.size());
+  for (const AddFile* file : files_) {
+    std::optional<FileStats> json;
+    bool json_parsed = false;
+    std::optional<int64_t> num_records, null_count;
+    std::optional<Scalar> min, max;
+    ReadColumnStats(*file, physical, *field.type, json, json_parsed, num_records, null_count, min, max);
+    keyed.emplace_back(greater ? max : min, file);
+  }
+  std::stable_sort(keyed.begin(), keyed.end(), [&](const auto& a, const auto& b) {
+    if (!a.first || !b.first) return a.first.has_value() && !b.first.has_value();
+    int order = CompareScalars(*a.first, *b.first);
+    return greater ? order > 0 : order < 0;
+  });
+  for (size_t i = 0; i < keyed.size(); ++i) files_[i] = keyed[i].second;
 }
 
 bool TableScan::MayMatch(const AddFile& file) const {
@@ -492,26 +558,8 @@ bool TableScan::MayMatch(const AddFile& file) const {
     }
     std::optional<int64_t> num_records, null_count;
     std::optional<Scalar> min, max;
-    bool typed = file.parsed_stats.values != nullptr &&
-                 TypedStats(file.parsed_stats)
-                     .Read(physical, *field.type, num_records, null_count, min, max);
-    if (!typed) {
-      if (!stats_parsed) {
-        stats_parsed = true;
-        if (file.stats) {
-          try {
-            stats = FileStats::Parse(*file.stats, file.path);
-          } catch (const Error&) {
-            // Unusable statistics only mean the file cannot be skipped.
-          }
-        }
-      }
-      if (!stats) continue;
-      std::vector<std::string> path = {physical};
-      num_records = stats->num_records();
-      null_count = stats->NullCount(path);
-      min = stats->Min(path, *field.type);
-      max = stats->Max(path, *field.type);
+    if (!ReadColumnStats(file, physical, *field.type, stats, stats_parsed, num_records, null_count, min, max)) {
+      continue;
     }
     if (predicate.op == ScanPredicate::Op::kIsNull) {
       if (null_count == 0) return false;
@@ -868,7 +916,27 @@ class TableScan::OpenedFileImpl final : public TableScan::OpenedFile {
       if (scan.options_.filter_rows) read_options_.row_filters.push_back(*row_group_predicate);
       selection.predicates.push_back(std::move(*row_group_predicate));
     }
+    if (scan.options_.bound) {
+      // A bound on a data column of this file (partition columns are decided per file).
+      int logical = table_schema.FieldIndex(scan.options_.bound->column(), false);
+      if (logical >= 0) {
+        const Field& field = table_schema.field(static_cast<size_t>(logical));
+        int stored = locator.Find(field, file_schema.fields());
+        bool partition = std::any_of(partition_columns.begin(), partition_columns.end(),
+                                     [&](const std::string& name) { return EqualsIgnoreCase(name, field.name); });
+        if (stored >= 0 && !partition) {
+          bound_fields_.emplace(field, file_schema.field(static_cast<size_t>(stored)));
+        }
+      }
+    }
     row_groups_ = reader_->SelectRowGroups(selection);
+    if (!row_groups_.empty() && CurrentBound()) {
+      std::vector<int> within;
+      for (int group : row_groups_) {
+        if (!RowGroupOutsideBound(group)) within.push_back(group);
+      }
+      row_groups_ = std::move(within);
+    }
 
     uint64_t first_row = 0;
     for (const auto& group : reader_->metadata().row_groups) {
@@ -929,10 +997,20 @@ class TableScan::OpenedFileImpl final : public TableScan::OpenedFile {
     const uint64_t first = first_rows_[static_cast<size_t>(index)];
     Batch stored;
     if (!read_options_.columns.empty()) {
+      // The bound as it is now: no row of a row group its statistics rule out is kept, and the
+      // reader filters the rows of the others.
+      const parquet::ReadOptions* options = &read_options_;
+      parquet::ReadOptions bounded;
+      if (std::optional<parquet::ColumnPredicate> bound = CurrentBound(); bound && !MayHoldKeptNulls(index)) {
+        if (RowGroupOutsideBound(index)) keep.assign(static_cast<size_t>(rows), false);
+        bounded = read_options_;
+        bounded.row_filters.push_back(std::move(*bound));
+        options = &bounded;
+      }
       // The reader applies the mask (and the row filters) while decoding, converting only the
       // rows it keeps.
       std::vector<int64_t> in_group;
-      stored = reader_->ReadRowGroup(index, read_options_, keep.empty() ? nullptr : &keep,
+      stored = reader_->ReadRowGroup(index, *options, keep.empty() ? nullptr : &keep,
                                      positions != nullptr ? &in_group : nullptr);
       rows = stored.num_rows();
       keep.clear();
@@ -1040,12 +1118,44 @@ class TableScan::OpenedFileImpl final : public TableScan::OpenedFile {
     return Vector::Make(column.field.type, rows, {nullptr}, std::move(children));
   }
 
+  // The scan's bound as a predicate on this file's stored column, when it has a value.
+  std::optional<parquet::ColumnPredicate> CurrentBound() const {
+    if (!bound_fields_) return std::nullopt;
+    std::optional<ScanPredicate> current = scan_.options_.bound->Current();
+    if (!current) return std::nullopt;
+    return RowGroupPredicate(*current, bound_fields_->first, bound_fields_->second);
+  }
+
+  // Whether row group `index` may hold a NULL in the bound's column that the bound's consumer
+  // keeps (NULLs first): the bound must not drop its rows.
+  bool MayHoldKeptNulls(int index) const {
+    if (!scan_.options_.bound->keeps_nulls()) return false;
+    parquet::ReadOptions selection;
+    selection.row_groups = {index};
+    selection.predicates = {parquet::ColumnPredicate{bound_fields_->second.name,
+                                                     parquet::ColumnPredicate::Op::kIsNull, {}}};
+    return !reader_->SelectRowGroups(selection).empty();
+  }
+
+  // Whether the statistics of row group `index` prove that none of its rows is within the
+  // current bound (and that it holds no NULL the consumer keeps).
+  bool RowGroupOutsideBound(int index) const {
+    std::optional<parquet::ColumnPredicate> bound = CurrentBound();
+    if (!bound || MayHoldKeptNulls(index)) return false;
+    parquet::ReadOptions selection;
+    selection.row_groups = {index};
+    selection.predicates = {std::move(*bound)};
+    return reader_->SelectRowGroups(selection).empty();
+  }
+
   const TableScan& scan_;
   ColumnMappingMode locator_mode_;
   std::unique_ptr<parquet::FileReader> reader_;
   parquet::ReadOptions read_options_;
   std::vector<int> projected_position_;  // per output column: index among read columns, or -1
   std::vector<int> row_groups_;
+  // The logical and stored field of the scan's bound, when it is on a data column of the file.
+  std::optional<std::pair<Field, Field>> bound_fields_;
   std::vector<uint64_t> first_rows_;     // per row group: index of its first row in the file
   std::shared_ptr<const std::vector<uint64_t>> selected_rows_;
   std::optional<DeletedRows> deleted_;

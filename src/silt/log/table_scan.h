@@ -8,6 +8,8 @@
 
 #include "silt/log/actions.h"
 #include "silt/log/partition_values.h"
+#include "silt/log/scan_bound.h"
+#include "silt/log/scan_predicate.h"
 #include "silt/log/snapshot.h"
 #include "silt/types/data_type.h"
 #include "silt/vector/batch.h"
@@ -17,14 +19,6 @@ class ThreadPool;
 }
 
 namespace silt::log {
-
-/// One conjunct of a scan's pruning predicate: `column op value` on a top-level column.
-struct ScanPredicate {
-  enum class Op { kEqual, kLess, kLessOrEqual, kGreater, kGreaterOrEqual, kIsNull, kIsNotNull };
-  std::string column;  ///< Logical column name (matched case-insensitively, as Spark does).
-  Op op = Op::kEqual;
-  std::string value;   ///< The literal in partition-value text form; unused for the null tests.
-};
 
 /// What the statistics of a scan's kept files say about one of its output columns, for row
 /// estimates (all of it is a bound, not a count of rows read).
@@ -69,6 +63,10 @@ struct ScanOptions {
   /// its row id and row commit version (materialized values where the file has them, else the
   /// file's baseRowId + index and defaultRowCommitVersion; protocol "Row Tracking").
   bool file_metadata = false;
+  /// A bound the scan's consumer tightens while it runs (scan_bound.h): each row group is
+  /// skipped or filtered by its value at the time it is read. Only for consumers that need no
+  /// row outside the bound.
+  std::shared_ptr<const ScanBound> bound;
 };
 
 /// The name of the hidden file metadata column.
@@ -156,6 +154,8 @@ class TableScan {
                                              std::string table_root, const Metadata& metadata,
                                              SchemaPtr table_schema, ScanOptions options);
   bool MayMatch(const AddFile& file) const;
+  /// Puts files_ in the order that tightens options_.bound soonest.
+  void OrderFilesForBound();
   std::string ResolvePath(std::string_view log_path) const;
 
   std::shared_ptr<const Snapshot> snapshot_;  ///< null for MakeForMetadata

@@ -214,27 +214,92 @@ exec::OperatorPtr PlanGroupTopRows(const LogicalNode& filter, CardinalityEstimat
   return exec::MakeFilter(std::move(top), expr::JoinConjunction(rest));
 }
 
+// The largest top-N (offset + limit) that bounds its scan: it cuts back the rows it keeps each
+// time they reach twice that many, which pays only when they are few.
+constexpr int64_t kMaxBoundedTopRows = exec::kTargetBatchRows;
+
+// Types whose Scalar text is exact and is also the text the scan parses a bound from (floating
+// point text may round; timestamps' text depends on the session time zone).
+bool BoundableType(const DataType& type) {
+  switch (type.id()) {
+    case TypeId::kByte:
+    case TypeId::kShort:
+    case TypeId::kInteger:
+    case TypeId::kLong:
+    case TypeId::kDate:
+    case TypeId::kDecimal:
+    case TypeId::kString: return true;
+    default: return false;
+  }
+}
+
+// For a top-N over a Delta scan reached through projections and filters: the scan node, and a
+// bound on the scan column its first key reads (see exec::MakeSort), when the top-N can give
+// one: its first key is that column as it is, of a BoundableType.
+std::pair<const LogicalNode*, std::shared_ptr<log::ScanBound>> TopRowsScanBound(const LogicalNode& sort) {
+  if (!sort.limit || sort.sort_keys.empty() || *sort.limit > kMaxBoundedTopRows - sort.offset) {
+    return {nullptr, nullptr};
+  }
+  const exec::SortKey& key = sort.sort_keys[0];
+  int column = key.column;
+  const LogicalNode* node = sort.children[0].get();
+  while (true) {
+    if (node->kind == LogicalKind::kProject) {
+      const expr::ExpressionPtr& expression = node->expressions[static_cast<size_t>(column)];
+      if (expression->kind() != expr::ExpressionKind::kColumn) return {nullptr, nullptr};
+      column = expression->column_index();
+    } else if (node->kind != LogicalKind::kFilter || node->children[0]->kind == LogicalKind::kWindow) {
+      break;  // a Filter over a Window may be planned as GroupTopRows, which passes no bound on
+    }
+    node = node->children[0].get();
+  }
+  if (node->kind != LogicalKind::kDeltaScan) return {nullptr, nullptr};
+  int index = node->scan_columns[static_cast<size_t>(column)];
+  if (index == kFileMetadataScanColumn) return {nullptr, nullptr};
+  const Field& field = node->snapshot->schema().field(static_cast<size_t>(index));
+  if (!BoundableType(*field.type)) return {nullptr, nullptr};
+  auto op = key.ascending ? log::ScanPredicate::Op::kLessOrEqual : log::ScanPredicate::Op::kGreaterOrEqual;
+  return {node, std::make_shared<log::ScanBound>(field.name, op, key.nulls_first)};
+}
+
+exec::OperatorPtr PlanDeltaScan(const LogicalNode& node, std::shared_ptr<const log::ScanBound> bound) {
+  exec::DeltaScanSpec spec;
+  spec.snapshot = node.snapshot;
+  const Schema& schema = node.snapshot->schema();
+  for (int index : node.scan_columns) {
+    if (index == kFileMetadataScanColumn) {
+      spec.options.file_metadata = true;
+    } else {
+      spec.options.columns.push_back(schema.field(index).name);
+    }
+  }
+  spec.options.predicates = node.scan_predicates;
+  // The predicates are conjuncts of the scan's filter, which runs on every row the scan
+  // returns: the reader may drop the rows they rule out while decoding.
+  spec.options.filter_rows = true;
+  spec.options.bound = std::move(bound);
+  spec.filter = node.predicate;
+  spec.table_name = node.table_name;
+  return exec::MakeDeltaScan(std::move(spec));
+}
+
+// Plans the projections and filters from `node` down to `scan` (TopRowsScanBound's chain), the
+// scan reading `bound`.
+exec::OperatorPtr PlanBoundedChain(const LogicalNode& node, const LogicalNode& scan,
+                                   const std::shared_ptr<log::ScanBound>& bound) {
+  if (&node == &scan) return PlanDeltaScan(node, bound);
+  exec::OperatorPtr child = PlanBoundedChain(*node.children[0], scan, bound);
+  if (node.kind == LogicalKind::kProject) {
+    return exec::MakeProject(std::move(child), node.expressions, ColumnNames(node.columns));
+  }
+  SILT_CHECK(node.kind == LogicalKind::kFilter, "a bounded top-N chain holds projections and filters only");
+  return exec::MakeFilter(std::move(child), node.predicate);
+}
+
 exec::OperatorPtr PlanNode(const LogicalNode& node, CardinalityEstimator& estimator) {
   switch (node.kind) {
-    case LogicalKind::kDeltaScan: {
-      exec::DeltaScanSpec spec;
-      spec.snapshot = node.snapshot;
-      const Schema& schema = node.snapshot->schema();
-      for (int index : node.scan_columns) {
-        if (index == kFileMetadataScanColumn) {
-          spec.options.file_metadata = true;
-        } else {
-          spec.options.columns.push_back(schema.field(index).name);
-        }
-      }
-      spec.options.predicates = node.scan_predicates;
-      // The predicates are conjuncts of the scan's filter, which runs on every row the scan
-      // returns: the reader may drop the rows they rule out while decoding.
-      spec.options.filter_rows = true;
-      spec.filter = node.predicate;
-      spec.table_name = node.table_name;
-      return exec::MakeDeltaScan(std::move(spec));
-    }
+    case LogicalKind::kDeltaScan:
+      return PlanDeltaScan(node, nullptr);
     case LogicalKind::kChangeFeedScan: {
       exec::ChangeFeedScanSpec spec;
       spec.feed = node.change_feed;
@@ -291,9 +356,15 @@ exec::OperatorPtr PlanNode(const LogicalNode& node, CardinalityEstimator& estima
     }
     case LogicalKind::kJoin:
       return PlanJoin(node, estimator);
-    case LogicalKind::kSort:
+    case LogicalKind::kSort: {
+      auto [scan, bound] = TopRowsScanBound(node);
+      if (scan != nullptr) {
+        return exec::MakeSort(PlanBoundedChain(*node.children[0], *scan, bound), node.sort_keys,
+                              node.limit, node.offset, bound);
+      }
       return exec::MakeSort(PlanNode(*node.children[0], estimator), node.sort_keys, node.limit,
                             node.offset);
+    }
     case LogicalKind::kLimit:
       return exec::MakeLimit(PlanNode(*node.children[0], estimator), node.limit, node.offset);
     case LogicalKind::kUnion: {
