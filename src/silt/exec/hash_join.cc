@@ -226,10 +226,9 @@ class HashJoinOperator final : public Operator {
     }
   }
 
-  // Joins that emit the unmatched build rows once every probe is done (right and full outer)
-  // stay serial; the others probe on the pulling threads.
+  // Every join type probes on the pulling threads; right and full outer joins emit their
+  // unmatched build rows once the last probe is done.
   bool EnableParallelNext() override {
-    if (spec_.type == JoinType::kRightOuter || spec_.type == JoinType::kFullOuter) return false;
     parallel_ = left_->EnableParallelNext();
     return parallel_;
   }
@@ -298,7 +297,12 @@ class HashJoinOperator final : public Operator {
             return batch;
           }
           if (!left_done_) break;
-          if (probing_ == 0) return std::nullopt;
+          if (probing_ == 0) {
+            if (unmatched_emitted_) return std::nullopt;
+            unmatched_emitted_ = true;
+            EmitUnmatchedRight();
+            continue;
+          }
           probe_changed_.wait(lock);
         }
         ++probing_;

@@ -6,8 +6,13 @@
 #include <cwctype>
 #include <locale.h>
 #include <wctype.h>
+#include <cstring>
 #include <iterator>
 #include <regex>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "silt/expr/function_kernels_internal.h"
 #include "silt/expr/utf8_internal.h"
@@ -246,6 +251,36 @@ bool LikeMatch(std::string_view text, std::string_view pattern, char escape, boo
   return p == pattern.size();
 }
 
+// The first position at or after `from` where `piece` (not empty) starts in `text`, or npos.
+// Candidates are the positions whose first and last bytes equal the piece's, tested 16 at a
+// time; only those are compared whole.
+size_t FindPiece(std::string_view text, std::string_view piece, size_t from) {
+  const size_t length = piece.size();
+  if (from > text.size() || text.size() - from < length) return std::string_view::npos;
+  if (length == 1) {
+    const void* found = std::memchr(text.data() + from, piece[0], text.size() - from);
+    return found == nullptr ? std::string_view::npos : static_cast<size_t>(static_cast<const char*>(found) - text.data());
+  }
+  size_t start = from;
+#if defined(__SSE2__)
+  const __m128i first = _mm_set1_epi8(piece.front());
+  const __m128i last = _mm_set1_epi8(piece.back());
+  // Each step tests the 16 starts [start, start + 16), reading up to text[start + length + 14].
+  for (; start + length + 15 <= text.size(); start += 16) {
+    const __m128i heads = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + start));
+    const __m128i tails = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + start + length - 1));
+    auto candidates = static_cast<uint32_t>(
+        _mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(heads, first), _mm_cmpeq_epi8(tails, last))));
+    while (candidates != 0) {
+      const size_t position = start + static_cast<size_t>(__builtin_ctz(candidates));
+      if (std::memcmp(text.data() + position + 1, piece.data() + 1, length - 2) == 0) return position;
+      candidates &= candidates - 1;
+    }
+  }
+#endif
+  return text.find(piece, start);
+}
+
 // A constant case-sensitive LIKE pattern made only of literal text and '%' (TPC-H's
 // '%special%requests%', 'PROMO%', '%BRASS'), matched by substring search instead of
 // LikeMatch's byte-at-a-time backtracking. Both match bytes, so they agree on every text.
@@ -263,27 +298,92 @@ class PercentPattern {
       start = percent + 1;
     }
     compiled.pieces_.emplace_back(pattern.substr(start));
+    // Empty pieces between two '%'s ('a%%b') require nothing.
+    for (size_t i = compiled.pieces_.size() - 1; i-- > 1;) {
+      if (compiled.pieces_[i].empty()) compiled.pieces_.erase(compiled.pieces_.begin() + static_cast<std::ptrdiff_t>(i));
+    }
     return compiled;
   }
 
-  bool Matches(std::string_view text) const {
-    // Without '%' the text is the pattern; otherwise it starts with the first piece, ends with
-    // the last, and holds the pieces between in order, each found leftmost (which is enough:
-    // an earlier match leaves more room for the rest).
-    if (pieces_.size() == 1) return text == pieces_[0];
-    const std::string& first = pieces_.front();
-    const std::string& last = pieces_.back();
-    if (text.size() < first.size() + last.size() || !text.starts_with(first) || !text.ends_with(last)) return false;
-    std::string_view middle = text.substr(first.size(), text.size() - first.size() - last.size());
-    for (size_t i = 1; i + 1 < pieces_.size(); ++i) {
-      size_t found = middle.find(pieces_[i]);
-      if (found == std::string_view::npos) return false;
-      middle.remove_prefix(found + pieces_[i].size());
+  // Whether each row of the string vector `text` matches (whatever a NULL row holds), as a
+  // boolean vector with `text`'s NULLs.
+  VectorPtr MatchAll(const Vector& text) const {
+    const int64_t num_rows = text.length();
+    std::vector<uint8_t> matches(static_cast<size_t>(num_rows));
+    if (const DictionaryCodes* codes = text.dictionary_codes(); codes != nullptr && codes->dictionary->length() < num_rows) {
+      // Each distinct value once.
+      VectorPtr entries = MatchAll(*codes->dictionary);
+      const int32_t* code = codes->codes->as<int32_t>() + text.offset();
+      for (int64_t row = 0; row < num_rows; ++row) {
+        matches[static_cast<size_t>(row)] = text.IsValid(row) && entries->GetBool(code[row]);
+      }
+    } else {
+      MatchRows(text, matches.data());
     }
-    return true;
+    if (text.null_count() == 0) return MakeBooleanVector(matches.data(), nullptr, num_rows);
+    std::vector<uint8_t> valid(static_cast<size_t>(num_rows));
+    for (int64_t row = 0; row < num_rows; ++row) valid[static_cast<size_t>(row)] = text.IsValid(row);
+    return MakeBooleanVector(matches.data(), valid.data(), num_rows);
   }
 
  private:
+  // Without '%' a row matches when it is the pattern; otherwise when it starts with the first
+  // piece, ends with the last, and holds the pieces between in order in the rest, each found
+  // leftmost (which is enough: an earlier match leaves more room for the rest).
+  void MatchRows(const Vector& text, uint8_t* matches) const {
+    const int64_t num_rows = text.length();
+    if (num_rows == 0) return;
+    const int32_t* offsets = text.buffer(1)->as<int32_t>() + text.offset();
+    const char* data = reinterpret_cast<const char*>(text.buffer(2)->data());
+    if (pieces_.size() == 1) {
+      for (int64_t row = 0; row < num_rows; ++row) {
+        matches[row] = std::string_view(data + offsets[row], static_cast<size_t>(offsets[row + 1] - offsets[row])) == pieces_[0];
+      }
+      return;
+    }
+    // Per row: where the next middle piece may start and where the last one must end; a row
+    // stays a candidate while its pieces are found.
+    const std::string& first = pieces_.front();
+    const std::string& last = pieces_.back();
+    std::vector<size_t> from(static_cast<size_t>(num_rows));
+    std::vector<size_t> limit(static_cast<size_t>(num_rows));
+    bool ascending = true;
+    for (int64_t row = 0; row < num_rows; ++row) {
+      const auto begin = static_cast<size_t>(offsets[row]);
+      const auto end = static_cast<size_t>(offsets[row + 1]);
+      std::string_view value(data + begin, end - begin);
+      matches[row] = value.size() >= first.size() + last.size() && value.starts_with(first) && value.ends_with(last);
+      from[static_cast<size_t>(row)] = begin + first.size();
+      limit[static_cast<size_t>(row)] = end - last.size();
+      ascending = ascending && offsets[row] <= offsets[row + 1];
+    }
+    // The rows' bytes follow each other in the buffer (as every decoded or built vector has
+    // them), so each piece is searched for once across the whole buffer: the leftmost match at
+    // or after a row's start serves every later row whose start it does not precede.
+    const std::string_view all(data, static_cast<size_t>(offsets[num_rows]));
+    for (size_t i = 1; i + 1 < pieces_.size(); ++i) {
+      const std::string& piece = pieces_[i];
+      size_t found = 0;
+      bool searched = false;
+      for (int64_t row = 0; row < num_rows; ++row) {
+        if (!matches[row]) continue;
+        size_t& start = from[static_cast<size_t>(row)];
+        const size_t end = limit[static_cast<size_t>(row)];
+        if (!ascending) {
+          found = FindPiece(std::string_view(data, end), piece, start);
+        } else if (!searched || found < start) {
+          found = FindPiece(all, piece, start);
+          searched = true;
+        }
+        if (found == std::string_view::npos || found + piece.size() > end) {
+          matches[row] = 0;
+          continue;
+        }
+        start = found + piece.size();
+      }
+    }
+  }
+
   std::vector<std::string> pieces_;
 };
 
@@ -303,13 +403,10 @@ void RegisterLike(FunctionRegistry& registry, std::string_view name, bool ignore
       percent_pattern = PercentPattern::Compile(*pattern, (*escape)[0]);
     }
     if (percent_pattern) {
+      // The pattern (and escape) are constant and not NULL: only the text's NULLs give NULL.
       return MakeCall(name, BooleanType(), std::move(arguments),
-                      [matcher = std::move(*percent_pattern)](const std::vector<VectorPtr>& args, int64_t num_rows,
-                                                              EvalContext&, RowMask) {
-                        return MapRows(BooleanType(), args, num_rows, [&](int64_t row, VectorBuilder& out) {
-                          out.AppendBool(matcher.Matches(args[0]->GetString(row)));
-                        });
-                      });
+                      [matcher = std::move(*percent_pattern)](const std::vector<VectorPtr>& args, int64_t,
+                                                              EvalContext&, RowMask) { return matcher.MatchAll(*args[0]); });
     }
     return MakeCall(name, BooleanType(), std::move(arguments),
                     [name, ignore_case](const std::vector<VectorPtr>& args, int64_t num_rows, EvalContext&, RowMask) {

@@ -14,8 +14,9 @@
 /// Row-count estimates of logical plans, for choosing join orders and hash-join build sides.
 /// A Delta scan starts from its files' statistics (numRecords, and per column min/max/nullCount,
 /// of the files its pruning predicates keep); filters scale rows by the selectivity of their
-/// conjuncts (range predicates by the fraction of a column's range they keep, equality by one
-/// over the column's distinct values or a fixed small fraction, IN lists, AND/OR/NOT); joins,
+/// conjuncts (range predicates by the fraction of a column's range they keep, or a small fixed
+/// fraction on an aggregate's value, equality by one over the column's distinct values or a
+/// fixed small fraction, IN lists, AND/OR/NOT); joins,
 /// aggregates and projections carry the column estimates up. Estimates are guesses that rank
 /// plans, never a bound a result relies on.
 namespace silt::sql {
@@ -30,6 +31,8 @@ struct ColumnEstimate {
   std::optional<double> min;
   std::optional<double> max;
   double null_fraction = 0;
+  /// The value of an aggregate function over each group (a sum, a count), as HAVING reads it.
+  bool aggregate = false;
   /// The relation the column's values were read from (a scan or an aggregate's groups), its
   /// rows before any filter and the column's distinct values there: an equi-join to a column
   /// whose values may all differ in its base relation (a key) keeps about the other side's

@@ -433,5 +433,61 @@ TEST_F(JoinPlanningTest, SelectiveDimensionJoinsFirst) {
   EXPECT_THAT(Rows(sql), ElementsAre("640"));
 }
 
+TEST_F(JoinPlanningTest, HavingComparisonOnAnAggregateKeepsFewGroups) {
+  CreateOrdersAndItems();
+  // 2,000 groups; a threshold on an aggregate keeps a small fraction of them (1%), not the
+  // third a range without known bounds would keep.
+  double having = EstimatedRows(
+      "SELECT l_orderkey FROM item GROUP BY l_orderkey HAVING sum(l_id) > 71900");
+  EXPECT_GE(having, 1);
+  EXPECT_LE(having, 40);
+  double counted = EstimatedRows(
+      "SELECT l_orderkey, count(*) AS n FROM item GROUP BY l_orderkey HAVING count(*) BETWEEN 2 AND 3");
+  EXPECT_LE(counted, 40);
+  // A comparison on a group key is read from the key's range (here the upper half).
+  double keys = EstimatedRows("SELECT l_orderkey FROM item GROUP BY l_orderkey HAVING l_orderkey > 1000");
+  EXPECT_GT(keys, 500);
+}
+
+TEST_F(JoinPlanningTest, SemiJoinFiltersTheRelationWhoseRowsItKeeps) {
+  CreateOrdersAndItems();
+  CreateTable("cust", "SELECT id AS c_custkey, id % 25 AS c_nationkey FROM range(1, 1001)");
+  // TPC-H Q18's shape: an IN over the orders whose items' sum passes a threshold (orders 1989
+  // to 2000, whose ids sum to 8 * key + 55992). The semi join filters the orders before they
+  // join the customers and the items probe them, instead of filtering the joined items.
+  std::string sql =
+      "SELECT count(*), count(DISTINCT o_orderkey), min(o_orderkey) FROM cust, ord, item "
+      "WHERE c_custkey = o_custkey AND o_orderkey = l_orderkey AND o_orderkey IN "
+      "(SELECT l_orderkey FROM item GROUP BY l_orderkey HAVING sum(l_id) > 71900)";
+  std::string plan = Explain(sql);
+  size_t semi = plan.find("HashJoin LeftSemi");
+  ASSERT_NE(semi, std::string::npos) << plan;
+  size_t next_line = plan.find('\n', semi);
+  EXPECT_THAT(plan.substr(next_line, plan.find('\n', next_line + 1) - next_line), HasSubstr("`ord`")) << plan;
+  EXPECT_THAT(Rows(sql), ElementsAre("96|12|1989"));
+  // NOT IN the same way: every other order's items.
+  std::string anti =
+      "SELECT count(*) FROM cust, ord, item WHERE c_custkey = o_custkey AND o_orderkey = l_orderkey "
+      "AND o_orderkey NOT IN (SELECT l_orderkey FROM item GROUP BY l_orderkey HAVING sum(l_id) > 71900)";
+  EXPECT_THAT(Rows(anti), ElementsAre("15904"));
+}
+
+TEST_F(JoinPlanningTest, SemiJoinKeepingMostRowsStaysAboveASelectiveJoin) {
+  CreateOrdersAndItems();
+  CreateTable("cust", "SELECT id AS c_custkey, id % 25 AS c_nationkey FROM range(1, 1001)");
+  // EXISTS keeps about every item, and the customers of one nation keep a twenty-fifth of them:
+  // the semi join probes the joined rows, not all items.
+  std::string sql =
+      "SELECT count(*) FROM cust, ord, item WHERE c_custkey = o_custkey AND o_orderkey = l_orderkey "
+      "AND c_nationkey = 3 AND EXISTS (SELECT 1 FROM item i2 WHERE i2.l_orderkey = item.l_orderkey "
+      "AND i2.l_id <> item.l_id)";
+  std::string plan = Explain(sql);
+  size_t semi = plan.find("HashJoin LeftSemi");
+  ASSERT_NE(semi, std::string::npos) << plan;
+  size_t next_line = plan.find('\n', semi);
+  EXPECT_THAT(plan.substr(next_line, plan.find('\n', next_line + 1) - next_line), Not(HasSubstr("Scan"))) << plan;
+  EXPECT_THAT(Rows(sql), ElementsAre("640"));
+}
+
 }  // namespace
 }  // namespace silt::sql

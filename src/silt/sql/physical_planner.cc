@@ -84,13 +84,22 @@ exec::OperatorPtr PlanJoin(const LogicalNode& node, CardinalityEstimator& estima
     return exec::MakeNestedLoopJoin(PlanNode(left, estimator), PlanNode(right, estimator), type,
                                     node.predicate);
   }
-  // The hash join builds its right input: for inner joins put the smaller input there. Outer
-  // joins keep their sides: a right or full outer join emits its unmatched build rows at the
-  // end and so probes on one thread only.
-  bool swap = node.join_type == exec::JoinType::kInner &&
-              estimator.Estimate(node.children[0]).rows < estimator.Estimate(node.children[1]).rows;
+  // The hash join builds its right input: put the smaller input there. An outer join swaps
+  // its sides with its type (a left outer join becomes a right outer join that builds the side
+  // whose unmatched rows it emits once the probe is done): building the smaller side costs
+  // less than probing with it, and the larger side's rows probe in any order.
+  exec::JoinType swapped_type = node.join_type;
+  if (node.join_type == exec::JoinType::kLeftOuter) swapped_type = exec::JoinType::kRightOuter;
+  if (node.join_type == exec::JoinType::kRightOuter) swapped_type = exec::JoinType::kLeftOuter;
+  const bool swappable = node.join_type == exec::JoinType::kInner ||
+                         node.join_type == exec::JoinType::kLeftOuter ||
+                         node.join_type == exec::JoinType::kRightOuter ||
+                         node.join_type == exec::JoinType::kFullOuter;
+  const bool swap =
+      swappable &&
+      estimator.Estimate(node.children[0]).rows < estimator.Estimate(node.children[1]).rows;
   exec::HashJoinSpec spec;
-  spec.type = node.join_type;
+  spec.type = swap ? swapped_type : node.join_type;
   spec.null_safe = keys.null_safe;
   spec.null_aware_anti = node.null_aware_anti;
   expr::ExpressionPtr residual = keys.residual.empty() ? nullptr : expr::JoinConjunction(keys.residual);
