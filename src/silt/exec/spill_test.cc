@@ -405,11 +405,14 @@ TEST(GraceHashJoinTest, EveryJoinTypeEqualsTheInMemoryJoin) {
     JoinType type;
     bool residual;
     bool null_aware;
+    bool build_left = false;
   };
   for (Case c : {Case{JoinType::kInner, false, false}, Case{JoinType::kLeftOuter, false, false},
                  Case{JoinType::kRightOuter, false, false}, Case{JoinType::kFullOuter, true, false},
                  Case{JoinType::kLeftSemi, true, false}, Case{JoinType::kLeftAnti, false, false},
-                 Case{JoinType::kLeftAnti, false, true}, Case{JoinType::kInner, true, false}}) {
+                 Case{JoinType::kLeftAnti, false, true}, Case{JoinType::kInner, true, false},
+                 Case{JoinType::kLeftSemi, false, false, true}, Case{JoinType::kLeftSemi, true, false, true},
+                 Case{JoinType::kLeftAnti, false, false, true}, Case{JoinType::kLeftAnti, true, false, true}}) {
     HashJoinSpec spec;
     spec.type = c.type;
     spec.left_keys = {key()};
@@ -430,10 +433,18 @@ TEST(GraceHashJoinTest, EveryJoinTypeEqualsTheInMemoryJoin) {
         batch = BatchOf({IntColumn(LongType(), keys), batch.column(1)});
       }
     }
-    SCOPED_TRACE(JoinTypeName(c.type) + (c.residual ? " with residual" : "") + (c.null_aware ? " null aware" : ""));
+    SCOPED_TRACE(JoinTypeName(c.type) + (c.residual ? " with residual" : "") + (c.null_aware ? " null aware" : "") +
+                 (c.build_left ? " building the left side" : ""));
+    // The answer of the join that builds its right side, in memory.
     ExecContext unlimited;
     std::vector<std::string> expected = RunJoin(left, build, spec, unlimited);
     EXPECT_EQ(unlimited.counters->spill_files.load(), 0);
+    if (c.build_left) {
+      spec.build_left = true;
+      ExecContext unlimited_left;
+      EXPECT_EQ(RunJoin(left, build, spec, unlimited_left), expected);
+      EXPECT_EQ(unlimited_left.counters->spill_files.load(), 0);
+    }
     io::TestingTemporaryFolder folder;
     ExecContext limited;
     limited.memory = std::make_shared<QueryMemory>(1 * kMiB, folder.path());
