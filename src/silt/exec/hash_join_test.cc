@@ -348,7 +348,8 @@ TEST(HashJoinTest, ParallelProbesMarkTheLeftRowsTheyMatch) {
       EXPECT_FALSE(expected.empty());
       spec.build_left = true;
       SCOPED_TRACE(JoinTypeName(type) + (residual ? " with residual" : ""));
-      OperatorPtr parallel = MakeHashJoin(Source(left, true), Source(right, true), spec);
+      // Only the right side allows parallel pulls: the join probes with it.
+      OperatorPtr parallel = MakeHashJoin(Source(left), Source(right, true), spec);
       ASSERT_TRUE(parallel->EnableParallelNext());
       EXPECT_EQ(RowsPulledInParallel(*parallel, 3), expected);
       OperatorPtr probed_on_workers = MakeHashJoin(Source(left), Source(right), spec);

@@ -453,6 +453,29 @@ TEST(GraceHashJoinTest, EveryJoinTypeEqualsTheInMemoryJoin) {
   }
 }
 
+TEST(GraceHashJoinTest, ASemiJoinThatBuildsItsSmallLeftSideHoldsOnlyThatSide) {
+  // 3,000 left rows fit in 1 MiB, 200,000 right rows do not.
+  std::vector<Batch> left = JoinSide(3000, 1, 31);
+  std::vector<Batch> right = JoinSide(200000, 50, 32);
+  for (JoinType type : {JoinType::kLeftSemi, JoinType::kLeftAnti}) {
+    SCOPED_TRACE(JoinTypeName(type));
+    HashJoinSpec spec;
+    spec.type = type;
+    spec.left_keys = {expr::Column(0, LongType())};
+    spec.right_keys = {expr::Column(0, LongType())};
+    io::TestingTemporaryFolder folder;
+    ExecContext right_built;
+    right_built.memory = std::make_shared<QueryMemory>(1 * kMiB, folder.path());
+    std::vector<std::string> expected = RunJoin(left, right, spec, right_built);
+    EXPECT_GT(right_built.counters->spill_files.load(), 0);
+    spec.build_left = true;
+    ExecContext left_built;
+    left_built.memory = std::make_shared<QueryMemory>(1 * kMiB, folder.path());
+    EXPECT_EQ(RunJoin(left, right, spec, left_built), expected);
+    EXPECT_EQ(left_built.counters->spill_files.load(), 0);
+  }
+}
+
 TEST(GraceHashJoinTest, FailsWithTheClassWhenOneKeyDoesNotFit) {
   // Every build row has the same key: partitioning never makes the build side smaller.
   std::vector<Batch> right;
