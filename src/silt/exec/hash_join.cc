@@ -282,8 +282,12 @@ class HashJoinOperator final : public Operator {
   // through it, with their keys.
   Operator& build_input() const { return spec_.build_left ? *left_ : *right_; }
   Operator& probe_input() const { return spec_.build_left ? *right_ : *left_; }
-  const std::vector<ExpressionPtr>& build_keys() const { return spec_.build_left ? spec_.left_keys : spec_.right_keys; }
-  const std::vector<ExpressionPtr>& probe_keys() const { return spec_.build_left ? spec_.right_keys : spec_.left_keys; }
+  const std::vector<ExpressionPtr>& build_keys() const {
+    return spec_.build_left ? spec_.left_keys : spec_.right_keys;
+  }
+  const std::vector<ExpressionPtr>& probe_keys() const {
+    return spec_.build_left ? spec_.right_keys : spec_.left_keys;
+  }
 
   // Next() under parallel pulls: the first caller builds (the others wait for it), then each
   // caller pulls a probe batch and joins it itself. The end is reported only once the probe
@@ -393,7 +397,9 @@ class HashJoinOperator final : public Operator {
     const SchemaPtr& build_schema = build_input().schema();
     if (batches.empty()) {
       std::vector<VectorPtr> columns;
-      for (const Field& field : build_schema->fields()) columns.push_back(Vector::MakeAllNull(field.type, 0));
+      for (const Field& field : build_schema->fields()) {
+        columns.push_back(Vector::MakeAllNull(field.type, 0));
+      }
       build_ = Batch(build_schema, std::move(columns), 0);
     } else {
       build_ = ConcatenateBatches(batches);
@@ -402,7 +408,9 @@ class HashJoinOperator final : public Operator {
     reservation_->Shrink(held_bytes);
     const int64_t num_rows = build_.num_rows();
     std::vector<VectorPtr> keys;
-    for (const ExpressionPtr& key : build_keys()) keys.push_back(expr::Evaluate(*key, build_, context.eval));
+    for (const ExpressionPtr& key : build_keys()) {
+      keys.push_back(expr::Evaluate(*key, build_, context.eval));
+    }
     std::vector<uint8_t> null_rows = NullKeyRows(keys, spec_.null_safe, num_rows);
     for (int64_t i = 0; i < num_rows; ++i) build_has_null_key_ |= null_rows[i] != 0;
 
@@ -412,7 +420,8 @@ class HashJoinOperator final : public Operator {
     } else {
       BuildKeyTable(keys, null_rows, context);
     }
-    if (spec_.type == JoinType::kRightOuter || spec_.type == JoinType::kFullOuter || spec_.build_left) {
+    if (spec_.type == JoinType::kRightOuter || spec_.type == JoinType::kFullOuter ||
+        spec_.build_left) {
       build_matched_ = std::make_unique<std::atomic<uint8_t>[]>(static_cast<size_t>(std::max<int64_t>(num_rows, 1)));
       for (int64_t i = 0; i < num_rows; ++i) build_matched_[i].store(0, std::memory_order_relaxed);
     }
@@ -478,7 +487,8 @@ class HashJoinOperator final : public Operator {
 
   // For each row of `keys` (the probe keys of one batch): the first build row with an equal key,
   // or -1 (also where `null_rows`).
-  std::vector<int64_t> FirstMatches(const std::vector<VectorPtr>& keys, const std::vector<uint8_t>& null_rows) const {
+  std::vector<int64_t> FirstMatches(const std::vector<VectorPtr>& keys,
+                                    const std::vector<uint8_t>& null_rows) const {
     const int64_t num_rows = static_cast<int64_t>(null_rows.size());
     std::vector<int64_t> first_match(static_cast<size_t>(num_rows), -1);
     if (integer_index_) {
@@ -500,8 +510,8 @@ class HashJoinOperator final : public Operator {
 
   // A batch of `pairs` rows: the left input's columns of `left_rows` of `left`, then the right
   // input's of `right_rows` of `right`, all nullable, for the residual condition.
-  static Batch PairBatch(const Batch& left, const std::vector<int64_t>& left_rows, const Batch& right,
-                         const std::vector<int64_t>& right_rows) {
+  static Batch PairBatch(const Batch& left, const std::vector<int64_t>& left_rows,
+                         const Batch& right, const std::vector<int64_t>& right_rows) {
     const int64_t pairs = static_cast<int64_t>(left_rows.size());
     std::vector<VectorPtr> columns;
     std::vector<Field> fields;
@@ -524,10 +534,14 @@ class HashJoinOperator final : public Operator {
     const int64_t num_rows = probe.num_rows();
     if (build_.num_rows() == 0) return;
     std::vector<VectorPtr> keys;
-    for (const ExpressionPtr& key : probe_keys()) keys.push_back(expr::Evaluate(*key, probe, context));
+    for (const ExpressionPtr& key : probe_keys()) {
+      keys.push_back(expr::Evaluate(*key, probe, context));
+    }
     std::vector<uint8_t> null_rows = NullKeyRows(keys, spec_.null_safe, num_rows);
     std::vector<int64_t> first_match = FirstMatches(keys, null_rows);
-    auto matched = [&](int64_t row) { return build_matched_[row].load(std::memory_order_relaxed) != 0; };
+    auto matched = [&](int64_t row) {
+      return build_matched_[row].load(std::memory_order_relaxed) != 0;
+    };
     auto mark = [&](int64_t row) { build_matched_[row].store(1, std::memory_order_relaxed); };
     if (!spec_.residual) {
       for (int64_t i = 0; i < num_rows; ++i) {
@@ -547,7 +561,8 @@ class HashJoinOperator final : public Operator {
       }
     }
     if (probe_rows.empty()) return;
-    std::vector<uint8_t> keep = expr::EvaluateFilter(*spec_.residual, PairBatch(build_, build_rows, probe, probe_rows), context);
+    std::vector<uint8_t> keep = expr::EvaluateFilter(
+        *spec_.residual, PairBatch(build_, build_rows, probe, probe_rows), context);
     for (size_t p = 0; p < build_rows.size(); ++p) {
       if (keep[p]) mark(build_rows[p]);
     }
@@ -564,7 +579,9 @@ class HashJoinOperator final : public Operator {
     if (spec_.null_aware_anti && !build_empty && build_has_null_key_) return;  // NOT IN over a NULL: no row
 
     std::vector<VectorPtr> keys;
-    for (const ExpressionPtr& key : probe_keys()) keys.push_back(expr::Evaluate(*key, probe, context));
+    for (const ExpressionPtr& key : probe_keys()) {
+      keys.push_back(expr::Evaluate(*key, probe, context));
+    }
     std::vector<uint8_t> null_rows = NullKeyRows(keys, spec_.null_safe, num_rows);
     // The first build row of each probe row's key (-1: no match).
     std::vector<int64_t> first_match = FirstMatches(keys, null_rows);
@@ -588,7 +605,8 @@ class HashJoinOperator final : public Operator {
     }
 
     if (spec_.residual && !probe_rows.empty()) {
-      std::vector<uint8_t> keep = expr::EvaluateFilter(*spec_.residual, PairBatch(probe, probe_rows, build_, build_rows), context);
+      std::vector<uint8_t> keep = expr::EvaluateFilter(
+          *spec_.residual, PairBatch(probe, probe_rows, build_, build_rows), context);
       size_t kept = 0;
       for (size_t p = 0; p < probe_rows.size(); ++p) {
         if (!keep[p]) continue;
@@ -673,7 +691,9 @@ class HashJoinOperator final : public Operator {
     const bool want_matched = spec_.build_left && spec_.type == JoinType::kLeftSemi;
     std::vector<int64_t> rows;
     for (int64_t i = 0; i < build_.num_rows(); ++i) {
-      if ((build_matched_[i].load(std::memory_order_relaxed) != 0) == want_matched) rows.push_back(i);
+      if ((build_matched_[i].load(std::memory_order_relaxed) != 0) == want_matched) {
+        rows.push_back(i);
+      }
     }
     const int64_t total = static_cast<int64_t>(rows.size());
     const Schema& left_schema = *left_->schema();
@@ -681,7 +701,9 @@ class HashJoinOperator final : public Operator {
       int64_t length = std::min(kTargetBatchRows, total - start);
       std::vector<VectorPtr> columns;
       if (!spec_.build_left) {
-        for (const Field& field : left_schema.fields()) columns.push_back(Vector::MakeAllNull(field.type, length));
+        for (const Field& field : left_schema.fields()) {
+          columns.push_back(Vector::MakeAllNull(field.type, length));
+        }
       }
       for (size_t c = 0; c < build_.num_columns(); ++c) {
         columns.push_back(TakeRows(*build_.column(c), rows.data() + start, length));
@@ -738,7 +760,9 @@ class HashJoinOperator final : public Operator {
   // Partitions the probe side, after the build side was partitioned.
   void PartitionProbeSide(ExecContext& context) {
     if (spec_.null_aware_anti && build_has_null_key_) return;  // NOT IN over a NULL: no row
-    while (std::optional<Batch> batch = probe_input().Next(context)) Partition(*batch, false, context);
+    while (std::optional<Batch> batch = probe_input().Next(context)) {
+      Partition(*batch, false, context);
+    }
   }
 
   // The output of the grace join: the partitions' joins, one after the other.
@@ -801,8 +825,8 @@ class HashJoinOperator final : public Operator {
   bool build_rows_emitted_ = false;  // EmitBuildRows ran
   std::deque<Batch> pending_;
 
-  // Parallel pulls (EnableParallelNext): pending_, probe_done_ and build_rows_emitted_ are then guarded by
-  // probe_mutex_, and probing_ counts the callers between pulling and handing out.
+  // Parallel pulls (EnableParallelNext): pending_, probe_done_ and build_rows_emitted_ are then
+  // guarded by probe_mutex_, and probing_ counts the callers between pulling and handing out.
   bool parallel_ = false;
   std::once_flag build_once_;
   std::exception_ptr build_error_;  // set once, inside build_once_

@@ -196,7 +196,8 @@ TEST(HashJoinTest, SemiAndAntiJoinsThatBuildTheLeftSideKeepEachLeftRowOnce) {
   HashJoinSpec strings = BuildLeft(JoinType::kLeftSemi);
   strings.left_keys = {expr::Column(1, StringType())};
   strings.right_keys = {expr::Column(1, StringType())};
-  Batch right = expr::testing::MakeBatch({IntColumn(IntegerType(), {0, 0, 0}), StringColumn({"c", "a", "c"})});
+  Batch right = expr::testing::MakeBatch(
+      {IntColumn(IntegerType(), {0, 0, 0}), StringColumn({"c", "a", "c"})});
   EXPECT_THAT(Join(strings, LeftBatch(), right), ElementsAre("1,a", "2,c"));
   strings.type = JoinType::kLeftAnti;
   EXPECT_THAT(Join(strings, LeftBatch(), right), ElementsAre("2,b", "4,e", "NULL,d"));
@@ -204,7 +205,8 @@ TEST(HashJoinTest, SemiAndAntiJoinsThatBuildTheLeftSideKeepEachLeftRowOnce) {
 
 TEST(HashJoinTest, ResidualConditionAppliesPerPairWhenTheLeftSideIsBuilt) {
   // Over left columns (0, 1) then right columns (2, 3), as for the other form.
-  auto is_x = expr::Compare(ComparisonOperator::kEqual, expr::Column(3, StringType()), expr::Literal(Scalar::String("x")));
+  auto is_x = expr::Compare(ComparisonOperator::kEqual, expr::Column(3, StringType()),
+                            expr::Literal(Scalar::String("x")));
   HashJoinSpec semi = BuildLeft(JoinType::kLeftSemi);
   semi.residual = is_x;
   EXPECT_THAT(Join(semi), ElementsAre("2,b", "2,c"));
@@ -213,8 +215,10 @@ TEST(HashJoinTest, ResidualConditionAppliesPerPairWhenTheLeftSideIsBuilt) {
   EXPECT_THAT(Join(anti), ElementsAre("1,a", "4,e", "NULL,d"));
   // A condition on both sides, left value <> right value AND left value > 'b': only (2,c)'s
   // pairs with x and y hold it.
-  auto left_not_b = expr::Compare(ComparisonOperator::kNotEqual, expr::Column(1, StringType()), expr::Column(3, StringType()));
-  auto greater = expr::Compare(ComparisonOperator::kGreater, expr::Column(1, StringType()), expr::Literal(Scalar::String("b")));
+  auto left_not_b = expr::Compare(ComparisonOperator::kNotEqual, expr::Column(1, StringType()),
+                                  expr::Column(3, StringType()));
+  auto greater = expr::Compare(ComparisonOperator::kGreater, expr::Column(1, StringType()),
+                               expr::Literal(Scalar::String("b")));
   semi.residual = expr::And(left_not_b, greater);
   EXPECT_THAT(Join(semi), ElementsAre("2,c"));
   anti.residual = semi.residual;
@@ -222,14 +226,19 @@ TEST(HashJoinTest, ResidualConditionAppliesPerPairWhenTheLeftSideIsBuilt) {
 }
 
 TEST(HashJoinTest, EmptySidesWhenTheLeftSideIsBuilt) {
-  OperatorPtr semi = MakeHashJoin(Source({LeftBatch()}), EmptySource(RightBatch()), BuildLeft(JoinType::kLeftSemi));
+  OperatorPtr semi = MakeHashJoin(Source({LeftBatch()}), EmptySource(RightBatch()),
+                                  BuildLeft(JoinType::kLeftSemi));
   EXPECT_TRUE(Rows(*semi).empty());
-  OperatorPtr anti = MakeHashJoin(Source({LeftBatch()}), EmptySource(RightBatch()), BuildLeft(JoinType::kLeftAnti));
+  OperatorPtr anti = MakeHashJoin(Source({LeftBatch()}), EmptySource(RightBatch()),
+                                  BuildLeft(JoinType::kLeftAnti));
   EXPECT_THAT(Rows(*anti), ElementsAre("1,a", "2,b", "2,c", "4,e", "NULL,d"));
-  OperatorPtr empty_left = MakeHashJoin(EmptySource(LeftBatch()), Source({RightBatch()}), BuildLeft(JoinType::kLeftAnti));
+  OperatorPtr empty_left = MakeHashJoin(EmptySource(LeftBatch()), Source({RightBatch()}),
+                                        BuildLeft(JoinType::kLeftAnti));
   EXPECT_TRUE(Rows(*empty_left).empty());
   // Only semi and anti joins, and not NOT IN, build their left side.
-  EXPECT_THROW(MakeHashJoin(Source({LeftBatch()}), Source({RightBatch()}), BuildLeft(JoinType::kInner)), Error);
+  EXPECT_THROW(
+      MakeHashJoin(Source({LeftBatch()}), Source({RightBatch()}), BuildLeft(JoinType::kInner)),
+      Error);
   HashJoinSpec not_in = BuildLeft(JoinType::kLeftAnti);
   not_in.null_aware_anti = true;
   EXPECT_THROW(MakeHashJoin(Source({LeftBatch()}), Source({RightBatch()}), not_in), Error);
@@ -324,7 +333,8 @@ TEST(HashJoinTest, ParallelProbesMarkTheLeftRowsTheyMatch) {
     left_keys.push_back(i % 97 == 0 ? std::nullopt : std::optional<int64_t>(i % 500));
     left_values.push_back(i);
   }
-  std::vector<Batch> left = {expr::testing::MakeBatch({IntColumn(LongType(), left_keys), IntColumn(LongType(), left_values)})};
+  std::vector<Batch> left = {expr::testing::MakeBatch(
+      {IntColumn(LongType(), left_keys), IntColumn(LongType(), left_values)})};
   std::vector<Batch> right;
   for (int b = 0; b < 40; ++b) {
     std::vector<std::optional<int64_t>> keys, values;
@@ -332,7 +342,8 @@ TEST(HashJoinTest, ParallelProbesMarkTheLeftRowsTheyMatch) {
       keys.push_back(i == 5 ? std::nullopt : std::optional<int64_t>((b * 7 + i * 3) % 800));
       values.push_back((b * 500 + i) % 1100);
     }
-    right.push_back(expr::testing::MakeBatch({IntColumn(LongType(), keys), IntColumn(LongType(), values)}));
+    right.push_back(
+        expr::testing::MakeBatch({IntColumn(LongType(), keys), IntColumn(LongType(), values)}));
   }
   for (JoinType type : {JoinType::kLeftSemi, JoinType::kLeftAnti}) {
     for (bool residual : {false, true}) {
@@ -341,7 +352,8 @@ TEST(HashJoinTest, ParallelProbesMarkTheLeftRowsTheyMatch) {
       spec.left_keys = {expr::Column(0, LongType())};
       spec.right_keys = {expr::Column(0, LongType())};
       if (residual) {  // left value < right value
-        spec.residual = expr::Compare(ComparisonOperator::kLess, expr::Column(1, LongType()), expr::Column(3, LongType()));
+        spec.residual = expr::Compare(ComparisonOperator::kLess, expr::Column(1, LongType()),
+                                      expr::Column(3, LongType()));
       }
       OperatorPtr serial = MakeHashJoin(Source(left), Source(right), spec);
       std::vector<std::string> expected = Rows(*serial, 1);
@@ -419,7 +431,8 @@ TEST(HashJoinTest, Describe) {
   std::string key = expr::Column(0, IntegerType())->ToString();
   EXPECT_EQ(join->Describe(), "HashJoin Inner [" + key + "] = [" + key + "]");
   EXPECT_EQ(join->children().size(), 2u);
-  OperatorPtr semi = MakeHashJoin(Source({LeftBatch()}), Source({RightBatch()}), BuildLeft(JoinType::kLeftSemi));
+  OperatorPtr semi =
+      MakeHashJoin(Source({LeftBatch()}), Source({RightBatch()}), BuildLeft(JoinType::kLeftSemi));
   EXPECT_EQ(semi->Describe(), "HashJoin LeftSemi [" + key + "] = [" + key + "] (build left)");
 }
 

@@ -407,12 +407,14 @@ TEST(GraceHashJoinTest, EveryJoinTypeEqualsTheInMemoryJoin) {
     bool null_aware;
     bool build_left = false;
   };
-  for (Case c : {Case{JoinType::kInner, false, false}, Case{JoinType::kLeftOuter, false, false},
-                 Case{JoinType::kRightOuter, false, false}, Case{JoinType::kFullOuter, true, false},
-                 Case{JoinType::kLeftSemi, true, false}, Case{JoinType::kLeftAnti, false, false},
-                 Case{JoinType::kLeftAnti, false, true}, Case{JoinType::kInner, true, false},
-                 Case{JoinType::kLeftSemi, false, false, true}, Case{JoinType::kLeftSemi, true, false, true},
-                 Case{JoinType::kLeftAnti, false, false, true}, Case{JoinType::kLeftAnti, true, false, true}}) {
+  for (Case c :
+       {Case{JoinType::kInner, false, false}, Case{JoinType::kLeftOuter, false, false},
+        Case{JoinType::kRightOuter, false, false}, Case{JoinType::kFullOuter, true, false},
+        Case{JoinType::kLeftSemi, true, false}, Case{JoinType::kLeftAnti, false, false},
+        Case{JoinType::kLeftAnti, false, true}, Case{JoinType::kInner, true, false},
+        Case{JoinType::kLeftSemi, false, false, true}, Case{JoinType::kLeftSemi, true, false, true},
+        Case{JoinType::kLeftAnti, false, false, true},
+        Case{JoinType::kLeftAnti, true, false, true}}) {
     HashJoinSpec spec;
     spec.type = c.type;
     spec.left_keys = {key()};
@@ -433,7 +435,8 @@ TEST(GraceHashJoinTest, EveryJoinTypeEqualsTheInMemoryJoin) {
         batch = BatchOf({IntColumn(LongType(), keys), batch.column(1)});
       }
     }
-    SCOPED_TRACE(JoinTypeName(c.type) + (c.residual ? " with residual" : "") + (c.null_aware ? " null aware" : "") +
+    SCOPED_TRACE(JoinTypeName(c.type) + (c.residual ? " with residual" : "") +
+                 (c.null_aware ? " null aware" : "") +
                  (c.build_left ? " building the left side" : ""));
     // The answer of the join that builds its right side, in memory.
     ExecContext unlimited;

@@ -76,7 +76,9 @@ expr::ExpressionPtr SwapSides(const expr::ExpressionPtr& expression, int left_wi
 // building the small side and streaming the large one through it costs a fraction of the
 // reverse (TPC-H Q04's 58k orders against 3.8M line items). NOT IN keeps its sides.
 bool SemiJoinBuildsLeft(const LogicalNode& node, CardinalityEstimator& estimator) {
-  if (node.join_type != exec::JoinType::kLeftSemi && node.join_type != exec::JoinType::kLeftAnti) return false;
+  if (node.join_type != exec::JoinType::kLeftSemi && node.join_type != exec::JoinType::kLeftAnti) {
+    return false;
+  }
   if (node.null_aware_anti) return false;
   return 2 * estimator.Estimate(node.children[0]).rows < estimator.Estimate(node.children[1]).rows;
 }
