@@ -88,12 +88,13 @@ class IntegerKeyIndex {
       min_ = std::min(min_, values[row]);
       max_ = std::max(max_, values[row]);
     }
-    // Keys within a range of at most kBitmapBitsPerRow bits per row get an exact membership
-    // bitmap, small enough to stay in cache: a probe key the build side lacks (most of them,
-    // in a selective join) is then answered without a cache miss in the slots.
+    // Keys within a range of at most kBitmapBitsPerRow bits per row, or of at most
+    // kSmallBitmapBits, get an exact membership bitmap, small enough to stay in cache: a probe
+    // key the build side lacks (most of them, in a selective join) is then answered without a
+    // cache miss in the slots.
     if (min_ <= max_) {
       const uint64_t span = static_cast<uint64_t>(max_) - static_cast<uint64_t>(min_);
-      if (span < kBitmapBitsPerRow * static_cast<uint64_t>(num_rows)) {
+      if (span < kBitmapBitsPerRow * static_cast<uint64_t>(num_rows) || span < kSmallBitmapBits) {
         members_.assign(span / 64 + 1, 0);
         for (int64_t row = 0; row < num_rows; ++row) {
           if (null_rows[row]) continue;
@@ -120,6 +121,8 @@ class IntegerKeyIndex {
 
  private:
   static constexpr uint64_t kBitmapBitsPerRow = 16;
+  // 1 MiB: a bitmap this small stays in the second-level cache whatever the build side's rows.
+  static constexpr uint64_t kSmallBitmapBits = uint64_t{1} << 23;
 
   bool MayContain(int64_t key) const {
     if (key < min_ || key > max_) return false;
@@ -224,12 +227,15 @@ class HashJoinOperator final : public Operator {
       spec_.left_keys[k] = expr::CastIfNeeded(spec_.left_keys[k], *common);
       spec_.right_keys[k] = expr::CastIfNeeded(spec_.right_keys[k], *common);
     }
+    SILT_CHECK(!spec_.build_left || (KeepsLeftOnly(spec_.type) && !spec_.null_aware_anti),
+               "only semi and anti joins (not NOT IN) build their left side");
   }
 
   // Every join type probes on the pulling threads; right and full outer joins emit their
-  // unmatched build rows once the last probe is done.
+  // unmatched build rows, and semi and anti joins that build their left side emit it, once the
+  // last probe is done.
   bool EnableParallelNext() override {
-    parallel_ = left_->EnableParallelNext();
+    parallel_ = probe_input().EnableParallelNext();
     return parallel_;
   }
 
@@ -241,10 +247,10 @@ class HashJoinOperator final : public Operator {
     }
     if (grace_) return NextGrace(context);
     while (pending_.empty()) {
-      if (left_done_) {
-        if (!unmatched_emitted_) {
-          unmatched_emitted_ = true;
-          EmitUnmatchedRight();
+      if (probe_done_) {
+        if (!build_rows_emitted_) {
+          build_rows_emitted_ = true;
+          EmitBuildRows();
           continue;
         }
         return std::nullopt;
@@ -265,11 +271,23 @@ class HashJoinOperator final : public Operator {
     std::string out = "HashJoin " + JoinTypeName(spec_.type) + " " + list(spec_.left_keys) + " = " + list(spec_.right_keys);
     if (spec_.residual) out += " AND " + spec_.residual->ToString();
     if (spec_.null_aware_anti) out += " (null aware)";
+    if (spec_.build_left) out += " (build left)";
     return out;
   }
   std::vector<const Operator*> children() const override { return {left_.get(), right_.get()}; }
 
  private:
+  // The input whose hash table is built (the right one unless build_left) and the one streamed
+  // through it, with their keys.
+  Operator& build_input() const { return spec_.build_left ? *left_ : *right_; }
+  Operator& probe_input() const { return spec_.build_left ? *right_ : *left_; }
+  const std::vector<ExpressionPtr>& build_keys() const {
+    return spec_.build_left ? spec_.left_keys : spec_.right_keys;
+  }
+  const std::vector<ExpressionPtr>& probe_keys() const {
+    return spec_.build_left ? spec_.right_keys : spec_.left_keys;
+  }
+
   // Next() under parallel pulls: the first caller builds (the others wait for it), then each
   // caller pulls a probe batch and joins it itself. The end is reported only once the probe
   // side is exhausted, no caller is still probing and every output batch was handed out.
@@ -296,11 +314,11 @@ class HashJoinOperator final : public Operator {
             pending_.pop_front();
             return batch;
           }
-          if (!left_done_) break;
+          if (!probe_done_) break;
           if (probing_ == 0) {
-            if (unmatched_emitted_) return std::nullopt;
-            unmatched_emitted_ = true;
-            EmitUnmatchedRight();
+            if (build_rows_emitted_) return std::nullopt;
+            build_rows_emitted_ = true;
+            EmitBuildRows();
             continue;
           }
           probe_changed_.wait(lock);
@@ -310,7 +328,7 @@ class HashJoinOperator final : public Operator {
       std::optional<Batch> input;
       std::vector<Batch> output;
       try {
-        input = left_->Next(context);
+        input = probe_input().Next(context);
         if (input) ProbeBatch(*input, context.eval, output);
       } catch (...) {
         std::lock_guard<std::mutex> lock(probe_mutex_);
@@ -320,7 +338,7 @@ class HashJoinOperator final : public Operator {
       }
       std::lock_guard<std::mutex> lock(probe_mutex_);
       --probing_;
-      if (!input) left_done_ = true;
+      if (!input) probe_done_ = true;
       std::optional<Batch> first;
       for (Batch& batch : output) {
         if (!first) {
@@ -339,13 +357,14 @@ class HashJoinOperator final : public Operator {
   // as a parallel scan's batches do anyway.
   std::vector<Batch> PullBuildSide(ExecContext& context) {
     // Only a child that decodes on the pulling threads is worth pulling on several.
-    const bool parallel = context.Parallelism() > 1 && right_->EnableParallelNext();
+    Operator& input = build_input();
+    const bool parallel = context.Parallelism() > 1 && input.EnableParallelNext();
     const size_t parallelism = parallel ? context.Parallelism() : 1;
     // Each batch's memory is reserved as it arrives; once the limit says no, the build side is
     // partitioned to disk instead (StartGrace), under the same lock.
     std::vector<Batch> batches;
     std::mutex mutex;
-    PullOnWorkers(*right_, context, parallelism, parallel,
+    PullOnWorkers(input, context, parallelism, parallel,
                   [&](size_t, Batch& batch, uint64_t, ExecContext& worker_context) {
                     std::lock_guard<std::mutex> lock(mutex);
                     if (!grace_) {
@@ -374,11 +393,13 @@ class HashJoinOperator final : public Operator {
       PartitionProbeSide(context);
       return;
     }
-    const Schema& right_schema = *right_->schema();
+    const SchemaPtr& build_schema = build_input().schema();
     if (batches.empty()) {
       std::vector<VectorPtr> columns;
-      for (const Field& field : right_schema.fields()) columns.push_back(Vector::MakeAllNull(field.type, 0));
-      build_ = Batch(right_->schema(), std::move(columns), 0);
+      for (const Field& field : build_schema->fields()) {
+        columns.push_back(Vector::MakeAllNull(field.type, 0));
+      }
+      build_ = Batch(build_schema, std::move(columns), 0);
     } else {
       build_ = ConcatenateBatches(batches);
     }
@@ -386,7 +407,9 @@ class HashJoinOperator final : public Operator {
     reservation_->Shrink(held_bytes);
     const int64_t num_rows = build_.num_rows();
     std::vector<VectorPtr> keys;
-    for (const ExpressionPtr& key : spec_.right_keys) keys.push_back(expr::Evaluate(*key, build_, context.eval));
+    for (const ExpressionPtr& key : build_keys()) {
+      keys.push_back(expr::Evaluate(*key, build_, context.eval));
+    }
     std::vector<uint8_t> null_rows = NullKeyRows(keys, spec_.null_safe, num_rows);
     for (int64_t i = 0; i < num_rows; ++i) build_has_null_key_ |= null_rows[i] != 0;
 
@@ -396,7 +419,8 @@ class HashJoinOperator final : public Operator {
     } else {
       BuildKeyTable(keys, null_rows, context);
     }
-    if (spec_.type == JoinType::kRightOuter || spec_.type == JoinType::kFullOuter) {
+    if (spec_.type == JoinType::kRightOuter || spec_.type == JoinType::kFullOuter ||
+        spec_.build_left) {
       build_matched_ = std::make_unique<std::atomic<uint8_t>[]>(static_cast<size_t>(std::max<int64_t>(num_rows, 1)));
       for (int64_t i = 0; i < num_rows; ++i) build_matched_[i].store(0, std::memory_order_relaxed);
     }
@@ -439,9 +463,9 @@ class HashJoinOperator final : public Operator {
     const size_t parallelism = std::max<size_t>(1, context.Parallelism());
     std::vector<Batch> inputs;
     while (inputs.size() < parallelism) {
-      std::optional<Batch> batch = left_->Next(context);
+      std::optional<Batch> batch = probe_input().Next(context);
       if (!batch) {
-        left_done_ = true;
+        probe_done_ = true;
         break;
       }
       inputs.push_back(std::move(*batch));
@@ -460,31 +484,106 @@ class HashJoinOperator final : public Operator {
     }
   }
 
+  // For each row of `keys` (the probe keys of one batch): the first build row with an equal key,
+  // or -1 (also where `null_rows`).
+  std::vector<int64_t> FirstMatches(const std::vector<VectorPtr>& keys,
+                                    const std::vector<uint8_t>& null_rows) const {
+    const int64_t num_rows = static_cast<int64_t>(null_rows.size());
+    std::vector<int64_t> first_match(static_cast<size_t>(num_rows), -1);
+    if (integer_index_) {
+      integer_index_->FindAll(*keys[0], null_rows.data(), first_match.data());
+      return first_match;
+    }
+    EncodedKeys encoded;
+    EncodeKeys(keys, num_rows, encoded);
+    std::vector<int64_t> groups(static_cast<size_t>(num_rows));
+    table_.FindAll(encoded, null_rows.data(), groups.data());
+    for (int64_t i = 0; i < num_rows; ++i) {
+      if (i + kPrefetchDistance < num_rows && groups[i + kPrefetchDistance] >= 0) {
+        __builtin_prefetch(&heads_[groups[i + kPrefetchDistance]]);
+      }
+      if (groups[i] >= 0) first_match[i] = heads_[groups[i]];
+    }
+    return first_match;
+  }
+
+  // A batch of `pairs` rows: the left input's columns of `left_rows` of `left`, then the right
+  // input's of `right_rows` of `right`, all nullable, for the residual condition.
+  static Batch PairBatch(const Batch& left, const std::vector<int64_t>& left_rows,
+                         const Batch& right, const std::vector<int64_t>& right_rows) {
+    const int64_t pairs = static_cast<int64_t>(left_rows.size());
+    std::vector<VectorPtr> columns;
+    std::vector<Field> fields;
+    for (const Batch* side : {&left, &right}) {
+      const std::vector<int64_t>& rows = side == &left ? left_rows : right_rows;
+      for (size_t c = 0; c < side->num_columns(); ++c) {
+        columns.push_back(TakeRows(*side->column(c), rows.data(), pairs));
+        fields.push_back(side->schema()->field(c));
+        fields.back().nullable = true;
+      }
+    }
+    return Batch(std::make_shared<Schema>(std::move(fields)), std::move(columns), pairs);
+  }
+
+  // A semi or anti join that built its left side: marks the build rows that `probe` (a batch of
+  // the right side) matches. A build row matched once needs no other pair, so its chains and
+  // pairs are skipped; without a residual condition a key's rows are all marked at once, from
+  // the first, so that a marked first row means the whole chain is (or is being) marked.
+  void MarkMatches(const Batch& probe, EvalContext& context) const {
+    const int64_t num_rows = probe.num_rows();
+    if (build_.num_rows() == 0) return;
+    std::vector<VectorPtr> keys;
+    for (const ExpressionPtr& key : probe_keys()) {
+      keys.push_back(expr::Evaluate(*key, probe, context));
+    }
+    std::vector<uint8_t> null_rows = NullKeyRows(keys, spec_.null_safe, num_rows);
+    std::vector<int64_t> first_match = FirstMatches(keys, null_rows);
+    auto matched = [&](int64_t row) {
+      return build_matched_[row].load(std::memory_order_relaxed) != 0;
+    };
+    auto mark = [&](int64_t row) { build_matched_[row].store(1, std::memory_order_relaxed); };
+    if (!spec_.residual) {
+      for (int64_t i = 0; i < num_rows; ++i) {
+        const int64_t head = first_match[i];
+        if (head < 0 || matched(head)) continue;
+        for (int64_t row = head; row >= 0; row = next_[row]) mark(row);
+      }
+      return;
+    }
+    std::vector<int64_t> probe_rows;
+    std::vector<int64_t> build_rows;
+    for (int64_t i = 0; i < num_rows; ++i) {
+      for (int64_t row = first_match[i]; row >= 0; row = next_[row]) {
+        if (matched(row)) continue;
+        probe_rows.push_back(i);
+        build_rows.push_back(row);
+      }
+    }
+    if (probe_rows.empty()) return;
+    std::vector<uint8_t> keep = expr::EvaluateFilter(
+        *spec_.residual, PairBatch(build_, build_rows, probe, probe_rows), context);
+    for (size_t p = 0; p < build_rows.size(); ++p) {
+      if (keep[p]) mark(build_rows[p]);
+    }
+  }
+
   void ProbeBatch(const Batch& probe, EvalContext& context, std::vector<Batch>& out) const {
+    if (spec_.build_left) {
+      MarkMatches(probe, context);
+      return;
+    }
     const int64_t num_rows = probe.num_rows();
     const JoinType type = spec_.type;
     const bool build_empty = build_.num_rows() == 0;
     if (spec_.null_aware_anti && !build_empty && build_has_null_key_) return;  // NOT IN over a NULL: no row
 
     std::vector<VectorPtr> keys;
-    for (const ExpressionPtr& key : spec_.left_keys) keys.push_back(expr::Evaluate(*key, probe, context));
+    for (const ExpressionPtr& key : probe_keys()) {
+      keys.push_back(expr::Evaluate(*key, probe, context));
+    }
     std::vector<uint8_t> null_rows = NullKeyRows(keys, spec_.null_safe, num_rows);
     // The first build row of each probe row's key (-1: no match).
-    std::vector<int64_t> first_match(static_cast<size_t>(num_rows), -1);
-    if (integer_index_) {
-      integer_index_->FindAll(*keys[0], null_rows.data(), first_match.data());
-    } else {
-      EncodedKeys encoded;
-      EncodeKeys(keys, num_rows, encoded);
-      std::vector<int64_t> groups(static_cast<size_t>(num_rows));
-      table_.FindAll(encoded, null_rows.data(), groups.data());
-      for (int64_t i = 0; i < num_rows; ++i) {
-        if (i + kPrefetchDistance < num_rows && groups[i + kPrefetchDistance] >= 0) {
-          __builtin_prefetch(&heads_[groups[i + kPrefetchDistance]]);
-        }
-        if (groups[i] >= 0) first_match[i] = heads_[groups[i]];
-      }
-    }
+    std::vector<int64_t> first_match = FirstMatches(keys, null_rows);
 
     // Candidate pairs (probe row, build row) in probe row order.
     std::vector<int64_t> probe_rows;
@@ -505,20 +604,8 @@ class HashJoinOperator final : public Operator {
     }
 
     if (spec_.residual && !probe_rows.empty()) {
-      std::vector<VectorPtr> columns;
-      std::vector<Field> fields;
-      for (size_t c = 0; c < probe.num_columns(); ++c) {
-        columns.push_back(TakeRows(*probe.column(c), probe_rows.data(), static_cast<int64_t>(probe_rows.size())));
-        fields.push_back(probe.schema()->field(c));
-      }
-      for (size_t c = 0; c < build_.num_columns(); ++c) {
-        columns.push_back(TakeRows(*build_.column(c), build_rows.data(), static_cast<int64_t>(build_rows.size())));
-        fields.push_back(build_.schema()->field(c));
-        fields.back().nullable = true;
-      }
-      for (Field& field : fields) field.nullable = true;
-      Batch pairs(std::make_shared<Schema>(std::move(fields)), std::move(columns), static_cast<int64_t>(probe_rows.size()));
-      std::vector<uint8_t> keep = expr::EvaluateFilter(*spec_.residual, pairs, context);
+      std::vector<uint8_t> keep = expr::EvaluateFilter(
+          *spec_.residual, PairBatch(probe, probe_rows, build_, build_rows), context);
       size_t kept = 0;
       for (size_t p = 0; p < probe_rows.size(); ++p) {
         if (!keep[p]) continue;
@@ -595,18 +682,28 @@ class HashJoinOperator final : public Operator {
     }
   }
 
-  void EmitUnmatchedRight() {
+  // Once every probe is done: the unmatched build rows of a right or full outer join (with NULL
+  // left columns), the matched (semi) or unmatched (anti) left rows of a join that built its
+  // left side.
+  void EmitBuildRows() {
     if (!build_matched_) return;
+    const bool want_matched = spec_.build_left && spec_.type == JoinType::kLeftSemi;
     std::vector<int64_t> rows;
     for (int64_t i = 0; i < build_.num_rows(); ++i) {
-      if (!build_matched_[i].load(std::memory_order_relaxed)) rows.push_back(i);
+      if ((build_matched_[i].load(std::memory_order_relaxed) != 0) == want_matched) {
+        rows.push_back(i);
+      }
     }
     const int64_t total = static_cast<int64_t>(rows.size());
     const Schema& left_schema = *left_->schema();
     for (int64_t start = 0; start < total; start += kTargetBatchRows) {
       int64_t length = std::min(kTargetBatchRows, total - start);
       std::vector<VectorPtr> columns;
-      for (const Field& field : left_schema.fields()) columns.push_back(Vector::MakeAllNull(field.type, length));
+      if (!spec_.build_left) {
+        for (const Field& field : left_schema.fields()) {
+          columns.push_back(Vector::MakeAllNull(field.type, length));
+        }
+      }
       for (size_t c = 0; c < build_.num_columns(); ++c) {
         columns.push_back(TakeRows(*build_.column(c), rows.data() + start, length));
       }
@@ -621,11 +718,11 @@ class HashJoinOperator final : public Operator {
   // type is answered partition by partition: a row can only match rows of its own partition.
   // NOT IN needs the whole build side: its NULL keys are seen while partitioning it.
 
-  // Writes `batch` (of the right side when `right`, else the left) to the partition files.
-  void Partition(const Batch& batch, bool right, ExecContext& context) {
+  // Writes `batch` (of the build side when `build`, else the probe side) to the partition files.
+  void Partition(const Batch& batch, bool build, ExecContext& context) {
     const int64_t num_rows = batch.num_rows();
     std::vector<VectorPtr> keys;
-    for (const ExpressionPtr& key : right ? spec_.right_keys : spec_.left_keys) {
+    for (const ExpressionPtr& key : build ? build_keys() : probe_keys()) {
       keys.push_back(expr::Evaluate(*key, batch, context.eval));
     }
     std::vector<uint8_t> null_rows = NullKeyRows(keys, spec_.null_safe, num_rows);
@@ -634,13 +731,14 @@ class HashJoinOperator final : public Operator {
     std::array<std::vector<int64_t>, kSpillPartitions> rows;
     for (int64_t i = 0; i < num_rows; ++i) {
       if (null_rows[i] != 0) {
-        if (right) build_has_null_key_ = true;
-        // NOT IN against a build side that is not empty: a NULL probe key keeps no row.
-        if (!right && spec_.null_aware_anti) continue;
+        if (build) build_has_null_key_ = true;
+        // NOT IN against a build side that is not empty: a NULL probe key keeps no row. A probe
+        // row that matches nothing changes nothing when the build side is the left one.
+        if (!build && (spec_.null_aware_anti || spec_.build_left)) continue;
       }
       rows[SpillPartitionOf(encoded.hashes[static_cast<size_t>(i)], depth_)].push_back(i);
     }
-    auto& files = right ? right_partitions_ : left_partitions_;
+    auto& files = build ? build_partitions_ : probe_partitions_;
     for (size_t p = 0; p < kSpillPartitions; ++p) {
       if (rows[p].empty()) continue;
       if (!files[p]) files[p] = std::make_unique<SpillFile>(*context.memory, batch.schema(), context.counters.get());
@@ -661,7 +759,9 @@ class HashJoinOperator final : public Operator {
   // Partitions the probe side, after the build side was partitioned.
   void PartitionProbeSide(ExecContext& context) {
     if (spec_.null_aware_anti && build_has_null_key_) return;  // NOT IN over a NULL: no row
-    while (std::optional<Batch> batch = left_->Next(context)) Partition(*batch, false, context);
+    while (std::optional<Batch> batch = probe_input().Next(context)) {
+      Partition(*batch, false, context);
+    }
   }
 
   // The output of the grace join: the partitions' joins, one after the other.
@@ -672,14 +772,16 @@ class HashJoinOperator final : public Operator {
         partition_join_.reset();
       }
       size_t& p = next_partition_;
-      while (p < kSpillPartitions && !left_partitions_[p] && !right_partitions_[p]) ++p;
+      while (p < kSpillPartitions && !build_partitions_[p] && !probe_partitions_[p]) ++p;
       if (p == kSpillPartitions) return std::nullopt;
       auto side = [](std::unique_ptr<SpillFile>& file, const SchemaPtr& schema) {
         if (!file) return MakeBatchSource(schema, {});
         return MakeSpillFileSource(std::move(file));
       };
-      OperatorPtr left = side(left_partitions_[p], left_->schema());
-      OperatorPtr right = side(right_partitions_[p], right_->schema());
+      auto& left_files = spec_.build_left ? build_partitions_ : probe_partitions_;
+      auto& right_files = spec_.build_left ? probe_partitions_ : build_partitions_;
+      OperatorPtr left = side(left_files[p], left_->schema());
+      OperatorPtr right = side(right_files[p], right_->schema());
       ++p;
       HashJoinSpec spec = spec_;
       spec.null_aware_anti = false;  // settled while partitioning
@@ -701,8 +803,8 @@ class HashJoinOperator final : public Operator {
   // The grace join (StartGrace): the partition files of each side, the partition being joined
   // and the next one. Under parallel pulls, grace_mutex_ serialises NextGrace.
   bool grace_ = false;
-  std::array<std::unique_ptr<SpillFile>, kSpillPartitions> left_partitions_;
-  std::array<std::unique_ptr<SpillFile>, kSpillPartitions> right_partitions_;
+  std::array<std::unique_ptr<SpillFile>, kSpillPartitions> build_partitions_;
+  std::array<std::unique_ptr<SpillFile>, kSpillPartitions> probe_partitions_;
   std::unique_ptr<Operator> partition_join_;
   size_t next_partition_ = 0;
   std::mutex grace_mutex_;
@@ -714,14 +816,16 @@ class HashJoinOperator final : public Operator {
   std::vector<int64_t> next_;   // per build row: the next row of the same key, or -1
   std::unique_ptr<IntegerKeyIndex> integer_index_;  // replaces table_ and heads_ for one integer key
   bool build_has_null_key_ = false;
+  // Per build row: whether a probe row matched it (right and full outer joins, and joins that
+  // build their left side).
   std::unique_ptr<std::atomic<uint8_t>[]> build_matched_;
 
-  bool left_done_ = false;
-  bool unmatched_emitted_ = false;
+  bool probe_done_ = false;
+  bool build_rows_emitted_ = false;  // EmitBuildRows ran
   std::deque<Batch> pending_;
 
-  // Parallel pulls (EnableParallelNext): pending_ and left_done_ are then guarded by
-  // probe_mutex_, and probing_ counts the callers between pulling and handing out.
+  // Parallel pulls (EnableParallelNext): pending_, probe_done_ and build_rows_emitted_ are then
+  // guarded by probe_mutex_, and probing_ counts the callers between pulling and handing out.
   bool parallel_ = false;
   std::once_flag build_once_;
   std::exception_ptr build_error_;  // set once, inside build_once_

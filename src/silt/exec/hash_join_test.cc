@@ -176,6 +176,74 @@ TEST(HashJoinTest, NullAwareAntiJoinHasNotInSemantics) {
   EXPECT_THAT(Rows(*join), ElementsAre("1,a", "2,b", "2,c", "4,e", "NULL,d"));
 }
 
+HashJoinSpec BuildLeft(JoinType type) {
+  HashJoinSpec spec = Spec(type);
+  spec.build_left = true;
+  return spec;
+}
+
+TEST(HashJoinTest, SemiAndAntiJoinsThatBuildTheLeftSideKeepEachLeftRowOnce) {
+  // Duplicate keys on both sides (2 twice on each) and NULL keys on both sides.
+  EXPECT_THAT(Join(BuildLeft(JoinType::kLeftSemi)), ElementsAre("1,a", "2,b", "2,c"));
+  // NOT EXISTS keeps the left row whose key is NULL.
+  EXPECT_THAT(Join(BuildLeft(JoinType::kLeftAnti)), ElementsAre("4,e", "NULL,d"));
+  HashJoinSpec null_safe = BuildLeft(JoinType::kLeftSemi);
+  null_safe.null_safe = {true};
+  EXPECT_THAT(Join(null_safe), ElementsAre("1,a", "2,b", "2,c", "NULL,d"));
+  null_safe.type = JoinType::kLeftAnti;
+  EXPECT_THAT(Join(null_safe), ElementsAre("4,e"));
+  // One column wide keys of a general (not integer) type.
+  HashJoinSpec strings = BuildLeft(JoinType::kLeftSemi);
+  strings.left_keys = {expr::Column(1, StringType())};
+  strings.right_keys = {expr::Column(1, StringType())};
+  Batch right = expr::testing::MakeBatch(
+      {IntColumn(IntegerType(), {0, 0, 0}), StringColumn({"c", "a", "c"})});
+  EXPECT_THAT(Join(strings, LeftBatch(), right), ElementsAre("1,a", "2,c"));
+  strings.type = JoinType::kLeftAnti;
+  EXPECT_THAT(Join(strings, LeftBatch(), right), ElementsAre("2,b", "4,e", "NULL,d"));
+}
+
+TEST(HashJoinTest, ResidualConditionAppliesPerPairWhenTheLeftSideIsBuilt) {
+  // Over left columns (0, 1) then right columns (2, 3), as for the other form.
+  auto is_x = expr::Compare(ComparisonOperator::kEqual, expr::Column(3, StringType()),
+                            expr::Literal(Scalar::String("x")));
+  HashJoinSpec semi = BuildLeft(JoinType::kLeftSemi);
+  semi.residual = is_x;
+  EXPECT_THAT(Join(semi), ElementsAre("2,b", "2,c"));
+  HashJoinSpec anti = BuildLeft(JoinType::kLeftAnti);
+  anti.residual = is_x;
+  EXPECT_THAT(Join(anti), ElementsAre("1,a", "4,e", "NULL,d"));
+  // A condition on both sides, left value <> right value AND left value > 'b': only (2,c)'s
+  // pairs with x and y hold it.
+  auto left_not_b = expr::Compare(ComparisonOperator::kNotEqual, expr::Column(1, StringType()),
+                                  expr::Column(3, StringType()));
+  auto greater = expr::Compare(ComparisonOperator::kGreater, expr::Column(1, StringType()),
+                               expr::Literal(Scalar::String("b")));
+  semi.residual = expr::And(left_not_b, greater);
+  EXPECT_THAT(Join(semi), ElementsAre("2,c"));
+  anti.residual = semi.residual;
+  EXPECT_THAT(Join(anti), ElementsAre("1,a", "2,b", "4,e", "NULL,d"));
+}
+
+TEST(HashJoinTest, EmptySidesWhenTheLeftSideIsBuilt) {
+  OperatorPtr semi = MakeHashJoin(Source({LeftBatch()}), EmptySource(RightBatch()),
+                                  BuildLeft(JoinType::kLeftSemi));
+  EXPECT_TRUE(Rows(*semi).empty());
+  OperatorPtr anti = MakeHashJoin(Source({LeftBatch()}), EmptySource(RightBatch()),
+                                  BuildLeft(JoinType::kLeftAnti));
+  EXPECT_THAT(Rows(*anti), ElementsAre("1,a", "2,b", "2,c", "4,e", "NULL,d"));
+  OperatorPtr empty_left = MakeHashJoin(EmptySource(LeftBatch()), Source({RightBatch()}),
+                                        BuildLeft(JoinType::kLeftAnti));
+  EXPECT_TRUE(Rows(*empty_left).empty());
+  // Only semi and anti joins, and not NOT IN, build their left side.
+  EXPECT_THROW(
+      MakeHashJoin(Source({LeftBatch()}), Source({RightBatch()}), BuildLeft(JoinType::kInner)),
+      Error);
+  HashJoinSpec not_in = BuildLeft(JoinType::kLeftAnti);
+  not_in.null_aware_anti = true;
+  EXPECT_THROW(MakeHashJoin(Source({LeftBatch()}), Source({RightBatch()}), not_in), Error);
+}
+
 TEST(HashJoinTest, EmptyBuildSide) {
   OperatorPtr left_outer = MakeHashJoin(Source({LeftBatch()}), EmptySource(RightBatch()), Spec(JoinType::kLeftOuter));
   EXPECT_EQ(Rows(*left_outer).size(), 5u);
@@ -255,6 +323,51 @@ TEST(HashJoinTest, ParallelPullsProbeOnTheCallingThreads) {
   EXPECT_FALSE(MakeHashJoin(Source({LeftBatch()}), Source({RightBatch()}), Spec(JoinType::kInner))->EnableParallelNext());
 }
 
+TEST(HashJoinTest, ParallelProbesMarkTheLeftRowsTheyMatch) {
+  // 1,000 left rows (keys 0..499 twice, every 97th NULL) built; 40 batches of right rows probing
+  // them from three threads, many rows to one key.
+  std::vector<std::optional<int64_t>> left_keys, left_values;
+  for (int i = 0; i < 1000; ++i) {
+    left_keys.push_back(i % 97 == 0 ? std::nullopt : std::optional<int64_t>(i % 500));
+    left_values.push_back(i);
+  }
+  std::vector<Batch> left = {expr::testing::MakeBatch(
+      {IntColumn(LongType(), left_keys), IntColumn(LongType(), left_values)})};
+  std::vector<Batch> right;
+  for (int b = 0; b < 40; ++b) {
+    std::vector<std::optional<int64_t>> keys, values;
+    for (int i = 0; i < 500; ++i) {
+      keys.push_back(i == 5 ? std::nullopt : std::optional<int64_t>((b * 7 + i * 3) % 800));
+      values.push_back((b * 500 + i) % 1100);
+    }
+    right.push_back(
+        expr::testing::MakeBatch({IntColumn(LongType(), keys), IntColumn(LongType(), values)}));
+  }
+  for (JoinType type : {JoinType::kLeftSemi, JoinType::kLeftAnti}) {
+    for (bool residual : {false, true}) {
+      HashJoinSpec spec;
+      spec.type = type;
+      spec.left_keys = {expr::Column(0, LongType())};
+      spec.right_keys = {expr::Column(0, LongType())};
+      if (residual) {  // left value < right value
+        spec.residual = expr::Compare(ComparisonOperator::kLess, expr::Column(1, LongType()),
+                                      expr::Column(3, LongType()));
+      }
+      OperatorPtr serial = MakeHashJoin(Source(left), Source(right), spec);
+      std::vector<std::string> expected = Rows(*serial, 1);
+      EXPECT_FALSE(expected.empty());
+      spec.build_left = true;
+      SCOPED_TRACE(JoinTypeName(type) + (residual ? " with residual" : ""));
+      // Only the right side allows parallel pulls: the join probes with it.
+      OperatorPtr parallel = MakeHashJoin(Source(left), Source(right, true), spec);
+      ASSERT_TRUE(parallel->EnableParallelNext());
+      EXPECT_EQ(RowsPulledInParallel(*parallel, 3), expected);
+      OperatorPtr probed_on_workers = MakeHashJoin(Source(left), Source(right), spec);
+      EXPECT_EQ(Rows(*probed_on_workers, 2), expected);
+    }
+  }
+}
+
 TEST(HashJoinTest, AFailedBuildFailsEveryParallelCaller) {
   // The build key 1 / (k - 2) divides by zero under ANSI: each pulling thread gets the error,
   // none sees an empty build table.
@@ -316,6 +429,9 @@ TEST(HashJoinTest, Describe) {
   std::string key = expr::Column(0, IntegerType())->ToString();
   EXPECT_EQ(join->Describe(), "HashJoin Inner [" + key + "] = [" + key + "]");
   EXPECT_EQ(join->children().size(), 2u);
+  OperatorPtr semi =
+      MakeHashJoin(Source({LeftBatch()}), Source({RightBatch()}), BuildLeft(JoinType::kLeftSemi));
+  EXPECT_EQ(semi->Describe(), "HashJoin LeftSemi [" + key + "] = [" + key + "] (build left)");
 }
 
 Batch Bag(const std::vector<std::optional<int64_t>>& values) {

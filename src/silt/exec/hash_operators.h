@@ -27,10 +27,16 @@ struct HashJoinSpec {
   /// right side has any NULL key (and the right side is not empty), or when its own key is NULL
   /// and the right side is not empty.
   bool null_aware_anti = false;
+  /// kLeftSemi / kLeftAnti without null_aware_anti only: build the hash table of the left input
+  /// instead and stream the right input through it, marking the left rows that match; once the
+  /// right input is exhausted the marked rows (semi) or the others (anti) come out. For a left
+  /// side much smaller than the right.
+  bool build_left = false;
 };
-/// Builds a hash table of the right input (in parallel), then streams the left input through it.
-/// Output: left columns then right columns (semi / anti: left only); outer sides nullable.
-/// Memory: the right side plus one left batch.
+/// Builds a hash table of the right input (of the left one with `build_left`) in parallel, then
+/// streams the other input through it. Output: left columns then right columns (semi / anti:
+/// left only); outer sides nullable. Memory: the build side plus one batch of the other; a build
+/// side past the query's memory limit is partitioned to spill files with the other (grace join).
 OperatorPtr MakeHashJoin(OperatorPtr left, OperatorPtr right, HashJoinSpec spec);
 
 /// GROUP BY: output columns are the group keys (named `key_names`) then one per aggregate (named

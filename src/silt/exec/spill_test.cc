@@ -405,11 +405,16 @@ TEST(GraceHashJoinTest, EveryJoinTypeEqualsTheInMemoryJoin) {
     JoinType type;
     bool residual;
     bool null_aware;
+    bool build_left = false;
   };
-  for (Case c : {Case{JoinType::kInner, false, false}, Case{JoinType::kLeftOuter, false, false},
-                 Case{JoinType::kRightOuter, false, false}, Case{JoinType::kFullOuter, true, false},
-                 Case{JoinType::kLeftSemi, true, false}, Case{JoinType::kLeftAnti, false, false},
-                 Case{JoinType::kLeftAnti, false, true}, Case{JoinType::kInner, true, false}}) {
+  for (Case c :
+       {Case{JoinType::kInner, false, false}, Case{JoinType::kLeftOuter, false, false},
+        Case{JoinType::kRightOuter, false, false}, Case{JoinType::kFullOuter, true, false},
+        Case{JoinType::kLeftSemi, true, false}, Case{JoinType::kLeftAnti, false, false},
+        Case{JoinType::kLeftAnti, false, true}, Case{JoinType::kInner, true, false},
+        Case{JoinType::kLeftSemi, false, false, true}, Case{JoinType::kLeftSemi, true, false, true},
+        Case{JoinType::kLeftAnti, false, false, true},
+        Case{JoinType::kLeftAnti, true, false, true}}) {
     HashJoinSpec spec;
     spec.type = c.type;
     spec.left_keys = {key()};
@@ -430,15 +435,47 @@ TEST(GraceHashJoinTest, EveryJoinTypeEqualsTheInMemoryJoin) {
         batch = BatchOf({IntColumn(LongType(), keys), batch.column(1)});
       }
     }
-    SCOPED_TRACE(JoinTypeName(c.type) + (c.residual ? " with residual" : "") + (c.null_aware ? " null aware" : ""));
+    SCOPED_TRACE(JoinTypeName(c.type) + (c.residual ? " with residual" : "") +
+                 (c.null_aware ? " null aware" : "") +
+                 (c.build_left ? " building the left side" : ""));
+    // The answer of the join that builds its right side, in memory.
     ExecContext unlimited;
     std::vector<std::string> expected = RunJoin(left, build, spec, unlimited);
     EXPECT_EQ(unlimited.counters->spill_files.load(), 0);
+    if (c.build_left) {
+      spec.build_left = true;
+      ExecContext unlimited_left;
+      EXPECT_EQ(RunJoin(left, build, spec, unlimited_left), expected);
+      EXPECT_EQ(unlimited_left.counters->spill_files.load(), 0);
+    }
     io::TestingTemporaryFolder folder;
     ExecContext limited;
     limited.memory = std::make_shared<QueryMemory>(1 * kMiB, folder.path());
     EXPECT_EQ(RunJoin(left, build, spec, limited), expected);
     EXPECT_GT(limited.counters->spill_files.load(), 0);
+  }
+}
+
+TEST(GraceHashJoinTest, ASemiJoinThatBuildsItsSmallLeftSideHoldsOnlyThatSide) {
+  // 3,000 left rows fit in 1 MiB, 200,000 right rows do not.
+  std::vector<Batch> left = JoinSide(3000, 1, 31);
+  std::vector<Batch> right = JoinSide(200000, 50, 32);
+  for (JoinType type : {JoinType::kLeftSemi, JoinType::kLeftAnti}) {
+    SCOPED_TRACE(JoinTypeName(type));
+    HashJoinSpec spec;
+    spec.type = type;
+    spec.left_keys = {expr::Column(0, LongType())};
+    spec.right_keys = {expr::Column(0, LongType())};
+    io::TestingTemporaryFolder folder;
+    ExecContext right_built;
+    right_built.memory = std::make_shared<QueryMemory>(1 * kMiB, folder.path());
+    std::vector<std::string> expected = RunJoin(left, right, spec, right_built);
+    EXPECT_GT(right_built.counters->spill_files.load(), 0);
+    spec.build_left = true;
+    ExecContext left_built;
+    left_built.memory = std::make_shared<QueryMemory>(1 * kMiB, folder.path());
+    EXPECT_EQ(RunJoin(left, right, spec, left_built), expected);
+    EXPECT_EQ(left_built.counters->spill_files.load(), 0);
   }
 }
 

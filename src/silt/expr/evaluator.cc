@@ -758,8 +758,16 @@ VectorPtr EvaluateIn(const Expression& expression, const Batch& batch, EvalConte
   ByteMask saw_null = ValidityBytes(*value);
   for (uint8_t& byte : saw_null) byte = !byte;
   for (size_t item = 1; item < expression.children().size(); ++item) {
-    VectorPtr candidate = EvaluateMasked(*expression.child(item), batch, context, mask);
-    VectorPtr equal = CompareVectors(ComparisonOperator::kEqual, *value, *candidate);
+    // A literal item (the usual list) is compared without broadcasting it to every row.
+    const Expression& item_expression = *expression.child(item);
+    VectorPtr equal;
+    if (item_expression.kind() == ExpressionKind::kLiteral) {
+      equal = CompareWithLiteral(ComparisonOperator::kEqual, *value, item_expression.literal());
+    }
+    if (!equal) {
+      VectorPtr candidate = EvaluateMasked(item_expression, batch, context, mask);
+      equal = CompareVectors(ComparisonOperator::kEqual, *value, *candidate);
+    }
     for (int64_t i = 0; i < num_rows; ++i) {
       if (equal->IsNull(i)) {
         saw_null[i] = 1;

@@ -72,6 +72,17 @@ expr::ExpressionPtr SwapSides(const expr::ExpressionPtr& expression, int left_wi
   return expr::RemapColumns(expression, mapping);
 }
 
+// A semi or anti join builds its left input when that is estimated below half the right one:
+// building the small side and streaming the large one through it costs a fraction of the
+// reverse (TPC-H Q04's 58k orders against 3.8M line items). NOT IN keeps its sides.
+bool SemiJoinBuildsLeft(const LogicalNode& node, CardinalityEstimator& estimator) {
+  if (node.join_type != exec::JoinType::kLeftSemi && node.join_type != exec::JoinType::kLeftAnti) {
+    return false;
+  }
+  if (node.null_aware_anti) return false;
+  return 2 * estimator.Estimate(node.children[0]).rows < estimator.Estimate(node.children[1]).rows;
+}
+
 exec::OperatorPtr PlanJoin(const LogicalNode& node, CardinalityEstimator& estimator) {
   const LogicalNode& left = *node.children[0];
   const LogicalNode& right = *node.children[1];
@@ -102,6 +113,7 @@ exec::OperatorPtr PlanJoin(const LogicalNode& node, CardinalityEstimator& estima
   spec.type = swap ? swapped_type : node.join_type;
   spec.null_safe = keys.null_safe;
   spec.null_aware_anti = node.null_aware_anti;
+  spec.build_left = SemiJoinBuildsLeft(node, estimator);
   expr::ExpressionPtr residual = keys.residual.empty() ? nullptr : expr::JoinConjunction(keys.residual);
   if (!swap) {
     spec.left_keys = keys.left;
