@@ -11,6 +11,7 @@
 #include "silt/exec/sort_permutation.h"
 #include "silt/exec/sort_window.h"
 #include "silt/exec/spill_file.h"
+#include "silt/log/partition_values.h"
 
 namespace silt::exec {
 
@@ -428,7 +429,7 @@ class SortOperator final : public Operator {
     const Vector& key = *kept.column(static_cast<size_t>(keys_[0].column));
     const int64_t last = kept.num_rows() - 1;
     if (last < 0 || key.IsNull(last)) return;
-    bound_->Set(expr::Scalar::FromVector(key, last).ToString());
+    bound_->Set(log::FormatPartitionValue(key, last));
   }
 
   OperatorPtr child_;

@@ -307,4 +307,27 @@ VectorPtr MakeConstantVector(const DataTypePtr& type, const std::optional<Scalar
   return builder.Finish();
 }
 
+std::string FormatPartitionValue(const Vector& vector, int64_t row) {
+  const DataType& type = *vector.type();
+  Scalar value;
+  switch (type.id()) {
+    case TypeId::kBoolean: value = vector.GetBool(row); break;
+    case TypeId::kByte: value = static_cast<int64_t>(vector.values<int8_t>()[row]); break;
+    case TypeId::kShort: value = static_cast<int64_t>(vector.values<int16_t>()[row]); break;
+    case TypeId::kInteger:
+    case TypeId::kDate: value = static_cast<int64_t>(vector.values<int32_t>()[row]); break;
+    case TypeId::kLong:
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampNtz: value = vector.values<int64_t>()[row]; break;
+    case TypeId::kFloat: value = static_cast<double>(vector.values<float>()[row]); break;
+    case TypeId::kDouble: value = vector.values<double>()[row]; break;
+    case TypeId::kDecimal: value = vector.values<Decimal128>()[row]; break;
+    case TypeId::kString:
+    case TypeId::kBinary: value = std::string(vector.GetString(row)); break;
+    default:
+      SILT_THROW(UNSUPPORTED_DATA_TYPE, {{"type", type.ToString() + " as a partition column"}});
+  }
+  return FormatPartitionValue(type, value);
+}
+
 }  // namespace silt::log

@@ -32,6 +32,10 @@ std::optional<Scalar> ParsePartitionValue(const DataType& type,
 /// ISO-8601 "yyyy-MM-ddTHH:mm:ss.ffffffZ", timestamp_ntz "yyyy-MM-dd HH:mm:ss[.ffffff]".
 std::string FormatPartitionValue(const DataType& type, const Scalar& value);
 
+/// FormatPartitionValue of row `row` of `vector`, which must not be NULL (an empty string stays
+/// empty). Throws UNSUPPORTED_DATA_TYPE for nested types.
+std::string FormatPartitionValue(const Vector& vector, int64_t row);
+
 /// Parses a timestamp text with an optional 'Z' or ±HH:MM / ±HHMM offset into microseconds since
 /// the epoch (UTC); text without an offset is read as UTC. nullopt when malformed.
 std::optional<int64_t> ParseTimestampWithOffset(std::string_view text);

@@ -239,8 +239,9 @@ exec::OperatorPtr PlanGroupTopRows(const LogicalNode& filter, CardinalityEstimat
 // time they reach twice that many, which pays only when they are few.
 constexpr int64_t kMaxBoundedTopRows = exec::kTargetBatchRows;
 
-// Types whose Scalar text is exact and is also the text the scan parses a bound from (floating
-// point text may round; timestamps' text depends on the session time zone).
+// Types whose partition-value text (which the top-N writes its bound in and the scan parses)
+// is exact and whose order the scan's statistics and row filters follow as the sort does
+// (floating point is left out: NaN and -0.0 order apart from their text).
 bool BoundableType(const DataType& type) {
   switch (type.id()) {
     case TypeId::kByte:
@@ -248,6 +249,8 @@ bool BoundableType(const DataType& type) {
     case TypeId::kInteger:
     case TypeId::kLong:
     case TypeId::kDate:
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampNtz:
     case TypeId::kDecimal:
     case TypeId::kString: return true;
     default: return false;
