@@ -443,6 +443,35 @@ TEST_F(DeltaScanTest, ATopNBoundWithNullsFirstSkipsOnlyRowGroupsWithoutNulls) {
   EXPECT_LT(bounded_context.counters->rows_scanned, 10'000);
 }
 
+TEST_F(DeltaScanTest, AWideScanUnderABoundDecodesOnlyRowGroupsHoldingTheFilesBestRows) {
+  // Nine columns, row groups of 1,000 rows, ids ascending: a bound keeping 3 rows of the
+  // largest ids reads the id column alone first, and then decodes only the last row group, and
+  // only its rows from the file's third largest id on.
+  std::vector<Field> fields{Field{"id", LongType(), true, {}}};
+  for (int c = 0; c < 8; ++c) fields.push_back(Field{"c" + std::to_string(c), StringType(), true, {}});
+  auto schema = std::make_shared<const Schema>(fields);
+  std::vector<VectorPtr> columns;
+  VectorBuilder ids(LongType());
+  for (int64_t id = 0; id < 20'000; ++id) ids.AppendInt(id);
+  columns.push_back(ids.Finish());
+  for (int c = 0; c < 8; ++c) {
+    VectorBuilder text(StringType());
+    for (int64_t id = 0; id < 20'000; ++id) text.AppendString("v" + std::to_string(id * 8 + c));
+    columns.push_back(text.Finish());
+  }
+  log::CreateTableOptions create;
+  create.schema = *schema;
+  create.writer.parquet.row_group_max_rows = 1'000;
+  log::CreateTable(fs_, root_, create, {Batch(schema, columns, 20'000)});
+  log::ScanOptions options;
+  options.bound = std::make_shared<log::ScanBound>("id", log::ScanPredicate::Op::kGreaterOrEqual, false, 3);
+  ExecContext context;
+  std::vector<int64_t> read = LongColumn(Collect(*Scan(options), context), 0);
+  std::sort(read.begin(), read.end());
+  EXPECT_EQ(read, (std::vector<int64_t>{19'997, 19'998, 19'999}));
+  EXPECT_LE(context.counters->rows_scanned, 1'000);
+}
+
 TEST_F(DeltaScanTest, PartitionColumnsAloneTakeRowCountsFromTheFile) {
   CreatePartitionedTable();
   log::ScanOptions options;

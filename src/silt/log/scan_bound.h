@@ -2,6 +2,7 @@
 
 // A bound on one column that the consumer of a scan tightens while the scan runs.
 
+#include <cstdint>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -21,13 +22,17 @@ namespace silt::log {
 /// prove they hold no NULL there. Shared between threads.
 class ScanBound {
  public:
-  /// `op` is kGreaterOrEqual or kLessOrEqual.
-  ScanBound(std::string column, ScanPredicate::Op op, bool keeps_nulls = false)
-      : column_(std::move(column)), op_(op), keeps_nulls_(keeps_nulls) {}
+  /// `op` is kGreaterOrEqual or kLessOrEqual. `keep`, when positive, is how many rows the
+  /// consumer keeps of all those within the bound: a file of several row groups read with many
+  /// columns then first reads the bound's column alone and skips the row groups and rows outside
+  /// its own keep-th best value (no file's row outside its own best `keep` can be kept).
+  ScanBound(std::string column, ScanPredicate::Op op, bool keeps_nulls = false, int64_t keep = 0)
+      : column_(std::move(column)), op_(op), keeps_nulls_(keeps_nulls), keep_(keep) {}
 
   const std::string& column() const { return column_; }
   ScanPredicate::Op op() const { return op_; }
   bool keeps_nulls() const { return keeps_nulls_; }
+  int64_t keep() const { return keep_; }
 
   /// Sets the bound's value (ScanPredicate's text form of the column's type).
   void Set(std::string value) {
@@ -46,6 +51,7 @@ class ScanBound {
   const std::string column_;
   const ScanPredicate::Op op_;
   const bool keeps_nulls_;
+  const int64_t keep_;
   mutable std::mutex mutex_;
   std::optional<std::string> value_;
 };

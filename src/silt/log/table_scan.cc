@@ -930,7 +930,7 @@ class TableScan::OpenedFileImpl final : public TableScan::OpenedFile {
       }
     }
     row_groups_ = reader_->SelectRowGroups(selection);
-    if (!row_groups_.empty() && CurrentBound()) {
+    if (!row_groups_.empty() && !CurrentBound().empty()) {
       std::vector<int> within;
       for (int group : row_groups_) {
         if (!RowGroupOutsideBound(group)) within.push_back(group);
@@ -957,6 +957,7 @@ class TableScan::OpenedFileImpl final : public TableScan::OpenedFile {
     } else if (file.deletion_vector) {
       deleted_ = LoadDeletionVector(fs, scan.table_root_, *file.deletion_vector);
     }
+    if (!selected_rows_) SetFileBound();
     partition_values_.resize(columns.size());
     for (size_t i = 0; i < columns.size(); ++i) {
       const Column& column = *columns[i];
@@ -1001,10 +1002,10 @@ class TableScan::OpenedFileImpl final : public TableScan::OpenedFile {
       // reader filters the rows of the others.
       const parquet::ReadOptions* options = &read_options_;
       parquet::ReadOptions bounded;
-      if (std::optional<parquet::ColumnPredicate> bound = CurrentBound(); bound && !MayHoldKeptNulls(index)) {
+      if (std::vector<parquet::ColumnPredicate> bounds = CurrentBound(); !bounds.empty() && !MayHoldKeptNulls(index)) {
         if (RowGroupOutsideBound(index)) keep.assign(static_cast<size_t>(rows), false);
         bounded = read_options_;
-        bounded.row_filters.push_back(std::move(*bound));
+        for (parquet::ColumnPredicate& bound : bounds) bounded.row_filters.push_back(std::move(bound));
         options = &bounded;
       }
       // The reader applies the mask (and the row filters) while decoding, converting only the
@@ -1118,12 +1119,104 @@ class TableScan::OpenedFileImpl final : public TableScan::OpenedFile {
     return Vector::Make(column.field.type, rows, {nullptr}, std::move(children));
   }
 
-  // The scan's bound as a predicate on this file's stored column, when it has a value.
-  std::optional<parquet::ColumnPredicate> CurrentBound() const {
-    if (!bound_fields_) return std::nullopt;
-    std::optional<ScanPredicate> current = scan_.options_.bound->Current();
-    if (!current) return std::nullopt;
-    return RowGroupPredicate(*current, bound_fields_->first, bound_fields_->second);
+  // The scan's bound as predicates on this file's stored column: the file's own (SetFileBound)
+  // and the scan's current one, those that have a value.
+  std::vector<parquet::ColumnPredicate> CurrentBound() const {
+    std::vector<parquet::ColumnPredicate> bounds;
+    if (!bound_fields_) return bounds;
+    for (std::optional<ScanPredicate> current : {file_bound_, scan_.options_.bound->Current()}) {
+      if (!current) continue;
+      if (auto predicate = RowGroupPredicate(*current, bound_fields_->first, bound_fields_->second)) {
+        bounds.push_back(std::move(*predicate));
+      }
+    }
+    return bounds;
+  }
+
+  // Projections at least this wide make a file of several row groups read the bound's column
+  // alone first (SetFileBound): decoding one column twice costs less than decoding the others
+  // for row groups whose rows cannot be kept.
+  static constexpr size_t kFileBoundColumns = 8;
+
+  // With a bound that keeps `keep` rows, a projection of many columns and several row groups:
+  // reads the bound's column of every live row of the file and makes its keep-th best value the
+  // file's own bound, so that row groups holding none of the file's best rows are never decoded.
+  void SetFileBound() {
+    const ScanBound* bound = scan_.options_.bound.get();
+    if (!bound_fields_ || bound->keep() <= 0 || row_groups_.size() < 2 ||
+        read_options_.columns.size() < kFileBoundColumns) {
+      return;
+    }
+    parquet::ReadOptions key_only;
+    key_only.columns = {bound_fields_->second.name};
+    key_only.max_parallelism = 1;
+    key_only.pool = read_options_.pool;
+    std::vector<VectorPtr> keys;
+    for (int group : row_groups_) {
+      if (bound->keeps_nulls() && MayHoldKeptNulls(group)) return;  // a NULL beats any bound
+      std::vector<bool> keep;
+      if (deleted_) {
+        deleted_->FillKeepMask(first_rows_[static_cast<size_t>(group)],
+                               static_cast<uint64_t>(reader_->metadata().row_groups[static_cast<size_t>(group)].num_rows),
+                               keep);
+      }
+      Batch batch = reader_->ReadRowGroup(group, key_only, keep.empty() ? nullptr : &keep, nullptr);
+      keys.push_back(batch.column(0));
+    }
+    file_bound_ = KeepThBest(keys, bound->keep(), bound->op() == ScanPredicate::Op::kGreaterOrEqual);
+    if (file_bound_) file_bound_->op = bound->op(), file_bound_->column = bound->column();
+  }
+
+  // The keep-th best non-NULL value among `vectors` (the largest first when `descending`), as a
+  // predicate value; nullopt when there are fewer, or for a type without a fast path.
+  static std::optional<ScanPredicate> KeepThBest(const std::vector<VectorPtr>& vectors, int64_t keep,
+                                                 bool descending) {
+    // Row (vector, row) of the keep-th best value, found by nth_element on the values.
+    auto pick = [&](auto value_of) -> std::optional<std::pair<size_t, int64_t>> {
+      using Value = decltype(value_of(vectors[0], 0));
+      std::vector<std::pair<Value, std::pair<size_t, int64_t>>> values;
+      for (size_t v = 0; v < vectors.size(); ++v) {
+        for (int64_t row = 0; row < vectors[v]->length(); ++row) {
+          if (!vectors[v]->IsNull(row)) values.push_back({value_of(vectors[v], row), {v, row}});
+        }
+      }
+      if (static_cast<int64_t>(values.size()) < keep) return std::nullopt;
+      auto nth = values.begin() + (keep - 1);
+      auto better = [&](const auto& a, const auto& b) { return descending ? b.first < a.first : a.first < b.first; };
+      std::nth_element(values.begin(), nth, values.end(), better);
+      return nth->second;
+    };
+    std::optional<std::pair<size_t, int64_t>> at;
+    switch (vectors.empty() ? TypeId::kNull : vectors[0]->type()->id()) {
+      case TypeId::kByte:
+      case TypeId::kShort:
+      case TypeId::kInteger:
+      case TypeId::kLong:
+      case TypeId::kDate:
+      case TypeId::kTimestamp:
+      case TypeId::kTimestampNtz:
+      {
+        const size_t width = vectors[0]->type()->FixedWidth();
+        at = pick([width](const VectorPtr& vector, int64_t row) -> int64_t {
+          switch (width) {
+            case 1: return vector->values<int8_t>()[row];
+            case 2: return vector->values<int16_t>()[row];
+            case 4: return vector->values<int32_t>()[row];
+            default: return vector->values<int64_t>()[row];
+          }
+        });
+        break;
+      }
+      case TypeId::kDecimal:
+        at = pick([](const VectorPtr& vector, int64_t row) { return vector->values<Decimal128>()[row]; });
+        break;
+      case TypeId::kString:
+        at = pick([](const VectorPtr& vector, int64_t row) { return vector->GetString(row); });
+        break;
+      default: return std::nullopt;
+    }
+    if (!at) return std::nullopt;
+    return ScanPredicate{"", ScanPredicate::Op::kEqual, FormatPartitionValue(*vectors[at->first], at->second)};
   }
 
   // Whether row group `index` may hold a NULL in the bound's column that the bound's consumer
@@ -1140,11 +1233,11 @@ class TableScan::OpenedFileImpl final : public TableScan::OpenedFile {
   // Whether the statistics of row group `index` prove that none of its rows is within the
   // current bound (and that it holds no NULL the consumer keeps).
   bool RowGroupOutsideBound(int index) const {
-    std::optional<parquet::ColumnPredicate> bound = CurrentBound();
-    if (!bound || MayHoldKeptNulls(index)) return false;
+    std::vector<parquet::ColumnPredicate> bounds = CurrentBound();
+    if (bounds.empty() || MayHoldKeptNulls(index)) return false;
     parquet::ReadOptions selection;
     selection.row_groups = {index};
-    selection.predicates = {std::move(*bound)};
+    selection.predicates = std::move(bounds);
     return reader_->SelectRowGroups(selection).empty();
   }
 
@@ -1156,6 +1249,8 @@ class TableScan::OpenedFileImpl final : public TableScan::OpenedFile {
   std::vector<int> row_groups_;
   // The logical and stored field of the scan's bound, when it is on a data column of the file.
   std::optional<std::pair<Field, Field>> bound_fields_;
+  // The file's own bound (SetFileBound): the keep-th best value of the bound's column in it.
+  std::optional<ScanPredicate> file_bound_;
   std::vector<uint64_t> first_rows_;     // per row group: index of its first row in the file
   std::shared_ptr<const std::vector<uint64_t>> selected_rows_;
   std::optional<DeletedRows> deleted_;

@@ -283,7 +283,7 @@ std::pair<const LogicalNode*, std::shared_ptr<log::ScanBound>> TopRowsScanBound(
   const Field& field = node->snapshot->schema().field(static_cast<size_t>(index));
   if (!BoundableType(*field.type)) return {nullptr, nullptr};
   auto op = key.ascending ? log::ScanPredicate::Op::kLessOrEqual : log::ScanPredicate::Op::kGreaterOrEqual;
-  return {node, std::make_shared<log::ScanBound>(field.name, op, key.nulls_first)};
+  return {node, std::make_shared<log::ScanBound>(field.name, op, key.nulls_first, *sort.limit + sort.offset)};
 }
 
 exec::OperatorPtr PlanDeltaScan(const LogicalNode& node, std::shared_ptr<const log::ScanBound> bound) {
