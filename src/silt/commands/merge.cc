@@ -14,6 +14,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -584,12 +585,105 @@ std::vector<int> ChooseClauses(const std::vector<BoundClause>& clauses, const Ba
 
 // ---- the source's hash table ----
 
+// Folds key `values` of rows [begin, end) into `hashes` (one per row, from `begin`). A NULL
+// folds in a constant, so that NULL keys meet under `<=>`.
+template <typename T>
+void FoldFixedWidth(const Vector& values, int64_t begin, int64_t end, uint64_t* hashes) {
+  constexpr uint64_t kNullValue = 0x5bd1e9955bd1e995ULL;
+  const T* data = values.values<T>();
+  const bool nulls = values.null_count() != 0;
+  for (int64_t row = begin; row < end; ++row) {
+    const uint64_t value = nulls && values.IsNull(row)
+                               ? kNullValue
+                               : static_cast<uint64_t>(static_cast<int64_t>(data[row]));
+    uint64_t& hash = hashes[row - begin];
+    hash = exec::MixHash((hash ^ value) * 0x9E3779B97F4A7C15ULL);
+  }
+}
+
+// The hash of the keys of rows [begin, end) of `keys` (the source's or the target's key values,
+// of the same types key by key) into `hashes`: equal keys hash alike on both sides, which is all
+// the hash table and the passes of a partitioned MERGE need (the ON condition decides a match).
+// Integer and string keys hash from their values; others through their encoded keys
+// (`scratch`), as hashing operators do.
+void HashKeys(const std::vector<VectorPtr>& keys, int64_t begin, int64_t end,
+              std::vector<uint64_t>& hashes, exec::EncodedKeys& scratch) {
+  const int64_t n = end - begin;
+  hashes.assign(static_cast<size_t>(n), 0);
+  uint64_t* out = hashes.data();
+  std::vector<VectorPtr> encoded_columns;
+  for (const VectorPtr& key : keys) {
+    const Vector& values = *key;
+    switch (values.type_id()) {
+      case TypeId::kByte:
+        FoldFixedWidth<int8_t>(values, begin, end, out);
+        break;
+      case TypeId::kShort:
+        FoldFixedWidth<int16_t>(values, begin, end, out);
+        break;
+      case TypeId::kInteger:
+      case TypeId::kDate:
+      case TypeId::kYearMonthInterval:
+        FoldFixedWidth<int32_t>(values, begin, end, out);
+        break;
+      case TypeId::kLong:
+      case TypeId::kTimestamp:
+      case TypeId::kTimestampNtz:
+      case TypeId::kDayTimeInterval:
+        FoldFixedWidth<int64_t>(values, begin, end, out);
+        break;
+      case TypeId::kString:
+      case TypeId::kBinary: {
+        constexpr uint64_t kNullValue = 0x2545F4914F6CDD1DULL;
+        const bool nulls = values.null_count() != 0;
+        for (int64_t row = begin; row < end; ++row) {
+          const std::string_view bytes = values.GetString(row);
+          const uint64_t value = nulls && values.IsNull(row)
+                                     ? kNullValue
+                                     : exec::HashBytes(bytes.data(), bytes.size());
+          uint64_t& hash = out[row - begin];
+          hash = exec::MixHash((hash ^ value) * 0x9E3779B97F4A7C15ULL);
+        }
+        break;
+      }
+      default:
+        encoded_columns.push_back(begin == 0 && end == values.length() ? key
+                                                                       : values.Slice(begin, n));
+        break;
+    }
+  }
+  if (encoded_columns.empty()) return;
+  exec::EncodeKeys(encoded_columns, n, scratch);
+  for (int64_t i = 0; i < n; ++i) {
+    out[i] = exec::MixHash((out[i] ^ scratch.hashes[static_cast<size_t>(i)]) *
+                           0x9E3779B97F4A7C15ULL);
+  }
+}
+
 // The materialised source keyed by the equi-join keys: an open-addressing table of (hash tag,
 // source row) slots of 8 bytes. A probe compares tags (the hash's high half; the low bits place
 // the slot) and leaves the keys to the ON condition, so a target row costs one cache line, and a
 // batch of probes prefetches its slots ahead.
 class SourceIndex {
  public:
+  // Rows are hashed and placed this many at a time, so that building holds no array as long as
+  // the source besides the slots.
+  static constexpr int64_t kBuildRows = int64_t{1} << 14;
+
+  // The slots for `num_rows` rows: a power of two at most three quarters full, so that a probe's
+  // run mostly stays within the cache line it starts in.
+  static size_t CapacityFor(int64_t num_rows) {
+    size_t capacity = 16;
+    while (capacity * 3 < static_cast<size_t>(num_rows) * 4) capacity <<= 1;
+    return capacity;
+  }
+
+  // What the table of `num_rows` rows holds besides the source's values: its slots, and while
+  // they are filled one chunk's hashes (and encoded keys, for keys HashKeys encodes).
+  static int64_t MemoryBytesFor(int64_t num_rows) {
+    return static_cast<int64_t>(CapacityFor(num_rows) * sizeof(Slot)) + kBuildRows * 64;
+  }
+
   SourceIndex(const BoundMerge& bound, const Batch& source, expr::EvalContext& context)
       : bound_(bound) {
     const int64_t n = source.num_rows();
@@ -600,21 +694,24 @@ class SourceIndex {
       context.ThrowIfError();
     }
     key_vectors_ = keys;
-    exec::EncodedKeys encoded;
-    exec::EncodeKeys(keys, n, encoded);
     SILT_CHECK(n < static_cast<int64_t>(kEmpty),
                "a MERGE source partition of fewer than 2^32 rows");
-    size_t capacity = 16;
-    while (capacity < static_cast<size_t>(n) * 2) capacity <<= 1;
+    const size_t capacity = CapacityFor(n);
     mask_ = capacity - 1;
     AllocateSlots(capacity);
     // Rows go in ascending order, so the rows of one key are found in source order.
-    for (int64_t row = 0; row < n; ++row) {
-      if (HasUnmatchableNull(keys, row)) continue;
-      uint64_t hash = encoded.hashes[static_cast<size_t>(row)];
-      size_t at = hash & mask_;
-      while (slots_[at].row != kEmpty) at = (at + 1) & mask_;
-      slots_[at] = Slot{TagOf(hash), static_cast<uint32_t>(row)};
+    std::vector<uint64_t> hashes;
+    exec::EncodedKeys scratch;
+    for (int64_t begin = 0; begin < n; begin += kBuildRows) {
+      const int64_t end = std::min(n, begin + kBuildRows);
+      HashKeys(keys, begin, end, hashes, scratch);
+      for (int64_t row = begin; row < end; ++row) {
+        if (HasUnmatchableNull(keys, row)) continue;
+        uint64_t hash = hashes[static_cast<size_t>(row - begin)];
+        size_t at = hash & mask_;
+        while (slots_[at].row != kEmpty) at = (at + 1) & mask_;
+        slots_[at] = Slot{TagOf(hash), static_cast<uint32_t>(row)};
+      }
     }
   }
 
@@ -624,13 +721,12 @@ class SourceIndex {
   // Appends (target row, source row) for every target row in [0, num_rows) (only the ascending
   // rows `probed` lists, when given) and every source row whose keys equal it, target rows in
   // order.
-  void ProbeAll(const exec::EncodedKeys& target_keys,
-                const std::vector<VectorPtr>& target_key_vectors, int64_t num_rows,
-                const std::vector<int64_t>* probed, std::vector<int64_t>& target_rows,
-                std::vector<int64_t>& source_rows) const {
+  // `hashes`: HashKeys of the target's key values, one per row.
+  void ProbeAll(const uint64_t* hashes, const std::vector<VectorPtr>& target_key_vectors,
+                int64_t num_rows, const std::vector<int64_t>* probed,
+                std::vector<int64_t>& target_rows, std::vector<int64_t>& source_rows) const {
     if (num_slots_ == 0) return;
     constexpr int64_t kPrefetchDistance = 16;
-    const uint64_t* hashes = target_keys.hashes.data();
     const int64_t num_probes = probed != nullptr ? static_cast<int64_t>(probed->size()) : num_rows;
     const int64_t* probed_rows = probed != nullptr ? probed->data() : nullptr;
     auto row_of = [&](int64_t i) { return probed_rows != nullptr ? probed_rows[i] : i; };
@@ -744,9 +840,26 @@ int64_t SourceBudget(const exec::QueryMemory& memory) {
   return std::max<int64_t>(memory.limit() / 2, 1);
 }
 
-// What a source row's hash table costs besides its values: two to four slots of 8 bytes, and
-// while they are filled its hash and its encoded keys with their offset.
-constexpr int64_t kIndexBytesPerRow = 56;
+// What a source of `num_rows` rows and `value_bytes` bytes of values takes in memory with its
+// hash table.
+int64_t SourceMemoryBytes(int64_t value_bytes, int64_t num_rows) {
+  return value_bytes + SourceIndex::MemoryBytesFor(num_rows);
+}
+
+// The number of passes a source of `value_bytes` bytes in `num_rows` rows that does not fit
+// `budget` is merged in: the fewest whose partitions fit it with their hash tables, with an
+// eighth to spare for the partitions' uneven sizes.
+int PlanPasses(int64_t value_bytes, int64_t num_rows, int64_t budget) {
+  constexpr int kMaxPasses = 4096;
+  int passes = 2;
+  while (passes < kMaxPasses) {
+    const int64_t rows = num_rows / passes + num_rows / passes / 8 + 1;
+    const int64_t bytes = value_bytes / passes + value_bytes / passes / 8;
+    if (SourceMemoryBytes(bytes, rows) <= budget) break;
+    ++passes;
+  }
+  return passes;
+}
 
 // The pass (of `num_passes`) in which the rows whose keys hash to `hash` are merged: the source
 // rows and the target rows of equal keys meet in the same pass. High bits, as the hash table
@@ -766,19 +879,39 @@ struct MaterializedSource {
   int64_t num_rows = 0;
 };
 
+// The bytes of `vector`'s buffers not yet in `counted`, which it then holds. A scan returns a
+// row group's values as slices of one set of buffers, which the batches held share.
+int64_t UncountedBytes(const Vector& vector, std::unordered_set<const Buffer*>& counted) {
+  int64_t bytes = 0;
+  for (const BufferPtr& buffer : vector.buffers()) {
+    if (buffer != nullptr && counted.insert(buffer.get()).second) {
+      bytes += static_cast<int64_t>(buffer->size());
+    }
+  }
+  for (const VectorPtr& child : vector.children()) bytes += UncountedBytes(*child, counted);
+  return bytes;
+}
+
+Batch ConcatenateReleasing(const SchemaPtr& schema, std::vector<Batch>&& batches);
+
 MaterializedSource MaterializeSource(exec::Operator& root, exec::ExecContext& context,
                                      exec::MemoryReservation& reservation) {
   MaterializedSource source;
   source.schema = root.schema();
   const int64_t budget = SourceBudget(*context.memory);
   std::vector<Batch> held;
+  int64_t held_bytes = 0;
+  std::unordered_set<const Buffer*> counted;  // the buffers of the batches held
   while (std::optional<Batch> batch = root.Next(context)) {
     ThrowIfCanceled(context.cancellation);
     source.num_rows += batch->num_rows();
     if (source.spilled == nullptr) {
-      // The rows and, later, their share of the hash table.
-      const int64_t bytes = exec::MemoryBytes(*batch) + batch->num_rows() * kIndexBytesPerRow;
-      if (reservation.used() + bytes <= budget && reservation.TryGrow(bytes)) {
+      // The rows and, later, the hash table of all rows held.
+      int64_t value_bytes = 0;
+      for (const VectorPtr& column : batch->columns()) value_bytes += UncountedBytes(*column, counted);
+      const int64_t needed = SourceMemoryBytes(held_bytes + value_bytes, source.num_rows);
+      if (needed <= budget && reservation.TryGrow(needed - reservation.used())) {
+        held_bytes += value_bytes;
         held.push_back(std::move(*batch));
         continue;
       }
@@ -786,6 +919,7 @@ MaterializedSource MaterializeSource(exec::Operator& root, exec::ExecContext& co
           std::make_unique<exec::SpillFile>(*context.memory, source.schema, context.counters.get());
       for (const Batch& earlier : held) source.spilled->Append(earlier);
       held.clear();
+      counted.clear();
       reservation.Clear();
     }
     source.spilled->Append(*batch);
@@ -800,7 +934,7 @@ MaterializedSource MaterializeSource(exec::Operator& root, exec::ExecContext& co
       columns.push_back(Vector::MakeAllNull(field.type, 0));
     source.batch = Batch(source.schema, std::move(columns), 0);
   } else {
-    source.batch = held.size() == 1 ? std::move(held[0]) : ConcatenateBatches(held);
+    source.batch = ConcatenateReleasing(source.schema, std::move(held));
   }
   return source;
 }
@@ -847,6 +981,8 @@ std::vector<std::unique_ptr<exec::SpillFile>> PartitionSource(exec::SpillFile& s
                                                            context.counters.get()));
   }
   expr::EvalContext eval = context.eval;
+  std::vector<uint64_t> hashes;
+  exec::EncodedKeys scratch;
   while (std::optional<Batch> batch = source.ReadNext()) {
     ThrowIfCanceled(context.cancellation);
     std::vector<VectorPtr> keys;
@@ -855,12 +991,10 @@ std::vector<std::unique_ptr<exec::SpillFile>> PartitionSource(exec::SpillFile& s
       eval.ThrowIfError();
     }
     ranges.Add(keys);
-    exec::EncodedKeys encoded;
-    exec::EncodeKeys(keys, batch->num_rows(), encoded);
+    HashKeys(keys, 0, batch->num_rows(), hashes, scratch);
     std::vector<std::vector<int64_t>> rows(static_cast<size_t>(num_passes));
     for (int64_t row = 0; row < batch->num_rows(); ++row) {
-      rows[static_cast<size_t>(PassOf(encoded.hashes[static_cast<size_t>(row)], num_passes))]
-          .push_back(row);
+      rows[static_cast<size_t>(PassOf(hashes[static_cast<size_t>(row)], num_passes))].push_back(row);
     }
     for (size_t p = 0; p < rows.size(); ++p) {
       if (!rows[p].empty()) partitions[p]->Append(TakeBatchRows(*batch, rows[p]));
@@ -1142,8 +1276,9 @@ PieceOutcome ProcessPiece(const MergeRun& run, const dml::PositionedBatch& posit
       }
       // Each thread keeps its keys' and probes' buffers from piece to piece instead of mapping
       // fresh pages for every piece of every pass.
-      thread_local exec::EncodedKeys encoded;
-      exec::EncodeKeys(keys, n, encoded);
+      thread_local std::vector<uint64_t> hashes;
+      thread_local exec::EncodedKeys scratch;
+      HashKeys(keys, 0, n, hashes, scratch);
       // Only this pass's rows are probed, so prefetching goes to the slots they read.
       thread_local std::vector<int64_t> probed;
       probed.clear();
@@ -1151,12 +1286,12 @@ PieceOutcome ProcessPiece(const MergeRun& run, const dml::PositionedBatch& posit
         in_pass.resize(static_cast<size_t>(n));
         for (int64_t row = 0; row < n; ++row) {
           const bool here =
-              PassOf(encoded.hashes[static_cast<size_t>(row)], run.num_passes) == run.pass;
+              PassOf(hashes[static_cast<size_t>(row)], run.num_passes) == run.pass;
           in_pass[static_cast<size_t>(row)] = here ? 1 : 0;
           if (here) probed.push_back(row);
         }
       }
-      run.index->ProbeAll(encoded, keys, n, partitioned ? &probed : nullptr, pair_target,
+      run.index->ProbeAll(hashes.data(), keys, n, partitioned ? &probed : nullptr, pair_target,
                           pair_source);
     } else {
       for (int64_t row = 0; row < n; ++row) {
@@ -1594,11 +1729,8 @@ StatementResult ExecuteMerge(sql::SessionState& session, const sql::Statement& w
   if (materialized.spilled != nullptr) {
     if (bound.target_keys.empty())
       exec::ThrowMemoryLimitExceeded(*exec_context.memory, "MergeSource");
-    const int64_t estimate =
-        materialized.spilled->num_bytes() + materialized.num_rows * kIndexBytesPerRow;
-    const int64_t budget = SourceBudget(*exec_context.memory);
-    run.num_passes =
-        static_cast<int>(std::clamp<int64_t>((estimate + budget - 1) / budget, 2, 4096));
+    run.num_passes = PlanPasses(materialized.spilled->num_bytes(), materialized.num_rows,
+                                SourceBudget(*exec_context.memory));
     partitions =
         PartitionSource(*materialized.spilled, bound, run.num_passes, exec_context, key_ranges);
     materialized.spilled.reset();
@@ -1689,7 +1821,7 @@ StatementResult ExecuteMerge(sql::SessionState& session, const sql::Statement& w
       partitions[static_cast<size_t>(pass)].reset();
       Batch pass_source = ConcatenateReleasing(materialized.schema, std::move(batches));
       pass_memory.Clear();
-      pass_memory.Grow(exec::MemoryBytes(pass_source) + pass_source.num_rows() * kIndexBytesPerRow);
+      pass_memory.Grow(SourceMemoryBytes(exec::MemoryBytes(pass_source), pass_source.num_rows()));
       run.pass = pass;
       start_pass(std::move(pass_source));
     }

@@ -266,7 +266,7 @@ TEST_F(MergeTest, SourceLargerThanMemoryMergesInPassesAsInMemory) {
           ", 1, 'small'), (" + std::to_string(700002 + 10 * file) + ", 2, 'small')");
     }
   }
-  // 320,000 source rows (about 27 MB with their hash table, against an 8 MB share of the 16 MB
+  // 320,000 source rows (about 14 MB with their hash table, against an 8 MB share of the 16 MB
   // limit): 200,000 match, 120,000 are new.
   Sql("CREATE TABLE s AS SELECT id, id % 7 AS v, concat('s', id) AS note FROM range(200000, "
       "520000)");
