@@ -1502,6 +1502,19 @@ FileOutcome ProcessFile(MergeRun& run, const log::AddFile& file) {
   return outcome;
 }
 
+// A target file's rows decoded are about this many times its stored (compressed) bytes.
+constexpr int64_t kDecodedBytesPerStoredByte = 4;
+
+// What matching `file` holds in memory until the file is written: its rows, when it is
+// rewritten in one pass (ProcessFile keeps every piece's output until the file is known to be
+// touched); a pass of a partitioned MERGE and a file given a deletion vector keep only the rows
+// they change.
+int64_t HeldBytesEstimate(const MergeRun& run, const log::AddFile& file) {
+  const bool deletion_vector = run.deletion_vectors && log::CanHaveDeletionVector(file);
+  if (run.num_passes > 1 || deletion_vector) return 0;
+  return file.size * kDecodedBytesPerStoredByte;
+}
+
 // After the last pass of a partitioned MERGE, for a file some pass changed and that is rewritten
 // (no deletion vector): writes its rows no pass removed (`removed`: their physical positions,
 // sorted), with their row ids and commit versions under row tracking. With `split` (fewer files
@@ -1825,7 +1838,7 @@ StatementResult ExecuteMerge(sql::SessionState& session, const sql::Statement& w
       run.pass = pass;
       start_pass(std::move(pass_source));
     }
-    session.pool().ParallelFor(candidates.files.size(), [&](size_t i) {
+    auto process = [&](size_t i) {
       session.cancellation().ThrowIfRequested();
       FileOutcome outcome = ProcessFile(run, *candidates.files[i]);
       if (pass == 0) session.progress().AddRead(1, 0, candidates.files[i]->size);
@@ -1843,7 +1856,29 @@ StatementResult ExecuteMerge(sql::SessionState& session, const sql::Statement& w
                                      outcome.removed_positions.begin(),
                                      outcome.removed_positions.end());
       dml::AppendWritten(total.written, std::move(outcome.written));
-    });
+    };
+    // A file rewritten in one pass is held whole while its pieces are matched; files go in
+    // waves whose rows fit the memory the source leaves (a file at least), each wave's files in
+    // parallel.
+    exec::MemoryReservation wave_memory(exec_context.memory, "MergeTargetFiles");
+    for (size_t begin = 0; begin < candidates.files.size();) {
+      const int64_t available = exec_context.memory->limit() - exec_context.memory->reserved();
+      int64_t wave_bytes = 0;
+      size_t end = begin;
+      while (end < candidates.files.size()) {
+        const int64_t bytes = HeldBytesEstimate(run, *candidates.files[end]);
+        if (end > begin && wave_bytes + bytes > available) break;
+        wave_bytes += bytes;
+        ++end;
+      }
+      if (!wave_memory.TryGrow(wave_bytes)) {
+        // A single file larger than what is left runs anyway: it cannot be split further.
+        SILT_DCHECK(end - begin == 1, "a wave of several MERGE target files fits the memory left");
+      }
+      session.pool().ParallelFor(end - begin, [&](size_t j) { process(begin + j); });
+      wave_memory.Clear();
+      begin = end;
+    }
     collect_unmatched(source);
   }
   index.reset();
