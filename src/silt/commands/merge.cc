@@ -835,7 +835,8 @@ class SourceKeyRanges {
 // A source held in memory may take this share of the memory limit; a larger one is merged in
 // passes over hash partitions of its keys, each partition (and its hash table) about this size.
 // Every pass reads the candidate target files again, so partitions are as large as leaves the
-// target's row groups in flight room.
+// target's rows in flight room (the last pass, which rewrites files, holds each file's rows
+// until it is written).
 int64_t SourceBudget(const exec::QueryMemory& memory) {
   return std::max<int64_t>(memory.limit() / 2, 1);
 }
@@ -1172,8 +1173,8 @@ struct MergeRun {
   const SourceIndex* index = nullptr;
   const dml::TargetFileReader* reader = nullptr;
   // Reads only the target columns the keys, the ON condition and the clauses read, for files
-  // that get deletion vectors and for the passes of a partitioned MERGE, when no change data is
-  // written (their unchanged rows are never copied there).
+  // that get deletion vectors and for the passes of a partitioned MERGE but the last, when no
+  // change data is written (their unchanged rows are never copied there).
   const dml::TargetFileReader* narrow_reader = nullptr;
   // Over the combined layout: the columns the ON condition reads, and those the matched and
   // not-matched-by-source clauses read.
@@ -1194,6 +1195,9 @@ struct MergeRun {
   // pass's, and only the target rows whose keys hash to the pass take part in it.
   int num_passes = 1;
   int pass = 0;
+  // Whether this pass is the one that copies the rows files keep: the only pass, or the last of
+  // a partitioned MERGE, which copies the rows no pass removed as it matches its own.
+  bool CopiesKeptRows() const { return pass + 1 == num_passes; }
   int64_t num_source_rows = 0;
   const SourceKeyRanges* key_ranges = nullptr;
   std::atomic<int64_t> write_time_ms{0};
@@ -1249,8 +1253,11 @@ struct PieceOutcome {
 // Matches one piece of a target file against the source and applies the clauses: updated rows,
 // the piece's unchanged rows (unless the file gets a deletion vector) and change rows go to the
 // piece's output. Runs on several threads at once for the pieces of one file.
-PieceOutcome ProcessPiece(const MergeRun& run, const dml::PositionedBatch& positioned,
-                          bool deletion_vector) {
+// With `copies`, the rows the piece keeps go to its output too, but for `earlier_removed`: the
+// positions, sorted, of the piece's file that earlier passes of a partitioned MERGE removed
+// (null in the only pass).
+PieceOutcome ProcessPiece(const MergeRun& run, const dml::PositionedBatch& positioned, bool copies,
+                          const std::vector<uint64_t>* earlier_removed) {
   const BoundMerge& bound = *run.bound;
   const Batch& source = *run.source;
   expr::EvalContext context = run.eval;
@@ -1424,21 +1431,41 @@ PieceOutcome ProcessPiece(const MergeRun& run, const dml::PositionedBatch& posit
     }
   }
 
-  // A pass over one partition of the source copies nothing (whether the file is rewritten is
-  // known only after the last pass: CopyKeptRows), and a file with a deletion vector keeps its
-  // rows where they are, so only a rewrite lists the rows kept.
-  const bool copies = !deletion_vector && !partitioned;
+  // A pass over one partition of the source but the last copies nothing (whether the file is
+  // rewritten is known only after the last pass), a file with a deletion vector keeps its rows
+  // where they are, and a file too large to hold is copied after the last pass, so only a
+  // rewrite lists the rows kept: those of the piece no pass removed.
   std::vector<int64_t> kept_rows;
   int64_t num_kept = 0;
+  int64_t num_removed_earlier = 0;
   if (copies) kept_rows.reserve(static_cast<size_t>(n));
+  auto next_removed = earlier_removed != nullptr && n > 0
+                          ? std::lower_bound(earlier_removed->begin(), earlier_removed->end(),
+                                             positioned.positions.front())
+                          : std::vector<uint64_t>::const_iterator();
   for (int64_t row = 0; row < n; ++row) {
     if (!keep[static_cast<size_t>(row)]) continue;
+    if (earlier_removed != nullptr) {
+      // Positions ascend within a piece, so one walk along the sorted positions finds them.
+      const uint64_t position = positioned.positions[static_cast<size_t>(row)];
+      while (next_removed != earlier_removed->end() && *next_removed < position) ++next_removed;
+      if (next_removed != earlier_removed->end() && *next_removed == position) {
+        ++num_removed_earlier;
+        continue;
+      }
+    }
     ++num_kept;
     if (copies) kept_rows.push_back(row);
   }
-  if (num_kept == n) {
-    if (!deletion_vector && !partitioned) {
-      outcome.output.copied.push_back({rows, positioned.row_ids, positioned.row_commit_versions});
+  if (num_kept + num_removed_earlier == n) {
+    if (copies) {
+      if (num_removed_earlier == 0) {
+        outcome.output.copied.push_back({rows, positioned.row_ids, positioned.row_commit_versions});
+      } else if (!kept_rows.empty()) {
+        outcome.output.copied.push_back({TakeBatchRows(rows, kept_rows),
+                                         take(positioned.row_ids, kept_rows),
+                                         take(positioned.row_commit_versions, kept_rows)});
+      }
     }
     return outcome;
   }
@@ -1459,12 +1486,23 @@ PieceOutcome ProcessPiece(const MergeRun& run, const dml::PositionedBatch& posit
 // Matches one target file against the source, its pieces (row groups) in parallel, and when
 // any row changed writes the file's surviving and new rows (and change rows) to new files, in
 // parallel parts when the file is large (dml::WriteRewrite).
-FileOutcome ProcessFile(MergeRun& run, const log::AddFile& file) {
+// With `copies` (the only or the last pass, and the file fits the memory left) its kept rows
+// are copied as it is matched; otherwise only its changed rows are written (CopyKeptRows copies
+// the others after the last pass). `earlier`: what the earlier passes of a partitioned MERGE did
+// to the file (its removed positions sorted), for the last pass, which rewrites it when any pass
+// changed it.
+FileOutcome ProcessFile(MergeRun& run, const log::AddFile& file, bool copies,
+                        const FileOutcome* earlier) {
   FileOutcome outcome;
   // With deletion vectors the changed rows are marked deleted in the old file and the rest stay
   // where they are; otherwise the file is rewritten with its unchanged rows copied.
   outcome.deletion_vector = run.deletion_vectors && log::CanHaveDeletionVector(file);
-  const bool narrow = outcome.deletion_vector || run.num_passes > 1;
+  copies = copies && !outcome.deletion_vector;
+  const bool narrow = !copies;
+  const std::vector<uint64_t>* earlier_removed =
+      copies && earlier != nullptr && !earlier->removed_positions.empty()
+          ? &earlier->removed_positions
+          : nullptr;
   const dml::TargetFileReader& reader =
       narrow && run.narrow_reader != nullptr ? *run.narrow_reader : *run.reader;
   std::unique_ptr<dml::TargetFileReader::OpenedTarget> opened = reader.Open(file);
@@ -1474,7 +1512,7 @@ FileOutcome ProcessFile(MergeRun& run, const log::AddFile& file) {
     run.session->cancellation().ThrowIfRequested();
     dml::PositionedBatch positioned = opened->ReadPiece(piece);
     if (positioned.rows.num_rows() == 0) return;
-    pieces[piece] = ProcessPiece(run, positioned, outcome.deletion_vector);
+    pieces[piece] = ProcessPiece(run, positioned, copies, earlier_removed);
   });
   opened.reset();
   std::vector<dml::PieceOutput> outputs;
@@ -1491,7 +1529,8 @@ FileOutcome ProcessFile(MergeRun& run, const log::AddFile& file) {
     outputs.push_back(std::move(piece.output));
   }
   pieces.clear();
-  if (!outcome.touched) {
+  const bool rewritten = outcome.touched || (copies && earlier != nullptr && earlier->touched);
+  if (!rewritten) {
     outcome.counts.copied = 0;
     return outcome;
   }
@@ -1502,17 +1541,19 @@ FileOutcome ProcessFile(MergeRun& run, const log::AddFile& file) {
   return outcome;
 }
 
-// A target file's rows decoded are about this many times its stored (compressed) bytes.
-constexpr int64_t kDecodedBytesPerStoredByte = 4;
+// What copying a target file's kept rows as it is matched holds in memory, for each byte the
+// file stores: its rows decoded (Snappy and dictionary pages decode to about twice their size),
+// kept until the file is known to be touched, and its writers' buffers.
+constexpr int64_t kHeldBytesPerStoredByte = 3;
 
-// What matching `file` holds in memory until the file is written: its rows, when it is
-// rewritten in one pass (ProcessFile keeps every piece's output until the file is known to be
-// touched); a pass of a partitioned MERGE and a file given a deletion vector keep only the rows
-// they change.
+// What matching `file` holds in memory until it is written when the pass copies its kept rows
+// (ProcessFile keeps every piece's output until the file is known to be touched): 0 when the
+// pass does not copy them (a pass of a partitioned MERGE but the last) or the file gets a
+// deletion vector, as then only the rows changed are held.
 int64_t HeldBytesEstimate(const MergeRun& run, const log::AddFile& file) {
   const bool deletion_vector = run.deletion_vectors && log::CanHaveDeletionVector(file);
-  if (run.num_passes > 1 || deletion_vector) return 0;
-  return file.size * kDecodedBytesPerStoredByte;
+  if (!run.CopiesKeptRows() || deletion_vector) return 0;
+  return file.size * kHeldBytesPerStoredByte;
 }
 
 // After the last pass of a partitioned MERGE, for a file some pass changed and that is rewritten
@@ -1761,9 +1802,9 @@ StatementResult ExecuteMerge(sql::SessionState& session, const sql::Statement& w
   MarkClausesUsed(bound.matched, assembler, bound.num_target, run.clause_columns);
   MarkClausesUsed(bound.not_matched_by_source, assembler, bound.num_target, run.clause_columns);
   // A deletion-vector MERGE without change data never copies or re-emits a target row it keeps,
-  // and the passes of a partitioned one only find the rows each changes (CopyKeptRows copies the
-  // kept rows once, after the last pass), so both decode only the target columns the keys, the
-  // ON condition and the clauses read.
+  // and the passes of a partitioned one but the last only find the rows each changes (the last
+  // copies the kept rows of every file some pass changed), so both decode only the target
+  // columns the keys, the ON condition and the clauses read.
   std::optional<dml::TargetFileReader> narrow_reader;
   if ((run.deletion_vectors || run.num_passes > 1) && !table.change_data_feed && !schema_changed) {
     std::vector<bool> read(bound.num_target, false);
@@ -1822,6 +1863,8 @@ StatementResult ExecuteMerge(sql::SessionState& session, const sql::Statement& w
   }
   dml::CandidateFiles candidates = ChooseMergeFiles(run);
   std::vector<FileOutcome> outcomes(candidates.files.size());
+  // Files whose kept rows the last (or only) pass copies as it matches them.
+  std::vector<uint8_t> copied_as_matched(candidates.files.size(), 0);
   AnnounceTargetFiles(session, candidates.files);
   exec::MemoryReservation pass_memory(exec_context.memory, "MergeSourcePartition");
   for (int pass = 0; pass < run.num_passes; ++pass) {
@@ -1838,9 +1881,15 @@ StatementResult ExecuteMerge(sql::SessionState& session, const sql::Statement& w
       run.pass = pass;
       start_pass(std::move(pass_source));
     }
+    if (run.num_passes > 1 && run.CopiesKeptRows()) {
+      for (FileOutcome& outcome : outcomes) {
+        std::sort(outcome.removed_positions.begin(), outcome.removed_positions.end());
+      }
+    }
     auto process = [&](size_t i) {
       session.cancellation().ThrowIfRequested();
-      FileOutcome outcome = ProcessFile(run, *candidates.files[i]);
+      FileOutcome outcome = ProcessFile(run, *candidates.files[i], copied_as_matched[i] != 0,
+                                        run.num_passes > 1 ? &outcomes[i] : nullptr);
       if (pass == 0) session.progress().AddRead(1, 0, candidates.files[i]->size);
       if (run.num_passes == 1) {
         outcomes[i] = std::move(outcome);
@@ -1857,9 +1906,9 @@ StatementResult ExecuteMerge(sql::SessionState& session, const sql::Statement& w
                                      outcome.removed_positions.end());
       dml::AppendWritten(total.written, std::move(outcome.written));
     };
-    // A file rewritten in one pass is held whole while its pieces are matched; files go in
-    // waves whose rows fit the memory the source leaves (a file at least), each wave's files in
-    // parallel.
+    // The pass that copies kept rows holds each file's rows until it is written: files go in
+    // waves whose rows fit the memory the source leaves, each wave's files in parallel, and a
+    // file larger than all of it is only matched, its kept rows copied after the last pass.
     exec::MemoryReservation wave_memory(exec_context.memory, "MergeTargetFiles");
     for (size_t begin = 0; begin < candidates.files.size();) {
       const int64_t available = exec_context.memory->limit() - exec_context.memory->reserved();
@@ -1867,14 +1916,14 @@ StatementResult ExecuteMerge(sql::SessionState& session, const sql::Statement& w
       size_t end = begin;
       while (end < candidates.files.size()) {
         const int64_t bytes = HeldBytesEstimate(run, *candidates.files[end]);
-        if (end > begin && wave_bytes + bytes > available) break;
-        wave_bytes += bytes;
+        const bool fits = bytes <= available;
+        copied_as_matched[end] = run.CopiesKeptRows() && fits ? 1 : 0;
+        if (end > begin && fits && wave_bytes + bytes > available) break;
+        if (fits) wave_bytes += bytes;
         ++end;
       }
-      if (!wave_memory.TryGrow(wave_bytes)) {
-        // A single file larger than what is left runs anyway: it cannot be split further.
-        SILT_DCHECK(end - begin == 1, "a wave of several MERGE target files fits the memory left");
-      }
+      const bool reserved = wave_memory.TryGrow(wave_bytes);
+      SILT_CHECK(reserved, "a wave of MERGE target files fits the memory left");
       session.pool().ParallelFor(end - begin, [&](size_t j) { process(begin + j); });
       wave_memory.Clear();
       begin = end;
@@ -1883,26 +1932,26 @@ StatementResult ExecuteMerge(sql::SessionState& session, const sql::Statement& w
   }
   index.reset();
   pass_memory.Clear();
-  if (run.num_passes > 1) {
-    source = Batch();
-    // The files some pass changed are rewritten once, with the rows no pass removed.
-    size_t num_copied = 0;
-    for (const FileOutcome& outcome : outcomes) {
-      num_copied += outcome.touched && !outcome.deletion_vector ? 1 : 0;
-    }
-    const bool split = num_copied < session.pool().num_threads();
-    session.pool().ParallelFor(candidates.files.size(), [&](size_t i) {
-      FileOutcome& outcome = outcomes[i];
-      if (!outcome.touched) return;
-      std::sort(outcome.removed_positions.begin(), outcome.removed_positions.end());
-      if (outcome.deletion_vector) return;
-      session.cancellation().ThrowIfRequested();
-      FileOutcome copies =
-          CopyKeptRows(run, *candidates.files[i], outcome.removed_positions, split);
-      outcome.counts.Add(copies.counts);
-      dml::AppendWritten(outcome.written, std::move(copies.written));
-    });
+  // A partitioned MERGE's unmatched source rows are in a spill file by now.
+  if (run.num_passes > 1) source = Batch();
+  // The last pass rewrote the files some pass changed that it could hold; the others are copied
+  // now, with the rows no pass removed, and those that get deletion vectors take the positions
+  // every pass removed.
+  size_t num_copied = 0;
+  for (size_t i = 0; i < outcomes.size(); ++i) {
+    num_copied += outcomes[i].touched && !outcomes[i].deletion_vector && !copied_as_matched[i];
   }
+  const bool split = num_copied < session.pool().num_threads();
+  session.pool().ParallelFor(candidates.files.size(), [&](size_t i) {
+    FileOutcome& outcome = outcomes[i];
+    if (!outcome.touched || (copied_as_matched[i] && !outcome.deletion_vector)) return;
+    std::sort(outcome.removed_positions.begin(), outcome.removed_positions.end());
+    if (outcome.deletion_vector) return;
+    session.cancellation().ThrowIfRequested();
+    FileOutcome copies = CopyKeptRows(run, *candidates.files[i], outcome.removed_positions, split);
+    outcome.counts.Add(copies.counts);
+    dml::AppendWritten(outcome.written, std::move(copies.written));
+  });
   int64_t file_phase_ms = scan_time.ElapsedMs();
 
   dml::DmlCommit commit;

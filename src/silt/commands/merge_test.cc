@@ -243,8 +243,8 @@ TEST_F(MergeTest, DeletionVectorsMarkChangedRowsInsteadOfRewriting) {
 
 // A source larger than its share of the memory limit is merged in passes over hash partitions of
 // its keys; the table, its change data and the row metrics come out as the in-memory MERGE's.
-// Without change data (`in_passes_plain`) the passes decode only the columns the keys and
-// clauses read, and the rows kept are copied whole after the last pass.
+// Without change data (`in_passes_plain`) the passes but the last decode only the columns the
+// keys and clauses read, and the last copies the rows no pass removed as it matches its own.
 TEST_F(MergeTest, SourceLargerThanMemoryMergesInPassesAsInMemory) {
   for (const char* table : {"in_memory", "in_passes", "in_passes_dv", "in_passes_plain"}) {
     std::string dv =
