@@ -22,8 +22,14 @@
 //        (defaults 100,000,000, 2, 2GB)
 // Last run at the default size, on a shared 2-core machine under a load average of 7-8:
 //   dedupe  silt 97.6 s, peak 2004 MB; DuckDB out of memory after 105.8 s
-//   merge   silt 129.7 s, peak 910 MB; DuckDB 97.3 s, peak 991 MB; ratio 1.33
-// (docs/architecture.md, "Bounded memory", keeps the table and what the times depend on).
+//   merge   silt 129.7 s, peak 910 MB; DuckDB 97.3 s, peak 991 MB; ratio 1.33 (two passes,
+//           before the MERGE changes measured below)
+// At --rows 20000000 --merge-only (the same proportions), under a load average of 2.5-4.3:
+//   --limit 400MB  silt 10.6 s, CPU 9.2 s, peak 479 MB (one pass); DuckDB 11.4 s, CPU 11.2 s;
+//                  ratio 0.93, CPU 0.82 (before: 13.5 s, CPU 12.8 s, two passes; 1.40, 1.34)
+//   --limit 200MB  silt 13.4 s, CPU 12.7 s, peak 340 MB (two passes); DuckDB 13.1 s, CPU 12.9 s;
+//                  ratio 1.03, CPU 0.99 (before: 14.3 s, CPU 13.4 s; 1.34, 1.26)
+// (docs/architecture.md, "Bounded memory", keeps the tables and what the times depend on).
 
 #include <fcntl.h>
 #include <sys/resource.h>
