@@ -1173,8 +1173,8 @@ struct MergeRun {
   const SourceIndex* index = nullptr;
   const dml::TargetFileReader* reader = nullptr;
   // Reads only the target columns the keys, the ON condition and the clauses read, for files
-  // that get deletion vectors and for the passes of a partitioned MERGE but the last, when no
-  // change data is written (their unchanged rows are never copied there).
+  // whose kept rows the pass does not copy (deletion vectors, a partitioned MERGE's passes but
+  // the last, a file too large to hold), when no change data is written.
   const dml::TargetFileReader* narrow_reader = nullptr;
   // Over the combined layout: the columns the ON condition reads, and those the matched and
   // not-matched-by-source clauses read.
@@ -1801,12 +1801,12 @@ StatementResult ExecuteMerge(sql::SessionState& session, const sql::Statement& w
   run.clause_columns.assign(combined_width, false);
   MarkClausesUsed(bound.matched, assembler, bound.num_target, run.clause_columns);
   MarkClausesUsed(bound.not_matched_by_source, assembler, bound.num_target, run.clause_columns);
-  // A deletion-vector MERGE without change data never copies or re-emits a target row it keeps,
-  // and the passes of a partitioned one but the last only find the rows each changes (the last
-  // copies the kept rows of every file some pass changed), so both decode only the target
-  // columns the keys, the ON condition and the clauses read.
+  // Without change data, a file given a deletion vector never has a row it keeps copied or
+  // re-emitted, and the passes of a partitioned MERGE but the last (and the last, for a file too
+  // large to hold, whose kept rows are copied after it) only find the rows each changes, so they
+  // decode only the target columns the keys, the ON condition and the clauses read.
   std::optional<dml::TargetFileReader> narrow_reader;
-  if ((run.deletion_vectors || run.num_passes > 1) && !table.change_data_feed && !schema_changed) {
+  if (!table.change_data_feed && !schema_changed) {
     std::vector<bool> read(bound.num_target, false);
     for (size_t i = 0; i < bound.num_target; ++i) read[i] = run.on_columns[i] || run.clause_columns[i];
     std::vector<bool> key_columns(combined_width, false);
@@ -1939,7 +1939,7 @@ StatementResult ExecuteMerge(sql::SessionState& session, const sql::Statement& w
   // every pass removed.
   size_t num_copied = 0;
   for (size_t i = 0; i < outcomes.size(); ++i) {
-    num_copied += outcomes[i].touched && !outcomes[i].deletion_vector && !copied_as_matched[i];
+    if (outcomes[i].touched && !outcomes[i].deletion_vector && !copied_as_matched[i]) ++num_copied;
   }
   const bool split = num_copied < session.pool().num_threads();
   session.pool().ParallelFor(candidates.files.size(), [&](size_t i) {
