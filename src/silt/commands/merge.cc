@@ -681,7 +681,8 @@ class SourceIndex {
   // What the table of `num_rows` rows holds besides the source's values: its slots, and while
   // they are filled one chunk's hashes (and encoded keys, for keys HashKeys encodes).
   static int64_t MemoryBytesFor(int64_t num_rows) {
-    return static_cast<int64_t>(CapacityFor(num_rows) * sizeof(Slot)) + kBuildRows * 64;
+    return static_cast<int64_t>(CapacityFor(num_rows) * sizeof(Slot)) +
+           std::min(num_rows, kBuildRows) * 64;
   }
 
   SourceIndex(const BoundMerge& bound, const Batch& source, expr::EvalContext& context)
