@@ -14,6 +14,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -584,12 +585,106 @@ std::vector<int> ChooseClauses(const std::vector<BoundClause>& clauses, const Ba
 
 // ---- the source's hash table ----
 
+// Folds key `values` of rows [begin, end) into `hashes` (one per row, from `begin`). A NULL
+// folds in a constant, so that NULL keys meet under `<=>`.
+template <typename T>
+void FoldFixedWidth(const Vector& values, int64_t begin, int64_t end, uint64_t* hashes) {
+  constexpr uint64_t kNullValue = 0x5bd1e9955bd1e995ULL;
+  const T* data = values.values<T>();
+  const bool nulls = values.null_count() != 0;
+  for (int64_t row = begin; row < end; ++row) {
+    const uint64_t value = nulls && values.IsNull(row)
+                               ? kNullValue
+                               : static_cast<uint64_t>(static_cast<int64_t>(data[row]));
+    uint64_t& hash = hashes[row - begin];
+    hash = exec::MixHash((hash ^ value) * 0x9E3779B97F4A7C15ULL);
+  }
+}
+
+// The hash of the keys of rows [begin, end) of `keys` (the source's or the target's key values,
+// of the same types key by key) into `hashes`: equal keys hash alike on both sides, which is all
+// the hash table and the passes of a partitioned MERGE need (the ON condition decides a match).
+// Integer and string keys hash from their values; others through their encoded keys
+// (`scratch`), as hashing operators do.
+void HashKeys(const std::vector<VectorPtr>& keys, int64_t begin, int64_t end,
+              std::vector<uint64_t>& hashes, exec::EncodedKeys& scratch) {
+  const int64_t n = end - begin;
+  hashes.assign(static_cast<size_t>(n), 0);
+  uint64_t* out = hashes.data();
+  std::vector<VectorPtr> encoded_columns;
+  for (const VectorPtr& key : keys) {
+    const Vector& values = *key;
+    switch (values.type_id()) {
+      case TypeId::kByte:
+        FoldFixedWidth<int8_t>(values, begin, end, out);
+        break;
+      case TypeId::kShort:
+        FoldFixedWidth<int16_t>(values, begin, end, out);
+        break;
+      case TypeId::kInteger:
+      case TypeId::kDate:
+      case TypeId::kYearMonthInterval:
+        FoldFixedWidth<int32_t>(values, begin, end, out);
+        break;
+      case TypeId::kLong:
+      case TypeId::kTimestamp:
+      case TypeId::kTimestampNtz:
+      case TypeId::kDayTimeInterval:
+        FoldFixedWidth<int64_t>(values, begin, end, out);
+        break;
+      case TypeId::kString:
+      case TypeId::kBinary: {
+        constexpr uint64_t kNullValue = 0x2545F4914F6CDD1DULL;
+        const bool nulls = values.null_count() != 0;
+        for (int64_t row = begin; row < end; ++row) {
+          const std::string_view bytes = values.GetString(row);
+          const uint64_t value = nulls && values.IsNull(row)
+                                     ? kNullValue
+                                     : exec::HashBytes(bytes.data(), bytes.size());
+          uint64_t& hash = out[row - begin];
+          hash = exec::MixHash((hash ^ value) * 0x9E3779B97F4A7C15ULL);
+        }
+        break;
+      }
+      default:
+        encoded_columns.push_back(begin == 0 && end == values.length() ? key
+                                                                       : values.Slice(begin, n));
+        break;
+    }
+  }
+  if (encoded_columns.empty()) return;
+  exec::EncodeKeys(encoded_columns, n, scratch);
+  for (int64_t i = 0; i < n; ++i) {
+    out[i] = exec::MixHash((out[i] ^ scratch.hashes[static_cast<size_t>(i)]) *
+                           0x9E3779B97F4A7C15ULL);
+  }
+}
+
 // The materialised source keyed by the equi-join keys: an open-addressing table of (hash tag,
 // source row) slots of 8 bytes. A probe compares tags (the hash's high half; the low bits place
 // the slot) and leaves the keys to the ON condition, so a target row costs one cache line, and a
 // batch of probes prefetches its slots ahead.
 class SourceIndex {
  public:
+  // Rows are hashed and placed this many at a time, so that building holds no array as long as
+  // the source besides the slots.
+  static constexpr int64_t kBuildRows = int64_t{1} << 14;
+
+  // The slots for `num_rows` rows: a power of two at most three quarters full, so that a probe's
+  // run mostly stays within the cache line it starts in.
+  static size_t CapacityFor(int64_t num_rows) {
+    size_t capacity = 16;
+    while (capacity * 3 < static_cast<size_t>(num_rows) * 4) capacity <<= 1;
+    return capacity;
+  }
+
+  // What the table of `num_rows` rows holds besides the source's values: its slots, and while
+  // they are filled one chunk's hashes (and encoded keys, for keys HashKeys encodes).
+  static int64_t MemoryBytesFor(int64_t num_rows) {
+    return static_cast<int64_t>(CapacityFor(num_rows) * sizeof(Slot)) +
+           std::min(num_rows, kBuildRows) * 64;
+  }
+
   SourceIndex(const BoundMerge& bound, const Batch& source, expr::EvalContext& context)
       : bound_(bound) {
     const int64_t n = source.num_rows();
@@ -600,21 +695,24 @@ class SourceIndex {
       context.ThrowIfError();
     }
     key_vectors_ = keys;
-    exec::EncodedKeys encoded;
-    exec::EncodeKeys(keys, n, encoded);
     SILT_CHECK(n < static_cast<int64_t>(kEmpty),
                "a MERGE source partition of fewer than 2^32 rows");
-    size_t capacity = 16;
-    while (capacity < static_cast<size_t>(n) * 2) capacity <<= 1;
+    const size_t capacity = CapacityFor(n);
     mask_ = capacity - 1;
     AllocateSlots(capacity);
     // Rows go in ascending order, so the rows of one key are found in source order.
-    for (int64_t row = 0; row < n; ++row) {
-      if (HasUnmatchableNull(keys, row)) continue;
-      uint64_t hash = encoded.hashes[static_cast<size_t>(row)];
-      size_t at = hash & mask_;
-      while (slots_[at].row != kEmpty) at = (at + 1) & mask_;
-      slots_[at] = Slot{TagOf(hash), static_cast<uint32_t>(row)};
+    std::vector<uint64_t> hashes;
+    exec::EncodedKeys scratch;
+    for (int64_t begin = 0; begin < n; begin += kBuildRows) {
+      const int64_t end = std::min(n, begin + kBuildRows);
+      HashKeys(keys, begin, end, hashes, scratch);
+      for (int64_t row = begin; row < end; ++row) {
+        if (HasUnmatchableNull(keys, row)) continue;
+        uint64_t hash = hashes[static_cast<size_t>(row - begin)];
+        size_t at = hash & mask_;
+        while (slots_[at].row != kEmpty) at = (at + 1) & mask_;
+        slots_[at] = Slot{TagOf(hash), static_cast<uint32_t>(row)};
+      }
     }
   }
 
@@ -624,13 +722,12 @@ class SourceIndex {
   // Appends (target row, source row) for every target row in [0, num_rows) (only the ascending
   // rows `probed` lists, when given) and every source row whose keys equal it, target rows in
   // order.
-  void ProbeAll(const exec::EncodedKeys& target_keys,
-                const std::vector<VectorPtr>& target_key_vectors, int64_t num_rows,
-                const std::vector<int64_t>* probed, std::vector<int64_t>& target_rows,
-                std::vector<int64_t>& source_rows) const {
+  // `hashes`: HashKeys of the target's key values, one per row.
+  void ProbeAll(const uint64_t* hashes, const std::vector<VectorPtr>& target_key_vectors,
+                int64_t num_rows, const std::vector<int64_t>* probed,
+                std::vector<int64_t>& target_rows, std::vector<int64_t>& source_rows) const {
     if (num_slots_ == 0) return;
     constexpr int64_t kPrefetchDistance = 16;
-    const uint64_t* hashes = target_keys.hashes.data();
     const int64_t num_probes = probed != nullptr ? static_cast<int64_t>(probed->size()) : num_rows;
     const int64_t* probed_rows = probed != nullptr ? probed->data() : nullptr;
     auto row_of = [&](int64_t i) { return probed_rows != nullptr ? probed_rows[i] : i; };
@@ -739,14 +836,32 @@ class SourceKeyRanges {
 // A source held in memory may take this share of the memory limit; a larger one is merged in
 // passes over hash partitions of its keys, each partition (and its hash table) about this size.
 // Every pass reads the candidate target files again, so partitions are as large as leaves the
-// target's row groups in flight room.
+// target's rows in flight room (the last pass, which rewrites files, holds each file's rows
+// until it is written).
 int64_t SourceBudget(const exec::QueryMemory& memory) {
   return std::max<int64_t>(memory.limit() / 2, 1);
 }
 
-// What a source row's hash table costs besides its values: two to four slots of 8 bytes, and
-// while they are filled its hash and its encoded keys with their offset.
-constexpr int64_t kIndexBytesPerRow = 56;
+// What a source of `num_rows` rows and `value_bytes` bytes of values takes in memory with its
+// hash table.
+int64_t SourceMemoryBytes(int64_t value_bytes, int64_t num_rows) {
+  return value_bytes + SourceIndex::MemoryBytesFor(num_rows);
+}
+
+// The number of passes a source of `value_bytes` bytes in `num_rows` rows that does not fit
+// `budget` is merged in: the fewest whose partitions fit it with their hash tables, with an
+// eighth to spare for the partitions' uneven sizes.
+int PlanPasses(int64_t value_bytes, int64_t num_rows, int64_t budget) {
+  constexpr int kMaxPasses = 4096;
+  int passes = 2;
+  while (passes < kMaxPasses) {
+    const int64_t rows = num_rows / passes + num_rows / passes / 8 + 1;
+    const int64_t bytes = value_bytes / passes + value_bytes / passes / 8;
+    if (SourceMemoryBytes(bytes, rows) <= budget) break;
+    ++passes;
+  }
+  return passes;
+}
 
 // The pass (of `num_passes`) in which the rows whose keys hash to `hash` are merged: the source
 // rows and the target rows of equal keys meet in the same pass. High bits, as the hash table
@@ -766,19 +881,39 @@ struct MaterializedSource {
   int64_t num_rows = 0;
 };
 
+// The bytes of `vector`'s buffers not yet in `counted`, which it then holds. A scan returns a
+// row group's values as slices of one set of buffers, which the batches held share.
+int64_t UncountedBytes(const Vector& vector, std::unordered_set<const Buffer*>& counted) {
+  int64_t bytes = 0;
+  for (const BufferPtr& buffer : vector.buffers()) {
+    if (buffer != nullptr && counted.insert(buffer.get()).second) {
+      bytes += static_cast<int64_t>(buffer->size());
+    }
+  }
+  for (const VectorPtr& child : vector.children()) bytes += UncountedBytes(*child, counted);
+  return bytes;
+}
+
+Batch ConcatenateReleasing(const SchemaPtr& schema, std::vector<Batch>&& batches);
+
 MaterializedSource MaterializeSource(exec::Operator& root, exec::ExecContext& context,
                                      exec::MemoryReservation& reservation) {
   MaterializedSource source;
   source.schema = root.schema();
   const int64_t budget = SourceBudget(*context.memory);
   std::vector<Batch> held;
+  int64_t held_bytes = 0;
+  std::unordered_set<const Buffer*> counted;  // the buffers of the batches held
   while (std::optional<Batch> batch = root.Next(context)) {
     ThrowIfCanceled(context.cancellation);
     source.num_rows += batch->num_rows();
     if (source.spilled == nullptr) {
-      // The rows and, later, their share of the hash table.
-      const int64_t bytes = exec::MemoryBytes(*batch) + batch->num_rows() * kIndexBytesPerRow;
-      if (reservation.used() + bytes <= budget && reservation.TryGrow(bytes)) {
+      // The rows and, later, the hash table of all rows held.
+      int64_t value_bytes = 0;
+      for (const VectorPtr& column : batch->columns()) value_bytes += UncountedBytes(*column, counted);
+      const int64_t needed = SourceMemoryBytes(held_bytes + value_bytes, source.num_rows);
+      if (needed <= budget && reservation.TryGrow(needed - reservation.used())) {
+        held_bytes += value_bytes;
         held.push_back(std::move(*batch));
         continue;
       }
@@ -786,6 +921,7 @@ MaterializedSource MaterializeSource(exec::Operator& root, exec::ExecContext& co
           std::make_unique<exec::SpillFile>(*context.memory, source.schema, context.counters.get());
       for (const Batch& earlier : held) source.spilled->Append(earlier);
       held.clear();
+      counted.clear();
       reservation.Clear();
     }
     source.spilled->Append(*batch);
@@ -800,7 +936,7 @@ MaterializedSource MaterializeSource(exec::Operator& root, exec::ExecContext& co
       columns.push_back(Vector::MakeAllNull(field.type, 0));
     source.batch = Batch(source.schema, std::move(columns), 0);
   } else {
-    source.batch = held.size() == 1 ? std::move(held[0]) : ConcatenateBatches(held);
+    source.batch = ConcatenateReleasing(source.schema, std::move(held));
   }
   return source;
 }
@@ -847,6 +983,8 @@ std::vector<std::unique_ptr<exec::SpillFile>> PartitionSource(exec::SpillFile& s
                                                            context.counters.get()));
   }
   expr::EvalContext eval = context.eval;
+  std::vector<uint64_t> hashes;
+  exec::EncodedKeys scratch;
   while (std::optional<Batch> batch = source.ReadNext()) {
     ThrowIfCanceled(context.cancellation);
     std::vector<VectorPtr> keys;
@@ -855,12 +993,10 @@ std::vector<std::unique_ptr<exec::SpillFile>> PartitionSource(exec::SpillFile& s
       eval.ThrowIfError();
     }
     ranges.Add(keys);
-    exec::EncodedKeys encoded;
-    exec::EncodeKeys(keys, batch->num_rows(), encoded);
+    HashKeys(keys, 0, batch->num_rows(), hashes, scratch);
     std::vector<std::vector<int64_t>> rows(static_cast<size_t>(num_passes));
     for (int64_t row = 0; row < batch->num_rows(); ++row) {
-      rows[static_cast<size_t>(PassOf(encoded.hashes[static_cast<size_t>(row)], num_passes))]
-          .push_back(row);
+      rows[static_cast<size_t>(PassOf(hashes[static_cast<size_t>(row)], num_passes))].push_back(row);
     }
     for (size_t p = 0; p < rows.size(); ++p) {
       if (!rows[p].empty()) partitions[p]->Append(TakeBatchRows(*batch, rows[p]));
@@ -1038,8 +1174,8 @@ struct MergeRun {
   const SourceIndex* index = nullptr;
   const dml::TargetFileReader* reader = nullptr;
   // Reads only the target columns the keys, the ON condition and the clauses read, for files
-  // that get deletion vectors and for the passes of a partitioned MERGE, when no change data is
-  // written (their unchanged rows are never copied there).
+  // whose kept rows the pass does not copy (deletion vectors, a partitioned MERGE's passes but
+  // the last, a file too large to hold), when no change data is written.
   const dml::TargetFileReader* narrow_reader = nullptr;
   // Over the combined layout: the columns the ON condition reads, and those the matched and
   // not-matched-by-source clauses read.
@@ -1060,6 +1196,9 @@ struct MergeRun {
   // pass's, and only the target rows whose keys hash to the pass take part in it.
   int num_passes = 1;
   int pass = 0;
+  // Whether this pass is the one that copies the rows files keep: the only pass, or the last of
+  // a partitioned MERGE, which copies the rows no pass removed as it matches its own.
+  bool CopiesKeptRows() const { return pass + 1 == num_passes; }
   int64_t num_source_rows = 0;
   const SourceKeyRanges* key_ranges = nullptr;
   std::atomic<int64_t> write_time_ms{0};
@@ -1115,8 +1254,11 @@ struct PieceOutcome {
 // Matches one piece of a target file against the source and applies the clauses: updated rows,
 // the piece's unchanged rows (unless the file gets a deletion vector) and change rows go to the
 // piece's output. Runs on several threads at once for the pieces of one file.
-PieceOutcome ProcessPiece(const MergeRun& run, const dml::PositionedBatch& positioned,
-                          bool deletion_vector) {
+// With `copies`, the rows the piece keeps go to its output too, but for `earlier_removed`: the
+// positions, sorted, of the piece's file that earlier passes of a partitioned MERGE removed
+// (null in the only pass).
+PieceOutcome ProcessPiece(const MergeRun& run, const dml::PositionedBatch& positioned, bool copies,
+                          const std::vector<uint64_t>* earlier_removed) {
   const BoundMerge& bound = *run.bound;
   const Batch& source = *run.source;
   expr::EvalContext context = run.eval;
@@ -1142,8 +1284,9 @@ PieceOutcome ProcessPiece(const MergeRun& run, const dml::PositionedBatch& posit
       }
       // Each thread keeps its keys' and probes' buffers from piece to piece instead of mapping
       // fresh pages for every piece of every pass.
-      thread_local exec::EncodedKeys encoded;
-      exec::EncodeKeys(keys, n, encoded);
+      thread_local std::vector<uint64_t> hashes;
+      thread_local exec::EncodedKeys scratch;
+      HashKeys(keys, 0, n, hashes, scratch);
       // Only this pass's rows are probed, so prefetching goes to the slots they read.
       thread_local std::vector<int64_t> probed;
       probed.clear();
@@ -1151,12 +1294,12 @@ PieceOutcome ProcessPiece(const MergeRun& run, const dml::PositionedBatch& posit
         in_pass.resize(static_cast<size_t>(n));
         for (int64_t row = 0; row < n; ++row) {
           const bool here =
-              PassOf(encoded.hashes[static_cast<size_t>(row)], run.num_passes) == run.pass;
+              PassOf(hashes[static_cast<size_t>(row)], run.num_passes) == run.pass;
           in_pass[static_cast<size_t>(row)] = here ? 1 : 0;
           if (here) probed.push_back(row);
         }
       }
-      run.index->ProbeAll(encoded, keys, n, partitioned ? &probed : nullptr, pair_target,
+      run.index->ProbeAll(hashes.data(), keys, n, partitioned ? &probed : nullptr, pair_target,
                           pair_source);
     } else {
       for (int64_t row = 0; row < n; ++row) {
@@ -1289,21 +1432,41 @@ PieceOutcome ProcessPiece(const MergeRun& run, const dml::PositionedBatch& posit
     }
   }
 
-  // A pass over one partition of the source copies nothing (whether the file is rewritten is
-  // known only after the last pass: CopyKeptRows), and a file with a deletion vector keeps its
-  // rows where they are, so only a rewrite lists the rows kept.
-  const bool copies = !deletion_vector && !partitioned;
+  // A pass over one partition of the source but the last copies nothing (whether the file is
+  // rewritten is known only after the last pass), a file with a deletion vector keeps its rows
+  // where they are, and a file too large to hold is copied after the last pass, so only a
+  // rewrite lists the rows kept: those of the piece no pass removed.
   std::vector<int64_t> kept_rows;
   int64_t num_kept = 0;
+  int64_t num_removed_earlier = 0;
   if (copies) kept_rows.reserve(static_cast<size_t>(n));
+  auto next_removed = earlier_removed != nullptr && n > 0
+                          ? std::lower_bound(earlier_removed->begin(), earlier_removed->end(),
+                                             positioned.positions.front())
+                          : std::vector<uint64_t>::const_iterator();
   for (int64_t row = 0; row < n; ++row) {
     if (!keep[static_cast<size_t>(row)]) continue;
+    if (earlier_removed != nullptr) {
+      // Positions ascend within a piece, so one walk along the sorted positions finds them.
+      const uint64_t position = positioned.positions[static_cast<size_t>(row)];
+      while (next_removed != earlier_removed->end() && *next_removed < position) ++next_removed;
+      if (next_removed != earlier_removed->end() && *next_removed == position) {
+        ++num_removed_earlier;
+        continue;
+      }
+    }
     ++num_kept;
     if (copies) kept_rows.push_back(row);
   }
-  if (num_kept == n) {
-    if (!deletion_vector && !partitioned) {
-      outcome.output.copied.push_back({rows, positioned.row_ids, positioned.row_commit_versions});
+  if (num_kept + num_removed_earlier == n) {
+    if (copies) {
+      if (num_removed_earlier == 0) {
+        outcome.output.copied.push_back({rows, positioned.row_ids, positioned.row_commit_versions});
+      } else if (!kept_rows.empty()) {
+        outcome.output.copied.push_back({TakeBatchRows(rows, kept_rows),
+                                         take(positioned.row_ids, kept_rows),
+                                         take(positioned.row_commit_versions, kept_rows)});
+      }
     }
     return outcome;
   }
@@ -1324,12 +1487,23 @@ PieceOutcome ProcessPiece(const MergeRun& run, const dml::PositionedBatch& posit
 // Matches one target file against the source, its pieces (row groups) in parallel, and when
 // any row changed writes the file's surviving and new rows (and change rows) to new files, in
 // parallel parts when the file is large (dml::WriteRewrite).
-FileOutcome ProcessFile(MergeRun& run, const log::AddFile& file) {
+// With `copies` (the only or the last pass, and the file fits the memory left) its kept rows
+// are copied as it is matched; otherwise only its changed rows are written (CopyKeptRows copies
+// the others after the last pass). `earlier`: what the earlier passes of a partitioned MERGE did
+// to the file (its removed positions sorted), for the last pass, which rewrites it when any pass
+// changed it.
+FileOutcome ProcessFile(MergeRun& run, const log::AddFile& file, bool copies,
+                        const FileOutcome* earlier) {
   FileOutcome outcome;
   // With deletion vectors the changed rows are marked deleted in the old file and the rest stay
   // where they are; otherwise the file is rewritten with its unchanged rows copied.
   outcome.deletion_vector = run.deletion_vectors && log::CanHaveDeletionVector(file);
-  const bool narrow = outcome.deletion_vector || run.num_passes > 1;
+  copies = copies && !outcome.deletion_vector;
+  const bool narrow = !copies;
+  const std::vector<uint64_t>* earlier_removed =
+      copies && earlier != nullptr && !earlier->removed_positions.empty()
+          ? &earlier->removed_positions
+          : nullptr;
   const dml::TargetFileReader& reader =
       narrow && run.narrow_reader != nullptr ? *run.narrow_reader : *run.reader;
   std::unique_ptr<dml::TargetFileReader::OpenedTarget> opened = reader.Open(file);
@@ -1339,7 +1513,7 @@ FileOutcome ProcessFile(MergeRun& run, const log::AddFile& file) {
     run.session->cancellation().ThrowIfRequested();
     dml::PositionedBatch positioned = opened->ReadPiece(piece);
     if (positioned.rows.num_rows() == 0) return;
-    pieces[piece] = ProcessPiece(run, positioned, outcome.deletion_vector);
+    pieces[piece] = ProcessPiece(run, positioned, copies, earlier_removed);
   });
   opened.reset();
   std::vector<dml::PieceOutput> outputs;
@@ -1356,7 +1530,8 @@ FileOutcome ProcessFile(MergeRun& run, const log::AddFile& file) {
     outputs.push_back(std::move(piece.output));
   }
   pieces.clear();
-  if (!outcome.touched) {
+  const bool rewritten = outcome.touched || (copies && earlier != nullptr && earlier->touched);
+  if (!rewritten) {
     outcome.counts.copied = 0;
     return outcome;
   }
@@ -1365,6 +1540,21 @@ FileOutcome ProcessFile(MergeRun& run, const log::AddFile& file) {
                                       run.schema);
   run.write_time_ms += write_time.ElapsedMs();
   return outcome;
+}
+
+// What copying a target file's kept rows as it is matched holds in memory, for each byte the
+// file stores: its rows decoded (Snappy and dictionary pages decode to about twice their size),
+// kept until the file is known to be touched, and its writers' buffers.
+constexpr int64_t kHeldBytesPerStoredByte = 3;
+
+// What matching `file` holds in memory until it is written when the pass copies its kept rows
+// (ProcessFile keeps every piece's output until the file is known to be touched): 0 when the
+// pass does not copy them (a pass of a partitioned MERGE but the last) or the file gets a
+// deletion vector, as then only the rows changed are held.
+int64_t HeldBytesEstimate(const MergeRun& run, const log::AddFile& file) {
+  const bool deletion_vector = run.deletion_vectors && log::CanHaveDeletionVector(file);
+  if (!run.CopiesKeptRows() || deletion_vector) return 0;
+  return file.size * kHeldBytesPerStoredByte;
 }
 
 // After the last pass of a partitioned MERGE, for a file some pass changed and that is rewritten
@@ -1594,11 +1784,8 @@ StatementResult ExecuteMerge(sql::SessionState& session, const sql::Statement& w
   if (materialized.spilled != nullptr) {
     if (bound.target_keys.empty())
       exec::ThrowMemoryLimitExceeded(*exec_context.memory, "MergeSource");
-    const int64_t estimate =
-        materialized.spilled->num_bytes() + materialized.num_rows * kIndexBytesPerRow;
-    const int64_t budget = SourceBudget(*exec_context.memory);
-    run.num_passes =
-        static_cast<int>(std::clamp<int64_t>((estimate + budget - 1) / budget, 2, 4096));
+    run.num_passes = PlanPasses(materialized.spilled->num_bytes(), materialized.num_rows,
+                                SourceBudget(*exec_context.memory));
     partitions =
         PartitionSource(*materialized.spilled, bound, run.num_passes, exec_context, key_ranges);
     materialized.spilled.reset();
@@ -1615,12 +1802,12 @@ StatementResult ExecuteMerge(sql::SessionState& session, const sql::Statement& w
   run.clause_columns.assign(combined_width, false);
   MarkClausesUsed(bound.matched, assembler, bound.num_target, run.clause_columns);
   MarkClausesUsed(bound.not_matched_by_source, assembler, bound.num_target, run.clause_columns);
-  // A deletion-vector MERGE without change data never copies or re-emits a target row it keeps,
-  // and the passes of a partitioned one only find the rows each changes (CopyKeptRows copies the
-  // kept rows once, after the last pass), so both decode only the target columns the keys, the
-  // ON condition and the clauses read.
+  // Without change data, a file given a deletion vector never has a row it keeps copied or
+  // re-emitted, and the passes of a partitioned MERGE but the last (and the last, for a file too
+  // large to hold, whose kept rows are copied after it) only find the rows each changes, so they
+  // decode only the target columns the keys, the ON condition and the clauses read.
   std::optional<dml::TargetFileReader> narrow_reader;
-  if ((run.deletion_vectors || run.num_passes > 1) && !table.change_data_feed && !schema_changed) {
+  if (!table.change_data_feed && !schema_changed) {
     std::vector<bool> read(bound.num_target, false);
     for (size_t i = 0; i < bound.num_target; ++i) read[i] = run.on_columns[i] || run.clause_columns[i];
     std::vector<bool> key_columns(combined_width, false);
@@ -1677,6 +1864,8 @@ StatementResult ExecuteMerge(sql::SessionState& session, const sql::Statement& w
   }
   dml::CandidateFiles candidates = ChooseMergeFiles(run);
   std::vector<FileOutcome> outcomes(candidates.files.size());
+  // Files whose kept rows the last (or only) pass copies as it matches them.
+  std::vector<uint8_t> copied_as_matched(candidates.files.size(), 0);
   AnnounceTargetFiles(session, candidates.files);
   exec::MemoryReservation pass_memory(exec_context.memory, "MergeSourcePartition");
   for (int pass = 0; pass < run.num_passes; ++pass) {
@@ -1689,13 +1878,19 @@ StatementResult ExecuteMerge(sql::SessionState& session, const sql::Statement& w
       partitions[static_cast<size_t>(pass)].reset();
       Batch pass_source = ConcatenateReleasing(materialized.schema, std::move(batches));
       pass_memory.Clear();
-      pass_memory.Grow(exec::MemoryBytes(pass_source) + pass_source.num_rows() * kIndexBytesPerRow);
+      pass_memory.Grow(SourceMemoryBytes(exec::MemoryBytes(pass_source), pass_source.num_rows()));
       run.pass = pass;
       start_pass(std::move(pass_source));
     }
-    session.pool().ParallelFor(candidates.files.size(), [&](size_t i) {
+    if (run.num_passes > 1 && run.CopiesKeptRows()) {
+      for (FileOutcome& outcome : outcomes) {
+        std::sort(outcome.removed_positions.begin(), outcome.removed_positions.end());
+      }
+    }
+    auto process = [&](size_t i) {
       session.cancellation().ThrowIfRequested();
-      FileOutcome outcome = ProcessFile(run, *candidates.files[i]);
+      FileOutcome outcome = ProcessFile(run, *candidates.files[i], copied_as_matched[i] != 0,
+                                        run.num_passes > 1 ? &outcomes[i] : nullptr);
       if (pass == 0) session.progress().AddRead(1, 0, candidates.files[i]->size);
       if (run.num_passes == 1) {
         outcomes[i] = std::move(outcome);
@@ -1711,31 +1906,53 @@ StatementResult ExecuteMerge(sql::SessionState& session, const sql::Statement& w
                                      outcome.removed_positions.begin(),
                                      outcome.removed_positions.end());
       dml::AppendWritten(total.written, std::move(outcome.written));
-    });
+    };
+    // The pass that copies kept rows holds each file's rows until it is written: files go in
+    // waves whose rows fit the memory the source leaves, each wave's files in parallel, and a
+    // file larger than all of it is only matched, its kept rows copied after the last pass.
+    exec::MemoryReservation wave_memory(exec_context.memory, "MergeTargetFiles");
+    for (size_t begin = 0; begin < candidates.files.size();) {
+      const int64_t available = exec_context.memory->limit() - exec_context.memory->reserved();
+      int64_t wave_bytes = 0;
+      size_t end = begin;
+      while (end < candidates.files.size()) {
+        const int64_t bytes = HeldBytesEstimate(run, *candidates.files[end]);
+        const bool fits = bytes <= available;
+        copied_as_matched[end] = run.CopiesKeptRows() && fits ? 1 : 0;
+        if (end > begin && fits && wave_bytes + bytes > available) break;
+        if (fits) wave_bytes += bytes;
+        ++end;
+      }
+      const bool reserved = wave_memory.TryGrow(wave_bytes);
+      SILT_CHECK(reserved, "a wave of MERGE target files fits the memory left");
+      session.pool().ParallelFor(end - begin, [&](size_t j) { process(begin + j); });
+      wave_memory.Clear();
+      begin = end;
+    }
     collect_unmatched(source);
   }
   index.reset();
   pass_memory.Clear();
-  if (run.num_passes > 1) {
-    source = Batch();
-    // The files some pass changed are rewritten once, with the rows no pass removed.
-    size_t num_copied = 0;
-    for (const FileOutcome& outcome : outcomes) {
-      num_copied += outcome.touched && !outcome.deletion_vector ? 1 : 0;
-    }
-    const bool split = num_copied < session.pool().num_threads();
-    session.pool().ParallelFor(candidates.files.size(), [&](size_t i) {
-      FileOutcome& outcome = outcomes[i];
-      if (!outcome.touched) return;
-      std::sort(outcome.removed_positions.begin(), outcome.removed_positions.end());
-      if (outcome.deletion_vector) return;
-      session.cancellation().ThrowIfRequested();
-      FileOutcome copies =
-          CopyKeptRows(run, *candidates.files[i], outcome.removed_positions, split);
-      outcome.counts.Add(copies.counts);
-      dml::AppendWritten(outcome.written, std::move(copies.written));
-    });
+  // A partitioned MERGE's unmatched source rows are in a spill file by now.
+  if (run.num_passes > 1) source = Batch();
+  // The last pass rewrote the files some pass changed that it could hold; the others are copied
+  // now, with the rows no pass removed, and those that get deletion vectors take the positions
+  // every pass removed.
+  size_t num_copied = 0;
+  for (size_t i = 0; i < outcomes.size(); ++i) {
+    if (outcomes[i].touched && !outcomes[i].deletion_vector && !copied_as_matched[i]) ++num_copied;
   }
+  const bool split = num_copied < session.pool().num_threads();
+  session.pool().ParallelFor(candidates.files.size(), [&](size_t i) {
+    FileOutcome& outcome = outcomes[i];
+    if (!outcome.touched || (copied_as_matched[i] && !outcome.deletion_vector)) return;
+    std::sort(outcome.removed_positions.begin(), outcome.removed_positions.end());
+    if (outcome.deletion_vector) return;
+    session.cancellation().ThrowIfRequested();
+    FileOutcome copies = CopyKeptRows(run, *candidates.files[i], outcome.removed_positions, split);
+    outcome.counts.Add(copies.counts);
+    dml::AppendWritten(outcome.written, std::move(copies.written));
+  });
   int64_t file_phase_ms = scan_time.ElapsedMs();
 
   dml::DmlCommit commit;

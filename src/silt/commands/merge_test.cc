@@ -243,8 +243,8 @@ TEST_F(MergeTest, DeletionVectorsMarkChangedRowsInsteadOfRewriting) {
 
 // A source larger than its share of the memory limit is merged in passes over hash partitions of
 // its keys; the table, its change data and the row metrics come out as the in-memory MERGE's.
-// Without change data (`in_passes_plain`) the passes decode only the columns the keys and
-// clauses read, and the rows kept are copied whole after the last pass.
+// Without change data (`in_passes_plain`) the passes but the last decode only the columns the
+// keys and clauses read, and the last copies the rows no pass removed as it matches its own.
 TEST_F(MergeTest, SourceLargerThanMemoryMergesInPassesAsInMemory) {
   for (const char* table : {"in_memory", "in_passes", "in_passes_dv", "in_passes_plain"}) {
     std::string dv =
@@ -266,7 +266,7 @@ TEST_F(MergeTest, SourceLargerThanMemoryMergesInPassesAsInMemory) {
           ", 1, 'small'), (" + std::to_string(700002 + 10 * file) + ", 2, 'small')");
     }
   }
-  // 320,000 source rows (about 27 MB with their hash table, against an 8 MB share of the 16 MB
+  // 320,000 source rows (about 14 MB with their hash table, against an 8 MB share of the 16 MB
   // limit): 200,000 match, 120,000 are new.
   Sql("CREATE TABLE s AS SELECT id, id % 7 AS v, concat('s', id) AS note FROM range(200000, "
       "520000)");

@@ -20,9 +20,46 @@ void Put(std::string& out, T value) {
   out.append(reinterpret_cast<const char*>(&value), sizeof(T));
 }
 
-// A vector whose logical start is 0, so its buffers can be written as they are.
+// Whether `buffer` is well past the `needed` bytes: then it holds other rows too.
+bool LargerThanNeeded(const BufferPtr& buffer, int64_t needed) {
+  return buffer != nullptr &&
+         static_cast<int64_t>(buffer->size()) > needed + needed / 4 + int64_t{4096};
+}
+
+// Whether `vector`'s buffers hold rows besides its own: a slice of a larger vector (a scan
+// returns a row group's values as slices of one set of buffers, the first starting at 0), whose
+// buffers would otherwise be written whole.
+bool HoldsOtherRows(const Vector& vector) {
+  if (vector.offset() != 0) return true;
+  const int64_t rows = vector.length();
+  const std::vector<BufferPtr>& buffers = vector.buffers();
+  if (!buffers.empty() && LargerThanNeeded(buffers[0], (rows + 7) / 8)) return true;
+  if (buffers.size() < 2 || buffers[1] == nullptr) return false;
+  const DataType& type = *vector.type();
+  if (const int width = type.FixedWidth(); width > 0) {
+    return LargerThanNeeded(buffers[1], rows * width);
+  }
+  switch (type.id()) {
+    case TypeId::kBoolean:
+      return LargerThanNeeded(buffers[1], (rows + 7) / 8);
+    case TypeId::kString:
+    case TypeId::kBinary:
+      return LargerThanNeeded(buffers[1], (rows + 1) * 4) ||
+             (buffers.size() > 2 && LargerThanNeeded(buffers[2], buffers[1]->as<int32_t>()[rows]));
+    case TypeId::kList:
+    case TypeId::kMap:
+      return LargerThanNeeded(buffers[1], (rows + 1) * 4) ||
+             (!vector.children().empty() &&
+              vector.child(0)->length() > buffers[1]->as<int32_t>()[rows]);
+    default:
+      return false;
+  }
+}
+
+// A vector whose logical start is 0 and whose buffers hold its rows only, so they can be written
+// as they are.
 VectorPtr StartingAtZero(const VectorPtr& vector) {
-  if (vector->offset() == 0) return vector;
+  if (!HoldsOtherRows(*vector)) return vector;
   VectorBuilder builder(vector->type(), vector->length());
   builder.AppendRange(*vector, 0, vector->length());
   return builder.Finish();

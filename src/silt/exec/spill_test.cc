@@ -124,6 +124,40 @@ TEST(SpillFileTest, ReadsBackEveryLayoutAsWritten) {
   EXPECT_TRUE(std::filesystem::is_empty(path));  // the file went with its object
 }
 
+// A scan returns a row group as slices of one set of buffers, the first starting at row 0: each
+// slice is written with its own rows only, not with the buffers it shares with the others.
+TEST(SpillFileTest, SliceAtTheStartIsWrittenWithItsOwnRowsOnly) {
+  io::TestingTemporaryFolder folder;
+  QueryMemory memory(64 * kMiB, folder.path());
+  constexpr int64_t kRows = 100000;
+  std::vector<std::optional<int64_t>> longs;
+  std::vector<std::optional<std::string>> strings;
+  for (int64_t r = 0; r < kRows; ++r) {
+    longs.push_back(r);
+    strings.push_back(r % 7 == 0 ? std::nullopt : std::optional<std::string>("value-" + std::to_string(r)));
+  }
+  VectorBuilder lists(ListType(IntegerType()));
+  for (int64_t r = 0; r < kRows; ++r) {
+    for (int e = 0; e < 3; ++e) lists.child(0).AppendInt(e);
+    lists.FinishList();
+  }
+  Batch whole = BatchOf({IntColumn(LongType(), longs), StringColumn(strings), lists.Finish()});
+  for (int64_t length : {int64_t{1000}, int64_t{10}}) {
+    SCOPED_TRACE(length);
+    ExecCounters counters;
+    SpillFile file(memory, whole.schema(), &counters);
+    Batch first = whole.Slice(0, length);
+    file.Append(first);
+    file.FinishWriting();
+    // 8 bytes of long, up to 12 of string with its offset and 16 of list (offset and three
+    // ints) a row, besides a few hundred bytes of lengths and counts: far from the whole batch.
+    EXPECT_LT(file.num_bytes(), length * 40 + 1024);
+    std::optional<Batch> back = file.ReadNext();
+    ASSERT_TRUE(back.has_value());
+    EXPECT_EQ(RowsOf({*back}), RowsOf({first}));
+  }
+}
+
 TEST(MemoryReservationTest, ReservesWithinTheLimitAndReturnsWhatItHeld) {
   auto memory = std::make_shared<QueryMemory>(64 * kMiB, "/nonexistent");
   {
