@@ -525,8 +525,10 @@ std::vector<int64_t> KeptPositions(const std::vector<uint8_t>& keep) {
     std::memcpy(&word, keep.data() + w * 8, 8);
     return word;
   };
+  // The entries of a word are bytes of 0 or 1, so multiplying by 0x0101...01 sums them into its
+  // top byte: no carry can pass a byte, and the portable popcount is a library call per word.
   size_t kept = 0;
-  for (size_t w = 0; w < words; ++w) kept += static_cast<size_t>(std::popcount(word_at(w)));
+  for (size_t w = 0; w < words; ++w) kept += static_cast<size_t>((word_at(w) * 0x0101010101010101ull) >> 56);
   for (size_t i = words * 8; i < count; ++i) kept += keep[i];
   std::vector<int64_t> positions(kept);
   size_t cursor = 0;
