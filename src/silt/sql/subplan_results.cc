@@ -183,11 +183,16 @@ class RecordingOperator final : public exec::Operator {
       recording_ = false;
       return batch;
     }
-    if (results_.Reserve(exec::MemoryBytes(*batch))) {
+    const int64_t bytes = exec::MemoryBytes(*batch);
+    if (results_.Reserve(bytes)) {
       batches_.push_back(*batch);
+      reserved_ += bytes;
     } else {
+      // Past the budget: nothing of this output is kept, and what it held is given back.
       recording_ = false;
       batches_.clear();
+      results_.Reserve(-reserved_);
+      reserved_ = 0;
     }
     return batch;
   }
@@ -200,6 +205,7 @@ class RecordingOperator final : public exec::Operator {
   SubplanResults& results_;
   std::shared_ptr<SubplanResults::Entry> entry_;
   std::vector<Batch> batches_;
+  int64_t reserved_ = 0;
   bool recording_ = true;
 };
 
@@ -208,6 +214,7 @@ void SubplanResults::Keep(LogicalPtr plan) {
   plans_.push_back(std::move(plan));
 }
 
+// Takes `bytes` of the budget (gives them back when negative).
 bool SubplanResults::Reserve(int64_t bytes) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (bytes_ + bytes > kMaxBytes) return false;

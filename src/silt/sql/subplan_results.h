@@ -57,6 +57,7 @@ class SubplanResults {
 
  private:
   friend class RecordingOperator;
+  // Takes `bytes` of the budget, or gives them back when negative; false when they do not fit.
   bool Reserve(int64_t bytes);
 
   mutable std::mutex mutex_;
