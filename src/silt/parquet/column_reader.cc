@@ -891,12 +891,13 @@ VectorPtr AssembleLeafRows(const SchemaNode& node, const std::vector<LeafColumn>
   // assembler then converts only these.
   ColumnChunkData selected;
   selected.num_levels = static_cast<int64_t>(count);
-  std::vector<int64_t> dense;  // index among the chunk's defined values of each non-null row
-  dense.reserve(count);
-  if (chunk.definition_levels.empty() || chunk.num_defined == chunk.num_levels) {
-    // No NULL: row i is defined value i, and the selected rows need no levels either.
-    dense = rows;
-  } else {
+  // The index among the chunk's defined values of each non-null selected row: without NULLs,
+  // row i is defined value i (and the selected rows need no levels either), so `rows` itself.
+  std::vector<int64_t> defined_positions;
+  const bool has_nulls = !chunk.definition_levels.empty() && chunk.num_defined != chunk.num_levels;
+  const std::vector<int64_t>& dense = has_nulls ? defined_positions : rows;
+  if (has_nulls) {
+    defined_positions.reserve(count);
     selected.definition_levels.resize(count);
     const int16_t* levels = chunk.definition_levels.data();
     int64_t level = 0;
@@ -904,7 +905,7 @@ VectorPtr AssembleLeafRows(const SchemaNode& node, const std::vector<LeafColumn>
     for (size_t k = 0; k < count; ++k) {
       for (; level < rows[k]; ++level) defined_before += levels[level] == leaf.max_definition_level;
       selected.definition_levels[k] = levels[level];
-      if (levels[level] == leaf.max_definition_level) dense.push_back(defined_before);
+      if (levels[level] == leaf.max_definition_level) defined_positions.push_back(defined_before);
     }
   }
   selected.num_defined = static_cast<int64_t>(dense.size());
@@ -931,8 +932,19 @@ VectorPtr AssembleLeafRows(const SchemaNode& node, const std::vector<LeafColumn>
     size_t width = source.width();
     uint8_t* target = out.ReserveFixed(static_cast<int64_t>(dense.size()));
     const uint8_t* values = source.fixed_data();
-    for (size_t k = 0; k < dense.size(); ++k) {
-      std::memcpy(target + k * width, values + static_cast<size_t>(dense[k]) * width, width);
+    // Typed moves for the common widths: a memcpy of a width known only at run time is a
+    // library call per value.
+    auto gather = [&](auto* typed_target, const auto* typed_values) {
+      for (size_t k = 0; k < dense.size(); ++k) typed_target[k] = typed_values[dense[k]];
+    };
+    if (width == 4) {
+      gather(reinterpret_cast<uint32_t*>(target), reinterpret_cast<const uint32_t*>(values));
+    } else if (width == 8) {
+      gather(reinterpret_cast<uint64_t*>(target), reinterpret_cast<const uint64_t*>(values));
+    } else {
+      for (size_t k = 0; k < dense.size(); ++k) {
+        std::memcpy(target + k * width, values + static_cast<size_t>(dense[k]) * width, width);
+      }
     }
     out.CommitFixed(static_cast<int64_t>(dense.size()));
   }

@@ -15,11 +15,18 @@
 #include "silt/expr/type_coercion.h"
 #include "silt/sql/cardinality.h"
 #include "silt/sql/optimizer.h"
+#include "silt/sql/subplan_results.h"
 
 namespace silt::sql {
 namespace {
 
-exec::OperatorPtr PlanNode(const LogicalNode& node, CardinalityEstimator& estimator);
+struct Planner {
+  CardinalityEstimator& estimator;
+  // Keeps the outputs of aggregates for reuse later in the statement; nullptr = no.
+  SubplanResults* results = nullptr;
+};
+
+exec::OperatorPtr PlanNode(const LogicalNode& node, Planner& planner);
 
 std::vector<std::string> ColumnNames(const std::vector<LogicalColumn>& columns) {
   std::vector<std::string> names;
@@ -75,15 +82,15 @@ expr::ExpressionPtr SwapSides(const expr::ExpressionPtr& expression, int left_wi
 // A semi or anti join builds its left input when that is estimated below half the right one:
 // building the small side and streaming the large one through it costs a fraction of the
 // reverse (TPC-H Q04's 58k orders against 3.8M line items). NOT IN keeps its sides.
-bool SemiJoinBuildsLeft(const LogicalNode& node, CardinalityEstimator& estimator) {
+bool SemiJoinBuildsLeft(const LogicalNode& node, Planner& planner) {
   if (node.join_type != exec::JoinType::kLeftSemi && node.join_type != exec::JoinType::kLeftAnti) {
     return false;
   }
   if (node.null_aware_anti) return false;
-  return 2 * estimator.Estimate(node.children[0]).rows < estimator.Estimate(node.children[1]).rows;
+  return 2 * planner.estimator.Estimate(node.children[0]).rows < planner.estimator.Estimate(node.children[1]).rows;
 }
 
-exec::OperatorPtr PlanJoin(const LogicalNode& node, CardinalityEstimator& estimator) {
+exec::OperatorPtr PlanJoin(const LogicalNode& node, Planner& planner) {
   const LogicalNode& left = *node.children[0];
   const LogicalNode& right = *node.children[1];
   int left_width = static_cast<int>(left.columns.size());
@@ -92,7 +99,7 @@ exec::OperatorPtr PlanJoin(const LogicalNode& node, CardinalityEstimator& estima
   if (keys.left.empty()) {
     exec::JoinType type = node.join_type;
     if (type == exec::JoinType::kInner && !node.predicate) type = exec::JoinType::kCross;
-    return exec::MakeNestedLoopJoin(PlanNode(left, estimator), PlanNode(right, estimator), type,
+    return exec::MakeNestedLoopJoin(PlanNode(left, planner), PlanNode(right, planner), type,
                                     node.predicate);
   }
   // The hash join builds its right input: put the smaller input there. An outer join swaps
@@ -108,25 +115,25 @@ exec::OperatorPtr PlanJoin(const LogicalNode& node, CardinalityEstimator& estima
                          node.join_type == exec::JoinType::kFullOuter;
   const bool swap =
       swappable &&
-      estimator.Estimate(node.children[0]).rows < estimator.Estimate(node.children[1]).rows;
+      planner.estimator.Estimate(node.children[0]).rows < planner.estimator.Estimate(node.children[1]).rows;
   exec::HashJoinSpec spec;
   spec.type = swap ? swapped_type : node.join_type;
   spec.null_safe = keys.null_safe;
   spec.null_aware_anti = node.null_aware_anti;
-  spec.build_left = SemiJoinBuildsLeft(node, estimator);
+  spec.build_left = SemiJoinBuildsLeft(node, planner);
   expr::ExpressionPtr residual = keys.residual.empty() ? nullptr : expr::JoinConjunction(keys.residual);
   if (!swap) {
     spec.left_keys = keys.left;
     spec.right_keys = keys.right;
     spec.residual = residual;
-    return exec::MakeHashJoin(PlanNode(left, estimator), PlanNode(right, estimator),
+    return exec::MakeHashJoin(PlanNode(left, planner), PlanNode(right, planner),
                               std::move(spec));
   }
   spec.left_keys = keys.right;
   spec.right_keys = keys.left;
   if (residual) spec.residual = SwapSides(residual, left_width, right_width);
   exec::OperatorPtr join =
-      exec::MakeHashJoin(PlanNode(right, estimator), PlanNode(left, estimator), std::move(spec));
+      exec::MakeHashJoin(PlanNode(right, planner), PlanNode(left, planner), std::move(spec));
   // Back to left columns then right columns.
   std::vector<expr::ExpressionPtr> expressions;
   std::vector<std::string> names;
@@ -200,7 +207,7 @@ std::optional<int64_t> RowNumberLimit(const expr::Expression& conjunct, int row_
 // only that row_number, with PARTITION BY and ORDER BY: the first k rows of every partition are
 // found with a hash table instead of sorting the input. The other conjuncts filter its output.
 // Null for any other filter.
-exec::OperatorPtr PlanGroupTopRows(const LogicalNode& filter, CardinalityEstimator& estimator) {
+exec::OperatorPtr PlanGroupTopRows(const LogicalNode& filter, Planner& planner) {
   const LogicalNode& window = *filter.children[0];
   if (window.kind != LogicalKind::kWindow || window.window_calls.size() != 1 ||
       window.window_partition.empty() || window.sort_keys.empty()) {
@@ -229,7 +236,7 @@ exec::OperatorPtr PlanGroupTopRows(const LogicalNode& filter, CardinalityEstimat
   }
   if (!limit || *limit < 1 || *limit > kMaxGroupTopRows) return nullptr;
   exec::OperatorPtr top =
-      exec::MakeGroupTopRows(PlanNode(*window.children[0], estimator), std::move(partition_by),
+      exec::MakeGroupTopRows(PlanNode(*window.children[0], planner), std::move(partition_by),
                              window.sort_keys, *limit, window.columns.back().name);
   if (rest.empty()) return top;
   return exec::MakeFilter(std::move(top), expr::JoinConjunction(rest));
@@ -320,7 +327,7 @@ exec::OperatorPtr PlanBoundedChain(const LogicalNode& node, const LogicalNode& s
   return exec::MakeFilter(std::move(child), node.predicate);
 }
 
-exec::OperatorPtr PlanNode(const LogicalNode& node, CardinalityEstimator& estimator) {
+exec::OperatorPtr PlanOperator(const LogicalNode& node, Planner& planner) {
   switch (node.kind) {
     case LogicalKind::kDeltaScan:
       return PlanDeltaScan(node, nullptr);
@@ -352,16 +359,16 @@ exec::OperatorPtr PlanNode(const LogicalNode& node, CardinalityEstimator& estima
     case LogicalKind::kRange:
       return exec::MakeRange(node.range_start, node.range_end, node.range_step, node.columns[0].name);
     case LogicalKind::kFilter:
-      if (exec::OperatorPtr top_rows = PlanGroupTopRows(node, estimator)) return top_rows;
-      return exec::MakeFilter(PlanNode(*node.children[0], estimator), node.predicate);
+      if (exec::OperatorPtr top_rows = PlanGroupTopRows(node, planner)) return top_rows;
+      return exec::MakeFilter(PlanNode(*node.children[0], planner), node.predicate);
     case LogicalKind::kProject:
-      return exec::MakeProject(PlanNode(*node.children[0], estimator), node.expressions,
+      return exec::MakeProject(PlanNode(*node.children[0], planner), node.expressions,
                                ColumnNames(node.columns));
     case LogicalKind::kAggregate: {
       std::vector<std::string> names = ColumnNames(node.columns);
       std::vector<std::string> key_names(names.begin(), names.begin() + node.expressions.size());
       std::vector<std::string> aggregate_names(names.begin() + node.expressions.size(), names.end());
-      return exec::MakeHashAggregate(PlanNode(*node.children[0], estimator), node.expressions,
+      return exec::MakeHashAggregate(PlanNode(*node.children[0], planner), node.expressions,
                                      std::move(key_names), node.aggregates,
                                      std::move(aggregate_names));
     }
@@ -375,58 +382,72 @@ exec::OperatorPtr PlanNode(const LogicalNode& node, CardinalityEstimator& estima
       size_t base = node.children[0]->columns.size();
       std::vector<std::string> names;
       for (size_t i = base; i < node.columns.size(); ++i) names.push_back(node.columns[i].name);
-      return exec::MakeWindow(PlanNode(*node.children[0], estimator), std::move(ordering),
+      return exec::MakeWindow(PlanNode(*node.children[0], planner), std::move(ordering),
                               node.window_calls, std::move(names));
     }
     case LogicalKind::kJoin:
-      return PlanJoin(node, estimator);
+      return PlanJoin(node, planner);
     case LogicalKind::kSort: {
       auto [scan, bound] = TopRowsScanBound(node);
       if (scan != nullptr) {
         return exec::MakeSort(PlanBoundedChain(*node.children[0], *scan, bound), node.sort_keys,
                               node.limit, node.offset, bound);
       }
-      return exec::MakeSort(PlanNode(*node.children[0], estimator), node.sort_keys, node.limit,
+      return exec::MakeSort(PlanNode(*node.children[0], planner), node.sort_keys, node.limit,
                             node.offset);
     }
     case LogicalKind::kLimit:
-      return exec::MakeLimit(PlanNode(*node.children[0], estimator), node.limit, node.offset);
+      return exec::MakeLimit(PlanNode(*node.children[0], planner), node.limit, node.offset);
     case LogicalKind::kUnion: {
       std::vector<exec::OperatorPtr> children;
-      for (const LogicalPtr& child : node.children) children.push_back(PlanNode(*child, estimator));
+      for (const LogicalPtr& child : node.children) children.push_back(PlanNode(*child, planner));
       return exec::MakeUnionAll(std::move(children), OutputSchema(node));
     }
     case LogicalKind::kSetOperation:
-      return exec::MakeSetOperation(PlanNode(*node.children[0], estimator),
-                                    PlanNode(*node.children[1], estimator), node.set_operation,
+      return exec::MakeSetOperation(PlanNode(*node.children[0], planner),
+                                    PlanNode(*node.children[1], planner), node.set_operation,
                                     node.set_all);
     case LogicalKind::kDistinct:
-      return exec::MakeDistinct(PlanNode(*node.children[0], estimator));
+      return exec::MakeDistinct(PlanNode(*node.children[0], planner));
     case LogicalKind::kGenerate:
-      return exec::MakeGenerate(PlanNode(*node.children[0], estimator), node.generate);
+      return exec::MakeGenerate(PlanNode(*node.children[0], planner), node.generate);
     case LogicalKind::kExpand:
-      return exec::MakeExpand(PlanNode(*node.children[0], estimator), node.projections,
+      return exec::MakeExpand(PlanNode(*node.children[0], planner), node.projections,
                               ColumnNames(node.columns));
   }
   SILT_CHECK(false, "unknown logical node kind");
   return nullptr;
 }
 
+exec::OperatorPtr PlanNode(const LogicalNode& node, Planner& planner) {
+  exec::OperatorPtr op = PlanOperator(node, planner);
+  if (planner.results != nullptr) return planner.results->Record(node, std::move(op));
+  return op;
+}
+
 }  // namespace
 
 exec::OperatorPtr PlanPhysical(const LogicalNode& plan) {
   CardinalityEstimator estimator;
-  return PlanNode(plan, estimator);
+  Planner planner{estimator};
+  return PlanNode(plan, planner);
 }
 
 exec::OperatorPtr PlanPhysical(const LogicalNode& plan, CardinalityEstimator& estimator) {
-  return PlanNode(plan, estimator);
+  Planner planner{estimator};
+  return PlanNode(plan, planner);
 }
 
-std::vector<Batch> ExecuteLogicalPlan(const LogicalPtr& plan, exec::ExecContext& context) {
+std::vector<Batch> ExecuteLogicalPlan(const LogicalPtr& plan, exec::ExecContext& context,
+                                      SubplanResults* results) {
   CardinalityEstimator estimator;
   LogicalPtr optimized = OptimizePlan(plan, context.eval, estimator);
-  exec::OperatorPtr root = PlanPhysical(*optimized, estimator);
+  if (results != nullptr) {
+    optimized = results->Reuse(optimized);
+    results->Keep(optimized);
+  }
+  Planner planner{estimator, results};
+  exec::OperatorPtr root = PlanNode(*optimized, planner);
   return exec::Collect(*root, context);
 }
 

@@ -18,7 +18,12 @@ exec::OperatorPtr PlanPhysical(const LogicalNode& plan);
 /// the same estimator).
 exec::OperatorPtr PlanPhysical(const LogicalNode& plan, CardinalityEstimator& estimator);
 
-/// Optimizes, plans and runs `plan` to the end (for subqueries run while planning).
-std::vector<Batch> ExecuteLogicalPlan(const LogicalPtr& plan, exec::ExecContext& context);
+class SubplanResults;
+
+/// Optimizes, plans and runs `plan` to the end (for subqueries run while planning). With
+/// `results`, subtrees it holds are read from there and the outputs of the plan's aggregates are
+/// kept in it (subplan_results.h).
+std::vector<Batch> ExecuteLogicalPlan(const LogicalPtr& plan, exec::ExecContext& context,
+                                      SubplanResults* results = nullptr);
 
 }  // namespace silt::sql

@@ -5,6 +5,7 @@
 #include "silt/sql/optimizer.h"
 #include "silt/sql/physical_planner.h"
 #include "silt/sql/query_binder.h"
+#include "silt/sql/subplan_results.h"
 
 namespace silt::sql {
 
@@ -12,7 +13,7 @@ PlannedQuery PlanQuery(SessionState& session, const Query& query, exec::ExecCont
   QueryBinder binder(session, context);
   LogicalPtr analyzed = binder.Bind(query);
   CardinalityEstimator estimator;
-  LogicalPtr optimized = OptimizePlan(analyzed, context.eval, estimator);
+  LogicalPtr optimized = binder.subplan_results().Reuse(OptimizePlan(analyzed, context.eval, estimator));
   PlannedQuery planned;
   planned.root = PlanPhysical(*optimized, estimator);
   planned.schema = OutputSchema(*analyzed);
@@ -24,7 +25,7 @@ std::string ExplainQuery(SessionState& session, const Query& query, exec::ExecCo
   QueryBinder binder(session, context);
   LogicalPtr analyzed = binder.Bind(query);
   CardinalityEstimator estimator;
-  LogicalPtr optimized = OptimizePlan(analyzed, context.eval, estimator);
+  LogicalPtr optimized = binder.subplan_results().Reuse(OptimizePlan(analyzed, context.eval, estimator));
   exec::OperatorPtr root = PlanPhysical(*optimized, estimator);
   std::string text;
   if (extended) {

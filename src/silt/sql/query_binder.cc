@@ -27,6 +27,7 @@
 #include "silt/sql/expression_binder.h"
 #include "silt/sql/parser.h"
 #include "silt/sql/physical_planner.h"
+#include "silt/sql/subplan_results.h"
 
 namespace silt::sql {
 namespace {
@@ -290,6 +291,11 @@ struct QueryBinder::Impl {
     const CommonTableExpression* cte;
   };
   std::vector<CteEntry> ctes;
+  // What subqueries run while binding computed, for the rest of the statement.
+  SubplanResults subplan_results;
+  // The snapshots loaded for this statement, by location and time travel: a table read twice
+  // reads one snapshot, so both reads see the same version and can share computed results.
+  std::map<std::string, std::shared_ptr<const log::Snapshot>> snapshots;
   // Levels of query and join nesting being bound (see kMaxBindDepth).
   int depth = 0;
 
@@ -347,7 +353,7 @@ struct QueryBinder::Impl {
                               std::vector<LogicalColumn>& key_columns);
   LogicalPtr ApplyOrderAndLimit(LogicalPtr plan, const Query& query, bool order_done);
   std::optional<int64_t> EvaluateLimit(const Expression& expression, const std::string& clause);
-  std::vector<Batch> Run(const LogicalPtr& plan) { return ExecuteLogicalPlan(plan, context); }
+  std::vector<Batch> Run(const LogicalPtr& plan) { return ExecuteLogicalPlan(plan, context, &subplan_results); }
   expr::EvalContext Eval() const { return context.eval; }
 };
 
@@ -1698,7 +1704,13 @@ LogicalPtr QueryBinder::Impl::BindNamedTable(const QualifiedName& name, const st
                 position);
       }
       try {
-        if (!snapshot) snapshot = log::Snapshot::Load(session.fs(), source.location, options);
+        if (!snapshot) {
+          std::string key = source.location + '\n' + (options.version ? std::to_string(*options.version) : "") +
+                            '\n' + (options.timestamp_ms ? std::to_string(*options.timestamp_ms) : "");
+          std::shared_ptr<const log::Snapshot>& loaded = snapshots[key];
+          if (!loaded) loaded = log::Snapshot::Load(session.fs(), source.location, options);
+          snapshot = loaded;
+        }
       } catch (const Error& error) {
         if (error.context().empty()) ThrowAt(error, position);
         throw;
@@ -3251,6 +3263,8 @@ LogicalPtr QueryBinder::Impl::BindSelect(const Query& query, Correlation* correl
 QueryBinder::QueryBinder(SessionState& session, exec::ExecContext& context)
     : impl_(std::make_unique<Impl>(session, context)) {}
 QueryBinder::~QueryBinder() = default;
+
+SubplanResults& QueryBinder::subplan_results() { return impl_->subplan_results; }
 
 LogicalPtr QueryBinder::Bind(const Query& query) {
   LogicalPtr plan = impl_->BindQuery(query, nullptr);

@@ -15,6 +15,8 @@
 /// whose root outputs the query's columns with the names Spark gives them.
 namespace silt::sql {
 
+class SubplanResults;
+
 /// The deepest nesting of a bound query, in levels: each query block (a subquery, a view, a CTE
 /// reference, a set-operation side) and each join counts one. Every later pass (optimizer,
 /// physical planner, EXPLAIN, the operators) recurses over the plan, so a statement nested
@@ -35,6 +37,10 @@ class QueryBinder {
   /// The logical plan of `query`. Throws the analysis error classes, positioned at the text,
   /// and STATEMENT_TOO_COMPLEX beyond kMaxBindDepth.
   LogicalPtr Bind(const Query& query);
+
+  /// The outputs the subqueries run while binding kept (subplan_results.h), which the planning
+  /// of the bound plan may reuse.
+  SubplanResults& subplan_results();
 
   /// A subquery expression (scalar, [NOT] EXISTS, [NOT] IN) that stands outside a query, over
   /// the columns `outer` (a DML assignment's row): it runs now and becomes a constant, or for IN
