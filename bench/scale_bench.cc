@@ -27,6 +27,9 @@
 // With those changes, --merge-only once under a load average of 2-3.5 (one pass):
 //   merge   silt 65.2 s, CPU 47.9 s, peak 1399 MB; DuckDB 45.5 s, CPU 58.8 s, peak 995 MB;
 //           ratio 1.43, CPU ratio 0.82
+// And on a quiet machine (nothing else running, 2026-12-02), --merge-only:
+//   merge   silt 29.4 s, CPU 48.2 s, peak 1400 MB; DuckDB 26.1 s, CPU 51.5 s, peak 1000 MB;
+//           ratio 1.13, CPU ratio 0.94
 // At --rows 20000000 --merge-only (the same proportions), under a load average of 2.5-4.3:
 //   --limit 400MB  silt 10.6 s, CPU 9.2 s, peak 479 MB (one pass); DuckDB 11.4 s, CPU 11.2 s;
 //                  ratio 0.93, CPU 0.82 (before: 13.5 s, CPU 12.8 s, two passes; 1.40, 1.34)
