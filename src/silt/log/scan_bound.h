@@ -23,7 +23,8 @@ namespace silt::log {
 class ScanBound {
  public:
   /// `op` is kGreaterOrEqual or kLessOrEqual. `keep`, when positive, is how many rows the
-  /// consumer keeps of all those within the bound: a file of several row groups read with many
+  /// consumer keeps of all those within the bound, every row the scan returns reaching it (no
+  /// filter on the way, in the scan or after it): a file of several row groups read with many
   /// columns then first reads the bound's column alone and skips the row groups and rows outside
   /// its own keep-th best value (no file's row outside its own best `keep` can be kept).
   ScanBound(std::string column, ScanPredicate::Op op, bool keeps_nulls = false, int64_t keep = 0)

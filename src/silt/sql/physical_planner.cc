@@ -274,6 +274,7 @@ std::pair<const LogicalNode*, std::shared_ptr<log::ScanBound>> TopRowsScanBound(
   const exec::SortKey& key = sort.sort_keys[0];
   int column = key.column;
   const LogicalNode* node = sort.children[0].get();
+  bool filtered = false;  // whether a filter may drop rows between the scan and the top-N
   while (true) {
     if (node->kind == LogicalKind::kProject) {
       const expr::ExpressionPtr& expression = node->expressions[static_cast<size_t>(column)];
@@ -281,6 +282,8 @@ std::pair<const LogicalNode*, std::shared_ptr<log::ScanBound>> TopRowsScanBound(
       column = expression->column_index();
     } else if (node->kind != LogicalKind::kFilter || node->children[0]->kind == LogicalKind::kWindow) {
       break;  // a Filter over a Window may be planned as GroupTopRows, which passes no bound on
+    } else {
+      filtered = true;
     }
     node = node->children[0].get();
   }
@@ -290,7 +293,11 @@ std::pair<const LogicalNode*, std::shared_ptr<log::ScanBound>> TopRowsScanBound(
   const Field& field = node->snapshot->schema().field(static_cast<size_t>(index));
   if (!BoundableType(*field.type)) return {nullptr, nullptr};
   auto op = key.ascending ? log::ScanPredicate::Op::kLessOrEqual : log::ScanPredicate::Op::kGreaterOrEqual;
-  return {node, std::make_shared<log::ScanBound>(field.name, op, key.nulls_first, *sort.limit + sort.offset)};
+  // A file's own best rows bound it only when all of them reach the top-N: with a filter on the
+  // way (the scan's own included), the rows it keeps may all lie beyond them.
+  filtered = filtered || node->predicate != nullptr || !node->scan_predicates.empty();
+  const int64_t keep = filtered ? 0 : *sort.limit + sort.offset;
+  return {node, std::make_shared<log::ScanBound>(field.name, op, key.nulls_first, keep)};
 }
 
 exec::OperatorPtr PlanDeltaScan(const LogicalNode& node, std::shared_ptr<const log::ScanBound> bound) {
