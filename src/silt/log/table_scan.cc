@@ -3,6 +3,7 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <queue>
 #include <cctype>
 #include <set>
 
@@ -1151,72 +1152,56 @@ class TableScan::OpenedFileImpl final : public TableScan::OpenedFile {
     key_only.columns = {bound_fields_->second.name};
     key_only.max_parallelism = 1;
     key_only.pool = read_options_.pool;
-    std::vector<VectorPtr> keys;
+    // The best `keep` values so far in a heap whose top is the worst of them, so that memory
+    // stays at `keep` values however large the file; one row group's column at a time.
+    const bool descending = bound->op() == ScanPredicate::Op::kGreaterOrEqual;
+    auto better = [descending](const Scalar& a, const Scalar& b) {
+      int order = CompareScalars(a, b);
+      return descending ? order > 0 : order < 0;
+    };
+    std::priority_queue<Scalar, std::vector<Scalar>, decltype(better)> best(better);
+    const size_t keep = static_cast<size_t>(bound->keep());
     for (int group : row_groups_) {
       if (bound->keeps_nulls() && MayHoldKeptNulls(group)) return;  // a NULL beats any bound
-      std::vector<bool> keep;
+      std::vector<bool> live;
       if (deleted_) {
         deleted_->FillKeepMask(first_rows_[static_cast<size_t>(group)],
                                static_cast<uint64_t>(reader_->metadata().row_groups[static_cast<size_t>(group)].num_rows),
-                               keep);
+                               live);
       }
-      Batch batch = reader_->ReadRowGroup(group, key_only, keep.empty() ? nullptr : &keep, nullptr);
-      keys.push_back(batch.column(0));
-    }
-    file_bound_ = KeepThBest(keys, bound->keep(), bound->op() == ScanPredicate::Op::kGreaterOrEqual);
-    if (file_bound_) file_bound_->op = bound->op(), file_bound_->column = bound->column();
-  }
-
-  // The keep-th best non-NULL value among `vectors` (the largest first when `descending`), as a
-  // predicate value; nullopt when there are fewer, or for a type without a fast path.
-  static std::optional<ScanPredicate> KeepThBest(const std::vector<VectorPtr>& vectors, int64_t keep,
-                                                 bool descending) {
-    // Row (vector, row) of the keep-th best value, found by nth_element on the values.
-    auto pick = [&](auto value_of) -> std::optional<std::pair<size_t, int64_t>> {
-      using Value = decltype(value_of(vectors[0], 0));
-      std::vector<std::pair<Value, std::pair<size_t, int64_t>>> values;
-      for (size_t v = 0; v < vectors.size(); ++v) {
-        for (int64_t row = 0; row < vectors[v]->length(); ++row) {
-          if (!vectors[v]->IsNull(row)) values.push_back({value_of(vectors[v], row), {v, row}});
+      Batch batch = reader_->ReadRowGroup(group, key_only, live.empty() ? nullptr : &live, nullptr);
+      const Vector& key = *batch.column(0);
+      for (int64_t row = 0; row < key.length(); ++row) {
+        if (key.IsNull(row)) continue;
+        std::optional<Scalar> value = BoundValue(key, row);
+        if (!value) return;  // a type without an exact order here
+        if (best.size() < keep) {
+          best.push(std::move(*value));
+        } else if (better(*value, best.top())) {
+          best.pop();
+          best.push(std::move(*value));
         }
       }
-      if (static_cast<int64_t>(values.size()) < keep) return std::nullopt;
-      auto nth = values.begin() + (keep - 1);
-      auto better = [&](const auto& a, const auto& b) { return descending ? b.first < a.first : a.first < b.first; };
-      std::nth_element(values.begin(), nth, values.end(), better);
-      return nth->second;
-    };
-    std::optional<std::pair<size_t, int64_t>> at;
-    switch (vectors.empty() ? TypeId::kNull : vectors[0]->type()->id()) {
-      case TypeId::kByte:
-      case TypeId::kShort:
+    }
+    if (best.size() < keep) return;
+    file_bound_ = ScanPredicate{bound->column(), bound->op(), FormatPartitionValue(*bound_fields_->second.type, best.top())};
+  }
+
+  // Row `row` (not NULL) of an integer-like, date, timestamp, decimal or string vector, as the
+  // value the bound's text is made of; nullopt for other types.
+  static std::optional<Scalar> BoundValue(const Vector& vector, int64_t row) {
+    switch (vector.type()->id()) {
+      case TypeId::kByte: return Scalar(int64_t{vector.values<int8_t>()[row]});
+      case TypeId::kShort: return Scalar(int64_t{vector.values<int16_t>()[row]});
       case TypeId::kInteger:
+      case TypeId::kDate: return Scalar(int64_t{vector.values<int32_t>()[row]});
       case TypeId::kLong:
-      case TypeId::kDate:
       case TypeId::kTimestamp:
-      case TypeId::kTimestampNtz:
-      {
-        const size_t width = vectors[0]->type()->FixedWidth();
-        at = pick([width](const VectorPtr& vector, int64_t row) -> int64_t {
-          switch (width) {
-            case 1: return vector->values<int8_t>()[row];
-            case 2: return vector->values<int16_t>()[row];
-            case 4: return vector->values<int32_t>()[row];
-            default: return vector->values<int64_t>()[row];
-          }
-        });
-        break;
-      }
-      case TypeId::kDecimal:
-        at = pick([](const VectorPtr& vector, int64_t row) { return vector->values<Decimal128>()[row]; });
-        break;
-      case TypeId::kString:
-        at = pick([](const VectorPtr& vector, int64_t row) { return vector->GetString(row); });
-        break;
+      case TypeId::kTimestampNtz: return Scalar(vector.values<int64_t>()[row]);
+      case TypeId::kDecimal: return Scalar(vector.values<Decimal128>()[row]);
+      case TypeId::kString: return Scalar(std::string(vector.GetString(row)));
       default: return std::nullopt;
     }
-    if (!at) return std::nullopt;
-    return ScanPredicate{"", ScanPredicate::Op::kEqual, FormatPartitionValue(*vectors[at->first], at->second)};
   }
 
   // Whether row group `index` may hold a NULL in the bound's column that the bound's consumer
