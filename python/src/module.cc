@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "arrow_stream.h"
+#include "object_arenas.h"
 #include "pandas_columns.h"
 #include "parquet_export.h"
 #include "values.h"
@@ -253,6 +254,7 @@ class PyResultStream {
     CheckOpen();
     if (!stream_->has_rows()) return std::make_unique<PandasColumns>(Schema(std::vector<Field>{}));
     auto columns = std::make_unique<PandasColumns>(*stream_->schema());
+    HugeObjectArenas arenas;
     while (std::optional<Batch> batch = Next()) columns->Add(*batch);
     return columns;
   }

@@ -136,8 +136,18 @@ class StringObjects {
       return;
     }
     if (!Repeats(vector)) {
+      if (vector.null_count() != 0) {
+        for (int64_t row = 0; row < length; ++row) {
+          out[row] = vector.IsNull(row) ? NewNone() : Checked(NewString(vector.GetString(row)));
+        }
+        return;
+      }
+      // The common case read directly: offsets and bytes, no validity to consult.
+      const int32_t* offsets = vector.buffer(1)->as<int32_t>() + vector.offset();
+      const char* bytes = reinterpret_cast<const char*>(vector.buffer(2)->data());
       for (int64_t row = 0; row < length; ++row) {
-        out[row] = vector.IsNull(row) ? NewNone() : Checked(NewString(vector.GetString(row)));
+        out[row] = Checked(NewString(std::string_view(
+            bytes + offsets[row], static_cast<size_t>(offsets[row + 1] - offsets[row]))));
       }
       return;
     }
@@ -205,8 +215,9 @@ class DateObjects {
   // Writes the values of `vector` (new references; None for NULL) to out[0, length).
   void Convert(const Vector& vector, const ValueConverter& converter, PyObject** out) {
     const int32_t* days = vector.values<int32_t>();
+    bool nulls = vector.null_count() != 0;
     for (int64_t row = 0; row < vector.length(); ++row) {
-      if (vector.IsNull(row)) {
+      if (nulls && vector.IsNull(row)) {
         out[row] = NewNone();
         continue;
       }
