@@ -325,6 +325,37 @@ class Generator:
                 " (SELECT y.a FROM t2 y GROUP BY y.a HAVING %s > %d)" % (
                     rng.choice(["sum(y.c)", "count(*)", "max(y.c)", "count(y.s)"]), rng.randint(0, 12)))
 
+    def q_filtered_build(self):
+        # A probe table joined to a filtered (small) side: the join's keys may be passed into the
+        # probe side's scan, which must then keep every row that can match, for every join type.
+        rng = self.rng
+        key = rng.choice([("x.a", "y.a"), ("x.s", "y.s"), ("x.b", "y.c"), ("x.a + 1", "y.a"), ("x.id", "y.c")])
+        filtered = rng.choice(["y.c = %d" % rng.randint(1, 5), "y.s = 'x'", "y.a < %d" % rng.randint(0, 12),
+                               "y.a IS NULL", "y.c IS NOT NULL AND y.a > 8", "false"])
+        form = rng.choice(["JOIN", "LEFT JOIN", "RIGHT JOIN", "FULL JOIN", "IN", "NOT IN", "EXISTS", "NOT EXISTS"])
+        if form in ("IN", "NOT IN"):
+            return "SELECT x.id, x.a FROM t1 x WHERE %s %s (SELECT %s FROM t2 y WHERE %s)" % (
+                key[0], form, key[1], filtered)
+        if form in ("EXISTS", "NOT EXISTS"):
+            return "SELECT x.id, x.s FROM t1 x WHERE %s (SELECT 1 FROM t2 y WHERE %s = %s AND %s)" % (
+                form, key[1], key[0], filtered)
+        return "SELECT x.id, x.b, y.a, y.c FROM t1 x %s (SELECT * FROM t2 y WHERE %s) y ON %s = %s" % (
+            form, filtered, key[0], key[1])
+
+    def q_filtered_builds_chain(self):
+        # Two filtered sides joined on different columns of one probe table, and keys of
+        # different types (INT against BIGINT, dates).
+        rng = self.rng
+        return rng.choice([
+            "SELECT x.id, y.c, z.v FROM t1 x JOIN t2 y ON y.a = x.a JOIN t3 z ON z.k = x.b"
+            " WHERE y.c %s %d AND z.v %s %d" % (rng.choice(["=", "<", ">"]), rng.randint(1, 5),
+                                                 rng.choice(["=", "<>"]), rng.choice([10, 20, 30])),
+            "SELECT x.id, x.big, y.a FROM t4 x JOIN t1 y ON x.big = y.a WHERE %s" % self.predicate("y", "t1"),
+            "SELECT x.id, y.id FROM t4 x JOIN t4 y ON x.dt = y.dt WHERE y.g = '%s' AND y.id %% %d = 0" % (
+                rng.choice(["g1", "g2", "g3"]), rng.randint(2, 9)),
+            "SELECT x.id, y.id FROM t4 x %s t4 y ON x.m = y.m AND y.big %s 0" % (
+                rng.choice(["JOIN", "LEFT JOIN", "RIGHT JOIN"]), rng.choice(["<", ">", "="]))])
+
     def q_union_group(self):
         return ("SELECT u.a, count(*), max(u.s) FROM (SELECT a, s FROM t1 UNION ALL SELECT a, s FROM t2) u"
                 " GROUP BY u.a HAVING count(*) > 1")
