@@ -236,8 +236,11 @@ exec::OperatorPtr PlanJoin(const LogicalNode& node, Planner& planner, const Push
   // The probe input (the one not built), as a logical child, and its keys.
   const bool probe_is_left = swap ? false : !spec.build_left;
   const std::vector<expr::ExpressionPtr>& probe_keys = probe_is_left ? keys.left : keys.right;
-  PushedJoinFilters own = OwnJoinFilters(spec, probe_keys, node.children[probe_is_left ? 1 : 0],
-                                         node.children[probe_is_left ? 0 : 1], planner);
+  PushedJoinFilters own;
+  if (node.predicate->deterministic()) {
+    own = OwnJoinFilters(spec, probe_keys, node.children[probe_is_left ? 1 : 0],
+                         node.children[probe_is_left ? 0 : 1], planner);
+  }
   PushedJoinFilters& probe_filters = probe_is_left ? left_filters : right_filters;
   probe_filters.insert(probe_filters.end(), own.begin(), own.end());
   exec::OperatorPtr left_input = PlanNode(left, planner, left_filters);
@@ -489,7 +492,21 @@ PushedJoinFilters ProjectedFilters(const LogicalNode& project, const PushedJoinF
   return input;
 }
 
-exec::OperatorPtr PlanOperator(const LogicalNode& node, Planner& planner, const PushedJoinFilters& filters) {
+// The pushed join filters `node` may lead on: none past an expression that is not deterministic
+// (rand() in a filter, monotonically_increasing_id() in a projection), whose values for the rows
+// kept would change with the rows left out below it.
+const PushedJoinFilters& FiltersPastNode(const LogicalNode& node, const PushedJoinFilters& filters) {
+  static const PushedJoinFilters kNone;
+  if (filters.empty()) return filters;
+  if (node.predicate && !node.predicate->deterministic()) return kNone;
+  for (const expr::ExpressionPtr& expression : node.expressions) {
+    if (!expression->deterministic()) return kNone;
+  }
+  return filters;
+}
+
+exec::OperatorPtr PlanOperator(const LogicalNode& node, Planner& planner, const PushedJoinFilters& pushed) {
+  const PushedJoinFilters& filters = FiltersPastNode(node, pushed);
   switch (node.kind) {
     case LogicalKind::kDeltaScan:
       return PlanDeltaScan(node, nullptr, filters);
