@@ -415,10 +415,12 @@ class HashJoinOperator final : public Operator {
     }
     std::vector<uint8_t> null_rows = NullKeyRows(keys, spec_.null_safe, num_rows);
     for (int64_t i = 0; i < num_rows; ++i) build_has_null_key_ |= null_rows[i] != 0;
-    // Every build row is here: the probe side's scan may now skip the rows no key matches.
+    // Every build row is here: the probe side's scan may now skip the rows no key matches. The
+    // sets' memory is the join's until the query ends (a set the limit refuses is not made).
     if (num_rows <= kMaxRuntimeFilterKeys) {
+      auto reserve = [this](int64_t bytes) { return reservation_->TryGrow(bytes); };
       for (const HashJoinSpec::RuntimeFilter& runtime : spec_.runtime_filters) {
-        if (auto set = log::JoinKeySet::Make(*keys[runtime.key], null_rows.data())) {
+        if (auto set = log::JoinKeySet::Make(*keys[runtime.key], null_rows.data(), reserve)) {
           runtime.filter->Publish(std::move(set));
         }
       }

@@ -536,7 +536,9 @@ TEST(GraceHashJoinTest, OnlyAJoinHoldingItsWholeBuildSidePublishesItsKeys) {
     std::vector<uint8_t> keep(static_cast<size_t>(batch.num_rows()), 1);
     keys->KeepMembers(*batch.column(0), keep.data());
     for (int64_t r = 0; r < batch.num_rows(); ++r) {
-      if (batch.column(0)->IsValid(r)) ASSERT_EQ(keep[static_cast<size_t>(r)], 1) << r;
+      if (batch.column(0)->IsValid(r)) {
+        ASSERT_EQ(keep[static_cast<size_t>(r)], 1) << r;
+      }
     }
   }
   // Spilled: the partitions' joins each hold some keys only, and publish none of them.

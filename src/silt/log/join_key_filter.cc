@@ -65,8 +65,12 @@ bool JoinKeySet::Supports(const DataType& type) {
   return IsIntegerLike(type.id()) || type.id() == TypeId::kString;
 }
 
-std::shared_ptr<const JoinKeySet> JoinKeySet::Make(const Vector& keys, const uint8_t* skip) {
+std::shared_ptr<const JoinKeySet> JoinKeySet::Make(const Vector& keys, const uint8_t* skip,
+                                                   const std::function<bool(int64_t)>& reserve) {
   if (!Supports(*keys.type())) return nullptr;
+  auto reserved = [&](size_t words, size_t word_bytes) {
+    return !reserve || reserve(static_cast<int64_t>(words * word_bytes));
+  };
   std::shared_ptr<JoinKeySet> set(new JoinKeySet());
   set->integer_ = IsIntegerLike(keys.type_id());
   const int64_t rows = keys.length();
@@ -77,8 +81,10 @@ std::shared_ptr<const JoinKeySet> JoinKeySet::Make(const Vector& keys, const uin
     while (blocks * kBloomBlockBits < static_cast<uint64_t>(set->num_keys_) * kBloomBitsPerKey) {
       blocks *= 2;
     }
+    if (!reserved(blocks * 8, sizeof(uint32_t))) return false;
     set->bloom_.assign(blocks * 8, 0);
     set->block_mask_ = blocks - 1;
+    return true;
   };
   if (set->integer_) {
     int64_t low = std::numeric_limits<int64_t>::max();
@@ -98,6 +104,7 @@ std::shared_ptr<const JoinKeySet> JoinKeySet::Make(const Vector& keys, const uin
                         (span < kSmallBitmapBits ||
                          span / kBitmapBitsPerKey < static_cast<uint64_t>(set->num_keys_));
     if (narrow) {
+      if (!reserved(span / 64 + 1, sizeof(uint64_t))) return nullptr;
       set->bitmap_.assign(span / 64 + 1, 0);
       ForEachInteger(keys, [&](int64_t i, int64_t value) {
         if (!wanted(i)) return;
@@ -105,7 +112,7 @@ std::shared_ptr<const JoinKeySet> JoinKeySet::Make(const Vector& keys, const uin
         set->bitmap_[bit >> 6] |= uint64_t{1} << (bit & 63);
       });
     } else {
-      size_bloom();
+      if (!size_bloom()) return nullptr;
       ForEachInteger(keys, [&](int64_t i, int64_t value) {
         if (wanted(i)) set->AddHash(HashInteger(value));
       });
@@ -113,7 +120,7 @@ std::shared_ptr<const JoinKeySet> JoinKeySet::Make(const Vector& keys, const uin
     return set;
   }
   if (set->num_keys_ == 0) return set;
-  size_bloom();
+  if (!size_bloom()) return nullptr;
   std::string_view low, high;
   bool first = true;
   for (int64_t i = 0; i < rows; ++i) {
@@ -173,7 +180,7 @@ void JoinKeySet::KeepMembers(const Vector& values, uint8_t* keep) const {
   int64_t passed = 0;
   for (int64_t i = 0; i < count; ++i) tested += keep[i];
   if (num_keys_ == 0) {
-    std::fill(keep, keep + count, uint8_t{0});
+    for (int64_t i = 0; i < count; ++i) keep[i] = 0;
   } else if (integer_) {
     if (!bitmap_.empty()) {
       const uint64_t* bits = bitmap_.data();

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -27,8 +28,11 @@ namespace silt::log {
 class JoinKeySet final : public parquet::ValueSet {
  public:
   /// The keys of the rows of `keys` that are not NULL and whose `skip` byte is 0 (`skip` may be
-  /// null); nullptr for a type the set cannot hold (only integer-like types and strings).
-  static std::shared_ptr<const JoinKeySet> Make(const Vector& keys, const uint8_t* skip);
+  /// null); nullptr for a type the set cannot hold (only integer-like types and strings), or
+  /// when `reserve` (if given) refuses the bytes of its bitmap or Bloom filter, which it is
+  /// asked for before they are allocated.
+  static std::shared_ptr<const JoinKeySet> Make(const Vector& keys, const uint8_t* skip,
+                                                const std::function<bool(int64_t)>& reserve = {});
   /// Whether keys of `type` can be held.
   static bool Supports(const DataType& type);
 

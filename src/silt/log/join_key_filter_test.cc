@@ -104,6 +104,21 @@ TEST(JoinKeySetTest, NoKeyMatchesNothing) {
   EXPECT_THAT(Kept(*set, *Integers(IntegerType(), {0, 1})), ElementsAre(0, 0));
 }
 
+TEST(JoinKeySetTest, AsksForItsMemoryBeforeTakingIt) {
+  std::vector<int64_t> asked;
+  auto grant = [&](int64_t bytes) { asked.push_back(bytes); return true; };
+  auto refuse = [&](int64_t bytes) { asked.push_back(bytes); return false; };
+  // Keys 0..640: a bitmap of 641 bits, eleven words.
+  std::vector<std::optional<int64_t>> narrow = {0, 640};
+  EXPECT_NE(JoinKeySet::Make(*Integers(LongType(), narrow), nullptr, grant), nullptr);
+  EXPECT_EQ(JoinKeySet::Make(*Integers(LongType(), narrow), nullptr, refuse), nullptr);
+  EXPECT_THAT(asked, ElementsAre(88, 88));
+  asked.clear();
+  // Two strings: one Bloom block of eight 32-bit words.
+  EXPECT_EQ(JoinKeySet::Make(*Strings({"a", "b"}), nullptr, refuse), nullptr);
+  EXPECT_THAT(asked, ElementsAre(32));
+}
+
 TEST(JoinKeySetTest, OnlyIntegersAndStringsAreHeld) {
   EXPECT_TRUE(JoinKeySet::Supports(*DateType()));
   EXPECT_FALSE(JoinKeySet::Supports(*DoubleType()));

@@ -49,7 +49,7 @@ struct ColumnPredicate {
   std::string column;
   Op op = Op::kEqual;
   StatsLiteral literal;  // unused for kIsNull / kIsNotNull / kIn
-  std::shared_ptr<const ValueSet> values;  // kIn only
+  std::shared_ptr<const ValueSet> values = nullptr;  // kIn only
 };
 
 struct ReadOptions {
