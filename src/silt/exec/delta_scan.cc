@@ -72,6 +72,11 @@ class DeltaScanOperator final : public Operator {
     if (spec_.filter) text += " Filter: " + ExpressionText(*spec_.filter, *schema());
     text += " (files " + std::to_string(scan_->files().size()) + " of " +
             std::to_string(scan_->num_live_files()) + ")";
+    for (size_t i = 0; i < spec_.options.join_filters.size(); ++i) {
+      const log::JoinKeyFilter& filter = *spec_.options.join_filters[i];
+      text += (i == 0 ? " runtime filter: " : ", ") + filter.column() + " from join #" +
+              std::to_string(filter.join_id());
+    }
     return text;
   }
 

@@ -272,6 +272,9 @@ class HashJoinOperator final : public Operator {
     if (spec_.residual) out += " AND " + spec_.residual->ToString();
     if (spec_.null_aware_anti) out += " (null aware)";
     if (spec_.build_left) out += " (build left)";
+    if (!spec_.runtime_filters.empty()) {  // one number per join, whatever its keys
+      out += " (runtime filter #" + std::to_string(spec_.runtime_filters[0].filter->join_id()) + ")";
+    }
     return out;
   }
   std::vector<const Operator*> children() const override { return {left_.get(), right_.get()}; }
@@ -412,6 +415,16 @@ class HashJoinOperator final : public Operator {
     }
     std::vector<uint8_t> null_rows = NullKeyRows(keys, spec_.null_safe, num_rows);
     for (int64_t i = 0; i < num_rows; ++i) build_has_null_key_ |= null_rows[i] != 0;
+    // Every build row is here: the probe side's scan may now skip the rows no key matches. The
+    // sets' memory is the join's until the query ends (a set the limit refuses is not made).
+    if (num_rows <= kMaxRuntimeFilterKeys) {
+      auto reserve = [this](int64_t bytes) { return reservation_->TryGrow(bytes); };
+      for (const HashJoinSpec::RuntimeFilter& runtime : spec_.runtime_filters) {
+        if (auto set = log::JoinKeySet::Make(*keys[runtime.key], null_rows.data(), reserve)) {
+          runtime.filter->Publish(std::move(set));
+        }
+      }
+    }
 
     next_.assign(static_cast<size_t>(num_rows), -1);
     if (keys.size() == 1 && !spec_.null_safe[0] && IntegerKeyIndex::Supports(*keys[0]->type())) {
@@ -785,6 +798,7 @@ class HashJoinOperator final : public Operator {
       ++p;
       HashJoinSpec spec = spec_;
       spec.null_aware_anti = false;  // settled while partitioning
+      spec.runtime_filters.clear();  // a partition holds some of the keys only
       partition_join_ = std::make_unique<HashJoinOperator>(std::move(left), std::move(right), std::move(spec), depth_ + 1);
     }
   }

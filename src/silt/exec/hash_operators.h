@@ -1,11 +1,13 @@
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "silt/exec/aggregate_function.h"
 #include "silt/exec/operator.h"
 #include "silt/expr/expression.h"
+#include "silt/log/join_key_filter.h"
 
 /// Hash-based operators: joins, aggregation, DISTINCT and the INTERSECT / EXCEPT set operations.
 /// Keys compare as GROUP BY and join equality do in Spark: NULL keys never match in a join
@@ -32,7 +34,20 @@ struct HashJoinSpec {
   /// right input is exhausted the marked rows (semi) or the others (anti) come out. For a left
   /// side much smaller than the right.
   bool build_left = false;
+  /// Runtime join filters, for a join that drops the probe rows without a match (inner, right
+  /// outer, left semi, and semi joins that build their left side): once the build side is held
+  /// in memory whole, `filter` receives the keys of key pair `key` (log::JoinKeySet), which the
+  /// scan of the probe side reads to skip what cannot match. A build side of more than
+  /// kMaxRuntimeFilterKeys rows, or one that spills, publishes nothing (the scan then reads
+  /// every row). EXPLAIN shows each filter's join_id.
+  struct RuntimeFilter {
+    size_t key = 0;
+    std::shared_ptr<log::JoinKeyFilter> filter;
+  };
+  std::vector<RuntimeFilter> runtime_filters;
 };
+/// The most build rows whose keys a hash join publishes to its runtime filters.
+inline constexpr int64_t kMaxRuntimeFilterKeys = int64_t{4} << 20;
 /// Builds a hash table of the right input (of the left one with `build_left`) in parallel, then
 /// streams the other input through it. Output: left columns then right columns (semi / anti:
 /// left only); outer sides nullable. Memory: the build side plus one batch of the other; a build

@@ -513,6 +513,42 @@ TEST(GraceHashJoinTest, ASemiJoinThatBuildsItsSmallLeftSideHoldsOnlyThatSide) {
   }
 }
 
+TEST(GraceHashJoinTest, OnlyAJoinHoldingItsWholeBuildSidePublishesItsKeys) {
+  std::vector<Batch> left = JoinSide(60000, 2, 41);
+  std::vector<Batch> right = JoinSide(80000, 4, 42);
+  auto run = [&](ExecContext& context) {
+    HashJoinSpec spec;
+    spec.left_keys = {expr::Column(0, LongType())};
+    spec.right_keys = {expr::Column(0, LongType())};
+    auto filter = std::make_shared<log::JoinKeyFilter>("k");
+    spec.runtime_filters = {HashJoinSpec::RuntimeFilter{0, filter}};
+    RunJoin(left, right, spec, context);
+    return filter->Current();
+  };
+  // In memory: every build key, and none of the NULLs.
+  ExecContext unlimited;
+  std::shared_ptr<const log::JoinKeySet> keys = run(unlimited);
+  ASSERT_NE(keys, nullptr);
+  int64_t non_null = 0;
+  for (const Batch& batch : right) non_null += batch.num_rows() - batch.column(0)->null_count();
+  EXPECT_EQ(keys->num_keys(), non_null);
+  for (const Batch& batch : right) {
+    std::vector<uint8_t> keep(static_cast<size_t>(batch.num_rows()), 1);
+    keys->KeepMembers(*batch.column(0), keep.data());
+    for (int64_t r = 0; r < batch.num_rows(); ++r) {
+      if (batch.column(0)->IsValid(r)) {
+        ASSERT_EQ(keep[static_cast<size_t>(r)], 1) << r;
+      }
+    }
+  }
+  // Spilled: the partitions' joins each hold some keys only, and publish none of them.
+  io::TestingTemporaryFolder folder;
+  ExecContext limited;
+  limited.memory = std::make_shared<QueryMemory>(1 * kMiB, folder.path());
+  EXPECT_EQ(run(limited), nullptr);
+  EXPECT_GT(limited.counters->spill_files.load(), 0);
+}
+
 TEST(GraceHashJoinTest, FailsWithTheClassWhenOneKeyDoesNotFit) {
   // Every build row has the same key: partitioning never makes the build side smaller.
   std::vector<Batch> right;

@@ -930,7 +930,40 @@ class TableScan::OpenedFileImpl final : public TableScan::OpenedFile {
         }
       }
     }
+    for (const std::shared_ptr<const JoinKeyFilter>& filter : scan.options_.join_filters) {
+      int logical = table_schema.FieldIndex(filter->column(), false);
+      if (logical < 0) continue;
+      const Field& field = table_schema.field(static_cast<size_t>(logical));
+      KeyFilterColumn column;
+      column.filter = filter.get();
+      column.partition = std::any_of(partition_columns.begin(), partition_columns.end(),
+                                     [&](const std::string& name) { return EqualsIgnoreCase(name, field.name); });
+      if (column.partition) {
+        std::string physical = locator.PhysicalName(field);
+        std::optional<std::string> text;
+        for (const auto& [key, value] : file.partition_values) {
+          if (key == physical || (!text && EqualsIgnoreCase(key, physical))) text = value;
+        }
+        column.partition_value = ParsePartitionValue(*field.type, text, field.name);
+      } else {
+        // A column the file lacks reads as NULL, and a narrower stored type is widened after
+        // decoding: neither is filtered.
+        int stored = locator.Find(field, file_schema.fields());
+        if (stored < 0) continue;
+        const Field& stored_field = file_schema.field(static_cast<size_t>(stored));
+        if (!stored_field.type->Equals(*field.type)) continue;
+        column.stored_name = stored_field.name;
+      }
+      key_filters_.push_back(std::move(column));
+    }
     row_groups_ = reader_->SelectRowGroups(selection);
+    if (!key_filters_.empty()) {
+      std::vector<int> kept;
+      for (int group : row_groups_) {
+        if (!KeyFiltersRuleOut(group)) kept.push_back(group);
+      }
+      row_groups_ = std::move(kept);
+    }
     if (!row_groups_.empty() && !CurrentBound().empty()) {
       std::vector<int> within;
       for (int group : row_groups_) {
@@ -997,16 +1030,25 @@ class TableScan::OpenedFileImpl final : public TableScan::OpenedFile {
                              keep);
     }
     const uint64_t first = first_rows_[static_cast<size_t>(index)];
+    // The join filters published by now: a row group (or a file's partition value) they rule
+    // out keeps no row.
+    const bool ruled_out = !key_filters_.empty() && KeyFiltersRuleOut(index);
+    if (ruled_out) keep.assign(static_cast<size_t>(rows), false);
     Batch stored;
     if (!read_options_.columns.empty()) {
       // The bound as it is now: no row of a row group its statistics rule out is kept, and the
-      // reader filters the rows of the others.
-      const parquet::ReadOptions* options = &read_options_;
-      parquet::ReadOptions bounded;
+      // reader filters the rows of the others (by the join filters' keys too).
+      std::vector<parquet::ColumnPredicate> row_filters;
       if (std::vector<parquet::ColumnPredicate> bounds = CurrentBound(); !bounds.empty() && !MayHoldKeptNulls(index)) {
         if (RowGroupOutsideBound(index)) keep.assign(static_cast<size_t>(rows), false);
+        row_filters = std::move(bounds);
+      }
+      if (!ruled_out) AddKeyRowFilters(row_filters);
+      const parquet::ReadOptions* options = &read_options_;
+      parquet::ReadOptions bounded;
+      if (!row_filters.empty()) {
         bounded = read_options_;
-        for (parquet::ColumnPredicate& bound : bounds) bounded.row_filters.push_back(std::move(bound));
+        for (parquet::ColumnPredicate& filter : row_filters) bounded.row_filters.push_back(std::move(filter));
         options = &bounded;
       }
       // The reader applies the mask (and the row filters) while decoding, converting only the
@@ -1226,6 +1268,60 @@ class TableScan::OpenedFileImpl final : public TableScan::OpenedFile {
     return reader_->SelectRowGroups(selection).empty();
   }
 
+  // A join filter (ScanOptions::join_filters) on a column of this file.
+  struct KeyFilterColumn {
+    const JoinKeyFilter* filter = nullptr;
+    bool partition = false;
+    std::optional<Scalar> partition_value;  // partition columns: the file's value
+    std::string stored_name;                // data columns: the column in the file
+  };
+
+  // Whether the join filters published by now prove that row group `index` holds no row they
+  // keep: the file's partition value is not a key, or the row group's statistics lie outside
+  // the keys' range (or the build side had no key).
+  bool KeyFiltersRuleOut(int index) const {
+    parquet::ReadOptions selection;
+    for (const KeyFilterColumn& column : key_filters_) {
+      std::shared_ptr<const JoinKeySet> keys = column.filter->Current();
+      if (!keys) continue;
+      if (keys->num_keys() == 0) return true;
+      if (column.partition) {
+        if (!column.partition_value || !keys->Contains(*column.partition_value)) return true;
+        continue;
+      }
+      for (auto [op, bound] : {std::pair{parquet::ColumnPredicate::Op::kGreaterOrEqual, &keys->min()},
+                               std::pair{parquet::ColumnPredicate::Op::kLessOrEqual, &keys->max()}}) {
+        parquet::ColumnPredicate predicate;
+        predicate.column = column.stored_name;
+        predicate.op = op;
+        if (const auto* integer = std::get_if<int64_t>(&**bound)) {
+          predicate.literal.int_value = *integer;
+        } else {
+          predicate.literal.string_value = std::get<std::string>(**bound);
+        }
+        selection.predicates.push_back(std::move(predicate));
+      }
+    }
+    if (selection.predicates.empty()) return false;
+    selection.row_groups = {index};
+    return reader_->SelectRowGroups(selection).empty();
+  }
+
+  // Appends to `row_filters` the membership tests of the join filters on data columns that are
+  // published and still drop enough rows to pay.
+  void AddKeyRowFilters(std::vector<parquet::ColumnPredicate>& row_filters) const {
+    for (const KeyFilterColumn& column : key_filters_) {
+      if (column.partition) continue;
+      std::shared_ptr<const JoinKeySet> keys = column.filter->Current();
+      if (!keys || !keys->Selective()) continue;
+      parquet::ColumnPredicate predicate;
+      predicate.column = column.stored_name;
+      predicate.op = parquet::ColumnPredicate::Op::kIn;
+      predicate.values = std::move(keys);
+      row_filters.push_back(std::move(predicate));
+    }
+  }
+
   const TableScan& scan_;
   ColumnMappingMode locator_mode_;
   std::unique_ptr<parquet::FileReader> reader_;
@@ -1236,6 +1332,7 @@ class TableScan::OpenedFileImpl final : public TableScan::OpenedFile {
   std::optional<std::pair<Field, Field>> bound_fields_;
   // The file's own bound (SetFileBound): the keep-th best value of the bound's column in it.
   std::optional<ScanPredicate> file_bound_;
+  std::vector<KeyFilterColumn> key_filters_;
   std::vector<uint64_t> first_rows_;     // per row group: index of its first row in the file
   std::shared_ptr<const std::vector<uint64_t>> selected_rows_;
   std::optional<DeletedRows> deleted_;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "silt/log/actions.h"
+#include "silt/log/join_key_filter.h"
 #include "silt/log/partition_values.h"
 #include "silt/log/scan_bound.h"
 #include "silt/log/scan_predicate.h"
@@ -67,6 +68,13 @@ struct ScanOptions {
   /// skipped or filtered by its value at the time it is read. Only for consumers that need no
   /// row outside the bound.
   std::shared_ptr<const ScanBound> bound;
+  /// Runtime join filters (join_key_filter.h) on columns of the table: once one is published,
+  /// files whose partition value it rules out and row groups whose statistics lie outside its
+  /// keys' range are skipped, and the rows of the others whose key it rules out are left out
+  /// while decoding (the key column decoded first, the other columns only for the rows it
+  /// keeps), as for `filter_rows`. Only for consumers that drop rows without a matching key,
+  /// and only through OpenFile (ReadFile returns every live row).
+  std::vector<std::shared_ptr<const JoinKeyFilter>> join_filters;
 };
 
 /// The name of the hidden file metadata column.

@@ -305,3 +305,117 @@ TEST(FileStatsTest, ParsesLazilyTypedValues) {
 
 }  // namespace
 }  // namespace silt::log
+
+namespace silt::log {
+namespace {
+
+// Writes ids `ids` (and "v<id>") in row groups of `group_rows` rows.
+void WriteRowGroups(io::FileSystem& fs, const std::string& path, const std::vector<int64_t>& ids,
+                    int64_t group_rows) {
+  auto schema = std::make_shared<const Schema>(
+      std::vector<Field>{Field{"id", LongType(), true, {}}, Field{"v", StringType(), true, {}}});
+  VectorBuilder id_builder(LongType());
+  VectorBuilder value_builder(StringType());
+  for (int64_t i : ids) {
+    id_builder.AppendInt(i);
+    value_builder.AppendString("v" + std::to_string(i));
+  }
+  parquet::WriterOptions options;
+  options.max_parallelism = 1;
+  options.row_group_max_rows = group_rows;
+  auto writer = parquet::FileWriter::Open(fs.OpenWrite(path), *schema, options);
+  writer->Write(Batch(schema, {id_builder.Finish(), value_builder.Finish()}, static_cast<int64_t>(ids.size())));
+  writer->Close();
+}
+
+std::shared_ptr<JoinKeyFilter> PublishedFilter(const std::string& column, const DataTypePtr& type,
+                                               const std::vector<int64_t>& keys) {
+  VectorBuilder builder(type);
+  for (int64_t key : keys) builder.AppendInt(key);
+  auto filter = std::make_shared<JoinKeyFilter>(column);
+  filter->Publish(JoinKeySet::Make(*builder.Finish(), nullptr));
+  return filter;
+}
+
+std::vector<std::string> ReadOpened(const TableScan& scan, const AddFile& file) {
+  auto opened = scan.OpenFile(file);
+  std::vector<Batch> batches;
+  for (int group : opened->row_groups()) batches.push_back(opened->ReadRowGroup(group));
+  return RowsOf(batches);
+}
+
+TEST_F(TableScanTest, JoinFiltersSkipRowGroupsAndRowsTheirKeysRuleOut) {
+  std::vector<int64_t> ids(1000);
+  for (int64_t i = 0; i < 1000; ++i) ids[static_cast<size_t>(i)] = i;
+  WriteRowGroups(*fs_, "t/part=7/a.parquet", ids, 100);
+  WriteRowGroups(*fs_, "t/part=8/b.parquet", {150, 151}, 100);
+  auto deleted = DeletedRows::FromIndexes({151});
+  fs_->WriteFile("t/deletion_vector_d2c639aa-8816-431a-aaf6-d3fe2512ff61.bin",
+                 MakeDeletionVectorFile(deleted));
+  std::string dv = R"({"storageType":"u","pathOrInlineDv":"^-aqEH.-t@S}K{vb[*k^","offset":1,"sizeInBytes":)" +
+                   std::to_string(deleted.Serialize().size()) + R"(,"cardinality":1})";
+  WriteLog("", SchemaString("", ""),
+           {Add("part=7/a.parquet", "\"7\"", R"({\"numRecords\":1000})", dv),
+            Add("part=8/b.parquet", "\"8\"", R"({\"numRecords\":2})")});
+  auto snapshot = Snapshot::Load(fs_, "t");
+  auto by_path = [](const TableScan& scan, const std::string& path) {
+    for (const AddFile* file : scan.files()) {
+      if (file->path == path) return file;
+    }
+    return static_cast<const AddFile*>(nullptr);
+  };
+
+  // Keys 150..5000: row group 0 lies below them and is skipped by its statistics; of the others
+  // only the keys' rows come back, the deletion vector's row 151 left out.
+  ScanOptions options;
+  options.columns = {"id", "v", "part"};
+  options.join_filters = {PublishedFilter("id", LongType(), {150, 151, 420, 999, 5000})};
+  auto scan = TableScan::Make(snapshot, options);
+  const AddFile& a = *by_path(*scan, "part=7/a.parquet");
+  EXPECT_EQ(scan->OpenFile(a)->row_groups().size(), 9u);
+  EXPECT_THAT(ReadOpened(*scan, a), ElementsAre("150,v150,7", "420,v420,7", "999,v999,7"));
+
+  // Published after the file was opened: applied from the next row group read on (the column
+  // named in any case).
+  ScanOptions late;
+  late.columns = {"id"};
+  auto later = std::make_shared<JoinKeyFilter>("ID");
+  late.join_filters = {later};
+  auto late_scan = TableScan::Make(snapshot, late);
+  auto opened = late_scan->OpenFile(*by_path(*late_scan, "part=7/a.parquet"));
+  EXPECT_EQ(opened->row_groups().size(), 10u);
+  EXPECT_EQ(opened->ReadRowGroup(0).num_rows(), 100);
+  later->Publish(PublishedFilter("id", LongType(), {150, 151, 420})->Current());
+  EXPECT_EQ(opened->ReadRowGroup(0).num_rows(), 0);
+  EXPECT_THAT(RowsOf({opened->ReadRowGroup(1)}), ElementsAre("150"));
+
+  // Keys of another kind than the column's test nothing.
+  VectorBuilder strings(StringType());
+  strings.AppendString("x");
+  auto other_kind = std::make_shared<JoinKeyFilter>("id");
+  other_kind->Publish(JoinKeySet::Make(*strings.Finish(), nullptr));
+  ScanOptions mismatched;
+  mismatched.columns = {"id"};
+  mismatched.join_filters = {other_kind};
+  auto mismatched_scan = TableScan::Make(snapshot, mismatched);
+  EXPECT_EQ(ReadOpened(*mismatched_scan, *by_path(*mismatched_scan, "part=7/a.parquet")).size(), 999u);
+
+  // A key on the partition column prunes the files whose value is not a key.
+  ScanOptions by_partition;
+  by_partition.columns = {"id", "part"};
+  by_partition.join_filters = {PublishedFilter("part", IntegerType(), {8, 9})};
+  auto partitioned = TableScan::Make(snapshot, by_partition);
+  EXPECT_TRUE(partitioned->OpenFile(*by_path(*partitioned, "part=7/a.parquet"))->row_groups().empty());
+  EXPECT_THAT(ReadOpened(*partitioned, *by_path(*partitioned, "part=8/b.parquet")),
+              ElementsAre("150,8", "151,8"));
+
+  // Without a filter published every live row comes back.
+  ScanOptions pending;
+  pending.columns = {"id"};
+  pending.join_filters = {std::make_shared<JoinKeyFilter>("id")};
+  auto unfiltered = TableScan::Make(snapshot, pending);
+  EXPECT_EQ(ReadOpened(*unfiltered, *by_path(*unfiltered, "part=7/a.parquet")).size(), 999u);
+}
+
+}  // namespace
+}  // namespace silt::log

@@ -231,7 +231,7 @@ struct FilterColumn {
   bool by_dictionary = false;
 };
 
-bool IsComparison(Op op) { return op != Op::kIsNull && op != Op::kIsNotNull; }
+bool IsComparison(Op op) { return op != Op::kIsNull && op != Op::kIsNotNull && op != Op::kIn; }
 
 // The literal of a float or double comparison, when it has an exact double value.
 std::optional<double> DoubleLiteral(const StatsLiteral& literal) {
@@ -245,6 +245,7 @@ std::optional<double> DoubleLiteral(const StatsLiteral& literal) {
 
 // Whether `predicate` can be evaluated exactly on values of `leaf`.
 bool CanEvaluate(const LeafColumn& leaf, const ColumnPredicate& predicate) {
+  if (predicate.op == Op::kIn) return predicate.values != nullptr;
   if (!IsComparison(predicate.op)) return true;
   const StatsLiteral& literal = predicate.literal;
   switch (leaf.type->id()) {
@@ -310,6 +311,7 @@ void KeepWhere(int64_t count, Op op, uint8_t* keep, ThreeWay&& compare) {
       return;
     case Op::kIsNull:
     case Op::kIsNotNull:
+    case Op::kIn:
       break;
   }
   SILT_CHECK(false, "not a comparison");
@@ -344,6 +346,7 @@ void KeepIntegers(const Vector& vector, Op op, Literal literal, uint8_t* keep) {
       return;
     case Op::kIsNull:
     case Op::kIsNotNull:
+    case Op::kIn:
       break;
   }
   SILT_CHECK(false, "not a comparison");
@@ -374,6 +377,11 @@ void KeepByValidity(const Vector& vector, bool want_null, uint8_t* keep) {
 
 // keep[i] &= row i of `vector` satisfies `predicate` (one CanEvaluate accepted).
 void KeepMatching(const Vector& vector, const ColumnPredicate& predicate, uint8_t* keep) {
+  if (predicate.op == Op::kIn) {
+    predicate.values->KeepMembers(vector, keep);
+    KeepByValidity(vector, false, keep);
+    return;
+  }
   if (!IsComparison(predicate.op)) {
     KeepByValidity(vector, predicate.op == Op::kIsNull, keep);
     return;
@@ -829,6 +837,8 @@ class FileReaderImpl final : public FileReader {
         columns.push_back(std::move(column));
         found = columns.end() - 1;
       }
+      // A set tests a vector: a string column's entries are then assembled as other types' are.
+      if (predicate.op == Op::kIn) found->by_dictionary = false;
       found->predicates.push_back(&predicate);
     }
     std::stable_partition(columns.begin(), columns.end(),
@@ -1067,6 +1077,8 @@ class FileReaderImpl final : public FileReader {
         return !(stats.null_count && *stats.null_count == 0);
       case ColumnPredicate::Op::kIsNotNull:
         return !all_null;
+      case ColumnPredicate::Op::kIn:
+        return !(all_null && values > 0);
       default:
         break;
     }

@@ -690,6 +690,11 @@ ColumnPredicate DoublePredicate(const std::string& column, Op op, double value) 
 
 // The test's own evaluation: Spark's comparison of row `row` of `vector` with the literal.
 bool Satisfies(const Vector& vector, int64_t row, const ColumnPredicate& predicate) {
+  if (predicate.op == Op::kIn) {
+    uint8_t member = 1;
+    if (vector.IsValid(row)) predicate.values->KeepMembers(*vector.Slice(row, 1), &member);
+    return vector.IsValid(row) && member != 0;
+  }
   if (predicate.op == Op::kIsNull) return vector.IsNull(row);
   if (predicate.op == Op::kIsNotNull) return vector.IsValid(row);
   if (vector.IsNull(row)) return false;
@@ -897,6 +902,65 @@ TEST(RowFilterTest, SeveralFiltersAndEmptyResults) {
   // Contradictory filters on one column.
   options.row_filters = {{"city", Op::kIsNull, {}}, {"city", Op::kIsNotNull, {}}};
   for (const Batch& batch : reader->Read(options)) EXPECT_EQ(batch.num_rows(), 0);
+}
+
+// Integer-like values in `integers`, strings in `strings`.
+class TestValueSet final : public ValueSet {
+ public:
+  TestValueSet(std::set<int64_t> integers, std::set<std::string> strings)
+      : integers_(std::move(integers)), strings_(std::move(strings)) {}
+  void KeepMembers(const Vector& values, uint8_t* keep) const override {
+    for (int64_t i = 0; i < values.length(); ++i) {
+      bool member = false;
+      switch (values.type_id()) {
+        case TypeId::kString: member = strings_.count(std::string(values.GetString(i))) > 0; break;
+        case TypeId::kByte: member = integers_.count(values.values<int8_t>()[i]) > 0; break;
+        case TypeId::kInteger: member = integers_.count(values.values<int32_t>()[i]) > 0; break;
+        case TypeId::kLong: member = integers_.count(values.values<int64_t>()[i]) > 0; break;
+        default: member = true;
+      }
+      keep[i] &= static_cast<uint8_t>(member);
+    }
+  }
+
+ private:
+  std::set<int64_t> integers_;
+  std::set<std::string> strings_;
+};
+
+ColumnPredicate InPredicate(const std::string& column, std::set<int64_t> integers,
+                            std::set<std::string> strings = {}) {
+  ColumnPredicate predicate{column, Op::kIn, {}};
+  predicate.values = std::make_shared<TestValueSet>(std::move(integers), std::move(strings));
+  return predicate;
+}
+
+TEST(RowFilterTest, SetMembershipOnIntegersAndStrings) {
+  auto fs = io::MakeMemoryFileSystem();
+  Batch rows = RowFilterRows(2100, 5);
+  for (bool dictionary : {true, false}) {
+    SCOPED_TRACE(dictionary ? "dictionary" : "plain");
+    auto reader = WriteRowFilterFile(*fs, dictionary ? "in_dict.parquet" : "in_plain.parquet", rows,
+                                     dictionary);
+    ExpectFilteredRead(*reader, {InPredicate("city", {}, {"city_3", "city_17", ""})});
+    ExpectFilteredRead(*reader, {InPredicate("n", {-1000, -3, 0, 7, 999})}, {"id", "city", "tags"});
+    ExpectFilteredRead(*reader, {InPredicate("b", {-128, 0, 5, 127})});
+    // After another filter has dropped rows, and with the set's column not projected.
+    std::set<int64_t> ids;
+    for (int64_t id = 0; id < 2100; id += 3) ids.insert(id);
+    ExpectFilteredRead(*reader, {StringPredicate("city", Op::kGreaterOrEqual, "city_2"),
+                                 InPredicate("id", ids)}, {"city", "n"});
+    // Nothing is a member: empty row groups; and every row a member: whole row groups.
+    ExpectFilteredRead(*reader, {InPredicate("n", {5000})});
+    std::set<int64_t> every_id;
+    for (int64_t id = 0; id < 2100; ++id) every_id.insert(id);
+    ExpectFilteredRead(*reader, {InPredicate("id", every_id)});
+  }
+  // A row group of NULLs alone is skipped by its statistics; any other is kept.
+  auto reader = WriteRowFilterFile(*fs, "in_select.parquet", rows, true);
+  ReadOptions selection;
+  selection.predicates = {InPredicate("n", {5000})};
+  EXPECT_EQ(reader->SelectRowGroups(selection).size(), static_cast<size_t>(reader->num_row_groups()));
 }
 
 TEST(RowFilterTest, UnsupportedPredicatesAreIgnored) {

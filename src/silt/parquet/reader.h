@@ -27,13 +27,29 @@ struct StatsLiteral {
   std::optional<std::string> string_value;
 };
 
-/// `column op literal` on one top-level primitive column; a row group is skipped only when its
-/// statistics prove no row can satisfy the predicate.
+/// A set of values that a row filter tests rows for membership in (ColumnPredicate::Op::kIn):
+/// the keys a hash join's build side holds, for one. May answer yes for a value it does not
+/// hold (a Bloom filter), never no for one it holds. Shared between threads.
+class ValueSet {
+ public:
+  virtual ~ValueSet() = default;
+  /// keep[i] &= row i of `values` may be in the set, for i in [0, values.length()); the values
+  /// of NULL rows are unspecified (the caller drops those rows). A vector of a type the set
+  /// cannot test leaves `keep` as it is.
+  virtual void KeepMembers(const Vector& values, uint8_t* keep) const = 0;
+};
+
+/// `column op literal` on one top-level primitive column, or `column IN values`; a row group is
+/// skipped only when its statistics prove no row can satisfy the predicate.
 struct ColumnPredicate {
-  enum class Op { kEqual, kLess, kLessOrEqual, kGreater, kGreaterOrEqual, kIsNull, kIsNotNull };
+  enum class Op {
+    kEqual, kLess, kLessOrEqual, kGreater, kGreaterOrEqual, kIsNull, kIsNotNull,
+    kIn,  ///< a member of `values` (never NULL); statistics skip only a row group of NULLs
+  };
   std::string column;
   Op op = Op::kEqual;
-  StatsLiteral literal;  // unused for kIsNull / kIsNotNull
+  StatsLiteral literal;  // unused for kIsNull / kIsNotNull / kIn
+  std::shared_ptr<const ValueSet> values = nullptr;  // kIn only
 };
 
 struct ReadOptions {
@@ -52,7 +68,8 @@ struct ReadOptions {
   /// (integers, dates and timestamps as int_value; float and double as double_value, ordered
   /// as Spark orders them, NaN above everything and equal to itself; decimals as decimal_value
   /// unscaled at the column's scale; string and binary as string_value, byte-wise), and
-  /// kIsNull / kIsNotNull on any top-level primitive column. Any other predicate (an unknown or
+  /// kIsNull / kIsNotNull on any top-level primitive column, kIn on any top-level primitive
+  /// column (the set tests the decoded values, or the entries of a dictionary). Any other predicate (an unknown or
   /// nested column, another literal) is ignored, so the rows returned are a superset of those
   /// satisfying the conjunction: callers that must be exact re-apply their own filter. For the
   /// same reason a row group where more than half the rows pass comes back whole (only

@@ -24,9 +24,26 @@ struct Planner {
   CardinalityEstimator& estimator;
   // Keeps the outputs of aggregates for reuse later in the statement; nullptr = no.
   SubplanResults* results = nullptr;
+  // The number EXPLAIN gives the next hash join that publishes runtime filters.
+  int next_join_id = 1;
 };
 
-exec::OperatorPtr PlanNode(const LogicalNode& node, Planner& planner);
+// A runtime join filter on its way from the hash join that publishes it down to the Delta scan
+// it filters: `column` is the output column of the node being planned that carries the join's
+// probe key as it is. Only nodes that pass every row whose key may match on with that key
+// unchanged lead it on (projections, filters, the sides of joins whose rows reach the output
+// with their own columns); any other node drops it, and the scan reached (if any) adds a
+// log::JoinKeyFilter to `attached` for the join to publish to.
+struct PushedJoinFilter {
+  int column = 0;
+  size_t key = 0;        // which of the publishing join's key pairs
+  DataTypePtr key_type;  // the type the join compares its keys in
+  std::shared_ptr<std::vector<std::shared_ptr<log::JoinKeyFilter>>> attached;
+};
+using PushedJoinFilters = std::vector<PushedJoinFilter>;
+
+exec::OperatorPtr PlanNode(const LogicalNode& node, Planner& planner,
+                           const PushedJoinFilters& filters = {});
 
 std::vector<std::string> ColumnNames(const std::vector<LogicalColumn>& columns) {
   std::vector<std::string> names;
@@ -90,17 +107,111 @@ bool SemiJoinBuildsLeft(const LogicalNode& node, Planner& planner) {
   return 2 * planner.estimator.Estimate(node.children[0]).rows < planner.estimator.Estimate(node.children[1]).rows;
 }
 
-exec::OperatorPtr PlanJoin(const LogicalNode& node, Planner& planner) {
+// 1 to 4 for TINYINT to BIGINT, 0 for any other type.
+int IntegerRank(TypeId id) {
+  switch (id) {
+    case TypeId::kByte: return 1;
+    case TypeId::kShort: return 2;
+    case TypeId::kInteger: return 3;
+    case TypeId::kLong: return 4;
+    default: return 0;
+  }
+}
+
+// Whether every value of an integer type `from` is the same value of integer type `to`.
+bool WidensExactly(TypeId from, TypeId to) {
+  return IntegerRank(from) > 0 && IntegerRank(to) > 0 && IntegerRank(from) <= IntegerRank(to);
+}
+
+// The filters pushed onto a join (over its left ++ right columns) that one side leads on, in
+// that side's columns: a side whose every row reaches the output with its columns unchanged (or
+// is dropped) may leave out the rows whose key cannot match above. Not the side of an outer
+// join that NULLs fill in, nor either side of a full outer join.
+PushedJoinFilters JoinSideFilters(const LogicalNode& join, const PushedJoinFilters& filters, bool left) {
+  const int left_width = static_cast<int>(join.children[0]->columns.size());
+  const exec::JoinType type = join.join_type;
+  const bool leads = left ? type != exec::JoinType::kRightOuter && type != exec::JoinType::kFullOuter
+                          : type == exec::JoinType::kInner || type == exec::JoinType::kCross ||
+                                type == exec::JoinType::kRightOuter;
+  PushedJoinFilters side;
+  if (!leads) return side;
+  for (const PushedJoinFilter& filter : filters) {
+    if ((filter.column < left_width) != left) continue;
+    side.push_back(filter);
+    if (!left) side.back().column -= left_width;
+  }
+  return side;
+}
+
+// The smallest estimated probe side, relative to the build side, for which a hash join filters
+// its probe side's scan: a build side about as large as the probe lets most rows through.
+constexpr double kRuntimeFilterProbeRatio = 2.0;
+
+// This join's own runtime filters, pushed onto its probe input (`probe_keys` over that input's
+// columns): one per key compared with `=` (NULL never matches) that is a column as it is, or an
+// integer column widened to the compared integer type, of a type a log::JoinKeySet holds. None
+// when the join keeps probe rows without a match (outer joins on their preserved side, anti
+// joins), or when the build side is not estimated well below the probe side.
+PushedJoinFilters OwnJoinFilters(const exec::HashJoinSpec& spec,
+                                 const std::vector<expr::ExpressionPtr>& probe_keys,
+                                 const LogicalPtr& build, const LogicalPtr& probe, Planner& planner) {
+  PushedJoinFilters filters;
+  const bool drops_unmatched = spec.type == exec::JoinType::kInner ||
+                               spec.type == exec::JoinType::kRightOuter ||
+                               spec.type == exec::JoinType::kLeftSemi;
+  if (!drops_unmatched) return filters;
+  const double build_rows = planner.estimator.Estimate(build).rows;
+  const double probe_rows = planner.estimator.Estimate(probe).rows;
+  if (build_rows * kRuntimeFilterProbeRatio > probe_rows ||
+      build_rows > static_cast<double>(exec::kMaxRuntimeFilterKeys)) {
+    return filters;
+  }
+  for (size_t k = 0; k < probe_keys.size(); ++k) {
+    if (k < spec.null_safe.size() && spec.null_safe[k]) continue;
+    const expr::Expression* key = probe_keys[k].get();
+    const DataTypePtr& key_type = key->type();
+    if (!log::JoinKeySet::Supports(*key_type)) continue;
+    if (key->kind() == expr::ExpressionKind::kCast &&
+        WidensExactly(key->child(0)->type()->id(), key_type->id())) {
+      key = key->child(0).get();
+    }
+    if (key->kind() != expr::ExpressionKind::kColumn) continue;
+    PushedJoinFilter filter;
+    filter.column = key->column_index();
+    filter.key = k;
+    filter.key_type = key_type;
+    filter.attached = std::make_shared<std::vector<std::shared_ptr<log::JoinKeyFilter>>>();
+    filters.push_back(std::move(filter));
+  }
+  return filters;
+}
+
+// Gives `spec` the scan filters that its own pushed filters (OwnJoinFilters) reached, and
+// numbers the join for EXPLAIN when there is one.
+void AttachOwnFilters(exec::HashJoinSpec& spec, const PushedJoinFilters& own, Planner& planner) {
+  for (const PushedJoinFilter& filter : own) {
+    for (const std::shared_ptr<log::JoinKeyFilter>& scan_filter : *filter.attached) {
+      spec.runtime_filters.push_back(exec::HashJoinSpec::RuntimeFilter{filter.key, scan_filter});
+    }
+  }
+  if (spec.runtime_filters.empty()) return;
+  const int id = planner.next_join_id++;
+  for (exec::HashJoinSpec::RuntimeFilter& runtime : spec.runtime_filters) runtime.filter->set_join_id(id);
+}
+
+exec::OperatorPtr PlanJoin(const LogicalNode& node, Planner& planner, const PushedJoinFilters& pushed) {
   const LogicalNode& left = *node.children[0];
   const LogicalNode& right = *node.children[1];
   int left_width = static_cast<int>(left.columns.size());
   int right_width = static_cast<int>(right.columns.size());
+  PushedJoinFilters left_filters = JoinSideFilters(node, pushed, true);
+  PushedJoinFilters right_filters = JoinSideFilters(node, pushed, false);
   JoinKeys keys = ExtractJoinKeys(node.predicate, left_width);
   if (keys.left.empty()) {
     exec::JoinType type = node.join_type;
     if (type == exec::JoinType::kInner && !node.predicate) type = exec::JoinType::kCross;
-    return exec::MakeNestedLoopJoin(PlanNode(left, planner), PlanNode(right, planner), type,
-                                    node.predicate);
+    return exec::MakeNestedLoopJoin(PlanNode(left, planner, left_filters),
+                                    PlanNode(right, planner, right_filters), type, node.predicate);
   }
   // The hash join builds its right input: put the smaller input there. An outer join swaps
   // its sides with its type (a left outer join becomes a right outer join that builds the side
@@ -122,18 +233,30 @@ exec::OperatorPtr PlanJoin(const LogicalNode& node, Planner& planner) {
   spec.null_aware_anti = node.null_aware_anti;
   spec.build_left = SemiJoinBuildsLeft(node, planner);
   expr::ExpressionPtr residual = keys.residual.empty() ? nullptr : expr::JoinConjunction(keys.residual);
+  // The probe input (the one not built), as a logical child, and its keys.
+  const bool probe_is_left = swap ? false : !spec.build_left;
+  const std::vector<expr::ExpressionPtr>& probe_keys = probe_is_left ? keys.left : keys.right;
+  PushedJoinFilters own;
+  if (node.predicate->deterministic()) {
+    own = OwnJoinFilters(spec, probe_keys, node.children[probe_is_left ? 1 : 0],
+                         node.children[probe_is_left ? 0 : 1], planner);
+  }
+  PushedJoinFilters& probe_filters = probe_is_left ? left_filters : right_filters;
+  probe_filters.insert(probe_filters.end(), own.begin(), own.end());
+  exec::OperatorPtr left_input = PlanNode(left, planner, left_filters);
+  exec::OperatorPtr right_input = PlanNode(right, planner, right_filters);
+  AttachOwnFilters(spec, own, planner);
   if (!swap) {
     spec.left_keys = keys.left;
     spec.right_keys = keys.right;
     spec.residual = residual;
-    return exec::MakeHashJoin(PlanNode(left, planner), PlanNode(right, planner),
-                              std::move(spec));
+    return exec::MakeHashJoin(std::move(left_input), std::move(right_input), std::move(spec));
   }
   spec.left_keys = keys.right;
   spec.right_keys = keys.left;
   if (residual) spec.residual = SwapSides(residual, left_width, right_width);
   exec::OperatorPtr join =
-      exec::MakeHashJoin(PlanNode(right, planner), PlanNode(left, planner), std::move(spec));
+      exec::MakeHashJoin(std::move(right_input), std::move(left_input), std::move(spec));
   // Back to left columns then right columns.
   std::vector<expr::ExpressionPtr> expressions;
   std::vector<std::string> names;
@@ -300,7 +423,28 @@ std::pair<const LogicalNode*, std::shared_ptr<log::ScanBound>> TopRowsScanBound(
   return {node, std::make_shared<log::ScanBound>(field.name, op, key.nulls_first, keep)};
 }
 
-exec::OperatorPtr PlanDeltaScan(const LogicalNode& node, std::shared_ptr<const log::ScanBound> bound) {
+// The runtime join filters `filters` that reach scan `node`: those whose column is a table column
+// of the join's key type (or an integer type the key type widens exactly); each attaches a new
+// log::JoinKeyFilter on it for its join to publish to.
+std::vector<std::shared_ptr<const log::JoinKeyFilter>> AttachJoinFilters(const LogicalNode& node,
+                                                                         const PushedJoinFilters& filters) {
+  std::vector<std::shared_ptr<const log::JoinKeyFilter>> attached;
+  for (const PushedJoinFilter& filter : filters) {
+    int index = node.scan_columns[static_cast<size_t>(filter.column)];
+    if (index == kFileMetadataScanColumn) continue;
+    const Field& field = node.snapshot->schema().field(static_cast<size_t>(index));
+    const bool same_type = field.type->Equals(*filter.key_type) ||
+                           WidensExactly(field.type->id(), filter.key_type->id());
+    if (!same_type) continue;
+    auto scan_filter = std::make_shared<log::JoinKeyFilter>(field.name);
+    filter.attached->push_back(scan_filter);
+    attached.push_back(std::move(scan_filter));
+  }
+  return attached;
+}
+
+exec::OperatorPtr PlanDeltaScan(const LogicalNode& node, std::shared_ptr<const log::ScanBound> bound,
+                                const PushedJoinFilters& filters = {}) {
   exec::DeltaScanSpec spec;
   spec.snapshot = node.snapshot;
   const Schema& schema = node.snapshot->schema();
@@ -316,6 +460,7 @@ exec::OperatorPtr PlanDeltaScan(const LogicalNode& node, std::shared_ptr<const l
   // returns: the reader may drop the rows they rule out while decoding.
   spec.options.filter_rows = true;
   spec.options.bound = std::move(bound);
+  spec.options.join_filters = AttachJoinFilters(node, filters);
   spec.filter = node.predicate;
   spec.table_name = node.table_name;
   return exec::MakeDeltaScan(std::move(spec));
@@ -334,10 +479,37 @@ exec::OperatorPtr PlanBoundedChain(const LogicalNode& node, const LogicalNode& s
   return exec::MakeFilter(std::move(child), node.predicate);
 }
 
-exec::OperatorPtr PlanOperator(const LogicalNode& node, Planner& planner) {
+// The filters pushed onto a projection that its input leads on: those whose column the
+// projection passes through as it is.
+PushedJoinFilters ProjectedFilters(const LogicalNode& project, const PushedJoinFilters& filters) {
+  PushedJoinFilters input;
+  for (const PushedJoinFilter& filter : filters) {
+    const expr::ExpressionPtr& expression = project.expressions[static_cast<size_t>(filter.column)];
+    if (expression->kind() != expr::ExpressionKind::kColumn) continue;
+    input.push_back(filter);
+    input.back().column = expression->column_index();
+  }
+  return input;
+}
+
+// The pushed join filters `node` may lead on: none past an expression that is not deterministic
+// (rand() in a filter, monotonically_increasing_id() in a projection), whose values for the rows
+// kept would change with the rows left out below it.
+const PushedJoinFilters& FiltersPastNode(const LogicalNode& node, const PushedJoinFilters& filters) {
+  static const PushedJoinFilters kNone;
+  if (filters.empty()) return filters;
+  if (node.predicate && !node.predicate->deterministic()) return kNone;
+  for (const expr::ExpressionPtr& expression : node.expressions) {
+    if (!expression->deterministic()) return kNone;
+  }
+  return filters;
+}
+
+exec::OperatorPtr PlanOperator(const LogicalNode& node, Planner& planner, const PushedJoinFilters& pushed) {
+  const PushedJoinFilters& filters = FiltersPastNode(node, pushed);
   switch (node.kind) {
     case LogicalKind::kDeltaScan:
-      return PlanDeltaScan(node, nullptr);
+      return PlanDeltaScan(node, nullptr, filters);
     case LogicalKind::kChangeFeedScan: {
       exec::ChangeFeedScanSpec spec;
       spec.feed = node.change_feed;
@@ -367,10 +539,10 @@ exec::OperatorPtr PlanOperator(const LogicalNode& node, Planner& planner) {
       return exec::MakeRange(node.range_start, node.range_end, node.range_step, node.columns[0].name);
     case LogicalKind::kFilter:
       if (exec::OperatorPtr top_rows = PlanGroupTopRows(node, planner)) return top_rows;
-      return exec::MakeFilter(PlanNode(*node.children[0], planner), node.predicate);
+      return exec::MakeFilter(PlanNode(*node.children[0], planner, filters), node.predicate);
     case LogicalKind::kProject:
-      return exec::MakeProject(PlanNode(*node.children[0], planner), node.expressions,
-                               ColumnNames(node.columns));
+      return exec::MakeProject(PlanNode(*node.children[0], planner, ProjectedFilters(node, filters)),
+                               node.expressions, ColumnNames(node.columns));
     case LogicalKind::kAggregate: {
       std::vector<std::string> names = ColumnNames(node.columns);
       std::vector<std::string> key_names(names.begin(), names.begin() + node.expressions.size());
@@ -393,7 +565,7 @@ exec::OperatorPtr PlanOperator(const LogicalNode& node, Planner& planner) {
                               node.window_calls, std::move(names));
     }
     case LogicalKind::kJoin:
-      return PlanJoin(node, planner);
+      return PlanJoin(node, planner, filters);
     case LogicalKind::kSort: {
       auto [scan, bound] = TopRowsScanBound(node);
       if (scan != nullptr) {
@@ -426,8 +598,8 @@ exec::OperatorPtr PlanOperator(const LogicalNode& node, Planner& planner) {
   return nullptr;
 }
 
-exec::OperatorPtr PlanNode(const LogicalNode& node, Planner& planner) {
-  exec::OperatorPtr op = PlanOperator(node, planner);
+exec::OperatorPtr PlanNode(const LogicalNode& node, Planner& planner, const PushedJoinFilters& filters) {
+  exec::OperatorPtr op = PlanOperator(node, planner, filters);
   if (planner.results != nullptr) return planner.results->Record(node, std::move(op));
   return op;
 }
