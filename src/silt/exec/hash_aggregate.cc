@@ -241,9 +241,11 @@ class GroupTable {
                      context);
         return;
       }
-      EncodeKeys(key_values, num_rows, encoded_);
       inserted_.clear();
-      if (!GroupByRuns(num_rows)) table_.FindOrInsert(encoded_, groups_.data(), &inserted_);
+      if (key_values.size() != 1 || !GroupByValueRuns(*key_values[0], num_rows)) {
+        EncodeKeys(key_values, num_rows, encoded_);
+        if (!GroupByRuns(num_rows)) table_.FindOrInsert(encoded_, groups_.data(), &inserted_);
+      }
       for (size_t k = 0; k < key_values.size(); ++k) AppendKeys(*key_values[k], *key_builders_[k]);
       ResizeStates();
     }
@@ -527,6 +529,49 @@ class GroupTable {
     return true;
   }
 
+  // groups_ and inserted_ for a single fixed-width key without NULLs whose rows come in runs of
+  // equal values (a table written in key order, TPC-H's line items by order): the runs are found
+  // on the values themselves, and only the first row of each run is encoded and looked up. Equal
+  // bytes are equal keys; keys that group together with different bytes (-0.0 and 0.0) only
+  // make two runs that find the same group. False (nothing done) for other keys, or when fewer
+  // than a quarter of the rows continue a run.
+  bool GroupByValueRuns(const Vector& values, int64_t num_rows) {
+    if (values.null_count() != 0 || values.dictionary_codes() != nullptr) return false;
+    bool runs = false;
+    switch (values.type()->FixedWidth()) {
+      case 4: runs = FindValueRuns(values.values<uint32_t>(), num_rows); break;
+      case 8: runs = FindValueRuns(values.values<uint64_t>(), num_rows); break;
+      case 16: runs = FindValueRuns(values.values<unsigned __int128>(), num_rows); break;
+      default: return false;
+    }
+    if (!runs) return false;
+    run_rows_.assign(run_starts_.begin(), run_starts_.end());
+    EncodeKeys({TakeRows(values, run_rows_)}, static_cast<int64_t>(run_rows_.size()), encoded_);
+    run_groups_.resize(run_starts_.size());
+    run_inserted_.clear();
+    table_.FindOrInsert(encoded_, run_groups_.data(), &run_inserted_);
+    for (int64_t run : run_inserted_) inserted_.push_back(run_starts_[static_cast<size_t>(run)]);
+    for (size_t run = 0; run < run_starts_.size(); ++run) {
+      const int64_t end = run + 1 < run_starts_.size() ? run_starts_[run + 1] : num_rows;
+      std::fill(groups_.begin() + run_starts_[run], groups_.begin() + end, run_groups_[run]);
+    }
+    return true;
+  }
+
+  // run_starts_: the first row of each run of equal values, when at least a quarter of the rows
+  // continue a run (false otherwise).
+  template <typename T>
+  bool FindValueRuns(const T* values, int64_t num_rows) {
+    int64_t continuing = 0;
+    for (int64_t row = 1; row < num_rows; ++row) continuing += values[row] == values[row - 1];
+    if (continuing * 4 < num_rows) return false;
+    run_starts_.clear();
+    for (int64_t row = 0; row < num_rows; ++row) {
+      if (row == 0 || values[row] != values[row - 1]) run_starts_.push_back(static_cast<uint32_t>(row));
+    }
+    return true;
+  }
+
   // groups_ and inserted_ for encoded_ when its rows come in runs of equal keys (input sorted or
   // clustered by the key, as a table written in key order gives): the first row of each run is
   // looked up and the others take its group. False (nothing done) when fewer than a quarter of
@@ -617,9 +662,12 @@ class GroupTable {
   std::vector<uint32_t> base_targets_;
   std::vector<uint32_t> own_sources_;
   std::vector<uint32_t> own_targets_;
-  // GroupByRuns: the first row of each run of equal keys and the run's group.
+  // GroupByRuns and GroupByValueRuns: the first row of each run of equal keys and the run's
+  // group; GroupByValueRuns: the first rows again for TakeRows, and the runs that made a group.
   std::vector<uint32_t> run_starts_;
   std::vector<uint32_t> run_groups_;
+  std::vector<int64_t> run_rows_;
+  std::vector<int64_t> run_inserted_;
 };
 
 SchemaPtr AggregateSchema(const std::vector<ExpressionPtr>& keys, const std::vector<std::string>& key_names,
