@@ -346,6 +346,11 @@ class GroupTable {
     return parts;
   }
 
+  // Makes room for `num_groups` groups of keys of `key_length` bytes (0: unknown) in the key
+  // table, which then takes them without growing.
+  void Reserve(size_t num_groups, size_t key_length) { table_.Reserve(num_groups, num_groups * key_length); }
+  size_t fixed_key_length() const { return table_.fixed_key_length(); }
+
   // Merges `other`'s groups of one partition of Split: those that `base` holds into base's
   // states, the others into this table. `base`'s keys are only looked up and only its states of
   // this partition's groups are written, which the merges of other partitions do not touch, so
@@ -851,6 +856,14 @@ class HashAggregateOperator final : public Operator {
         kMergePartitions,
         [&](size_t p) {
           merged[p] = std::make_unique<GroupTable>(keys_, aggregates_, common_);
+          // At most the partition's groups of the other tables: room for them all at once.
+          size_t groups = 0;
+          size_t key_length = 0;
+          for (size_t t = 1; t < tables.size(); ++t) {
+            groups += parts[t].groups[p].size();
+            key_length = std::max(key_length, tables[t]->fixed_key_length());
+          }
+          merged[p]->Reserve(groups, key_length);
           for (size_t t = 1; t < tables.size(); ++t) {
             merged[p]->MergePartition(*tables[0], *tables[t], parts[t], p, contexts[p]);
           }
