@@ -299,6 +299,7 @@ class GroupTable {
     for (auto& builder : other.key_builders_) other_keys.push_back(builder->Finish());
     const size_t other_groups = other.table_.num_groups();
     std::vector<uint32_t> group_map(other_groups);
+    new_groups_.clear();
     constexpr uint32_t kSlotAhead = 16;
     constexpr uint32_t kKeyAhead = 8;
     for (uint32_t g = 0; g < other_groups; ++g) {
@@ -307,9 +308,12 @@ class GroupTable {
       if (g + kKeyAhead < other_groups) table_.PrefetchStoredKey(other.table_.hash(g + kKeyAhead));
       bool inserted = false;
       group_map[g] = table_.FindOrInsert(other.table_.key(g), other.table_.hash(g), &inserted);
-      if (inserted) {
-        for (size_t k = 0; k < other_keys.size(); ++k) key_builders_[k]->AppendFrom(*other_keys[k], g);
-      }
+      if (inserted) new_groups_.push_back(g);
+    }
+    // The new groups' key values, gathered together.
+    for (size_t k = 0; k < other_keys.size(); ++k) {
+      VectorPtr values = TakeRows(*other_keys[k], new_groups_);
+      key_builders_[k]->AppendRange(*values, 0, values->length());
     }
     ResizeStates();
     for (size_t a = 0; a < accumulators_.size(); ++a) {
@@ -363,6 +367,7 @@ class GroupTable {
     base_targets_.clear();
     own_sources_.clear();
     own_targets_.clear();
+    new_groups_.clear();
     // base's table is large when there are many groups: fetch ahead.
     constexpr size_t kSlotAhead = 16;
     constexpr size_t kKeyAhead = 8;
@@ -381,9 +386,12 @@ class GroupTable {
       bool inserted = false;
       own_sources_.push_back(g);
       own_targets_.push_back(table_.FindOrInsert(key, hash, &inserted));
-      if (inserted) {
-        for (size_t k = 0; k < other_parts.keys.size(); ++k) key_builders_[k]->AppendFrom(*other_parts.keys[k], g);
-      }
+      if (inserted) new_groups_.push_back(g);
+    }
+    // The new groups' key values, gathered together.
+    for (size_t k = 0; k < other_parts.keys.size(); ++k) {
+      VectorPtr values = TakeRows(*other_parts.keys[k], new_groups_);
+      key_builders_[k]->AppendRange(*values, 0, values->length());
     }
     ResizeStates();
     for (size_t a = 0; a < accumulators_.size(); ++a) {
@@ -667,6 +675,7 @@ class GroupTable {
   std::vector<uint32_t> base_targets_;
   std::vector<uint32_t> own_sources_;
   std::vector<uint32_t> own_targets_;
+  std::vector<int64_t> new_groups_;  // the merged groups that made one here, in order
   // GroupByRuns and GroupByValueRuns: the first row of each run of equal keys and the run's
   // group; GroupByValueRuns: the first rows again for TakeRows, and the runs that made a group.
   std::vector<uint32_t> run_starts_;
