@@ -411,11 +411,17 @@ class MomentAccumulator final : public Accumulator {
       m2_[g] += delta * (values[i] - mean_[g]);
     }
   }
-  void Merge(Accumulator& other_base, const uint32_t* group_map, size_t other_groups, EvalContext& context) override {
+  void Merge(Accumulator& other, const uint32_t* group_map, size_t other_groups, EvalContext& context) override {
+    MergeGroups(other, nullptr, group_map, other_groups, context);
+  }
+  bool MergesGroups() const override { return true; }
+  void MergeGroups(Accumulator& other_base, const uint32_t* sources, const uint32_t* targets, size_t count,
+                   EvalContext& context) override {
     auto& other = *Downcast<MomentAccumulator>(other_base);
-    for (size_t g = 0; g < other_groups; ++g) {
+    for (size_t i = 0; i < count; ++i) {
+      const size_t g = SourceGroup(sources, i);
       if (other.count_[g] == 0) continue;
-      uint32_t t = group_map[g];
+      uint32_t t = targets[i];
       double n1 = count_[t], n2 = other.count_[g], n = n1 + n2;
       double delta = other.mean_[g] - mean_[t];
       mean_[t] += delta * n2 / n;
@@ -945,12 +951,18 @@ class CentralMomentAccumulator final : public Accumulator {
       state = State{n, state.mean + delta_n, m2, m3, m4};
     }
   }
-  void Merge(Accumulator& other_base, const uint32_t* group_map, size_t other_groups, EvalContext&) override {
+  void Merge(Accumulator& other, const uint32_t* group_map, size_t other_groups, EvalContext& context) override {
+    MergeGroups(other, nullptr, group_map, other_groups, context);
+  }
+  bool MergesGroups() const override { return true; }
+  void MergeGroups(Accumulator& other_base, const uint32_t* sources, const uint32_t* targets, size_t count,
+                   EvalContext&) override {
     auto& other = *Downcast<CentralMomentAccumulator>(other_base);
-    for (size_t g = 0; g < other_groups; ++g) {
+    for (size_t i = 0; i < count; ++i) {
+      const size_t g = SourceGroup(sources, i);
       const State& b = other.states_[g];
       if (b.n == 0) continue;
-      State& a = states_[group_map[g]];
+      State& a = states_[targets[i]];
       double n1 = a.n, n2 = b.n, n = n1 + n2;
       double delta = b.mean - a.mean;
       double delta_n = delta / n;
@@ -1043,11 +1055,17 @@ class CoMomentAccumulator final : public Accumulator {
       state.n = n;
     }
   }
-  void Merge(Accumulator& other_base, const uint32_t* group_map, size_t other_groups, EvalContext&) override {
+  void Merge(Accumulator& other, const uint32_t* group_map, size_t other_groups, EvalContext& context) override {
+    MergeGroups(other, nullptr, group_map, other_groups, context);
+  }
+  bool MergesGroups() const override { return true; }
+  void MergeGroups(Accumulator& other_base, const uint32_t* sources, const uint32_t* targets, size_t count,
+                   EvalContext&) override {
     auto& other = *Downcast<CoMomentAccumulator>(other_base);
-    for (size_t g = 0; g < other_groups; ++g) {
+    for (size_t i = 0; i < count; ++i) {
+      const size_t g = SourceGroup(sources, i);
       const State& b = other.states_[g];
-      State& a = states_[group_map[g]];
+      State& a = states_[targets[i]];
       if (b.moment_n > 0) {
         double n1 = a.moment_n, n2 = b.moment_n, n = n1 + n2;
         double delta = b.moment_mean - a.moment_mean;

@@ -30,10 +30,8 @@ class Accumulator {
   virtual void Merge(Accumulator& other, const uint32_t* group_map, size_t other_groups,
                      expr::EvalContext& context) = 0;
   /// Whether MergeGroups may be called: the state is kept per group, so that groups can be
-  /// merged one by one, and merging a group into an empty one gives it exactly. False for states
-  /// kept as lists of values with their groups (collect_list, percentiles, listagg, DISTINCT)
-  /// and for the moments (variance, covariance, ...), whose merge into an empty state may round
-  /// the mean; those merge whole with Merge only.
+  /// merged one by one. False for states kept as lists of values with their groups
+  /// (collect_list, percentiles, listagg, DISTINCT), which merge whole with Merge only.
   virtual bool MergesGroups() const { return false; }
   /// Adds `other`'s group sources[i] into this accumulator's group targets[i], for i < count
   /// (sources null: other's group i). Only reads `other`, so that several threads may each

@@ -314,7 +314,8 @@ TEST(AccumulatorTest, MergeGroupsMergesOnlyTheListedGroups) {
     std::string expected;  // the three target groups after the merge
   };
   const std::vector<Case> cases = {{"count", 0, "1,0,1"},   {"sum", 0, "11,NULL,7"},    {"min", 1, "c,NULL,d"},
-                                   {"max", 0, "11,NULL,7"}, {"bit_or", 0, "11,NULL,7"}, {"first", 1, "c,NULL,d"}};
+                                   {"max", 0, "11,NULL,7"}, {"bit_or", 0, "11,NULL,7"}, {"first", 1, "c,NULL,d"},
+                                   {"var_pop", 0, "0.0,NULL,0.0"}};
   for (const Case& test : cases) {
     SCOPED_TRACE(test.function);
     const std::vector<DataTypePtr> types = {batch.column(test.column)->type()};
