@@ -96,9 +96,17 @@ class CountAccumulator final : public Accumulator {
     }
   }
 
-  void Merge(Accumulator& other_base, const uint32_t* group_map, size_t other_groups, EvalContext& context) override {
+  void Merge(Accumulator& other, const uint32_t* group_map, size_t other_groups, EvalContext& context) override {
+    MergeGroups(other, nullptr, group_map, other_groups, context);
+  }
+  bool MergesGroups() const override { return true; }
+  void MergeGroups(Accumulator& other_base, const uint32_t* sources, const uint32_t* targets, size_t count,
+                   EvalContext& context) override {
     auto& other = *Downcast<CountAccumulator>(other_base);
-    for (size_t g = 0; g < other_groups; ++g) counts_[group_map[g]] += other.counts_[g];
+    for (size_t i = 0; i < count; ++i) {
+      const size_t g = SourceGroup(sources, i);
+      counts_[targets[i]] += other.counts_[g];
+    }
   }
 
   bool RepeatableFinalize() const override { return true; }
@@ -176,9 +184,12 @@ class SumState {
     }
   }
 
-  void Merge(const SumState& other, const uint32_t* group_map, size_t other_groups, EvalContext& context) {
-    for (size_t g = 0; g < other_groups; ++g) {
-      uint32_t target = group_map[g];
+  // Adds other's group sources[i] (i when sources is null) into group targets[i], i < count.
+  void Merge(const SumState& other, const uint32_t* sources, const uint32_t* targets, size_t count,
+             EvalContext& context) {
+    for (size_t i = 0; i < count; ++i) {
+      const size_t g = sources == nullptr ? i : sources[i];
+      const uint32_t target = targets[i];
       counts_[target] += other.counts_[g];
       overflow_[target] |= other.overflow_[g];
       if constexpr (std::is_same_v<T, double>) {
@@ -227,8 +238,13 @@ class SumAccumulator final : public Accumulator {
     state_.Update(*arguments[0], groups, selected, num_rows, lenient_ ? lenient : context);
   }
   void Merge(Accumulator& other, const uint32_t* group_map, size_t other_groups, EvalContext& context) override {
+    MergeGroups(other, nullptr, group_map, other_groups, context);
+  }
+  bool MergesGroups() const override { return true; }
+  void MergeGroups(Accumulator& other, const uint32_t* sources, const uint32_t* targets, size_t count,
+                   EvalContext& context) override {
     EvalContext lenient = LenientContext(context, lenient_);
-    state_.Merge(Downcast<SumAccumulator>(other)->state_, group_map, other_groups, lenient_ ? lenient : context);
+    state_.Merge(Downcast<SumAccumulator>(other)->state_, sources, targets, count, lenient_ ? lenient : context);
   }
   VectorPtr Finalize(size_t num_groups, EvalContext& strict_context) override {
     EvalContext lenient = LenientContext(strict_context, lenient_);
@@ -283,8 +299,13 @@ class AvgAccumulator final : public Accumulator {
     state_.Update(*arguments[0], groups, selected, num_rows, lenient_ ? lenient : context);
   }
   void Merge(Accumulator& other, const uint32_t* group_map, size_t other_groups, EvalContext& context) override {
+    MergeGroups(other, nullptr, group_map, other_groups, context);
+  }
+  bool MergesGroups() const override { return true; }
+  void MergeGroups(Accumulator& other, const uint32_t* sources, const uint32_t* targets, size_t count,
+                   EvalContext& context) override {
     EvalContext lenient = LenientContext(context, lenient_);
-    state_.Merge(Downcast<AvgAccumulator>(other)->state_, group_map, other_groups, lenient_ ? lenient : context);
+    state_.Merge(Downcast<AvgAccumulator>(other)->state_, sources, targets, count, lenient_ ? lenient : context);
   }
   bool ShareStateOf(Accumulator& twin) override {
     SumState<T>* state = SumStateOf<T>(twin);
@@ -390,11 +411,17 @@ class MomentAccumulator final : public Accumulator {
       m2_[g] += delta * (values[i] - mean_[g]);
     }
   }
-  void Merge(Accumulator& other_base, const uint32_t* group_map, size_t other_groups, EvalContext& context) override {
+  void Merge(Accumulator& other, const uint32_t* group_map, size_t other_groups, EvalContext& context) override {
+    MergeGroups(other, nullptr, group_map, other_groups, context);
+  }
+  bool MergesGroups() const override { return true; }
+  void MergeGroups(Accumulator& other_base, const uint32_t* sources, const uint32_t* targets, size_t count,
+                   EvalContext& context) override {
     auto& other = *Downcast<MomentAccumulator>(other_base);
-    for (size_t g = 0; g < other_groups; ++g) {
+    for (size_t i = 0; i < count; ++i) {
+      const size_t g = SourceGroup(sources, i);
       if (other.count_[g] == 0) continue;
-      uint32_t t = group_map[g];
+      uint32_t t = targets[i];
       double n1 = count_[t], n2 = other.count_[g], n = n1 + n2;
       double delta = other.mean_[g] - mean_[t];
       mean_[t] += delta * n2 / n;
@@ -449,11 +476,17 @@ class BoolAccumulator final : public Accumulator {
       values_[g] = is_and_ ? (values_[g] && value) : (values_[g] || value);
     }
   }
-  void Merge(Accumulator& other_base, const uint32_t* group_map, size_t other_groups, EvalContext& context) override {
+  void Merge(Accumulator& other, const uint32_t* group_map, size_t other_groups, EvalContext& context) override {
+    MergeGroups(other, nullptr, group_map, other_groups, context);
+  }
+  bool MergesGroups() const override { return true; }
+  void MergeGroups(Accumulator& other_base, const uint32_t* sources, const uint32_t* targets, size_t count,
+                   EvalContext& context) override {
     auto& other = *Downcast<BoolAccumulator>(other_base);
-    for (size_t g = 0; g < other_groups; ++g) {
+    for (size_t i = 0; i < count; ++i) {
+      const size_t g = SourceGroup(sources, i);
       if (!other.seen_[g]) continue;
-      uint32_t t = group_map[g];
+      uint32_t t = targets[i];
       seen_[t] = 1;
       values_[t] = is_and_ ? (values_[t] && other.values_[g]) : (values_[t] || other.values_[g]);
     }
@@ -564,10 +597,16 @@ class FixedMinMaxAccumulator final : public Accumulator {
       Offer(groups[i], values[i]);
     }
   }
-  void Merge(Accumulator& other_base, const uint32_t* group_map, size_t other_groups, EvalContext& context) override {
+  void Merge(Accumulator& other, const uint32_t* group_map, size_t other_groups, EvalContext& context) override {
+    MergeGroups(other, nullptr, group_map, other_groups, context);
+  }
+  bool MergesGroups() const override { return true; }
+  void MergeGroups(Accumulator& other_base, const uint32_t* sources, const uint32_t* targets, size_t count,
+                   EvalContext& context) override {
     auto& other = *Downcast<FixedMinMaxAccumulator>(other_base);
-    for (size_t g = 0; g < other_groups; ++g) {
-      if (other.seen_[g]) Offer(group_map[g], other.values_[g]);
+    for (size_t i = 0; i < count; ++i) {
+      const size_t g = SourceGroup(sources, i);
+      if (other.seen_[g]) Offer(targets[i], other.values_[g]);
     }
   }
   bool RepeatableFinalize() const override { return true; }
@@ -608,10 +647,16 @@ class StringMinMaxAccumulator final : public Accumulator {
       Offer(groups[i], input.GetString(i));
     }
   }
-  void Merge(Accumulator& other_base, const uint32_t* group_map, size_t other_groups, EvalContext& context) override {
+  void Merge(Accumulator& other, const uint32_t* group_map, size_t other_groups, EvalContext& context) override {
+    MergeGroups(other, nullptr, group_map, other_groups, context);
+  }
+  bool MergesGroups() const override { return true; }
+  void MergeGroups(Accumulator& other_base, const uint32_t* sources, const uint32_t* targets, size_t count,
+                   EvalContext& context) override {
     auto& other = *Downcast<StringMinMaxAccumulator>(other_base);
-    for (size_t g = 0; g < other_groups; ++g) {
-      if (other.seen_[g]) Offer(group_map[g], other.values_[g]);
+    for (size_t i = 0; i < count; ++i) {
+      const size_t g = SourceGroup(sources, i);
+      if (other.seen_[g]) Offer(targets[i], other.values_[g]);
     }
   }
   bool RepeatableFinalize() const override { return true; }
@@ -695,11 +740,17 @@ class GenericMinMaxAccumulator final : public Accumulator {
       if (by_) result_.Set(g, value, i);
     }
   }
-  void Merge(Accumulator& other_base, const uint32_t* group_map, size_t other_groups, EvalContext& context) override {
+  void Merge(Accumulator& other, const uint32_t* group_map, size_t other_groups, EvalContext& context) override {
+    MergeGroups(other, nullptr, group_map, other_groups, context);
+  }
+  bool MergesGroups() const override { return true; }
+  void MergeGroups(Accumulator& other_base, const uint32_t* sources, const uint32_t* targets, size_t count,
+                   EvalContext& context) override {
     auto& other = *Downcast<GenericMinMaxAccumulator>(other_base);
-    for (size_t g = 0; g < other_groups; ++g) {
+    for (size_t i = 0; i < count; ++i) {
+      const size_t g = SourceGroup(sources, i);
       if (!other.order_.has(g)) continue;
-      uint32_t t = group_map[g];
+      uint32_t t = targets[i];
       if (order_.has(t)) {
         int c = CompareValues(other.order_.vector(g), 0, order_.vector(t), 0);
         if (is_max_ ? c <= 0 : c >= 0) continue;
@@ -752,11 +803,17 @@ class FirstLastAccumulator final : public Accumulator {
       values_.Set(g, input, i);
     }
   }
-  void Merge(Accumulator& other_base, const uint32_t* group_map, size_t other_groups, EvalContext& context) override {
+  void Merge(Accumulator& other, const uint32_t* group_map, size_t other_groups, EvalContext& context) override {
+    MergeGroups(other, nullptr, group_map, other_groups, context);
+  }
+  bool MergesGroups() const override { return true; }
+  void MergeGroups(Accumulator& other_base, const uint32_t* sources, const uint32_t* targets, size_t count,
+                   EvalContext& context) override {
     auto& other = *Downcast<FirstLastAccumulator>(other_base);
-    for (size_t g = 0; g < other_groups; ++g) {
+    for (size_t i = 0; i < count; ++i) {
+      const size_t g = SourceGroup(sources, i);
       if (!other.values_.has(g)) continue;
-      uint32_t t = group_map[g];
+      uint32_t t = targets[i];
       if (last_ || !values_.has(t)) values_.Set(t, other.values_.value(g));
     }
   }
@@ -894,12 +951,18 @@ class CentralMomentAccumulator final : public Accumulator {
       state = State{n, state.mean + delta_n, m2, m3, m4};
     }
   }
-  void Merge(Accumulator& other_base, const uint32_t* group_map, size_t other_groups, EvalContext&) override {
+  void Merge(Accumulator& other, const uint32_t* group_map, size_t other_groups, EvalContext& context) override {
+    MergeGroups(other, nullptr, group_map, other_groups, context);
+  }
+  bool MergesGroups() const override { return true; }
+  void MergeGroups(Accumulator& other_base, const uint32_t* sources, const uint32_t* targets, size_t count,
+                   EvalContext&) override {
     auto& other = *Downcast<CentralMomentAccumulator>(other_base);
-    for (size_t g = 0; g < other_groups; ++g) {
+    for (size_t i = 0; i < count; ++i) {
+      const size_t g = SourceGroup(sources, i);
       const State& b = other.states_[g];
       if (b.n == 0) continue;
-      State& a = states_[group_map[g]];
+      State& a = states_[targets[i]];
       double n1 = a.n, n2 = b.n, n = n1 + n2;
       double delta = b.mean - a.mean;
       double delta_n = delta / n;
@@ -992,11 +1055,17 @@ class CoMomentAccumulator final : public Accumulator {
       state.n = n;
     }
   }
-  void Merge(Accumulator& other_base, const uint32_t* group_map, size_t other_groups, EvalContext&) override {
+  void Merge(Accumulator& other, const uint32_t* group_map, size_t other_groups, EvalContext& context) override {
+    MergeGroups(other, nullptr, group_map, other_groups, context);
+  }
+  bool MergesGroups() const override { return true; }
+  void MergeGroups(Accumulator& other_base, const uint32_t* sources, const uint32_t* targets, size_t count,
+                   EvalContext&) override {
     auto& other = *Downcast<CoMomentAccumulator>(other_base);
-    for (size_t g = 0; g < other_groups; ++g) {
+    for (size_t i = 0; i < count; ++i) {
+      const size_t g = SourceGroup(sources, i);
       const State& b = other.states_[g];
-      State& a = states_[group_map[g]];
+      State& a = states_[targets[i]];
       if (b.moment_n > 0) {
         double n1 = a.moment_n, n2 = b.moment_n, n = n1 + n2;
         double delta = b.moment_mean - a.moment_mean;
@@ -1305,10 +1374,16 @@ class BitAccumulator final : public Accumulator {
       Fold(groups[i], IntegralAt(input, i));
     }
   }
-  void Merge(Accumulator& other_base, const uint32_t* group_map, size_t other_groups, EvalContext&) override {
+  void Merge(Accumulator& other, const uint32_t* group_map, size_t other_groups, EvalContext& context) override {
+    MergeGroups(other, nullptr, group_map, other_groups, context);
+  }
+  bool MergesGroups() const override { return true; }
+  void MergeGroups(Accumulator& other_base, const uint32_t* sources, const uint32_t* targets, size_t count,
+                   EvalContext&) override {
     auto& other = *Downcast<BitAccumulator>(other_base);
-    for (size_t g = 0; g < other_groups; ++g) {
-      if (other.seen_[g]) Fold(group_map[g], other.values_[g]);
+    for (size_t i = 0; i < count; ++i) {
+      const size_t g = SourceGroup(sources, i);
+      if (other.seen_[g]) Fold(targets[i], other.values_[g]);
     }
   }
   bool RepeatableFinalize() const override { return true; }
@@ -1484,10 +1559,16 @@ class ApproxDistinctAccumulator final : public Accumulator {
       slot = std::max(slot, rank);
     }
   }
-  void Merge(Accumulator& other_base, const uint32_t* group_map, size_t other_groups, EvalContext& context) override {
+  void Merge(Accumulator& other, const uint32_t* group_map, size_t other_groups, EvalContext& context) override {
+    MergeGroups(other, nullptr, group_map, other_groups, context);
+  }
+  bool MergesGroups() const override { return true; }
+  void MergeGroups(Accumulator& other_base, const uint32_t* sources, const uint32_t* targets, size_t count,
+                   EvalContext& context) override {
     auto& other = *Downcast<ApproxDistinctAccumulator>(other_base);
-    for (size_t g = 0; g < other_groups; ++g) {
-      uint8_t* target = &registers_[group_map[g] * registers_per_group_];
+    for (size_t i = 0; i < count; ++i) {
+      const size_t g = SourceGroup(sources, i);
+      uint8_t* target = &registers_[targets[i] * registers_per_group_];
       const uint8_t* source = &other.registers_[g * registers_per_group_];
       for (size_t r = 0; r < registers_per_group_; ++r) target[r] = std::max(target[r], source[r]);
     }
@@ -1702,6 +1783,10 @@ std::unique_ptr<Accumulator> MakePlainAccumulator(AggregateKind kind, const Aggr
 }
 
 }  // namespace
+
+void Accumulator::MergeGroups(Accumulator&, const uint32_t*, const uint32_t*, size_t, EvalContext&) {
+  SILT_CHECK(false, "MergeGroups on an accumulator that merges whole tables only");
+}
 
 std::unique_ptr<Accumulator> MakeAccumulator(const AggregateCall& call, const std::vector<DataTypePtr>& argument_types) {
   std::optional<AggregateKind> kind = AggregateKindOf(call.function);

@@ -29,6 +29,16 @@ class Accumulator {
   /// `other` comes from MakeAccumulator with the same call.
   virtual void Merge(Accumulator& other, const uint32_t* group_map, size_t other_groups,
                      expr::EvalContext& context) = 0;
+  /// Whether MergeGroups may be called: the state is kept per group, so that groups can be
+  /// merged one by one. False for states kept as lists of values with their groups
+  /// (collect_list, percentiles, listagg, DISTINCT), which merge whole with Merge only.
+  virtual bool MergesGroups() const { return false; }
+  /// Adds `other`'s group sources[i] into this accumulator's group targets[i], for i < count
+  /// (sources null: other's group i). Only reads `other`, so that several threads may each
+  /// merge different groups of one `other` into accumulators of their own at once (a hash
+  /// aggregation merges its threads' tables partition by partition). Only when MergesGroups().
+  virtual void MergeGroups(Accumulator& other, const uint32_t* sources, const uint32_t* targets, size_t count,
+                           expr::EvalContext& context);
   /// The result of every group [0, num_groups) as a vector of the call's result type. Decimal
   /// overflow throws ARITHMETIC_OVERFLOW under ANSI and gives NULL otherwise. Call once, unless
   /// RepeatableFinalize().
@@ -47,6 +57,9 @@ class Accumulator {
     (void)twin;
     return false;
   }
+
+ protected:
+  static size_t SourceGroup(const uint32_t* sources, size_t i) { return sources == nullptr ? i : sources[i]; }
 };
 
 /// An accumulator for `call`, whose arguments have `argument_types` (the signature's types from

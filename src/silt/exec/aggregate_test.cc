@@ -302,6 +302,44 @@ TEST(HashAggregateTest, SumAndAverageOfOneColumnShareTheirState) {
               ElementsAre("NULL,NULL"));
 }
 
+// MergeGroups merges the listed groups of one accumulator into the listed groups of another
+// and leaves the others alone, so that each partition of a thread's table merges on its own.
+TEST(AccumulatorTest, MergeGroupsMergesOnlyTheListedGroups) {
+  Batch batch = MakeBatch({IntColumn(LongType(), {5, 7, std::nullopt, 11}), StringColumn({"b", "d", "a", "c"})});
+  const std::vector<uint32_t> groups = {0, 1, 2, 3};
+  expr::EvalContext eval;
+  struct Case {
+    std::string function;
+    int column;
+    std::string expected;  // the three target groups after the merge
+  };
+  const std::vector<Case> cases = {{"count", 0, "1,0,1"},   {"sum", 0, "11,NULL,7"},    {"min", 1, "c,NULL,d"},
+                                   {"max", 0, "11,NULL,7"}, {"bit_or", 0, "11,NULL,7"}, {"first", 1, "c,NULL,d"},
+                                   {"var_pop", 0, "0.0,NULL,0.0"}};
+  for (const Case& test : cases) {
+    SCOPED_TRACE(test.function);
+    const std::vector<DataTypePtr> types = {batch.column(test.column)->type()};
+    AggregateCall call = Agg(test.function, {Col(batch, test.column)});
+    call.result_type = ResolveAggregate(test.function, types, false).result_type;
+    std::unique_ptr<Accumulator> source = MakeAccumulator(call, types);
+    std::unique_ptr<Accumulator> target = MakeAccumulator(call, types);
+    ASSERT_TRUE(source->MergesGroups());
+    source->Resize(4);
+    source->Update({batch.column(test.column)}, groups.data(), nullptr, 4, eval);
+    target->Resize(3);
+    // Groups 3 and 1 of the source into target groups 0 and 2; source groups 0 and 2 stay out.
+    const uint32_t sources[] = {3, 1};
+    const uint32_t targets[] = {0, 2};
+    target->MergeGroups(*source, sources, targets, 2, eval);
+    VectorPtr result = target->Finalize(3, eval);
+    EXPECT_EQ(result->ValueToString(0) + "," + result->ValueToString(1) + "," + result->ValueToString(2),
+              test.expected);
+  }
+  // States kept as lists of values merge whole only.
+  EXPECT_FALSE(MakeAccumulator(Agg("collect_list", {Col(batch, 0)}), {LongType()})->MergesGroups());
+  EXPECT_FALSE(MakeAccumulator(Agg("count", {Col(batch, 0)}, true), {LongType()})->MergesGroups());
+}
+
 TEST(HashAggregateTest, DistinctAggregates) {
   Batch batch = MakeBatch({IntColumn(IntegerType(), {1, 1, 2, std::nullopt, 2, 3}),
                            StringColumn({"a", "a", "a", "b", std::nullopt, "a"})});

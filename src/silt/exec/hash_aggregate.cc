@@ -7,6 +7,7 @@
 #include <shared_mutex>
 
 #include "silt/base/check.h"
+#include "silt/base/thread_pool.h"
 #include "silt/exec/accumulator.h"
 #include "silt/exec/aggregate_kind_internal.h"
 #include "silt/exec/filter_internal.h"
@@ -240,9 +241,11 @@ class GroupTable {
                      context);
         return;
       }
-      EncodeKeys(key_values, num_rows, encoded_);
       inserted_.clear();
-      if (!GroupByRuns(num_rows)) table_.FindOrInsert(encoded_, groups_.data(), &inserted_);
+      if (key_values.size() != 1 || !GroupByValueRuns(*key_values[0], num_rows)) {
+        EncodeKeys(key_values, num_rows, encoded_);
+        if (!GroupByRuns(num_rows)) table_.FindOrInsert(encoded_, groups_.data(), &inserted_);
+      }
       for (size_t k = 0; k < key_values.size(); ++k) AppendKeys(*key_values[k], *key_builders_[k]);
       ResizeStates();
     }
@@ -296,6 +299,7 @@ class GroupTable {
     for (auto& builder : other.key_builders_) other_keys.push_back(builder->Finish());
     const size_t other_groups = other.table_.num_groups();
     std::vector<uint32_t> group_map(other_groups);
+    new_groups_.clear();
     constexpr uint32_t kSlotAhead = 16;
     constexpr uint32_t kKeyAhead = 8;
     for (uint32_t g = 0; g < other_groups; ++g) {
@@ -304,14 +308,98 @@ class GroupTable {
       if (g + kKeyAhead < other_groups) table_.PrefetchStoredKey(other.table_.hash(g + kKeyAhead));
       bool inserted = false;
       group_map[g] = table_.FindOrInsert(other.table_.key(g), other.table_.hash(g), &inserted);
-      if (inserted) {
-        for (size_t k = 0; k < other_keys.size(); ++k) key_builders_[k]->AppendFrom(*other_keys[k], g);
-      }
+      if (inserted) new_groups_.push_back(g);
+    }
+    // The new groups' key values, gathered together.
+    for (size_t k = 0; k < other_keys.size(); ++k) {
+      VectorPtr values = TakeRows(*other_keys[k], new_groups_);
+      key_builders_[k]->AppendRange(*values, 0, values->length());
     }
     ResizeStates();
     for (size_t a = 0; a < accumulators_.size(); ++a) {
       if (shares_state_[a]) continue;
       accumulators_[a]->Merge(*other.accumulators_[a], group_map.data(), other_groups, context);
+    }
+  }
+
+  // Whether every aggregate's state merges group by group (Accumulator::MergesGroups), so that
+  // the groups of this table may be merged into several tables at once (MergePartition).
+  bool MergesGroups() const {
+    for (size_t a = 0; a < accumulators_.size(); ++a) {
+      if (!shares_state_[a] && !accumulators_[a]->MergesGroups()) return false;
+    }
+    return true;
+  }
+
+  // This table's groups ready to be merged partition by partition: its key columns (the table
+  // takes no more rows) and, per partition of `partition_of(hash)`, its groups in order.
+  struct Parts {
+    std::vector<VectorPtr> keys;
+    std::vector<std::vector<uint32_t>> groups;
+  };
+  template <typename PartitionOf>
+  Parts Split(size_t num_partitions, PartitionOf partition_of) {
+    Parts parts;
+    for (auto& builder : key_builders_) parts.keys.push_back(builder->Finish());
+    const uint32_t num_groups = static_cast<uint32_t>(table_.num_groups());
+    std::vector<uint32_t> sizes(num_partitions, 0);
+    for (uint32_t g = 0; g < num_groups; ++g) ++sizes[partition_of(table_.hash(g))];
+    parts.groups.resize(num_partitions);
+    for (size_t p = 0; p < num_partitions; ++p) parts.groups[p].reserve(sizes[p]);
+    for (uint32_t g = 0; g < num_groups; ++g) parts.groups[partition_of(table_.hash(g))].push_back(g);
+    return parts;
+  }
+
+  // Makes room for `num_groups` groups of keys of `key_length` bytes (0: unknown) in the key
+  // table, which then takes them without growing.
+  void Reserve(size_t num_groups, size_t key_length) { table_.Reserve(num_groups, num_groups * key_length); }
+  size_t fixed_key_length() const { return table_.fixed_key_length(); }
+
+  // Merges `other`'s groups of one partition of Split: those that `base` holds into base's
+  // states, the others into this table. `base`'s keys are only looked up and only its states of
+  // this partition's groups are written, which the merges of other partitions do not touch, so
+  // that the partitions merge on several threads at once; `other` is only read.
+  void MergePartition(GroupTable& base, GroupTable& other, const Parts& other_parts, size_t partition,
+                      EvalContext& context) {
+    const std::vector<uint32_t>& groups = other_parts.groups[partition];
+    const size_t count = groups.size();
+    base_sources_.clear();
+    base_targets_.clear();
+    own_sources_.clear();
+    own_targets_.clear();
+    new_groups_.clear();
+    // base's table is large when there are many groups: fetch ahead.
+    constexpr size_t kSlotAhead = 16;
+    constexpr size_t kKeyAhead = 8;
+    for (size_t i = 0; i < count; ++i) {
+      if (i + kSlotAhead < count) base.table_.PrefetchSlot(other.table_.hash(groups[i + kSlotAhead]));
+      if (i + kKeyAhead < count) base.table_.PrefetchStoredKey(other.table_.hash(groups[i + kKeyAhead]));
+      const uint32_t g = groups[i];
+      const std::string_view key = other.table_.key(g);
+      const uint64_t hash = other.table_.hash(g);
+      const int64_t found = base.table_.Find(key, hash);
+      if (found >= 0) {
+        base_sources_.push_back(g);
+        base_targets_.push_back(static_cast<uint32_t>(found));
+        continue;
+      }
+      bool inserted = false;
+      own_sources_.push_back(g);
+      own_targets_.push_back(table_.FindOrInsert(key, hash, &inserted));
+      if (inserted) new_groups_.push_back(g);
+    }
+    // The new groups' key values, gathered together.
+    for (size_t k = 0; k < other_parts.keys.size(); ++k) {
+      VectorPtr values = TakeRows(*other_parts.keys[k], new_groups_);
+      key_builders_[k]->AppendRange(*values, 0, values->length());
+    }
+    ResizeStates();
+    for (size_t a = 0; a < accumulators_.size(); ++a) {
+      if (shares_state_[a]) continue;
+      Accumulator& source = *other.accumulators_[a];
+      base.accumulators_[a]->MergeGroups(source, base_sources_.data(), base_targets_.data(), base_sources_.size(),
+                                         context);
+      accumulators_[a]->MergeGroups(source, own_sources_.data(), own_targets_.data(), own_sources_.size(), context);
     }
   }
 
@@ -454,6 +542,49 @@ class GroupTable {
     return true;
   }
 
+  // groups_ and inserted_ for a single fixed-width key without NULLs whose rows come in runs of
+  // equal values (a table written in key order, TPC-H's line items by order): the runs are found
+  // on the values themselves, and only the first row of each run is encoded and looked up. Equal
+  // bytes are equal keys; keys that group together with different bytes (-0.0 and 0.0) only
+  // make two runs that find the same group. False (nothing done) for other keys, or when fewer
+  // than a quarter of the rows continue a run.
+  bool GroupByValueRuns(const Vector& values, int64_t num_rows) {
+    if (values.null_count() != 0 || values.dictionary_codes() != nullptr) return false;
+    bool runs = false;
+    switch (values.type()->FixedWidth()) {
+      case 4: runs = FindValueRuns(values.values<uint32_t>(), num_rows); break;
+      case 8: runs = FindValueRuns(values.values<uint64_t>(), num_rows); break;
+      case 16: runs = FindValueRuns(values.values<unsigned __int128>(), num_rows); break;
+      default: return false;
+    }
+    if (!runs) return false;
+    run_rows_.assign(run_starts_.begin(), run_starts_.end());
+    EncodeKeys({TakeRows(values, run_rows_)}, static_cast<int64_t>(run_rows_.size()), encoded_);
+    run_groups_.resize(run_starts_.size());
+    run_inserted_.clear();
+    table_.FindOrInsert(encoded_, run_groups_.data(), &run_inserted_);
+    for (int64_t run : run_inserted_) inserted_.push_back(run_starts_[static_cast<size_t>(run)]);
+    for (size_t run = 0; run < run_starts_.size(); ++run) {
+      const int64_t end = run + 1 < run_starts_.size() ? run_starts_[run + 1] : num_rows;
+      std::fill(groups_.begin() + run_starts_[run], groups_.begin() + end, run_groups_[run]);
+    }
+    return true;
+  }
+
+  // run_starts_: the first row of each run of equal values, when at least a quarter of the rows
+  // continue a run (false otherwise).
+  template <typename T>
+  bool FindValueRuns(const T* values, int64_t num_rows) {
+    int64_t continuing = 0;
+    for (int64_t row = 1; row < num_rows; ++row) continuing += values[row] == values[row - 1];
+    if (continuing * 4 < num_rows) return false;
+    run_starts_.clear();
+    for (int64_t row = 0; row < num_rows; ++row) {
+      if (row == 0 || values[row] != values[row - 1]) run_starts_.push_back(static_cast<uint32_t>(row));
+    }
+    return true;
+  }
+
   // groups_ and inserted_ for encoded_ when its rows come in runs of equal keys (input sorted or
   // clustered by the key, as a table written in key order gives): the first row of each run is
   // looked up and the others take its group. False (nothing done) when fewer than a quarter of
@@ -538,9 +669,19 @@ class GroupTable {
   std::vector<uint32_t> strides_;
   std::vector<uint32_t> combination_groups_;
   std::vector<uint32_t> combination_;
-  // GroupByRuns: the first row of each run of equal keys and the run's group.
+  // MergePartition: the merged groups that base holds and their groups there, and the others
+  // and their groups here.
+  std::vector<uint32_t> base_sources_;
+  std::vector<uint32_t> base_targets_;
+  std::vector<uint32_t> own_sources_;
+  std::vector<uint32_t> own_targets_;
+  std::vector<int64_t> new_groups_;  // the merged groups that made one here, in order
+  // GroupByRuns and GroupByValueRuns: the first row of each run of equal keys and the run's
+  // group; GroupByValueRuns: the first rows again for TakeRows, and the runs that made a group.
   std::vector<uint32_t> run_starts_;
   std::vector<uint32_t> run_groups_;
+  std::vector<int64_t> run_rows_;
+  std::vector<int64_t> run_inserted_;
 };
 
 SchemaPtr AggregateSchema(const std::vector<ExpressionPtr>& keys, const std::vector<std::string>& key_names,
@@ -577,6 +718,14 @@ constexpr int kMaxSpillDepth = 6;
 size_t SpillPartitionOf(uint64_t hash, int depth) {
   return static_cast<size_t>(hash >> (64 - kSpillPartitionBits * (depth + 1))) & (kSpillPartitions - 1);
 }
+
+// The threads' tables merge in partitions of their groups by these hash bits (those the next
+// level would spill by, which vary within this level's groups), each partition on one thread,
+// once the tables after the first hold this many groups together.
+constexpr size_t kMergePartitions = kSpillPartitions;
+constexpr size_t kMinPartitionedMergeGroups = size_t{1} << 15;
+
+size_t MergePartitionOf(uint64_t hash, int depth) { return SpillPartitionOf(hash, depth); }
 
 class HashAggregateOperator final : public Operator {
  public:
@@ -673,19 +822,88 @@ class HashAggregateOperator final : public Operator {
                       consume(worker, input, worker_context);
                     });
     }
+    if (MergeByPartition(tables)) {
+      MergePartitioned(tables, context);
+      return;
+    }
     for (size_t t = 1; t < parallelism; ++t) {
       tables[0]->Merge(*tables[t], context.eval);
       tables[t].reset();
     }
-    std::vector<VectorPtr> columns = tables[0]->Finish(context.eval);
-    const int64_t num_groups = static_cast<int64_t>(tables[0]->num_groups());
+    EmitGroups(*tables[0], context.eval, pending_);
+  }
+
+  // Whether the threads' tables merge partition by partition on all threads
+  // (MergePartitioned) rather than into the first table on this one: with keys, enough groups
+  // beyond the first table's for the partitions' tables to pay, and every aggregate's state
+  // merging group by group.
+  bool MergeByPartition(const std::vector<std::unique_ptr<GroupTable>>& tables) const {
+    if (keys_.empty() || tables.size() < 2) return false;
+    size_t groups = 0;
+    for (size_t t = 1; t < tables.size(); ++t) groups += tables[t]->num_groups();
+    return groups >= kMinPartitionedMergeGroups && tables[0]->MergesGroups();
+  }
+
+  // Merges the other threads' tables into the first one on all threads: their groups are split
+  // into partitions by hash, and each partition's groups merge into the first table's states
+  // where it holds the group, into a table of the partition's own otherwise (partitions hold
+  // different groups, so no two threads write one state). The first table's groups are returned
+  // first, then each partition's, as the single table's were.
+  void MergePartitioned(std::vector<std::unique_ptr<GroupTable>>& tables, ExecContext& context) {
+    const size_t parallelism = std::max<size_t>(1, context.Parallelism());
+    std::vector<GroupTable::Parts> parts(tables.size());
+    context.Pool().ParallelFor(
+        tables.size() - 1,
+        [&](size_t i) {
+          parts[i + 1] = tables[i + 1]->Split(kMergePartitions,
+                                              [depth = depth_](uint64_t hash) { return MergePartitionOf(hash, depth); });
+        },
+        parallelism);
+    std::vector<std::unique_ptr<GroupTable>> merged(kMergePartitions);
+    std::vector<EvalContext> contexts(kMergePartitions + 1, context.eval);
+    context.Pool().ParallelFor(
+        kMergePartitions,
+        [&](size_t p) {
+          merged[p] = std::make_unique<GroupTable>(keys_, aggregates_, common_);
+          // At most the partition's groups of the other tables: room for them all at once.
+          size_t groups = 0;
+          size_t key_length = 0;
+          for (size_t t = 1; t < tables.size(); ++t) {
+            groups += parts[t].groups[p].size();
+            key_length = std::max(key_length, tables[t]->fixed_key_length());
+          }
+          merged[p]->Reserve(groups, key_length);
+          for (size_t t = 1; t < tables.size(); ++t) {
+            merged[p]->MergePartition(*tables[0], *tables[t], parts[t], p, contexts[p]);
+          }
+        },
+        parallelism);
+    parts.clear();
+    tables.resize(1);
+    std::vector<std::deque<Batch>> outputs(kMergePartitions + 1);
+    context.Pool().ParallelFor(
+        kMergePartitions + 1,
+        [&](size_t i) {
+          EmitGroups(i == 0 ? *tables[0] : *merged[i - 1], contexts[i], outputs[i]);
+          if (i > 0) merged[i - 1].reset();
+        },
+        parallelism);
+    for (auto& output : outputs) {
+      for (Batch& batch : output) pending_.push_back(std::move(batch));
+    }
+  }
+
+  // Appends `table`'s groups to `out` as batches of at most kTargetBatchRows rows.
+  void EmitGroups(GroupTable& table, EvalContext& context, std::deque<Batch>& out) const {
+    std::vector<VectorPtr> columns = table.Finish(context);
+    const int64_t num_groups = static_cast<int64_t>(table.num_groups());
     for (int64_t start = 0; start < num_groups; start += kTargetBatchRows) {
       int64_t length = std::min(kTargetBatchRows, num_groups - start);
       std::vector<VectorPtr> slice;
       for (const VectorPtr& column : columns) {
         slice.push_back(start == 0 && length == num_groups ? column : column->Slice(start, length));
       }
-      pending_.emplace_back(schema(), std::move(slice), length);
+      out.emplace_back(schema(), std::move(slice), length);
     }
   }
 

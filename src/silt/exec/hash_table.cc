@@ -59,8 +59,20 @@ int64_t KeyTable::MaxGrowthBytes(size_t num_keys, size_t key_bytes) const {
   return bytes;
 }
 
-void KeyTable::Grow() {
-  std::vector<uint64_t> slots(slots_.size() * 2, 0);
+void KeyTable::Reserve(size_t num_keys, size_t key_bytes) {
+  hashes_.reserve(hashes_.size() + num_keys);
+  key_offsets_.reserve(key_offsets_.size() + num_keys);
+  arena_.reserve(arena_.size() + key_bytes);
+  size_t slots = slots_.size();
+  // Insert grows once more than half the slots are taken.
+  while ((hashes_.size() + num_keys) * 2 > slots) slots *= 2;
+  if (slots != slots_.size()) Rehash(slots);
+}
+
+void KeyTable::Grow() { Rehash(slots_.size() * 2); }
+
+void KeyTable::Rehash(size_t num_slots) {
+  std::vector<uint64_t> slots(num_slots, 0);
   uint64_t mask = slots.size() - 1;
   const uint32_t num_groups = static_cast<uint32_t>(hashes_.size());
   for (uint32_t group = 0; group < num_groups; ++group) {

@@ -21,6 +21,9 @@ class KeyTable {
   /// FindOrInsert for rows `rows[0..count)` of `keys` only: group_ids[i] is the group of row
   /// rows[i]. Prefetches the slots and the stored keys ahead, for tables beyond the caches.
   void FindOrInsertRows(const EncodedKeys& keys, const uint32_t* rows, size_t count, uint32_t* group_ids);
+  /// Makes room for `num_keys` keys of `key_bytes` bytes in all without growing while they are
+  /// inserted (a table filled with a known number of keys, as a partition of a merge).
+  void Reserve(size_t num_keys, size_t key_bytes);
   /// One key: its group id; `inserted` says whether it was new.
   uint32_t FindOrInsert(std::string_view key, uint64_t hash, bool* inserted);
   /// The group id of `key`, or -1.
@@ -53,10 +56,13 @@ class KeyTable {
             static_cast<size_t>(key_offsets_[group + 1] - key_offsets_[group])};
   }
   uint64_t hash(uint32_t group) const { return hashes_[group]; }
+  /// The length of every key while all have one (0 for none or several).
+  size_t fixed_key_length() const { return variable_length_ ? 0 : key_length_; }
 
  private:
   uint32_t Insert(std::string_view key, uint64_t hash, size_t slot);
   void Grow();
+  void Rehash(size_t num_slots);  // a power of two
 
   std::vector<uint64_t> slots_;  // (hash >> 32) << 32 | (group id + 1); 0 = empty
   uint64_t mask_ = 0;

@@ -38,6 +38,27 @@ TEST(KeyTableTest, GroupsAreNumberedByFirstInsertion) {
   EXPECT_EQ(table.Find(absent.key(0), absent.hashes[0]), -1);
 }
 
+// A table with room reserved for a number of keys takes them without growing, and holds the
+// keys it had before the reservation.
+TEST(KeyTableTest, ReservedTableTakesItsKeysWithoutGrowing) {
+  std::vector<std::optional<int64_t>> values;
+  for (int64_t i = 0; i < 30000; ++i) values.push_back(i * 7919 % 100003);
+  EncodedKeys keys = Encode(IntColumn(LongType(), values));
+  KeyTable table;
+  bool inserted = false;
+  EXPECT_EQ(table.FindOrInsert(keys.key(0), keys.hashes[0], &inserted), 0u);
+  table.Reserve(30000, 30000 * keys.key(0).size());
+  const int64_t reserved_bytes = table.MemoryBytes();
+  std::vector<uint32_t> groups(30000);
+  table.FindOrInsert(keys, groups.data(), nullptr);
+  EXPECT_EQ(table.MemoryBytes(), reserved_bytes);
+  EXPECT_EQ(table.num_groups(), 30000u);
+  for (int64_t row = 0; row < 30000; ++row) {
+    ASSERT_EQ(groups[static_cast<size_t>(row)], static_cast<uint32_t>(row));
+    ASSERT_EQ(table.Find(keys.key(row), keys.hashes[static_cast<size_t>(row)]), row);
+  }
+}
+
 TEST(KeyTableTest, RowSubsetsFindTheSameGroupsAsWholeBatches) {
   // Many keys (the table grows many times), looked up through row lists in a scrambled order,
   // with fixed-length keys (longs) and variable-length ones (strings).

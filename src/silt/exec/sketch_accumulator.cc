@@ -77,12 +77,19 @@ class HistogramNumericAccumulator final : public Accumulator {
     }
   }
 
-  void Merge(Accumulator& other_base, const uint32_t* group_map, size_t other_groups, EvalContext&) override {
+  void Merge(Accumulator& other, const uint32_t* group_map, size_t other_groups, EvalContext& context) override {
+    MergeGroups(other, nullptr, group_map, other_groups, context);
+  }
+  bool MergesGroups() const override { return true; }
+  void MergeGroups(Accumulator& other_base, const uint32_t* sources, const uint32_t* targets, size_t count,
+                   EvalContext&) override {
     auto& other = static_cast<HistogramNumericAccumulator&>(other_base);
-    for (size_t g = 0; g < other_groups && g < other.groups_.size(); ++g) {
+    for (size_t i = 0; i < count; ++i) {
+      const size_t g = SourceGroup(sources, i);
+      if (g >= other.groups_.size()) continue;
       const Histogram& from = other.groups_[g];
       if (from.bins.empty()) continue;
-      Histogram& into = groups_[group_map[g]];
+      Histogram& into = groups_[targets[i]];
       if (into.bins.empty()) {
         into.bins = from.bins;
         continue;
@@ -266,14 +273,21 @@ class CountMinSketchAccumulator final : public Accumulator {
     }
   }
 
-  void Merge(Accumulator& other_base, const uint32_t* group_map, size_t other_groups, EvalContext&) override {
+  void Merge(Accumulator& other, const uint32_t* group_map, size_t other_groups, EvalContext& context) override {
+    MergeGroups(other, nullptr, group_map, other_groups, context);
+  }
+  bool MergesGroups() const override { return true; }
+  void MergeGroups(Accumulator& other_base, const uint32_t* sources, const uint32_t* targets, size_t count,
+                   EvalContext&) override {
     auto& other = static_cast<CountMinSketchAccumulator&>(other_base);
     const size_t cells = static_cast<size_t>(depth_) * static_cast<size_t>(width_);
-    for (size_t g = 0; g < other_groups && g < other.totals_.size(); ++g) {
-      int64_t* into = Counts(group_map[g]);
+    for (size_t i = 0; i < count; ++i) {
+      const size_t g = SourceGroup(sources, i);
+      if (g >= other.totals_.size()) continue;
+      int64_t* into = Counts(targets[i]);
       const int64_t* from = other.table_.data() + g * cells;
       for (size_t c = 0; c < cells; ++c) into[c] += from[c];
-      totals_[group_map[g]] += other.totals_[g];
+      totals_[targets[i]] += other.totals_[g];
     }
   }
 

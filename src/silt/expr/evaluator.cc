@@ -421,15 +421,26 @@ VectorPtr FloatingArithmetic(const ArithmeticState& state, const DataTypePtr& ty
 struct DecimalOperand {
   const Decimal128* values;
   bool constant;
+  int precision;  // of the operand's type
 };
 
 // Fills out[i] with combine(a[i], b[i]) (0 for NULL rows) in one pass and returns whether the
 // operands of every non-NULL row fitted in 64 bits and its result stayed below `limit` in
 // magnitude. A constant
-// operand is read once.
-template <bool kConstantA, bool kConstantB, typename Combine>
+// operand is read once. `kChecks` says what the operands' types have not already proven.
+enum class DecimalChecks { kNone, kOperands, kAll };
+
+template <bool kConstantA, bool kConstantB, DecimalChecks kChecks, typename Combine>
 bool CombineNarrowDecimals(const Decimal128* a, const Decimal128* b, const uint8_t* valid, int64_t num_rows,
                            Decimal128 limit, Decimal128* out, Combine combine) {
+  if constexpr (kChecks == DecimalChecks::kNone) {
+    for (int64_t i = 0; i < num_rows; ++i) {
+      const Decimal128 value =
+          combine(static_cast<int64_t>(a[kConstantA ? 0 : i]), static_cast<int64_t>(b[kConstantB ? 0 : i]));
+      out[i] = valid[i] ? value : 0;
+    }
+    return true;
+  }
   bool fits = true;
   for (int64_t i = 0; i < num_rows; ++i) {
     const Decimal128 x = a[kConstantA ? 0 : i];
@@ -438,7 +449,11 @@ bool CombineNarrowDecimals(const Decimal128* a, const Decimal128* b, const uint8
     const auto narrow_y = static_cast<int64_t>(y);
     const Decimal128 value = combine(narrow_x, narrow_y);
     out[i] = valid[i] ? value : 0;
-    fits &= (valid[i] == 0) | ((x == narrow_x) & (y == narrow_y) & (value < limit) & (value > -limit));
+    if constexpr (kChecks == DecimalChecks::kOperands) {
+      fits &= (valid[i] == 0) | ((x == narrow_x) & (y == narrow_y));
+    } else {
+      fits &= (valid[i] == 0) | ((x == narrow_x) & (y == narrow_y) & (value < limit) & (value > -limit));
+    }
   }
   return fits;
 }
@@ -462,17 +477,40 @@ VectorPtr NarrowDecimalArithmetic(ArithmeticOperator op, const DataTypePtr& type
   const auto left_factor = static_cast<int64_t>(Pow10(common_scale - left_scale));
   const auto right_factor = static_cast<int64_t>(Pow10(common_scale - right_scale));
   const Decimal128 limit = Pow10(type->precision());
+  // A decimal value stays within its type's precision (the unchecked decimal sums rely on it
+  // too), so operands of at most 18 digits fit in 64 bits, and when their digits cannot pass the
+  // result's precision (TPC-H Q01's 1 - l_discount and l_extendedprice * (1 - l_discount), but
+  // not that times 1 + l_tax, whose decimal(38,6) is capped) no row needs a check. Results of
+  // operands within 64 bits stay below 2^126 (< 10^38), so decimal(38,s) needs no limit check.
+  const int result_digits = add_or_subtract ? std::max(a.precision + common_scale - left_scale,
+                                                       b.precision + common_scale - right_scale) + 1
+                                            : a.precision + b.precision;
+  const DecimalChecks checks =
+      a.precision <= 18 && b.precision <= 18 && result_digits <= type->precision() ? DecimalChecks::kNone
+      : type->precision() >= 38                                                     ? DecimalChecks::kOperands
+                                                                                    : DecimalChecks::kAll;
   BufferPtr values = Buffer::Allocate(static_cast<size_t>(num_rows) * sizeof(Decimal128));
   Decimal128* out = values->as<Decimal128>();
-  auto run = [&](auto combine) {
+  auto run_checked = [&]<DecimalChecks kChecks>(auto combine) {
     const uint8_t* rows_valid = valid.data();
     if (a.constant) {
-      return CombineNarrowDecimals<true, false>(a.values, b.values, rows_valid, num_rows, limit, out, combine);
+      return CombineNarrowDecimals<true, false, kChecks>(a.values, b.values, rows_valid, num_rows, limit, out,
+                                                          combine);
     }
     if (b.constant) {
-      return CombineNarrowDecimals<false, true>(a.values, b.values, rows_valid, num_rows, limit, out, combine);
+      return CombineNarrowDecimals<false, true, kChecks>(a.values, b.values, rows_valid, num_rows, limit, out,
+                                                          combine);
     }
-    return CombineNarrowDecimals<false, false>(a.values, b.values, rows_valid, num_rows, limit, out, combine);
+    return CombineNarrowDecimals<false, false, kChecks>(a.values, b.values, rows_valid, num_rows, limit, out,
+                                                         combine);
+  };
+  auto run = [&](auto combine) {
+    switch (checks) {
+      case DecimalChecks::kNone: return run_checked.template operator()<DecimalChecks::kNone>(combine);
+      case DecimalChecks::kOperands: return run_checked.template operator()<DecimalChecks::kOperands>(combine);
+      case DecimalChecks::kAll: break;
+    }
+    return run_checked.template operator()<DecimalChecks::kAll>(combine);
   };
   bool fits = false;
   switch (op) {
@@ -493,7 +531,8 @@ VectorPtr DecimalArithmetic(const ArithmeticState& state, const DataTypePtr& typ
   int64_t num_rows = left.length();
   if (VectorPtr narrow = NarrowDecimalArithmetic(
           state.op, type, left.type()->scale(), right.type()->scale(),
-          DecimalOperand{ValuesOf<Decimal128>(left), false}, DecimalOperand{ValuesOf<Decimal128>(right), false},
+          DecimalOperand{ValuesOf<Decimal128>(left), false, left.type()->precision()},
+          DecimalOperand{ValuesOf<Decimal128>(right), false, right.type()->precision()},
           valid, num_rows)) {
     return narrow;
   }
@@ -790,8 +829,8 @@ VectorPtr NarrowDecimalWithLiteral(const Expression& expression, const Vector& c
     return nullptr;
   }
   const Decimal128 constant = literal.literal().GetDecimal();
-  const DecimalOperand constant_operand{&constant, true};
-  const DecimalOperand column_operand{ValuesOf<Decimal128>(column), false};
+  const DecimalOperand constant_operand{&constant, true, literal.type()->precision()};
+  const DecimalOperand column_operand{ValuesOf<Decimal128>(column), false, column.type()->precision()};
   const int literal_scale = literal.type()->scale();
   const int column_scale = column.type()->scale();
   return NarrowDecimalArithmetic(expression.arithmetic(), expression.type(),
