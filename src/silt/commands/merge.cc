@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <condition_variable>
 #include <cstdlib>
 #include <functional>
 #include <map>
@@ -1711,37 +1710,37 @@ FileOutcome CopyKeptRows(MergeRun& run, const log::AddFile& file,
 // Runs `process(i, fits)` for files 0 to `num_files` - 1 on the threads of `pool`, each thread
 // taking the next file as soon as it is done with one, so that no thread waits for the slowest
 // file of a group before it starts another. A file whose rows held until it is written
-// (`held_bytes(i)`) fit `available` bytes starts once they also fit beside those of the files in
-// progress, counted in `reservation` while it runs (`fits` true); a larger one starts at once,
-// holding only the rows it changes (`fits` false). Files are taken in order. The first exception
-// thrown is rethrown once the files in progress are done; files not started by then are not.
+// (`held_bytes(i)`) fit `available` bytes starts only once they also fit beside those of the
+// files in progress, counted in `reservation` while it runs (`fits` true); a larger one holds
+// only the rows it changes (`fits` false). A thread whose next file does not fit yet leaves it to
+// a thread in progress, which takes it when done, instead of waiting: a pool thread asleep here
+// could not help with the row groups and column chunks of the files in progress. Files are taken
+// in order. The first exception thrown is rethrown once the files in progress are done; files
+// not started by then are not.
 void RunFilesWithinMemory(size_t num_files, const std::function<int64_t(size_t)>& held_bytes,
                           int64_t available, exec::MemoryReservation& reservation,
                           ThreadPool& pool, const std::function<void(size_t, bool)>& process) {
   std::mutex mutex;
-  std::condition_variable finished;
   size_t next = 0;
   int64_t held = 0;
-  size_t in_progress = 0;
   bool failed = false;
   pool.ParallelFor(std::min(num_files, pool.num_threads()), [&](size_t) {
     while (true) {
       size_t file = 0;
       int64_t bytes = 0;
       {
-        std::unique_lock<std::mutex> lock(mutex);
+        std::lock_guard<std::mutex> lock(mutex);
         if (next == num_files || failed) return;
-        file = next++;
-        bytes = held_bytes(file);
+        bytes = held_bytes(next);
         if (bytes > available) bytes = -1;
+        // Then `held` is a file's in progress, whose thread takes this one when done.
+        if (bytes > 0 && held + bytes > available) return;
+        file = next++;
         if (bytes > 0) {
-          finished.wait(lock, [&] { return held + bytes <= available || failed; });
-          if (failed) return;
           const bool reserved = reservation.TryGrow(bytes);
           SILT_CHECK(reserved, "the MERGE target files in progress fit the memory left");
           held += bytes;
         }
-        ++in_progress;
       }
       bool ok = false;
       auto done = [&] {
@@ -1750,9 +1749,7 @@ void RunFilesWithinMemory(size_t num_files, const std::function<int64_t(size_t)>
           held -= bytes;
           reservation.Shrink(bytes);
         }
-        --in_progress;
         failed = failed || !ok;
-        finished.notify_all();
       };
       try {
         process(file, bytes >= 0);
