@@ -37,6 +37,14 @@
 //                  ratio 0.93, CPU 0.82 (before: 13.5 s, CPU 12.8 s, two passes; 1.40, 1.34)
 //   --limit 200MB  silt 13.4 s, CPU 12.7 s, peak 340 MB (two passes); DuckDB 13.1 s, CPU 12.9 s;
 //                  ratio 1.03, CPU 0.99 (before: 14.3 s, CPU 13.4 s; 1.34, 1.26)
+// Then where the cores sat idle (2026-12-02, --rows 20000000 --limit 400MB, off-CPU profile):
+// writers asleep in fsync, the source's hash table built on one thread, waves waiting for their
+// slowest file. With files synced in the background, the table built on every thread and files
+// started as memory frees up, the MERGE alone, old and new code alternately on the same tables:
+//   quiet moment (load ~2)  before 5.4, 5.9, 6.2 s (CPU 8.7, 9.8, 10.1 s);
+//                           after  4.9, 5.7, 5.1 s (CPU 8.8, 10.1, 9.2 s); peak 480 -> 510 MB
+//   load 6-7 (others' benchmarks), (CPU + core-seconds when fewer than 2 silt threads could run) / 2,
+//   an estimate of the quiet wall time: before 5.6, 5.6, 4.5 s; after 4.3, 4.8, 4.3 s
 // (docs/architecture.md, "Bounded memory", keeps the tables and what the times depend on).
 
 #include <fcntl.h>
