@@ -980,7 +980,7 @@ int64_t UncountedBytes(const Vector& vector, std::unordered_set<const Buffer*>& 
   return bytes;
 }
 
-Batch ConcatenateReleasing(const SchemaPtr& schema, std::vector<Batch>&& batches);
+Batch ConcatenateReleasing(const SchemaPtr& schema, std::vector<Batch>&& batches, ThreadPool& pool);
 
 MaterializedSource MaterializeSource(exec::Operator& root, exec::ExecContext& context,
                                      exec::MemoryReservation& reservation) {
@@ -1022,14 +1022,15 @@ MaterializedSource MaterializeSource(exec::Operator& root, exec::ExecContext& co
       columns.push_back(Vector::MakeAllNull(field.type, 0));
     source.batch = Batch(source.schema, std::move(columns), 0);
   } else {
-    source.batch = ConcatenateReleasing(source.schema, std::move(held));
+    source.batch = ConcatenateReleasing(source.schema, std::move(held), context.Pool());
   }
   return source;
 }
 
-// `batches` (of `schema`) as one batch, built a column at a time, each column's pieces released
-// once it is built, so that the rows are held about once, not twice, while they are copied.
-Batch ConcatenateReleasing(const SchemaPtr& schema, std::vector<Batch>&& batches) {
+// `batches` (of `schema`) as one batch, its columns built on the threads of `pool`, each column's
+// pieces released once it is built, so that the rows are held about once, not twice, while they
+// are copied (plus one column per thread being built).
+Batch ConcatenateReleasing(const SchemaPtr& schema, std::vector<Batch>&& batches, ThreadPool& pool) {
   const size_t width = schema->num_fields();
   std::vector<std::vector<VectorPtr>> pieces(width);
   std::vector<int64_t> piece_rows;
@@ -1040,19 +1041,19 @@ Batch ConcatenateReleasing(const SchemaPtr& schema, std::vector<Batch>&& batches
     for (size_t c = 0; c < width; ++c) pieces[c].push_back(batch.column(c));
   }
   batches.clear();
-  std::vector<VectorPtr> columns;
-  for (size_t c = 0; c < width; ++c) {
+  std::vector<VectorPtr> columns(width);
+  pool.ParallelFor(width, [&](size_t c) {
     if (pieces[c].size() == 1) {
-      columns.push_back(std::move(pieces[c][0]));
-      continue;
+      columns[c] = std::move(pieces[c][0]);
+      return;
     }
     VectorBuilder builder(schema->field(c).type, num_rows);
     for (size_t i = 0; i < pieces[c].size(); ++i)
       builder.AppendRange(*pieces[c][i], 0, piece_rows[i]);
     pieces[c].clear();
     pieces[c].shrink_to_fit();
-    columns.push_back(builder.Finish());
-  }
+    columns[c] = builder.Finish();
+  });
   return Batch(schema, std::move(columns), num_rows);
 }
 
@@ -2024,7 +2025,8 @@ StatementResult ExecuteMerge(sql::SessionState& session, const sql::Statement& w
         batches.push_back(std::move(*batch));
       }
       partitions[static_cast<size_t>(pass)].reset();
-      Batch pass_source = ConcatenateReleasing(materialized.schema, std::move(batches));
+      Batch pass_source =
+          ConcatenateReleasing(materialized.schema, std::move(batches), session.pool());
       pass_memory.Clear();
       pass_memory.Grow(SourceMemoryBytes(exec::MemoryBytes(pass_source), pass_source.num_rows()));
       run.pass = pass;
