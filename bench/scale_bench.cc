@@ -45,6 +45,11 @@
 //                           after  4.9, 5.7, 5.1 s (CPU 8.8, 10.1, 9.2 s); peak 480 -> 510 MB
 //   load 6-7 (others' benchmarks), (CPU + core-seconds when fewer than 2 silt threads could run) / 2,
 //   an estimate of the quiet wall time: before 5.6, 5.6, 4.5 s; after 4.3, 4.8, 4.3 s
+// The benchmark after these changes (and the source concatenated a column per thread), under a
+// load average of 5 from others' benchmarks (wall times inflated on both sides; CPU holds):
+//   --limit 400MB  silt 15.5 s, CPU 9.6 s, peak 489 MB; DuckDB 19.8 s, CPU 10.7 s; 0.78, CPU 0.90
+//   --limit 2GB    silt 14.0 s, CPU 9.2 s, peak 652 MB; DuckDB 17.3 s, CPU 11.4 s; 0.81, CPU 0.81
+// The full size was not run again (the machine was not quiet).
 // (docs/architecture.md, "Bounded memory", keeps the tables and what the times depend on).
 
 #include <fcntl.h>
