@@ -1907,7 +1907,10 @@ StatementResult ExecuteMerge(sql::SessionState& session, const sql::Statement& w
   RowAssembler assembler(written_schema, metadata, table.target.display_name, WriteKind::kModify);
   IdentityValueGenerator identity(*written_schema);
 
-  io::BackgroundSync background_sync;
+  // As many sync threads as writers, a file or two waiting each: an object store's upload of a
+  // file's last part, done on closing it, goes on as many at once as before.
+  io::BackgroundSync background_sync(session.pool().num_threads(),
+                                     2 * session.pool().num_threads());
   MergeRun run;
   run.background_sync = &background_sync;
   run.session = &session;

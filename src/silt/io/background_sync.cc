@@ -4,7 +4,9 @@
 
 namespace silt::io {
 
-BackgroundSync::BackgroundSync(size_t max_pending) : max_pending_(max_pending == 0 ? 1 : max_pending) {}
+BackgroundSync::BackgroundSync(size_t num_threads, size_t max_pending)
+    : num_threads_(num_threads == 0 ? 1 : num_threads),
+      max_pending_(max_pending == 0 ? 1 : max_pending) {}
 
 BackgroundSync::~BackgroundSync() {
   {
@@ -12,12 +14,12 @@ BackgroundSync::~BackgroundSync() {
     stopping_ = true;
   }
   changed_.notify_all();
-  if (thread_.joinable()) thread_.join();
+  for (std::thread& thread : threads_) thread.join();
 }
 
 void BackgroundSync::SyncAndClose(std::unique_ptr<OutputStream> stream) {
   std::unique_lock<std::mutex> lock(mutex_);
-  if (!thread_.joinable()) thread_ = std::thread([this] { Run(); });
+  while (threads_.size() < num_threads_) threads_.emplace_back([this] { Run(); });
   changed_.wait(lock, [&] { return pending_.size() < max_pending_; });
   pending_.push_back(std::move(stream));
   changed_.notify_all();
@@ -32,7 +34,7 @@ void BackgroundSync::Wait() {
 void BackgroundSync::Run() {
   std::unique_lock<std::mutex> lock(mutex_);
   while (true) {
-    // Files still waiting when the owner goes are synced and closed before the thread ends.
+    // Files still waiting when the owner goes are synced and closed before the threads end.
     changed_.wait(lock, [&] { return !pending_.empty() || stopping_; });
     if (pending_.empty()) return;
     std::unique_ptr<OutputStream> stream = std::move(pending_.front());

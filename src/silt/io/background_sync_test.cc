@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
 #include <stdexcept>
 #include <mutex>
@@ -63,7 +64,7 @@ TEST(BackgroundSyncTest, SyncsThenClosesEveryStreamOnItsOwnThreadBeforeWaitRetur
 
 TEST(BackgroundSyncTest, WaitRethrowsTheFirstFailureOnceAndEveryStreamIsClosed) {
   Calls calls;
-  BackgroundSync sync(/*max_pending=*/1);
+  BackgroundSync sync(/*num_threads=*/1, /*max_pending=*/1);
   sync.SyncAndClose(std::make_unique<RecordingStream>(calls, "a"));
   sync.SyncAndClose(std::make_unique<RecordingStream>(calls, "b", /*fail_sync=*/true));
   sync.SyncAndClose(std::make_unique<RecordingStream>(calls, "c"));
@@ -80,6 +81,26 @@ TEST(BackgroundSyncTest, WaitRethrowsTheFirstFailureOnceAndEveryStreamIsClosed) 
   std::lock_guard<std::mutex> lock(calls.mutex);
   EXPECT_EQ(calls.calls.back(), "d close");
   EXPECT_EQ(calls.calls[calls.calls.size() - 2], "d sync");
+}
+
+TEST(BackgroundSyncTest, SeveralThreadsSyncThenCloseEachStreamOnce) {
+  Calls calls;
+  BackgroundSync sync(/*num_threads=*/3, /*max_pending=*/2);
+  for (int i = 0; i < 40; ++i) {
+    sync.SyncAndClose(std::make_unique<RecordingStream>(calls, "f" + std::to_string(i)));
+  }
+  sync.Wait();
+  std::lock_guard<std::mutex> lock(calls.mutex);
+  ASSERT_EQ(calls.calls.size(), 80u);
+  for (int i = 0; i < 40; ++i) {
+    const std::string name = "f" + std::to_string(i);
+    auto sync_call = std::find(calls.calls.begin(), calls.calls.end(), name + " sync");
+    auto close_call = std::find(calls.calls.begin(), calls.calls.end(), name + " close");
+    ASSERT_NE(sync_call, calls.calls.end());
+    ASSERT_NE(close_call, calls.calls.end());
+    EXPECT_LT(sync_call, close_call);
+    EXPECT_EQ(std::count(calls.calls.begin(), calls.calls.end(), name + " close"), 1);
+  }
 }
 
 TEST(BackgroundSyncTest, DestructionSyncsWhatIsStillWaiting) {
