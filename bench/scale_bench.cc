@@ -42,7 +42,9 @@
 // slowest file. With files synced in the background, the table built on every thread and files
 // started as memory frees up, the MERGE alone, old and new code alternately on the same tables:
 //   quiet moment (load ~2)  before 5.4, 5.9, 6.2 s (CPU 8.7, 9.8, 10.1 s);
-//                           after  4.9, 5.7, 5.1 s (CPU 8.8, 10.1, 9.2 s); peak 480 -> 510 MB
+//                           after  4.9, 5.7, 5.1 s (CPU 8.8, 10.1, 9.2 s)
+//   final code, beside another test using ~40% of a core: before 6.2, 6.1, 6.1 s; after 5.2, 6.8,
+//   5.8 s; CPU 8.4-8.8 s both; peak 482-488 MB before, 486-490 MB after
 //   load 6-7 (others' benchmarks), (CPU + core-seconds when fewer than 2 silt threads could run) / 2,
 //   an estimate of the quiet wall time: before 5.6, 5.6, 4.5 s; after 4.3, 4.8, 4.3 s
 // The benchmark after these changes (and the source concatenated a column per thread), under a
