@@ -37,6 +37,21 @@
 //                  ratio 0.93, CPU 0.82 (before: 13.5 s, CPU 12.8 s, two passes; 1.40, 1.34)
 //   --limit 200MB  silt 13.4 s, CPU 12.7 s, peak 340 MB (two passes); DuckDB 13.1 s, CPU 12.9 s;
 //                  ratio 1.03, CPU 0.99 (before: 14.3 s, CPU 13.4 s; 1.34, 1.26)
+// Then where the cores sat idle (2026-12-02, --rows 20000000 --limit 400MB, off-CPU profile):
+// writers asleep in fsync, the source's hash table built on one thread, waves waiting for their
+// slowest file. With files synced in the background, the table built on every thread and files
+// started as memory frees up, the MERGE alone, old and new code alternately on the same tables:
+//   quiet moment (load ~2)  before 5.4, 5.9, 6.2 s (CPU 8.7, 9.8, 10.1 s);
+//                           after  4.9, 5.7, 5.1 s (CPU 8.8, 10.1, 9.2 s)
+//   final code, beside another test using ~40% of a core: before 6.2, 6.1, 6.1 s; after 5.2, 6.8,
+//   5.8 s; CPU 8.4-8.8 s both; peak 482-488 MB before, 486-490 MB after
+//   load 6-7 (others' benchmarks), (CPU + core-seconds when fewer than 2 silt threads could run) / 2,
+//   an estimate of the quiet wall time: before 5.6, 5.6, 4.5 s; after 4.3, 4.8, 4.3 s
+// The benchmark after these changes (and the source concatenated a column per thread), under a
+// load average of 5 from others' benchmarks (wall times inflated on both sides; CPU holds):
+//   --limit 400MB  silt 15.5 s, CPU 9.6 s, peak 489 MB; DuckDB 19.8 s, CPU 10.7 s; 0.78, CPU 0.90
+//   --limit 2GB    silt 14.0 s, CPU 9.2 s, peak 652 MB; DuckDB 17.3 s, CPU 11.4 s; 0.81, CPU 0.81
+// The full size was not run again (the machine was not quiet).
 // (docs/architecture.md, "Bounded memory", keeps the tables and what the times depend on).
 
 #include <fcntl.h>

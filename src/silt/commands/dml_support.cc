@@ -430,11 +430,13 @@ VectorPtr SelectValues(const VectorPtr& vector, const std::vector<uint8_t>& keep
 }
 
 DmlWriter::DmlWriter(const DmlTable& table, std::shared_ptr<io::FileSystem> fs,
-                     const log::Metadata* metadata, SchemaPtr schema)
+                     const log::Metadata* metadata, SchemaPtr schema,
+                     io::BackgroundSync* background_sync)
     : table_(table),
       fs_(std::move(fs)),
       metadata_(metadata != nullptr ? *metadata : table.metadata()),
-      schema_(schema != nullptr ? std::move(schema) : table.schema) {}
+      schema_(schema != nullptr ? std::move(schema) : table.schema),
+      background_sync_(background_sync) {}
 
 DmlWriter::~DmlWriter() = default;
 
@@ -444,6 +446,7 @@ void DmlWriter::WriteData(const Batch& rows, const VectorPtr& row_ids,
   if (!data_writer_) {
     log::DataFileWriterOptions options;
     options.max_rows_per_file = table_.max_rows_per_file;
+    options.background_sync = background_sync_;
     if (table_.row_tracking) {
       options.hidden_columns = {Field{table_.materialized_row_id_column, LongType(), true, {}},
                                 Field{table_.materialized_row_commit_version_column, LongType(),
@@ -478,8 +481,10 @@ void DmlWriter::WriteChanges(const Batch& rows, ChangeType type) {
     change_schema_ = std::make_shared<Schema>(fields);
     log::Metadata metadata = metadata_;
     metadata.schema_string = ToDeltaSchemaJson(*change_schema_);
+    log::DataFileWriterOptions options;
+    options.background_sync = background_sync_;
     change_writer_ = log::DataFileWriter::Make(
-        fs_, io::JoinPath(table_.target.location, kChangeDataFolder), metadata);
+        fs_, io::JoinPath(table_.target.location, kChangeDataFolder), metadata, options);
   }
   VectorBuilder change_type(StringType(), rows.num_rows());
   for (int64_t row = 0; row < rows.num_rows(); ++row) change_type.AppendString(ChangeTypeName(type));
@@ -526,7 +531,8 @@ int64_t PieceOutput::num_rows() const {
 
 WrittenOutput WriteRewrite(const DmlTable& table, const std::shared_ptr<io::FileSystem>& fs,
                            std::vector<PieceOutput>& pieces, ThreadPool& pool,
-                           const log::Metadata* metadata, SchemaPtr schema) {
+                           const log::Metadata* metadata, SchemaPtr schema,
+                           io::BackgroundSync* background_sync) {
   // Parts are contiguous runs of pieces cut where the running row count passes each part's
   // share, so every thread encodes about as many rows.
   size_t parts = std::max<size_t>(
@@ -550,7 +556,7 @@ WrittenOutput WriteRewrite(const DmlTable& table, const std::shared_ptr<io::File
   bounds.push_back(pieces.size());
   std::vector<WrittenOutput> outputs(bounds.size() - 1);
   pool.ParallelFor(outputs.size(), [&](size_t part) {
-    DmlWriter writer(table, fs, metadata, schema);
+    DmlWriter writer(table, fs, metadata, schema, background_sync);
     for (size_t i = bounds[part]; i < bounds[part + 1]; ++i) {
       for (RowsToWrite& write : pieces[i].changed) {
         writer.WriteData(write.rows, write.row_ids, write.row_commit_versions);

@@ -237,8 +237,11 @@ class DmlWriter {
  public:
   /// Writes with the table's metadata and schema, or with `metadata` and `schema` when given (a
   /// MERGE with schema evolution writes the columns its commit adds); `metadata` must outlive it.
+  /// With `background_sync` the files it finishes are made durable there (its Wait() must come
+  /// before the commit), not before Finish returns.
   DmlWriter(const DmlTable& table, std::shared_ptr<io::FileSystem> fs,
-            const log::Metadata* metadata = nullptr, SchemaPtr schema = nullptr);
+            const log::Metadata* metadata = nullptr, SchemaPtr schema = nullptr,
+            io::BackgroundSync* background_sync = nullptr);
   ~DmlWriter();
   DmlWriter(const DmlWriter&) = delete;
   DmlWriter& operator=(const DmlWriter&) = delete;
@@ -269,6 +272,7 @@ class DmlWriter {
   std::shared_ptr<io::FileSystem> fs_;
   const log::Metadata& metadata_;
   SchemaPtr schema_;
+  io::BackgroundSync* background_sync_;
   std::unique_ptr<log::DataFileWriter> data_writer_;
   std::unique_ptr<log::DataFileWriter> change_writer_;
   std::unique_ptr<log::DeletionVectorWriter> deletion_vector_writer_;
@@ -315,10 +319,12 @@ inline constexpr size_t kMinPiecesPerRewritePart = 4;
 /// least kMinPiecesPerRewritePart each) with its own DmlWriter, so a large file becomes a few
 /// files whose rows, taken in part order, keep the pieces' order (each part writes its pieces'
 /// changed rows, then their copied rows). The pieces' batches are released as they are
-/// written. `metadata` and `schema` as for DmlWriter. Returns the parts' output in part order.
+/// written. `metadata`, `schema` and `background_sync` as for DmlWriter. Returns the parts'
+/// output in part order.
 WrittenOutput WriteRewrite(const DmlTable& table, const std::shared_ptr<io::FileSystem>& fs,
                            std::vector<PieceOutput>& pieces, ThreadPool& pool,
-                           const log::Metadata* metadata = nullptr, SchemaPtr schema = nullptr);
+                           const log::Metadata* metadata = nullptr, SchemaPtr schema = nullptr,
+                           io::BackgroundSync* background_sync = nullptr);
 
 /// Milliseconds elapsed since construction, for the *TimeMs metrics.
 class Stopwatch {

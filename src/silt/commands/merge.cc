@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -38,6 +39,7 @@
 #include "silt/expr/expression_rewrite.h"
 #include "silt/expr/function_registry.h"
 #include "silt/expr/scalar.h"
+#include "silt/io/background_sync.h"
 #include "silt/io/path.h"
 #include "silt/log/data_file_writer.h"
 #include "silt/log/deletion_vector_writer.h"
@@ -678,14 +680,27 @@ class SourceIndex {
     return capacity;
   }
 
-  // What the table of `num_rows` rows holds besides the source's values: its slots, and while
-  // they are filled one chunk's hashes (and encoded keys, for keys HashKeys encodes).
-  static int64_t MemoryBytesFor(int64_t num_rows) {
-    return static_cast<int64_t>(CapacityFor(num_rows) * sizeof(Slot)) +
-           std::min(num_rows, kBuildRows) * 64;
+  // The regions of the slots that threads of a pool of `num_threads` fill at once when a table
+  // of `num_rows` rows is built (see Build): one for a small source, where placing rows, a cache
+  // miss each, does not outweigh hashing every row once per region.
+  static size_t RegionsFor(int64_t num_rows, size_t num_threads) {
+    constexpr size_t kMaxRegions = 16;
+    if (num_rows < 4 * kBuildRows) return 1;
+    return std::max<size_t>(1, std::min({num_threads, kMaxRegions, CapacityFor(num_rows) / 64}));
   }
 
-  SourceIndex(const BoundMerge& bound, const Batch& source, expr::EvalContext& context)
+  // What the table of `num_rows` rows holds besides the source's values: its slots, and while
+  // they are filled each building thread's chunk of hashes (and encoded keys, for keys HashKeys
+  // encodes). Tables are built on the session's pool, the default one.
+  static int64_t MemoryBytesFor(int64_t num_rows) {
+    const size_t regions = RegionsFor(num_rows, ThreadPool::Default().num_threads());
+    return static_cast<int64_t>(CapacityFor(num_rows) * sizeof(Slot)) +
+           std::min(num_rows, kBuildRows) * 64 * static_cast<int64_t>(regions);
+  }
+
+  // Built on the threads of `pool`, each filling one region of the slots (see Build).
+  SourceIndex(const BoundMerge& bound, const Batch& source, expr::EvalContext& context,
+              ThreadPool& pool)
       : bound_(bound) {
     const int64_t n = source.num_rows();
     if (bound.target_keys.empty() || n == 0) return;
@@ -699,21 +714,9 @@ class SourceIndex {
                "a MERGE source partition of fewer than 2^32 rows");
     const size_t capacity = CapacityFor(n);
     mask_ = capacity - 1;
-    AllocateSlots(capacity);
-    // Rows go in ascending order, so the rows of one key are found in source order.
-    std::vector<uint64_t> hashes;
-    exec::EncodedKeys scratch;
-    for (int64_t begin = 0; begin < n; begin += kBuildRows) {
-      const int64_t end = std::min(n, begin + kBuildRows);
-      HashKeys(keys, begin, end, hashes, scratch);
-      for (int64_t row = begin; row < end; ++row) {
-        if (HasUnmatchableNull(keys, row)) continue;
-        uint64_t hash = hashes[static_cast<size_t>(row - begin)];
-        size_t at = hash & mask_;
-        while (slots_[at].row != kEmpty) at = (at + 1) & mask_;
-        slots_[at] = Slot{TagOf(hash), static_cast<uint32_t>(row)};
-      }
-    }
+    const size_t num_regions = RegionsFor(n, pool.num_threads());
+    AllocateSlots(capacity, pool, num_regions);
+    Build(keys, n, pool, num_regions);
   }
 
   bool keyed() const { return !bound_.target_keys.empty(); }
@@ -765,10 +768,60 @@ class SourceIndex {
     void operator()(Slot* slots) const { std::free(slots); }
   };
 
-  // `capacity` empty slots. A table of huge pages' size or more is aligned to them and asks for
-  // them (transparent huge pages, where the kernel offers them on request) before it is first
-  // touched: its probes, spread over the whole table, then miss the TLB far less often.
-  void AllocateSlots(size_t capacity) {
+  // Places the source's `n` rows of key values `keys` in the slots. The slots are cut into
+  // `num_regions` ranges, one per thread: each thread hashes every row and places those whose
+  // first slot lies in its range, in ascending row order, probing no further than the range's
+  // end. The few rows whose run reaches it are placed afterwards, in row order, probing on
+  // (around the end of the table too). A slot, once taken, is never freed, so every row's run
+  // from its first slot to its own is taken whatever the order rows went in, which is all a
+  // probe needs. The rows of one key share a first slot, and once one of them reaches the
+  // range's end all later ones do, so a probe still finds them in source order.
+  void Build(const std::vector<VectorPtr>& keys, int64_t n, ThreadPool& pool, size_t num_regions) {
+    struct Overflow {
+      uint32_t row;
+      uint64_t hash;
+    };
+    std::vector<std::vector<Overflow>> overflows(num_regions);
+    pool.ParallelFor(num_regions, [&](size_t region) {
+      const size_t first = num_slots_ * region / num_regions;
+      const size_t end = num_slots_ * (region + 1) / num_regions;
+      std::vector<uint64_t> hashes;
+      exec::EncodedKeys scratch;
+      for (int64_t begin = 0; begin < n; begin += kBuildRows) {
+        const int64_t chunk_end = std::min(n, begin + kBuildRows);
+        HashKeys(keys, begin, chunk_end, hashes, scratch);
+        for (int64_t row = begin; row < chunk_end; ++row) {
+          const uint64_t hash = hashes[static_cast<size_t>(row - begin)];
+          size_t at = hash & mask_;
+          if (at < first || at >= end) continue;
+          if (HasUnmatchableNull(keys, row)) continue;
+          while (at < end && slots_[at].row != kEmpty) ++at;
+          if (at == end) {
+            overflows[region].push_back(Overflow{static_cast<uint32_t>(row), hash});
+            continue;
+          }
+          slots_[at] = Slot{TagOf(hash), static_cast<uint32_t>(row)};
+        }
+      }
+    }, num_regions);
+    std::vector<Overflow> late;
+    for (const std::vector<Overflow>& overflow : overflows) {
+      late.insert(late.end(), overflow.begin(), overflow.end());
+    }
+    std::sort(late.begin(), late.end(),
+              [](const Overflow& a, const Overflow& b) { return a.row < b.row; });
+    for (const Overflow& overflow : late) {
+      size_t at = overflow.hash & mask_;
+      while (slots_[at].row != kEmpty) at = (at + 1) & mask_;
+      slots_[at] = Slot{TagOf(overflow.hash), overflow.row};
+    }
+  }
+
+  // `capacity` empty slots, cleared by `num_parts` threads of `pool`. A table of huge pages'
+  // size or more is aligned to them and asks for them (transparent huge pages, where the kernel
+  // offers them on request) before it is first touched: its probes, spread over the whole table,
+  // then miss the TLB far less often.
+  void AllocateSlots(size_t capacity, ThreadPool& pool, size_t num_parts) {
     constexpr size_t kHugePageBytes = size_t{2} << 20;
     size_t bytes = capacity * sizeof(Slot);
     const bool huge = bytes >= kHugePageBytes;
@@ -778,7 +831,10 @@ class SourceIndex {
     if (huge) ::madvise(memory, bytes, MADV_HUGEPAGE);
     slots_.reset(static_cast<Slot*>(memory));
     num_slots_ = capacity;
-    std::fill_n(slots_.get(), capacity, Slot{0, kEmpty});
+    pool.ParallelFor(num_parts, [&](size_t part) {
+      const size_t first = capacity * part / num_parts;
+      std::fill_n(slots_.get() + first, capacity * (part + 1) / num_parts - first, Slot{0, kEmpty});
+    }, num_parts);
   }
 
   // NULL never equals anything under `=`, so such rows can never match.
@@ -818,6 +874,36 @@ class SourceKeyRanges {
         low_[k] = TakeRows(values, {low});
       if (high_[k] == nullptr || exec::CompareValues(values, high, *high_[k], 0) > 0) {
         high_[k] = TakeRows(values, {high});
+      }
+    }
+  }
+
+  // Add over `num_rows` rows of `keys`, a contiguous share of them on each thread of `pool`.
+  void AddInParallel(const std::vector<VectorPtr>& keys, int64_t num_rows, ThreadPool& pool) {
+    constexpr int64_t kMinRowsPerShare = int64_t{1} << 16;
+    const size_t shares = static_cast<size_t>(std::clamp<int64_t>(
+        num_rows / kMinRowsPerShare, 1, static_cast<int64_t>(pool.num_threads())));
+    std::vector<SourceKeyRanges> ranges(shares, SourceKeyRanges(low_.size()));
+    pool.ParallelFor(shares, [&](size_t share) {
+      const int64_t begin = num_rows * static_cast<int64_t>(share) / static_cast<int64_t>(shares);
+      const int64_t end =
+          num_rows * static_cast<int64_t>(share + 1) / static_cast<int64_t>(shares);
+      std::vector<VectorPtr> slices;
+      for (const VectorPtr& key : keys) slices.push_back(key->Slice(begin, end - begin));
+      ranges[share].Add(slices);
+    }, shares);
+    for (const SourceKeyRanges& share : ranges) Merge(share);
+  }
+
+  // Takes in the extremes `other` found.
+  void Merge(const SourceKeyRanges& other) {
+    for (size_t k = 0; k < low_.size(); ++k) {
+      if (other.low_[k] == nullptr) continue;
+      if (low_[k] == nullptr || exec::CompareValues(*other.low_[k], 0, *low_[k], 0) < 0) {
+        low_[k] = other.low_[k];
+      }
+      if (high_[k] == nullptr || exec::CompareValues(*other.high_[k], 0, *high_[k], 0) > 0) {
+        high_[k] = other.high_[k];
       }
     }
   }
@@ -894,7 +980,7 @@ int64_t UncountedBytes(const Vector& vector, std::unordered_set<const Buffer*>& 
   return bytes;
 }
 
-Batch ConcatenateReleasing(const SchemaPtr& schema, std::vector<Batch>&& batches);
+Batch ConcatenateReleasing(const SchemaPtr& schema, std::vector<Batch>&& batches, ThreadPool& pool);
 
 MaterializedSource MaterializeSource(exec::Operator& root, exec::ExecContext& context,
                                      exec::MemoryReservation& reservation) {
@@ -936,14 +1022,15 @@ MaterializedSource MaterializeSource(exec::Operator& root, exec::ExecContext& co
       columns.push_back(Vector::MakeAllNull(field.type, 0));
     source.batch = Batch(source.schema, std::move(columns), 0);
   } else {
-    source.batch = ConcatenateReleasing(source.schema, std::move(held));
+    source.batch = ConcatenateReleasing(source.schema, std::move(held), context.Pool());
   }
   return source;
 }
 
-// `batches` (of `schema`) as one batch, built a column at a time, each column's pieces released
-// once it is built, so that the rows are held about once, not twice, while they are copied.
-Batch ConcatenateReleasing(const SchemaPtr& schema, std::vector<Batch>&& batches) {
+// `batches` (of `schema`) as one batch, its columns built on the threads of `pool`, each column's
+// pieces released once it is built, so that the rows are held about once, not twice, while they
+// are copied (plus one column per thread being built).
+Batch ConcatenateReleasing(const SchemaPtr& schema, std::vector<Batch>&& batches, ThreadPool& pool) {
   const size_t width = schema->num_fields();
   std::vector<std::vector<VectorPtr>> pieces(width);
   std::vector<int64_t> piece_rows;
@@ -954,19 +1041,19 @@ Batch ConcatenateReleasing(const SchemaPtr& schema, std::vector<Batch>&& batches
     for (size_t c = 0; c < width; ++c) pieces[c].push_back(batch.column(c));
   }
   batches.clear();
-  std::vector<VectorPtr> columns;
-  for (size_t c = 0; c < width; ++c) {
+  std::vector<VectorPtr> columns(width);
+  pool.ParallelFor(width, [&](size_t c) {
     if (pieces[c].size() == 1) {
-      columns.push_back(std::move(pieces[c][0]));
-      continue;
+      columns[c] = std::move(pieces[c][0]);
+      return;
     }
     VectorBuilder builder(schema->field(c).type, num_rows);
     for (size_t i = 0; i < pieces[c].size(); ++i)
       builder.AppendRange(*pieces[c][i], 0, piece_rows[i]);
     pieces[c].clear();
     pieces[c].shrink_to_fit();
-    columns.push_back(builder.Finish());
-  }
+    columns[c] = builder.Finish();
+  });
   return Batch(schema, std::move(columns), num_rows);
 }
 
@@ -1201,6 +1288,9 @@ struct MergeRun {
   bool CopiesKeptRows() const { return pass + 1 == num_passes; }
   int64_t num_source_rows = 0;
   const SourceKeyRanges* key_ranges = nullptr;
+  // Syncs the files the MERGE writes while its threads go on matching and encoding; waited for
+  // before the commit.
+  io::BackgroundSync* background_sync = nullptr;
   std::atomic<int64_t> write_time_ms{0};
 };
 
@@ -1537,7 +1627,7 @@ FileOutcome ProcessFile(MergeRun& run, const log::AddFile& file, bool copies,
   }
   dml::Stopwatch write_time;
   outcome.written = dml::WriteRewrite(*run.table, run.session->fs(), outputs, pool, run.metadata,
-                                      run.schema);
+                                      run.schema, run.background_sync);
   run.write_time_ms += write_time.ElapsedMs();
   return outcome;
 }
@@ -1576,7 +1666,8 @@ FileOutcome CopyKeptRows(MergeRun& run, const log::AddFile& file,
             : 1;
   std::vector<FileOutcome> parts(num_parts);
   pool.ParallelFor(num_parts, [&](size_t part) {
-    dml::DmlWriter writer(*run.table, run.session->fs(), run.metadata, run.schema);
+    dml::DmlWriter writer(*run.table, run.session->fs(), run.metadata, run.schema,
+                          run.background_sync);
     for (size_t piece = num_pieces * part / num_parts; piece < num_pieces * (part + 1) / num_parts;
          ++piece) {
       run.session->cancellation().ThrowIfRequested();
@@ -1615,6 +1706,62 @@ FileOutcome CopyKeptRows(MergeRun& run, const log::AddFile& file,
   }
   run.write_time_ms += write_time.ElapsedMs();
   return outcome;
+}
+
+// Runs `process(i, fits)` for files 0 to `num_files` - 1 on the threads of `pool`, each thread
+// taking the next file as soon as it is done with one, so that no thread waits for the slowest
+// file of a group before it starts another. A file whose rows held until it is written
+// (`held_bytes(i)`) fit `available` bytes starts only once they also fit beside those of the
+// files in progress, counted in `reservation` while it runs (`fits` true); a larger one holds
+// only the rows it changes (`fits` false). A thread whose next file does not fit yet leaves it to
+// a thread in progress, which takes it when done, instead of waiting: a pool thread asleep here
+// could not help with the row groups and column chunks of the files in progress. Files are taken
+// in order. The first exception thrown is rethrown once the files in progress are done; files
+// not started by then are not.
+void RunFilesWithinMemory(size_t num_files, const std::function<int64_t(size_t)>& held_bytes,
+                          int64_t available, exec::MemoryReservation& reservation,
+                          ThreadPool& pool, const std::function<void(size_t, bool)>& process) {
+  std::mutex mutex;
+  size_t next = 0;
+  int64_t held = 0;
+  bool failed = false;
+  pool.ParallelFor(std::min(num_files, pool.num_threads()), [&](size_t) {
+    while (true) {
+      size_t file = 0;
+      int64_t bytes = 0;
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (next == num_files || failed) return;
+        bytes = held_bytes(next);
+        if (bytes > available) bytes = -1;
+        // Then `held` is a file's in progress, whose thread takes this one when done.
+        if (bytes > 0 && held + bytes > available) return;
+        file = next++;
+        if (bytes > 0) {
+          const bool reserved = reservation.TryGrow(bytes);
+          SILT_CHECK(reserved, "the MERGE target files in progress fit the memory left");
+          held += bytes;
+        }
+      }
+      bool ok = false;
+      auto done = [&] {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (bytes > 0) {
+          held -= bytes;
+          reservation.Shrink(bytes);
+        }
+        failed = failed || !ok;
+      };
+      try {
+        process(file, bytes >= 0);
+        ok = true;
+      } catch (...) {
+        done();
+        throw;
+      }
+      done();
+    }
+  });
 }
 
 dml::CandidateFiles ChooseMatchingFiles(const MergeRun& run);
@@ -1760,7 +1907,12 @@ StatementResult ExecuteMerge(sql::SessionState& session, const sql::Statement& w
   RowAssembler assembler(written_schema, metadata, table.target.display_name, WriteKind::kModify);
   IdentityValueGenerator identity(*written_schema);
 
+  // As many sync threads as writers, a file or two waiting each: an object store's upload of a
+  // file's last part, done on closing it, goes on as many at once as before.
+  io::BackgroundSync background_sync(session.pool().num_threads(),
+                                     2 * session.pool().num_threads());
   MergeRun run;
+  run.background_sync = &background_sync;
   run.session = &session;
   run.table = &table;
   run.metadata = &metadata;
@@ -1855,12 +2007,12 @@ StatementResult ExecuteMerge(sql::SessionState& session, const sql::Statement& w
     for (int64_t i = 0; i < source.num_rows(); ++i)
       run.source_matched[static_cast<size_t>(i)] = false;
     expr::EvalContext index_context = run.eval;
-    index.emplace(bound, source, index_context);
+    index.emplace(bound, source, index_context, session.pool());
     run.index = &*index;
   };
   if (run.num_passes == 1) {
     start_pass(std::move(materialized.batch));
-    key_ranges.Add(index->key_vectors());
+    key_ranges.AddInParallel(index->key_vectors(), source.num_rows(), session.pool());
   }
   dml::CandidateFiles candidates = ChooseMergeFiles(run);
   std::vector<FileOutcome> outcomes(candidates.files.size());
@@ -1876,7 +2028,8 @@ StatementResult ExecuteMerge(sql::SessionState& session, const sql::Statement& w
         batches.push_back(std::move(*batch));
       }
       partitions[static_cast<size_t>(pass)].reset();
-      Batch pass_source = ConcatenateReleasing(materialized.schema, std::move(batches));
+      Batch pass_source =
+          ConcatenateReleasing(materialized.schema, std::move(batches), session.pool());
       pass_memory.Clear();
       pass_memory.Grow(SourceMemoryBytes(exec::MemoryBytes(pass_source), pass_source.num_rows()));
       run.pass = pass;
@@ -1907,27 +2060,19 @@ StatementResult ExecuteMerge(sql::SessionState& session, const sql::Statement& w
                                      outcome.removed_positions.end());
       dml::AppendWritten(total.written, std::move(outcome.written));
     };
-    // The pass that copies kept rows holds each file's rows until it is written: files go in
-    // waves whose rows fit the memory the source leaves, each wave's files in parallel, and a
-    // file larger than all of it is only matched, its kept rows copied after the last pass.
-    exec::MemoryReservation wave_memory(exec_context.memory, "MergeTargetFiles");
-    for (size_t begin = 0; begin < candidates.files.size();) {
-      const int64_t available = exec_context.memory->limit() - exec_context.memory->reserved();
-      int64_t wave_bytes = 0;
-      size_t end = begin;
-      while (end < candidates.files.size()) {
-        const int64_t bytes = HeldBytesEstimate(run, *candidates.files[end]);
-        const bool fits = bytes <= available;
-        copied_as_matched[end] = run.CopiesKeptRows() && fits ? 1 : 0;
-        if (end > begin && fits && wave_bytes + bytes > available) break;
-        if (fits) wave_bytes += bytes;
-        ++end;
-      }
-      const bool reserved = wave_memory.TryGrow(wave_bytes);
-      SILT_CHECK(reserved, "a wave of MERGE target files fits the memory left");
-      session.pool().ParallelFor(end - begin, [&](size_t j) { process(begin + j); });
-      wave_memory.Clear();
-      begin = end;
+    // The pass that copies kept rows holds each file's rows until it is written: a file starts
+    // once its rows fit beside those of the files in progress in the memory the source leaves,
+    // and a file larger than all of it is only matched, its kept rows copied after the last pass.
+    {
+      exec::MemoryReservation files_memory(exec_context.memory, "MergeTargetFiles");
+      RunFilesWithinMemory(
+          candidates.files.size(),
+          [&](size_t i) { return HeldBytesEstimate(run, *candidates.files[i]); },
+          exec_context.memory->limit() - exec_context.memory->reserved(), files_memory,
+          session.pool(), [&](size_t i, bool fits) {
+            copied_as_matched[i] = run.CopiesKeptRows() && fits ? 1 : 0;
+            process(i);
+          });
     }
     collect_unmatched(source);
   }
@@ -2023,7 +2168,7 @@ StatementResult ExecuteMerge(sql::SessionState& session, const sql::Statement& w
           by_clause[static_cast<size_t>(chosen[i])].push_back(static_cast<int64_t>(i));
       }
       std::optional<dml::DmlWriter>& writer = writers[worker];
-      if (!writer) writer.emplace(table, session.fs(), &metadata, written_schema);
+      if (!writer) writer.emplace(table, session.fs(), &metadata, written_schema, run.background_sync);
       for (size_t c = 0; c < by_clause.size(); ++c) {
         if (by_clause[c].empty()) continue;
         Batch values =
@@ -2070,6 +2215,8 @@ StatementResult ExecuteMerge(sql::SessionState& session, const sql::Statement& w
       if (writers[worker]) dml::AppendWritten(commit.written, writers[worker]->Finish());
     }
   }
+  // Every file written is durable before the commit names it.
+  background_sync.Wait();
   int64_t rewrite_ms = run.write_time_ms.load() + insert_time.ElapsedMs();
 
   const int64_t updated = counts.matched_updated + counts.not_matched_by_source_updated;

@@ -10,6 +10,7 @@
 
 #include "silt/base/check.h"
 #include "silt/commands/statement_executor.h"
+#include "silt/io/fault_injecting_file_system.h"
 #include "silt/io/file_system.h"
 #include "silt/io/path.h"
 #include "silt/io/testing_temporary_folder.h"
@@ -347,6 +348,43 @@ TEST_F(MergeTest, SourceLargerThanMemoryKeepsErrors) {
               ElementsAre("100000,0,100000,0"));
   Sql("RESET silt.memory.limit");
   EXPECT_THAT(Query("SELECT count(*) FROM t"), ElementsAre("0"));
+}
+
+// The files a MERGE writes are synced while it goes on (io::BackgroundSync), and all of them
+// before its commit: after a power loss the committed table and change data read whole.
+TEST(MergeDurabilityTest, EveryFileTheCommitNamesSurvivesAPowerLoss) {
+  std::shared_ptr<io::FaultInjectingFileSystem> fs =
+      io::FaultInjectingFileSystem::Make(io::MakeMemoryFileSystem());
+  auto run = [&](sql::SessionState& state, std::string_view text) {
+    StatementResult last;
+    for (const sql::Statement& statement : sql::ParseStatements(text)) {
+      last = ExecuteStatement(state, statement);
+    }
+    return Lines(last);
+  };
+  {
+    sql::SessionState state(fs, "/warehouse");
+    run(state,
+        "CREATE TABLE t (id BIGINT, note STRING) USING delta "
+        "TBLPROPERTIES (delta.enableChangeDataFeed = true)");
+    for (int file = 0; file < 4; ++file) {
+      run(state, "INSERT INTO t SELECT id, concat('t', id) FROM range(" +
+                     std::to_string(file * 50000) + ", " + std::to_string((file + 1) * 50000) + ")");
+    }
+    EXPECT_THAT(run(state,
+                    "MERGE INTO t USING (SELECT id * 3 AS id, concat('s', id) AS note "
+                    "FROM range(0, 100000)) s ON t.id = s.id "
+                    "WHEN MATCHED THEN UPDATE SET note = s.note WHEN NOT MATCHED THEN INSERT *"),
+                ElementsAre("100000,66667,0,33333"));
+  }
+  fs->DropUnsyncedWrites();
+  sql::SessionState state(fs, "/warehouse");
+  EXPECT_THAT(run(state, "SELECT count(*), count(DISTINCT id), sum(CAST(note LIKE 's%' AS INT)) FROM t"),
+              ElementsAre("233333,233333,100000"));
+  EXPECT_THAT(run(state,
+                  "SELECT _change_type, count(*) FROM table_changes('t', 5) "
+                  "GROUP BY _change_type ORDER BY 1"),
+              ElementsAre("insert,33333", "update_postimage,66667", "update_preimage,66667"));
 }
 
 }  // namespace

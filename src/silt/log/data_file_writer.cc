@@ -5,6 +5,7 @@
 
 #include "silt/base/check.h"
 #include "silt/base/clock.h"
+#include "silt/io/background_sync.h"
 #include "silt/io/path.h"
 #include "silt/log/partition_values.h"
 #include "silt/log/random_uuid.h"
@@ -49,20 +50,30 @@ std::optional<std::string> PartitionText(const Vector& vector, int64_t row) {
 }
 
 // Makes a data file durable before it is closed: a commit must never reference a file that a
-// power loss could take away.
+// power loss could take away. With `background` the file is handed to it on Close, synced and
+// closed there, and the commit waits for it (BackgroundSync::Wait).
 class SyncingOutputStream final : public io::OutputStream {
  public:
-  explicit SyncingOutputStream(std::unique_ptr<io::OutputStream> inner) : inner_(std::move(inner)) {}
+  SyncingOutputStream(std::unique_ptr<io::OutputStream> inner, io::BackgroundSync* background)
+      : inner_(std::move(inner)), background_(background) {}
   void Write(const void* data, size_t length) override { inner_->Write(data, length); }
   void Sync() override { inner_->Sync(); }
   void Close() override {
+    if (inner_ == nullptr) return;
+    closed_position_ = inner_->position();
+    if (background_ != nullptr) {
+      background_->SyncAndClose(std::move(inner_));
+      return;
+    }
     inner_->Sync();
     inner_->Close();
   }
-  uint64_t position() const override { return inner_->position(); }
+  uint64_t position() const override { return inner_ != nullptr ? inner_->position() : closed_position_; }
 
  private:
   std::unique_ptr<io::OutputStream> inner_;
+  io::BackgroundSync* background_;
+  uint64_t closed_position_ = 0;
 };
 
 }  // namespace
@@ -215,7 +226,8 @@ DataFileWriter::OpenFile& DataFileWriter::FileFor(const PartitionValueMap& value
                      std::string(CodecSuffix(options_.parquet.codec)) + ".parquet";
   file->relative_path = io::JoinPath(folder, name);
   file->writer = parquet::FileWriter::Open(
-      std::make_unique<SyncingOutputStream>(fs_->OpenWrite(io::JoinPath(table_root_, file->relative_path))),
+      std::make_unique<SyncingOutputStream>(fs_->OpenWrite(io::JoinPath(table_root_, file->relative_path)),
+                                           options_.background_sync),
       *data_schema_, options_.parquet);
   file->stats = std::make_unique<StatsCollector>(*stats_schema_, stats_options_);
   OpenFile& result = *file;

@@ -13,6 +13,10 @@
 #include "silt/parquet/writer.h"
 #include "silt/vector/batch.h"
 
+namespace silt::io {
+class BackgroundSync;
+}  // namespace silt::io
+
 namespace silt::log {
 
 /// Options of DataFileWriter.
@@ -26,6 +30,9 @@ struct DataFileWriterOptions {
   /// row ids and commit versions): the batches given to Write carry them after the table's
   /// columns. No statistics are collected for them.
   std::vector<Field> hidden_columns;
+  /// When set, each finished file is synced and closed by it instead of before Finish returns
+  /// (see io::BackgroundSync); its Wait() must return before a commit names the files.
+  io::BackgroundSync* background_sync = nullptr;
 };
 
 /// Escapes one partition value for a Hive-style folder name (`col=value`): NULL and the empty
