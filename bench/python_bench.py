@@ -17,15 +17,18 @@ toPandas at full size (10,000,000 rows, best of 3, `--only toPandas`):
              the next; dates shared per day)                   toPandas 3.98 s  scan 1.34 s  ratio 2.98
   on the same machine quiet:
     that code                                                 toPandas 1.67 s  scan 0.56 s  ratio 2.97
-    now (each column grown in place and handed to numpy as
+    then (each column grown in place and handed to numpy as
          it is; the engine's faster scan and decoding)        toPandas 0.76 s  scan 0.44 s  ratio 1.74
-The goal of 1.5 is not met. The thread that holds the GIL is now the whole critical path (0.71 s
-of CPU of the 0.77 s): a str for each of the 10M distinct labels (PyUnicode_New and the page
-faults of pymalloc's new arenas, about half of it) and a reference per date; the engine's part
-uses 0.64 s of CPU on the other core. Copying the fixed-width columns on a thread of their own
-was tried and gained nothing. Repeated strings (a Parquet dictionary's entries, a batch whose
-values repeat) become one str per distinct value, which this table's all-distinct labels do
-not benefit from.
+    now (str objects made in pymalloc arenas on transparent
+         huge pages; NULL-free batches read without validity)  toPandas 0.60 s  scan 0.44 s  ratio 1.37
+The goal of 1.5 is met. Before the last change the thread that holds the GIL was the whole
+critical path (0.71 s of CPU of the 0.77 s): a str for each of the 10M distinct labels, about
+half of it page faults of pymalloc's fresh 4 KiB pages. While toPandas converts, new pymalloc
+arenas are now halves of 2 MiB blocks advised as huge pages (python/src/object_arenas.h), and
+that thread takes about 0.45-0.55 s. Repeated strings (a Parquet dictionary's entries, a batch
+whose values repeat) become one str per distinct value, which this table's all-distinct labels
+do not benefit from. On this virtual machine the first huge pages a process touches cost more
+(the host backs them then); best of 3 measures the steady state.
 Usage: PYTHONPATH=build/python python3 bench/python_bench.py [--rows N] [--source-rows S]
            [--runs R] [--silt build/silt]      (defaults: 10,000,000 rows, N/10, 3 runs)
 """
