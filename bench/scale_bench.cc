@@ -51,12 +51,14 @@
 // load average of 5 from others' benchmarks (wall times inflated on both sides; CPU holds):
 //   --limit 400MB  silt 15.5 s, CPU 9.6 s, peak 489 MB; DuckDB 19.8 s, CPU 10.7 s; 0.78, CPU 0.90
 //   --limit 2GB    silt 14.0 s, CPU 9.2 s, peak 652 MB; DuckDB 17.3 s, CPU 11.4 s; 0.81, CPU 0.81
-// Then at the default size on a quiet machine (2026-12-02, two runs one after the other):
+// Then at the default size on a quiet machine (2026-12-02, four runs one after the other; the
+// last two: silt 26.3 s, CPU 47.1 s against DuckDB 26.3 s, ratio 1.00; silt 26.3 s, CPU 47.2 s
+// against DuckDB 28.2 s, ratio 0.93; in all four silt's total time is 0.99 of DuckDB's):
 //   merge   silt 26.0 s, CPU 46.9 s, peak 1383 MB; DuckDB 25.3 s, CPU 49.9 s, peak 993 MB;
 //           ratio 1.03, CPU ratio 0.94
 //   merge   silt 28.5 s, CPU 51.0 s, peak 1400 MB; DuckDB 28.0 s, CPU 55.2 s, peak 992 MB;
 //           ratio 1.02, CPU ratio 0.92
-// silt spends less CPU time than DuckDB and is still a few percent slower: what is left idle is
+// silt spends less CPU time than DuckDB and is at its time within the runs' noise: what is left idle is
 // the end of each file's matching and writing and the one thread that consumes the source's scan.
 // (docs/architecture.md, "Bounded memory", keeps the tables and what the times depend on).
 
