@@ -137,6 +137,10 @@ struct ChildRun {
 // Runs `argv` with stdout captured; wall time and peak resident set from wait4.
 ChildRun RunChild(const std::vector<std::string>& argv) {
   ChildRun run;
+  // What earlier processes left dirty in the page cache (the tables just written, the other
+  // side's output) is written back first: the kernel's writeback would otherwise share the cores
+  // with this run, which would pay for another's writes.
+  ::sync();
   int pipe_fds[2];
   if (::pipe(pipe_fds) != 0) return run;
   auto start = std::chrono::steady_clock::now();

@@ -730,13 +730,18 @@ class SourceIndex {
                 int64_t num_rows, const std::vector<int64_t>* probed,
                 std::vector<int64_t>& target_rows, std::vector<int64_t>& source_rows) const {
     if (num_slots_ == 0) return;
-    constexpr int64_t kPrefetchDistance = 16;
+    constexpr int64_t kPrefetchDistance = 32;
     const int64_t num_probes = probed != nullptr ? static_cast<int64_t>(probed->size()) : num_rows;
     const int64_t* probed_rows = probed != nullptr ? probed->data() : nullptr;
     auto row_of = [&](int64_t i) { return probed_rows != nullptr ? probed_rows[i] : i; };
     for (int64_t i = 0; i < num_probes; ++i) {
       if (i + kPrefetchDistance < num_probes) {
-        __builtin_prefetch(&slots_[hashes[row_of(i + kPrefetchDistance)] & mask_]);
+        const size_t ahead = hashes[row_of(i + kPrefetchDistance)] & mask_;
+        __builtin_prefetch(&slots_[ahead]);
+        // A run starting in the second half of its cache line mostly reads on into the next.
+        if ((ahead & (kSlotsPerLine - 1)) >= kSlotsPerLine / 2) {
+          __builtin_prefetch(&slots_[(ahead + kSlotsPerLine) & mask_]);
+        }
       }
       const int64_t row = row_of(i);
       if (HasUnmatchableNull(target_key_vectors, row)) continue;
@@ -762,6 +767,7 @@ class SourceIndex {
     uint32_t row;  // kEmpty: empty
   };
   static constexpr uint32_t kEmpty = 0xFFFFFFFFu;
+  static constexpr size_t kSlotsPerLine = 64 / sizeof(Slot);
   static uint32_t TagOf(uint64_t hash) { return static_cast<uint32_t>(hash >> 32); }
 
   struct FreeSlots {

@@ -6,6 +6,7 @@
 
 #include "silt/base/check.h"
 #include "silt/base/json_writer.h"
+#include "silt/base/string_bounds.h"
 #include "silt/types/date_time.h"
 
 namespace silt::log {
@@ -271,8 +272,15 @@ void StatsCollector::UpdateLeaf(Leaf& leaf, const Batch& batch) {
     }
     case TypeId::kString: {
       // Compare on the full text; truncate only when writing.
-      auto [found, low, high] = typed([&](int64_t row) { return values.GetString(row); });
-      if (found) merge(Scalar(std::string(low)), Scalar(std::string(high)));
+      StringBounds bounds;
+      for (int64_t row = 0; row < num_rows; ++row) {
+        if (is_null(row)) {
+          ++leaf.null_count;
+          continue;
+        }
+        if (bounded) bounds.Add(values.GetString(row));
+      }
+      if (bounds.found()) merge(Scalar(std::string(bounds.low())), Scalar(std::string(bounds.high())));
       return;
     }
     default:

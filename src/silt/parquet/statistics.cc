@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstring>
 
+#include "silt/base/string_bounds.h"
+
 namespace silt::parquet {
 namespace {
 
@@ -180,11 +182,10 @@ void StatisticsBuilder::UpdateDouble(const double* values, size_t count) {
 void StatisticsBuilder::UpdateByteArray(const std::string_view* values, size_t count) {
   if (count == 0) return;
   // Track candidates as views and copy once per call.
-  std::string_view low = values[0], high = values[0];
-  for (size_t i = 1; i < count; ++i) {
-    if (values[i] < low) low = values[i];
-    if (values[i] > high) high = values[i];
-  }
+  StringBounds bounds;
+  for (size_t i = 0; i < count; ++i) bounds.Add(values[i]);
+  const std::string_view low = bounds.low();
+  const std::string_view high = bounds.high();
   if (!has_min_max_) {
     min_bytes_.assign(low);
     max_bytes_.assign(high);
