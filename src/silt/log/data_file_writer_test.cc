@@ -104,6 +104,35 @@ TEST(StatsCollectorTest, IndexesOnlyTheFirstLeafColumns) {
             "{\"numRecords\":1,\"minValues\":{\"a\":1},\"maxValues\":{\"a\":1},\"nullCount\":{\"a\":0},\"tightBounds\":true}");
 }
 
+TEST(StatsCollectorTest, BoundsOfBatchesWithoutNullsAndOfSlices) {
+  // Batches without NULLs take a branch-free path; strings sharing their first eight bytes are
+  // compared in full, bytes above 0x7F compare unsigned, and a slice starts at its own offset.
+  Schema schema({Field{"n", LongType(), true, {}}, Field{"s", StringType(), true, {}},
+                 Field{"d", DecimalType(5, 2), true, {}}});
+  auto schema_ptr = std::make_shared<const Schema>(schema);
+  VectorBuilder n(LongType()), s(StringType()), d(DecimalType(5, 2));
+  const std::vector<std::string> strings = {"prefix00b", "prefix00", "prefix00a", "\xC3\xA9t\xC3\xA9", "prefix0"};
+  const std::vector<int64_t> numbers = {7, -9, 3, 100, -200};
+  for (size_t row = 0; row < strings.size(); ++row) {
+    n.AppendInt(numbers[row]);
+    s.AppendString(strings[row]);
+    d.AppendDecimal(numbers[row] * 10);
+  }
+  Batch batch(schema_ptr, {n.Finish(), s.Finish(), d.Finish()}, 5);
+  StatsCollector collector(schema);
+  collector.Update(batch.Slice(1, 3));  // -9, 3, 100; "prefix00", "prefix00a", "\xC3\xA9t\xC3\xA9"
+  EXPECT_EQ(collector.ToJson(),
+            "{\"numRecords\":3,\"minValues\":{\"n\":-9,\"s\":\"prefix00\",\"d\":-0.90},"
+            "\"maxValues\":{\"n\":100,\"s\":\"\xC3\xA9t\xC3\xA9\",\"d\":10.00},"
+            "\"nullCount\":{\"n\":0,\"s\":0,\"d\":0}}");
+  collector.Update(batch.Slice(0, 1));  // "prefix00b" ties "prefix00" on eight bytes
+  collector.Update(batch.Slice(4, 1));  // "prefix0" is shorter: the new minimum
+  EXPECT_EQ(collector.ToJson(),
+            "{\"numRecords\":5,\"minValues\":{\"n\":-200,\"s\":\"prefix0\",\"d\":-20.00},"
+            "\"maxValues\":{\"n\":100,\"s\":\"\xC3\xA9t\xC3\xA9\",\"d\":10.00},"
+            "\"nullCount\":{\"n\":0,\"s\":0,\"d\":0}}");
+}
+
 TEST(StatsCollectorTest, NanLeavesNoBounds) {
   Schema schema({Field{"x", DoubleType(), true, {}}});
   VectorBuilder x(DoubleType());
