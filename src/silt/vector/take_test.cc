@@ -94,6 +94,27 @@ TEST(TakeRowsTest, SlicedSourcesAndNestedValues) {
             (std::vector<std::string>{"NULL", "NULL"}));
 }
 
+TEST(TakeRowsTest, StringsInRunsOfFollowingRows) {
+  // Rows that follow one another are copied as one run; runs of a sliced source start at its
+  // offset; a NULL in the source breaks the run-copying (its bytes are not the output's).
+  std::vector<std::optional<std::string>> texts;
+  for (int i = 0; i < 40; ++i) texts.push_back(std::string(static_cast<size_t>(i % 7), static_cast<char>('a' + i % 26)));
+  VectorPtr whole = Build(StringType(), texts);
+  VectorPtr sliced = whole->Slice(3, 30);
+  const std::vector<int64_t> rows = {0, 1, 2, 3, 7, 8, 9, 29, 28, 5, 6, 6, 7, 20, 21, 22, 23, 24};
+  std::vector<std::string> expected;
+  for (int64_t row : rows) expected.push_back(*texts[static_cast<size_t>(row + 3)]);
+  EXPECT_EQ(Texts(*TakeRows(*sliced, rows)), expected);
+  texts[10] = std::nullopt;  // row 7 of the slice, taken twice
+  VectorPtr with_null = Build(StringType(), texts)->Slice(3, 30);
+  std::vector<std::string> expected_null;
+  for (int64_t row : rows) {
+    expected_null.push_back(texts[static_cast<size_t>(row + 3)] ? *texts[static_cast<size_t>(row + 3)] : "NULL");
+  }
+  EXPECT_EQ(Texts(*TakeRows(*with_null, rows)), expected_null);
+  EXPECT_EQ(TakeRows(*with_null, rows)->null_count(), 2);
+}
+
 TEST(TakeRowsTest, TakeBatchRowsKeepsTheSchema) {
   auto schema = std::make_shared<Schema>(std::vector<Field>{{"s", StringType(), true, {}}, {"n", LongType(), true, {}}});
   Batch batch(schema, {Build(StringType(), {"x", "y"}), Build(LongType(), {"1", "2"})}, 2);
