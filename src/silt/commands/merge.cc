@@ -7,7 +7,9 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
+#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -662,6 +664,132 @@ void HashKeys(const std::vector<VectorPtr>& keys, int64_t begin, int64_t end,
   }
 }
 
+// Calls `body(values)` with the values of an integer-like vector (byte to bigint, date,
+// timestamps: each compares as its int64 value) and returns true; false for any other type.
+template <typename Body>
+bool WithIntegerValues(const Vector& vector, Body&& body) {
+  switch (vector.type_id()) {
+    case TypeId::kByte: body(vector.values<int8_t>()); return true;
+    case TypeId::kShort: body(vector.values<int16_t>()); return true;
+    case TypeId::kInteger:
+    case TypeId::kDate: body(vector.values<int32_t>()); return true;
+    case TypeId::kLong:
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampNtz: body(vector.values<int64_t>()); return true;
+    default: return false;
+  }
+}
+
+// The values a MERGE source holds of its one integer-like equi-join key, exactly, as a bitmap
+// over [min, max]. Most target rows of an upsert match no source row (its source is a small
+// share of its target); the bitmap finds them without probing the hash table, whose slots are a
+// random read each, while the bitmap is far smaller and is read in key order where the target's
+// files are ordered or clustered by the key, as they usually are.
+class KeyBitmap {
+ public:
+  // Keys sparser than this many bits each are left to the hash table alone.
+  static constexpr uint64_t kMaxBitsPerKey = 64;
+
+  // The bitmap of the non-NULL values of `keys`, filled on the threads of `pool`; nullptr when
+  // their type is not integer-like, they are too sparse, or `reserve` refuses its bytes.
+  static std::unique_ptr<KeyBitmap> Make(const Vector& keys, ThreadPool& pool,
+                                         const std::function<bool(int64_t)>& reserve) {
+    std::unique_ptr<KeyBitmap> made;
+    WithIntegerValues(keys, [&](const auto* values) {
+      const bool nulls = keys.null_count() > 0;
+      int64_t low = std::numeric_limits<int64_t>::max();
+      int64_t high = std::numeric_limits<int64_t>::min();
+      uint64_t count = 0;
+      for (int64_t row = 0; row < keys.length(); ++row) {
+        if (nulls && keys.IsNull(row)) continue;
+        const auto value = static_cast<int64_t>(values[row]);
+        low = std::min(low, value);
+        high = std::max(high, value);
+        ++count;
+      }
+      if (count == 0) return;
+      // In unsigned arithmetic, which does not overflow for the widest range.
+      const uint64_t bits = static_cast<uint64_t>(high) - static_cast<uint64_t>(low) + 1;
+      if (bits == 0 || bits / kMaxBitsPerKey > count) return;
+      const auto bytes = static_cast<int64_t>((bits + 63) / 64 * 8);
+      if (!reserve(bytes)) return;
+      made.reset(new KeyBitmap(keys.type_id(), low, bits));
+      made->words_ = AllocateWords(static_cast<size_t>(bytes));
+      // Rows in chunks on every thread; a bit is set with an atomic OR, as two threads' keys
+      // may share a word.
+      constexpr int64_t kChunkRows = int64_t{1} << 16;
+      const int64_t num_rows = keys.length();
+      uint64_t* words = made->words_.get();
+      pool.ParallelFor(static_cast<size_t>((num_rows + kChunkRows - 1) / kChunkRows), [&](size_t chunk) {
+        const int64_t begin = static_cast<int64_t>(chunk) * kChunkRows;
+        const int64_t end = std::min(num_rows, begin + kChunkRows);
+        for (int64_t row = begin; row < end; ++row) {
+          if (nulls && keys.IsNull(row)) continue;
+          const uint64_t at = static_cast<uint64_t>(static_cast<int64_t>(values[row])) - static_cast<uint64_t>(low);
+          __atomic_fetch_or(&words[at >> 6], uint64_t{1} << (at & 63), __ATOMIC_RELAXED);
+        }
+      });
+    });
+    return made;
+  }
+
+  // Whether `keys` (the target's key values) can be tested: of the source key's type.
+  bool Accepts(const Vector& keys) const { return keys.type_id() == type_; }
+
+  // Keeps in `rows` those rows of `keys` whose value the source holds: of the ascending rows
+  // `rows` lists when `listed`, else of all rows [0, `num_rows`). NULL keys are dropped (the
+  // bitmap is only made for keys compared with `=`, where NULL matches nothing).
+  void Keep(const Vector& keys, int64_t num_rows, bool listed, std::vector<int64_t>& rows) const {
+    WithIntegerValues(keys, [&](const auto* values) {
+      const bool nulls = keys.null_count() > 0;
+      const uint64_t* words = words_.get();
+      auto member = [&](int64_t row) {
+        const uint64_t at = static_cast<uint64_t>(static_cast<int64_t>(values[row])) - static_cast<uint64_t>(low_);
+        return at < bits_ && ((words[at >> 6] >> (at & 63)) & 1) != 0 && !(nulls && keys.IsNull(row));
+      };
+      size_t kept = 0;
+      if (listed) {
+        for (const int64_t row : rows) {
+          rows[kept] = row;
+          kept += member(row) ? 1 : 0;
+        }
+      } else {
+        rows.resize(static_cast<size_t>(num_rows));
+        for (int64_t row = 0; row < num_rows; ++row) {
+          rows[kept] = row;
+          kept += member(row) ? 1 : 0;
+        }
+      }
+      rows.resize(kept);
+    });
+  }
+
+ private:
+  struct FreeWords {
+    void operator()(uint64_t* words) const { std::free(words); }
+  };
+
+  KeyBitmap(TypeId type, int64_t low, uint64_t bits) : type_(type), low_(low), bits_(bits) {}
+
+  // `bytes` of zeroed words; from huge pages when it is that large, as a target whose keys are
+  // not in order reads them at random.
+  static std::unique_ptr<uint64_t[], FreeWords> AllocateWords(size_t bytes) {
+    constexpr size_t kHugePageBytes = size_t{2} << 20;
+    const bool huge = bytes >= kHugePageBytes;
+    if (huge) bytes = (bytes + kHugePageBytes - 1) / kHugePageBytes * kHugePageBytes;
+    void* memory = huge ? std::aligned_alloc(kHugePageBytes, bytes) : std::malloc(bytes);
+    if (memory == nullptr) throw std::bad_alloc();
+    if (huge) ::madvise(memory, bytes, MADV_HUGEPAGE);
+    std::memset(memory, 0, bytes);
+    return std::unique_ptr<uint64_t[], FreeWords>(static_cast<uint64_t*>(memory));
+  }
+
+  TypeId type_;
+  int64_t low_;
+  uint64_t bits_;
+  std::unique_ptr<uint64_t[], FreeWords> words_;
+};
+
 // The materialised source keyed by the equi-join keys: an open-addressing table of (hash tag,
 // source row) slots of 8 bytes. A probe compares tags (the hash's high half; the low bits place
 // the slot) and leaves the keys to the ON condition, so a target row costs one cache line, and a
@@ -698,9 +826,10 @@ class SourceIndex {
            std::min(num_rows, kBuildRows) * 64 * static_cast<int64_t>(regions);
   }
 
-  // Built on the threads of `pool`, each filling one region of the slots (see Build).
+  // Built on the threads of `pool`, each filling one region of the slots (see Build). A single
+  // integer-like key compared with `=` also gets a KeyBitmap when `reserve` grants its bytes.
   SourceIndex(const BoundMerge& bound, const Batch& source, expr::EvalContext& context,
-              ThreadPool& pool)
+              ThreadPool& pool, const std::function<bool(int64_t)>& reserve)
       : bound_(bound) {
     const int64_t n = source.num_rows();
     if (bound.target_keys.empty() || n == 0) return;
@@ -717,9 +846,12 @@ class SourceIndex {
     const size_t num_regions = RegionsFor(n, pool.num_threads());
     AllocateSlots(capacity, pool, num_regions);
     Build(keys, n, pool, num_regions);
+    if (keys.size() == 1 && !bound.null_safe[0]) key_bitmap_ = KeyBitmap::Make(*keys[0], pool, reserve);
   }
 
   bool keyed() const { return !bound_.target_keys.empty(); }
+  // The source's values of its one integer-like key, or nullptr (see KeyBitmap).
+  const KeyBitmap* key_bitmap() const { return key_bitmap_.get(); }
   const std::vector<VectorPtr>& key_vectors() const { return key_vectors_; }
 
   // Appends (target row, source row) for every target row in [0, num_rows) (only the ascending
@@ -866,6 +998,7 @@ class SourceIndex {
 
   const BoundMerge& bound_;
   std::vector<VectorPtr> key_vectors_;
+  std::unique_ptr<KeyBitmap> key_bitmap_;
   std::unique_ptr<Slot[], FreeSlots> slots_;
   size_t num_slots_ = 0;
   size_t mask_ = 0;
@@ -1399,6 +1532,7 @@ PieceOutcome ProcessPiece(const MergeRun& run, const dml::PositionedBatch& posit
       // Only this pass's rows are probed, so prefetching goes to the slots they read.
       thread_local std::vector<int64_t> probed;
       probed.clear();
+      bool listed = partitioned;
       if (partitioned) {
         in_pass.resize(static_cast<size_t>(n));
         for (int64_t row = 0; row < n; ++row) {
@@ -1408,7 +1542,13 @@ PieceOutcome ProcessPiece(const MergeRun& run, const dml::PositionedBatch& posit
           if (here) probed.push_back(row);
         }
       }
-      run.index->ProbeAll(hashes.data(), keys, n, partitioned ? &probed : nullptr, pair_target,
+      // Rows whose key the source's bitmap lacks match no source row: only the others probe.
+      if (const KeyBitmap* bitmap = run.index->key_bitmap();
+          bitmap != nullptr && bitmap->Accepts(*keys[0])) {
+        bitmap->Keep(*keys[0], n, listed, probed);
+        listed = true;
+      }
+      run.index->ProbeAll(hashes.data(), keys, n, listed ? &probed : nullptr, pair_target,
                           pair_source);
     } else {
       for (int64_t row = 0; row < n; ++row) {
@@ -2017,6 +2157,7 @@ StatementResult ExecuteMerge(sql::SessionState& session, const sql::Statement& w
   dml::Stopwatch scan_time;
   Batch source;
   std::optional<SourceIndex> index;
+  exec::MemoryReservation pass_memory(exec_context.memory, "MergeSourcePartition");
   auto start_pass = [&](Batch pass_source) {
     index.reset();
     source = std::move(pass_source);
@@ -2026,7 +2167,10 @@ StatementResult ExecuteMerge(sql::SessionState& session, const sql::Statement& w
     for (int64_t i = 0; i < source.num_rows(); ++i)
       run.source_matched[static_cast<size_t>(i)] = false;
     expr::EvalContext index_context = run.eval;
-    index.emplace(bound, source, index_context, session.pool());
+    // The key bitmap's bytes count with the source's (or this pass's partition's).
+    index.emplace(bound, source, index_context, session.pool(), [&](int64_t bytes) {
+      return (run.num_passes == 1 ? source_memory : pass_memory).TryGrow(bytes);
+    });
     run.index = &*index;
   };
   if (run.num_passes == 1) {
@@ -2038,7 +2182,6 @@ StatementResult ExecuteMerge(sql::SessionState& session, const sql::Statement& w
   // Files whose kept rows the last (or only) pass copies as it matches them.
   std::vector<uint8_t> copied_as_matched(candidates.files.size(), 0);
   AnnounceTargetFiles(session, candidates.files);
-  exec::MemoryReservation pass_memory(exec_context.memory, "MergeSourcePartition");
   for (int pass = 0; pass < run.num_passes; ++pass) {
     if (run.num_passes > 1) {
       // One partition's rows and hash table in memory at a time.
