@@ -21,7 +21,7 @@
 // under the same limit) is reported as such, without ratios.
 // With --merge-only, only t and s are written and only the MERGE runs.
 // Usage: scale_bench [--rows N] [--threads T] [--limit SIZE] [--repetitions R] [--operators | --merge-only]
-//        (defaults 100,000,000, 2, 2GB, 1). With R > 1 the MERGE runs R times on each side, in
+//        (defaults 100,000,000, 2, 2GB, 3). With R > 1 the MERGE runs R times on each side, in
 //        alternating order, and each side's best time is compared (see Run).
 // Last run at the default size, on a shared 2-core machine under a load average of 7-8:
 //   dedupe  silt 97.6 s, peak 2004 MB; DuckDB out of memory after 105.8 s
@@ -59,8 +59,13 @@
 //           ratio 1.03, CPU ratio 0.94
 //   merge   silt 28.5 s, CPU 51.0 s, peak 1400 MB; DuckDB 28.0 s, CPU 55.2 s, peak 992 MB;
 //           ratio 1.02, CPU ratio 0.92
-// silt spends less CPU time than DuckDB and is at its time within the runs' noise: what is left idle is
-// the end of each file's matching and writing and the one thread that consumes the source's scan.
+// silt spent less CPU time than DuckDB and was at its time within the runs' noise. Those runs
+// were single, DuckDB first, each inheriting the other's dirty pages; runs now sync first and,
+// with --repetitions, alternate. After the MERGE's key bitmap, cheaper probes and statistics
+// (2026-12-02, quiet machine, --merge-only --repetitions 3; rounds silt 18.3, 17.0, 16.2 s,
+// DuckDB 21.4, 22.2, 17.8 s):
+//   merge (best of each side)  silt 16.2 s, CPU 30.3 s, peak 1456 MB; DuckDB 17.8 s, CPU 33.4 s,
+//                              peak 994 MB; ratio 0.91, CPU ratio 0.91
 // (docs/architecture.md, "Bounded memory", keeps the tables and what the times depend on).
 
 #include <fcntl.h>
@@ -471,7 +476,7 @@ int main(int argc, char** argv) {
   std::string limit = "2GB";
   bool operators = false;
   bool merge_only = false;
-  int repetitions = 1;
+  int repetitions = 3;
   for (int i = 1; i < argc; ++i) {
     if (std::string(argv[i]) == "--operators") {
       operators = true;
