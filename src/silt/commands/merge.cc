@@ -664,6 +664,20 @@ void HashKeys(const std::vector<VectorPtr>& keys, int64_t begin, int64_t end,
   }
 }
 
+// `bytes` of memory for a table read at random, freed with std::free: when at least a huge page,
+// rounded up to whole huge pages, aligned to them and asking for them (transparent huge pages,
+// where the kernel offers them on request) before it is first touched, so that reads spread over
+// the whole table miss the TLB far less often. Not zeroed.
+void* AllocateRandomAccessTable(size_t bytes) {
+  constexpr size_t kHugePageBytes = size_t{2} << 20;
+  const bool huge = bytes >= kHugePageBytes;
+  if (huge) bytes = (bytes + kHugePageBytes - 1) / kHugePageBytes * kHugePageBytes;
+  void* memory = huge ? std::aligned_alloc(kHugePageBytes, bytes) : std::malloc(bytes);
+  if (memory == nullptr) throw std::bad_alloc();
+  if (huge) ::madvise(memory, bytes, MADV_HUGEPAGE);
+  return memory;
+}
+
 // Calls `body(values)` with the values of an integer-like vector (byte to bigint, date,
 // timestamps: each compares as its int64 value) and returns true; false for any other type.
 template <typename Body>
@@ -771,15 +785,9 @@ class KeyBitmap {
 
   KeyBitmap(TypeId type, int64_t low, uint64_t bits) : type_(type), low_(low), bits_(bits) {}
 
-  // `bytes` of zeroed words; from huge pages when it is that large, as a target whose keys are
-  // not in order reads them at random.
+  // `bytes` of zeroed words: a target whose keys are not in order reads them at random.
   static std::unique_ptr<uint64_t[], FreeWords> AllocateWords(size_t bytes) {
-    constexpr size_t kHugePageBytes = size_t{2} << 20;
-    const bool huge = bytes >= kHugePageBytes;
-    if (huge) bytes = (bytes + kHugePageBytes - 1) / kHugePageBytes * kHugePageBytes;
-    void* memory = huge ? std::aligned_alloc(kHugePageBytes, bytes) : std::malloc(bytes);
-    if (memory == nullptr) throw std::bad_alloc();
-    if (huge) ::madvise(memory, bytes, MADV_HUGEPAGE);
+    void* memory = AllocateRandomAccessTable(bytes);
     std::memset(memory, 0, bytes);
     return std::unique_ptr<uint64_t[], FreeWords>(static_cast<uint64_t*>(memory));
   }
@@ -968,19 +976,9 @@ class SourceIndex {
     }
   }
 
-  // `capacity` empty slots, cleared by `num_parts` threads of `pool`. A table of huge pages'
-  // size or more is aligned to them and asks for them (transparent huge pages, where the kernel
-  // offers them on request) before it is first touched: its probes, spread over the whole table,
-  // then miss the TLB far less often.
+  // `capacity` empty slots, cleared by `num_parts` threads of `pool`; probes read them at random.
   void AllocateSlots(size_t capacity, ThreadPool& pool, size_t num_parts) {
-    constexpr size_t kHugePageBytes = size_t{2} << 20;
-    size_t bytes = capacity * sizeof(Slot);
-    const bool huge = bytes >= kHugePageBytes;
-    if (huge) bytes = (bytes + kHugePageBytes - 1) / kHugePageBytes * kHugePageBytes;
-    void* memory = huge ? std::aligned_alloc(kHugePageBytes, bytes) : std::malloc(bytes);
-    if (memory == nullptr) throw std::bad_alloc();
-    if (huge) ::madvise(memory, bytes, MADV_HUGEPAGE);
-    slots_.reset(static_cast<Slot*>(memory));
+    slots_.reset(static_cast<Slot*>(AllocateRandomAccessTable(capacity * sizeof(Slot))));
     num_slots_ = capacity;
     pool.ParallelFor(num_parts, [&](size_t part) {
       const size_t first = capacity * part / num_parts;
