@@ -727,6 +727,13 @@ constexpr size_t kMinPartitionedMergeGroups = size_t{1} << 15;
 
 size_t MergePartitionOf(uint64_t hash, int depth) { return SpillPartitionOf(hash, depth); }
 
+// A global aggregate (no keys) holds one group, which cannot spill: its first bytes are part of
+// the fixed margin the limit does not count (as spill files' buffers are), so that it cannot fail
+// for want of the few kilobytes its group takes after an operator below it, which spills, has
+// reserved all of the limit. States that grow with the rows (collect_list, percentiles) still
+// count past them.
+constexpr int64_t kUncountedGlobalGroupBytes = int64_t{64} << 10;
+
 class HashAggregateOperator final : public Operator {
  public:
   HashAggregateOperator(SchemaPtr schema, OperatorPtr child, std::vector<ExpressionPtr> keys,
@@ -796,7 +803,8 @@ class HashAggregateOperator final : public Operator {
         if (!spilling.load(std::memory_order_acquire)) {
           tables[worker]->Consume(input.batch, input.selection, worker_context.eval);
           MemoryReservation& reservation = *reservations[worker];
-          int64_t growth = tables[worker]->MemoryBytes() - reservation.used();
+          int64_t growth = tables[worker]->MemoryBytes() - reservation.used() -
+                           (keys_.empty() ? kUncountedGlobalGroupBytes : 0);
           if (growth > 0 && !reservation.TryGrow(growth)) {
             if (keys_.empty() || depth_ >= kMaxSpillDepth) {
               ThrowMemoryLimitExceeded(*context.memory, "HashAggregate");
