@@ -50,6 +50,7 @@
 #include "silt/sql/expression_binder.h"
 #include "silt/sql/planner.h"
 #include "silt/types/schema_json.h"
+#include "silt/vector/integer_values.h"
 #include "silt/vector/take.h"
 
 namespace silt::commands::internal {
@@ -678,22 +679,6 @@ void* AllocateRandomAccessTable(size_t bytes) {
   return memory;
 }
 
-// Calls `body(values)` with the values of an integer-like vector (byte to bigint, date,
-// timestamps: each compares as its int64 value) and returns true; false for any other type.
-template <typename Body>
-bool WithIntegerValues(const Vector& vector, Body&& body) {
-  switch (vector.type_id()) {
-    case TypeId::kByte: body(vector.values<int8_t>()); return true;
-    case TypeId::kShort: body(vector.values<int16_t>()); return true;
-    case TypeId::kInteger:
-    case TypeId::kDate: body(vector.values<int32_t>()); return true;
-    case TypeId::kLong:
-    case TypeId::kTimestamp:
-    case TypeId::kTimestampNtz: body(vector.values<int64_t>()); return true;
-    default: return false;
-  }
-}
-
 // The values a MERGE source holds of its one integer-like equi-join key, exactly, as a bitmap
 // over [min, max]. Most target rows of an upsert match no source row (its source is a small
 // share of its target); the bitmap finds them without probing the hash table, whose slots are a
@@ -709,7 +694,7 @@ class KeyBitmap {
   static std::unique_ptr<KeyBitmap> Make(const Vector& keys, ThreadPool& pool,
                                          const std::function<bool(int64_t)>& reserve) {
     std::unique_ptr<KeyBitmap> made;
-    WithIntegerValues(keys, [&](const auto* values) {
+    VisitIntegerValues(keys, [&](const auto* values) {
       const bool nulls = keys.null_count() > 0;
       int64_t low = std::numeric_limits<int64_t>::max();
       int64_t high = std::numeric_limits<int64_t>::min();
@@ -754,7 +739,7 @@ class KeyBitmap {
   // `rows` lists when `listed`, else of all rows [0, `num_rows`). NULL keys are dropped (the
   // bitmap is only made for keys compared with `=`, where NULL matches nothing).
   void Keep(const Vector& keys, int64_t num_rows, bool listed, std::vector<int64_t>& rows) const {
-    WithIntegerValues(keys, [&](const auto* values) {
+    VisitIntegerValues(keys, [&](const auto* values) {
       const bool nulls = keys.null_count() > 0;
       const uint64_t* words = words_.get();
       auto member = [&](int64_t row) {

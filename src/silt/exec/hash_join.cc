@@ -18,6 +18,7 @@
 #include "silt/exec/spill_file.h"
 #include "silt/expr/evaluator.h"
 #include "silt/expr/type_coercion.h"
+#include "silt/vector/integer_values.h"
 #include "silt/vector/take.h"
 
 namespace silt::exec {
@@ -31,21 +32,10 @@ constexpr int64_t kEncodeChunkRows = 64 * 1024;
 // Rows ahead of the current one whose hash-table memory is prefetched.
 constexpr int64_t kPrefetchDistance = 48;
 
-// Reads row i of an integral, date or timestamp vector as int64.
-template <typename T>
-void WidenKeys(const Vector& keys, int64_t* out) {
-  const T* values = keys.values<T>();
-  for (int64_t i = 0; i < keys.length(); ++i) out[i] = values[i];
-}
-
+// The values of an integer-like vector, widened to int64.
 std::vector<int64_t> IntegerKeys(const Vector& keys) {
   std::vector<int64_t> out(static_cast<size_t>(keys.length()));
-  switch (keys.type()->FixedWidth()) {
-    case 1: WidenKeys<int8_t>(keys, out.data()); break;
-    case 2: WidenKeys<int16_t>(keys, out.data()); break;
-    case 4: WidenKeys<int32_t>(keys, out.data()); break;
-    default: WidenKeys<int64_t>(keys, out.data()); break;
-  }
+  VisitIntegerValues(keys, [&](const auto* values) { std::copy(values, values + keys.length(), out.begin()); });
   return out;
 }
 
@@ -53,18 +43,7 @@ std::vector<int64_t> IntegerKeys(const Vector& keys) {
 // slots, so a probe costs one cache miss where the general KeyTable needs three.
 class IntegerKeyIndex {
  public:
-  static bool Supports(const DataType& type) {
-    switch (type.id()) {
-      case TypeId::kByte:
-      case TypeId::kShort:
-      case TypeId::kInteger:
-      case TypeId::kLong:
-      case TypeId::kDate:
-      case TypeId::kTimestamp:
-      case TypeId::kTimestampNtz: return true;
-      default: return false;
-    }
-  }
+  static bool Supports(const DataType& type) { return IsIntegerLike(type.id()); }
 
   // Indexes the rows of `keys` whose `null_rows` byte is 0, chaining rows of one key through
   // `next` in row order.

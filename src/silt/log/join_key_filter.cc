@@ -5,37 +5,19 @@
 #include <limits>
 #include <string_view>
 
+#include "silt/vector/integer_values.h"
+
 namespace silt::log {
 
 namespace {
-
-bool IsIntegerLike(TypeId id) {
-  switch (id) {
-    case TypeId::kByte:
-    case TypeId::kShort:
-    case TypeId::kInteger:
-    case TypeId::kLong:
-    case TypeId::kDate:
-    case TypeId::kTimestamp:
-    case TypeId::kTimestampNtz: return true;
-    default: return false;
-  }
-}
 
 // Row i of an integer-like vector, widened (exactly) to int64.
 template <typename Visit>
 void ForEachInteger(const Vector& vector, Visit&& visit) {
   const int64_t count = vector.length();
-  auto run = [&](const auto* values) {
+  VisitIntegerValues(vector, [&](const auto* values) {
     for (int64_t i = 0; i < count; ++i) visit(i, static_cast<int64_t>(values[i]));
-  };
-  switch (vector.type_id()) {
-    case TypeId::kByte: run(vector.values<int8_t>()); break;
-    case TypeId::kShort: run(vector.values<int16_t>()); break;
-    case TypeId::kInteger:
-    case TypeId::kDate: run(vector.values<int32_t>()); break;
-    default: run(vector.values<int64_t>()); break;
-  }
+  });
 }
 
 // A 64-bit finalizer that spreads every input bit over the output (each output bit depends on
