@@ -2,7 +2,6 @@
 // closed or dropped early (no thread, memory or spill file left), errors raised mid-stream keep
 // their class, and a cancel stops it.
 
-#include <dirent.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -12,6 +11,7 @@
 #include <thread>
 
 #include "silt/api/session_internal.h"
+#include "silt/base/testing_threads.h"
 #include "silt/io/file_system.h"
 #include "silt/io/path.h"
 #include "silt/io/testing_temporary_folder.h"
@@ -21,18 +21,6 @@ namespace silt {
 namespace {
 
 constexpr int64_t kBigRange = 1'000'000'000;
-
-// The threads of this process.
-int ThreadCount() {
-  int count = 0;
-  DIR* tasks = opendir("/proc/self/task");
-  if (tasks == nullptr) return -1;
-  while (dirent* entry = readdir(tasks)) {
-    if (entry->d_name[0] != '.') ++count;
-  }
-  closedir(tasks);
-  return count;
-}
 
 class ResultStreamTest : public ::testing::Test {
  protected:
@@ -106,7 +94,7 @@ TEST_F(ResultStreamTest, ClosingEarlyStopsTheQueryAndLeavesNoThread) {
     ASSERT_TRUE(stream.Next().has_value());
     EXPECT_GT(ThreadCount(), threads_before);  // the producer
     stream.Close();
-    EXPECT_EQ(ThreadCount(), threads_before);
+    EXPECT_EQ(WaitForThreadCount(threads_before), threads_before);
     EXPECT_FALSE(stream.Next().has_value());
     stream.Close();   // twice is fine
     stream.Cancel();  // after the end: nothing to stop, and the session's statements still run
@@ -119,7 +107,7 @@ TEST_F(ResultStreamTest, ClosingEarlyStopsTheQueryAndLeavesNoThread) {
         session_.ExecuteStream("SELECT id FROM range(" + std::to_string(kBigRange) + ")");
     ASSERT_TRUE(stream.Next().has_value());
   }
-  EXPECT_EQ(ThreadCount(), threads_before);
+  EXPECT_EQ(WaitForThreadCount(threads_before), threads_before);
   // The session goes on, uncancelled.
   EXPECT_EQ(session_.Execute("SELECT count(*) FROM range(7)").row(0).GetInt64(0), 7);
   EXPECT_EQ(session_.Sql("SELECT count(*) FROM range(5)").Collect().row(0).GetInt64(0), 5);
@@ -171,7 +159,7 @@ TEST_F(ResultStreamTest, CancelStopsTheStream) {
   std::thread canceler([&] { stream.Cancel(); });
   canceler.join();
   EXPECT_EQ(ErrorClassOfNext(stream), "OPERATION_CANCELED");
-  EXPECT_EQ(ThreadCount(), threads_before);
+  EXPECT_EQ(WaitForThreadCount(threads_before), threads_before);
   // The stream's cancel does not outlive it: the session's next statements run.
   EXPECT_EQ(session_.Sql("SELECT count(*) FROM range(4)").Collect().row(0).GetInt64(0), 4);
 }

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "silt/base/testing_threads.h"
 #include "silt/error.h"
 #include "silt/io/file_system.h"
 #include "silt/io/path.h"
@@ -82,15 +83,6 @@ std::optional<int> WriterOf(const std::string& content, int version) {
   if (parsed_version != version || writer < 0 || writer >= kWriters) return std::nullopt;
   if (content != CommitContent(writer, version)) return std::nullopt;
   return writer;
-}
-
-int ThreadCount() {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.starts_with("Threads:")) return std::stoi(line.substr(8));
-  }
-  return -1;
 }
 
 void WaitForStart(int start_descriptor) {
@@ -172,7 +164,7 @@ void WaitForStart(int start_descriptor) {
 TEST(PutIfAbsentRaceTest, ProcessesRacingForEveryVersionCreateEachExactlyOnce) {
   // fork() copies only the calling thread; a lock held by another thread would stay locked forever
   // in the child. Earlier tests join their threads, so this process must be single-threaded here.
-  ASSERT_EQ(ThreadCount(), 1);
+  ASSERT_EQ(WaitForThreadCount(1), 1);
 
   TestingTemporaryFolder folder;
   std::string log_folder = JoinPath(folder.path(), "_delta_log");
