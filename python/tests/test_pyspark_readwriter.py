@@ -118,6 +118,33 @@ def test_writer_v2(spark):
     assert spark.table("w").count() == 2
     spark.createDataFrame([(5, "a")], ["id", "v"]).writeTo("w").overwritePartitions()
     assert spark.table("w").collect() == [Row(id=5, v="a")]
+    # Only the partitions the rows fall in are replaced.
+    spark.createDataFrame([(6, "b")], ["id", "v"]).writeTo("w").append()
+    spark.createDataFrame([(7, "a"), (8, "c")], ["id", "v"]).writeTo("w").overwritePartitions()
+    assert sorted(spark.table("w").collect()) == [Row(id=6, v="b"), Row(id=7, v="a"), Row(id=8, v="c")]
+    # The session's own setting is left as it was.
+    assert spark.conf.get("spark.sql.sources.partitionOverwriteMode", "static") == "static"
+
+
+def test_dynamic_partition_overwrite_option(spark, tmp_path):
+    path = str(tmp_path / "t")
+    df = spark.createDataFrame([(1, "a"), (2, "b"), (3, None)], ["id", "p"])
+    df.write.format("delta").partitionBy("p").save(path)
+    new_rows = spark.createDataFrame([(10, "a"), (11, None)], ["id", "p"])
+    new_rows.write.format("delta").mode("overwrite").option("partitionOverwriteMode", "dynamic").save(path)
+    rows = spark.read.format("delta").load(path).collect()
+    assert sorted(rows, key=lambda row: row.id) == [Row(id=2, p="b"), Row(id=10, p="a"), Row(id=11, p=None)]
+    # Without the option, an overwrite replaces the whole table.
+    new_rows.write.format("delta").mode("overwrite").save(path)
+    assert spark.read.format("delta").load(path).count() == 2
+    for options, error_class in [
+            ({"replaceWhere": "p = 'a'"}, "DELTA_REPLACE_WHERE_WITH_DYNAMIC_PARTITION_OVERWRITE"),
+            ({"overwriteSchema": "true"}, "DELTA_OVERWRITE_SCHEMA_WITH_DYNAMIC_PARTITION_OVERWRITE")]:
+        with pytest.raises(IllegalArgumentException) as raised:
+            new_rows.write.format("delta").mode("overwrite").option(
+                "partitionOverwriteMode", "dynamic").options(**options).save(path)
+        assert raised.value.getErrorClass() == error_class
+    assert spark.read.format("delta").load(path).count() == 2
 
 
 def test_time_travel_options(spark, tmp_path):

@@ -11,7 +11,7 @@ txnAppId/txnVersion (idempotent writes).
 
 from silt import _silt
 from silt.errors import AnalysisException, IllegalArgumentException, PySparkTypeError, _error
-from silt.sql.column import _cluster_by_sql, _literal, _parse_name, _quote, _string_sql
+from silt.sql.column import _cluster_by_sql, _parse_name, _quote, _string_sql
 from silt.sql.types import StructType, _parse_datatype_string, _type_sql
 
 __all__ = ["DataFrameReader", "DataFrameWriter", "DataFrameWriterV2"]
@@ -220,6 +220,26 @@ class DataFrameReader:
 _TXN_APP_ID = "spark.databricks.delta.write.txnAppId"
 _TXN_VERSION = "spark.databricks.delta.write.txnVersion"
 _MAX_RECORDS_PER_FILE = "spark.sql.files.maxRecordsPerFile"
+_PARTITION_OVERWRITE_MODE = "spark.sql.sources.partitionOverwriteMode"
+
+
+def _execute_with_settings(session, settings, statement):
+    """Runs `statement` with `settings` (session settings) in force for it only."""
+    if not settings:
+        session._execute(statement)
+        return
+    engine = session._engine
+    previous = {key: engine.get_conf(key) for key in settings}
+    for key, value in settings.items():
+        engine.set_conf(key, value)
+    try:
+        session._execute(statement)
+    finally:
+        for key, value in previous.items():
+            if value is None:
+                engine.sql("RESET %s" % key)
+            else:
+                engine.set_conf(key, value)
 
 _SAVE_MODES = {
     "append": "append",
@@ -301,29 +321,19 @@ class DataFrameWriter:
     def _execute(self, statement):
         """Runs a write statement with the options that are session settings for this statement
         only: txnAppId and txnVersion (Delta's spark.databricks.delta.write.txnAppId/txnVersion:
-        an idempotent write, skipped when the table already recorded that application's version)
-        and maxRecordsPerFile (spark.sql.files.maxRecordsPerFile: the most rows a file holds)."""
+        an idempotent write, skipped when the table already recorded that application's version),
+        maxRecordsPerFile (spark.sql.files.maxRecordsPerFile: the most rows a file holds) and
+        partitionOverwriteMode (spark.sql.sources.partitionOverwriteMode: with "dynamic", an
+        overwrite replaces only the partitions it writes rows to)."""
         settings = {}
         if self._options.get("txnappid") is not None:
             settings[_TXN_APP_ID] = self._options["txnappid"]
             settings[_TXN_VERSION] = self._options.get("txnversion")
         if self._options.get("maxrecordsperfile") is not None:
             settings[_MAX_RECORDS_PER_FILE] = self._options["maxrecordsperfile"]
-        if not settings:
-            self._session._execute(statement)
-            return
-        engine = self._session._engine
-        previous = {key: engine.get_conf(key) for key in settings}
-        for key, value in settings.items():
-            engine.set_conf(key, value)
-        try:
-            self._session._execute(statement)
-        finally:
-            for key, value in previous.items():
-                if value is None:
-                    engine.sql("RESET %s" % key)
-                else:
-                    engine.set_conf(key, value)
+        if self._options.get("partitionoverwritemode") is not None:
+            settings[_PARTITION_OVERWRITE_MODE] = self._options["partitionoverwritemode"]
+        _execute_with_settings(self._session, settings, statement)
 
     def save(self, path=None, format=None, mode=None, partitionBy=None, **options):
         if format is not None:
@@ -373,6 +383,16 @@ class DataFrameWriter:
         if not exists:
             self._create(target, location, replace=False)
             return
+        dynamic = (options.get("partitionoverwritemode") or "").lower() == "dynamic"
+        if self._mode == "overwrite" and dynamic:
+            if options.get("replacewhere"):
+                raise _error("DELTA_REPLACE_WHERE_WITH_DYNAMIC_PARTITION_OVERWRITE",
+                             "A 'replaceWhere' expression and 'partitionOverwriteMode'='dynamic' cannot "
+                             "both be set in the DataFrameWriter options.", family=IllegalArgumentException)
+            if _truthy(options.get("overwriteschema", "false")):
+                raise _error("DELTA_OVERWRITE_SCHEMA_WITH_DYNAMIC_PARTITION_OVERWRITE",
+                             "'overwriteSchema' cannot be used in dynamic partition overwrite mode.",
+                             family=IllegalArgumentException)
         if self._mode == "overwrite" and _truthy(options.get("overwriteschema", "false")):
             self._create(target, location, replace=True)
             return
@@ -546,20 +566,6 @@ class DataFrameWriterV2:
 
     def overwritePartitions(self):
         """Replaces the partitions the DataFrame has rows for (dynamic partition overwrite)."""
-        session = self._df._session
-        detail = session._execute("DESCRIBE DETAIL %s" % self._table)
-        partitions = detail.rows()[0][detail.columns.index("partitionColumns")] or []
         columns = ", ".join(_quote(name) for name in self._df.columns)
-        if not partitions:
-            session._execute("INSERT OVERWRITE %s (%s) %s" % (self._table, columns, self._df._query))
-            return
-        # The partitions the new rows fall in, as a predicate of literals.
-        keys = [_quote(p) for p in partitions]
-        found = session._run("SELECT DISTINCT %s FROM (%s) AS `_new`" % (", ".join(keys), self._df._query)).rows()
-        if not found:
-            return
-        condition = " OR ".join(
-            "(" + " AND ".join("%s <=> %s" % (key, _literal(value)[0]) for key, value in zip(keys, row)) + ")"
-            for row in found)
-        session._execute("INSERT INTO %s (%s) REPLACE WHERE %s %s" % (
-            self._table, columns, condition, self._df._query))
+        _execute_with_settings(self._df._session, {_PARTITION_OVERWRITE_MODE: "dynamic"},
+                               "INSERT OVERWRITE %s (%s) %s" % (self._table, columns, self._df._query))

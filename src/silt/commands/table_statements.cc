@@ -11,6 +11,7 @@
 #include "silt/base/shortened_text.h"
 #include "silt/commands/column_defaults.h"
 #include "silt/commands/column_type_change.h"
+#include "silt/commands/dml_support.h"
 #include "silt/commands/dml_validation.h"
 #include "silt/commands/drop_feature.h"
 #include "silt/commands/identity_columns.h"
@@ -23,6 +24,7 @@
 #include "silt/io/path.h"
 #include "silt/log/clustering.h"
 #include "silt/log/data_file_writer.h"
+#include "silt/log/partition_values.h"
 #include "silt/log/random_uuid.h"
 #include "silt/log/restore.h"
 #include "silt/log/row_tracking.h"
@@ -867,15 +869,16 @@ namespace {
 // The INSERT's query, with the DEFAULT keyword in its VALUES rows replaced by the DEFAULT of the
 // column each value goes to (NULL for a column without one). `computed(i)` says whether a
 // by-position insert may leave table column i out.
-sql::QueryPtr WithDefaultsResolved(const sql::Statement& statement, const Schema& schema,
+sql::QueryPtr WithDefaultsResolved(const sql::QueryPtr& query,
+                                   const std::vector<std::string>& column_names,
+                                   const Schema& schema,
                                    const std::function<bool(size_t)>& computed) {
-  const sql::QueryPtr& query = statement.query;
   if (query->kind != sql::QueryKind::kValues || query->values.empty()) return query;
   size_t arity = query->values[0].size();
   std::vector<int> targets(arity, -1);
-  if (!statement.column_names.empty()) {
-    for (size_t j = 0; j < arity && j < statement.column_names.size(); ++j) {
-      targets[j] = schema.FieldIndex(statement.column_names[j], /*case_sensitive=*/false);
+  if (!column_names.empty()) {
+    for (size_t j = 0; j < arity && j < column_names.size(); ++j) {
+      targets[j] = schema.FieldIndex(column_names[j], /*case_sensitive=*/false);
     }
   } else if (arity == schema.num_fields()) {
     for (size_t j = 0; j < arity; ++j) targets[j] = static_cast<int>(j);
@@ -896,6 +899,114 @@ sql::QueryPtr WithDefaultsResolved(const sql::Statement& statement, const Schema
   return resolved;
 }
 
+// A column INSERT's PARTITION clause gives a value: `p = v` (Spark's static partition).
+struct StaticPartition {
+  size_t column;  // in the table schema
+  sql::ExpressionPtr value;  // CAST(v AS <the column's type>)
+};
+
+// Checks INSERT's PARTITION clause against the table and returns its static partitions, the
+// values cast to their columns' types as Spark casts them.
+std::vector<StaticPartition> StaticPartitions(const sql::Statement& statement, const Schema& schema,
+                                              const log::Metadata& metadata,
+                                              const std::string& table_name) {
+  std::vector<StaticPartition> statics;
+  std::set<std::string> named;
+  for (const auto& [column, value] : statement.insert_partitions) {
+    int index = schema.FieldIndex(column, /*case_sensitive=*/false);
+    bool partition = false;
+    for (const std::string& name : metadata.partition_columns) {
+      partition = partition || EqualsIgnoreCase(name, column);
+    }
+    if (index < 0 || !partition) SILT_THROW(NON_PARTITION_COLUMN, {{"columnName", "`" + column + "`"}});
+    if (!named.insert(Lower(column)).second) SILT_THROW(DUPLICATE_KEY, {{"keyColumn", "`" + column + "`"}});
+    if (!value) continue;
+    auto cast = std::make_shared<sql::Expression>();
+    cast->kind = sql::ExpressionKind::kCast;
+    cast->position = value->position;
+    cast->cast_type = schema.field(static_cast<size_t>(index)).type;
+    cast->children = {value};
+    statics.push_back({static_cast<size_t>(index), std::move(cast)});
+  }
+  if (statement.if_not_exists) {
+    SILT_THROW(UNSUPPORTED_FEATURE,
+               {{"message", "INSERT INTO " + table_name + " with IF NOT EXISTS in the PARTITION spec"}});
+  }
+  return statics;
+}
+
+bool IsStaticPartition(const std::vector<StaticPartition>& statics, size_t column) {
+  for (const StaticPartition& partition : statics) {
+    if (partition.column == column) return true;
+  }
+  return false;
+}
+
+// The table columns a by-position query of `arity` columns writes when the PARTITION clause
+// gives some: the others in table order, without the generated ones when the query has
+// fewer columns than that.
+std::vector<std::string> ColumnsBesideStaticPartitions(const Schema& schema,
+                                                      const std::vector<StaticPartition>& statics,
+                                                      const std::function<bool(size_t)>& computed,
+                                                      size_t arity) {
+  std::vector<std::string> all;
+  std::vector<std::string> written;
+  for (size_t i = 0; i < schema.num_fields(); ++i) {
+    if (IsStaticPartition(statics, i)) continue;
+    all.push_back(schema.field(i).name);
+    if (!computed(i)) written.push_back(schema.field(i).name);
+  }
+  return arity != all.size() && arity == written.size() ? written : all;
+}
+
+// The predicate `p <=> CAST(v AS type) AND ...` that a static-partition INSERT OVERWRITE
+// replaces; nullptr without static partitions (the whole table is replaced).
+sql::ExpressionPtr StaticPartitionPredicate(const Schema& schema,
+                                            const std::vector<StaticPartition>& statics) {
+  sql::ExpressionPtr predicate;
+  for (const StaticPartition& partition : statics) {
+    auto column = std::make_shared<sql::Expression>();
+    column->kind = sql::ExpressionKind::kColumn;
+    column->name = {schema.field(partition.column).name};
+    auto equal = std::make_shared<sql::Expression>();
+    equal->kind = sql::ExpressionKind::kBinary;
+    equal->op = "<=>";
+    equal->children = {std::move(column), partition.value};
+    if (!predicate) {
+      predicate = std::move(equal);
+      continue;
+    }
+    auto both = std::make_shared<sql::Expression>();
+    both->kind = sql::ExpressionKind::kBinary;
+    both->op = "AND";
+    both->children = {std::move(predicate), std::move(equal)};
+    predicate = std::move(both);
+  }
+  return predicate;
+}
+
+// The partition a file belongs to: each partition column's value as canonical text (nullopt for
+// NULL), so that values written differently (a timestamp with or without its fraction, by
+// another writer) name the same partition.
+using PartitionKey = std::vector<std::optional<std::string>>;
+PartitionKey FilePartition(const Schema& schema, const log::Metadata& metadata,
+                           const log::PartitionValueMap& values) {
+  PartitionKey key;
+  for (const std::string& column : metadata.partition_columns) {
+    const Field& field = schema.field(static_cast<size_t>(schema.FieldIndex(column, false)));
+    const std::string physical = log::PhysicalColumnPath(schema, {column}).at(0);
+    const std::optional<std::string>* text = nullptr;
+    for (const auto& [name, value] : values) {
+      if (name == physical) text = &value;
+    }
+    std::optional<log::Scalar> value =
+        text == nullptr ? std::nullopt : log::ParsePartitionValue(*field.type, *text, field.name);
+    key.push_back(value ? std::optional(log::FormatPartitionValue(*field.type, *value))
+                        : std::nullopt);
+  }
+  return key;
+}
+
 }  // namespace
 
 StatementResult ExecuteInsert(sql::SessionState& session, const sql::Statement& statement) {
@@ -912,9 +1023,63 @@ StatementResult ExecuteInsert(sql::SessionState& session, const sql::Statement& 
     return assembler->IsGenerated(i) || IsIdentityColumn(schema->field(i));
   };
 
+  // PARTITION (p = v): the query writes the other columns, and an overwrite replaces partition
+  // p = v only. With spark.sql.sources.partitionOverwriteMode = dynamic, an overwrite of a
+  // partitioned table whose clause leaves a partition column to the query replaces only the
+  // partitions the query writes rows to (as Spark plans OverwritePartitionsDynamic).
+  const std::vector<StaticPartition> statics =
+      StaticPartitions(statement, *schema, metadata, target.display_name);
+  const std::string overwrite_setting =
+      session.GetConf("spark.sql.sources.partitionOverwriteMode").value_or("static");
+  std::string overwrite_mode = Lower(overwrite_setting);
+  if (overwrite_mode.size() >= 2 && (overwrite_mode[0] == '\'' || overwrite_mode[0] == '"')) {
+    overwrite_mode = overwrite_mode.substr(1, overwrite_mode.size() - 2);  // SET k = 'dynamic'
+  }
+  if (overwrite_mode != "static" && overwrite_mode != "dynamic") {
+    SILT_THROW(INVALID_CONF_VALUE, {{"confValue", overwrite_setting},
+                                    {"confName", "spark.sql.sources.partitionOverwriteMode"},
+                                    {"message", "Expected one of STATIC, DYNAMIC."}});
+  }
+  const bool dynamic_overwrite = statement.overwrite && !statement.replace_where &&
+                                 overwrite_mode == "dynamic" &&
+                                 metadata.partition_columns.size() > statics.size();
+  std::vector<std::string> insert_columns = statement.column_names;
+  for (const std::string& name : insert_columns) {
+    int index = schema->FieldIndex(name, /*case_sensitive=*/false);
+    if (index >= 0 && IsStaticPartition(statics, static_cast<size_t>(index))) {
+      SILT_THROW(STATIC_PARTITION_COLUMN_IN_INSERT_COLUMN_LIST, {{"staticName", "`" + name + "`"}});
+    }
+  }
+  const sql::QueryPtr& query = statement.query;
+  if (!statics.empty() && insert_columns.empty() && !statement.by_name &&
+      query->kind == sql::QueryKind::kValues && !query->values.empty()) {
+    insert_columns =
+        ColumnsBesideStaticPartitions(*schema, statics, computed, query->values[0].size());
+  }
+
   // The query's rows are written as they are produced, after the checks below.
-  QuerySource source = OpenQuery(session, *WithDefaultsResolved(statement, *schema, computed));
+  QuerySource source =
+      OpenQuery(session, *WithDefaultsResolved(query, insert_columns, *schema, computed));
   size_t source_columns = source.schema()->num_fields();
+  if (statement.by_name) {
+    for (const Field& column : source.schema()->fields()) {
+      int index = schema->FieldIndex(column.name, /*case_sensitive=*/false);
+      if (index >= 0 && IsStaticPartition(statics, static_cast<size_t>(index))) {
+        SILT_THROW(STATIC_PARTITION_COLUMN_IN_INSERT_COLUMN_LIST,
+                   {{"staticName", "`" + column.name + "`"}});
+      }
+      insert_columns.push_back(column.name);
+    }
+  } else if (!statics.empty() && insert_columns.empty()) {
+    insert_columns = ColumnsBesideStaticPartitions(*schema, statics, computed, source_columns);
+  }
+  expr::EvalContext context = session.MakeEvalContext();
+  std::vector<expr::ExpressionPtr> static_values;
+  for (const StaticPartition& partition : statics) {
+    sql::SchemaScope scope(std::make_shared<Schema>());
+    sql::ExpressionBinder binder(scope);
+    static_values.push_back(binder.Bind(*partition.value));
+  }
 
   // A by-position query with columns past the table's: Delta keeps them by their names and, with
   // schema evolution (INSERT WITH SCHEMA EVOLUTION or
@@ -922,7 +1087,19 @@ StatementResult ExecuteInsert(sql::SessionState& session, const sql::Statement& 
   // without it the write's schema does not match the table's.
   const bool evolve = statement.schema_evolution ||
                       session.GetBoolConf("spark.databricks.delta.schema.autoMerge.enabled", false);
-  if (statement.column_names.empty() && source_columns > schema->num_fields()) {
+  // The query's columns the table lacks: past the table's (by position) or of other names (BY
+  // NAME).
+  std::vector<size_t> new_columns;
+  if (statement.by_name) {
+    for (size_t i = 0; i < source_columns; ++i) {
+      if (schema->FieldIndex(source.schema()->field(i).name, /*case_sensitive=*/false) < 0) {
+        new_columns.push_back(i);
+      }
+    }
+  } else if (insert_columns.empty()) {
+    for (size_t i = schema->num_fields(); i < source_columns; ++i) new_columns.push_back(i);
+  }
+  if (!new_columns.empty()) {
     if (!evolve) {
       SILT_THROW(DELTA_METADATA_MISMATCH,
                  {{"details", "The query writes columns the table does not have; enable schema "
@@ -935,7 +1112,7 @@ StatementResult ExecuteInsert(sql::SessionState& session, const sql::Statement& 
       SILT_THROW(NOT_IMPLEMENTED, {{"feature", "Schema evolution in INSERT ... REPLACE WHERE"}});
     }
     std::vector<Field> added;
-    for (size_t i = schema->num_fields(); i < source_columns; ++i) {
+    for (size_t i : new_columns) {
       const Field& column = source.schema()->field(i);
       bool taken = schema->FieldIndex(column.name, /*case_sensitive=*/false) >= 0;
       for (const Field& other : added) taken = taken || EqualsIgnoreCase(other.name, column.name);
@@ -968,33 +1145,33 @@ StatementResult ExecuteInsert(sql::SessionState& session, const sql::Statement& 
     return text;
   };
   std::vector<int> mapping(schema->num_fields(), -1);
-  if (!statement.column_names.empty()) {
+  if (!insert_columns.empty()) {
     std::set<int> seen;
-    for (size_t i = 0; i < statement.column_names.size(); ++i) {
-      int index = schema->FieldIndex(statement.column_names[i], /*case_sensitive=*/false);
+    for (size_t i = 0; i < insert_columns.size(); ++i) {
+      int index = schema->FieldIndex(insert_columns[i], /*case_sensitive=*/false);
       if (index < 0) {
         std::string proposal;
         for (const Field& field : schema->fields())
           proposal += (proposal.empty() ? "`" : ", `") + field.name + "`";
         SILT_THROW(UNRESOLVED_COLUMN,
-                   {{"objectName", "`" + statement.column_names[i] + "`"}, {"proposal", proposal}});
+                   {{"objectName", "`" + insert_columns[i] + "`"}, {"proposal", proposal}});
       }
       if (!seen.insert(index).second) {
         SILT_THROW(COLUMN_ALREADY_EXISTS,
-                   {{"columnName", "`" + Lower(statement.column_names[i]) + "`"}});
+                   {{"columnName", "`" + Lower(insert_columns[i]) + "`"}});
       }
       mapping[static_cast<size_t>(index)] = static_cast<int>(i);
     }
-    if (statement.column_names.size() != source_columns) {
+    if (insert_columns.size() != source_columns) {
       SILT_THROW(
           INSERT_COLUMN_ARITY_MISMATCH,
           {{"tableName", target.display_name},
-           {"reason", source_columns > statement.column_names.size() ? "too many data columns"
+           {"reason", source_columns > insert_columns.size() ? "too many data columns"
                                                                      : "not enough data columns"},
            {"tableColumns",
             [&] {
               std::string text;
-              for (const auto& name : statement.column_names)
+              for (const auto& name : insert_columns)
                 text += (text.empty() ? "`" : ", `") + name + "`";
               return text;
             }()},
@@ -1020,24 +1197,42 @@ StatementResult ExecuteInsert(sql::SessionState& session, const sql::Statement& 
     }
   }
 
+  // The static partition values follow the query's columns in each batch.
+  for (size_t j = 0; j < statics.size(); ++j) {
+    mapping[statics[j].column] = static_cast<int>(source_columns + j);
+  }
   for (size_t i = 0; i < mapping.size(); ++i) {
     if (mapping[i] >= 0) CheckExplicitIdentityInsert(schema->field(i));
   }
 
-  expr::EvalContext context = session.MakeEvalContext();
   std::optional<std::string> replace_where_text;
   expr::ExpressionPtr replace_where;
-  if (statement.replace_where) {
-    replace_where_text = sql::ExpressionSql(*statement.replace_where);
+  sql::ExpressionPtr replace_where_sql = statement.replace_where;
+  if (statement.overwrite && !dynamic_overwrite && !statics.empty()) {
+    replace_where_sql = StaticPartitionPredicate(*schema, statics);
+  }
+  if (replace_where_sql) {
+    replace_where_text = sql::ExpressionSql(*replace_where_sql);
     sql::SchemaScope scope(schema);
     sql::ExpressionBinder binder(scope);
-    replace_where = binder.BindPredicate(*statement.replace_where, "REPLACE WHERE");
+    replace_where = binder.BindPredicate(*replace_where_sql, "REPLACE WHERE");
   }
 
   IdentityValueGenerator identity(*schema);
   BatchFileWriter writer(session, target.location, metadata);
   while (std::optional<Batch> batch = source.Next()) {
     if (batch->num_rows() == 0) continue;
+    if (!static_values.empty()) {
+      std::vector<Field> fields = batch->schema()->fields();
+      std::vector<VectorPtr> columns = batch->columns();
+      for (size_t j = 0; j < static_values.size(); ++j) {
+        columns.push_back(expr::Evaluate(*static_values[j], *batch, context));
+        context.ThrowIfError();
+        fields.push_back(Field{"partition " + std::to_string(j), columns.back()->type(), true, {}});
+      }
+      batch = Batch(std::make_shared<Schema>(std::move(fields)), std::move(columns),
+                    batch->num_rows());
+    }
     std::vector<int> batch_mapping = mapping;
     Batch completed = identity.WithGeneratedColumns(
         WithDefaultColumns(schema, *batch, batch_mapping, context), batch_mapping);
@@ -1055,7 +1250,21 @@ StatementResult ExecuteInsert(sql::SessionState& session, const sql::Statement& 
   WrittenFiles written = writer.Finish();
 
   // INSERT INTO t REPLACE WHERE is an overwrite of the rows matching the predicate.
-  bool overwrite = statement.overwrite || statement.replace_where != nullptr;
+  bool overwrite = statement.overwrite || replace_where != nullptr;
+  // A dynamic partition overwrite replaces the partitions it wrote files to.
+  std::set<PartitionKey> written_partitions;
+  if (dynamic_overwrite) {
+    for (const log::AddFile& add : written.adds) {
+      written_partitions.insert(FilePartition(*schema, metadata, add.partition_values));
+    }
+  }
+  // A predicate on partition columns only decides for whole files from their partition values.
+  dml::DmlTable partition_table;
+  partition_table.target = target;
+  partition_table.snapshot = snapshot;
+  partition_table.schema = schema;
+  const bool partition_only =
+      replace_where != nullptr && dml::IsPartitionOnlyPredicate(partition_table, replace_where);
   auto txn = log::Transaction::Start(snapshot, EnforcedFeatures());
   // Generated identity values move their high water marks in this commit's metadata, so a
   // concurrent writer that generated from the same marks conflicts.
@@ -1092,7 +1301,18 @@ StatementResult ExecuteInsert(sql::SessionState& session, const sql::Statement& 
     }
     for (const auto& file : snapshot->files()) {
       txn->RecordReadFile(file);
-      if (replace_where) {
+      if (dynamic_overwrite &&
+          !written_partitions.contains(FilePartition(*schema, metadata, file.partition_values))) {
+        continue;
+      }
+      std::optional<bool> whole;
+      if (partition_only) {
+        whole = dml::EvaluateOnPartitionValues(partition_table, replace_where, file, context);
+      }
+      if (whole.has_value()) {
+        if (!*whole) continue;
+        deleted_rows += dml::LiveRowCount(partition_table, *session.fs(), file);
+      } else if (replace_where) {
         // Rows outside the predicate survive: files without matching rows stay as they are,
         // the others are rewritten without the matching rows.
         std::vector<Batch> file_rows = scan->ReadFile(file);

@@ -456,7 +456,8 @@ enum class StatementKind {
 ///   kCreateView with replace = true.
 /// - kCreateDatabase: name, if_not_exists, comment, location. kDrop*: name, if_exists.
 /// - kUse: name (always present; `USE DATABASE d` and `USE d` give the same node).
-/// - kInsert: name, overwrite, column_names, replace_where, query (VALUES is a kValues query).
+/// - kInsert: name, overwrite, insert_partitions, if_not_exists (after PARTITION), by_name or
+///   column_names, replace_where, query (VALUES is a kValues query).
 /// - kMerge: target (kTable, alias), source, condition, merge_clauses, schema_evolution, with
 ///   (`WITH ... MERGE`: CTEs the source may read; UPDATE and DELETE keep theirs in `with` too).
 /// - kUpdate: target, assignments, where. kDelete: target, where.
@@ -522,6 +523,11 @@ struct Statement {
   std::vector<Assignment> assignments;
   ExpressionPtr where;
   ExpressionPtr replace_where;
+  /// INSERT's PARTITION (p = v, q): each column named, with its static value (a constant) or
+  /// nullptr for a dynamic partition column, whose values come from the query.
+  std::vector<std::pair<std::string, ExpressionPtr>> insert_partitions;
+  /// INSERT ... BY NAME: the query's columns go to the table's columns of the same names.
+  bool by_name = false;
 
   AlterTableAction alter_action = AlterTableAction::kSetProperties;
   std::string constraint_name;

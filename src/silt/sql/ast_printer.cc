@@ -821,6 +821,17 @@ class Printer {
       case StatementKind::kInsert: {
         std::string out = std::string(s.schema_evolution ? "INSERT WITH SCHEMA EVOLUTION " : "INSERT ") +
                           (s.overwrite ? "OVERWRITE " : "INTO ") + Name(s.name);
+        if (!s.insert_partitions.empty()) {
+          out += " PARTITION (";
+          for (size_t i = 0; i < s.insert_partitions.size(); ++i) {
+            const auto& [column, value] = s.insert_partitions[i];
+            out += (i > 0 ? ", " : "") + QuoteIdentifier(column);
+            if (value) out += " = " + Expression(*value);
+          }
+          out += ")";
+          if (s.if_not_exists) out += " IF NOT EXISTS";
+        }
+        if (s.by_name) out += " BY NAME";
         if (!s.column_names.empty()) out += " " + NameList(s.column_names);
         if (s.replace_where) out += " REPLACE WHERE " + Expression(*s.replace_where);
         return out + " " + Query(*s.query);

@@ -2642,10 +2642,30 @@ class Parser {
     }
     MatchKeyword("TABLE");
     statement.name = ParseTableNameOrPath();
-    if (IsOperator(Current(), "(") && !StartsQuery(1)) {
+    if (MatchKeyword("PARTITION")) {
+      ExpectOperator("(");
+      do {
+        std::string column = ParseIdentifier();
+        ExpressionPtr value;
+        if (MatchOperator("=")) value = ParseExpr();
+        statement.insert_partitions.emplace_back(std::move(column), std::move(value));
+      } while (MatchOperator(","));
+      ExpectOperator(")");
+      if (MatchKeyword("IF")) {
+        ExpectKeyword("NOT");
+        ExpectKeyword("EXISTS");
+        statement.if_not_exists = true;
+      }
+    }
+    if (MatchKeywords({"BY", "NAME"})) {
+      statement.by_name = true;
+    } else if (IsOperator(Current(), "(") && !StartsQuery(1)) {
       statement.column_names = ParseIdentifierList();
     }
-    if (MatchKeywords({"REPLACE", "WHERE"})) statement.replace_where = ParseExpr();
+    if (statement.insert_partitions.empty() && !statement.by_name &&
+        MatchKeywords({"REPLACE", "WHERE"})) {
+      statement.replace_where = ParseExpr();
+    }
     statement.query = ParseQuery();
     return statement;
   }
