@@ -10,6 +10,7 @@
 #include "silt/commands/dml_support.h"
 #include "silt/commands/statement_internal.h"
 #include "silt/log/clustering.h"
+#include "silt/log/file_rewrite.h"
 #include "silt/log/optimize.h"
 #include "silt/log/table_properties.h"
 #include "silt/sql/optimizer.h"
@@ -221,15 +222,19 @@ void AppendMetrics(VectorBuilder& builder, const log::OptimizeMetrics& m) {
 }  // namespace
 
 StatementResult ExecuteOptimize(sql::SessionState& session, const sql::Statement& statement) {
+  const std::string operation = statement.apply_purge ? "REORG" : "OPTIMIZE";
   dml::DmlTable table;
-  table.target = ResolveDeltaTarget(session, statement.name, statement.position, "OPTIMIZE");
+  table.target = ResolveDeltaTarget(session, statement.name, statement.position, operation);
   table.snapshot = log::Snapshot::Load(session.fs(), table.target.location);
   table.schema = std::make_shared<Schema>(table.snapshot->schema());
   const log::Metadata& metadata = table.metadata();
 
   log::OptimizeOptions options;
+  // REORG TABLE ... APPLY (PURGE) rewrites the files with deletion vectors and, under column
+  // mapping, those still holding dropped columns.
+  options.purge = statement.apply_purge;
   // A clustered table is clustered by OPTIMIZE, which takes neither a predicate nor ZORDER BY.
-  if (log::IsClusteringSupported(table.snapshot->protocol())) {
+  if (!statement.apply_purge && log::IsClusteringSupported(table.snapshot->protocol())) {
     if (statement.where) {
       SILT_THROW(DELTA_CLUSTERING_WITH_PARTITION_PREDICATE,
                  {{"predicates", dml::ConditionSql(*statement.where)}});
@@ -262,6 +267,12 @@ StatementResult ExecuteOptimize(sql::SessionState& session, const sql::Statement
     options.partition_filter = [&table, predicate, context](const log::AddFile& file) {
       return dml::EvaluateOnPartitionValues(table, predicate, file, context).value_or(false);
     };
+  }
+  if (options.purge) {
+    for (const log::AddFile& file :
+         log::FilesWithDroppedColumns(table.snapshot, options.partition_filter)) {
+      options.purge_paths.insert(file.path);
+    }
   }
   options.zorder_columns = statement.column_names;
   options.min_file_size = ByteConf(session, log::kOptimizeMinFileSizeKey, options.min_file_size);

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "silt/commands/dml_testing.h"
+#include "silt/log/file_rewrite.h"
 #include "silt/log/file_stats.h"
 
 namespace silt::commands {
@@ -159,6 +160,77 @@ TEST_F(OptimizeTest, PurgesDeletionVectors) {
   EXPECT_FALSE(MetricsField(result, "deletionVectorStats")->IsNull(0));
   EXPECT_EQ(Metric(Of<log::CommitInfo>(Commit("t")).at(0), "numDeletionVectorsRemoved"), "1");
   EXPECT_THAT(Query("SELECT id FROM t ORDER BY id"), ElementsAre("1", "3", "4"));
+}
+
+TEST_F(OptimizeTest, ReorgPurgesEveryDeletionVectorWhateverItsShare) {
+  Sql("CREATE TABLE t (id INT, p INT) USING delta PARTITIONED BY (p) "
+      "TBLPROPERTIES (delta.enableDeletionVectors = true)");
+  Sql("INSERT INTO t SELECT id, CAST(id % 2 AS INT) FROM range(1000)");
+  Sql("INSERT INTO t SELECT id, CAST(id % 2 AS INT) FROM range(1000, 1200)");
+  // One row in 500 of partition 1: below OPTIMIZE's 5% ratio, so OPTIMIZE (with no file small
+  // enough to compact) keeps the vector; REORG ignores both settings.
+  Sql("DELETE FROM t WHERE id = 501");
+  Sql("SET spark.databricks.delta.optimize.minFileSize = 1");
+  Sql("OPTIMIZE t");
+  auto with_vector = [&] {
+    int files = 0;
+    auto snapshot = Latest("t");
+    for (const auto& file : snapshot->files()) files += file.deletion_vector.has_value();
+    return files;
+  };
+  ASSERT_EQ(with_vector(), 1);
+  int64_t version = Latest("t")->version();
+
+  // A predicate that selects no file with a vector commits nothing.
+  StatementResult nothing = Sql("REORG TABLE t WHERE p = 0 APPLY (PURGE)");
+  EXPECT_EQ(MetricsField(nothing, "numFilesRemoved")->values<int64_t>()[0], 0);
+  EXPECT_EQ(Latest("t")->version(), version);
+
+  StatementResult result = Sql("REORG TABLE t APPLY (PURGE)");
+  EXPECT_EQ(result.schema->field(0).name, "path");
+  EXPECT_EQ(with_vector(), 0);
+  // Only partition 1's file with the vector was rewritten, alone.
+  EXPECT_EQ(MetricsField(result, "numFilesRemoved")->values<int64_t>()[0], 1);
+  EXPECT_EQ(MetricsField(result, "numFilesAdded")->values<int64_t>()[0], 1);
+  auto actions = Commit("t");
+  auto info = Of<log::CommitInfo>(actions).at(0);
+  EXPECT_EQ(info.operation, "REORG");
+  EXPECT_EQ(Parameter(info, "predicate"), R"("[]")");
+  EXPECT_EQ(Parameter(info, "applyPurge"), "true");
+  EXPECT_EQ(Metric(info, "numDeletionVectorsRemoved"), "1");
+  for (const auto& add : Of<log::AddFile>(actions)) EXPECT_FALSE(add.data_change);
+  EXPECT_THAT(Query("SELECT count(*), sum(id) FROM t"), ElementsAre("1199,718899"));
+
+  // Nothing left to purge: no commit.
+  version = Latest("t")->version();
+  Sql("REORG TABLE t APPLY (PURGE)");
+  EXPECT_EQ(Latest("t")->version(), version);
+  EXPECT_EQ(ErrorClassOf("REORG TABLE t WHERE id = 1 APPLY (PURGE)"),
+            "DELTA_NON_PARTITION_COLUMN_REFERENCE");
+  EXPECT_EQ(ErrorClassOf("REORG TABLE t APPLY (UPGRADE UNIFORM (ICEBERG_COMPAT_VERSION = 2))"),
+            "NOT_IMPLEMENTED");
+}
+
+TEST_F(OptimizeTest, ReorgRewritesFilesHoldingDroppedColumns) {
+  Sql("CREATE TABLE t (id INT, gone STRING, kept STRUCT<a: INT, b: INT>) USING delta "
+      "TBLPROPERTIES (delta.columnMapping.mode = 'name')");
+  Sql("INSERT INTO t VALUES (1, 'x', named_struct('a', 1, 'b', 2))");
+  Sql("INSERT INTO t VALUES (2, 'y', named_struct('a', 3, 'b', 4))");
+  Sql("ALTER TABLE t DROP COLUMN gone");
+  Sql("INSERT INTO t VALUES (3, named_struct('a', 5, 'b', 6))");
+  // The two files written before the drop still hold `gone`; the third does not.
+  StatementResult result = Sql("REORG TABLE t APPLY (PURGE)");
+  EXPECT_EQ(MetricsField(result, "numFilesRemoved")->values<int64_t>()[0], 2);
+  auto snapshot = Latest("t");
+  EXPECT_THAT(log::FilesWithDroppedColumns(snapshot), IsEmpty());
+  EXPECT_THAT(Query("SELECT id, kept.a, kept.b FROM t ORDER BY id"),
+              ElementsAre("1,1,2", "2,3,4", "3,5,6"));
+  // A dropped struct field counts too.
+  Sql("ALTER TABLE t DROP COLUMN kept.b");
+  EXPECT_THAT(log::FilesWithDroppedColumns(Latest("t")), SizeIs(2));
+  Sql("REORG TABLE t APPLY (PURGE)");
+  EXPECT_THAT(log::FilesWithDroppedColumns(Latest("t")), IsEmpty());
+  EXPECT_THAT(Query("SELECT id, kept.a FROM t ORDER BY id"), ElementsAre("1,1", "2,3", "3,5"));
 }
 
 TEST_F(OptimizeTest, InvalidSettingsAreRejected) {

@@ -56,17 +56,59 @@ bool TypesDiffer(const DataType& table, const DataType& stored, bool mapped) {
   }
 }
 
+// True when `stored` (a file's fields) holds a field `table` (the schema's) does not have, in
+// a field or nested struct; `ignored` are top-level names that are not table columns.
+bool HoldsDroppedFields(const std::vector<Field>& table, const std::vector<Field>& stored,
+                        const std::vector<std::string>& ignored) {
+  for (const Field& candidate : stored) {
+    bool skip = false;
+    for (const std::string& name : ignored) skip = skip || EqualsIgnoreCase(name, candidate.name);
+    if (skip) continue;
+    const Field* match = nullptr;
+    for (const Field& field : table) {
+      if (EqualsIgnoreCase(StoredName(field, /*mapped=*/true), candidate.name)) match = &field;
+    }
+    if (match == nullptr) return true;
+    if (match->type->id() == TypeId::kStruct && candidate.type->id() == TypeId::kStruct &&
+        HoldsDroppedFields(match->type->fields(), candidate.type->fields(), {})) {
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string AbsoluteDataPath(const Snapshot& snapshot, const AddFile& file) {
+  std::string path = CanonicalLogPath(file.path);
+  bool absolute = (!path.empty() && path[0] == '/') || path.find("://") != std::string::npos;
+  return absolute ? path : io::JoinPath(snapshot.table_root(), path);
+}
+
 }  // namespace
+
+std::vector<AddFile> FilesWithDroppedColumns(const std::shared_ptr<const Snapshot>& snapshot,
+                                             const std::function<bool(const AddFile&)>& among) {
+  const Metadata& metadata = snapshot->metadata();
+  if (GetColumnMappingMode(metadata) == ColumnMappingMode::kNone) return {};
+  std::vector<std::string> ignored;
+  for (std::string_view key : {kMaterializedRowIdColumnKey, kMaterializedRowCommitVersionColumnKey}) {
+    if (const std::string* name = FindValue(metadata.configuration, key)) ignored.push_back(*name);
+  }
+  const Schema& schema = snapshot->schema();
+  std::vector<AddFile> result;
+  for (const AddFile& file : snapshot->files()) {
+    if (among && !among(file)) continue;
+    auto reader = parquet::FileReader::Open(*snapshot->file_system(), AbsoluteDataPath(*snapshot, file));
+    if (HoldsDroppedFields(schema.fields(), reader->schema().fields(), ignored)) result.push_back(file);
+  }
+  return result;
+}
 
 std::vector<AddFile> FilesWithOtherTypes(const std::shared_ptr<const Snapshot>& snapshot) {
   const bool mapped = GetColumnMappingMode(snapshot->metadata()) != ColumnMappingMode::kNone;
   const Schema& schema = snapshot->schema();
   std::vector<AddFile> result;
   for (const AddFile& file : snapshot->files()) {
-    std::string path = CanonicalLogPath(file.path);
-    bool absolute = (!path.empty() && path[0] == '/') || path.find("://") != std::string::npos;
-    if (!absolute) path = io::JoinPath(snapshot->table_root(), path);
-    auto reader = parquet::FileReader::Open(*snapshot->file_system(), path);
+    auto reader = parquet::FileReader::Open(*snapshot->file_system(), AbsoluteDataPath(*snapshot, file));
     if (FieldsDiffer(schema.fields(), reader->schema().fields(), mapped)) result.push_back(file);
   }
   return result;

@@ -6,6 +6,7 @@
 // no trace of the feature in the files (deletion vectors purged, old types rewritten, physical
 // column names replaced by logical ones).
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -43,5 +44,13 @@ std::vector<AddFile> RewriteFiles(const std::shared_ptr<const Snapshot>& snapsho
 /// physical name, nested fields by name) with another type than the table schema's: the files
 /// written before a type change. Throws the Parquet reader's errors.
 std::vector<AddFile> FilesWithOtherTypes(const std::shared_ptr<const Snapshot>& snapshot);
+
+/// The live files of `snapshot`, a table with column mapping, whose Parquet footer stores a
+/// column (or struct field) the table schema no longer has: data of dropped columns, which
+/// REORG TABLE ... APPLY (PURGE) removes. Row tracking's materialized columns do not count.
+/// Empty for a table without column mapping. Only the files `among` accepts are opened (empty:
+/// all). Throws the Parquet reader's errors.
+std::vector<AddFile> FilesWithDroppedColumns(const std::shared_ptr<const Snapshot>& snapshot,
+                                             const std::function<bool(const AddFile&)>& among = {});
 
 }  // namespace silt::log

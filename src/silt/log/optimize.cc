@@ -128,7 +128,7 @@ struct Bin {
 // Splits the selected files of each partition into bins, as Delta does: files by increasing
 // size, a new bin whenever the next file would push the current one past `max_bin_size`.
 std::vector<Bin> GroupIntoBins(const std::vector<const AddFile*>& files, bool zorder,
-                               int64_t max_bin_size) {
+                               int64_t max_bin_size, bool purge) {
   std::map<std::string, std::vector<const AddFile*>> by_partition;
   for (const AddFile* file : files) by_partition[PartitionKey(*file)].push_back(file);
   std::vector<Bin> bins;
@@ -148,8 +148,10 @@ std::vector<Bin> GroupIntoBins(const std::vector<const AddFile*>& files, bool zo
     }
     if (!current.files.empty()) partition_bins.push_back(std::move(current));
     for (Bin& bin : partition_bins) {
-      // Rewriting a lone file only helps when it purges deleted rows or orders the data.
-      bool worth = bin.files.size() > 1 || zorder || bin.files[0]->deletion_vector.has_value();
+      // Rewriting a lone file only helps when it purges deleted rows or dropped columns, or
+      // orders the data.
+      bool worth = bin.files.size() > 1 || zorder || purge ||
+                   bin.files[0]->deletion_vector.has_value();
       if (worth) bins.push_back(std::move(bin));
     }
   }
@@ -518,7 +520,7 @@ OptimizeResult Optimize(std::shared_ptr<const Snapshot> snapshot, const Optimize
   const Schema& schema = snapshot->schema();
   bool zorder = !options.zorder_columns.empty();
   if (zorder) ValidateZOrderColumns(metadata, schema, options);
-  bool clustering = !options.clustering_columns.empty();
+  bool clustering = !options.clustering_columns.empty() && !options.purge;
   std::string clustering_json = clustering ? ClusteringColumnsJson(options.clustering_columns) : "";
 
   std::unique_ptr<Transaction> txn = Transaction::Start(snapshot, options.enforced_features);
@@ -541,9 +543,12 @@ OptimizeResult Optimize(std::shared_ptr<const Snapshot> snapshot, const Optimize
   } else {
     std::vector<const AddFile*> selected;
     for (const AddFile* file : considered) {
-      if (zorder || ShouldCompact(*file, options)) selected.push_back(file);
+      bool chosen = options.purge ? file->deletion_vector.has_value() ||
+                                        options.purge_paths.contains(file->path)
+                                  : zorder || ShouldCompact(*file, options);
+      if (chosen) selected.push_back(file);
     }
-    bins = GroupIntoBins(selected, zorder, options.max_file_size);
+    bins = GroupIntoBins(selected, zorder, options.max_file_size, options.purge);
   }
   if (options.progress != nullptr) {
     int64_t files = 0;
@@ -625,7 +630,12 @@ OptimizeResult Optimize(std::shared_ptr<const Snapshot> snapshot, const Optimize
     };
     // Delta records FULL for clustered tables only.
     if (clustering) parameters.emplace_back("isFull", options.full ? "true" : "false");
-    txn->SetOperation("OPTIMIZE", std::move(parameters), result.operation_metrics);
+    if (options.purge) {
+      parameters = {{"predicate", JsonStringValue(JsonStringArray(options.predicate_sql))},
+                    {"applyPurge", "true"}};
+    }
+    txn->SetOperation(options.purge ? "REORG" : "OPTIMIZE", std::move(parameters),
+                      result.operation_metrics);
     result.commit = txn->Commit(options.commit);
   }
   metrics.end_time_ms = SystemNowMs();

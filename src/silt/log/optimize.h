@@ -18,6 +18,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -82,6 +83,13 @@ struct OptimizeOptions {
   /// Delta's defaults: 100 GiB and 1.5 times that.
   int64_t clustering_min_cube_size = int64_t{100} << 30;
   int64_t clustering_target_cube_size = int64_t{150} << 30;
+  /// REORG TABLE ... APPLY (PURGE), as Delta runs it: the files with deletion vectors (whatever
+  /// share of rows they delete) and the files named in `purge_paths` (data of dropped columns)
+  /// are rewritten whatever their size, bin-packed as above, and the commit is a "REORG" with
+  /// `applyPurge`. min_file_size, max_deleted_rows_ratio and clustering do not apply.
+  bool purge = false;
+  /// With `purge`: the paths (as the log spells them) of other files to rewrite.
+  std::set<std::string> purge_paths;
   /// The table features the caller enforces itself (see Transaction::Start).
   std::vector<std::string> enforced_features;
   ThreadPool* pool = nullptr;  ///< nullptr: the default pool.

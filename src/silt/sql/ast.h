@@ -473,7 +473,8 @@ enum class StatementKind {
 /// - kExplain: explain_mode ("" or EXTENDED/FORMATTED/...), explained.
 /// - kSet: key (empty for bare SET), value (nullopt for `SET key`). kReset: key (may be empty).
 /// - kRestore: name, time_travel. kVacuum: name, retain_hours, dry_run.
-/// - kOptimize: name, where, column_names (ZORDER BY), extended for FULL. kConvertToDelta: name, columns (partition).
+/// - kOptimize: name, where, column_names (ZORDER BY), extended for FULL; apply_purge for REORG
+///   TABLE name [WHERE where] APPLY (PURGE). kConvertToDelta: name, columns (partition).
 /// - kCreateStreamingTable: as kCreateTable (name, columns, partition_columns, comment,
 ///   properties, query with a `STREAM(...)` table), or_replace for OR REFRESH, if_not_exists;
 ///   no query for a table fed by flows; flow_body (kAutoCdc) for `FLOW AUTO CDC FROM ...`.
@@ -528,6 +529,8 @@ struct Statement {
   std::vector<std::pair<std::string, ExpressionPtr>> insert_partitions;
   /// INSERT ... BY NAME: the query's columns go to the table's columns of the same names.
   bool by_name = false;
+  /// kOptimize written as REORG TABLE ... APPLY (PURGE).
+  bool apply_purge = false;
 
   AlterTableAction alter_action = AlterTableAction::kSetProperties;
   std::string constraint_name;

@@ -906,6 +906,10 @@ class Printer {
         return out;
       }
       case StatementKind::kOptimize: {
+        if (s.apply_purge) {
+          return "REORG TABLE " + Name(s.name) +
+                 (s.where ? " WHERE " + Expression(*s.where) : std::string()) + " APPLY (PURGE)";
+        }
         std::string out = "OPTIMIZE " + Name(s.name);
         if (s.extended) out += " FULL";
         if (s.where) out += " WHERE " + Expression(*s.where);

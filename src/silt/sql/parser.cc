@@ -2308,6 +2308,24 @@ class Parser {
       }
       return statement;
     }
+    if (keyword == "REORG") {
+      // Delta's REORG TABLE t [WHERE partition_predicate] APPLY (PURGE): an OPTIMIZE that
+      // rewrites the files holding soft-deleted data.
+      Advance();
+      ExpectKeyword("TABLE");
+      statement.kind = StatementKind::kOptimize;
+      statement.apply_purge = true;
+      statement.name = ParseTableNameOrPath();
+      if (MatchKeyword("WHERE")) statement.where = ParseExpr();
+      ExpectKeyword("APPLY");
+      ExpectOperator("(");
+      if (IsKeyword(Current(), "UPGRADE")) {
+        SILT_THROW(NOT_IMPLEMENTED, {{"feature", "REORG TABLE ... APPLY (UPGRADE UNIFORM ...)"}});
+      }
+      ExpectKeyword("PURGE");
+      ExpectOperator(")");
+      return statement;
+    }
     if (keyword == "CONVERT") {
       Advance();
       ExpectKeyword("TO");
