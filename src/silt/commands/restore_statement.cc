@@ -16,13 +16,16 @@
 namespace silt::commands::internal {
 namespace {
 
-int64_t EvaluateVersion(const sql::Expression& value, const expr::EvalContext& context) {
-  return sql::TimeTravelVersion(sql::EvaluateConstant(value, "RESTORE VERSION AS OF", context));
+int64_t EvaluateVersion(const sql::Expression& value, const expr::EvalContext& context,
+                        const std::string& statement = "RESTORE") {
+  return sql::TimeTravelVersion(
+      sql::EvaluateConstant(value, statement + " VERSION AS OF", context));
 }
 
 // Microseconds since the epoch; strings are read in the session time zone, as Spark does.
-int64_t EvaluateTimestamp(const sql::Expression& value, const expr::EvalContext& context) {
-  expr::Scalar scalar = sql::EvaluateConstant(value, "RESTORE TIMESTAMP AS OF", context);
+int64_t EvaluateTimestamp(const sql::Expression& value, const expr::EvalContext& context,
+                          const std::string& statement = "RESTORE") {
+  expr::Scalar scalar = sql::EvaluateConstant(value, statement + " TIMESTAMP AS OF", context);
   auto invalid = [](const std::string& message) {
     SILT_THROW(
         INVALID_PARAMETER_VALUE,
@@ -70,6 +73,19 @@ StatementResult RestoreMetricsResult(const log::RestoreResult& restored) {
 }
 
 }  // namespace
+
+log::SnapshotOptions TimeTravelOptions(const sql::TimeTravel& travel,
+                                       const expr::EvalContext& context,
+                                       const std::string& statement) {
+  log::SnapshotOptions options;
+  if (travel.kind == sql::TimeTravel::Kind::kVersion) {
+    options.version = EvaluateVersion(*travel.value, context, statement);
+  } else {
+    options.timestamp_ms =
+        FloorToMilliseconds(EvaluateTimestamp(*travel.value, context, statement));
+  }
+  return options;
+}
 
 StatementResult ExecuteRestore(sql::SessionState& session, const sql::Statement& statement) {
   SILT_CHECK(statement.time_travel.has_value(), "RESTORE without a version or timestamp");

@@ -113,7 +113,30 @@ QuerySource OpenQuery(sql::SessionState& session, const sql::Query& query);
 /// The CHECK constraints of a table: (name, expression text) from `delta.constraints.*`.
 std::vector<std::pair<std::string, std::string>> CheckConstraints(const log::Metadata& metadata);
 
+/// Where CREATE TABLE puts a table: a catalog name (managed, or external with LOCATION) or
+/// delta.`path`, and whether a table is there already.
+struct CreateTarget {
+  std::string location;
+  std::optional<std::string> database;  ///< catalog tables
+  std::string table;
+  std::string display_name;
+  bool exists = false;
+  bool external = false;
+};
+/// The target of CREATE [OR REPLACE] TABLE / REPLACE TABLE `statement.name` (LOCATION
+/// included). Throws INVALID_SCHEMA_OR_RELATION_NAME, SCHEMA_NOT_FOUND, and
+/// TABLE_OR_VIEW_ALREADY_EXISTS for a view of that name.
+CreateTarget ResolveCreateTarget(sql::SessionState& session, const sql::Statement& statement);
+
 StatementResult ExecuteCreateTable(sql::SessionState& session, const sql::Statement& statement);
+/// The snapshot of a statement's VERSION | TIMESTAMP AS OF (`statement`: "RESTORE", "CLONE", for
+/// errors): the version, or the timestamp in milliseconds (strings in the session time zone).
+log::SnapshotOptions TimeTravelOptions(const sql::TimeTravel& travel,
+                                       const expr::EvalContext& context,
+                                       const std::string& statement);
+/// CREATE [OR REPLACE] TABLE [IF NOT EXISTS] t SHALLOW CLONE s [VERSION|TIMESTAMP AS OF ...]
+/// [TBLPROPERTIES (...)] [LOCATION '...'] (clone_statement.cc): Delta's shallow clone.
+StatementResult ExecuteShallowClone(sql::SessionState& session, const sql::Statement& statement);
 StatementResult ExecuteInsert(sql::SessionState& session, const sql::Statement& statement);
 StatementResult ExecuteAlterTable(sql::SessionState& session, const sql::Statement& statement);
 /// DELETE FROM t [WHERE ...] (delete_statement.cc) and UPDATE t SET ... [WHERE ...]

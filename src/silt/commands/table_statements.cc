@@ -455,14 +455,7 @@ WrittenFiles WriteFiles(sql::SessionState& session, const std::string& location,
 
 // ---- CREATE TABLE ----
 
-struct CreateTarget {
-  std::string location;
-  std::optional<std::string> database;  // catalog tables
-  std::string table;
-  std::string display_name;
-  bool exists = false;
-  bool external = false;
-};
+}  // namespace
 
 CreateTarget ResolveCreateTarget(sql::SessionState& session, const sql::Statement& statement) {
   const sql::QualifiedName& name = statement.name;
@@ -520,6 +513,8 @@ CreateTarget ResolveCreateTarget(sql::SessionState& session, const sql::Statemen
   }
   return target;
 }
+
+namespace {
 
 Field ColumnField(const sql::Statement& statement, const sql::ColumnDefinition& column) {
   Field field{column.name, column.type, column.nullable, {}};
@@ -634,6 +629,7 @@ std::string JoinedNames(const std::vector<std::string>& names, std::string_view 
 }  // namespace
 
 StatementResult ExecuteCreateTable(sql::SessionState& session, const sql::Statement& statement) {
+  if (statement.source) return ExecuteShallowClone(session, statement);
   if (!statement.provider.empty() && Lower(statement.provider) != "delta") {
     SILT_THROW(UNSUPPORTED_FILE_FORMAT,
                {{"format", statement.provider},

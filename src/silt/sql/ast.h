@@ -450,7 +450,8 @@ enum class StatementKind {
 /// - kQuery: query.
 /// - kCreateTable: name, columns, constraints, provider, partition_columns, cluster_columns,
 ///   location, comment, properties, query (AS ...), or_replace (OR REPLACE), replace (REPLACE
-///   TABLE), if_not_exists.
+///   TABLE), if_not_exists. With `source` set it is a SHALLOW CLONE of that table (kTable, with
+///   its time_travel), and only name, properties, location and the three flags are used.
 /// - kCreateView: name, temporary, or_replace, if_not_exists, column_names (with their COMMENTs
 ///   in `columns`, types unset), comment, properties, query; `ALTER VIEW v AS query` is a
 ///   kCreateView with replace = true.

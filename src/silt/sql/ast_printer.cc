@@ -985,6 +985,12 @@ class Printer {
                                 : (s.or_replace ? "CREATE OR REPLACE TABLE " : "CREATE TABLE ");
     if (s.if_not_exists) out += "IF NOT EXISTS ";
     out += Name(s.name);
+    if (s.source) {
+      out += " SHALLOW CLONE " + Table(*s.source);
+      if (!s.properties.empty()) out += " TBLPROPERTIES " + Properties(s.properties);
+      if (s.location) out += " LOCATION " + QuoteString(*s.location);
+      return out;
+    }
     if (!s.columns.empty() || !s.constraints.empty()) {
       out += " (";
       bool first = true;

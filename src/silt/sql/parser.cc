@@ -2448,6 +2448,11 @@ class Parser {
     statement.kind = StatementKind::kCreateTable;
     if (MatchKeywords({"IF", "NOT", "EXISTS"})) statement.if_not_exists = true;
     statement.name = ParseQualifiedName();
+    if (IsKeyword(Current(), "SHALLOW") || IsKeyword(Current(), "DEEP") ||
+        IsKeyword(Current(), "CLONE")) {
+      ParseCloneRest(statement);
+      return;
+    }
     if (IsOperator(Current(), "(") && !StartsQuery(1)) {
       Advance();
       do {
@@ -2509,6 +2514,31 @@ class Parser {
       statement.query = ParseQuery();
     } else if (StartsQuery(0)) {
       statement.query = ParseQuery();
+    }
+  }
+
+  // Delta's `SHALLOW CLONE source [VERSION|TIMESTAMP AS OF ...] [TBLPROPERTIES (...)]
+  // [LOCATION '...']` after CREATE [OR REPLACE] TABLE [IF NOT EXISTS] name.
+  void ParseCloneRest(Statement& statement) {
+    if (IsKeyword(Current(), "DEEP") || IsKeyword(Current(), "CLONE")) {
+      SILT_THROW(NOT_IMPLEMENTED, {{"feature", "DEEP CLONE (SHALLOW CLONE is)"}});
+    }
+    ExpectKeyword("SHALLOW");
+    ExpectKeyword("CLONE");
+    auto source = std::make_shared<TableReference>();
+    source->kind = TableReferenceKind::kTable;
+    source->position = Current().position;
+    source->name = ParseTableNameOrPath();
+    if (StartsTimeTravel()) source->time_travel = ParseTimeTravelSpec();
+    statement.source = std::move(source);
+    while (true) {
+      if (statement.properties.empty() && MatchKeyword("TBLPROPERTIES")) {
+        statement.properties = ParseProperties();
+      } else if (!statement.location && MatchKeyword("LOCATION")) {
+        statement.location = ParseStringLiteral();
+      } else {
+        break;
+      }
     }
   }
 

@@ -243,6 +243,12 @@ TEST(ParserStatementTest, Insert) {
             "INSERT INTO t PARTITION (p = 'x') (a, b) VALUES (1, 2)");
   EXPECT_EQ(Sql("INSERT INTO t BY NAME SELECT 1 AS a"), "INSERT INTO t BY NAME SELECT 1 AS a");
   EXPECT_EQ(Sql("REORG TABLE t APPLY (PURGE)"), "REORG TABLE t APPLY (PURGE)");
+  EXPECT_EQ(Sql("CREATE TABLE IF NOT EXISTS c SHALLOW CLONE db.t VERSION AS OF 3 "
+                "TBLPROPERTIES ('k' = 'v') LOCATION '/x'"),
+            "CREATE TABLE IF NOT EXISTS c SHALLOW CLONE db.t VERSION AS OF 3 "
+            "TBLPROPERTIES ('k' = 'v') LOCATION '/x'");
+  EXPECT_EQ(Sql("REPLACE TABLE c SHALLOW CLONE delta.`/p`"),
+            "REPLACE TABLE c SHALLOW CLONE delta.`/p`");
   EXPECT_EQ(Sql("reorg table delta.`/p` where d = 1 apply ( purge )"),
             "REORG TABLE delta.`/p` WHERE (d = 1) APPLY (PURGE)");
   EXPECT_EQ(Sql("INSERT INTO delta.`/p` VALUES 1, 2"), "INSERT INTO delta.`/p` VALUES (1), (2)");
