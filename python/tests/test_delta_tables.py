@@ -132,6 +132,26 @@ def test_restore_to_timestamp(spark, table):
     assert len(rows(spark, path)) == 3
 
 
+def test_shallow_clones(spark, tmp_path, table):
+    delta, path = table
+    delta.delete("id = 1")
+    clone_path = str(tmp_path / "clone")
+    clone = delta.clone(clone_path, isShallow=True)
+    assert [r.id for r in clone.toDF().orderBy("id").collect()] == [2, 3]
+    assert clone.history().first().operation == "CLONE"
+    at_zero = delta.cloneAtVersion(0, "people_v0", isShallow=True, properties={"delta.appendOnly": "true"})
+    assert at_zero.toDF().count() == 3
+    assert spark.sql("SHOW TBLPROPERTIES people_v0").where("key = 'delta.appendOnly'").first().value == "true"
+    # A clone is a table of its own.
+    clone.delete("id = 2")
+    assert len(rows(spark, path)) == 2
+    clone = delta.clone(clone_path, isShallow=True, replace=True)
+    assert clone.toDF().count() == 2
+    with pytest.raises(Exception) as raised:
+        delta.clone(str(tmp_path / "deep"), isShallow=False)
+    assert raised.value.getErrorClass() == "NOT_IMPLEMENTED"
+
+
 def test_table_builders(spark, tmp_path):
     # DeltaTableBuilder docs: tableName / location, addColumn(s), partitionedBy, property,
     # comment, execute.

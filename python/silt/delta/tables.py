@@ -216,6 +216,32 @@ class DeltaTable:
     def restoreToTimestamp(self, timestamp):
         return self._result_frame("RESTORE TABLE %s TO TIMESTAMP AS OF %s" % (self._table, _string_sql(str(timestamp))))
 
+    def clone(self, target, isShallow, replace=False, properties=None):
+        """A clone of this table (shallow: the clone's log names this table's files) at `target`,
+        a path or a table name; returns it."""
+        return self._clone(target, isShallow, replace, properties, "")
+
+    def cloneAtVersion(self, version, target, isShallow, replace=False, properties=None):
+        return self._clone(target, isShallow, replace, properties, " VERSION AS OF %d" % int(version))
+
+    def cloneAtTimestamp(self, timestamp, target, isShallow, replace=False, properties=None):
+        return self._clone(target, isShallow, replace, properties,
+                           " TIMESTAMP AS OF %s" % _string_sql(str(timestamp)))
+
+    def _clone(self, target, isShallow, replace, properties, travel):
+        is_path = "/" in target or "\\" in target
+        target_sql = "delta.%s" % _quote(target) if is_path else target
+        statement = "%s %s %s CLONE %s%s" % (
+            "CREATE OR REPLACE TABLE" if replace else "CREATE TABLE", target_sql,
+            "SHALLOW" if isShallow else "DEEP", self._table, travel)
+        if properties:
+            statement += " TBLPROPERTIES (%s)" % ", ".join(
+                "%s = %s" % (_string_sql(str(k)), _string_sql(str(v))) for k, v in properties.items())
+        self._spark._execute(statement)
+        if is_path:
+            return DeltaTable(self._spark, target_sql, path=target)
+        return DeltaTable(self._spark, target, name=target)
+
     def upgradeTableProtocol(self, readerVersion, writerVersion):
         if not isinstance(readerVersion, int) or not isinstance(writerVersion, int):
             raise _error("NOT_INT", "Arguments `readerVersion` and `writerVersion` should be ints.",
