@@ -174,6 +174,16 @@ struct TimeTravel {
   ExpressionPtr value;
 };
 
+/// TABLESAMPLE (x PERCENT | n ROWS | BUCKET x OUT OF y) [REPEATABLE (seed)] after a table name.
+struct TableSample {
+  enum class Kind { kPercent, kRows, kBucket };
+  Kind kind = Kind::kPercent;
+  ExpressionPtr amount;  ///< kPercent: the percentage; kRows: the row count
+  int64_t numerator = 0;    ///< kBucket
+  int64_t denominator = 0;  ///< kBucket
+  std::optional<int64_t> seed;
+};
+
 enum class TableReferenceKind {
   kTable,        ///< name (`db.t`, `delta.`/path``, `parquet.`/p``); time_travel; alias
   kSubquery,     ///< (query) alias [(columns)]
@@ -215,6 +225,7 @@ struct TableReference {
   SourcePosition position;
   QualifiedName name;
   std::optional<TimeTravel> time_travel;
+  std::optional<TableSample> sample;  ///< kTable: TABLESAMPLE (...)
   std::string alias;
   std::vector<std::string> column_aliases;
   QueryPtr subquery;

@@ -624,6 +624,22 @@ class Printer {
         }
         std::string out = Name(t.name);
         if (t.time_travel) out += TimeTravelText(*t.time_travel);
+        if (t.sample) {
+          const TableSample& sample = *t.sample;
+          switch (sample.kind) {
+            case TableSample::Kind::kPercent:
+              out += " TABLESAMPLE (" + Expression(*sample.amount) + " PERCENT)";
+              break;
+            case TableSample::Kind::kRows:
+              out += " TABLESAMPLE (" + Expression(*sample.amount) + " ROWS)";
+              break;
+            case TableSample::Kind::kBucket:
+              out += " TABLESAMPLE (BUCKET " + std::to_string(sample.numerator) + " OUT OF " +
+                     std::to_string(sample.denominator) + ")";
+              break;
+          }
+          if (sample.seed) out += " REPEATABLE (" + std::to_string(*sample.seed) + ")";
+        }
         return out + Alias(t);
       }
       case TableReferenceKind::kSubquery:

@@ -2151,8 +2151,50 @@ class Parser {
       if (table->time_travel) SyntaxError(Current());
       table->time_travel = ParseTimeTravelSpec();
     }
+    if (IsKeyword(Current(), "TABLESAMPLE") && IsOperator(Peek(1), "(")) {
+      table->sample = ParseTableSample();
+    }
     ParseTableAlias(*table, true);
     return table;
+  }
+
+  // TABLESAMPLE (x PERCENT | n ROWS | BUCKET x OUT OF y) [REPEATABLE (seed)], at TABLESAMPLE.
+  TableSample ParseTableSample() {
+    Advance();
+    ExpectOperator("(");
+    TableSample sample;
+    auto integer = [&] {
+      const Token& token = Current();
+      if (token.kind != TokenKind::kInteger) SyntaxError(token);
+      Advance();
+      return std::stoll(token.text);
+    };
+    if (MatchKeyword("BUCKET")) {
+      sample.kind = TableSample::Kind::kBucket;
+      sample.numerator = integer();
+      ExpectKeyword("OUT");
+      ExpectKeyword("OF");
+      sample.denominator = integer();
+      if (IsKeyword(Current(), "ON")) {
+        SILT_THROW(NOT_IMPLEMENTED, {{"feature", "TABLESAMPLE (BUCKET x OUT OF y ON ...)"}});
+      }
+    } else {
+      sample.amount = ParseExpr();
+      if (MatchKeyword("PERCENT")) {
+        sample.kind = TableSample::Kind::kPercent;
+      } else if (MatchKeyword("ROWS")) {
+        sample.kind = TableSample::Kind::kRows;
+      } else {
+        SILT_THROW(NOT_IMPLEMENTED, {{"feature", "TABLESAMPLE by byte length"}});
+      }
+    }
+    ExpectOperator(")");
+    if (MatchKeyword("REPEATABLE")) {
+      ExpectOperator("(");
+      sample.seed = integer();
+      ExpectOperator(")");
+    }
+    return sample;
   }
 
   // A table for a DML/utility statement: a name (`db.t`, ``delta.`/p` ``) or a path string,

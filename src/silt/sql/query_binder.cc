@@ -18,6 +18,7 @@
 #include "silt/expr/cast.h"
 #include "silt/expr/evaluator.h"
 #include "silt/expr/expression_rewrite.h"
+#include "silt/expr/function_registry.h"
 #include "silt/expr/operator_functions.h"
 #include "silt/expr/type_coercion.h"
 #include "silt/log/row_tracking.h"
@@ -332,6 +333,7 @@ struct QueryBinder::Impl {
   LogicalPtr BindFrom(const std::vector<TableReferencePtr>& from);
   LogicalPtr BindFromItem(const TableReference& reference);
   LogicalPtr BindTable(const TableReference& reference);
+  LogicalPtr ApplyTableSample(LogicalPtr plan, const TableSample& sample);
   LogicalPtr BindNamedTable(const QualifiedName& name, const std::optional<TimeTravel>& time_travel,
                             const SourcePosition& position, const std::string& alias);
   LogicalPtr BindJoin(const TableReference& reference);
@@ -1602,7 +1604,53 @@ LogicalPtr QueryBinder::Impl::BindTable(const TableReference& reference) {
     }
   }
   LogicalPtr plan = BindNamedTable(reference.name, reference.time_travel, reference.position, reference.alias);
+  if (reference.sample) plan = ApplyTableSample(plan, *reference.sample);
   return Requalify(plan, "", reference.column_aliases, reference.position);
+}
+
+LogicalPtr QueryBinder::Impl::ApplyTableSample(LogicalPtr plan, const TableSample& sample) {
+  // n ROWS is a LIMIT, as Spark plans it.
+  if (sample.kind == TableSample::Kind::kRows) {
+    return MakeLogicalLimit(plan, EvaluateLimit(*sample.amount, "TABLESAMPLE"), 0);
+  }
+  double fraction = 0;
+  std::string shown;
+  if (sample.kind == TableSample::Kind::kBucket) {
+    if (sample.denominator == 0) {
+      ThrowAt(MakeError(ErrorClass::INVALID_SQL_SYNTAX,
+                        {{"message", "TABLESAMPLE (BUCKET x OUT OF 0)"}}),
+              sample.amount ? sample.amount->position : SourcePosition{});
+    }
+    fraction = static_cast<double>(sample.numerator) / static_cast<double>(sample.denominator);
+  } else {
+    Expression as_double;
+    as_double.kind = ExpressionKind::kCast;
+    as_double.position = sample.amount->position;
+    as_double.cast_type = DoubleType();
+    as_double.children = {sample.amount};
+    expr::Scalar percent = EvaluateConstant(as_double, "TABLESAMPLE", Eval());
+    if (percent.is_null()) {
+      ThrowAt(MakeError(ErrorClass::INVALID_SQL_SYNTAX,
+                        {{"message", "TABLESAMPLE (x PERCENT) needs a number"}}),
+              sample.amount->position);
+    }
+    fraction = percent.GetDouble() / 100.0;
+  }
+  // Spark's check, with its slack for rounding.
+  constexpr double kEpsilon = 1e-5;
+  if (!(fraction >= -kEpsilon && fraction <= 1.0 + kEpsilon)) {
+    ThrowAt(MakeError(ErrorClass::INVALID_SQL_SYNTAX,
+                      {{"message", "Sampling fraction (" + std::to_string(fraction) +
+                                       ") must be on interval [0, 1]"}}),
+            sample.amount ? sample.amount->position : SourcePosition{});
+  }
+  // Each row is kept with probability `fraction`, drawn independently (Spark's Bernoulli
+  // sampling; the rows chosen differ from Spark's).
+  std::vector<expr::ExpressionPtr> seed;
+  if (sample.seed) seed.push_back(expr::Literal(expr::Scalar::Long(*sample.seed)));
+  expr::ExpressionPtr draw = expr::FunctionRegistry::Default().Bind("rand", std::move(seed));
+  return MakeLogicalFilter(plan, expr::Compare(expr::ComparisonOperator::kLess, draw,
+                                               expr::Literal(expr::Scalar::Double(fraction))));
 }
 
 LogicalPtr QueryBinder::Impl::BindNamedTable(const QualifiedName& name, const std::optional<TimeTravel>& time_travel,
