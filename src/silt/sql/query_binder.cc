@@ -793,6 +793,7 @@ class SelectScope : public BindingScope {
       std::vector<Field> fields = entry.spec.input->type()->element_type()->fields();
       return NameGeneratorColumns(call, std::move(entry), fields, column_aliases);
     }
+    if (base == "stack" && !entry.spec.outer) return MakeStack(call, binder, std::move(entry), column_aliases);
     if (call.children.size() != 1) {
       ThrowAt(MakeError(ErrorClass::WRONG_NUM_ARGS,
                         {{"functionName", "`" + name + "`"}, {"expectedNum", "1"},
@@ -841,6 +842,46 @@ class SelectScope : public BindingScope {
       ThrowAt(MakeError(ErrorClass::UNSUPPORTED_GENERATOR, {{"message", "unknown generator " + name}}), call.position);
     }
     return NameGeneratorColumns(call, std::move(entry), outputs, nullable, column_aliases);
+  }
+
+  // stack(n, e1, ..., ek): n rows of ceil(k / n) columns col0, col1, ..., filled row by row with
+  // the values in order and NULL past the last, as inline(array(named_struct(...), ...)).
+  static GeneratorEntry MakeStack(const Expression& call, ExpressionBinder& binder, GeneratorEntry entry,
+                                  const std::vector<std::string>& column_aliases) {
+    if (call.children.size() < 2) {
+      ThrowAt(MakeError(ErrorClass::WRONG_NUM_ARGS,
+                        {{"functionName", "`stack`"}, {"expectedNum", "> 1"},
+                         {"actualNum", std::to_string(call.children.size())}}),
+              call.position);
+    }
+    expr::ExpressionPtr count = binder.Bind(*call.children[0]);
+    bool constant = count->kind() == expr::ExpressionKind::kLiteral && expr::IsIntegral(*count->type()) &&
+                    !count->literal().is_null() && count->literal().GetInt() > 0;
+    if (!constant) {
+      ThrowAt(MakeError(ErrorClass::DATATYPE_MISMATCH,
+                        {{"sqlExpr", "\"" + ExpressionSql(call) + "\""},
+                         {"message", "The number of rows, the first argument, must be a positive constant integer"}}),
+              call.position);
+    }
+    const size_t values = call.children.size() - 1;
+    const size_t rows = static_cast<size_t>(count->literal().GetInt());
+    const size_t columns = (values + rows - 1) / rows;
+    const expr::FunctionRegistry& functions = expr::FunctionRegistry::Default();
+    std::vector<expr::ExpressionPtr> structs;
+    for (size_t r = 0; r < rows; ++r) {
+      std::vector<expr::ExpressionPtr> fields;
+      for (size_t c = 0; c < columns; ++c) {
+        size_t index = r * columns + c;
+        fields.push_back(expr::Literal(expr::Scalar::String("col" + std::to_string(c))));
+        fields.push_back(index < values ? binder.Bind(*call.children[1 + index])
+                                        : expr::Literal(expr::Scalar::Null(NullType())));
+      }
+      structs.push_back(functions.Bind("named_struct", std::move(fields)));
+    }
+    entry.spec.input = functions.Bind("array", std::move(structs));
+    entry.spec.kind = exec::GenerateSpec::Kind::kInline;
+    std::vector<Field> fields = entry.spec.input->type()->element_type()->fields();
+    return NameGeneratorColumns(call, std::move(entry), fields, column_aliases);
   }
 
   static GeneratorEntry NameGeneratorColumns(const Expression& call, GeneratorEntry entry,
@@ -2043,7 +2084,7 @@ LogicalPtr QueryBinder::Impl::BindTableFunction(const TableReference& reference)
   }
   if (name == "table_changes" || name == "table_changes_by_path") return BindTableChanges(reference, name);
   static const char* kGenerators[] = {"explode", "explode_outer", "posexplode", "posexplode_outer", "inline", "inline_outer",
-                                      "json_tuple"};
+                                      "json_tuple", "stack"};
   for (const char* generator : kGenerators) {
     if (name != generator) continue;
     LogicalPtr generated = BindGenerate(OneRow(), call, false, reference.alias, reference.column_aliases);
@@ -2711,6 +2752,40 @@ LogicalPtr QueryBinder::Impl::BindSelect(const Query& query, Correlation* correl
                 expression.position);
       }
       if (!expression.name.empty() && !matched) {
+        // Not a relation: `s.*` of a STRUCT column (or field) `s` lists its fields, as Spark's.
+        auto whole = std::make_shared<Expression>();
+        whole->kind = ExpressionKind::kColumn;
+        whole->position = expression.position;
+        whole->name = expression.name;
+        expr::ExpressionPtr bound_whole;
+        try {
+          SelectScope scope(*this, state, plan, Clause::kSelect);
+          ExpressionBinder binder(scope);
+          bound_whole = binder.Bind(*whole);
+        } catch (const Error&) {
+          // Neither a relation nor a column: the star's own error below.
+        }
+        if (bound_whole != nullptr && bound_whole->type()->id() == TypeId::kStruct) {
+          for (const Field& field : bound_whole->type()->fields()) {
+            bool excluded = false;
+            for (const QualifiedName& except : expression.except_columns) {
+              if (NamesEqual(except.back(), field.name)) excluded = true;
+            }
+            if (excluded) continue;
+            auto access = std::make_shared<Expression>();
+            access->kind = ExpressionKind::kFieldAccess;
+            access->position = expression.position;
+            access->children = {whole};
+            access->name = {field.name};
+            expanded_items.push_back(access);  // keeps the item's AST alive
+            SelectScope scope(*this, state, plan, Clause::kSelect);
+            ExpressionBinder binder(scope);
+            expr::ExpressionPtr bound = binder.Bind(*access);
+            items.push_back(Item{bound, MakeLogicalColumn(field.name, bound->type(), bound->nullable()),
+                                 access.get()});
+          }
+          continue;
+        }
         std::string input;
         for (size_t i = 0; i < from_width; ++i) {
           if (plan->columns[i].hidden) continue;
