@@ -34,6 +34,8 @@ class EvalContext {
   /// The statement's start time in µs since the epoch: current_timestamp()/now()/current_date()
   /// return it for every row of the statement, as Spark fixes them per query.
   int64_t statement_timestamp_micros = 0;
+  /// The session's current database (USE db): current_database() / current_schema().
+  std::string current_database = "default";
   /// silt.sql.maxValueBytes: the largest string, binary or array a function or aggregate may
   /// build (value_size.h); larger results fail with VALUE_SIZE_LIMIT_EXCEEDED.
   uint64_t max_value_bytes = kMaxValueBytes;

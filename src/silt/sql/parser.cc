@@ -1169,6 +1169,17 @@ class Parser {
     return column;
   }
 
+  // `e, ...` as ascending sort keys.
+  std::vector<OrderItem> ParseExpressionsAsOrderItems() {
+    std::vector<OrderItem> items;
+    do {
+      OrderItem item;
+      item.expression = ParseExpr();
+      items.push_back(std::move(item));
+    } while (MatchOperator(","));
+    return items;
+  }
+
   std::vector<OrderItem> ParseOrderItems() {
     std::vector<OrderItem> items;
     do {
@@ -1386,8 +1397,20 @@ class Parser {
       query->with = std::move(with);
       query->position = position;
     }
-    if (MatchKeywords({"ORDER", "BY"}) || MatchKeywords({"SORT", "BY"})) {
+    if (MatchKeywords({"ORDER", "BY"})) {
       query->order_by = ParseOrderItems();
+    } else {
+      // Hive's CLUSTER BY e | [DISTRIBUTE BY e] [SORT BY items]: in Spark they shuffle rows into
+      // partitions by e and sort within each, leaving the order of the result open. One ordered
+      // partition is one of the orders Spark may give, so they read as ORDER BY (e, items).
+      if (MatchKeywords({"CLUSTER", "BY"})) {
+        query->order_by = ParseExpressionsAsOrderItems();
+      } else {
+        if (MatchKeywords({"DISTRIBUTE", "BY"})) query->order_by = ParseExpressionsAsOrderItems();
+        if (MatchKeywords({"SORT", "BY"})) {
+          for (OrderItem& item : ParseOrderItems()) query->order_by.push_back(std::move(item));
+        }
+      }
     }
     if (MatchKeyword("LIMIT")) {
       if (MatchKeyword("ALL")) {

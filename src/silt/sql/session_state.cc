@@ -85,6 +85,7 @@ expr::EvalContext SessionState::MakeEvalContext() const {
   expr::EvalContext context;
   context.ansi = GetBoolConf("spark.sql.ansi.enabled", true);
   context.time_zone = GetConf("spark.sql.session.timeZone").value_or("UTC");
+  context.current_database = current_database();
   if (std::optional<std::string> policy = GetConf("spark.sql.storeAssignmentPolicy")) {
     const std::string& name = *policy;
     if (EqualsIgnoreCase(name, "ANSI")) {
