@@ -1744,6 +1744,18 @@ def current_user():
     return _call("current_user", arguments)
 
 
+def current_database():
+    return _call("current_database", [])
+
+
+def current_schema():
+    return _call("current_schema", [])
+
+
+def version():
+    return _call("version", [])
+
+
 def session_user():
     arguments = []
     return _call("session_user", arguments)

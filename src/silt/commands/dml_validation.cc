@@ -96,7 +96,9 @@ VectorPtr StoreAssign(const VectorPtr& value, const Field& target, const std::st
   // Which casts a write may make: Spark's ANSI store assignment for INSERT; UPDATE and MERGE
   // follow Delta, which under ANSI casts any castable value (a string that does not parse then
   // fails at run time with CAST_INVALID_INPUT); LEGACY casts anything castable.
-  bool allowed = expr::CanStoreAssign(input->type(), target.type);
+  // A nullable struct field may go into a NOT NULL one: the writer checks the values
+  // (DataFileWriter, DELTA_NOT_NULL_CONSTRAINT_VIOLATED naming the field).
+  bool allowed = expr::CanStoreAssign(input->type(), target.type, /*checked_nullability=*/true);
   if (!allowed && (policy == expr::StoreAssignmentPolicy::kLegacy ||
                    (policy == expr::StoreAssignmentPolicy::kAnsi && kind == WriteKind::kModify))) {
     allowed = expr::CanCast(input->type(), target.type);

@@ -1400,6 +1400,34 @@ std::string FieldJson(const Field& field) {
   return struct_json.substr(start + 1, end - start - 1);
 }
 
+namespace {
+
+// Applies `change` to the field at `path` (from `depth` on) among `fields`, rebuilding the struct
+// types above it, and returns the changed field. Throws UNRESOLVED_COLUMN for a path the
+// schema does not have.
+Field UpdateFieldAtPath(std::vector<Field>& fields, const sql::QualifiedName& path, size_t depth,
+                        const std::function<void(Field&)>& change) {
+  for (Field& field : fields) {
+    if (!EqualsIgnoreCase(field.name, path[depth])) continue;
+    if (depth + 1 == path.size()) {
+      change(field);
+      return field;
+    }
+    if (field.type->id() != TypeId::kStruct) break;
+    std::vector<Field> nested = field.type->fields();
+    Field changed = UpdateFieldAtPath(nested, path, depth + 1, change);
+    field.type = StructType(std::move(nested));
+    return changed;
+  }
+  std::string proposal;
+  for (const Field& field : fields) proposal += (proposal.empty() ? "`" : ", `") + field.name + "`";
+  std::string name;
+  for (const std::string& part : path) name += (name.empty() ? "`" : ".`") + part + "`";
+  SILT_THROW(UNRESOLVED_COLUMN, {{"objectName", name}, {"proposal", proposal}});
+}
+
+}  // namespace
+
 StatementResult ExecuteAlterTable(sql::SessionState& session, const sql::Statement& statement) {
   DeltaTarget target =
       ResolveDeltaTarget(session, statement.name, statement.position, "ALTER TABLE");
@@ -1824,6 +1852,27 @@ StatementResult ExecuteAlterTable(sql::SessionState& session, const sql::Stateme
         metadata.schema_string = ToDeltaSchemaJson(Schema(change.fields));
         operation = "CHANGE COLUMN";
         parameters = {{"column", QuotedJson(FieldJson(change.changed))}};
+        break;
+      }
+      if (statement.alter_column_change == "COMMENT" ||
+          statement.alter_column_change == "DROP NOT NULL") {
+        // The column (or nested field) with its comment set, or made nullable.
+        std::vector<Field> fields = schema->fields();
+        Field changed = UpdateFieldAtPath(fields, statement.column_path, 0, [&](Field& field) {
+          if (statement.alter_column_change == "DROP NOT NULL") {
+            field.nullable = true;
+            return;
+          }
+          std::erase_if(field.metadata, [](const auto& entry) { return entry.first == "comment"; });
+          field.metadata.emplace_back("comment", QuotedJson(statement.comment.value_or("")));
+        });
+        metadata.schema_string = ToDeltaSchemaJson(Schema(fields));
+        // Delta names a nested field by its path (`s.y`).
+        for (size_t i = statement.column_path.size() - 1; i-- > 0;) {
+          changed.name = statement.column_path[i] + "." + changed.name;
+        }
+        operation = "CHANGE COLUMN";
+        parameters = {{"column", QuotedJson(FieldJson(changed))}};
         break;
       }
       if (statement.alter_column_change != "SET DEFAULT" &&

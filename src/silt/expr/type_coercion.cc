@@ -241,7 +241,7 @@ std::optional<DataTypePtr> CommonType(const std::vector<DataTypePtr>& types) {
   return common;
 }
 
-bool CanStoreAssign(const DataTypePtr& from, const DataTypePtr& to) {
+bool CanStoreAssign(const DataTypePtr& from, const DataTypePtr& to, bool checked_nullability) {
   if (from->Equals(*to) || from->id() == TypeId::kNull) return true;
   if (IsNumeric(*from) && IsNumeric(*to)) return true;
   if (to->id() == TypeId::kString && !from->is_nested()) return true;
@@ -249,17 +249,17 @@ bool CanStoreAssign(const DataTypePtr& from, const DataTypePtr& to) {
   if (from->id() != to->id()) return false;
   switch (from->id()) {
     case TypeId::kList:
-      return CanStoreAssign(from->element_type(), to->element_type()) &&
+      return CanStoreAssign(from->element_type(), to->element_type(), checked_nullability) &&
              (to->contains_null() || !from->contains_null());
     case TypeId::kMap:
-      return CanStoreAssign(from->key_type(), to->key_type()) &&
-             CanStoreAssign(from->value_type(), to->value_type()) &&
+      return CanStoreAssign(from->key_type(), to->key_type(), checked_nullability) &&
+             CanStoreAssign(from->value_type(), to->value_type(), checked_nullability) &&
              (to->value_contains_null() || !from->value_contains_null());
     case TypeId::kStruct: {
       if (from->fields().size() != to->fields().size()) return false;
       for (size_t i = 0; i < from->fields().size(); ++i) {
-        if (!CanStoreAssign(from->fields()[i].type, to->fields()[i].type)) return false;
-        if (from->fields()[i].nullable && !to->fields()[i].nullable) return false;
+        if (!CanStoreAssign(from->fields()[i].type, to->fields()[i].type, checked_nullability)) return false;
+        if (from->fields()[i].nullable && !to->fields()[i].nullable && !checked_nullability) return false;
       }
       return true;
     }

@@ -54,7 +54,10 @@ std::optional<DataTypePtr> CommonType(const std::vector<DataTypePtr>& types);
 /// assignment policy (INSERT/MERGE/UPDATE): numeric to numeric (overflow checked at run time),
 /// anything to string, date/timestamp/timestamp_ntz among themselves, void to anything, equal
 /// types, and nested types field by field. String to numeric or numeric to boolean are refused.
-bool CanStoreAssign(const DataTypePtr& from, const DataTypePtr& to);
+/// A nullable field, element or value does not go into a NOT NULL one, unless
+/// `checked_nullability`: a table write lets it and checks the values it writes (Spark's table
+/// output resolution asserts each one is not NULL).
+bool CanStoreAssign(const DataTypePtr& from, const DataTypePtr& to, bool checked_nullability = false);
 
 /// Whether `from` up-casts to `to` without truncation, precision loss or possible run-time
 /// failure (Spark's Cast.canUpCast: the only store assignments the STRICT policy allows):

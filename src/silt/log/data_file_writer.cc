@@ -247,6 +247,42 @@ void DataFileWriter::CloseFile(OpenFile& file) {
   finished_.push_back(std::move(add));
 }
 
+namespace {
+
+// The path (`s.x`) of a NOT NULL field nested in struct `vector` that holds a NULL in a row whose
+// parents are not NULL, or nullopt; `live` marks the rows whose ancestors are not NULL (nullptr:
+// all). A NULL struct leaves its fields unchecked: Delta's NOT NULL on a nested field holds where
+// the field exists.
+std::optional<std::string> NullInNotNullField(const Vector& vector, const DataType& type,
+                                              const std::string& path,
+                                              const std::vector<uint8_t>* live = nullptr) {
+  const int64_t rows = vector.length();
+  auto present = [&](int64_t row) {
+    return (live == nullptr || (*live)[static_cast<size_t>(row)] != 0) && vector.IsValid(row);
+  };
+  const std::vector<Field>& fields = type.fields();
+  for (size_t f = 0; f < fields.size(); ++f) {
+    const Field& field = fields[f];
+    const bool nested = field.type->id() == TypeId::kStruct;
+    if (field.nullable && !nested) continue;
+    VectorPtr child = vector.StructField(f);
+    const std::string child_path = path + "." + field.name;
+    if (!field.nullable && child->null_count() > 0) {
+      for (int64_t row = 0; row < rows; ++row) {
+        if (present(row) && child->IsNull(row)) return child_path;
+      }
+    }
+    if (nested) {
+      std::vector<uint8_t> child_live(static_cast<size_t>(rows));
+      for (int64_t row = 0; row < rows; ++row) child_live[static_cast<size_t>(row)] = present(row);
+      if (auto found = NullInNotNullField(*child, *field.type, child_path, &child_live)) return found;
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 void DataFileWriter::Write(const Batch& batch) {
   const Schema& table = *table_schema_;
   const std::vector<Field>& hidden = options_.hidden_columns;
@@ -264,6 +300,12 @@ void DataFileWriter::Write(const Batch& batch) {
   for (size_t i = 0; i < table.num_fields(); ++i) {
     if (!table.field(i).nullable && batch.column(i)->null_count() > 0) {
       SILT_THROW(DELTA_NOT_NULL_CONSTRAINT_VIOLATED, {{"columnName", table.field(i).name}});
+    }
+    if (table.field(i).type->id() == TypeId::kStruct) {
+      if (std::optional<std::string> field =
+              NullInNotNullField(*batch.column(i), *table.field(i).type, table.field(i).name)) {
+        SILT_THROW(DELTA_NOT_NULL_CONSTRAINT_VIOLATED, {{"columnName", *field}});
+      }
     }
   }
   if (batch.num_rows() == 0) return;
