@@ -156,22 +156,7 @@ StatementResult ExecuteShallowClone(sql::SessionState& session, const sql::State
        {"numCopiedFiles", "0"},
        {"removedFilesSize", std::to_string(removed_bytes)},
        {"copiedFilesSize", "0"}});
-  bool registering = target.database && target.external && !target.exists;
-  if (registering) {
-    session.catalog().RegisterExternalTable(*target.database, target.table, target.location);
-  }
-  try {
-    txn->Commit(CommitOptionsFor(session));
-  } catch (...) {
-    if (registering) {
-      try {
-        session.catalog().DropTable(*target.database, target.table, /*if_exists=*/true);
-      } catch (const Error&) {
-        // The commit's error is the one to report.
-      }
-    }
-    throw;
-  }
+  CommitCreatedTable(session, target, *txn);
 
   std::vector<Field> fields;
   for (const char* name : {"source_table_size", "source_num_of_files", "num_removed_files",

@@ -127,6 +127,10 @@ struct CreateTarget {
 /// included). Throws INVALID_SCHEMA_OR_RELATION_NAME, SCHEMA_NOT_FOUND, and
 /// TABLE_OR_VIEW_ALREADY_EXISTS for a view of that name.
 CreateTarget ResolveCreateTarget(sql::SessionState& session, const sql::Statement& statement);
+/// Commits `txn`, which creates or replaces the table at `target`; a new external table is
+/// registered in the catalog first and unregistered again when the commit fails.
+void CommitCreatedTable(sql::SessionState& session, const CreateTarget& target,
+                        log::Transaction& txn);
 
 StatementResult ExecuteCreateTable(sql::SessionState& session, const sql::Statement& statement);
 /// The snapshot of a statement's VERSION | TIMESTAMP AS OF (`statement`: "RESTORE", "CLONE", for

@@ -836,6 +836,12 @@ StatementResult ExecuteCreateTable(sql::SessionState& session, const sql::Statem
       CreateParameters(target, statement, properties,
                        clustering ? ClusteringNames(*clustering) : std::vector<std::string>{}),
       metrics);
+  CommitCreatedTable(session, target, *txn);
+  return {};
+}
+
+void CommitCreatedTable(sql::SessionState& session, const CreateTarget& target,
+                        log::Transaction& txn) {
   // A new external table is registered before its commit and unregistered when the commit
   // fails: of two processes creating one name, the loser fails before its table exists, and a
   // statement whose commit landed never reports a failure afterwards.
@@ -844,7 +850,7 @@ StatementResult ExecuteCreateTable(sql::SessionState& session, const sql::Statem
     session.catalog().RegisterExternalTable(*target.database, target.table, target.location);
   }
   try {
-    txn->Commit(CommitOptionsFor(session));
+    txn.Commit(CommitOptionsFor(session));
   } catch (...) {
     if (registering) {
       try {
@@ -855,7 +861,6 @@ StatementResult ExecuteCreateTable(sql::SessionState& session, const sql::Statem
     }
     throw;
   }
-  return {};
 }
 
 // ---- INSERT ----
