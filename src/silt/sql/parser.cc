@@ -446,9 +446,30 @@ class Parser {
     if (IsKeyword(predicate, "LIKE") || IsKeyword(predicate, "ILIKE") ||
         IsKeyword(predicate, "RLIKE") || IsKeyword(predicate, "REGEXP")) {
       for (size_t i = 0; i <= ahead; ++i) Advance();
+      std::string op = ToUpper(predicate.text);
+      const bool quantified = (op == "LIKE" || op == "ILIKE") &&
+                              (IsKeyword(Current(), "ANY") || IsKeyword(Current(), "SOME") ||
+                               IsKeyword(Current(), "ALL")) &&
+                              IsOperator(Peek(1), "(");
+      if (quantified) {
+        // x [NOT] LIKE ANY|SOME|ALL (p1, p2, ...): each pattern's [NOT] LIKE, joined by OR for
+        // ANY and SOME, by AND for ALL, which gives Spark's NULL rules too (NULL when no pattern
+        // decides and one is NULL).
+        const bool all = IsKeyword(Advance(), "ALL");
+        ExpectOperator("(");
+        ExpressionPtr joined;
+        do {
+          auto like = MakeExpression(ExpressionKind::kLike, predicate.position);
+          like->negated = negated;
+          like->op = op;
+          like->children = {value, ParseExpr()};
+          joined = joined ? MakeBinary(all ? "AND" : "OR", joined, like, predicate.position) : like;
+        } while (MatchOperator(","));
+        ExpectOperator(")");
+        return joined;
+      }
       auto expression = MakeExpression(ExpressionKind::kLike, predicate.position);
       expression->negated = negated;
-      std::string op = ToUpper(predicate.text);
       expression->op = op == "REGEXP" ? "RLIKE" : op;
       expression->children = {value, ParseBinary(1)};
       if (expression->op != "RLIKE" && MatchKeyword("ESCAPE")) {
