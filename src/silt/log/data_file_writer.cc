@@ -249,6 +249,15 @@ void DataFileWriter::CloseFile(OpenFile& file) {
 
 namespace {
 
+// True when a struct `type` has a NOT NULL field at some depth (through structs only).
+bool HasNotNullField(const DataType& type) {
+  for (const Field& field : type.fields()) {
+    if (!field.nullable) return true;
+    if (field.type->id() == TypeId::kStruct && HasNotNullField(*field.type)) return true;
+  }
+  return false;
+}
+
 // The path (`s.x`) of a NOT NULL field nested in struct `vector` that holds a NULL in a row whose
 // parents are not NULL, or nullopt; `live` marks the rows whose ancestors are not NULL (nullptr:
 // all). A NULL struct leaves its fields unchecked: Delta's NOT NULL on a nested field holds where
@@ -264,7 +273,7 @@ std::optional<std::string> NullInNotNullField(const Vector& vector, const DataTy
   for (size_t f = 0; f < fields.size(); ++f) {
     const Field& field = fields[f];
     const bool nested = field.type->id() == TypeId::kStruct;
-    if (field.nullable && !nested) continue;
+    if (field.nullable && (!nested || !HasNotNullField(*field.type))) continue;
     VectorPtr child = vector.StructField(f);
     const std::string child_path = path + "." + field.name;
     if (!field.nullable && child->null_count() > 0) {
@@ -301,7 +310,7 @@ void DataFileWriter::Write(const Batch& batch) {
     if (!table.field(i).nullable && batch.column(i)->null_count() > 0) {
       SILT_THROW(DELTA_NOT_NULL_CONSTRAINT_VIOLATED, {{"columnName", table.field(i).name}});
     }
-    if (table.field(i).type->id() == TypeId::kStruct) {
+    if (table.field(i).type->id() == TypeId::kStruct && HasNotNullField(*table.field(i).type)) {
       if (std::optional<std::string> field =
               NullInNotNullField(*batch.column(i), *table.field(i).type, table.field(i).name)) {
         SILT_THROW(DELTA_NOT_NULL_CONSTRAINT_VIOLATED, {{"columnName", *field}});
