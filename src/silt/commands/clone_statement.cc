@@ -29,19 +29,20 @@ std::string AbsoluteLocation(const std::string& path) {
 }
 
 // A log path (URI) for the absolute location `location`: local files get the file: scheme,
-// as Spark writes them, and what a URI must not hold literally is escaped.
+// as Spark writes them, and what a URI must not hold literally (a space in a partition value)
+// is escaped.
 std::string AbsoluteLogPath(const std::string& location) {
-  if (location.find("://") != std::string::npos) return location;
+  if (location.find("://") != std::string::npos) return log::EncodeLogPath(location);
   return "file://" + log::EncodeLogPath(location);
 }
 
-// The add of the clone for `file`, a live file of the source at `source_root` (absolute).
-log::AddFile ClonedAdd(const log::AddFile& file, const std::string& source_root) {
+// The add of the clone for `file`, a live file of `source`, whose root is `source_root` made
+// absolute.
+log::AddFile ClonedAdd(const log::AddFile& file, const log::Snapshot& source,
+                       const std::string& source_root) {
   log::AddFile add = file;
   add.data_change = true;
-  std::string path = log::CanonicalLogPath(file.path);
-  bool absolute = (!path.empty() && path[0] == '/') || path.find("://") != std::string::npos;
-  if (!absolute) add.path = AbsoluteLogPath(io::JoinPath(source_root, path));
+  add.path = AbsoluteLogPath(AbsoluteLocation(source.ResolvePath(file.path)));
   if (add.deletion_vector && add.deletion_vector->storage_type == 'u') {
     // A UUID-named vector lives beside the source's files: name it by absolute path ('p').
     log::DeletionVectorDescriptor& vector = *add.deletion_vector;
@@ -125,7 +126,7 @@ StatementResult ExecuteShallowClone(sql::SessionState& session, const sql::State
   int64_t source_bytes = 0;
   for (const log::AddFile& file : source->files()) {
     source_bytes += file.size;
-    adds.push_back(ClonedAdd(file, source_root));
+    adds.push_back(ClonedAdd(file, *source, source_root));
     cloned.insert(key(adds.back()));
   }
   int64_t removed_files = 0;

@@ -1032,10 +1032,7 @@ StatementResult ExecuteInsert(sql::SessionState& session, const sql::Statement& 
       StaticPartitions(statement, *schema, metadata, target.display_name);
   const std::string overwrite_setting =
       session.GetConf("spark.sql.sources.partitionOverwriteMode").value_or("static");
-  std::string overwrite_mode = Lower(overwrite_setting);
-  if (overwrite_mode.size() >= 2 && (overwrite_mode[0] == '\'' || overwrite_mode[0] == '"')) {
-    overwrite_mode = overwrite_mode.substr(1, overwrite_mode.size() - 2);  // SET k = 'dynamic'
-  }
+  const std::string overwrite_mode = Lower(sql::UnquotedConfValue(overwrite_setting));
   if (overwrite_mode != "static" && overwrite_mode != "dynamic") {
     SILT_THROW(INVALID_CONF_VALUE, {{"confValue", overwrite_setting},
                                     {"confName", "spark.sql.sources.partitionOverwriteMode"},
@@ -1404,34 +1401,6 @@ std::string FieldJson(const Field& field) {
   SILT_CHECK(start != std::string::npos && end > start, "unexpected schema JSON");
   return struct_json.substr(start + 1, end - start - 1);
 }
-
-namespace {
-
-// Applies `change` to the field at `path` (from `depth` on) among `fields`, rebuilding the struct
-// types above it, and returns the changed field. Throws UNRESOLVED_COLUMN for a path the
-// schema does not have.
-Field UpdateFieldAtPath(std::vector<Field>& fields, const sql::QualifiedName& path, size_t depth,
-                        const std::function<void(Field&)>& change) {
-  for (Field& field : fields) {
-    if (!EqualsIgnoreCase(field.name, path[depth])) continue;
-    if (depth + 1 == path.size()) {
-      change(field);
-      return field;
-    }
-    if (field.type->id() != TypeId::kStruct) break;
-    std::vector<Field> nested = field.type->fields();
-    Field changed = UpdateFieldAtPath(nested, path, depth + 1, change);
-    field.type = StructType(std::move(nested));
-    return changed;
-  }
-  std::string proposal;
-  for (const Field& field : fields) proposal += (proposal.empty() ? "`" : ", `") + field.name + "`";
-  std::string name;
-  for (const std::string& part : path) name += (name.empty() ? "`" : ".`") + part + "`";
-  SILT_THROW(UNRESOLVED_COLUMN, {{"objectName", name}, {"proposal", proposal}});
-}
-
-}  // namespace
 
 StatementResult ExecuteAlterTable(sql::SessionState& session, const sql::Statement& statement) {
   DeltaTarget target =
@@ -1861,21 +1830,38 @@ StatementResult ExecuteAlterTable(sql::SessionState& session, const sql::Stateme
       }
       if (statement.alter_column_change == "COMMENT" ||
           statement.alter_column_change == "DROP NOT NULL") {
-        // The column (or nested field) with its comment set, or made nullable.
-        std::vector<Field> fields = schema->fields();
-        Field changed = UpdateFieldAtPath(fields, statement.column_path, 0, [&](Field& field) {
-          if (statement.alter_column_change == "DROP NOT NULL") {
-            field.nullable = true;
-            return;
-          }
-          std::erase_if(field.metadata, [](const auto& entry) { return entry.first == "comment"; });
-          field.metadata.emplace_back("comment", QuotedJson(statement.comment.value_or("")));
-        });
+        // The column (or nested field) with its comment set, or made nullable. A path the
+        // schema does not have is an unresolved column, as Spark resolves ALTER COLUMN's.
+        Field changed;
+        std::vector<Field> fields;
+        try {
+          fields = EditNestedField(
+              schema->fields(), statement.column_path, 0, [&](std::vector<Field>& siblings, size_t at) {
+                Field& field = siblings[at];
+                if (statement.alter_column_change == "DROP NOT NULL") {
+                  field.nullable = true;
+                } else {
+                  std::erase_if(field.metadata,
+                                [](const auto& entry) { return entry.first == "comment"; });
+                  field.metadata.emplace_back("comment", QuotedJson(statement.comment.value_or("")));
+                }
+                changed = field;
+              });
+        } catch (const Error& error) {
+          if (error.error_class() != "FIELD_NOT_FOUND") throw;
+          std::string proposal;
+          for (const Field& field : schema->fields())
+            proposal += (proposal.empty() ? "`" : ", `") + field.name + "`";
+          std::string name;
+          for (const std::string& part : statement.column_path)
+            name += (name.empty() ? "`" : ".`") + part + "`";
+          SILT_THROW(UNRESOLVED_COLUMN, {{"objectName", name}, {"proposal", proposal}});
+        }
         metadata.schema_string = ToDeltaSchemaJson(Schema(fields));
         // Delta names a nested field by its path (`s.y`).
-        for (size_t i = statement.column_path.size() - 1; i-- > 0;) {
-          changed.name = statement.column_path[i] + "." + changed.name;
-        }
+        sql::QualifiedName path = statement.column_path;
+        path.back() = changed.name;
+        changed.name = DottedPath(path);
         operation = "CHANGE COLUMN";
         parameters = {{"column", QuotedJson(FieldJson(changed))}};
         break;

@@ -4,7 +4,6 @@
 
 #include "silt/base/ascii.h"
 #include "silt/base/thread_pool.h"
-#include "silt/io/path.h"
 #include "silt/log/data_file_writer.h"
 #include "silt/log/row_tracking.h"
 #include "silt/log/table_features.h"
@@ -77,12 +76,6 @@ bool HoldsDroppedFields(const std::vector<Field>& table, const std::vector<Field
   return false;
 }
 
-std::string AbsoluteDataPath(const Snapshot& snapshot, const AddFile& file) {
-  std::string path = CanonicalLogPath(file.path);
-  bool absolute = (!path.empty() && path[0] == '/') || path.find("://") != std::string::npos;
-  return absolute ? path : io::JoinPath(snapshot.table_root(), path);
-}
-
 }  // namespace
 
 std::vector<AddFile> FilesWithDroppedColumns(const std::shared_ptr<const Snapshot>& snapshot,
@@ -97,7 +90,7 @@ std::vector<AddFile> FilesWithDroppedColumns(const std::shared_ptr<const Snapsho
   std::vector<AddFile> result;
   for (const AddFile& file : snapshot->files()) {
     if (among && !among(file)) continue;
-    auto reader = parquet::FileReader::Open(*snapshot->file_system(), AbsoluteDataPath(*snapshot, file));
+    auto reader = parquet::FileReader::Open(*snapshot->file_system(), snapshot->ResolvePath(file.path));
     if (HoldsDroppedFields(schema.fields(), reader->schema().fields(), ignored)) result.push_back(file);
   }
   return result;
@@ -108,7 +101,7 @@ std::vector<AddFile> FilesWithOtherTypes(const std::shared_ptr<const Snapshot>& 
   const Schema& schema = snapshot->schema();
   std::vector<AddFile> result;
   for (const AddFile& file : snapshot->files()) {
-    auto reader = parquet::FileReader::Open(*snapshot->file_system(), AbsoluteDataPath(*snapshot, file));
+    auto reader = parquet::FileReader::Open(*snapshot->file_system(), snapshot->ResolvePath(file.path));
     if (FieldsDiffer(schema.fields(), reader->schema().fields(), mapped)) result.push_back(file);
   }
   return result;

@@ -1655,7 +1655,6 @@ LogicalPtr QueryBinder::Impl::ApplyTableSample(LogicalPtr plan, const TableSampl
     return MakeLogicalLimit(plan, EvaluateLimit(*sample.amount, "TABLESAMPLE"), 0);
   }
   double fraction = 0;
-  std::string shown;
   if (sample.kind == TableSample::Kind::kBucket) {
     if (sample.denominator == 0) {
       ThrowAt(MakeError(ErrorClass::INVALID_SQL_SYNTAX,

@@ -118,21 +118,15 @@ expr::EvalContext SessionState::MakeEvalContext() const {
   return context;
 }
 
-namespace {
-
-// An option's value without one pair of surrounding quotes: SET stores the text as written, and
-// sizes and paths are usually quoted there ('2GB').
-std::string_view Unquoted(std::string_view text) {
+std::string_view UnquotedConfValue(std::string_view text) {
   if (text.size() >= 2 && (text.front() == '\'' || text.front() == '"') && text.back() == text.front()) {
     return text.substr(1, text.size() - 2);
   }
   return text;
 }
 
-}  // namespace
-
 std::optional<int64_t> ParseByteSize(std::string_view text) {
-  text = Unquoted(text);
+  text = UnquotedConfValue(text);
   size_t digits = 0;
   while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
   if (digits == 0) return std::nullopt;
@@ -176,7 +170,7 @@ std::shared_ptr<exec::QueryMemory> SessionState::MakeQueryMemory() const {
     limit = io::PhysicalMemoryBytes() / 10 * 8;
     if (limit <= 0) limit = INT64_MAX;
   }
-  std::string folder(Unquoted(GetConf(std::string(kTmpDirKey)).value_or("")));
+  std::string folder(UnquotedConfValue(GetConf(std::string(kTmpDirKey)).value_or("")));
   if (folder.empty()) folder = io::SystemTemporaryFolder();
   return std::make_shared<exec::QueryMemory>(limit, std::move(folder));
 }

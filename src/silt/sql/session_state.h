@@ -72,6 +72,10 @@ struct TableSource {
 inline constexpr std::string_view kMemoryLimitKey = "silt.memory.limit";
 inline constexpr std::string_view kTmpDirKey = "silt.tmp.dir";
 
+/// An option's value without one pair of surrounding quotes: SET stores the text as written
+/// (`SET k = '2GB'` keeps the quotes), and sizes, paths and names are often quoted there.
+std::string_view UnquotedConfValue(std::string_view text);
+
 /// Bytes in a size written as Spark's byte strings: digits with an optional unit b, k/kb, m/mb,
 /// g/gb, t/tb or p/pb (any case, powers of 1024); no unit means bytes; one pair of surrounding
 /// quotes is ignored. nullopt for other text, a fraction, zero or a size past 2^63.
